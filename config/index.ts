@@ -1,0 +1,46 @@
+import path from 'node:path';
+import { z } from 'zod';
+
+/**
+ * Every setting payrun reads, declared once. Processes call `loadConfig()` at start-up so that a
+ * missing or malformed value stops them with a message naming the variable, before any work starts.
+ */
+const port = z.coerce.number().int().min(1).max(65535);
+/** An unset or empty variable means "not configured". */
+const optionalText = z
+  .string()
+  .trim()
+  .optional()
+  .transform((value) => (value ? value : undefined));
+const optionalUrl = optionalText.pipe(z.url().optional());
+
+export const configSchema = z.object({
+  DATABASE_URL: optionalUrl.describe('PostgreSQL connection string; unset starts an embedded PostgreSQL'),
+  PAYRUN_DATA_DIR: z.string().default('.data').describe('Local state of the dev stack'),
+  EMBEDDED_PG_PORT: port.default(54329).describe('Port of the embedded PostgreSQL'),
+  TEMPORAL_ADDRESS: optionalText.describe(
+    'host:port of a Temporal frontend; unset starts the Temporal dev server',
+  ),
+  TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
+  TEMPORAL_TASK_QUEUE: z.string().min(1).default('payrun'),
+  TEMPORAL_PORT: port.default(7233).describe('Port of the dev server started by npm run dev'),
+  TEMPORAL_UI_PORT: port.default(8233).describe('Port of the Web UI started by npm run dev'),
+  API_HOST: z.string().default('127.0.0.1'),
+  API_PORT: port.default(3000),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+});
+
+export type Config = z.infer<typeof configSchema>;
+
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = configSchema.safeParse(env);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
+    throw new ConfigError(`Invalid configuration:\n  ${problems.join('\n  ')}`);
+  }
+  return { ...parsed.data, PAYRUN_DATA_DIR: path.resolve(parsed.data.PAYRUN_DATA_DIR) };
+}

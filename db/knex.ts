@@ -1,0 +1,18 @@
+import knexFactory, { type Knex } from 'knex';
+
+export type Db = Knex;
+
+export function createDb(databaseUrl: string, options: { poolMax?: number } = {}): Db {
+  return knexFactory({
+    client: 'pg',
+    connection: databaseUrl,
+    pool: { min: 0, max: options.poolMax ?? 10 },
+  });
+}
+
+/** The same server, another database: how tests get a database of their own. */
+export function withDatabaseName(databaseUrl: string, database: string): string {
+  const url = new URL(databaseUrl);
+  url.pathname = `/${database}`;
+  return url.toString();
+}

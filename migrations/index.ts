@@ -1,0 +1,11 @@
+import type { Knex } from 'knex';
+import * as stackChecks from './20261122_0001_stack_checks';
+
+export interface Migration {
+  name: string;
+  up(db: Knex): Promise<void>;
+  down(db: Knex): Promise<void>;
+}
+
+/** In order of application; append, never reorder or edit an applied migration. */
+export const migrations: Migration[] = [{ name: '20261122_0001_stack_checks', ...stackChecks }];

@@ -1,0 +1,110 @@
+/**
+ * `npm run dev`: the whole stack in one terminal. PostgreSQL (embedded unless DATABASE_URL),
+ * migrations, the Temporal dev server with its Web UI (unless TEMPORAL_ADDRESS), a worker and the API.
+ * Ctrl-C stops everything it started, newest first.
+ */
+import type { Server } from 'node:http';
+import { randomUUID } from 'node:crypto';
+import { DefaultLogger, Runtime } from '@temporalio/worker';
+import { createActivities } from '../activities';
+import { createApp } from '../api/app';
+import { ConfigError, loadConfig } from '../config';
+import { createLogger } from '../config/logger';
+import { createDb } from '../db/knex';
+import { migrateLatest } from '../db/migrator';
+import { createPayrunWorker } from '../workers/worker';
+import { stackCheck, stackCheckWorkflowId } from '../workflows/stack-check';
+import { startDatabase, startTemporal } from './stack';
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const log = createLogger(config.LOG_LEVEL, 'payrun-dev');
+  Runtime.install({ logger: new DefaultLogger('WARN') });
+
+  const stops: Array<{ name: string; stop: () => Promise<void> }> = [];
+  let stopping = false;
+  const shutdown = async (reason: string, exitCode = 0) => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ reason }, 'Stopping the dev stack');
+    for (const { name, stop } of stops.reverse()) {
+      await stop().catch((error: unknown) => log.error({ err: error }, `Stopping ${name} failed`));
+    }
+    log.info('Stopped');
+    process.exit(exitCode);
+  };
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+    process.on(signal, () => void shutdown(signal));
+  }
+
+  try {
+    const database = await startDatabase(config, log);
+    stops.push({ name: 'PostgreSQL', stop: database.stop });
+    const db = createDb(database.value);
+    stops.push({ name: 'database pool', stop: () => db.destroy() });
+    const applied = await migrateLatest(db);
+    log.info({ applied }, applied.length ? 'Applied migrations' : 'Database schema is up to date');
+
+    const temporal = await startTemporal(config, log);
+    stops.push({ name: 'Temporal', stop: temporal.stop });
+
+    const worker = await createPayrunWorker({
+      connection: temporal.value.workerConnection,
+      namespace: config.TEMPORAL_NAMESPACE,
+      taskQueue: config.TEMPORAL_TASK_QUEUE,
+      activities: createActivities({ db }),
+    });
+    const workerRun = worker.run();
+    stops.push({
+      name: 'worker',
+      stop: async () => {
+        if (worker.getState() === 'RUNNING') worker.shutdown();
+        await workerRun;
+      },
+    });
+    workerRun.catch((error: unknown) => {
+      log.error({ err: error }, 'The worker stopped unexpectedly');
+      void shutdown('worker failure', 1);
+    });
+
+    const app = createApp({ db, temporal: temporal.value.client });
+    const server: Server = await new Promise((resolve, reject) => {
+      const listening = app.listen(config.API_PORT, config.API_HOST, () => resolve(listening));
+      listening.once('error', reject);
+    });
+    stops.push({ name: 'API', stop: () => new Promise((resolve) => server.close(() => resolve())) });
+
+    const checkId = randomUUID();
+    const check = await temporal.value.client.workflow.execute(stackCheck, {
+      taskQueue: config.TEMPORAL_TASK_QUEUE,
+      workflowId: stackCheckWorkflowId(checkId),
+      args: [{ checkId, wait: '1 second' }],
+      workflowExecutionTimeout: '1 minute',
+    });
+    log.info(
+      { checkId: check.checkId },
+      'Stack self-check passed: worker, Temporal and PostgreSQL are talking',
+    );
+
+    const apiUrl = `http://${config.API_HOST}:${config.API_PORT}`;
+    const lines = [
+      '',
+      'payrun dev stack is running',
+      `  API          ${apiUrl}   (health: ${apiUrl}/healthz)`,
+      `  Temporal UI  ${temporal.value.uiUrl ?? '(external Temporal at ' + temporal.value.address + ')'}`,
+      `  Temporal     ${temporal.value.address}  namespace ${config.TEMPORAL_NAMESPACE}`,
+      `  PostgreSQL   ${config.DATABASE_URL ? 'DATABASE_URL' : `embedded, port ${config.EMBEDDED_PG_PORT}`}`,
+      'Press Ctrl-C to stop everything.',
+      '',
+    ];
+    process.stdout.write(lines.join('\n') + '\n');
+  } catch (error) {
+    log.error({ err: error }, 'The dev stack failed to start');
+    await shutdown('start-up failure', 1);
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error instanceof ConfigError ? error.message : error);
+  process.exit(1);
+});

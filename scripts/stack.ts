@@ -1,0 +1,101 @@
+/**
+ * The pieces of the local stack, each started only when configuration does not point at a real one:
+ * PostgreSQL (embedded unless DATABASE_URL) and the Temporal dev server (unless TEMPORAL_ADDRESS).
+ * Each returns a `stop` so the caller can shut down in reverse order.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import pg from 'pg';
+import { Client, Connection } from '@temporalio/client';
+import { NativeConnection } from '@temporalio/worker';
+import { TestWorkflowEnvironment } from '@temporalio/testing';
+import type { Config } from '../config';
+import type { Logger } from '../config/logger';
+import { startEmbeddedPostgres } from '../db/embedded-postgres';
+import { withDatabaseName } from '../db/knex';
+import { resolveDevServer } from './temporal-binaries';
+
+export interface Started<T> {
+  value: T;
+  stop(): Promise<void>;
+}
+
+export const DEV_DATABASE = 'payrun';
+
+export async function createDatabaseIfMissing(serverUrl: string, database: string): Promise<void> {
+  const client = new pg.Client({ connectionString: serverUrl });
+  await client.connect();
+  try {
+    const existing = await client.query('select 1 from pg_database where datname = $1', [database]);
+    if (existing.rowCount === 0) await client.query(`create database "${database.replaceAll('"', '""')}"`);
+  } finally {
+    await client.end();
+  }
+}
+
+/** Resolves the database URL: DATABASE_URL as given, or an embedded cluster with a `payrun` database. */
+export async function startDatabase(config: Config, log: Logger): Promise<Started<string>> {
+  if (config.DATABASE_URL) {
+    log.info('Using the PostgreSQL at DATABASE_URL');
+    return { value: config.DATABASE_URL, stop: async () => {} };
+  }
+  const dataDir = path.join(config.PAYRUN_DATA_DIR, 'postgres');
+  log.info({ dataDir, port: config.EMBEDDED_PG_PORT }, 'Starting embedded PostgreSQL');
+  const cluster = await startEmbeddedPostgres({
+    dataDir,
+    port: config.EMBEDDED_PG_PORT,
+    persistent: true,
+    onLog: (line) => log.debug({ component: 'postgres' }, line),
+  });
+  await createDatabaseIfMissing(cluster.url, DEV_DATABASE);
+  return { value: withDatabaseName(cluster.url, DEV_DATABASE), stop: cluster.stop };
+}
+
+export interface TemporalHandles {
+  address: string;
+  uiUrl?: string;
+  client: Client;
+  workerConnection: NativeConnection;
+}
+
+/** Connects to TEMPORAL_ADDRESS, or starts the dev server with its Web UI and state in a file. */
+export async function startTemporal(config: Config, log: Logger): Promise<Started<TemporalHandles>> {
+  const namespace = config.TEMPORAL_NAMESPACE;
+  if (config.TEMPORAL_ADDRESS) {
+    const address = config.TEMPORAL_ADDRESS;
+    const connection = await Connection.connect({ address });
+    const workerConnection = await NativeConnection.connect({ address });
+    return {
+      value: { address, client: new Client({ connection, namespace }), workerConnection },
+      stop: async () => {
+        await workerConnection.close();
+        await connection.close();
+      },
+    };
+  }
+
+  const executable = await resolveDevServer({ build: true, log: (line) => log.info(line) });
+  const dbFilename = path.join(config.PAYRUN_DATA_DIR, 'temporal', 'dev-server.db');
+  fs.mkdirSync(path.dirname(dbFilename), { recursive: true });
+  log.info({ dbFilename }, 'Starting the Temporal dev server');
+  const env = await TestWorkflowEnvironment.createLocal({
+    server: {
+      executable,
+      namespace,
+      ip: '127.0.0.1',
+      port: config.TEMPORAL_PORT,
+      ui: true,
+      uiPort: config.TEMPORAL_UI_PORT,
+      dbFilename,
+    },
+  });
+  return {
+    value: {
+      address: `127.0.0.1:${config.TEMPORAL_PORT}`,
+      uiUrl: `http://127.0.0.1:${config.TEMPORAL_UI_PORT}`,
+      client: env.client,
+      workerConnection: env.nativeConnection,
+    },
+    stop: () => env.teardown(),
+  };
+}

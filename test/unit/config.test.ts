@@ -1,0 +1,39 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../config';
+import { requireServices } from '../../config/require';
+
+describe('configuration', () => {
+  it('defaults everything the dev stack needs', () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({ API_PORT: 3000, TEMPORAL_UI_PORT: 8233, TEMPORAL_TASK_QUEUE: 'payrun' });
+    expect(config.DATABASE_URL).toBeUndefined();
+    expect(config.TEMPORAL_ADDRESS).toBeUndefined();
+  });
+
+  it('treats an empty variable as unset', () => {
+    expect(loadConfig({ DATABASE_URL: '', TEMPORAL_ADDRESS: ' ' }).DATABASE_URL).toBeUndefined();
+  });
+
+  it('names each malformed variable', () => {
+    expect(() => loadConfig({ API_PORT: 'eighty', DATABASE_URL: 'not a url', LOG_LEVEL: 'loud' })).toThrow(
+      ConfigError,
+    );
+    try {
+      loadConfig({ API_PORT: 'eighty', DATABASE_URL: 'not a url', LOG_LEVEL: 'loud' });
+    } catch (error) {
+      const message = (error as Error).message;
+      expect(message).toContain('API_PORT');
+      expect(message).toContain('DATABASE_URL');
+      expect(message).toContain('LOG_LEVEL');
+    }
+  });
+
+  it('standalone processes refuse to start without real services', () => {
+    expect(() => requireServices(loadConfig({}))).toThrow(/DATABASE_URL.*TEMPORAL_ADDRESS/);
+    expect(
+      requireServices(
+        loadConfig({ DATABASE_URL: 'postgres://u:p@db:5432/payrun', TEMPORAL_ADDRESS: 'temporal:7233' }),
+      ),
+    ).toEqual({ databaseUrl: 'postgres://u:p@db:5432/payrun', temporalAddress: 'temporal:7233' });
+  });
+});

@@ -1,0 +1,2 @@
+// Every workflow the worker registers. Workflow files import only @temporalio/workflow, types and pure code.
+export { stackCheck } from './stack-check';
