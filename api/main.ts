@@ -1,8 +1,8 @@
 /** A standalone API process (production, docker-compose). */
 import { Client, Connection } from '@temporalio/client';
-import { ConfigError, loadConfig } from '../config';
-import { createLogger } from '../config/logger';
-import { requireServices } from '../config/require';
+import { ConfigError, loadConfig } from '../platform/config';
+import { createLogger } from '../platform/logger';
+import { requireServices } from '../platform/require-services';
 import { createDb } from '../db/knex';
 import { createApp } from './app';
 

@@ -2,8 +2,8 @@
  * `npm run migrate` (up to the latest), `npm run migrate -- down` (roll back the last batch),
  * `npm run migrate -- status`. Uses DATABASE_URL, or the dev stack's embedded PostgreSQL.
  */
-import { loadConfig } from '../config';
-import { createLogger } from '../config/logger';
+import { loadConfig } from '../platform/config';
+import { createLogger } from '../platform/logger';
 import { createDb } from '../db/knex';
 import { appliedMigrations, migrateLatest, rollback } from '../db/migrator';
 import { migrations } from '../migrations';

@@ -1,9 +1,9 @@
 /** A standalone worker process (production, docker-compose). Scale by running more of them. */
 import { NativeConnection } from '@temporalio/worker';
 import { createActivities } from '../activities';
-import { ConfigError, loadConfig } from '../config';
-import { createLogger } from '../config/logger';
-import { requireServices } from '../config/require';
+import { ConfigError, loadConfig } from '../platform/config';
+import { createLogger } from '../platform/logger';
+import { requireServices } from '../platform/require-services';
 import { createDb } from '../db/knex';
 import { createPayrunWorker } from './worker';
 

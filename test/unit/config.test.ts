@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../config';
-import { requireServices } from '../../config/require';
+import { ConfigError, loadConfig } from '../../platform/config';
+import { requireServices } from '../../platform/require-services';
 
 describe('configuration', () => {
   it('defaults everything the dev stack needs', () => {

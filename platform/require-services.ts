@@ -1,4 +1,4 @@
-import { ConfigError, type Config } from './index';
+import { ConfigError, type Config } from './config';
 
 /** Standalone processes (not `npm run dev`) never start local services: these settings must be given. */
 export function requireServices(config: Config): { databaseUrl: string; temporalAddress: string } {
