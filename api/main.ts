@@ -13,7 +13,7 @@ async function main(): Promise<void> {
   const db = createDb(databaseUrl);
   const connection = await Connection.connect({ address: temporalAddress });
   const temporal = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
-  const server = createApp({ db, temporal }).listen(config.API_PORT, config.API_HOST, () => {
+  const server = createApp({ db, temporal, logger: log }).listen(config.API_PORT, config.API_HOST, () => {
     log.info({ host: config.API_HOST, port: config.API_PORT }, 'API listening');
   });
   const stop = () => {

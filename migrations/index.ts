@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import * as stackChecks from './20261122_0001_stack_checks';
+import * as apiKeys from './20261122_0002_api_keys_and_idempotency';
 
 export interface Migration {
   name: string;
@@ -8,4 +9,7 @@ export interface Migration {
 }
 
 /** In order of application; append, never reorder or edit an applied migration. */
-export const migrations: Migration[] = [{ name: '20261122_0001_stack_checks', ...stackChecks }];
+export const migrations: Migration[] = [
+  { name: '20261122_0001_stack_checks', ...stackChecks },
+  { name: '20261122_0002_api_keys_and_idempotency', ...apiKeys },
+];

@@ -67,7 +67,7 @@ async function main(): Promise<void> {
       void shutdown('worker failure', 1);
     });
 
-    const app = createApp({ db, temporal: temporal.value.client });
+    const app = createApp({ db, temporal: temporal.value.client, logger: log.child({ component: 'api' }) });
     const server: Server = await new Promise((resolve, reject) => {
       const listening = app.listen(config.API_PORT, config.API_HOST, () => resolve(listening));
       listening.once('error', reject);

@@ -47,6 +47,8 @@ export async function startDatabase(config: Config, log: Logger): Promise<Starte
     persistent: true,
     onLog: (line) => log.debug({ component: 'postgres' }, line),
   });
+  if (cluster.shared)
+    log.info({ port: cluster.port }, 'Sharing the embedded PostgreSQL another payrun process started');
   await createDatabaseIfMissing(cluster.url, DEV_DATABASE);
   return { value: withDatabaseName(cluster.url, DEV_DATABASE), stop: cluster.stop };
 }

@@ -1,0 +1,97 @@
+import type { ErrorRequestHandler } from 'express';
+import type { z } from 'zod';
+
+/** One field-level problem: which input, which rule, in words. */
+export interface FieldProblem {
+  field: string;
+  rule: string;
+  message: string;
+}
+
+/**
+ * Every error the API answers with. `code` is stable and machine-readable; `message` is for people;
+ * `problems` names the fields and rules when input was at fault.
+ */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly problems: FieldProblem[] = [],
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+}
+
+export const unauthorized = (message = 'An API key is required (Authorization: Bearer <key>).') =>
+  new ApiError(401, 'unauthorized', message);
+export const forbidden = (message: string) => new ApiError(403, 'forbidden', message);
+export const notFound = (what: string) => new ApiError(404, 'not_found', `${what} was not found.`);
+export const conflict = (code: string, message: string) => new ApiError(409, code, message);
+
+export function invalidInput(location: string, issues: z.core.$ZodIssue[]): ApiError {
+  const problems = issues.flatMap((issue): FieldProblem[] => {
+    if (issue.code === 'unrecognized_keys') {
+      return issue.keys.map((key) => ({
+        field: [location, ...issue.path.map(String), key].join('.'),
+        rule: 'unknown_field',
+        message: `Unknown field "${key}".`,
+      }));
+    }
+    return [
+      { field: [location, ...issue.path.map(String)].join('.'), rule: issue.code, message: issue.message },
+    ];
+  });
+  const summary = problems.map((problem) => `${problem.field}: ${problem.message}`).join('; ');
+  return new ApiError(400, 'invalid_request', `The request is invalid: ${summary}`, problems);
+}
+
+export interface ErrorBody {
+  error: { code: string; message: string; requestId?: string; problems?: FieldProblem[] };
+}
+
+export function errorBody(error: ApiError, requestId?: string): ErrorBody {
+  return {
+    error: {
+      code: error.code,
+      message: error.message,
+      ...(requestId ? { requestId } : {}),
+      ...(error.problems.length ? { problems: error.problems } : {}),
+    },
+  };
+}
+
+/** Errors raised by Express's own body parsers, mapped to our shape. */
+function fromParserError(error: { type?: string; status?: number; limit?: number }): ApiError | undefined {
+  if (error.type === 'entity.parse.failed')
+    return new ApiError(400, 'malformed_body', 'The body is not valid JSON.');
+  if (error.type === 'entity.too.large') {
+    return new ApiError(413, 'body_too_large', `The body is larger than the limit of ${error.limit} bytes.`);
+  }
+  if (error.type === 'encoding.unsupported' || error.type === 'charset.unsupported') {
+    return new ApiError(415, 'unsupported_encoding', 'The body must be UTF-8.');
+  }
+  return undefined;
+}
+
+/** The last middleware: known errors answer as themselves, anything else as a 500 without details. */
+export function errorHandler(): ErrorRequestHandler {
+  return (error: unknown, _req, res, _next) => {
+    const requestId = res.locals.requestId as string | undefined;
+    const known =
+      error instanceof ApiError
+        ? error
+        : fromParserError(error as { type?: string; status?: number; limit?: number });
+    if (known) {
+      res.locals.errorCode = known.code;
+      res.status(known.status).json(errorBody(known, requestId));
+      return;
+    }
+    res.locals.log?.error({ err: error }, 'Unhandled error');
+    res.locals.errorCode = 'internal_error';
+    res
+      .status(500)
+      .json(errorBody(new ApiError(500, 'internal_error', 'Something went wrong on our side.'), requestId));
+  };
+}

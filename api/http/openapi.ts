@@ -1,0 +1,144 @@
+import { z } from 'zod';
+import type { AnyRoute } from './routes';
+
+type JsonSchema = Record<string, unknown>;
+
+const toSchema = (schema: z.ZodType, io: 'input' | 'output'): JsonSchema => {
+  const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as JsonSchema;
+  return rest;
+};
+
+const openApiPath = (expressPath: string) => expressPath.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+
+function parameters(route: AnyRoute): JsonSchema[] {
+  const fromObject = (schema: z.ZodType | undefined, where: 'path' | 'query') => {
+    if (!schema) return [];
+    const json = toSchema(schema, 'input') as {
+      properties?: Record<string, JsonSchema>;
+      required?: string[];
+    };
+    return Object.entries(json.properties ?? {}).map(([name, property]) => ({
+      name,
+      in: where,
+      required: where === 'path' || (json.required ?? []).includes(name),
+      schema: property,
+    }));
+  };
+  const list: JsonSchema[] = [...fromObject(route.params, 'path'), ...fromObject(route.query, 'query')];
+  if (route.idempotent) {
+    list.push({
+      name: 'Idempotency-Key',
+      in: 'header',
+      required: false,
+      description: 'The same key with the same body returns the first answer; with another body, 409.',
+      schema: { type: 'string', maxLength: 255 },
+    });
+  }
+  return list;
+}
+
+const errorSchema: JsonSchema = {
+  type: 'object',
+  required: ['error'],
+  properties: {
+    error: {
+      type: 'object',
+      required: ['code', 'message'],
+      properties: {
+        code: { type: 'string' },
+        message: { type: 'string' },
+        requestId: { type: 'string' },
+        problems: {
+          type: 'array',
+          items: {
+            type: 'object',
+            properties: { field: { type: 'string' }, rule: { type: 'string' }, message: { type: 'string' } },
+          },
+        },
+      },
+    },
+  },
+};
+
+/** The OpenAPI 3.1 document, generated from the same route table and zod schemas that validate requests. */
+export function buildOpenApiDocument(routes: readonly AnyRoute[], version: string): JsonSchema {
+  const paths: Record<string, Record<string, JsonSchema>> = {};
+  for (const route of routes) {
+    const status = String(route.responseStatus ?? (route.method === 'post' ? 201 : 200));
+    const isPublic = 'public' in route.access;
+    const operation: JsonSchema = {
+      summary: route.summary,
+      tags: [route.tag],
+      security: isPublic ? [] : [{ apiKey: [] }],
+      ...(isPublic ? {} : { 'x-roles': ['admin', ...(route.access as { roles: string[] }).roles] }),
+      parameters: parameters(route),
+      responses: {
+        [status]: {
+          description: 'Success',
+          ...(route.response
+            ? { content: { 'application/json': { schema: toSchema(route.response, 'output') } } }
+            : {}),
+        },
+        default: {
+          description: 'Error',
+          content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+        },
+      },
+    };
+    if (route.body) {
+      operation.requestBody = {
+        required: true,
+        content: { 'application/json': { schema: toSchema(route.body, 'input') } },
+      };
+    } else if (route.textBody) {
+      operation.requestBody = {
+        required: true,
+        content: { [route.textBody.contentType]: { schema: { type: 'string' } } },
+      };
+    }
+    const path = openApiPath(route.path);
+    paths[path] = { ...paths[path], [route.method]: operation };
+  }
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'payrun API',
+      version,
+      description: 'Payouts, billing, remittance and payments on a wallet gateway, orchestrated by Temporal.',
+    },
+    components: {
+      securitySchemes: {
+        apiKey: { type: 'http', scheme: 'bearer', description: 'A payrun API key (npm run keys).' },
+      },
+      schemas: { Error: errorSchema },
+    },
+    paths,
+  };
+}
+
+const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
+
+/** A plain, dependency-free reference page for people; machines read /openapi.json. */
+export function renderDocsPage(routes: readonly AnyRoute[]): string {
+  const rows = routes
+    .map((route) => {
+      const access =
+        'public' in route.access
+          ? `public (${route.access.public})`
+          : ['admin', ...route.access.roles].join(', ');
+      return `<tr><td><code>${route.method.toUpperCase()}</code></td><td><code>${escapeHtml(route.path)}</code></td><td>${escapeHtml(route.summary)}</td><td>${escapeHtml(access)}</td></tr>`;
+    })
+    .join('\n');
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>payrun API</title>
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<style>body{font:16px/1.5 system-ui,sans-serif;margin:2rem;max-width:70rem}table{border-collapse:collapse;width:100%}
+td,th{border-bottom:1px solid #ccc;padding:.4rem;text-align:left;vertical-align:top}code{font-size:.95em}</style></head>
+<body><h1>payrun API</h1>
+<p>Authenticate with <code>Authorization: Bearer &lt;API key&gt;</code>. Errors answer
+<code>{"error":{"code","message","requestId","problems":[{"field","rule","message"}]}}</code>.
+Create endpoints accept <code>Idempotency-Key</code>. The machine-readable document is <a href="/openapi.json">/openapi.json</a>.</p>
+<table><thead><tr><th>Method</th><th>Path</th><th>What it does</th><th>Roles</th></tr></thead><tbody>
+${rows}
+</tbody></table></body></html>`;
+}

@@ -1,0 +1,70 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { Db } from './knex';
+
+export interface ApiKeyRow {
+  key_id: string;
+  name: string;
+  roles: string[];
+  created_at: Date;
+  revoked_at: Date | null;
+  last_used_at: Date | null;
+}
+
+const PREFIX = 'prk';
+
+/**
+ * Keys look like `prk_<keyId>_<secret>`. Only a SHA-256 of the whole key is stored: the secret has
+ * 256 bits of entropy, so a slow password hash would add cost without adding safety.
+ */
+function hashKey(key: string): Buffer {
+  return createHash('sha256').update(key, 'utf8').digest();
+}
+
+export function parseKeyId(key: string): string | undefined {
+  const match = /^prk_([0-9a-f]{12})_[A-Za-z0-9_-]{43}$/.exec(key);
+  return match?.[1];
+}
+
+export async function createApiKey(
+  db: Db,
+  name: string,
+  roles: string[],
+): Promise<{ key: string; row: ApiKeyRow }> {
+  const keyId = randomBytes(6).toString('hex');
+  const key = `${PREFIX}_${keyId}_${randomBytes(32).toString('base64url')}`;
+  const [row] = await db('api_keys')
+    .insert({ key_id: keyId, name, roles, key_hash: hashKey(key) })
+    .returning(['key_id', 'name', 'roles', 'created_at', 'revoked_at', 'last_used_at']);
+  return { key, row: row as ApiKeyRow };
+}
+
+/** The active key matching `key`, compared in constant time; undefined for unknown or revoked keys. */
+export async function findActiveApiKey(db: Db, key: string): Promise<ApiKeyRow | undefined> {
+  const keyId = parseKeyId(key);
+  if (!keyId) return undefined;
+  const row = await db('api_keys').where({ key_id: keyId }).first();
+  if (!row || row.revoked_at) return undefined;
+  const stored = row.key_hash as Buffer;
+  const given = hashKey(key);
+  if (stored.length !== given.length || !timingSafeEqual(stored, given)) return undefined;
+  const { key_hash: _hash, ...rest } = row;
+  return rest as ApiKeyRow;
+}
+
+export async function touchApiKey(db: Db, keyId: string): Promise<void> {
+  await db('api_keys').where({ key_id: keyId }).update({ last_used_at: db.fn.now() });
+}
+
+export async function listApiKeys(db: Db): Promise<ApiKeyRow[]> {
+  return db('api_keys')
+    .select('key_id', 'name', 'roles', 'created_at', 'revoked_at', 'last_used_at')
+    .orderBy('created_at');
+}
+
+export async function revokeApiKey(db: Db, keyId: string): Promise<boolean> {
+  const changed = await db('api_keys')
+    .where({ key_id: keyId })
+    .whereNull('revoked_at')
+    .update({ revoked_at: db.fn.now() });
+  return changed > 0;
+}

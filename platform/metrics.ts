@@ -1,0 +1,45 @@
+import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+/**
+ * One registry per process. In `npm run dev` the API and the worker share a process and so this
+ * registry; standalone workers serve it on their own port (workers/main.ts).
+ */
+export const metricsRegistry = new Registry();
+collectDefaultMetrics({ register: metricsRegistry, prefix: 'payrun_' });
+
+export const httpRequests = new Counter({
+  name: 'payrun_http_requests_total',
+  help: 'API requests by route template and status',
+  labelNames: ['method', 'route', 'status'] as const,
+  registers: [metricsRegistry],
+});
+
+export const httpRequestDuration = new Histogram({
+  name: 'payrun_http_request_duration_seconds',
+  help: 'API request latency by route template',
+  labelNames: ['method', 'route'] as const,
+  buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+  registers: [metricsRegistry],
+});
+
+export const ipnsReceived = new Counter({
+  name: 'payrun_ipn_total',
+  help: 'Gateway notifications received, by kind and verdict (accepted, duplicate, rejected reason)',
+  labelNames: ['kind', 'verdict'] as const,
+  registers: [metricsRegistry],
+});
+
+export const gatewayCalls = new Counter({
+  name: 'payrun_gateway_calls_total',
+  help: 'Gateway calls by operation and result code (or transport failure)',
+  labelNames: ['operation', 'result_code'] as const,
+  registers: [metricsRegistry],
+});
+
+export const gatewayCallDuration = new Histogram({
+  name: 'payrun_gateway_call_duration_seconds',
+  help: 'Gateway call latency by operation',
+  labelNames: ['operation'] as const,
+  buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+  registers: [metricsRegistry],
+});

@@ -1,0 +1,75 @@
+/**
+ * `npm run keys -- create --name alice --roles payouts-maker,viewer`  prints the new key once
+ * `npm run keys -- list`                                             names, roles, last use
+ * `npm run keys -- revoke <keyId>`                                   the key stops working at once
+ * Uses DATABASE_URL, or the dev stack's embedded PostgreSQL (shared if `npm run dev` is running).
+ */
+import { parseArgs } from 'node:util';
+import { ROLES, isRole } from '../api/auth/roles';
+import { createApiKey, listApiKeys, revokeApiKey } from '../db/api-keys';
+import { createDb } from '../db/knex';
+import { migrateLatest } from '../db/migrator';
+import { loadConfig } from '../platform/config';
+import { createLogger } from '../platform/logger';
+import { startDatabase } from './stack';
+
+const usage = `Usage:
+  npm run keys -- create --name <name> --roles <role,role>   (roles: ${ROLES.join(', ')})
+  npm run keys -- list
+  npm run keys -- revoke <keyId>`;
+
+async function main(): Promise<void> {
+  const { positionals, values } = parseArgs({
+    allowPositionals: true,
+    options: { name: { type: 'string' }, roles: { type: 'string' } },
+  });
+  const [command, argument] = positionals;
+  if (!command || !['create', 'list', 'revoke'].includes(command)) throw new Error(usage);
+
+  const config = loadConfig();
+  const database = await startDatabase(config, createLogger('warn', 'payrun-keys'));
+  const db = createDb(database.value);
+  try {
+    await migrateLatest(db);
+    if (command === 'create') {
+      const name = values.name?.trim();
+      const roles = (values.roles ?? '')
+        .split(',')
+        .map((role) => role.trim())
+        .filter(Boolean);
+      if (!name) throw new Error(`--name is required.\n${usage}`);
+      const unknown = roles.filter((role) => !isRole(role));
+      if (!roles.length || unknown.length) {
+        throw new Error(
+          `--roles must list one or more of: ${ROLES.join(', ')}${unknown.length ? ` (unknown: ${unknown.join(', ')})` : ''}`,
+        );
+      }
+      const { key, row } = await createApiKey(db, name, roles);
+      console.log(`Created key ${row.key_id} for "${name}" with roles ${roles.join(', ')}.`);
+      console.log(`\n  ${key}\n`);
+      console.log('Store it now: only its hash is kept, so it cannot be shown again.');
+    } else if (command === 'list') {
+      const rows = await listApiKeys(db);
+      if (!rows.length)
+        console.log('No API keys yet. Create one with: npm run keys -- create --name <name> --roles admin');
+      for (const row of rows) {
+        const state = row.revoked_at ? `revoked ${row.revoked_at.toISOString()}` : 'active';
+        const used = row.last_used_at ? `last used ${row.last_used_at.toISOString()}` : 'never used';
+        console.log(
+          `${row.key_id}  ${row.name.padEnd(20)} ${row.roles.join(',').padEnd(32)} ${state}, ${used}`,
+        );
+      }
+    } else {
+      if (!argument) throw new Error(`revoke needs a key id.\n${usage}`);
+      console.log((await revokeApiKey(db, argument)) ? `Revoked ${argument}.` : `No active key ${argument}.`);
+    }
+  } finally {
+    await db.destroy();
+    await database.stop();
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error instanceof Error ? error.message : error);
+  process.exit(1);
+});

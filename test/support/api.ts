@@ -1,0 +1,33 @@
+import type { AddressInfo } from 'node:net';
+import type { Express } from 'express';
+import { createApiKey } from '../../db/api-keys';
+import type { Db } from '../../db/knex';
+import type { Role } from '../../api/auth/roles';
+
+export interface RunningApi {
+  baseUrl: string;
+  close(): Promise<void>;
+}
+
+export async function listen(app: Express): Promise<RunningApi> {
+  const server = app.listen(0, '127.0.0.1');
+  await new Promise<void>((resolve) => server.once('listening', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    baseUrl: `http://127.0.0.1:${port}`,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
+let counter = 0;
+export async function newKey(
+  db: Db,
+  roles: Role[],
+  name = `test-${roles.join('+')}-${++counter}`,
+): Promise<string> {
+  return (await createApiKey(db, name, roles)).key;
+}
+
+export function authHeaders(key: string): Record<string, string> {
+  return { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
+}
