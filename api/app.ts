@@ -1,5 +1,8 @@
 import express, { type Express } from 'express';
 import type { Client } from '@temporalio/client';
+import type { PayloadCodec } from '@temporalio/common';
+import { requireRoles } from './auth/authenticate';
+import { createCodecRouter, devCodecAuthenticate } from './codec-router';
 import type { Db } from '../db/knex';
 import type { Logger } from '../platform/logger';
 import { ApiError, errorHandler } from './http/errors';
@@ -7,6 +10,11 @@ import { observeRequests } from './http/observability';
 import { buildOpenApiDocument, renderDocsPage } from './http/openapi';
 import { mountRoutes, type AnyRoute } from './http/routes';
 import { systemRoutes } from './routes/system';
+import type { SigningKeys } from '../gateway';
+import { ipnRoute } from './ipn/receiver';
+import { batchNotifications } from './payouts/batch-notifications';
+import type { PayoutSettings } from './payouts/payout-runs';
+import { payoutRunRoutes } from './payouts/routes';
 
 export interface ApiDependencies {
   db: Db;
@@ -14,7 +22,21 @@ export interface ApiDependencies {
   logger: Logger;
   /** Limit of JSON request bodies. */
   jsonLimit?: string;
+  /** The merchant's credentials: notifications are verified with them. */
+  merchant: SigningKeys & { partnerCode: string };
+  payouts: PayoutSettings & { uploadLimit: string };
+  /** Serves /codec/encode and /codec/decode for the Temporal UI and CLI. */
+  codec?: {
+    codec: PayloadCodec;
+    /** Origin(s) of the Temporal UI. */
+    allowedOrigins: string[];
+    /** `npm run dev` only: the embedded UI cannot send a key, so its origin on loopback is let through. */
+    trustLocalUi?: boolean;
+  };
 }
+
+/** Decoding reveals personal data: operators (viewer) and admins only. */
+const CODEC_ROLES = ['viewer'] as const;
 
 const API_VERSION = '0.1.0';
 
@@ -26,6 +48,13 @@ export function apiRoutes(deps: ApiDependencies): AnyRoute[] {
     page: () => renderDocsPage(routes),
   };
   routes.push(...systemRoutes(deps, docs));
+  routes.push(
+    ...payoutRunRoutes(
+      { db: deps.db, temporal: deps.temporal, settings: deps.payouts },
+      deps.payouts.uploadLimit,
+    ),
+  );
+  routes.push(ipnRoute(batchNotifications, deps));
   return routes;
 }
 
@@ -34,6 +63,19 @@ export function createApp(deps: ApiDependencies): Express {
   app.disable('x-powered-by');
   app.set('query parser', 'simple');
   app.use(observeRequests(deps.logger));
+  if (deps.codec) {
+    const keyCheck = requireRoles(deps.db, CODEC_ROLES);
+    const guard = express.Router().use(keyCheck);
+    app.use(
+      createCodecRouter({
+        codec: deps.codec.codec,
+        allowedOrigin: deps.codec.allowedOrigins,
+        authenticate: deps.codec.trustLocalUi
+          ? devCodecAuthenticate({ allowedOrigin: deps.codec.allowedOrigins, fallback: guard })
+          : guard,
+      }),
+    );
+  }
   const router = express.Router();
   mountRoutes(router, apiRoutes(deps), { db: deps.db, jsonLimit: deps.jsonLimit ?? '100kb' });
   app.use(router);

@@ -4,6 +4,10 @@ import { ConfigError, loadConfig } from '../platform/config';
 import { createLogger } from '../platform/logger';
 import { requireServices } from '../platform/require-services';
 import { createDb } from '../db/knex';
+import { createDataConverter } from '../platform/data-converter';
+import { AesGcmPayloadCodec, resolveCodecKeyring } from '../platform/payload-codec';
+import { requireGateway } from '../platform/require-services';
+import { payoutSettingsFrom } from './payouts/settings';
 import { createApp } from './app';
 
 async function main(): Promise<void> {
@@ -12,8 +16,27 @@ async function main(): Promise<void> {
   const log = createLogger(config.LOG_LEVEL, 'payrun-api');
   const db = createDb(databaseUrl);
   const connection = await Connection.connect({ address: temporalAddress });
-  const temporal = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
-  const server = createApp({ db, temporal, logger: log }).listen(config.API_PORT, config.API_HOST, () => {
+  const keyring = resolveCodecKeyring({
+    keysText: config.PAYLOAD_CODEC_KEYS,
+    currentId: config.PAYLOAD_CODEC_KEY_ID,
+  });
+  const temporal = new Client({
+    connection,
+    namespace: config.TEMPORAL_NAMESPACE,
+    dataConverter: createDataConverter(keyring),
+  });
+  const codec = config.TEMPORAL_UI_ORIGIN
+    ? { codec: new AesGcmPayloadCodec(keyring), allowedOrigins: [config.TEMPORAL_UI_ORIGIN] }
+    : undefined;
+  const merchant = requireGateway(config);
+  const server = createApp({
+    db,
+    temporal,
+    logger: log,
+    codec,
+    merchant,
+    payouts: payoutSettingsFrom(config),
+  }).listen(config.API_PORT, config.API_HOST, () => {
     log.info({ host: config.API_HOST, port: config.API_PORT }, 'API listening');
   });
   const stop = () => {

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import * as stackChecks from './20261122_0001_stack_checks';
 import * as apiKeys from './20261122_0002_api_keys_and_idempotency';
+import * as payouts from './20261122_0003_payouts';
 
 export interface Migration {
   name: string;
@@ -12,4 +13,5 @@ export interface Migration {
 export const migrations: Migration[] = [
   { name: '20261122_0001_stack_checks', ...stackChecks },
   { name: '20261122_0002_api_keys_and_idempotency', ...apiKeys },
+  { name: '20261122_0003_payouts', ...payouts },
 ];

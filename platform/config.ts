@@ -27,6 +27,30 @@ export const configSchema = z.object({
   TEMPORAL_UI_PORT: port.default(8233).describe('Port of the Web UI started by npm run dev'),
   API_HOST: z.string().default('127.0.0.1'),
   API_PORT: port.default(3000),
+  PAYLOAD_CODEC_KEYS: optionalText.describe(
+    'keyId:base64(32 bytes)[,…] sealing workflow payloads; unset under npm run dev uses <PAYRUN_DATA_DIR>/codec-keys.json',
+  ),
+  PAYLOAD_CODEC_KEY_ID: optionalText.describe('Which of PAYLOAD_CODEC_KEYS seals new payloads'),
+  TEMPORAL_UI_ORIGIN: optionalText.describe('Origin of the Temporal UI allowed to call the codec endpoint'),
+  GATEWAY_BASE_URL: optionalUrl.describe('The payment gateway; unset under npm run dev starts the sandbox'),
+  GATEWAY_PARTNER_CODE: optionalText,
+  GATEWAY_ACCESS_KEY: optionalText,
+  GATEWAY_SECRET_KEY: optionalText,
+  GATEWAY_PUBLIC_KEY: optionalText.describe("The gateway's RSA public key: PEM, or Base64 DER"),
+  SANDBOX_PORT: port.default(8950).describe('Port of the sandbox that npm run dev starts'),
+  PUBLIC_BASE_URL: optionalUrl.describe(
+    'How the gateway reaches payrun (IPN and redirect URLs); default: the API URL',
+  ),
+  PAYOUT_MAX_ROWS: z.coerce.number().int().min(1).max(1_000_000).default(100_000),
+  PAYOUT_UPLOAD_LIMIT: z
+    .string()
+    .regex(/^\d+(kb|mb)$/)
+    .default('32mb')
+    .describe('Largest payout file accepted'),
+  PAYOUT_APPROVAL_TTL_HOURS: z.coerce.number().positive().default(72),
+  PAYOUT_BATCH_SIZE: z.coerce.number().int().min(1).max(1000).default(1000),
+  PAYOUT_PARALLEL_BATCHES: z.coerce.number().int().min(1).max(50).default(4),
+  PAYOUT_IPN_TIMEOUT_SECONDS: z.coerce.number().positive().default(120),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 

@@ -13,3 +13,31 @@ export function requireServices(config: Config): { databaseUrl: string; temporal
   }
   return { databaseUrl: config.DATABASE_URL!, temporalAddress: config.TEMPORAL_ADDRESS! };
 }
+
+export interface GatewaySettings {
+  baseUrl: string;
+  partnerCode: string;
+  accessKey: string;
+  secretKey: string;
+  publicKey: string;
+}
+
+/** The real gateway's settings, all or nothing: a half-configured gateway would fail on the first payout. */
+export function requireGateway(config: Config): GatewaySettings {
+  const names = [
+    'GATEWAY_BASE_URL',
+    'GATEWAY_PARTNER_CODE',
+    'GATEWAY_ACCESS_KEY',
+    'GATEWAY_SECRET_KEY',
+    'GATEWAY_PUBLIC_KEY',
+  ] as const;
+  const missing = names.filter((name) => !config[name]);
+  if (missing.length) throw new ConfigError(`Missing gateway configuration: ${missing.join(', ')}.`);
+  return {
+    baseUrl: config.GATEWAY_BASE_URL!,
+    partnerCode: config.GATEWAY_PARTNER_CODE!,
+    accessKey: config.GATEWAY_ACCESS_KEY!,
+    secretKey: config.GATEWAY_SECRET_KEY!,
+    publicKey: config.GATEWAY_PUBLIC_KEY!.replaceAll('\\n', '\n'),
+  };
+}

@@ -12,9 +12,13 @@ import { ConfigError, loadConfig } from '../platform/config';
 import { createLogger } from '../platform/logger';
 import { createDb } from '../db/knex';
 import { migrateLatest } from '../db/migrator';
+import { createDataConverter } from '../platform/data-converter';
+import { AesGcmPayloadCodec, resolveCodecKeyring } from '../platform/payload-codec';
 import { createPayrunWorker } from '../workers/worker';
 import { stackCheck, stackCheckWorkflowId } from '../workflows/stack-check';
-import { startDatabase, startTemporal } from './stack';
+import { payoutSettingsFrom } from '../api/payouts/settings';
+import { createInstrumentedGateway } from '../workers/gateway';
+import { startDatabase, startGateway, startTemporal } from './stack';
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -45,14 +49,30 @@ async function main(): Promise<void> {
     const applied = await migrateLatest(db);
     log.info({ applied }, applied.length ? 'Applied migrations' : 'Database schema is up to date');
 
-    const temporal = await startTemporal(config, log);
+    const keyring = resolveCodecKeyring({
+      keysText: config.PAYLOAD_CODEC_KEYS,
+      currentId: config.PAYLOAD_CODEC_KEY_ID,
+      devDataDir: config.PAYRUN_DATA_DIR,
+    });
+    const dataConverter = createDataConverter(keyring);
+    const apiUrl = `http://${config.API_HOST === '0.0.0.0' ? '127.0.0.1' : config.API_HOST}:${config.API_PORT}`;
+    const temporal = await startTemporal(config, log, { dataConverter, uiCodecEndpoint: `${apiUrl}/codec` });
     stops.push({ name: 'Temporal', stop: temporal.stop });
+
+    const gateway = await startGateway(config, log);
+    stops.push({ name: 'gateway sandbox', stop: gateway.stop });
+    const publicBaseUrl = config.PUBLIC_BASE_URL ?? apiUrl;
 
     const worker = await createPayrunWorker({
       connection: temporal.value.workerConnection,
       namespace: config.TEMPORAL_NAMESPACE,
       taskQueue: config.TEMPORAL_TASK_QUEUE,
-      activities: createActivities({ db }),
+      activities: createActivities({
+        db,
+        gateway: createInstrumentedGateway(gateway.value, log),
+        publicBaseUrl,
+      }),
+      dataConverter,
     });
     const workerRun = worker.run();
     stops.push({
@@ -67,7 +87,21 @@ async function main(): Promise<void> {
       void shutdown('worker failure', 1);
     });
 
-    const app = createApp({ db, temporal: temporal.value.client, logger: log.child({ component: 'api' }) });
+    const app = createApp({
+      db,
+      temporal: temporal.value.client,
+      logger: log.child({ component: 'api' }),
+      merchant: gateway.value,
+      payouts: payoutSettingsFrom(config),
+      codec: {
+        codec: new AesGcmPayloadCodec(keyring),
+        allowedOrigins: [
+          `http://127.0.0.1:${config.TEMPORAL_UI_PORT}`,
+          `http://localhost:${config.TEMPORAL_UI_PORT}`,
+        ],
+        trustLocalUi: true,
+      },
+    });
     const server: Server = await new Promise((resolve, reject) => {
       const listening = app.listen(config.API_PORT, config.API_HOST, () => resolve(listening));
       listening.once('error', reject);
@@ -86,7 +120,6 @@ async function main(): Promise<void> {
       'Stack self-check passed: worker, Temporal and PostgreSQL are talking',
     );
 
-    const apiUrl = `http://${config.API_HOST}:${config.API_PORT}`;
     const lines = [
       '',
       'payrun dev stack is running',
@@ -94,6 +127,7 @@ async function main(): Promise<void> {
       `  Temporal UI  ${temporal.value.uiUrl ?? '(external Temporal at ' + temporal.value.address + ')'}`,
       `  Temporal     ${temporal.value.address}  namespace ${config.TEMPORAL_NAMESPACE}`,
       `  PostgreSQL   ${config.DATABASE_URL ? 'DATABASE_URL' : `embedded, port ${config.EMBEDDED_PG_PORT}`}`,
+      `  Gateway      ${gateway.value.baseUrl}${config.GATEWAY_BASE_URL ? '' : '  (sandbox; admin API under /__sandbox)'}`,
       'Press Ctrl-C to stop everything.',
       '',
     ];

@@ -7,12 +7,14 @@ import fs from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
 import { Client, Connection } from '@temporalio/client';
+import type { DataConverter } from '@temporalio/common';
 import { NativeConnection } from '@temporalio/worker';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Config } from '../platform/config';
 import type { Logger } from '../platform/logger';
 import { startEmbeddedPostgres } from '../db/embedded-postgres';
 import { withDatabaseName } from '../db/knex';
+import { requireGateway, type GatewaySettings } from '../platform/require-services';
 import { resolveDevServer } from './temporal-binaries';
 
 export interface Started<T> {
@@ -61,14 +63,19 @@ export interface TemporalHandles {
 }
 
 /** Connects to TEMPORAL_ADDRESS, or starts the dev server with its Web UI and state in a file. */
-export async function startTemporal(config: Config, log: Logger): Promise<Started<TemporalHandles>> {
+export async function startTemporal(
+  config: Config,
+  log: Logger,
+  options: { dataConverter: DataConverter; uiCodecEndpoint: string },
+): Promise<Started<TemporalHandles>> {
+  const { dataConverter } = options;
   const namespace = config.TEMPORAL_NAMESPACE;
   if (config.TEMPORAL_ADDRESS) {
     const address = config.TEMPORAL_ADDRESS;
     const connection = await Connection.connect({ address });
     const workerConnection = await NativeConnection.connect({ address });
     return {
-      value: { address, client: new Client({ connection, namespace }), workerConnection },
+      value: { address, client: new Client({ connection, namespace, dataConverter }), workerConnection },
       stop: async () => {
         await workerConnection.close();
         await connection.close();
@@ -89,7 +96,10 @@ export async function startTemporal(config: Config, log: Logger): Promise<Starte
       ui: true,
       uiPort: config.TEMPORAL_UI_PORT,
       dbFilename,
+      // The UI asks payrun's API to decode payloads: operators see data, the server stores ciphertext.
+      extraArgs: ['--ui-codec-endpoint', options.uiCodecEndpoint],
     },
+    client: { dataConverter },
   });
   return {
     value: {
@@ -99,5 +109,32 @@ export async function startTemporal(config: Config, log: Logger): Promise<Starte
       workerConnection: env.nativeConnection,
     },
     stop: () => env.teardown(),
+  };
+}
+
+/** The real gateway when GATEWAY_BASE_URL is set; otherwise the sandbox, with keys kept in the data folder. */
+export async function startGateway(config: Config, log: Logger): Promise<Started<GatewaySettings>> {
+  if (config.GATEWAY_BASE_URL) {
+    log.info({ baseUrl: config.GATEWAY_BASE_URL }, 'Using the gateway at GATEWAY_BASE_URL');
+    return { value: requireGateway(config), stop: async () => {} };
+  }
+  // Loaded only when needed: a deployment with a real gateway never loads the simulator.
+  const { loadOrCreateSandboxIdentity, startSandbox } = await import('../sandbox');
+  const identity = loadOrCreateSandboxIdentity(path.join(config.PAYRUN_DATA_DIR, 'sandbox'));
+  const sandbox = await startSandbox({
+    port: config.SANDBOX_PORT,
+    merchant: identity.merchant,
+    keyPair: identity.keyPair,
+    logger: log.child({ component: 'sandbox' }),
+  });
+  return {
+    value: {
+      baseUrl: sandbox.url,
+      partnerCode: identity.merchant.partnerCode,
+      accessKey: identity.merchant.accessKey,
+      secretKey: identity.merchant.secretKey,
+      publicKey: identity.keyPair.publicKeyPem,
+    },
+    stop: () => sandbox.close(),
   };
 }

@@ -1,4 +1,5 @@
 import { fileURLToPath } from 'node:url';
+import type { DataConverter } from '@temporalio/common';
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import type { Activities } from '../activities';
 
@@ -8,7 +9,10 @@ export interface PayrunWorkerOptions {
   connection: NativeConnection;
   namespace: string;
   taskQueue: string;
-  activities: Activities;
+  /** All activities in production; tests may register only those their workflows call. */
+  activities: Partial<Activities>;
+  /** Required: no worker runs without payload encryption. */
+  dataConverter: DataConverter;
   /** A prebuilt bundle (tests build one per run); otherwise the worker bundles `workflows/` itself. */
   workflowBundle?: WorkerOptions['workflowBundle'];
 }
@@ -19,6 +23,7 @@ export async function createPayrunWorker(options: PayrunWorkerOptions): Promise<
     namespace: options.namespace,
     taskQueue: options.taskQueue,
     activities: options.activities,
+    dataConverter: options.dataConverter,
     ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : { workflowsPath }),
   });
 }

@@ -1,2 +1,4 @@
 // Every workflow the worker registers. Workflow files import only @temporalio/workflow, types and pure code.
 export { stackCheck } from './stack-check';
+export { payoutRun } from './payout-run';
+export { payoutBatch } from './payout-batch';

@@ -1,8 +1,8 @@
 import type { RequestHandler } from 'express';
 import { findActiveApiKey, touchApiKey } from '../../db/api-keys';
 import type { Db } from '../../db/knex';
-import { unauthorized } from '../http/errors';
-import { isRole, type Principal } from './roles';
+import { forbidden, unauthorized } from '../http/errors';
+import { hasAnyRole, isRole, type Principal, type Role } from './roles';
 
 function presentedKey(header: string | undefined, alternative: string | undefined): string | undefined {
   if (header?.startsWith('Bearer ')) return header.slice('Bearer '.length).trim();
@@ -28,4 +28,17 @@ export function principalOf(locals: Record<string, unknown>): Principal {
   const principal = locals.principal as Principal | undefined;
   if (!principal) throw unauthorized();
   return principal;
+}
+
+/** Authentication then a role check (admin always passes): the guard of every non-public endpoint. */
+export function requireRoles(db: Db, allowed: readonly Role[]): RequestHandler[] {
+  return [
+    authenticate(db),
+    (_req, res, next) => {
+      if (!hasAnyRole(principalOf(res.locals), allowed)) {
+        throw forbidden(`This action needs one of the roles: ${['admin', ...allowed].join(', ')}.`);
+      }
+      next();
+    },
+  ];
 }

@@ -90,10 +90,10 @@ export function buildOpenApiDocument(routes: readonly AnyRoute[], version: strin
         required: true,
         content: { 'application/json': { schema: toSchema(route.body, 'input') } },
       };
-    } else if (route.textBody) {
+    } else if (route.rawBody) {
       operation.requestBody = {
         required: true,
-        content: { [route.textBody.contentType]: { schema: { type: 'string' } } },
+        content: { [route.rawBody.contentType]: { schema: { type: 'string' } } },
       };
     }
     const path = openApiPath(route.path);

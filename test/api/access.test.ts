@@ -12,6 +12,7 @@ import type { Db } from '../../db/knex';
 import { createLogger } from '../../platform/logger';
 import { listen, newKey, type RunningApi } from '../support/api';
 import { connectTestDatabase } from '../support/database';
+import { testMerchant, testPayoutSettings } from '../support/settings';
 
 let db: Db;
 let connection: Connection;
@@ -21,7 +22,13 @@ let deps: ApiDependencies;
 beforeAll(async () => {
   db = connectTestDatabase();
   connection = await Connection.connect({ address: inject('devServerAddress') });
-  deps = { db, temporal: new Client({ connection }), logger: createLogger('silent') };
+  deps = {
+    db,
+    temporal: new Client({ connection }),
+    logger: createLogger('silent'),
+    merchant: testMerchant,
+    payouts: testPayoutSettings(),
+  };
   api = await listen(createApp(deps));
 });
 
@@ -43,7 +50,8 @@ async function call(method: string, path: string, key?: string) {
 }
 
 describe('access to every route', () => {
-  const routes = apiRoutes({} as ApiDependencies);
+  // Building the table reads only settings; handlers (not run here) would use the database.
+  const routes = apiRoutes({ merchant: testMerchant, payouts: testPayoutSettings() } as ApiDependencies);
 
   it('has routes to check, and each declares who may call it', () => {
     expect(routes.length).toBeGreaterThan(0);

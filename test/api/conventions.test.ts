@@ -6,7 +6,7 @@ import { observeRequests } from '../../api/http/observability';
 import { defineRoute, mountRoutes } from '../../api/http/routes';
 import type { Db } from '../../db/knex';
 import { createLogger } from '../../platform/logger';
-import { authHeaders, listen, newKey, type RunningApi } from '../support/api';
+import { authHeaders, jsonOf, listen, newKey, type RunningApi } from '../support/api';
 import { connectTestDatabase } from '../support/database';
 
 /**
@@ -76,7 +76,7 @@ describe('errors', () => {
     const before = await db(table).count({ n: '*' }).first();
     const response = await post(JSON.stringify({ name: '', amount: 999 }));
     expect(response.status).toBe(400);
-    const body = await response.json();
+    const body = await jsonOf(response);
     expect(body.error.code).toBe('invalid_request');
     expect(body.error.requestId).toBe(response.headers.get('x-request-id'));
     expect(body.error.problems).toEqual(
@@ -91,7 +91,7 @@ describe('errors', () => {
   it('refuses unknown fields', async () => {
     const response = await post(JSON.stringify({ name: 'a', amount: 1000, admin: true }));
     expect(response.status).toBe(400);
-    expect((await response.json()).error.problems).toEqual([
+    expect((await jsonOf(response)).error.problems).toEqual([
       { field: 'body.admin', rule: 'unknown_field', message: 'Unknown field "admin".' },
     ]);
   });
@@ -99,10 +99,10 @@ describe('errors', () => {
   it('answers malformed JSON and oversized bodies in the same shape', async () => {
     const malformed = await post('{"name":');
     expect(malformed.status).toBe(400);
-    expect((await malformed.json()).error.code).toBe('malformed_body');
+    expect((await jsonOf(malformed)).error.code).toBe('malformed_body');
     const large = await post(JSON.stringify({ name: 'x'.repeat(2000), amount: 1000 }));
     expect(large.status).toBe(413);
-    expect((await large.json()).error.code).toBe('body_too_large');
+    expect((await jsonOf(large)).error.code).toBe('body_too_large');
   });
 
   it('hides internals of unexpected failures', async () => {
@@ -122,7 +122,7 @@ describe('Idempotency-Key', () => {
     expect(first.status).toBe(201);
     expect(second.status).toBe(201);
     expect(second.headers.get('idempotent-replayed')).toBe('true');
-    expect(await second.json()).toEqual(await first.json());
+    expect(await jsonOf(second)).toEqual(await jsonOf(first));
     expect(await db(table).where({ name: 'first' }).count({ n: '*' }).first()).toEqual({ n: '1' });
   });
 
@@ -130,7 +130,7 @@ describe('Idempotency-Key', () => {
     await post(JSON.stringify({ name: 'k2', amount: 1000 }), { 'idempotency-key': 'same-2' });
     const reused = await post(JSON.stringify({ name: 'k2', amount: 2000 }), { 'idempotency-key': 'same-2' });
     expect(reused.status).toBe(409);
-    expect((await reused.json()).error.code).toBe('idempotency_key_reused');
+    expect((await jsonOf(reused)).error.code).toBe('idempotency_key_reused');
   });
 
   it('creates one object for 20 concurrent requests with one key', async () => {
@@ -138,7 +138,7 @@ describe('Idempotency-Key', () => {
     const responses = await Promise.all(
       Array.from({ length: 20 }, () => post(body, { 'idempotency-key': 'concurrent-key' })),
     );
-    const bodies = await Promise.all(responses.map((response) => response.json()));
+    const bodies = await Promise.all(responses.map((response) => jsonOf(response)));
     expect(responses.map((response) => response.status)).toEqual(Array(20).fill(201));
     expect(new Set(bodies.map((created) => created.id)).size).toBe(1);
     expect(await db(table).where({ name: 'concurrent' }).count({ n: '*' }).first()).toEqual({ n: '1' });

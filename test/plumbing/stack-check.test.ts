@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { createActivities } from '../../activities';
+import { createStackCheckActivities } from '../../activities/stack-check';
 import type { Db } from '../../db/knex';
 import { stackCheck, stackCheckWorkflowId } from '../../workflows/stack-check';
 import { connectTestDatabase } from '../support/database';
@@ -14,7 +14,7 @@ import { connectDevServer, createTimeSkippingEnv, createTestWorker } from '../su
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 async function runStackCheck(env: TestWorkflowEnvironment, db: Db, wait: string) {
-  const { worker, taskQueue } = await createTestWorker(env, createActivities({ db }));
+  const { worker, taskQueue } = await createTestWorker(env, createStackCheckActivities({ db }));
   const checkId = randomUUID();
   const result = await worker.runUntil(
     env.client.workflow.execute(stackCheck, {

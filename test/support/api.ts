@@ -28,6 +28,10 @@ export async function newKey(
   return (await createApiKey(db, name, roles)).key;
 }
 
+/** Test code reads answers loosely; the API's schemas are asserted by the expectations themselves. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export const jsonOf = async (response: Response): Promise<any> => response.json();
+
 export function authHeaders(key: string): Record<string, string> {
   return { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
 }

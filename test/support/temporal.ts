@@ -1,10 +1,17 @@
 /** Per-file Temporal helpers: a time-skipping server of the file's own, or the run's shared dev server. */
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { inject } from 'vitest';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime, type Worker } from '@temporalio/worker';
 import type { Activities } from '../../activities';
+import { createDataConverter } from '../../platform/data-converter';
 import { createPayrunWorker } from '../../workers/worker';
+
+/** One keyring per test process: every test worker and client seals payloads as production does. */
+export const testDataConverter = createDataConverter({
+  currentKeyId: 'test',
+  keys: new Map([['test', randomBytes(32)]]),
+});
 
 let runtimeInstalled = false;
 function installQuietRuntime(): void {
@@ -18,18 +25,22 @@ export async function createTimeSkippingEnv(): Promise<TestWorkflowEnvironment> 
   installQuietRuntime();
   return TestWorkflowEnvironment.createTimeSkipping({
     server: { executable: inject('testServerExecutable') },
+    client: { dataConverter: testDataConverter },
   });
 }
 
 export async function connectDevServer(): Promise<TestWorkflowEnvironment> {
   installQuietRuntime();
-  return TestWorkflowEnvironment.createFromExistingServer({ address: inject('devServerAddress') });
+  return TestWorkflowEnvironment.createFromExistingServer({
+    address: inject('devServerAddress'),
+    client: { dataConverter: testDataConverter },
+  });
 }
 
 /** A worker on a task queue of its own, so files sharing the dev server never take each other's tasks. */
 export async function createTestWorker(
   env: TestWorkflowEnvironment,
-  activities: Activities,
+  activities: Partial<Activities>,
 ): Promise<{ worker: Worker; taskQueue: string }> {
   const taskQueue = `test-${randomUUID()}`;
   const worker = await createPayrunWorker({
@@ -37,6 +48,7 @@ export async function createTestWorker(
     namespace: env.namespace ?? 'default',
     taskQueue,
     activities,
+    dataConverter: testDataConverter,
     workflowBundle: { codePath: inject('workflowBundlePath') },
   });
   return { worker, taskQueue };

@@ -1,0 +1,313 @@
+import { randomUUID } from 'node:crypto';
+import { Context } from '@temporalio/activity';
+import { GatewayResultError, type GatewayClient } from '../gateway';
+import type { Db } from '../db/knex';
+import {
+  applyItemUpdates,
+  batchItems,
+  cancelRunItems,
+  getBatch,
+  itemCounts,
+  setBatchStatus,
+  setRunStatus,
+  type ItemUpdate,
+} from '../db/payouts';
+import type {
+  Actor,
+  BatchStatus,
+  GatewayBatchTotals,
+  ItemState,
+  PayoutBatchResult,
+  RunStatus,
+  StateCounts,
+} from '../workflows/payout-definitions';
+import { asActivityFailure, callGateway } from './gateway-failures';
+
+export interface PayoutActivityDependencies {
+  db: Db;
+  gateway: GatewayClient;
+  /** Where the gateway sends batch notifications: payrun's receiver, from configuration. */
+  batchIpnUrl: string;
+}
+
+const PAGE_SIZE = 50;
+const GATEWAY_STATES = new Set<ItemState>(['ELIGIBLE', 'INELIGIBLE', 'SUCCEEDED', 'FAILED', 'PENDING']);
+
+export interface BatchSync {
+  /** The gateway is still validating the batch (no item states yet). */
+  validating: boolean;
+  counts: StateCounts;
+  gatewayTotals?: GatewayBatchTotals;
+}
+
+export interface Reconciliation {
+  balanced: boolean;
+  uploaded: { count: number; amount: number };
+  accounted: { count: number; amount: number };
+  byState: StateCounts;
+  gateway: { count: number; amount: number; succeeded: number; succeededAmount: number };
+  differences: string[];
+}
+
+async function loadBatch(db: Db, batchId: string) {
+  const batch = await getBatch(db, batchId);
+  if (!batch) throw new Error(`Batch ${batchId} has no record`);
+  return batch;
+}
+
+export function createPayoutActivities({ db, gateway, batchIpnUrl }: PayoutActivityDependencies) {
+  return {
+    /** requestIds of money-moving steps derive from the batch: a retried activity re-sends the same one. */
+    async initiateBatch({ batchId }: { batchId: string }): Promise<{ mToken: string }> {
+      const batch = await loadBatch(db, batchId);
+      const result = await callGateway(gateway, 'batch.init', {
+        requestId: `${batch.order_id}-init`,
+        orderId: batch.order_id,
+        amount: Number(batch.total_amount),
+        orderInfo: `Payout batch ${batch.seq} of run ${batch.run_id}`,
+        ipnUrl: batchIpnUrl,
+        redirectUrl: '',
+        extraData: '',
+      });
+      const mToken = (result.body as { mToken?: string }).mToken;
+      if (!mToken)
+        throw new Error(`batch.init for ${batchId} answered ${result.resultCode} without an mToken`);
+      return { mToken };
+    },
+
+    async createBatch({
+      batchId,
+      mToken,
+    }: {
+      batchId: string;
+      mToken: string;
+    }): Promise<{ resultCode: number }> {
+      const batch = await loadBatch(db, batchId);
+      const items = await batchItems(db, batchId);
+      const result = await callGateway(gateway, 'batch.create', {
+        mToken,
+        orderId: batch.order_id,
+        requestId: `${batch.order_id}-create`,
+        requestType: 'batchWallet',
+        description: `Payout batch ${batch.seq} of run ${batch.run_id}`,
+        amount: items.reduce((sum, item) => sum + Number(item.amount), 0),
+        ipnUrl: batchIpnUrl,
+        disbursements: items.map((item) => ({
+          id: item.payout_id,
+          method: { walletId: item.wallet_id, walletName: item.wallet_name, personalId: item.personal_id },
+          amount: Number(item.amount),
+          description: item.description,
+          ...(item.store_id ? { storeId: item.store_id } : {}),
+        })),
+      });
+      // 0: accepted; 40/41: this batch was already submitted — its outcome comes by IPN or query.
+      return { resultCode: result.resultCode };
+    },
+
+    /** Reads every page of batch/query and records each item's state. */
+    async syncBatchItems({ batchId }: { batchId: string }): Promise<BatchSync> {
+      const batch = await loadBatch(db, batchId);
+      const updates: ItemUpdate[] = [];
+      let totals: GatewayBatchTotals | undefined;
+      for (let pageNum = 1, totalPages = 1; pageNum <= totalPages; pageNum++) {
+        Context.current().heartbeat({ pageNum });
+        // Lookups need no idempotency: a fresh requestId each time, so no stale stored answer comes back.
+        const page = await callGateway(gateway, 'batch.query', {
+          requestId: `${batch.order_id}-q-${randomUUID()}`,
+          orderId: batch.order_id,
+          pageSize: PAGE_SIZE,
+          pageNum,
+        });
+        const body = page.body as Record<string, unknown>;
+        if (page.resultCode !== 0)
+          return { validating: true, counts: await itemCounts(db, { batch_id: batchId }) };
+        totalPages = Number(body.totalPages ?? 1);
+        totals = gatewayTotals(body);
+        for (const entry of (body.disbursements as Array<Record<string, unknown>> | undefined) ?? []) {
+          const state = String(entry.state) as ItemState;
+          if (!GATEWAY_STATES.has(state)) continue;
+          updates.push({
+            payoutId: String(entry.id),
+            state,
+            resultCode:
+              entry.resultCode === undefined || entry.resultCode === null ? null : Number(entry.resultCode),
+            message: entry.message === undefined ? null : String(entry.message),
+            transId: entry.transId === undefined || entry.transId === null ? null : String(entry.transId),
+          });
+        }
+      }
+      await applyItemUpdates(db, batchId, updates);
+      if (totals) await setBatchStatus(db, batchId, batch.status, batch.status_reason, totals);
+      return {
+        validating: updates.length === 0,
+        counts: await itemCounts(db, { batch_id: batchId }),
+        gatewayTotals: totals,
+      };
+    },
+
+    async checkBalance({ batchId }: { batchId: string }): Promise<{ balance: number }> {
+      const batch = await loadBatch(db, batchId);
+      const result = await callGateway(gateway, 'disbursement.balance', {
+        requestId: `${batch.order_id}-bal-${randomUUID()}`,
+        orderId: `${batch.order_id}-bal-${randomUUID().slice(0, 8)}`,
+      });
+      return { balance: Number((result.body as { amount?: number }).amount ?? 0) };
+    },
+
+    /**
+     * Each pay attempt (a new one only after the operator topped up) has its own requestId; the
+     * gateway refuses to pay an already-paid batch again whatever the requestId, and a duplicate
+     * answer is taken as "accepted earlier".
+     */
+    async payBatch({
+      batchId,
+      attempt,
+    }: {
+      batchId: string;
+      attempt: number;
+    }): Promise<{ outcome: 'accepted' | 'insufficient_funds' }> {
+      const batch = await loadBatch(db, batchId);
+      try {
+        await gateway.call('batch.pay', {
+          orderId: batch.order_id,
+          requestId: `${batch.order_id}-pay-${attempt}`,
+        });
+        return { outcome: 'accepted' };
+      } catch (error) {
+        if (error instanceof GatewayResultError && error.resultCode === 1100)
+          return { outcome: 'insufficient_funds' };
+        throw asActivityFailure(error);
+      }
+    },
+
+    async recordBatchStatus(input: {
+      runId: string;
+      batchId: string;
+      status: BatchStatus;
+      reason?: string;
+    }): Promise<void> {
+      await setBatchStatus(db, input.batchId, input.status, input.reason ?? null);
+      // A batch waiting for funds pauses its run; the run shows it until the batch moves on.
+      if (input.status === 'awaiting_funds') {
+        await setRunStatus(db, input.runId, 'awaiting_funds', { status_reason: input.reason ?? null });
+      } else {
+        await db('payout_runs')
+          .where({ run_id: input.runId, status: 'awaiting_funds' })
+          .whereNotExists(db('payout_batches').where({ run_id: input.runId, status: 'awaiting_funds' }))
+          .update({ status: 'running', status_reason: null, updated_at: db.fn.now() });
+      }
+    },
+
+    async recordRunStatus(input: { runId: string; status: RunStatus; reason?: string }): Promise<void> {
+      if (input.status === 'rejected' || input.status === 'expired') await cancelRunItems(db, input.runId);
+      await setRunStatus(db, input.runId, input.status, {
+        status_reason: input.reason ?? null,
+        ...(input.status === 'rejected' || input.status === 'expired' ? { completed_at: new Date() } : {}),
+      });
+    },
+
+    async recordDecision(input: {
+      runId: string;
+      decision: 'approve' | 'reject';
+      by: Actor;
+      note?: string;
+    }): Promise<void> {
+      await db('payout_runs')
+        .where({ run_id: input.runId })
+        .update({
+          decided_by_key: input.by.keyId,
+          decided_by: input.by.name,
+          decided_at: db.fn.now(),
+          decision_note: input.note ?? null,
+          updated_at: db.fn.now(),
+        });
+    },
+
+    /**
+     * Uploaded = succeeded + failed + ineligible + pending, each side counted from payrun's records,
+     * and the same against the gateway's own batch totals. Any difference is named, never hidden.
+     */
+    async reconcileRun({
+      runId,
+      batches,
+    }: {
+      runId: string;
+      batches: PayoutBatchResult[];
+    }): Promise<Reconciliation> {
+      const run = await db('payout_runs').where({ run_id: runId }).first();
+      const byState = await itemCounts(db, { run_id: runId });
+      const sum = (states: ItemState[]) =>
+        states.reduce(
+          (total, state) => ({
+            count: total.count + (byState[state]?.count ?? 0),
+            amount: total.amount + (byState[state]?.amount ?? 0),
+          }),
+          { count: 0, amount: 0 },
+        );
+      const uploaded = { count: Number(run.row_count), amount: Number(run.total_amount) };
+      const accounted = sum(['SUCCEEDED', 'FAILED', 'INELIGIBLE', 'PENDING']);
+      const gatewaySide = batches.reduce(
+        (total, batch) => ({
+          count: total.count + (batch.gatewayTotals?.totalUploadedCount ?? 0),
+          amount: total.amount + (batch.gatewayTotals?.totalUploadedAmount ?? 0),
+          succeeded: total.succeeded + (batch.gatewayTotals?.totalSucceedCount ?? 0),
+          succeededAmount: total.succeededAmount + (batch.gatewayTotals?.totalSucceedAmount ?? 0),
+        }),
+        { count: 0, amount: 0, succeeded: 0, succeededAmount: 0 },
+      );
+      const succeeded = byState.SUCCEEDED ?? { count: 0, amount: 0 };
+      const differences: string[] = [];
+      if (accounted.count !== uploaded.count || accounted.amount !== uploaded.amount) {
+        differences.push(
+          `Uploaded ${uploaded.count} rows / ${uploaded.amount} VND, but items in final or pending states add up to ` +
+            `${accounted.count} rows / ${accounted.amount} VND (${uploaded.count - accounted.count} rows, ` +
+            `${uploaded.amount - accounted.amount} VND unaccounted).`,
+        );
+      }
+      if (gatewaySide.count !== uploaded.count || gatewaySide.amount !== uploaded.amount) {
+        differences.push(
+          `The gateway reports ${gatewaySide.count} rows / ${gatewaySide.amount} VND uploaded; payrun uploaded ` +
+            `${uploaded.count} rows / ${uploaded.amount} VND.`,
+        );
+      }
+      if (gatewaySide.succeeded !== succeeded.count || gatewaySide.succeededAmount !== succeeded.amount) {
+        differences.push(
+          `The gateway reports ${gatewaySide.succeeded} paid / ${gatewaySide.succeededAmount} VND; payrun recorded ` +
+            `${succeeded.count} / ${succeeded.amount} VND.`,
+        );
+      }
+      if (byState.PENDING)
+        differences.push(`${byState.PENDING.count} items are still pending at the gateway.`);
+      const reconciliation: Reconciliation = {
+        balanced: differences.length === 0,
+        uploaded,
+        accounted,
+        byState,
+        gateway: gatewaySide,
+        differences,
+      };
+      await setRunStatus(db, runId, reconciliation.balanced ? 'reconciled' : 'needs_attention', {
+        status_reason: differences.join(' ') || null,
+        reconciliation,
+        completed_at: new Date(),
+      });
+      return reconciliation;
+    },
+  };
+}
+
+function gatewayTotals(body: Record<string, unknown>): GatewayBatchTotals {
+  const n = (name: string) => Number(body[name] ?? 0);
+  return {
+    totalUploadedCount: n('totalUploadedCount'),
+    totalUploadedAmount: n('totalUploadedAmount'),
+    totalSucceedCount: n('totalSucceedCount'),
+    totalSucceedAmount: n('totalSucceedAmount'),
+    totalErrorCount: n('totalErrorCount'),
+    totalErrorAmount: n('totalErrorAmount'),
+    totalPendingCount: n('totalPendingCount'),
+    totalPendingAmount: n('totalPendingAmount'),
+  };
+}
+
+export type PayoutActivities = ReturnType<typeof createPayoutActivities>;

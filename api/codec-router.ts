@@ -1,0 +1,186 @@
+/**
+ * Temporal's remote codec protocol, so the Temporal Web UI (and `temporal … --codec-endpoint`) can
+ * show operators decoded payloads while the server keeps only ciphertext.
+ *
+ *   POST /codec/encode, POST /codec/decode
+ *   body and answer: { "payloads": [{ "metadata": { "<key>": "<base64>" }, "data": "<base64>" }] }
+ *
+ * This is proto3 JSON: every bytes field, metadata values included, is base64. The UI also sends
+ * `X-Namespace`; payrun uses one keyring for every namespace, so it is accepted and not needed.
+ */
+import express, { Router, type ErrorRequestHandler, type RequestHandler, type Response } from 'express';
+import type { Payload, PayloadCodec } from '@temporalio/common';
+
+export interface CodecRouterOptions {
+  codec: PayloadCodec;
+  /** Exact origin(s) of the Temporal UI, e.g. `http://127.0.0.1:8233`; the only ones given CORS headers. */
+  allowedOrigin: string | readonly string[];
+  /** Runs after CORS preflight handling (browsers send no credentials on a preflight), before any codec work. */
+  authenticate: RequestHandler;
+  /** Largest accepted body; the UI sends whole pages of history. */
+  bodyLimit?: string;
+}
+
+interface JsonPayload {
+  metadata?: Record<string, string>;
+  data?: string;
+}
+
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+const ALLOWED_HEADERS = 'content-type, x-namespace, authorization';
+
+class BadRequest extends Error {}
+
+function sendError(res: Response, status: number, code: string, message: string): void {
+  res.status(status).json({ error: { code, message } });
+}
+
+function fromBase64(value: unknown, where: string): Uint8Array {
+  if (typeof value !== 'string' || !BASE64.test(value))
+    throw new BadRequest(`${where} must be a base64 string`);
+  return Buffer.from(value, 'base64');
+}
+
+function parsePayloads(body: unknown): Payload[] {
+  if (
+    typeof body !== 'object' ||
+    body === null ||
+    !Array.isArray((body as { payloads?: unknown }).payloads)
+  ) {
+    throw new BadRequest('The body must be JSON of the form { "payloads": [...] }');
+  }
+  return (body as { payloads: unknown[] }).payloads.map((item, index) => {
+    const where = `payloads[${index}]`;
+    if (typeof item !== 'object' || item === null || Array.isArray(item)) {
+      throw new BadRequest(`${where} must be an object`);
+    }
+    const { metadata = {}, data = '' } = item as { metadata?: unknown; data?: unknown };
+    if (typeof metadata !== 'object' || metadata === null || Array.isArray(metadata)) {
+      throw new BadRequest(`${where}.metadata must be an object`);
+    }
+    const decodedMetadata: Record<string, Uint8Array> = {};
+    for (const [key, value] of Object.entries(metadata)) {
+      decodedMetadata[key] = fromBase64(value, `${where}.metadata.${key}`);
+    }
+    return { metadata: decodedMetadata, data: fromBase64(data, `${where}.data`) };
+  });
+}
+
+function toJson(payload: Payload): JsonPayload {
+  const metadata: Record<string, string> = {};
+  for (const [key, value] of Object.entries(payload.metadata ?? {})) {
+    if (value) metadata[key] = Buffer.from(value).toString('base64');
+  }
+  return { metadata, data: Buffer.from(payload.data ?? new Uint8Array()).toString('base64') };
+}
+
+function cors(allowedOrigins: ReadonlySet<string>): RequestHandler {
+  return (req, res, next) => {
+    res.vary('Origin');
+    const origin = req.get('origin');
+    const allowed = origin !== undefined && allowedOrigins.has(origin);
+    if (allowed) {
+      res.set({ 'Access-Control-Allow-Origin': origin, 'Access-Control-Allow-Credentials': 'true' });
+    }
+    if (req.method === 'OPTIONS') {
+      if (!allowed) {
+        sendError(res, 403, 'origin_not_allowed', 'This origin may not call the codec endpoint');
+        return;
+      }
+      res.set({
+        'Access-Control-Allow-Methods': 'POST, OPTIONS',
+        'Access-Control-Allow-Headers': ALLOWED_HEADERS,
+        'Access-Control-Max-Age': '600',
+      });
+      res.status(204).end();
+      return;
+    }
+    // A browser page from elsewhere could not read the answer anyway; refusing it outright also keeps
+    // cookie-carrying cross-site requests from reaching the codec. Non-browser callers send no Origin.
+    if (origin !== undefined && !allowed) {
+      sendError(res, 403, 'origin_not_allowed', 'This origin may not call the codec endpoint');
+      return;
+    }
+    next();
+  };
+}
+
+// Codes match the API's own error conventions (api/http/errors.ts) without depending on its handler.
+const bodyErrors: ErrorRequestHandler = (error: { type?: string }, _req, res, next) => {
+  if (error.type === 'entity.too.large') {
+    sendError(res, 413, 'body_too_large', 'The body is larger than the codec endpoint accepts.');
+  } else if (error.type === 'entity.parse.failed') {
+    sendError(res, 400, 'malformed_body', 'The body is not valid JSON.');
+  } else if (error.type === 'encoding.unsupported' || error.type === 'charset.unsupported') {
+    sendError(res, 415, 'unsupported_encoding', 'The body must be UTF-8.');
+  } else {
+    next(error);
+  }
+};
+
+const originSet = (allowed: string | readonly string[]): ReadonlySet<string> =>
+  new Set(typeof allowed === 'string' ? [allowed] : allowed);
+
+const LOOPBACK = new Set(['127.0.0.1', '::1', '::ffff:127.0.0.1']);
+
+/**
+ * `npm run dev` only. The dev server's embedded UI can be given a codec endpoint but neither an
+ * access token nor credentials, so it cannot present an API key. This lets the UI's origin through
+ * from this machine and sends every other caller (the CLI with `--codec-auth`) to `fallback`.
+ * Never use it with production keys: any local process can claim that Origin.
+ */
+export function devCodecAuthenticate(options: {
+  allowedOrigin: string | readonly string[];
+  fallback: RequestHandler;
+}): RequestHandler {
+  const origins = originSet(options.allowedOrigin);
+  return (req, res, next) => {
+    const origin = req.get('origin');
+    if (origin !== undefined && origins.has(origin) && LOOPBACK.has(req.socket.remoteAddress ?? '')) {
+      next();
+      return;
+    }
+    return options.fallback(req, res, next);
+  };
+}
+
+export function createCodecRouter(options: CodecRouterOptions): Router {
+  const origins = originSet(options.allowedOrigin);
+  const codecRoutes = Router();
+  codecRoutes.use((_req, res, next) => {
+    // Decoded answers are plaintext PII: no browser or proxy may keep a copy.
+    res.set('Cache-Control', 'no-store');
+    next();
+  });
+  codecRoutes.use(cors(origins));
+  codecRoutes.use(options.authenticate);
+  codecRoutes.use(express.json({ limit: options.bodyLimit ?? '8mb' }), bodyErrors);
+
+  for (const operation of ['encode', 'decode'] as const) {
+    codecRoutes.post(`/${operation}`, async (req, res) => {
+      let payloads: Payload[];
+      try {
+        if (!req.is('application/json')) throw new BadRequest('Content-Type must be application/json');
+        payloads = parsePayloads(req.body);
+      } catch (error) {
+        if (!(error instanceof BadRequest)) throw error;
+        sendError(res, 400, 'invalid_request', error.message);
+        return;
+      }
+      let result: Payload[];
+      try {
+        result = await options.codec[operation](payloads);
+      } catch (error) {
+        // Unknown key ids and tampered payloads: the message names the key id and never key material.
+        sendError(res, 422, `${operation}_failed`, (error as Error).message);
+        return;
+      }
+      res.json({ payloads: result.map(toJson) });
+    });
+  }
+
+  // Scoped under /codec so authentication and CORS never touch the rest of the API.
+  const router = Router();
+  router.use('/codec', codecRoutes);
+  return router;
+}

@@ -1,0 +1,395 @@
+/**
+ * The payout run stories: upload (validate, refuse or create and start), decide (approve / reject),
+ * resume after a top-up, and read progress and results. Routes stay thin and call these.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { WorkflowUpdateFailedError, type Client } from '@temporalio/client';
+import { WorkflowIdReusePolicy } from '@temporalio/common';
+import type { Db } from '../../db/knex';
+import {
+  findLivePayoutIds,
+  getRun,
+  itemCounts,
+  itemCountsByBatch,
+  listBatches,
+  type PayoutItemRow,
+  type PayoutRunRow,
+} from '../../db/payouts';
+import {
+  decideUpdate,
+  payoutBatchId,
+  payoutBatchWorkflowId,
+  payoutRunWorkflowId,
+  resumeSignal,
+  type Actor,
+  type ItemState,
+  type PayoutRunInput,
+  type PayoutTiming,
+  type RunStatus,
+} from '../../workflows/payout-definitions';
+import type { Principal } from '../auth/roles';
+import { ApiError, conflict, forbidden, notFound } from '../http/errors';
+import { markAlreadyPaid, parsePayoutFile, toCsv, type PayoutFileReport, type PayoutRow } from './payout-csv';
+
+export interface PayoutSettings {
+  maxRows: number;
+  batchSize: number;
+  parallelBatches: number;
+  approvalTtlHours: number;
+  timing: PayoutTiming;
+  taskQueue: string;
+}
+
+export interface PayoutDeps {
+  db: Db;
+  temporal: Client;
+  settings: PayoutSettings;
+}
+
+const actorOf = (principal: Principal): Actor => ({ keyId: principal.keyId, name: principal.name });
+
+export function newRunId(now = new Date()): string {
+  return `run-${now.toISOString().slice(0, 10).replaceAll('-', '')}-${randomBytes(3).toString('hex')}`;
+}
+
+/** Validation of a file, including payout ids an earlier run already paid or is paying. */
+export async function validatePayoutFile(deps: PayoutDeps, file: Buffer): Promise<PayoutFileReport> {
+  const report = parsePayoutFile(file, { maxRows: deps.settings.maxRows });
+  if (report.fileErrors.length || report.rows.length === 0) return report;
+  return markAlreadyPaid(
+    report,
+    await findLivePayoutIds(
+      deps.db,
+      report.rows.map((row) => row.payoutId),
+    ),
+  );
+}
+
+export function reportSummary(report: PayoutFileReport, batchSize: number) {
+  const valid = report.fileErrors.length === 0 && report.rowErrors.length === 0;
+  return {
+    valid,
+    rowCount: report.rowCount,
+    validRowCount: report.rows.length,
+    totalAmount: report.totalAmount,
+    batchCount: valid ? Math.ceil(report.rows.length / batchSize) : 0,
+    fileErrors: report.fileErrors,
+    rowErrors: report.rowErrors,
+  };
+}
+
+function invalidFile(report: PayoutFileReport): ApiError {
+  const problems = [
+    ...report.fileErrors.map((error) => ({ field: 'file', rule: error.rule, message: error.message })),
+    ...report.rowErrors.map((error) => ({
+      field: `row ${error.row}${error.column ? `.${error.column}` : ''}`,
+      rule: error.rule,
+      message: error.message,
+    })),
+  ];
+  const what = report.fileErrors.length
+    ? report.fileErrors.map((error) => error.message).join(' ')
+    : `${new Set(report.rowErrors.map((error) => error.row)).size} of ${report.rowCount} rows have errors.`;
+  return new ApiError(
+    422,
+    'invalid_payout_file',
+    `The file was not accepted: ${what} Nothing was created.`,
+    problems,
+  );
+}
+
+/** Creates the run's records and starts its workflow; a file with any error creates nothing. */
+export async function uploadPayoutRun(
+  deps: PayoutDeps,
+  input: { file: Buffer; fileName: string; principal: Principal },
+) {
+  const { db, temporal, settings } = deps;
+  const report = await validatePayoutFile(deps, input.file);
+  if (report.fileErrors.length || report.rowErrors.length) throw invalidFile(report);
+
+  const runId = newRunId();
+  const batches = chunk(report.rows, settings.batchSize).map((rows, index) => ({
+    batchId: payoutBatchId(runId, index + 1),
+    seq: index + 1,
+    rows,
+    totalAmount: rows.reduce((sum, row) => sum + row.amount, 0),
+  }));
+  const expiresAt = new Date(Date.now() + settings.approvalTtlHours * 3600_000);
+  const actor = actorOf(input.principal);
+
+  try {
+    await db.transaction(async (trx) => {
+      await trx('payout_runs').insert({
+        run_id: runId,
+        status: 'awaiting_approval' satisfies RunStatus,
+        file_name: input.fileName,
+        file_sha256: createHash('sha256').update(input.file).digest('hex'),
+        row_count: report.rows.length,
+        total_amount: report.totalAmount,
+        batch_count: batches.length,
+        workflow_id: payoutRunWorkflowId(runId),
+        uploaded_by_key: actor.keyId,
+        uploaded_by: actor.name,
+        expires_at: expiresAt,
+      });
+      await trx('payout_batches').insert(
+        batches.map((batch) => ({
+          batch_id: batch.batchId,
+          run_id: runId,
+          seq: batch.seq,
+          order_id: batch.batchId,
+          workflow_id: payoutBatchWorkflowId(batch.batchId),
+          item_count: batch.rows.length,
+          total_amount: batch.totalAmount,
+          status: 'queued',
+        })),
+      );
+      for (const batch of batches) {
+        for (const rows of chunk(batch.rows, 1000)) {
+          await trx('payout_items').insert(rows.map((row) => itemRecord(runId, batch.batchId, row)));
+        }
+      }
+    });
+  } catch (error) {
+    // Another upload claimed one of these payout ids between our check and our insert.
+    if ((error as { constraint?: string }).constraint === 'payout_items_one_live_payout') {
+      throw conflict(
+        'payout_in_flight',
+        'Another run claimed some of these payout ids a moment ago; validate the file again.',
+      );
+    }
+    throw error;
+  }
+
+  const workflowInput: PayoutRunInput = {
+    runId,
+    batches: batches.map(({ batchId, rows, totalAmount }) => ({
+      batchId,
+      itemCount: rows.length,
+      totalAmount,
+    })),
+    uploadedBy: actor,
+    approvalDeadline: expiresAt.toISOString(),
+    parallelBatches: settings.parallelBatches,
+    timing: settings.timing,
+  };
+  try {
+    await temporal.workflow.start('payoutRun', {
+      taskQueue: settings.taskQueue,
+      workflowId: payoutRunWorkflowId(runId),
+      args: [workflowInput],
+      // A run id is used once: no second workflow can ever pay the same run.
+      workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+    });
+  } catch (error) {
+    // Nothing was paid: release the payout ids so the file can be uploaded again.
+    await db('payout_items').where({ run_id: runId }).update({ state: 'CANCELLED' });
+    await db('payout_runs')
+      .where({ run_id: runId })
+      .update({ status: 'expired', status_reason: 'The workflow could not be started.' });
+    throw error;
+  }
+  return runView(deps, runId);
+}
+
+function itemRecord(runId: string, batchId: string, row: PayoutRow) {
+  return {
+    run_id: runId,
+    batch_id: batchId,
+    payout_id: row.payoutId,
+    row_number: row.rowNumber,
+    wallet_id: row.walletId,
+    wallet_name: row.walletName,
+    personal_id: row.personalId,
+    amount: row.amount,
+    description: row.description,
+    store_id: row.storeId,
+    state: 'QUEUED' satisfies ItemState,
+  };
+}
+
+function chunk<T>(list: readonly T[], size: number): T[][] {
+  const chunks: T[][] = [];
+  for (let start = 0; start < list.length; start += size) chunks.push(list.slice(start, start + size));
+  return chunks;
+}
+
+async function requireRun(db: Db, runId: string): Promise<PayoutRunRow> {
+  const run = await getRun(db, runId);
+  if (!run) throw notFound(`Payout run ${runId}`);
+  return run;
+}
+
+/** Approve or reject through the workflow, which alone decides (maker ≠ checker, still awaiting). */
+export async function decideRun(
+  deps: PayoutDeps,
+  input: { runId: string; decision: 'approve' | 'reject'; note?: string; principal: Principal },
+) {
+  const run = await requireRun(deps.db, input.runId);
+  const by = actorOf(input.principal);
+  if (input.decision === 'approve' && (run.uploaded_by_key === by.keyId || run.uploaded_by === by.name)) {
+    throw forbidden('The person who uploaded a run cannot approve it; another approver must.');
+  }
+  try {
+    await deps.temporal.workflow
+      .getHandle(run.workflow_id)
+      .executeUpdate(decideUpdate, { args: [{ decision: input.decision, by, note: input.note }] });
+  } catch (error) {
+    if (error instanceof WorkflowUpdateFailedError) {
+      throw conflict(
+        'run_not_awaiting_approval',
+        (error.cause as Error | undefined)?.message ?? error.message,
+      );
+    }
+    if ((error as Error).name === 'WorkflowNotFoundError') {
+      throw conflict(
+        'run_not_awaiting_approval',
+        `Run ${input.runId} is ${run.status} and can no longer be decided.`,
+      );
+    }
+    throw error;
+  }
+  return runView(deps, input.runId);
+}
+
+export async function resumeRun(deps: PayoutDeps, input: { runId: string; principal: Principal }) {
+  const run = await requireRun(deps.db, input.runId);
+  if (run.status !== 'awaiting_funds') {
+    throw conflict(
+      'run_not_waiting_for_funds',
+      `Run ${input.runId} is ${run.status}; only a run awaiting funds resumes.`,
+    );
+  }
+  await deps.temporal.workflow
+    .getHandle(run.workflow_id)
+    .signal(resumeSignal, { by: actorOf(input.principal) });
+  return runView(deps, input.runId);
+}
+
+export async function runView(deps: Pick<PayoutDeps, 'db'>, runId: string) {
+  const { db } = deps;
+  const run = await requireRun(db, runId);
+  const [counts, batches, batchCounts] = await Promise.all([
+    itemCounts(db, { run_id: runId }),
+    listBatches(db, runId),
+    itemCountsByBatch(db, runId),
+  ]);
+  const finished = (states: Partial<Record<ItemState, { count: number }>>) =>
+    (['SUCCEEDED', 'FAILED', 'INELIGIBLE', 'CANCELLED'] as ItemState[]).reduce(
+      (sum, state) => sum + (states[state]?.count ?? 0),
+      0,
+    );
+  return {
+    runId: run.run_id,
+    status: run.status,
+    statusReason: run.status_reason,
+    fileName: run.file_name,
+    rowCount: run.row_count,
+    totalAmount: Number(run.total_amount),
+    uploadedBy: run.uploaded_by,
+    uploadedAt: run.uploaded_at,
+    expiresAt: run.expires_at,
+    decidedBy: run.decided_by,
+    decidedAt: run.decided_at,
+    decisionNote: run.decision_note,
+    completedAt: run.completed_at,
+    workflowId: run.workflow_id,
+    progress: { done: finished(counts), total: run.row_count },
+    counts,
+    reconciliation: run.reconciliation,
+    batches: batches.map((batch) => {
+      const states = batchCounts.get(batch.batch_id) ?? {};
+      return {
+        batchId: batch.batch_id,
+        seq: batch.seq,
+        status: batch.status,
+        statusReason: batch.status_reason,
+        itemCount: batch.item_count,
+        totalAmount: Number(batch.total_amount),
+        workflowId: batch.workflow_id,
+        progress: { done: finished(states), total: batch.item_count },
+        counts: states,
+        gatewayTotals: batch.gateway_totals,
+      };
+    }),
+  };
+}
+
+export async function listRuns(db: Db, filter: { status?: string; limit: number }) {
+  const query = db('payout_runs').orderBy('uploaded_at', 'desc').limit(filter.limit);
+  if (filter.status) query.where({ status: filter.status });
+  const runs: PayoutRunRow[] = await query;
+  return runs.map((run) => ({
+    runId: run.run_id,
+    status: run.status,
+    fileName: run.file_name,
+    rowCount: run.row_count,
+    totalAmount: Number(run.total_amount),
+    uploadedBy: run.uploaded_by,
+    uploadedAt: run.uploaded_at,
+    decidedBy: run.decided_by,
+    workflowId: run.workflow_id,
+  }));
+}
+
+const itemView = (item: PayoutItemRow) => ({
+  payoutId: item.payout_id,
+  row: item.row_number,
+  batchId: item.batch_id,
+  walletId: item.wallet_id,
+  walletName: item.wallet_name,
+  amount: Number(item.amount),
+  description: item.description,
+  state: item.state,
+  resultCode: item.result_code,
+  message: item.message,
+  transId: item.trans_id,
+  updatedAt: item.updated_at,
+});
+
+export async function listItems(
+  db: Db,
+  runId: string,
+  filter: { state?: ItemState; limit: number; offset: number },
+) {
+  await requireRun(db, runId);
+  const query = db('payout_items')
+    .where({ run_id: runId })
+    .orderBy('row_number')
+    .limit(filter.limit)
+    .offset(filter.offset);
+  if (filter.state) query.where({ state: filter.state });
+  const items: PayoutItemRow[] = await query;
+  return { runId, items: items.map(itemView), limit: filter.limit, offset: filter.offset };
+}
+
+export async function resultsCsv(db: Db, runId: string): Promise<string> {
+  await requireRun(db, runId);
+  const items: PayoutItemRow[] = await db('payout_items').where({ run_id: runId }).orderBy('row_number');
+  return toCsv(
+    [
+      'payout_id',
+      'row',
+      'wallet_id',
+      'wallet_name',
+      'amount',
+      'description',
+      'state',
+      'result_code',
+      'message',
+      'trans_id',
+    ],
+    items.map((item) => [
+      item.payout_id,
+      item.row_number,
+      item.wallet_id,
+      item.wallet_name,
+      Number(item.amount),
+      item.description,
+      item.state,
+      item.result_code,
+      item.message,
+      item.trans_id,
+    ]),
+  );
+}

@@ -1,0 +1,15 @@
+import type { Config } from '../../platform/config';
+import { DEFAULT_PAYOUT_TIMING } from '../../workflows/payout-definitions';
+import type { PayoutSettings } from './payout-runs';
+
+export function payoutSettingsFrom(config: Config): PayoutSettings & { uploadLimit: string } {
+  return {
+    maxRows: config.PAYOUT_MAX_ROWS,
+    batchSize: config.PAYOUT_BATCH_SIZE,
+    parallelBatches: config.PAYOUT_PARALLEL_BATCHES,
+    approvalTtlHours: config.PAYOUT_APPROVAL_TTL_HOURS,
+    taskQueue: config.TEMPORAL_TASK_QUEUE,
+    uploadLimit: config.PAYOUT_UPLOAD_LIMIT,
+    timing: { ...DEFAULT_PAYOUT_TIMING, ipnTimeout: `${config.PAYOUT_IPN_TIMEOUT_SECONDS} seconds` },
+  };
+}

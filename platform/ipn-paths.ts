@@ -1,0 +1,5 @@
+/** Paths of payrun's notification receivers: the API serves them, activities hand them to the gateway. */
+export const ipnPaths = {
+  batch: '/ipn/disbursement-batch',
+  disbursement: '/ipn/disbursement',
+} as const;

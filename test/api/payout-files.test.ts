@@ -1,0 +1,236 @@
+/**
+ * A corpus of bad payout files through the real upload endpoint: each gets the right row-level or
+ * file-level error, and nothing is created.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Client, Connection } from '@temporalio/client';
+import { inject } from 'vitest';
+import { createApp } from '../../api/app';
+import type { Db } from '../../db/knex';
+import { createLogger } from '../../platform/logger';
+import { jsonOf, listen, newKey, type RunningApi } from '../support/api';
+import { connectTestDatabase } from '../support/database';
+import { testMerchant, testPayoutSettings } from '../support/settings';
+import { testDataConverter } from '../support/temporal';
+
+let db: Db;
+let connection: Connection;
+let api: RunningApi;
+let maker: string;
+
+const HEADER = 'payout_id,wallet_id,wallet_name,personal_id,amount,description,store_id';
+const row = (
+  id: string,
+  overrides: Partial<Record<'wallet' | 'name' | 'pid' | 'amount' | 'desc', string>> = {},
+) =>
+  [
+    id,
+    overrides.wallet ?? '0912345678',
+    overrides.name ?? 'Nguyen Van A',
+    overrides.pid ?? '',
+    overrides.amount ?? '150000',
+    overrides.desc ?? 'Salary',
+    '',
+  ].join(',');
+const file = (...rows: string[]) => [HEADER, ...rows].join('\n') + '\n';
+
+beforeAll(async () => {
+  db = connectTestDatabase();
+  connection = await Connection.connect({ address: inject('devServerAddress') });
+  const temporal = new Client({ connection, dataConverter: testDataConverter });
+  api = await listen(
+    createApp({
+      db,
+      temporal,
+      logger: createLogger('silent'),
+      merchant: testMerchant,
+      payouts: { ...testPayoutSettings(), maxRows: 100_000 },
+    }),
+  );
+  maker = await newKey(db, ['payouts-maker']);
+});
+
+afterAll(async () => {
+  await api.close();
+  await connection.close();
+  await db.destroy();
+});
+
+async function snapshot() {
+  const [runs, items] = await Promise.all([
+    db('payout_runs').count({ n: '*' }).first(),
+    db('payout_items').count({ n: '*' }).first(),
+  ]);
+  return { runs: runs?.n, items: items?.n };
+}
+
+async function upload(body: string | Buffer, path = '/v1/payout-runs') {
+  const response = await fetch(`${api.baseUrl}${path}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${maker}`, 'content-type': 'text/csv' },
+    body,
+  });
+  return { status: response.status, body: await jsonOf(response) };
+}
+
+const rowCases: Array<[string, string, string, string]> = [
+  ['payout id with a space', row('pay 1'), 'payout_id', 'pattern'],
+  ['wallet without the leading 0', row('p-wallet', { wallet: '912345678' }), 'wallet_id', 'pattern'],
+  ['wallet in +84 form', row('p-plus', { wallet: '+84912345678' }), 'wallet_id', 'pattern'],
+  ['amount below 1000', row('p-low', { amount: '999' }), 'amount', 'min'],
+  ['amount above 200,000,000', row('p-high', { amount: '200000001' }), 'amount', 'max'],
+  ['amount with dots', row('p-dots', { amount: '1.000.000' }), 'amount', 'plain_digits'],
+  ['amount with commas', row('p-commas', { amount: '"1,000,000"' }), 'amount', 'plain_digits'],
+  ['amount in exponent form', row('p-exp', { amount: '1e6' }), 'amount', 'plain_digits'],
+  ['amount with decimals', row('p-dec', { amount: '1000.50' }), 'amount', 'plain_digits'],
+  ['negative amount', row('p-neg', { amount: '-5000' }), 'amount', 'plain_digits'],
+  ['zero amount', row('p-zero', { amount: '0' }), 'amount', 'min'],
+  ['missing name', row('p-name', { name: '' }), 'wallet_name', 'required'],
+  ['personal id of 13 digits', row('p-pid', { pid: '1234567890123' }), 'personal_id', 'digits_max_12'],
+  ['personal id with letters', row('p-pid2', { pid: '12AB' }), 'personal_id', 'digits_max_12'],
+];
+
+describe('payout file validation', () => {
+  for (const [name, badRow, column, rule] of rowCases) {
+    it(`refuses a ${name}, naming row, column and rule, and creates nothing`, async () => {
+      const before = await snapshot();
+      const { status, body } = await upload(file(row('ok-1'), badRow));
+      expect(status).toBe(422);
+      expect(body.error.code).toBe('invalid_payout_file');
+      const problem = body.error.problems.find(
+        (entry: { field: string }) => entry.field === `row 3.${column}`,
+      );
+      expect(problem, JSON.stringify(body.error.problems)).toBeDefined();
+      expect(problem.rule).toContain(rule);
+      expect(await snapshot()).toEqual(before);
+    });
+  }
+
+  it('refuses a payout id repeated inside the file', async () => {
+    const { status, body } = await upload(file(row('dup-1'), row('dup-1')));
+    expect(status).toBe(422);
+    expect(body.error.problems).toEqual([
+      expect.objectContaining({ field: 'row 3.payout_id', rule: 'duplicate_in_file' }),
+    ]);
+  });
+
+  it('refuses a payout id an earlier run paid or is paying', async () => {
+    const runId = 'run-20261101-abcdef';
+    await db('payout_runs').insert({
+      run_id: runId,
+      status: 'reconciled',
+      file_name: 'old.csv',
+      file_sha256: 'x',
+      row_count: 1,
+      total_amount: 150000,
+      batch_count: 1,
+      workflow_id: `payout-run/${runId}`,
+      uploaded_by_key: 'k',
+      uploaded_by: 'someone',
+      expires_at: new Date(),
+    });
+    await db('payout_batches').insert({
+      batch_id: `${runId}-b001`,
+      run_id: runId,
+      seq: 1,
+      order_id: `${runId}-b001`,
+      workflow_id: `payout-batch/${runId}-b001`,
+      item_count: 1,
+      total_amount: 150000,
+      status: 'completed',
+    });
+    await db('payout_items').insert({
+      run_id: runId,
+      batch_id: `${runId}-b001`,
+      payout_id: 'paid-before',
+      row_number: 2,
+      wallet_id: '0912345678',
+      wallet_name: 'A',
+      amount: 150000,
+      state: 'SUCCEEDED',
+    });
+    const before = await snapshot();
+    const { status, body } = await upload(file(row('paid-before'), row('fresh-1')));
+    expect(status).toBe(422);
+    expect(body.error.problems).toEqual([
+      expect.objectContaining({ field: 'row 2.payout_id', rule: 'already_paid_or_in_flight' }),
+    ]);
+    expect(body.error.problems[0].message).toContain(runId);
+    expect(await snapshot()).toEqual(before);
+  });
+
+  const fileCases: Array<[string, string | Buffer, string]> = [
+    ['an empty file', '', 'empty'],
+    ['a header without rows', HEADER + '\n', 'no_rows'],
+    [
+      'a file that is not CSV',
+      Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0x00, 0x0d]),
+      'encoding',
+    ],
+    ['a file with broken quoting', `${HEADER}\n"p1,0912345678,A,,1000,x,\n`, 'not_csv'],
+    [
+      'semicolon-separated columns',
+      'payout_id;wallet_id;wallet_name;amount\np1;0912345678;A;1000\n',
+      'missing_column',
+    ],
+    ['a missing amount column', 'payout_id,wallet_id,wallet_name\np1,0912345678,A\n', 'missing_column'],
+    ['an unknown column', `${HEADER},iban\n${row('p1')},x\n`, 'unknown_column'],
+    ['ragged rows', `${HEADER}\np1,0912345678\n`, 'not_csv'],
+  ];
+  for (const [name, content, rule] of fileCases) {
+    it(`refuses ${name} as a whole, creating nothing`, async () => {
+      const before = await snapshot();
+      const { status, body } = await upload(content);
+      expect(status).toBe(422);
+      expect(body.error.problems[0]).toMatchObject({ field: 'file', rule });
+      expect(await snapshot()).toEqual(before);
+    });
+  }
+
+  it('refuses a file of 100,001 rows and accepts the row count at the limit in a dry run', async () => {
+    const rows = Array.from(
+      { length: 100_001 },
+      (_, index) => `big-${index},0912345678,Receiver ${index},,1000,x,`,
+    );
+    const tooMany = await upload([HEADER, ...rows].join('\n'));
+    expect(tooMany.status).toBe(422);
+    expect(tooMany.body.error.problems[0]).toMatchObject({ field: 'file', rule: 'too_many_rows' });
+    const atLimit = await upload([HEADER, ...rows.slice(0, 100_000)].join('\n'), '/v1/payout-runs/dry-run');
+    expect(atLimit.status).toBe(200);
+    expect(atLimit.body).toMatchObject({
+      valid: true,
+      rowCount: 100_000,
+      totalAmount: 100_000_000,
+      batchCount: 100,
+    });
+  }, 120_000);
+
+  it('accepts UTF-8 with a BOM, CRLF line ends, quoted fields and any header case', async () => {
+    const content =
+      '\uFEFFPAYOUT_ID,Wallet_Id,wallet_name,Personal_ID,AMOUNT,Description,store_id\r\n' +
+      'bom-1,0912345678,"Nguyễn Văn An",012345678901,1500000,"Lương tháng 11, kỳ 1",\r\n' +
+      'bom-2,0987654321,"Trần ""Bé"" Thị",,250000,Thưởng,S01\r\n';
+    const { status, body } = await upload(content, '/v1/payout-runs/dry-run');
+    expect(status).toBe(200);
+    expect(body).toMatchObject({
+      valid: true,
+      rowCount: 2,
+      totalAmount: 1_750_000,
+      rowErrors: [],
+      fileErrors: [],
+    });
+  });
+
+  it('gives the error report as CSV for download', async () => {
+    const response = await fetch(`${api.baseUrl}/v1/payout-runs/dry-run?format=csv`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${maker}`, 'content-type': 'text/csv' },
+      body: file(row('c1', { amount: '"12,5"' }), row('c2', { wallet: '=cmd()' })),
+    });
+    expect(response.headers.get('content-type')).toContain('text/csv');
+    const text = await response.text();
+    expect(text.split('\r\n')[0]).toBe('row,column,rule,message');
+    expect(text).toContain('2,amount,plain_digits');
+    expect(text).toContain('3,wallet_id,');
+  });
+});

@@ -1,0 +1,124 @@
+import { condition, proxyActivities, setHandler } from '@temporalio/workflow';
+import type { Duration } from '@temporalio/common';
+import type { PayoutActivities } from '../activities/payouts';
+import {
+  batchNotificationSignal,
+  batchStatusQuery,
+  resumeSignal,
+  type BatchStatus,
+  type PayoutBatchInput,
+  type PayoutBatchResult,
+} from './payout-definitions';
+import { durationMs } from './durations';
+
+// Gateway calls: retried with backoff on transport failures and "retry later" answers; the same
+// requestId is re-sent on every attempt, so a lost response never becomes a second order.
+const gateway = proxyActivities<PayoutActivities>({
+  startToCloseTimeout: '2 minutes',
+  heartbeatTimeout: '1 minute',
+  retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '5 minutes' },
+});
+const records = proxyActivities<PayoutActivities>({
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
+});
+
+/**
+ * One gateway batch (≤ 1000 items): init → create → 8003 → balance → pay → result → every page of
+ * batch/query → follow PENDING items to a final state. Items never pass through workflow history:
+ * activities read and write them in PostgreSQL by batch id.
+ */
+export async function payoutBatch(input: PayoutBatchInput): Promise<PayoutBatchResult> {
+  const { batchId, runId, timing } = input;
+  let status: BatchStatus = 'queued';
+  let created = false;
+  let paidNotices = 0;
+  let resumeRequested = false;
+
+  setHandler(batchStatusQuery, () => status);
+  setHandler(batchNotificationSignal, (notice) => {
+    // Duplicated, late and reordered notifications only ever move these flags forward.
+    if (notice.stage === 'created') created = true;
+    else paidNotices += 1;
+  });
+  setHandler(resumeSignal, () => {
+    if (status === 'awaiting_funds') resumeRequested = true;
+  });
+
+  const setStatus = async (next: BatchStatus, reason?: string) => {
+    status = next;
+    await records.recordBatchStatus({ runId, batchId, status: next, reason });
+  };
+
+  /** Waits for a notification, or asks the gateway when it is late: a lost IPN delays, never loses. */
+  const waitOrAsk = async (arrived: () => boolean, stillWaiting: () => Promise<boolean>) => {
+    let wait: Duration = timing.ipnTimeout;
+    while (!(await condition(arrived, wait))) {
+      if (!(await stillWaiting())) return;
+      wait = Math.min(durationMs(wait) * 2, durationMs('30 minutes'));
+    }
+  };
+
+  await setStatus('initiating');
+  const { mToken } = await gateway.initiateBatch({ batchId });
+
+  await setStatus('creating');
+  await gateway.createBatch({ batchId, mToken });
+
+  await setStatus('validating');
+  await waitOrAsk(
+    () => created,
+    async () => (await gateway.syncBatchItems({ batchId })).validating,
+  );
+  let sync = await gateway.syncBatchItems({ batchId });
+  const eligible = sync.counts.ELIGIBLE ?? { count: 0, amount: 0 };
+
+  if (eligible.count > 0) {
+    for (let attempt = 1; ; attempt++) {
+      await setStatus('checking_balance');
+      const { balance } = await gateway.checkBalance({ batchId });
+      const short = balance < eligible.amount;
+      const outcome = short ? 'insufficient_funds' : (await paying(attempt)).outcome;
+      if (outcome === 'accepted') break;
+      await setStatus(
+        'awaiting_funds',
+        `The merchant balance (${balance} VND) is short of the ${eligible.amount} VND this batch needs. ` +
+          'Top up, then resume the run.',
+      );
+      await condition(() => resumeRequested);
+      resumeRequested = false;
+    }
+
+    await setStatus('awaiting_result');
+    await waitOrAsk(
+      () => paidNotices > 0,
+      async () => (await gateway.syncBatchItems({ batchId })).counts.ELIGIBLE !== undefined,
+    );
+    sync = await gateway.syncBatchItems({ batchId });
+
+    let interval = durationMs(timing.pendingFirstCheck);
+    let waited = 0;
+    while (sync.counts.PENDING && waited < durationMs(timing.pendingGiveUpAfter)) {
+      await setStatus('settling', `${sync.counts.PENDING.count} items are still pending at the gateway.`);
+      const seen = paidNotices;
+      await condition(() => paidNotices > seen, interval);
+      waited += interval;
+      interval = Math.min(interval * 2, durationMs(timing.pendingMaxInterval));
+      sync = await gateway.syncBatchItems({ batchId });
+    }
+  }
+
+  const final: BatchStatus = sync.counts.PENDING ? 'needs_attention' : 'completed';
+  await setStatus(
+    final,
+    final === 'needs_attention'
+      ? `${sync.counts.PENDING?.count} items were still pending when we stopped waiting.`
+      : undefined,
+  );
+  return { batchId, status: final, counts: sync.counts, gatewayTotals: sync.gatewayTotals };
+
+  async function paying(attempt: number) {
+    await setStatus('paying');
+    return gateway.payBatch({ batchId, attempt });
+  }
+}

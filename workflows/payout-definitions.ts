@@ -1,0 +1,133 @@
+/**
+ * What the payout workflows share with their callers: identities, inputs, statuses, and the
+ * signals, updates and queries. Pure code: the API imports it to address the workflows.
+ */
+import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+import type { Duration } from '@temporalio/common';
+
+// ---- identities: every id derives from the run, so a retry or a replay can never invent a new order
+export const payoutRunWorkflowId = (runId: string) => `payout-run/${runId}`;
+export const payoutBatchWorkflowId = (batchId: string) => `payout-batch/${batchId}`;
+/** The batch's gateway orderId is the batch id itself: `<runId>-b001`. */
+export const payoutBatchId = (runId: string, seq: number) => `${runId}-b${String(seq).padStart(3, '0')}`;
+
+export type ItemState =
+  'QUEUED' | 'ELIGIBLE' | 'INELIGIBLE' | 'SUCCEEDED' | 'FAILED' | 'PENDING' | 'CANCELLED';
+
+export type RunStatus =
+  | 'awaiting_approval'
+  | 'rejected'
+  | 'expired'
+  | 'running'
+  | 'awaiting_funds'
+  | 'reconciled'
+  | 'needs_attention';
+
+export type BatchStatus =
+  | 'queued'
+  | 'initiating'
+  | 'creating'
+  | 'validating'
+  | 'checking_balance'
+  | 'awaiting_funds'
+  | 'paying'
+  | 'awaiting_result'
+  | 'settling'
+  | 'completed'
+  | 'needs_attention'
+  | 'failed';
+
+export interface PayoutTiming {
+  /** How long to wait for a gateway notification before asking with batch/query. */
+  ipnTimeout: Duration;
+  /** First wait before re-checking PENDING items; doubles up to `pendingMaxInterval`. */
+  pendingFirstCheck: Duration;
+  pendingMaxInterval: Duration;
+  /** After this long with items still PENDING, the batch ends as needs_attention. */
+  pendingGiveUpAfter: Duration;
+}
+
+export const DEFAULT_PAYOUT_TIMING: PayoutTiming = {
+  ipnTimeout: '2 minutes',
+  pendingFirstCheck: '1 minute',
+  pendingMaxInterval: '1 hour',
+  pendingGiveUpAfter: '3 days',
+};
+
+export interface Actor {
+  keyId: string;
+  name: string;
+}
+
+export interface PayoutBatchInput {
+  runId: string;
+  batchId: string;
+  itemCount: number;
+  totalAmount: number;
+  timing: PayoutTiming;
+}
+
+export interface PayoutRunInput {
+  runId: string;
+  batches: Array<{ batchId: string; itemCount: number; totalAmount: number }>;
+  uploadedBy: Actor;
+  /** ISO time after which an undecided run expires. */
+  approvalDeadline: string;
+  parallelBatches: number;
+  timing: PayoutTiming;
+}
+
+export interface StateTotals {
+  count: number;
+  amount: number;
+}
+
+export type StateCounts = Partial<Record<ItemState, StateTotals>>;
+
+/** The gateway's own totals for a batch, as its query reports them. */
+export interface GatewayBatchTotals {
+  totalUploadedCount: number;
+  totalUploadedAmount: number;
+  totalSucceedCount: number;
+  totalSucceedAmount: number;
+  totalErrorCount: number;
+  totalErrorAmount: number;
+  totalPendingCount: number;
+  totalPendingAmount: number;
+}
+
+export interface PayoutBatchResult {
+  batchId: string;
+  status: BatchStatus;
+  counts: StateCounts;
+  gatewayTotals?: GatewayBatchTotals;
+}
+
+export interface BatchNotice {
+  stage: 'created' | 'paid';
+  resultCode: number;
+}
+
+export interface Decision {
+  decision: 'approve' | 'reject';
+  by: Actor;
+  note?: string;
+}
+
+export interface RunProgress {
+  runId: string;
+  status: RunStatus;
+  decidedBy?: Actor;
+  batchesDone: number;
+  batchCount: number;
+}
+
+/** The gateway reported a batch stage (8003 created, or the payment result). */
+export const batchNotificationSignal = defineSignal<[BatchNotice]>('batchNotification');
+/** The operator topped up the merchant balance: try paying again. */
+export const resumeSignal = defineSignal<[{ by: Actor }]>('resume');
+export const batchStatusQuery = defineQuery<BatchStatus>('batchStatus');
+
+/** Approve or reject; answers the caller with the run's new status, or refuses (maker ≠ checker). */
+export const decideUpdate = defineUpdate<RunStatus, [Decision]>('decide');
+export const runProgressQuery = defineQuery<RunProgress>('progress');

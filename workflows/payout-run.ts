@@ -1,0 +1,131 @@
+import {
+  ParentClosePolicy,
+  condition,
+  executeChild,
+  getExternalWorkflowHandle,
+  proxyActivities,
+  setHandler,
+  allHandlersFinished,
+} from '@temporalio/workflow';
+import type { PayoutActivities } from '../activities/payouts';
+import { payoutBatch } from './payout-batch';
+import {
+  decideUpdate,
+  payoutBatchWorkflowId,
+  resumeSignal,
+  runProgressQuery,
+  type Actor,
+  type Decision,
+  type PayoutBatchResult,
+  type PayoutRunInput,
+  type RunStatus,
+} from './payout-definitions';
+
+const records = proxyActivities<PayoutActivities>({
+  startToCloseTimeout: '1 minute',
+  retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
+});
+
+/**
+ * A payout run: waits for a second person's approval (or a rejection, or the deadline), then runs one
+ * child workflow per batch, a few at a time, and reconciles the whole run when they are done.
+ */
+export async function payoutRun(input: PayoutRunInput): Promise<RunStatus> {
+  const { runId } = input;
+  let status: RunStatus = 'awaiting_approval';
+  let decision: Decision | undefined;
+  let batchesDone = 0;
+  const running = new Set<string>();
+
+  setHandler(runProgressQuery, () => ({
+    runId,
+    status,
+    decidedBy: decision?.by,
+    batchesDone,
+    batchCount: input.batches.length,
+  }));
+
+  setHandler(
+    decideUpdate,
+    async (next) => {
+      decision = next;
+      status = next.decision === 'approve' ? 'running' : 'rejected';
+      await records.recordDecision({ runId, decision: next.decision, by: next.by, note: next.note });
+      await records.recordRunStatus({ runId, status });
+      return status;
+    },
+    {
+      validator: (next) => {
+        if (status !== 'awaiting_approval') {
+          throw new Error(`The run is ${status}; only a run awaiting approval can be approved or rejected.`);
+        }
+        if (next.decision === 'approve' && isSamePerson(next.by, input.uploadedBy)) {
+          throw new Error('The person who uploaded a run cannot approve it; another approver must.');
+        }
+      },
+    },
+  );
+
+  // The operator's "resume" after a top-up reaches every running batch; only a waiting one acts on it.
+  setHandler(resumeSignal, async (resume) => {
+    await Promise.all(
+      [...running].map((batchId) =>
+        getExternalWorkflowHandle(payoutBatchWorkflowId(batchId))
+          .signal(resumeSignal, resume)
+          .catch(() => undefined),
+      ),
+    );
+  });
+
+  const untilDeadline = Math.max(0, Date.parse(input.approvalDeadline) - Date.now());
+  if (!(await condition(() => decision !== undefined, untilDeadline))) {
+    status = 'expired';
+    await records.recordRunStatus({
+      runId,
+      status,
+      reason: `Nobody approved the run before ${input.approvalDeadline}.`,
+    });
+    return status;
+  }
+  if (decision?.decision === 'reject') {
+    await condition(allHandlersFinished);
+    return 'rejected';
+  }
+
+  const results: PayoutBatchResult[] = [];
+  const queue = [...input.batches];
+  const worker = async () => {
+    for (let next = queue.shift(); next; next = queue.shift()) {
+      running.add(next.batchId);
+      const result = await executeChild(payoutBatch, {
+        workflowId: payoutBatchWorkflowId(next.batchId),
+        args: [
+          {
+            runId,
+            batchId: next.batchId,
+            itemCount: next.itemCount,
+            totalAmount: next.totalAmount,
+            timing: input.timing,
+          },
+        ],
+        // A batch that has started paying must finish even if someone terminates the run.
+        parentClosePolicy: ParentClosePolicy.ABANDON,
+      });
+      running.delete(next.batchId);
+      results.push(result);
+      batchesDone += 1;
+    }
+  };
+  await Promise.all(
+    Array.from({ length: Math.max(1, Math.min(input.parallelBatches, input.batches.length)) }, worker),
+  );
+
+  const reconciliation = await records.reconcileRun({ runId, batches: results });
+  status = reconciliation.balanced ? 'reconciled' : 'needs_attention';
+  await condition(allHandlersFinished);
+  return status;
+}
+
+function isSamePerson(a: Actor, b: Actor): boolean {
+  return a.keyId === b.keyId || a.name.trim().toLowerCase() === b.name.trim().toLowerCase();
+}
