@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { Context } from '@temporalio/activity';
 import { GatewayResultError, type GatewayClient } from '../gateway';
 import type { Db } from '../db/knex';
@@ -113,7 +113,7 @@ export function createPayoutActivities({ db, gateway, batchIpnUrl }: PayoutActiv
         Context.current().heartbeat({ pageNum });
         // Lookups need no idempotency: a fresh requestId each time, so no stale stored answer comes back.
         const page = await callGateway(gateway, 'batch.query', {
-          requestId: `${batch.order_id}-q-${randomUUID()}`,
+          requestId: lookupId(batch.order_id, 'q'),
           orderId: batch.order_id,
           pageSize: PAGE_SIZE,
           pageNum,
@@ -148,8 +148,8 @@ export function createPayoutActivities({ db, gateway, batchIpnUrl }: PayoutActiv
     async checkBalance({ batchId }: { batchId: string }): Promise<{ balance: number }> {
       const batch = await loadBatch(db, batchId);
       const result = await callGateway(gateway, 'disbursement.balance', {
-        requestId: `${batch.order_id}-bal-${randomUUID()}`,
-        orderId: `${batch.order_id}-bal-${randomUUID().slice(0, 8)}`,
+        requestId: lookupId(batch.order_id, 'b'),
+        orderId: lookupId(batch.order_id, 'b'),
       });
       return { balance: Number((result.body as { amount?: number }).amount ?? 0) };
     },
@@ -295,6 +295,9 @@ export function createPayoutActivities({ db, gateway, batchIpnUrl }: PayoutActiv
     },
   };
 }
+
+/** A fresh id for a lookup (≤ 50 characters: requestId's limit). */
+const lookupId = (orderId: string, kind: string) => `${orderId}-${kind}${randomBytes(6).toString('hex')}`;
 
 function gatewayTotals(body: Record<string, unknown>): GatewayBatchTotals {
   const n = (name: string) => Number(body[name] ?? 0);

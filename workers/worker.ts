@@ -15,6 +15,11 @@ export interface PayrunWorkerOptions {
   dataConverter: DataConverter;
   /** A prebuilt bundle (tests build one per run); otherwise the worker bundles `workflows/` itself. */
   workflowBundle?: WorkerOptions['workflowBundle'];
+  /** Throughput knobs (measure before changing; see README). */
+  tuning?: Pick<
+    WorkerOptions,
+    'maxCachedWorkflows' | 'maxConcurrentActivityTaskExecutions' | 'maxConcurrentWorkflowTaskExecutions'
+  >;
 }
 
 export async function createPayrunWorker(options: PayrunWorkerOptions): Promise<Worker> {
@@ -24,6 +29,7 @@ export async function createPayrunWorker(options: PayrunWorkerOptions): Promise<
     taskQueue: options.taskQueue,
     activities: options.activities,
     dataConverter: options.dataConverter,
+    ...options.tuning,
     ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : { workflowsPath }),
   });
 }

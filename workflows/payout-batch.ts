@@ -11,13 +11,6 @@ import {
 } from './payout-definitions';
 import { durationMs } from './durations';
 
-// Gateway calls: retried with backoff on transport failures and "retry later" answers; the same
-// requestId is re-sent on every attempt, so a lost response never becomes a second order.
-const gateway = proxyActivities<PayoutActivities>({
-  startToCloseTimeout: '2 minutes',
-  heartbeatTimeout: '1 minute',
-  retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '5 minutes' },
-});
 const records = proxyActivities<PayoutActivities>({
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
@@ -30,6 +23,19 @@ const records = proxyActivities<PayoutActivities>({
  */
 export async function payoutBatch(input: PayoutBatchInput): Promise<PayoutBatchResult> {
   const { batchId, runId, timing } = input;
+  // Gateway calls: retried with backoff on transport failures and "retry later" answers; the same
+  // requestId is re-sent on every attempt, so a lost response never becomes a second order.
+  const retry = { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '5 minutes' };
+  const gateway = proxyActivities<PayoutActivities>({
+    startToCloseTimeout: timing.gatewayAttemptTimeout,
+    retry,
+  });
+  // Reading every page of a batch takes longer; it heartbeats after each page instead.
+  const reader = proxyActivities<PayoutActivities>({
+    startToCloseTimeout: '30 minutes',
+    heartbeatTimeout: timing.gatewayAttemptTimeout,
+    retry,
+  });
   let status: BatchStatus = 'queued';
   let created = false;
   let paidNotices = 0;
@@ -68,9 +74,9 @@ export async function payoutBatch(input: PayoutBatchInput): Promise<PayoutBatchR
   await setStatus('validating');
   await waitOrAsk(
     () => created,
-    async () => (await gateway.syncBatchItems({ batchId })).validating,
+    async () => (await reader.syncBatchItems({ batchId })).validating,
   );
-  let sync = await gateway.syncBatchItems({ batchId });
+  let sync = await reader.syncBatchItems({ batchId });
   const eligible = sync.counts.ELIGIBLE ?? { count: 0, amount: 0 };
 
   if (eligible.count > 0) {
@@ -92,9 +98,9 @@ export async function payoutBatch(input: PayoutBatchInput): Promise<PayoutBatchR
     await setStatus('awaiting_result');
     await waitOrAsk(
       () => paidNotices > 0,
-      async () => (await gateway.syncBatchItems({ batchId })).counts.ELIGIBLE !== undefined,
+      async () => (await reader.syncBatchItems({ batchId })).counts.ELIGIBLE !== undefined,
     );
-    sync = await gateway.syncBatchItems({ batchId });
+    sync = await reader.syncBatchItems({ batchId });
 
     let interval = durationMs(timing.pendingFirstCheck);
     let waited = 0;
@@ -104,7 +110,7 @@ export async function payoutBatch(input: PayoutBatchInput): Promise<PayoutBatchR
       await condition(() => paidNotices > seen, interval);
       waited += interval;
       interval = Math.min(interval * 2, durationMs(timing.pendingMaxInterval));
-      sync = await gateway.syncBatchItems({ batchId });
+      sync = await reader.syncBatchItems({ batchId });
     }
   }
 

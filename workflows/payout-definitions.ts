@@ -38,6 +38,12 @@ export type BatchStatus =
   | 'failed';
 
 export interface PayoutTiming {
+  /**
+   * How long one attempt of a gateway call may take before Temporal retries it (with the same
+   * requestId); also how long a page-by-page sync may go without a heartbeat. After a worker crash,
+   * the lost attempt is retried once this passes.
+   */
+  gatewayAttemptTimeout: Duration;
   /** How long to wait for a gateway notification before asking with batch/query. */
   ipnTimeout: Duration;
   /** First wait before re-checking PENDING items; doubles up to `pendingMaxInterval`. */
@@ -48,6 +54,7 @@ export interface PayoutTiming {
 }
 
 export const DEFAULT_PAYOUT_TIMING: PayoutTiming = {
+  gatewayAttemptTimeout: '2 minutes',
   ipnTimeout: '2 minutes',
   pendingFirstCheck: '1 minute',
   pendingMaxInterval: '1 hour',

@@ -97,22 +97,28 @@ export async function payoutRun(input: PayoutRunInput): Promise<RunStatus> {
   const worker = async () => {
     for (let next = queue.shift(); next; next = queue.shift()) {
       running.add(next.batchId);
-      const result = await executeChild(payoutBatch, {
-        workflowId: payoutBatchWorkflowId(next.batchId),
-        args: [
-          {
-            runId,
-            batchId: next.batchId,
-            itemCount: next.itemCount,
-            totalAmount: next.totalAmount,
-            timing: input.timing,
-          },
-        ],
-        // A batch that has started paying must finish even if someone terminates the run.
-        parentClosePolicy: ParentClosePolicy.ABANDON,
-      });
-      running.delete(next.batchId);
-      results.push(result);
+      const batchInput = { ...next, runId, timing: input.timing };
+      try {
+        results.push(
+          await executeChild(payoutBatch, {
+            workflowId: payoutBatchWorkflowId(next.batchId),
+            args: [batchInput],
+            // A batch that has started paying must finish even if someone terminates the run.
+            parentClosePolicy: ParentClosePolicy.ABANDON,
+          }),
+        );
+      } catch (error) {
+        // One batch failing must not stop the others; the reconciliation then names what is missing.
+        await records.recordBatchStatus({
+          runId,
+          batchId: next.batchId,
+          status: 'failed',
+          reason: failureReason(error),
+        });
+        results.push({ batchId: next.batchId, status: 'failed', counts: {} });
+      } finally {
+        running.delete(next.batchId);
+      }
       batchesDone += 1;
     }
   };
@@ -124,6 +130,13 @@ export async function payoutRun(input: PayoutRunInput): Promise<RunStatus> {
   status = reconciliation.balanced ? 'reconciled' : 'needs_attention';
   await condition(allHandlersFinished);
   return status;
+}
+
+/** The innermost failure's message: the gateway's answer or the rule that was broken, not a wrapper. */
+function failureReason(error: unknown): string {
+  let current = error as { message?: string; cause?: unknown } | undefined;
+  while (current?.cause) current = current.cause as typeof current;
+  return current?.message ?? 'The batch failed.';
 }
 
 function isSamePerson(a: Actor, b: Actor): boolean {

@@ -15,12 +15,10 @@ export const batchNotifications: IpnChannel = {
       expectedAmount: Number(batch.total_amount),
       signal: async (client, notification) => {
         const resultCode = Number((notification.fields as { resultCode?: number }).resultCode);
-        await client.workflow
-          .getHandle(batch.workflow_id)
-          .signal(batchNotificationSignal, {
-            stage: notification.kind === 'batch.created' ? 'created' : 'paid',
-            resultCode,
-          });
+        await client.workflow.getHandle(batch.workflow_id).signal(batchNotificationSignal, {
+          stage: notification.kind === 'batch.created' ? 'created' : 'paid',
+          resultCode,
+        });
       },
     };
   },

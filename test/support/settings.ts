@@ -9,6 +9,7 @@ export const testPayoutSettings = (taskQueue = 'payrun-test'): PayoutSettings & 
   taskQueue,
   uploadLimit: '32mb',
   timing: {
+    gatewayAttemptTimeout: '3 seconds',
     ipnTimeout: '5 seconds',
     pendingFirstCheck: '2 seconds',
     pendingMaxInterval: '10 seconds',

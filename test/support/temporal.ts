@@ -5,7 +5,7 @@ import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime, type Worker } from '@temporalio/worker';
 import type { Activities } from '../../activities';
 import { createDataConverter } from '../../platform/data-converter';
-import { createPayrunWorker } from '../../workers/worker';
+import { createPayrunWorker, type PayrunWorkerOptions } from '../../workers/worker';
 
 /** One keyring per test process: every test worker and client seals payloads as production does. */
 export const testDataConverter = createDataConverter({
@@ -41,14 +41,16 @@ export async function connectDevServer(): Promise<TestWorkflowEnvironment> {
 export async function createTestWorker(
   env: TestWorkflowEnvironment,
   activities: Partial<Activities>,
+  taskQueue = `test-${randomUUID()}`,
+  tuning?: PayrunWorkerOptions['tuning'],
 ): Promise<{ worker: Worker; taskQueue: string }> {
-  const taskQueue = `test-${randomUUID()}`;
   const worker = await createPayrunWorker({
     connection: env.nativeConnection,
     namespace: env.namespace ?? 'default',
     taskQueue,
     activities,
     dataConverter: testDataConverter,
+    tuning,
     workflowBundle: { codePath: inject('workflowBundlePath') },
   });
   return { worker, taskQueue };

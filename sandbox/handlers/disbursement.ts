@@ -1,0 +1,49 @@
+import { currencyOfGroup } from '../balance-groups';
+import { CODE } from '../codes';
+import { outcome, type HandlerTable } from '../handler';
+import { payOut, transientFailure } from './payout';
+import { receiverOf, scenarioOf } from './receivers';
+
+/** Document 3, single disbursement: check wallet, balance, pay. */
+export const disbursementHandlers: HandlerTable = {
+  'disbursement.verify': {
+    handle(request, world) {
+      const scenario = scenarioOf(receiverOf(request.fields, 'disbursementMethod'), 'wallet');
+      return transientFailure(world, request, scenario) ?? outcome(scenario.checkWallet);
+    },
+  },
+
+  'disbursement.balance': {
+    handle(request, world) {
+      const { orderGroupId } = request.fields;
+      const currency = currencyOfGroup(orderGroupId);
+      if (!currency)
+        return outcome(
+          CODE.invalidOrderGroupId,
+          `orderGroupId ${String(orderGroupId)} is not a balance group of this merchant`,
+        );
+      return outcome(CODE.success, undefined, { amount: world.balances.get(currency), currency });
+    },
+  },
+
+  'disbursement.pay': {
+    createsOrder: true,
+    handle(request, world) {
+      const { orderGroupId, requestType, amount } = request.fields;
+      if (currencyOfGroup(orderGroupId) !== 'VND')
+        return outcome(
+          CODE.invalidOrderGroupId,
+          `orderGroupId ${String(orderGroupId)} is not a VND balance group`,
+        );
+      const channel = requestType === 'disburseToBank' ? 'bank' : 'wallet';
+      return payOut(world, {
+        kind: 'disbursement',
+        source: 'disbursement.pay',
+        notification: 'disbursement.result',
+        request,
+        amount: Number(amount),
+        scenario: scenarioOf(receiverOf(request.fields, 'disbursementMethod'), channel),
+      });
+    },
+  },
+};

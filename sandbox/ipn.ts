@@ -1,0 +1,185 @@
+import { buildNotification, type NotificationKind, type OperationName, type SigningKeys } from '../gateway';
+import type { FaultLayer } from './faults';
+import type { SandboxLogger, SandboxTiming } from './options';
+import type { Scheduler } from './scheduler';
+
+/**
+ * Sends signed notifications to the merchant's ipnUrl: asynchronously, over real HTTP (JSON POST),
+ * after `ipnDelayMs`, with the IPN faults applied. A delivery the merchant did not accept because of
+ * a connection error, a timeout or a 5xx is redelivered with exponential backoff (the spec shows no
+ * redelivery; this is what the real gateway is known to do); a 4xx is final (the merchant refused it).
+ */
+export interface Notice {
+  kind: NotificationKind;
+  /** The operation that led to it (fault rules are scoped by operation). */
+  source: OperationName;
+  url: string | undefined;
+  fields: Record<string, unknown>;
+}
+
+export type IpnOutcome = 'delivered' | 'rejected' | 'failed' | 'dropped' | 'skipped';
+
+export interface IpnLogEntry {
+  seq: number;
+  at: string;
+  kind: NotificationKind;
+  url: string | null;
+  orderId: string;
+  requestId: string;
+  resultCode: number;
+  /** 1 for the first delivery; higher for redeliveries. 0 when nothing was sent (dropped, skipped). */
+  attempt: number;
+  outcome: IpnOutcome;
+  /** This delivery is the extra copy of a `duplicate` fault. */
+  duplicate: boolean;
+  /** This notification was held by a `reorder` fault and sent after the next one. */
+  reordered: boolean;
+  /** HTTP status of the merchant's answer. */
+  httpStatus?: number;
+  error?: string;
+}
+
+export interface IpnDispatcher {
+  send(notice: Notice): void;
+  log(): IpnLogEntry[];
+  /** Aborts deliveries in flight; with the scheduler stopped, nothing is sent afterwards. */
+  stop(): void;
+}
+
+interface Delivery {
+  notice: Notice;
+  body: Record<string, unknown>;
+  duplicate: boolean;
+  reordered: boolean;
+}
+
+export function createIpnDispatcher(deps: {
+  keys: SigningKeys;
+  timing: SandboxTiming;
+  faults: FaultLayer;
+  scheduler: Scheduler;
+  logger: SandboxLogger;
+  now: () => number;
+}): IpnDispatcher {
+  const { keys, timing, faults, scheduler, logger, now } = deps;
+  const entries: IpnLogEntry[] = [];
+  const inFlight = new Set<AbortController>();
+  let held: Delivery[] = [];
+  let seq = 0;
+
+  function record(
+    delivery: Delivery,
+    attempt: number,
+    outcome: IpnOutcome,
+    extra: Partial<IpnLogEntry> = {},
+  ) {
+    const { fields, kind, url } = delivery.notice;
+    entries.push({
+      seq: ++seq,
+      at: new Date(now()).toISOString(),
+      kind,
+      url: url ?? null,
+      orderId: String(fields.orderId),
+      requestId: String(fields.requestId),
+      resultCode: Number(fields.resultCode),
+      attempt,
+      outcome,
+      duplicate: delivery.duplicate,
+      reordered: delivery.reordered,
+      ...extra,
+    });
+  }
+
+  async function post(delivery: Delivery, attempt: number): Promise<void> {
+    if (scheduler.stopped) return;
+    const controller = new AbortController();
+    inFlight.add(controller);
+    const timer = setTimeout(() => controller.abort(), timing.ipnTimeoutMs);
+    let retry = false;
+    try {
+      const response = await fetch(delivery.notice.url!, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(delivery.body),
+        signal: controller.signal,
+      });
+      await response.arrayBuffer();
+      if (scheduler.stopped) return;
+      const ok = response.status >= 200 && response.status < 300;
+      retry = response.status >= 500;
+      record(delivery, attempt, ok ? 'delivered' : retry ? 'failed' : 'rejected', {
+        httpStatus: response.status,
+      });
+    } catch (error) {
+      if (scheduler.stopped) return;
+      retry = true;
+      record(delivery, attempt, 'failed', { error: describe(error) });
+    } finally {
+      clearTimeout(timer);
+      inFlight.delete(controller);
+    }
+    if (retry && attempt < timing.ipnMaxAttempts) {
+      const delayMs = timing.ipnRetryDelayMs * 2 ** (attempt - 1);
+      logger.warn(
+        { kind: delivery.notice.kind, orderId: delivery.notice.fields.orderId, attempt, delayMs },
+        'sandbox IPN not accepted; redelivering',
+      );
+      scheduler.after(delayMs, () => void post(delivery, attempt + 1));
+    }
+  }
+
+  /** Sends one notification (and its duplicate), then whatever a reorder fault held back. */
+  async function deliver(delivery: Delivery, copy: boolean): Promise<void> {
+    const release = held;
+    held = [];
+    await post(delivery, 1);
+    if (copy) await post({ ...delivery, duplicate: true }, 1);
+    for (const late of release) await post({ ...late, reordered: true }, 1);
+  }
+
+  return {
+    send(notice) {
+      if (scheduler.stopped) return;
+      let body: Record<string, unknown>;
+      try {
+        body = buildNotification(notice.kind, notice.fields, keys);
+      } catch (error) {
+        // A sandbox bug, not a merchant problem. The money already moved, so the request must not
+        // fail because of it: log it loudly and record it.
+        logger.warn({ kind: notice.kind, error: describe(error) }, 'sandbox could not build an IPN');
+        const unsent: Delivery = { notice, body: {}, duplicate: false, reordered: false };
+        record(unsent, 0, 'failed', { error: `could not build: ${describe(error)}` });
+        return;
+      }
+      const delivery: Delivery = { notice, body, duplicate: false, reordered: false };
+      if (!notice.url) {
+        record(delivery, 0, 'skipped', { error: 'no ipnUrl in the request' });
+        return;
+      }
+      const effects = faults.forIpn(notice.kind, notice.source);
+      if (effects.drop) {
+        record(delivery, 0, 'dropped');
+        return;
+      }
+      if (effects.reorder) {
+        held.push(delivery);
+        return;
+      }
+      scheduler.after(timing.ipnDelayMs + effects.delayMs, () => void deliver(delivery, effects.duplicate));
+    },
+    log: () => entries.map((entry) => ({ ...entry })),
+    stop() {
+      held = [];
+      for (const controller of inFlight) controller.abort();
+      inFlight.clear();
+    },
+  };
+}
+
+function describe(error: unknown): string {
+  if (error instanceof Error) {
+    const cause = error.cause instanceof Error ? `: ${error.cause.message}` : '';
+    return `${error.message}${cause}`;
+  }
+  return String(error);
+}

@@ -1,0 +1,50 @@
+import type { Currency } from './options';
+
+/**
+ * Every money movement the sandbox performed, one entry per order (or batch item). A pending
+ * movement is updated in place when it settles, so "at most one entry per orderId/itemId" is the
+ * no-double-payment check, and summing `succeeded` entries reconciles against the balances.
+ */
+export type LedgerKind = 'disbursement' | 'batch-item' | 'remittance' | 'buy';
+export type LedgerOutcome = 'succeeded' | 'failed' | 'pending';
+
+export interface LedgerEntry {
+  orderId: string;
+  itemId?: string;
+  kind: LedgerKind;
+  /** Major units of `currency` (VND for payouts, the foreign currency sold for a buy). */
+  amount: number;
+  currency: Currency;
+  outcome: LedgerOutcome;
+  resultCode: number;
+  /** ISO time of the movement; `settledAt` when a pending movement reached its final outcome. */
+  at: string;
+  settledAt?: string;
+  requestId: string;
+  transId?: number;
+  /** VND credited by a buy. */
+  exchangeAmount?: number;
+}
+
+export interface Ledger {
+  record(entry: Omit<LedgerEntry, 'at'>): LedgerEntry;
+  settle(entry: LedgerEntry, outcome: Exclude<LedgerOutcome, 'pending'>, resultCode: number): void;
+  entries(): LedgerEntry[];
+}
+
+export function createLedger(now: () => number): Ledger {
+  const entries: LedgerEntry[] = [];
+  return {
+    record(entry) {
+      const recorded: LedgerEntry = { ...entry, at: new Date(now()).toISOString() };
+      entries.push(recorded);
+      return recorded;
+    },
+    settle(entry, outcome, resultCode) {
+      entry.outcome = outcome;
+      entry.resultCode = resultCode;
+      entry.settledAt = new Date(now()).toISOString();
+    },
+    entries: () => entries.map((entry) => ({ ...entry })),
+  };
+}

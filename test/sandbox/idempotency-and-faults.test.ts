@@ -1,0 +1,228 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { GatewayTransportError, parseNotification } from '../../gateway';
+import {
+  ids,
+  keys,
+  sleep,
+  startIpnReceiver,
+  startTestGateway,
+  wallet,
+  type IpnReceiver,
+  type TestGateway,
+} from './support';
+
+let gw: TestGateway;
+let ipn: IpnReceiver;
+
+beforeAll(async () => {
+  gw = await startTestGateway();
+  ipn = await startIpnReceiver();
+});
+afterAll(async () => {
+  await gw.close();
+  await ipn.close();
+});
+beforeEach(() => {
+  gw.sandbox.admin.reset();
+  ipn.clear();
+  ipn.answerWith(204);
+});
+
+const pay = (label = 'pay', lastFour = '1234') => ({
+  ...ids(label),
+  requestType: 'disburseToWallet' as const,
+  amount: 100_000,
+  disbursementMethod: wallet(lastFour),
+  ipnUrl: ipn.url('/disbursement'),
+});
+
+describe('idempotency', () => {
+  it('a finished requestId returns the stored result (same transId, same responseTime), paid once', async () => {
+    const request = pay();
+    const first = await gw.client.call('disbursement.pay', request);
+    const again = await gw.client.call('disbursement.pay', request);
+    expect(again.body).toEqual(first.body);
+    expect(gw.sandbox.admin.ledger()).toHaveLength(1);
+  });
+
+  it('a requestId still being processed answers 40', async () => {
+    gw.sandbox.admin.setFaults({ operation: 'disbursement.pay', latencyMs: 150, times: 1 });
+    const request = pay();
+    const slow = gw.client.call('disbursement.pay', request);
+    await sleep(30);
+    const concurrent = await gw.client.call('disbursement.pay', request);
+    expect(concurrent.resultCode).toBe(40);
+    expect(concurrent.message).toMatch(/still being processed/);
+    expect((await slow).resultCode).toBe(0);
+    expect(gw.sandbox.admin.ledger()).toHaveLength(1);
+  });
+
+  it('a requestId reused for different content answers 40', async () => {
+    const request = pay();
+    await gw.client.call('disbursement.pay', request);
+    const reused = await gw.client.call('disbursement.pay', { ...request, amount: 200_000 });
+    expect(reused.resultCode).toBe(40);
+  });
+
+  it('an orderId reused with a new requestId answers 41 and moves nothing', async () => {
+    const request = pay();
+    await gw.client.call('disbursement.pay', request);
+    const reused = await gw.client.call('disbursement.pay', {
+      ...request,
+      requestId: `${request.requestId}-new`,
+    });
+    expect(reused.resultCode).toBe(41);
+    expect(reused.classification.action).toBe('resolve-by-query');
+    expect(gw.sandbox.admin.ledger()).toHaveLength(1);
+  });
+
+  it('lookups do not reserve their orderId', async () => {
+    const { orderId } = ids('lookup');
+    for (let i = 0; i < 2; i += 1)
+      expect((await gw.client.call('disbursement.balance', { ...ids('lookup'), orderId })).resultCode).toBe(
+        0,
+      );
+  });
+});
+
+describe('request faults', () => {
+  it('latencyMs delays the answer', async () => {
+    gw.sandbox.admin.setFaults({ latencyMs: 120 });
+    const started = Date.now();
+    await gw.client.call('disbursement.balance', ids('slow'));
+    expect(Date.now() - started).toBeGreaterThanOrEqual(110);
+  });
+
+  it('httpStatus 503 processes nothing: the client sees a retryable transport error, the retry succeeds', async () => {
+    gw.sandbox.admin.setFaults({ operation: 'disbursement.pay', httpStatus: 503, times: 1 });
+    const request = pay();
+    const error = await gw.client.call('disbursement.pay', request).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(GatewayTransportError);
+    expect(error).toMatchObject({ reason: 'http_status', status: 503, retryable: true });
+    expect(gw.sandbox.admin.ledger()).toHaveLength(0);
+    expect((await gw.client.call('disbursement.pay', request)).resultCode).toBe(0);
+    expect(gw.sandbox.admin.faults()).toEqual([]);
+  });
+
+  it('hang: no answer, the client times out; nothing was processed and the requestId is free again', async () => {
+    gw.sandbox.admin.setFaults({ operation: 'disbursement.pay', hang: true, times: 1 });
+    const request = pay();
+    const error = await gw.client
+      .call('disbursement.pay', request, { timeoutMs: 150 })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(GatewayTransportError);
+    expect(error).toMatchObject({ reason: 'timeout', retryable: true });
+    await sleep(20);
+    expect(gw.sandbox.admin.ledger()).toHaveLength(0);
+    expect((await gw.client.call('disbursement.pay', request)).resultCode).toBe(0);
+  });
+
+  it('dropResponse: processed, no answer; the retry with the same requestId gets the stored result', async () => {
+    gw.sandbox.admin.setFaults({ operation: 'disbursement.pay', dropResponse: true, times: 1 });
+    const request = pay();
+    const error = await gw.client.call('disbursement.pay', request).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(GatewayTransportError);
+    expect(error).toMatchObject({ reason: 'network', retryable: true });
+    const retry = await gw.client.call('disbursement.pay', request);
+    expect(retry.resultCode).toBe(0);
+    const ledger = gw.sandbox.admin.ledger();
+    expect(ledger).toHaveLength(1);
+    expect(ledger[0]).toMatchObject({ orderId: request.orderId, transId: retry.body.transId });
+  });
+
+  it('close() releases a hanging connection', async () => {
+    const own = await startTestGateway();
+    own.sandbox.admin.setFaults({ hang: true });
+    const call = own.client.call('disbursement.balance', ids('hang')).catch((e: unknown) => e);
+    await sleep(30);
+    await own.close();
+    expect(await call).toMatchObject({ reason: 'network' });
+  });
+});
+
+describe('IPN delivery and faults', () => {
+  const ofOrder = (orderId: string) => (n: { body: Record<string, unknown> }) => n.body.orderId === orderId;
+
+  it('drop: the IPN is never sent, and the log says so', async () => {
+    gw.sandbox.admin.setFaults({ ipn: { drop: true }, times: 1 });
+    const request = pay();
+    await gw.client.call('disbursement.pay', request);
+    await sleep(60);
+    expect(ipn.received).toHaveLength(0);
+    expect(gw.sandbox.admin.ipnLog()).toEqual([
+      expect.objectContaining({ orderId: request.orderId, outcome: 'dropped', kind: 'disbursement.result' }),
+    ]);
+  });
+
+  it('duplicate: the same signed IPN arrives twice', async () => {
+    gw.sandbox.admin.setFaults({ operation: 'disbursement.pay', ipn: { duplicate: true } });
+    const request = pay();
+    await gw.client.call('disbursement.pay', request);
+    const [a, b] = await ipn.waitForCount(ofOrder(request.orderId), 2);
+    expect(a!.raw.equals(b!.raw)).toBe(true);
+    parseNotification('disbursement.result', b!.raw, keys);
+    await sleep(20);
+    expect(gw.sandbox.admin.ipnLog().map((e) => [e.outcome, e.duplicate])).toEqual([
+      ['delivered', false],
+      ['delivered', true],
+    ]);
+  });
+
+  it('reorder: a held IPN arrives after the next one', async () => {
+    gw.sandbox.admin.setFaults({ ipn: { reorder: true }, times: 1 });
+    const first = pay('first');
+    const second = pay('second');
+    await gw.client.call('disbursement.pay', first);
+    await sleep(30);
+    expect(ipn.received).toHaveLength(0);
+    await gw.client.call('disbursement.pay', second);
+    await ipn.waitFor(ofOrder(first.orderId));
+    expect(ipn.received.map((n) => n.body.orderId)).toEqual([second.orderId, first.orderId]);
+    await sleep(10);
+    expect(gw.sandbox.admin.ipnLog().find((e) => e.orderId === first.orderId)).toMatchObject({
+      reordered: true,
+    });
+  });
+
+  it('delayMs: the IPN comes later', async () => {
+    gw.sandbox.admin.setFaults({ ipn: { delayMs: 200 } });
+    const request = pay();
+    const sent = Date.now();
+    await gw.client.call('disbursement.pay', request);
+    await ipn.waitFor(ofOrder(request.orderId));
+    expect(Date.now() - sent).toBeGreaterThanOrEqual(190);
+  });
+
+  it('a 5xx from the merchant is redelivered with backoff until accepted', async () => {
+    ipn.answerWith(500);
+    const request = pay();
+    await gw.client.call('disbursement.pay', request);
+    await ipn.waitForCount(ofOrder(request.orderId), 2);
+    ipn.answerWith(204);
+    await ipn.waitForCount(ofOrder(request.orderId), 3);
+    await sleep(20);
+    expect(gw.sandbox.admin.ipnLog().map((e) => [e.attempt, e.outcome, e.httpStatus])).toEqual([
+      [1, 'failed', 500],
+      [2, 'failed', 500],
+      [3, 'delivered', 204],
+    ]);
+  });
+
+  it('an unreachable ipnUrl is retried, then given up, and logged', async () => {
+    const request = { ...pay(), ipnUrl: 'http://127.0.0.1:9/ipn' };
+    await gw.client.call('disbursement.pay', request);
+    await sleep(400);
+    const log = gw.sandbox.admin.ipnLog();
+    expect(log).toHaveLength(4);
+    expect(log.every((e) => e.outcome === 'failed' && e.error !== undefined)).toBe(true);
+  });
+
+  it('no IPN is sent after close()', async () => {
+    const own = await startTestGateway({ timing: { ipnDelayMs: 100 } });
+    const request = pay();
+    await own.client.call('disbursement.pay', request);
+    await own.close();
+    await sleep(150);
+    expect(ipn.received).toHaveLength(0);
+  });
+});
