@@ -3,8 +3,12 @@
  * receivers, and personal data. The API's logger reuses this list; matching ignores case.
  */
 export const SENSITIVE_FIELDS = [
-  // credentials and signatures
+  // credentials and signatures (payrun's own API keys and codec keys included)
   'accessKey',
+  'authorization',
+  'apiKey',
+  'password',
+  'payloadCodecKeys',
   'secretKey',
   'gatewayPublicKey',
   'privateKey',
@@ -16,6 +20,7 @@ export const SENSITIVE_FIELDS = [
   'callbackToken',
   'paymentCode',
   'securityCode',
+  'otp',
   'value',
   // encrypted receivers (ciphertext or plaintext)
   'receiver',
@@ -48,10 +53,12 @@ export const SENSITIVE_FIELDS = [
 
 export const REDACTED = '[REDACTED]';
 
-const SENSITIVE = new Set(SENSITIVE_FIELDS.map((name) => name.toLowerCase()));
+/** `walletId`, `wallet_id` and `WALLET-ID` are one field: records and configuration use other spellings. */
+const normalize = (name: string) => name.toLowerCase().replace(/[^a-z0-9]/g, '');
+const SENSITIVE = new Set(SENSITIVE_FIELDS.map(normalize));
 
 export function isSensitiveField(name: string): boolean {
-  return SENSITIVE.has(name.toLowerCase());
+  return SENSITIVE.has(normalize(name));
 }
 
 /** A deep copy with every sensitive field's value replaced, safe to hand to a logger. */

@@ -15,6 +15,7 @@ import type { Logger } from '../platform/logger';
 import { startEmbeddedPostgres } from '../db/embedded-postgres';
 import { withDatabaseName } from '../db/knex';
 import { requireGateway, type GatewaySettings } from '../platform/require-services';
+import { PAYRUN_SEARCH_ATTRIBUTES } from '../workflows/search-attributes';
 import { resolveDevServer } from './temporal-binaries';
 
 export interface Started<T> {
@@ -96,6 +97,7 @@ export async function startTemporal(
       ui: true,
       uiPort: config.TEMPORAL_UI_PORT,
       dbFilename,
+      searchAttributes: PAYRUN_SEARCH_ATTRIBUTES,
       // The UI asks payrun's API to decode payloads: operators see data, the server stores ciphertext.
       extraArgs: ['--ui-codec-endpoint', options.uiCodecEndpoint],
     },

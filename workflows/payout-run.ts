@@ -9,6 +9,7 @@ import {
 } from '@temporalio/workflow';
 import type { PayoutActivities } from '../activities/payouts';
 import { payoutBatch } from './payout-batch';
+import { payrunKind, payrunOrderId, payrunRunId } from './search-attributes';
 import {
   decideUpdate,
   payoutBatchWorkflowId,
@@ -103,6 +104,12 @@ export async function payoutRun(input: PayoutRunInput): Promise<RunStatus> {
           await executeChild(payoutBatch, {
             workflowId: payoutBatchWorkflowId(next.batchId),
             args: [batchInput],
+            staticSummary: `Payout batch ${next.batchId}: ${next.itemCount} items, ${next.totalAmount} VND`,
+            typedSearchAttributes: [
+              { key: payrunKind, value: 'payout-batch' },
+              { key: payrunRunId, value: runId },
+              { key: payrunOrderId, value: next.batchId },
+            ],
             // A batch that has started paying must finish even if someone terminates the run.
             parentClosePolicy: ParentClosePolicy.ABANDON,
           }),

@@ -27,6 +27,7 @@ import {
   type PayoutTiming,
   type RunStatus,
 } from '../../workflows/payout-definitions';
+import { payrunKind, payrunRunId } from '../../workflows/search-attributes';
 import type { Principal } from '../auth/roles';
 import { ApiError, conflict, forbidden, notFound } from '../http/errors';
 import { markAlreadyPaid, parsePayoutFile, toCsv, type PayoutFileReport, type PayoutRow } from './payout-csv';
@@ -180,6 +181,11 @@ export async function uploadPayoutRun(
       args: [workflowInput],
       // A run id is used once: no second workflow can ever pay the same run.
       workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+      staticSummary: `Payout run ${runId}: ${report.rows.length} rows, ${report.totalAmount} VND from ${input.fileName}, uploaded by ${actor.name}`,
+      typedSearchAttributes: [
+        { key: payrunKind, value: 'payout-run' },
+        { key: payrunRunId, value: runId },
+      ],
     });
   } catch (error) {
     // Nothing was paid: release the payout ids so the file can be uploaded again.

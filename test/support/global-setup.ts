@@ -18,6 +18,7 @@ import { migrateLatest } from '../../db/migrator';
 import { createDatabaseIfMissing } from '../../scripts/stack';
 import { resolveDevServer, resolveTestServer } from '../../scripts/temporal-binaries';
 import { workflowsPath } from '../../workers/worker';
+import { PAYRUN_SEARCH_ATTRIBUTES } from '../../workflows/search-attributes';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -86,7 +87,7 @@ export default async function setup(project: TestProject) {
 
   const devServerPort = await freePort();
   const devEnv = await TestWorkflowEnvironment.createLocal({
-    server: { executable: devServer, ip: '127.0.0.1', port: devServerPort },
+    server: { executable: devServer, ip: '127.0.0.1', port: devServerPort, searchAttributes: PAYRUN_SEARCH_ATTRIBUTES },
   });
   cleanups.push(() => devEnv.teardown());
   const devServerAddress = `127.0.0.1:${devServerPort}`;

@@ -9,7 +9,7 @@ import type { Worker } from '@temporalio/worker';
 import { createActivities } from '../../activities';
 import { createApp } from '../../api/app';
 import type { Db } from '../../db/knex';
-import { createLogger } from '../../platform/logger';
+import { createLogger, type Logger } from '../../platform/logger';
 import type { GatewaySettings } from '../../platform/require-services';
 import { generateSandboxKeyPair, startSandbox, type Sandbox, type SandboxOptions } from '../../sandbox';
 import { createInstrumentedGateway } from '../../workers/gateway';
@@ -35,8 +35,9 @@ const keyPair = generateSandboxKeyPair();
 export async function startPayoutStack(
   env: TestWorkflowEnvironment,
   db: Db,
-  options: Pick<SandboxOptions, 'timing' | 'balances'> = {},
+  options: Pick<SandboxOptions, 'timing' | 'balances'> & { logger?: Logger } = {},
 ): Promise<PayoutStack> {
+  const logger = options.logger ?? createLogger('silent');
   const taskQueue = `payouts-${randomUUID()}`;
   const sandbox = await startSandbox({
     merchant: testMerchant,
@@ -55,14 +56,14 @@ export async function startPayoutStack(
     createApp({
       db,
       temporal: env.client,
-      logger: createLogger('silent'),
+      logger,
       merchant: testMerchant,
       payouts: testPayoutSettings(taskQueue),
     }),
   );
   const activities = createActivities({
     db,
-    gateway: createInstrumentedGateway(gateway),
+    gateway: createInstrumentedGateway(gateway, logger),
     publicBaseUrl: api.baseUrl,
   });
 

@@ -6,6 +6,10 @@ import { DefaultLogger, Runtime, type Worker } from '@temporalio/worker';
 import type { Activities } from '../../activities';
 import { createDataConverter } from '../../platform/data-converter';
 import { createPayrunWorker, type PayrunWorkerOptions } from '../../workers/worker';
+import { PAYRUN_SEARCH_ATTRIBUTES } from '../../workflows/search-attributes';
+
+/** IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD: every payrun search attribute is a keyword. */
+const KEYWORD = 2;
 
 /** One keyring per test process: every test worker and client seals payloads as production does. */
 export const testDataConverter = createDataConverter({
@@ -23,10 +27,16 @@ function installQuietRuntime(): void {
 /** Time skips whenever the test waits on a workflow result, so a 30-day timer takes milliseconds. */
 export async function createTimeSkippingEnv(): Promise<TestWorkflowEnvironment> {
   installQuietRuntime();
-  return TestWorkflowEnvironment.createTimeSkipping({
+  const env = await TestWorkflowEnvironment.createTimeSkipping({
     server: { executable: inject('testServerExecutable') },
     client: { dataConverter: testDataConverter },
   });
+  // The dev server registers them at start; the time-skipping server takes them through its operator API.
+  await env.connection.operatorService.addSearchAttributes({
+    namespace: 'default',
+    searchAttributes: Object.fromEntries(PAYRUN_SEARCH_ATTRIBUTES.map((key) => [key.name, KEYWORD])),
+  });
+  return env;
 }
 
 export async function connectDevServer(): Promise<TestWorkflowEnvironment> {

@@ -1,0 +1,163 @@
+/**
+ * The notification receiver through real HTTP: a valid notification is stored once and signalled
+ * once; forged, altered and unknown ones are refused and change nothing. Signals are counted in the
+ * target workflow's history (the workflow runs on a task queue without a worker, so it only listens).
+ */
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Client, Connection } from '@temporalio/client';
+import { inject } from 'vitest';
+import { createApp } from '../../api/app';
+import { buildNotification } from '../../gateway';
+import type { Db } from '../../db/knex';
+import { ipnPaths } from '../../platform/ipn-paths';
+import { createLogger } from '../../platform/logger';
+import { jsonOf, listen, type RunningApi } from '../support/api';
+import { connectTestDatabase } from '../support/database';
+import { testMerchant, testPayoutSettings } from '../support/settings';
+import { testDataConverter } from '../support/temporal';
+
+let db: Db;
+let connection: Connection;
+let temporal: Client;
+let api: RunningApi;
+
+beforeAll(async () => {
+  db = connectTestDatabase();
+  connection = await Connection.connect({ address: inject('devServerAddress') });
+  temporal = new Client({ connection, dataConverter: testDataConverter });
+  api = await listen(
+    createApp({
+      db,
+      temporal,
+      logger: createLogger('silent'),
+      merchant: testMerchant,
+      payouts: testPayoutSettings(),
+    }),
+  );
+});
+
+afterAll(async () => {
+  await api.close();
+  await connection.close();
+  await db.destroy();
+});
+
+/** A batch record and a workflow that only listens, to count the signals it receives. */
+async function listeningBatch(amount = 150_000) {
+  const runId = `run-20261122-${randomUUID().slice(0, 6)}`;
+  const batchId = `${runId}-b001`;
+  const workflowId = `payout-batch/${batchId}`;
+  await db('payout_runs').insert({
+    run_id: runId,
+    status: 'running',
+    file_name: 'x.csv',
+    file_sha256: 'x',
+    row_count: 1,
+    total_amount: amount,
+    batch_count: 1,
+    workflow_id: `payout-run/${runId}`,
+    uploaded_by_key: 'k',
+    uploaded_by: 'u',
+    expires_at: new Date(),
+  });
+  await db('payout_batches').insert({
+    batch_id: batchId,
+    run_id: runId,
+    seq: 1,
+    order_id: batchId,
+    workflow_id: workflowId,
+    item_count: 1,
+    total_amount: amount,
+    status: 'validating',
+  });
+  await temporal.workflow.start('payoutBatch', { taskQueue: `nobody-${randomUUID()}`, workflowId, args: [] });
+  const signals = async () =>
+    ((await temporal.workflow.getHandle(workflowId).fetchHistory()).events ?? []).filter(
+      (event) => event.workflowExecutionSignaledEventAttributes,
+    ).length;
+  return { batchId, workflowId, signals };
+}
+
+function created(orderId: string, amount: number, keys = testMerchant) {
+  return buildNotification(
+    'batch.created',
+    {
+      partnerCode: testMerchant.partnerCode,
+      orderId,
+      requestId: `${orderId}-create`,
+      amount,
+      resultCode: 8003,
+      message: 'Batch created',
+      requestType: 'batchWallet',
+      disbursementBatchInfo: {
+        totalUploadedCount: 1,
+        totalUploadedAmount: amount,
+        totalSucceedCount: 1,
+        totalSucceedAmount: amount,
+        totalErrorCount: 0,
+        totalErrorAmount: 0,
+      },
+    },
+    keys,
+  );
+}
+
+const post = (body: unknown) =>
+  fetch(`${api.baseUrl}${ipnPaths.batch}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
+
+const stored = (batchId: string) => db('ipn_notifications').where({ order_id: batchId });
+
+describe('IPN receiver', () => {
+  it('accepts a valid notification: stored once, signalled once, acknowledged with 204', async () => {
+    const batch = await listeningBatch();
+    const response = await post(created(batch.batchId, 150_000));
+    expect(response.status).toBe(204);
+    expect(await stored(batch.batchId)).toHaveLength(1);
+    expect(await batch.signals()).toBe(1);
+  });
+
+  it('records and signals a notification replayed five times once', async () => {
+    const batch = await listeningBatch();
+    const notification = created(batch.batchId, 150_000);
+    for (let attempt = 0; attempt < 5; attempt++) expect((await post(notification)).status).toBe(204);
+    expect(await stored(batch.batchId)).toHaveLength(1);
+    expect(await batch.signals()).toBe(1);
+  });
+
+  it('refuses a forged signature and changes nothing', async () => {
+    const batch = await listeningBatch();
+    const forged = created(batch.batchId, 150_000, {
+      ...testMerchant,
+      secretKey: 'not-the-merchant-secret-key-0000',
+    });
+    const response = await post(forged);
+    expect(response.status).toBe(400);
+    expect((await jsonOf(response)).error.code).toBe('notification_refused');
+    expect(await stored(batch.batchId)).toHaveLength(0);
+    expect(await batch.signals()).toBe(0);
+  });
+
+  it('refuses an amount altered after signing, and a signed amount that is not the order’s', async () => {
+    const batch = await listeningBatch();
+    const altered = { ...created(batch.batchId, 150_000), amount: 1_500_000 };
+    expect((await post(altered)).status).toBe(400);
+    expect((await post(created(batch.batchId, 1_500_000))).status).toBe(400);
+    expect(await stored(batch.batchId)).toHaveLength(0);
+    expect(await batch.signals()).toBe(0);
+  });
+
+  it('refuses a valid notification for an order payrun does not know', async () => {
+    const response = await post(created('run-20261122-ffffff-b009', 150_000));
+    expect(response.status).toBe(400);
+    expect(await stored('run-20261122-ffffff-b009')).toHaveLength(0);
+  });
+
+  it('refuses a body that is not JSON', async () => {
+    expect((await post('partnerCode=x&signature=y')).status).toBe(400);
+  });
+});

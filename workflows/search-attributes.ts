@@ -1,0 +1,14 @@
+/**
+ * Custom search attributes every payrun workflow sets, so an operator can filter the Temporal UI by
+ * business identity: "all batches of run X", "everything for customer Y", "that orderId".
+ * Registered by `npm run dev` and the test setup; on another server, create them once with
+ * `temporal operator search-attribute create` (see README).
+ */
+import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
+
+export const payrunKind = defineSearchAttributeKey('PayrunKind', SearchAttributeType.KEYWORD);
+export const payrunRunId = defineSearchAttributeKey('PayrunRunId', SearchAttributeType.KEYWORD);
+export const payrunOrderId = defineSearchAttributeKey('PayrunOrderId', SearchAttributeType.KEYWORD);
+export const payrunCustomer = defineSearchAttributeKey('PayrunCustomer', SearchAttributeType.KEYWORD);
+
+export const PAYRUN_SEARCH_ATTRIBUTES = [payrunKind, payrunRunId, payrunOrderId, payrunCustomer];
