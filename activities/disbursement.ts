@@ -1,0 +1,126 @@
+import { GatewayResultError, type GatewayClient } from '../gateway';
+import type { Db } from '../db/knex';
+import type { DisbursementInput, DisbursementReceiver, DisbursementStatus } from '../workflows/disbursement';
+import { asActivityFailure, callGateway } from './gateway-failures';
+
+export interface DisbursementActivityDependencies {
+  db: Db;
+  gateway: GatewayClient;
+  disbursementIpnUrl: string;
+}
+
+type WalletReceiver = Extract<DisbursementReceiver, { kind: 'wallet' }>;
+
+const orderIdOf = async (db: Db, disbursementId: string): Promise<string> => {
+  const row = await db('disbursements').where({ disbursement_id: disbursementId }).first('order_id');
+  if (!row) throw new Error(`Disbursement ${disbursementId} has no record`);
+  return row.order_id;
+};
+
+function method(receiver: DisbursementReceiver) {
+  if (receiver.kind === 'wallet') {
+    return { walletId: receiver.walletId, walletName: receiver.walletName, personalId: receiver.personalId };
+  }
+  const { kind: _kind, ...bank } = receiver;
+  return bank;
+}
+
+/** Final answers come back as values; only transport trouble and "retry later" are retried. */
+async function answerOf<T>(call: () => Promise<T>) {
+  try {
+    return { ok: true as const, result: await call() };
+  } catch (error) {
+    if (error instanceof GatewayResultError && !error.retryable) {
+      return { ok: false as const, resultCode: error.resultCode, message: error.gatewayMessage };
+    }
+    throw asActivityFailure(error);
+  }
+}
+
+export function createDisbursementActivities({
+  db,
+  gateway,
+  disbursementIpnUrl,
+}: DisbursementActivityDependencies) {
+  return {
+    async checkDisbursementWallet(input: { disbursementId: string; receiver: WalletReceiver }) {
+      const orderId = await orderIdOf(db, input.disbursementId);
+      const answer = await answerOf(() =>
+        gateway.call('disbursement.verify', {
+          orderId: `${orderId}-chk`,
+          requestId: `${orderId}-chk`,
+          requestType: 'checkWallet',
+          disbursementMethod: {
+            walletId: input.receiver.walletId,
+            walletName: input.receiver.walletName,
+            personalId: input.receiver.personalId,
+          },
+        }),
+      );
+      return answer.ok
+        ? { resultCode: answer.result.resultCode, message: answer.result.message }
+        : { resultCode: answer.resultCode, message: answer.message };
+    },
+
+    async disbursementBalance({ disbursementId }: { disbursementId: string }) {
+      const orderId = await orderIdOf(db, disbursementId);
+      const suffix = Date.now().toString(36);
+      const result = await callGateway(gateway, 'disbursement.balance', {
+        orderId: `${orderId}-bal${suffix}`,
+        requestId: `${orderId}-bal${suffix}`,
+      });
+      return { balance: Number((result.body as { amount?: number }).amount ?? 0) };
+    },
+
+    /** requestId and orderId derive from the disbursement: a retry re-sends the same order, never a new one. */
+    async payDisbursement(input: DisbursementInput) {
+      const orderId = await orderIdOf(db, input.disbursementId);
+      const answer = await answerOf(() =>
+        gateway.call('disbursement.pay', {
+          orderId,
+          requestId: `${orderId}-pay`,
+          amount: input.amount,
+          requestType: input.receiver.kind === 'wallet' ? 'disburseToWallet' : 'disburseToBank',
+          disbursementMethod: method(input.receiver),
+          orderInfo: input.description,
+          ipnUrl: disbursementIpnUrl,
+          extraData: '',
+        }),
+      );
+      if (!answer.ok)
+        return { outcome: 'failed' as const, resultCode: answer.resultCode, message: answer.message };
+      const { resultCode, message, body } = answer.result;
+      const transId = (body as { transId?: number }).transId;
+      if (resultCode === 0) {
+        return {
+          outcome: 'succeeded' as const,
+          resultCode,
+          message,
+          transId: transId === undefined ? undefined : String(transId),
+        };
+      }
+      // 7000/7002 pending; 40/41 "already submitted": either way the final result comes by notification.
+      return { outcome: 'pending' as const, resultCode, message };
+    },
+
+    async recordDisbursement(input: {
+      disbursementId: string;
+      status: DisbursementStatus;
+      resultCode?: number;
+      message?: string;
+      transId?: string;
+    }) {
+      await db('disbursements')
+        .where({ disbursement_id: input.disbursementId })
+        .update({
+          status: input.status,
+          ...(input.resultCode !== undefined ? { result_code: input.resultCode } : {}),
+          ...(input.message !== undefined ? { message: input.message } : {}),
+          ...(input.transId !== undefined ? { trans_id: input.transId } : {}),
+          updated_at: db.fn.now(),
+        });
+    },
+  };
+}
+
+export type DisbursementActivities = ReturnType<typeof createDisbursementActivities>;

@@ -1,0 +1,115 @@
+/** Single disbursement stories: pay one receiver now, read where it is. */
+import type { Client } from '@temporalio/client';
+import { WorkflowIdReusePolicy } from '@temporalio/common';
+import type { Db } from '../../db/knex';
+import {
+  disbursementWorkflowId,
+  type DisbursementInput,
+  type DisbursementReceiver,
+} from '../../workflows/disbursement';
+import { payrunKind, payrunOrderId } from '../../workflows/search-attributes';
+import type { Principal } from '../auth/roles';
+import { conflict, notFound } from '../http/errors';
+
+export interface DisbursementDeps {
+  db: Db;
+  temporal: Client;
+  taskQueue: string;
+  gatewayAttemptTimeout: string;
+  resultWait: string;
+}
+
+/** What an operator may see of a receiver: the kind and the last four digits. */
+export function receiverLabel(receiver: DisbursementReceiver): string {
+  const number =
+    receiver.kind === 'wallet' ? receiver.walletId : (receiver.bankAccountNo ?? receiver.bankCardNo ?? '');
+  const kind = receiver.kind === 'wallet' ? 'wallet' : `bank ${receiver.bankCode}`;
+  return `${kind} …${number.slice(-4)}`;
+}
+
+export async function createDisbursement(
+  deps: DisbursementDeps,
+  input: {
+    disbursementId: string;
+    amount: number;
+    description: string;
+    receiver: DisbursementReceiver;
+    principal: Principal;
+  },
+) {
+  const { db, temporal } = deps;
+  const workflowId = disbursementWorkflowId(input.disbursementId);
+  const inserted = await db('disbursements')
+    .insert({
+      disbursement_id: input.disbursementId,
+      // The gateway orderId is the merchant's own disbursement id: one id, one payout, ever.
+      order_id: input.disbursementId,
+      workflow_id: workflowId,
+      request_type: input.receiver.kind === 'wallet' ? 'disburseToWallet' : 'disburseToBank',
+      amount: input.amount,
+      receiver_label: receiverLabel(input.receiver),
+      description: input.description,
+      status: 'queued',
+      created_by_key: input.principal.keyId,
+      created_by: input.principal.name,
+    })
+    .onConflict('disbursement_id')
+    .ignore()
+    .returning('disbursement_id');
+  if (inserted.length === 0) {
+    throw conflict(
+      'disbursement_exists',
+      `Disbursement ${input.disbursementId} already exists; a payout id is paid once.`,
+    );
+  }
+  const workflowInput: DisbursementInput = {
+    disbursementId: input.disbursementId,
+    amount: input.amount,
+    description: input.description,
+    receiver: input.receiver,
+    gatewayAttemptTimeout: deps.gatewayAttemptTimeout,
+    resultWait: deps.resultWait,
+  };
+  await temporal.workflow.start('disbursement', {
+    taskQueue: deps.taskQueue,
+    workflowId,
+    args: [workflowInput],
+    workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+    staticSummary: `Disbursement ${input.disbursementId}: ${input.amount} VND to ${receiverLabel(input.receiver)}`,
+    typedSearchAttributes: [
+      { key: payrunKind, value: 'disbursement' },
+      { key: payrunOrderId, value: input.disbursementId },
+    ],
+  });
+  return disbursementView(db, input.disbursementId);
+}
+
+export async function disbursementView(db: Db, disbursementId: string) {
+  const row = await db('disbursements').where({ disbursement_id: disbursementId }).first();
+  if (!row) throw notFound(`Disbursement ${disbursementId}`);
+  return {
+    disbursementId: row.disbursement_id,
+    status: row.status,
+    requestType: row.request_type,
+    amount: Number(row.amount),
+    receiver: row.receiver_label,
+    description: row.description,
+    resultCode: row.result_code,
+    message: row.message,
+    transId: row.trans_id,
+    createdBy: row.created_by,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    workflowId: row.workflow_id,
+  };
+}
+
+export async function listDisbursements(db: Db, filter: { status?: string; limit: number }) {
+  const query = db('disbursements')
+    .orderBy('created_at', 'desc')
+    .limit(filter.limit)
+    .select('disbursement_id');
+  if (filter.status) query.where({ status: filter.status });
+  const rows: Array<{ disbursement_id: string }> = await query;
+  return Promise.all(rows.map((row) => disbursementView(db, row.disbursement_id)));
+}

@@ -1,0 +1,141 @@
+import { z } from 'zod';
+import { ORDER_ID_PATTERN } from '../../gateway/operations/shared';
+import { ipnPaths } from '../../platform/ipn-paths';
+import { disbursementResultSignal } from '../../workflows/disbursement';
+import type { IpnChannel } from '../ipn/receiver';
+import { defineRoute, type AnyRoute } from '../http/routes';
+import {
+  createDisbursement,
+  disbursementView,
+  listDisbursements,
+  type DisbursementDeps,
+} from './disbursements';
+
+const READERS = ['viewer', 'payouts-maker', 'payouts-approver'] as const;
+
+const wallet = z.strictObject({
+  walletId: z.string().regex(/^0[0-9]+$/, 'a wallet number: 0 then digits'),
+  walletName: z.string().trim().min(1),
+  personalId: z
+    .string()
+    .regex(/^[0-9]{1,12}$/, 'up to 12 digits')
+    .nullable()
+    .default(null),
+});
+const bank = z
+  .strictObject({
+    bankAccountNo: z
+      .string()
+      .regex(/^[0-9]{4,30}$/, 'digits')
+      .optional(),
+    bankCardNo: z
+      .string()
+      .regex(/^[0-9]{12,19}$/, 'a card number of 12 to 19 digits')
+      .optional(),
+    bankAccountHolderName: z.string().trim().min(1),
+    bankCode: z.string().trim().min(1).max(20),
+  })
+  .refine((value) => Boolean(value.bankAccountNo) !== Boolean(value.bankCardNo), {
+    message: 'give exactly one of bankAccountNo or bankCardNo',
+    path: ['bankAccountNo'],
+  });
+
+/** Document 3's ranges: to a wallet 1,000..200,000,000 VND; to a bank 10,000..20,000,000 VND. */
+const createBody = z
+  .object({
+    disbursementId: z.string().max(50).regex(ORDER_ID_PATTERN, 'letters and digits, joined by - _ or .'),
+    amount: z.number().int(),
+    description: z.string().max(255).default(''),
+    wallet: wallet.optional(),
+    bank: bank.optional(),
+  })
+  .superRefine((body, context) => {
+    if (Boolean(body.wallet) === Boolean(body.bank)) {
+      context.addIssue({
+        code: 'custom',
+        path: ['wallet'],
+        message: 'give exactly one receiver: wallet or bank',
+      });
+      return;
+    }
+    const [min, max] = body.wallet ? [1000, 200_000_000] : [10_000, 20_000_000];
+    if (body.amount < min || body.amount > max) {
+      context.addIssue({
+        code: 'custom',
+        path: ['amount'],
+        message: `to a ${body.wallet ? 'wallet' : 'bank'} the amount must be ${min}..${max} VND`,
+      });
+    }
+  });
+
+export function disbursementRoutes(deps: DisbursementDeps): AnyRoute[] {
+  return [
+    defineRoute({
+      method: 'post',
+      path: '/v1/disbursements',
+      summary:
+        'Pay one receiver now: a wallet (check wallet → balance → pay) or a bank account or card (pay).',
+      tag: 'payouts',
+      access: { roles: ['payouts-maker'] },
+      idempotent: true,
+      body: createBody,
+      handler: async ({ body, principal }) => ({
+        body: await createDisbursement(deps, {
+          disbursementId: body.disbursementId,
+          amount: body.amount,
+          description: body.description,
+          receiver: body.wallet ? { kind: 'wallet', ...body.wallet } : { kind: 'bank', ...body.bank! },
+          principal,
+        }),
+      }),
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/v1/disbursements',
+      summary: 'Single disbursements, newest first.',
+      tag: 'payouts',
+      access: { roles: READERS },
+      query: z.object({
+        status: z.string().max(40).optional(),
+        limit: z.coerce.number().int().min(1).max(200).default(50),
+      }),
+      handler: async ({ query }) => ({ body: { disbursements: await listDisbursements(deps.db, query) } }),
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/v1/disbursements/:disbursementId',
+      summary: 'A single disbursement: status, result code, transId.',
+      tag: 'payouts',
+      access: { roles: READERS },
+      params: z.object({ disbursementId: z.string().max(50) }),
+      handler: async ({ params }) => ({ body: await disbursementView(deps.db, params.disbursementId) }),
+    }),
+  ];
+}
+
+/** The gateway's result of a single disbursement. */
+export const disbursementNotifications: IpnChannel = {
+  path: ipnPaths.disbursement,
+  summary: 'Receives single disbursement results from the gateway.',
+  kindOf: () => 'disbursement.result',
+  locate: async (db, orderId) => {
+    const row = await db('disbursements').where({ order_id: orderId }).first();
+    if (!row) return undefined;
+    return {
+      workflowId: row.workflow_id,
+      expectedAmount: Number(row.amount),
+      signal: async (client, notification) => {
+        const fields = notification.fields as unknown as {
+          resultCode: number;
+          message?: string;
+          transId?: number;
+        };
+        await client.workflow.getHandle(row.workflow_id).signal(disbursementResultSignal, {
+          resultCode: Number(fields.resultCode),
+          message: String(fields.message ?? ''),
+          transId: fields.transId === undefined ? undefined : String(fields.transId),
+        });
+      },
+    };
+  },
+};
