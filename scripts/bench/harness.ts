@@ -1,0 +1,107 @@
+/**
+ * A whole payrun stack in one process for benchmarks: a throwaway embedded PostgreSQL, the Temporal
+ * dev server, the sandbox with no artificial delays, the API and a worker. Real components, real HTTP.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { DefaultLogger, Runtime } from '@temporalio/worker';
+import { createActivities } from '../../activities';
+import { createApp } from '../../api/app';
+import { payoutSettingsFrom } from '../../api/payouts/settings';
+import { createApiKey } from '../../db/api-keys';
+import { startEmbeddedPostgres } from '../../db/embedded-postgres';
+import { createDb, withDatabaseName, type Db } from '../../db/knex';
+import { migrateLatest } from '../../db/migrator';
+import { loadConfig } from '../../platform/config';
+import { createDataConverter } from '../../platform/data-converter';
+import { createLogger } from '../../platform/logger';
+import { generateSandboxKeyPair, startSandbox, type Sandbox } from '../../sandbox';
+import { createInstrumentedGateway } from '../../workers/gateway';
+import { createPayrunWorker } from '../../workers/worker';
+import { PAYRUN_SEARCH_ATTRIBUTES } from '../../workflows/search-attributes';
+import { createDatabaseIfMissing } from '../stack';
+import { resolveDevServer } from '../temporal-binaries';
+
+export interface BenchStack {
+  db: Db;
+  sandbox: Sandbox;
+  apiUrl: string;
+  makerKey: string;
+  approverKey: string;
+  close(): Promise<void>;
+}
+
+async function freePort(): Promise<number> {
+  const net = await import('node:net');
+  return new Promise((resolve) => {
+    const server = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export async function startBenchStack(): Promise<BenchStack> {
+  Runtime.install({ logger: new DefaultLogger('ERROR') });
+  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'payrun-bench-'));
+  fs.chmodSync(scratch, 0o755);
+  const cluster = await startEmbeddedPostgres({ dataDir: path.join(scratch, 'pg'), port: await freePort(), persistent: false });
+  await createDatabaseIfMissing(cluster.url, 'bench');
+  const db = createDb(withDatabaseName(cluster.url, 'bench'), { poolMax: 20 });
+  await migrateLatest(db);
+
+  const dataConverter = createDataConverter({ currentKeyId: 'bench', keys: new Map([['bench', randomBytes(32)]]) });
+  const env = await TestWorkflowEnvironment.createLocal({
+    server: { executable: await resolveDevServer({ build: true }), searchAttributes: PAYRUN_SEARCH_ATTRIBUTES },
+    client: { dataConverter },
+  });
+  const merchant = { partnerCode: 'BENCH', accessKey: 'bench-access', secretKey: 'bench-secret-key-0123456789abcdef' };
+  const keyPair = generateSandboxKeyPair();
+  const sandbox = await startSandbox({
+    merchant,
+    keyPair,
+    timing: { ipnDelayMs: 0, batchValidationMs: 0, batchPaymentMs: 0, pendingSettleMs: 1000 },
+    balances: { VND: 10_000_000_000_000 },
+  });
+  const config = loadConfig({});
+  const taskQueue = 'bench';
+  const payouts = { ...payoutSettingsFrom(config), taskQueue };
+  const logger = createLogger('silent');
+  const app = createApp({ db, temporal: env.client, logger, merchant, payouts });
+  const server = app.listen(0, '127.0.0.1');
+  await new Promise((resolve) => server.once('listening', resolve));
+  const apiUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const worker = await createPayrunWorker({
+    connection: env.nativeConnection,
+    namespace: 'default',
+    taskQueue,
+    dataConverter,
+    activities: createActivities({
+      db,
+      gateway: createInstrumentedGateway({ baseUrl: sandbox.url, ...merchant, publicKey: keyPair.publicKeyPem }),
+      publicBaseUrl: apiUrl,
+    }),
+  });
+  const running = worker.run();
+  return {
+    db,
+    sandbox,
+    apiUrl,
+    makerKey: (await createApiKey(db, 'bench-maker', ['payouts-maker'])).key,
+    approverKey: (await createApiKey(db, 'bench-approver', ['payouts-approver'])).key,
+    async close() {
+      worker.shutdown();
+      await running;
+      await new Promise((resolve) => server.close(resolve));
+      await sandbox.close();
+      await env.teardown();
+      await db.destroy();
+      await cluster.stop();
+      fs.rmSync(scratch, { recursive: true, force: true });
+    },
+  };
+}
