@@ -23,7 +23,8 @@ export function observeRequests(logger: Logger): RequestHandler {
       const principal = res.locals.principal as { name?: string } | undefined;
       (res.locals.log as Logger).info(
         {
-          method: req.method,
+          // Not `method`: that name is a receiver object in the gateway's sensitive-field list.
+          httpMethod: req.method,
           route,
           status: res.statusCode,
           durationMs: Math.round(seconds * 1000),
