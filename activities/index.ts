@@ -1,7 +1,9 @@
 import type { GatewayClient } from '../gateway';
 import type { Db } from '../db/knex';
 import { ipnPaths } from '../platform/ipn-paths';
+import { createDisbursementActivities } from './disbursement';
 import { createPayoutActivities } from './payouts';
+import { createRemittanceActivities } from './remittance';
 import { createStackCheckActivities } from './stack-check';
 
 export interface ActivityDependencies {
@@ -16,6 +18,14 @@ export function createActivities(deps: ActivityDependencies) {
   return {
     ...createStackCheckActivities(deps),
     ...createPayoutActivities({ ...deps, batchIpnUrl: `${deps.publicBaseUrl}${ipnPaths.batch}` }),
+    ...createRemittanceActivities({
+      ...deps,
+      remittanceIpnUrl: `${deps.publicBaseUrl}${ipnPaths.remittance}`,
+    }),
+    ...createDisbursementActivities({
+      ...deps,
+      disbursementIpnUrl: `${deps.publicBaseUrl}${ipnPaths.disbursement}`,
+    }),
   };
 }
 

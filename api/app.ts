@@ -3,6 +3,7 @@ import type { Client } from '@temporalio/client';
 import type { PayloadCodec } from '@temporalio/common';
 import { requireRoles } from './auth/authenticate';
 import { createCodecRouter, devCodecAuthenticate } from './codec-router';
+import { consoleRoutes, type ConsoleSettings } from './console/routes';
 import type { Db } from '../db/knex';
 import type { Logger } from '../platform/logger';
 import { ApiError, errorHandler } from './http/errors';
@@ -15,6 +16,10 @@ import { ipnRoute } from './ipn/receiver';
 import { batchNotifications } from './payouts/batch-notifications';
 import type { PayoutSettings } from './payouts/payout-runs';
 import { payoutRunRoutes } from './payouts/routes';
+import { remittanceNotifications } from './remittance/notifications';
+import { remittanceRoutes } from './remittance/routes';
+import { defaultRemittanceSettings, type RemittanceSettings } from './remittance/settings';
+import { disbursementNotifications, disbursementRoutes } from './disbursements/routes';
 
 export interface ApiDependencies {
   db: Db;
@@ -25,6 +30,8 @@ export interface ApiDependencies {
   /** The merchant's credentials: notifications are verified with them. */
   merchant: SigningKeys & { partnerCode: string };
   payouts: PayoutSettings & { uploadLimit: string };
+  /** Remittance settings (quote lifetime, waits); unset: the defaults on the payouts task queue. */
+  remittance?: RemittanceSettings;
   /** Serves /codec/encode and /codec/decode for the Temporal UI and CLI. */
   codec?: {
     codec: PayloadCodec;
@@ -33,6 +40,8 @@ export interface ApiDependencies {
     /** `npm run dev` only: the embedded UI cannot send a key, so its origin on loopback is let through. */
     trustLocalUi?: boolean;
   };
+  /** The finance console's links to workflows; without it the console shows none. */
+  console?: ConsoleSettings;
 }
 
 /** Decoding reveals personal data: operators (viewer) and admins only. */
@@ -55,6 +64,25 @@ export function apiRoutes(deps: ApiDependencies): AnyRoute[] {
     ),
   );
   routes.push(ipnRoute(batchNotifications, deps));
+  routes.push(
+    ...disbursementRoutes({
+      db: deps.db,
+      temporal: deps.temporal,
+      taskQueue: deps.payouts.taskQueue,
+      gatewayAttemptTimeout: String(deps.payouts.timing.gatewayAttemptTimeout),
+      resultWait: '1 day',
+    }),
+    ipnRoute(disbursementNotifications, deps),
+  );
+  routes.push(
+    ...remittanceRoutes({
+      db: deps.db,
+      temporal: deps.temporal,
+      settings: deps.remittance ?? defaultRemittanceSettings(deps.payouts.taskQueue),
+    }),
+    ipnRoute(remittanceNotifications, deps),
+  );
+  routes.push(...consoleRoutes(deps.console, () => deps.temporal.options.namespace));
   return routes;
 }
 

@@ -8,6 +8,7 @@ import { createDataConverter } from '../platform/data-converter';
 import { AesGcmPayloadCodec, resolveCodecKeyring } from '../platform/payload-codec';
 import { requireGateway } from '../platform/require-services';
 import { payoutSettingsFrom } from './payouts/settings';
+import { remittanceSettingsFrom } from './remittance/settings';
 import { createApp } from './app';
 
 async function main(): Promise<void> {
@@ -36,6 +37,8 @@ async function main(): Promise<void> {
     codec,
     merchant,
     payouts: payoutSettingsFrom(config),
+    remittance: remittanceSettingsFrom(config),
+    console: { temporalUiUrl: config.TEMPORAL_UI_URL, namespace: config.TEMPORAL_NAMESPACE },
   }).listen(config.API_PORT, config.API_HOST, () => {
     log.info({ host: config.API_HOST, port: config.API_PORT }, 'API listening');
   });

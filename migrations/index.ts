@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import * as stackChecks from './20261122_0001_stack_checks';
 import * as apiKeys from './20261122_0002_api_keys_and_idempotency';
 import * as payouts from './20261122_0003_payouts';
+import * as remittances from './20261122_0004_remittances';
 
 export interface Migration {
   name: string;
@@ -14,4 +15,5 @@ export const migrations: Migration[] = [
   { name: '20261122_0001_stack_checks', ...stackChecks },
   { name: '20261122_0002_api_keys_and_idempotency', ...apiKeys },
   { name: '20261122_0003_payouts', ...payouts },
+  { name: '20261122_0004_remittances', ...remittances },
 ];

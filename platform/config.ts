@@ -32,6 +32,9 @@ export const configSchema = z.object({
   ),
   PAYLOAD_CODEC_KEY_ID: optionalText.describe('Which of PAYLOAD_CODEC_KEYS seals new payloads'),
   TEMPORAL_UI_ORIGIN: optionalText.describe('Origin of the Temporal UI allowed to call the codec endpoint'),
+  TEMPORAL_UI_URL: optionalUrl.describe(
+    'Temporal UI base URL the finance console links workflows to; default under npm run dev: the dev server UI',
+  ),
   GATEWAY_BASE_URL: optionalUrl.describe('The payment gateway; unset under npm run dev starts the sandbox'),
   GATEWAY_PARTNER_CODE: optionalText,
   GATEWAY_ACCESS_KEY: optionalText,
@@ -51,6 +54,11 @@ export const configSchema = z.object({
   PAYOUT_BATCH_SIZE: z.coerce.number().int().min(1).max(1000).default(1000),
   PAYOUT_PARALLEL_BATCHES: z.coerce.number().int().min(1).max(50).default(4),
   PAYOUT_IPN_TIMEOUT_SECONDS: z.coerce.number().positive().default(120),
+  REMITTANCE_QUOTE_TTL_SECONDS: z.coerce
+    .number()
+    .positive()
+    .default(300)
+    .describe('A remittance quote older than this is fetched again before buying'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 

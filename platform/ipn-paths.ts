@@ -2,4 +2,5 @@
 export const ipnPaths = {
   batch: '/ipn/disbursement-batch',
   disbursement: '/ipn/disbursement',
+  remittance: '/ipn/remittance',
 } as const;

@@ -1,11 +1,17 @@
 import { z } from 'zod';
 import type { OperationName } from '../gateway';
+import type { ApprovalOptions, AwaitingSummary, CustomerAnswer } from './customer';
+import { amountScenarioTable } from './customer-scenarios';
 import { faultRulesSchema, type FaultRule } from './faults';
 import { simulatedOperations } from './handlers';
+import { revokeTokens, type RevokeResult } from './handlers/binding';
+import { subscriptionSnapshot } from './handlers/subscriptions';
 import type { IpnLogEntry } from './ipn';
 import type { LedgerEntry } from './ledger';
+import type { OtpMessage } from './otp';
 import { CURRENCIES, isCurrency, type Currency, type SandboxTiming } from './options';
 import { scenarioTable } from './scenarios';
+import { userOf } from './customer-scenarios';
 import type { SandboxWorld } from './world';
 
 /**
@@ -28,6 +34,34 @@ export interface SandboxAdmin {
   /** Completes a two-step remittance (autoCapture false) now; false when none is waiting. */
   captureRemittance(orderId: string): boolean;
   ipnLog(): IpnLogEntry[];
+  /**
+   * The simulated customer approves an order waiting for them (hosted payment, terminal, binding or
+   * subscription link, token payment 8000, subscription reactivation). The answer carries the result
+   * and the signed redirect URL. Throws when nothing waits under `orderId`.
+   */
+  approvePayment(orderId: string, options?: ApprovalOptions): CustomerAnswer;
+  declinePayment(orderId: string): CustomerAnswer;
+  /** Orders waiting for the customer now (expired links are dropped). */
+  awaitingCustomer(): AwaitingSummary[];
+  /** Turns the simulated customer's automatic approval on or off (until reset()). */
+  setAutoApprove(enabled: boolean): void;
+  /** Two-factor codes "sent by SMS", oldest first, optionally for one partnerClientId. */
+  otpInbox(partnerClientId?: string): OtpMessage[];
+  /**
+   * The customer removes saved cards (or wallet links) in the app: their tokens are revoked and each
+   * card token sends the signed unbind call to the unbind URL (its HTTP status shows in ipnLog()).
+   */
+  revokeToken(partnerClientId: string, options?: { token?: string }): RevokeResult;
+  /** Where unbind calls go (until reset()); undefined = nowhere (logged `skipped`). */
+  setUnbindUrl(url: string | undefined): void;
+  /** Saved tokens (value, flow, owner, status). */
+  tokens(
+    partnerClientId?: string,
+  ): { value: string; flow: string; partnerClientId: string; initialOrderId: string; status: string }[];
+  /** A subscription's state, dates (calculated and sent nextPaymentDate) and failure count. */
+  subscription(initialOrderId: string): ReturnType<typeof subscriptionSnapshot>;
+  /** Limits a customer's funds (VND; null = plenty again); charges above it answer 1001. */
+  setCustomerFunds(partnerClientId: string, amount: number | null): void;
   /** State, faults, balances, ledger, IPN log and seeded randomness back to their initial values. */
   reset(): void;
   info(): SandboxInfo;
@@ -39,7 +73,10 @@ export interface SandboxInfo {
   simulated: OperationName[];
   notSimulated: OperationName[];
   scenarios: ReturnType<typeof scenarioTable>;
+  /** Documents 1 and 2: what the last four digits of an amount do. */
+  amountScenarios: ReturnType<typeof amountScenarioTable>;
   pending: string[];
+  awaitingCustomer: string[];
 }
 
 export function createAdmin(getWorld: () => SandboxWorld, reset: () => void): SandboxAdmin {
@@ -61,6 +98,40 @@ export function createAdmin(getWorld: () => SandboxWorld, reset: () => void): Sa
     settlePending: () => ({ settled: getWorld().pending.settleAll() }),
     captureRemittance: (orderId) => getWorld().pending.settleNow(`remittance:${orderId}`),
     ipnLog: () => getWorld().ipn.log(),
+    approvePayment(orderId, options) {
+      const answer = getWorld().customer.approve(orderId, options);
+      if (!answer) throw new NotWaitingError(orderId);
+      return answer;
+    },
+    declinePayment(orderId) {
+      const answer = getWorld().customer.decline(orderId);
+      if (!answer) throw new NotWaitingError(orderId);
+      return answer;
+    },
+    awaitingCustomer: () => getWorld().customer.list(),
+    setAutoApprove: (enabled) => void (getWorld().settings.autoApprove = enabled),
+    otpInbox: (partnerClientId) => getWorld().otp.inbox(partnerClientId),
+    revokeToken: (partnerClientId, options = {}) => revokeTokens(getWorld(), partnerClientId, options.token),
+    setUnbindUrl: (url) => void (getWorld().settings.unbindUrl = url),
+    tokens: (partnerClientId) =>
+      [...getWorld().state.tokens.values()]
+        .filter((token) => partnerClientId === undefined || token.partnerClientId === partnerClientId)
+        .map(({ value, flow, partnerClientId: owner, initialOrderId, status }) => ({
+          value,
+          flow,
+          partnerClientId: owner,
+          initialOrderId,
+          status,
+        })),
+    subscription: (initialOrderId) => subscriptionSnapshot(getWorld(), initialOrderId),
+    setCustomerFunds(partnerClientId, amount) {
+      if (amount !== null && (!Number.isFinite(amount) || amount < 0))
+        throw new TypeError('funds are a number ≥ 0');
+      const { customerFunds } = getWorld().state;
+      const user = userOf(partnerClientId).user;
+      if (amount === null) customerFunds.delete(user);
+      else customerFunds.set(user, amount);
+    },
     reset,
     info() {
       const world = getWorld();
@@ -69,7 +140,9 @@ export function createAdmin(getWorld: () => SandboxWorld, reset: () => void): Sa
         timing: world.config.timing,
         ...simulatedOperations(),
         scenarios: scenarioTable(),
+        amountScenarios: amountScenarioTable(),
         pending: world.pending.keys(),
+        awaitingCustomer: world.customer.list().map((order) => order.orderId),
       };
     },
   };
@@ -80,7 +153,26 @@ export interface AdminHttpAnswer {
   body: unknown;
 }
 
+/** approvePayment / declinePayment for an orderId nothing waits under (HTTP 404). */
+export class NotWaitingError extends Error {
+  constructor(orderId: string) {
+    super(`no order ${orderId} is waiting for the customer (unknown, already answered or expired)`);
+    this.name = 'NotWaitingError';
+  }
+}
+
 const balanceBody = z.strictObject({ amount: z.number().min(0) });
+const approvalBody = z
+  .strictObject({
+    method: z.enum(['wallet', 'credit', 'domestic']).optional(),
+    payType: z.string().optional(),
+    voucher: z.strictObject({ amount: z.number().int().min(0), name: z.string().optional() }).optional(),
+  })
+  .optional();
+const revokeBody = z.strictObject({ partnerClientId: z.string().min(1), token: z.string().optional() });
+const urlBody = z.strictObject({ url: z.string().url().nullable() });
+const fundsBody = z.strictObject({ amount: z.number().min(0).nullable() });
+const autoApproveBody = z.strictObject({ enabled: z.boolean() });
 
 /** Routes of the HTTP admin API; `path` is relative to `/__sandbox`. */
 export function handleAdminRequest(
@@ -88,11 +180,16 @@ export function handleAdminRequest(
   method: string,
   path: string,
   body: unknown,
+  query: URLSearchParams = new URLSearchParams(),
 ): AdminHttpAnswer {
   const ok = (value: unknown): AdminHttpAnswer => ({ status: 200, body: value });
   const route = `${method} ${path.replace(/\/+$/, '') || '/'}`;
   const balanceMatch = /^\/balances\/([A-Za-z]{3})$/.exec(path);
   const captureMatch = /^\/remittances\/([^/]+)\/capture$/.exec(path);
+  const customerMatch = /^\/payments\/([^/]+)\/(approve|decline)$/.exec(path);
+  const subscriptionMatch = /^\/subscriptions\/([^/]+)$/.exec(path);
+  const fundsMatch = /^\/customers\/([^/]+)\/funds$/.exec(path);
+  const partnerClientId = query.get('partnerClientId') ?? undefined;
   try {
     switch (route) {
       case 'GET /':
@@ -117,6 +214,44 @@ export function handleAdminRequest(
       case 'POST /reset':
         admin.reset();
         return ok({ reset: true });
+      case 'GET /customer':
+        return ok(admin.awaitingCustomer());
+      case 'GET /otp-inbox':
+        return ok(admin.otpInbox(partnerClientId));
+      case 'GET /tokens':
+        return ok(admin.tokens(partnerClientId));
+      case 'POST /tokens/revoke': {
+        const { partnerClientId: owner, token } = revokeBody.parse(body);
+        return ok(admin.revokeToken(owner, token === undefined ? {} : { token }));
+      }
+      case 'PUT /unbind-url': {
+        const { url } = urlBody.parse(body);
+        admin.setUnbindUrl(url ?? undefined);
+        return ok({ url });
+      }
+      case 'PUT /auto-approve': {
+        const { enabled } = autoApproveBody.parse(body);
+        admin.setAutoApprove(enabled);
+        return ok({ enabled });
+      }
+    }
+    if (customerMatch && method === 'POST') {
+      const orderId = decodeURIComponent(customerMatch[1]!);
+      return ok(
+        customerMatch[2] === 'approve'
+          ? admin.approvePayment(orderId, approvalBody.parse(body) ?? {})
+          : admin.declinePayment(orderId),
+      );
+    }
+    if (subscriptionMatch && method === 'GET') {
+      const found = admin.subscription(decodeURIComponent(subscriptionMatch[1]!));
+      return found ? ok(found) : { status: 404, body: { error: 'no such subscription' } };
+    }
+    if (fundsMatch && (method === 'PUT' || method === 'POST')) {
+      const owner = decodeURIComponent(fundsMatch[1]!);
+      const { amount } = fundsBody.parse(body);
+      admin.setCustomerFunds(owner, amount);
+      return ok({ partnerClientId: owner, amount });
     }
     if (balanceMatch) {
       const currency = balanceMatch[1]!.toUpperCase();
@@ -136,6 +271,7 @@ export function handleAdminRequest(
     }
     return { status: 404, body: { error: `no admin route ${route}; see sandbox/README.md` } };
   } catch (error) {
+    if (error instanceof NotWaitingError) return { status: 404, body: { error: error.message } };
     const message = error instanceof z.ZodError ? z.prettifyError(error) : (error as Error).message;
     return { status: 400, body: { error: message } };
   }

@@ -1,4 +1,4 @@
-import { resultCodeInfo, type OperationName } from '../gateway';
+import { resultCodeInfo, type OperationName, type ValidationContext } from '../gateway';
 import type { SandboxWorld } from './world';
 
 /**
@@ -31,6 +31,12 @@ export interface HandlerOutcome {
 export interface OperationHandler {
   /** The operation creates an order under its orderId; a reused orderId is refused with 41. */
   readonly createsOrder?: boolean;
+  /**
+   * Facts the request does not carry but its limits depend on (token flow, recurringAmount, refunded
+   * method), looked up in the sandbox's records so validation answers 22 like the real gateway.
+   * Receives the decrypted request before validation: read it defensively.
+   */
+  validationContext?(fields: Readonly<Record<string, unknown>>, world: SandboxWorld): ValidationContext;
   handle(request: GatewayRequest, world: SandboxWorld): HandlerOutcome;
 }
 

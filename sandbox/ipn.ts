@@ -26,7 +26,8 @@ export interface IpnLogEntry {
   url: string | null;
   orderId: string;
   requestId: string;
-  resultCode: number;
+  /** Absent for notifications without one (the unbind call). */
+  resultCode?: number;
   /** 1 for the first delivery; higher for redeliveries. 0 when nothing was sent (dropped, skipped). */
   attempt: number;
   outcome: IpnOutcome;
@@ -81,7 +82,7 @@ export function createIpnDispatcher(deps: {
       url: url ?? null,
       orderId: String(fields.orderId),
       requestId: String(fields.requestId),
-      resultCode: Number(fields.resultCode),
+      ...(typeof fields.resultCode === 'number' ? { resultCode: fields.resultCode } : {}),
       attempt,
       outcome,
       duplicate: delivery.duplicate,

@@ -5,7 +5,17 @@ import type { Currency } from './options';
  * movement is updated in place when it settles, so "at most one entry per orderId/itemId" is the
  * no-double-payment check, and summing `succeeded` entries reconciles against the balances.
  */
-export type LedgerKind = 'disbursement' | 'batch-item' | 'remittance' | 'buy';
+export type LedgerKind =
+  | 'disbursement'
+  | 'batch-item'
+  | 'remittance'
+  | 'buy'
+  /** Money in from a customer (documents 1 and 2): one-time, POS, terminal, token, first charges. */
+  | 'payment'
+  | 'subscription-charge'
+  | 'refund'
+  /** card/settle of a terminal: amount = the card payments it settled. */
+  | 'settlement';
 export type LedgerOutcome = 'succeeded' | 'failed' | 'pending';
 
 export interface LedgerEntry {
@@ -24,6 +34,9 @@ export interface LedgerEntry {
   transId?: number;
   /** VND credited by a buy. */
   exchangeAmount?: number;
+  /** Payments: how the customer paid; refunds: the refunded payment's orderId. */
+  method?: string;
+  refundOf?: string;
 }
 
 export interface Ledger {

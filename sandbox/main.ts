@@ -20,6 +20,9 @@ const sandbox = await startSandbox({
   merchant: identity.merchant,
   keyPair: identity.keyPair,
   logger,
+  // Demos and benchmarks: the simulated customer approves every order by itself.
+  autoApprove: process.env.SANDBOX_AUTO_APPROVE === '1',
+  ...(process.env.SANDBOX_UNBIND_URL ? { unbindUrl: process.env.SANDBOX_UNBIND_URL } : {}),
 });
 
 console.log(`payrun gateway sandbox is running

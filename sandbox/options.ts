@@ -39,6 +39,10 @@ export interface SandboxTiming {
   ipnMaxAttempts: number;
   /** How long the sandbox waits for the merchant's answer to one IPN. */
   ipnTimeoutMs: number;
+  /** With `autoApprove`: how long the simulated customer takes to approve (or decline) an order. */
+  customerDelayMs: number;
+  /** Validity of a binding or subscription link (document 2: 15 minutes by default). */
+  linkValidityMs: number;
 }
 
 export const DEFAULT_TIMING: SandboxTiming = {
@@ -49,6 +53,8 @@ export const DEFAULT_TIMING: SandboxTiming = {
   ipnRetryDelayMs: 1000,
   ipnMaxAttempts: 4,
   ipnTimeoutMs: 5000,
+  customerDelayMs: 100,
+  linkValidityMs: 15 * 60 * 1000,
 };
 
 /** Merchant balances a fresh sandbox starts with (major units; foreign currencies may have cents). */
@@ -81,6 +87,18 @@ export interface SandboxOptions {
   /** Merchant balances (major units). Unlisted currencies keep DEFAULT_BALANCES. */
   balances?: Partial<Record<Currency, number>>;
   logger?: SandboxLogger;
+  /**
+   * The simulated customer approves every order waiting for them after `customerDelayMs` (amounts
+   * ending 1006 are declined), so benchmarks and demos complete payments without a click.
+   */
+  autoApprove?: boolean;
+  /** Merchant endpoint of the unbind notification (customer removed a saved card). */
+  unbindUrl?: string;
+  /**
+   * The sandbox's clock (epoch ms): responseTime, OTP expiry and spacing, link validity, subscription
+   * dates. Tests pass a movable clock; timers (IPN delays, settlements) still run in real time.
+   */
+  now?: () => number;
 }
 
 export const SILENT_LOGGER: SandboxLogger = { info: () => undefined, warn: () => undefined };

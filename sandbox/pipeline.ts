@@ -159,12 +159,13 @@ function process(
   plain: Record<string, unknown>,
   requestId: string | undefined,
 ): HandlerOutcome {
-  const violations = validateRequest(operation, plain);
+  const handler = handlers[operation];
+  const context = handler?.validationContext?.(plain, world) ?? {};
+  const violations = validateRequest(operation, plain, context);
   if (violations.length > 0) {
     const code = violations.every(isAmountRange) ? AMOUNT_OUT_OF_RANGE : BAD_FORMAT;
     return { resultCode: code, message: `${defaultMessage(code)}: ${describe(violations)}` };
   }
-  const handler = handlers[operation];
   if (!handler)
     return {
       resultCode: UNKNOWN_ERROR,
@@ -188,13 +189,16 @@ function process(
   return result;
 }
 
-/** 22 is for amounts outside their range; anything else (types, patterns, sums, rules) is 20. */
+/**
+ * 22 is for amounts outside their range; anything else (types, patterns, sums, rules) is 20. The
+ * table's rule names vary (`range …`, `at most recurringAmount …`, `0 or at least …`), hence the list.
+ */
 function isAmountRange(violation: Violation): boolean {
   const name = violation.field
     .split('.')
     .pop()
     ?.replace(/\[\d+\]$/, '');
-  return name === 'amount' && /^(range|min|max|greater than)\b/.test(violation.rule);
+  return name === 'amount' && /^(range|min|max|greater than|at most|0 or at least)\b/.test(violation.rule);
 }
 
 function describe(violations: readonly Violation[]): string {

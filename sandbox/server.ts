@@ -1,7 +1,9 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { toPrivateKey } from '../gateway';
-import { createAdmin, handleAdminRequest, type SandboxAdmin } from './admin';
+import { createAdmin, handleAdminRequest, NotWaitingError, type SandboxAdmin } from './admin';
+import { notWaitingPage, orderPage, resultPage } from './hosted-page';
+import { PAY_PAGE_PREFIX, payPagePath, SHORT_LINK_PREFIX } from './links';
 import { handlers } from './handlers';
 import {
   CURRENCIES,
@@ -51,8 +53,13 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
   });
 
   async function serve(request: IncomingMessage, response: ServerResponse): Promise<void> {
-    const path = new URL(request.url ?? '/', 'http://sandbox').pathname;
+    const requestUrl = new URL(request.url ?? '/', 'http://sandbox');
+    const path = requestUrl.pathname;
     const method = request.method ?? 'GET';
+    if (path.startsWith(PAY_PAGE_PREFIX) || path.startsWith(SHORT_LINK_PREFIX)) {
+      await readBody(request);
+      return serveCustomerPage(response, method, path);
+    }
     if (path === ADMIN_PREFIX || path.startsWith(`${ADMIN_PREFIX}/`)) {
       const raw = await readBody(request);
       let body: unknown;
@@ -61,7 +68,13 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
       } catch {
         return json(response, 400, { error: 'body is not JSON' });
       }
-      const answer = handleAdminRequest(admin, method, path.slice(ADMIN_PREFIX.length) || '/', body);
+      const answer = handleAdminRequest(
+        admin,
+        method,
+        path.slice(ADMIN_PREFIX.length) || '/',
+        body,
+        requestUrl.searchParams,
+      );
       return json(response, answer.status, answer.body);
     }
     if (!isGatewayPath(path)) return json(response, 404, { message: `no gateway operation at ${path}` });
@@ -84,6 +97,37 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     }
   }
 
+  /** The hosted page behind payUrl (and shortLink): the customer approves or declines with a button. */
+  function serveCustomerPage(response: ServerResponse, method: string, path: string): void {
+    if (path.startsWith(SHORT_LINK_PREFIX)) {
+      const orderId = decodeURIComponent(path.slice(SHORT_LINK_PREFIX.length));
+      response.writeHead(302, { location: payPagePath(orderId) }).end();
+      return;
+    }
+    const [encodedId = '', verb] = path.slice(PAY_PAGE_PREFIX.length).split('/');
+    const orderId = decodeURIComponent(encodedId);
+    if (method === 'GET' && verb === undefined) {
+      const order = world.customer.get(orderId);
+      return order
+        ? html(response, 200, orderPage(order, payPagePath(orderId)))
+        : html(response, 404, notWaitingPage(orderId));
+    }
+    if (method === 'POST' && (verb === 'approve' || verb === 'decline')) {
+      try {
+        const answer = verb === 'approve' ? admin.approvePayment(orderId) : admin.declinePayment(orderId);
+        if (answer.redirectUrl) {
+          response.writeHead(303, { location: answer.redirectUrl }).end();
+          return;
+        }
+        return html(response, 200, resultPage(answer));
+      } catch (error) {
+        if (error instanceof NotWaitingError) return html(response, 404, notWaitingPage(orderId));
+        throw error;
+      }
+    }
+    json(response, 405, { message: 'GET the page, POST …/approve or …/decline' });
+  }
+
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve());
@@ -91,6 +135,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
   const address = server.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const url = `http://${host}:${address.port}`;
+  config.publicUrl = url;
   config.logger.info({ url, partnerCode: config.merchant.partnerCode }, 'sandbox gateway listening');
 
   let closing: Promise<void> | undefined;
@@ -122,6 +167,10 @@ function resolveConfig(options: SandboxOptions): SandboxConfig {
     timing: { ...DEFAULT_TIMING, ...options.timing },
     initialBalances,
     logger: options.logger ?? SILENT_LOGGER,
+    now: options.now ?? Date.now,
+    autoApprove: options.autoApprove ?? false,
+    unbindUrl: options.unbindUrl,
+    publicUrl: '',
   };
 }
 
@@ -132,6 +181,14 @@ function json(response: ServerResponse, status: number, body: unknown): void {
     'content-length': Buffer.byteLength(text),
   });
   response.end(text);
+}
+
+function html(response: ServerResponse, status: number, page: string): void {
+  response.writeHead(status, {
+    'content-type': 'text/html; charset=UTF-8',
+    'content-length': Buffer.byteLength(page),
+  });
+  response.end(page);
 }
 
 async function readBody(request: IncomingMessage): Promise<string> {

@@ -1,10 +1,12 @@
 import type { KeyObject } from 'node:crypto';
 import type { SigningKeys } from '../gateway';
 import { createBalances, type Balances } from './balances';
+import { createCustomerDesk, type CustomerDesk } from './customer';
 import { createFaultLayer, type FaultLayer } from './faults';
 import { createIdempotency, type Idempotency } from './idempotency';
 import { createIpnDispatcher, type IpnDispatcher } from './ipn';
 import { createLedger, type Ledger } from './ledger';
+import { createOtpDesk, type OtpDesk } from './otp';
 import type { Currency, MerchantCredentials, SandboxLogger, SandboxTiming } from './options';
 import { createPendingSettlements, type PendingSettlements } from './pending';
 import { createRandom, createTransIdSource, type Random } from './random';
@@ -21,6 +23,20 @@ export interface SandboxConfig {
   timing: SandboxTiming;
   initialBalances: Readonly<Record<Currency, number>>;
   logger: SandboxLogger;
+  now: () => number;
+  autoApprove: boolean;
+  unbindUrl: string | undefined;
+  /**
+   * Base URL of the hosted customer pages (payUrl). Known only once the server listens, so the server
+   * fills it in before the first request arrives.
+   */
+  publicUrl: string;
+}
+
+/** Settings the admin API may change at run time; reset() restores them from the options. */
+export interface SandboxSettings {
+  autoApprove: boolean;
+  unbindUrl: string | undefined;
 }
 
 /**
@@ -39,13 +55,17 @@ export interface SandboxWorld {
   readonly pending: PendingSettlements;
   readonly random: Random;
   readonly rates: ExchangeRates;
+  readonly settings: SandboxSettings;
+  /** Orders waiting for the simulated customer (hosted page, admin approve/decline). */
+  readonly customer: CustomerDesk;
+  readonly otp: OtpDesk;
   nextTransId(): number;
   now(): number;
   stop(): void;
 }
 
 export function createWorld(config: SandboxConfig): SandboxWorld {
-  const now = () => Date.now();
+  const now = config.now;
   const scheduler = createScheduler((error) =>
     config.logger.warn({ error: String(error) }, 'sandbox background task failed'),
   );
@@ -60,8 +80,12 @@ export function createWorld(config: SandboxConfig): SandboxWorld {
     logger: config.logger,
     now,
   });
+  const settings: SandboxSettings = { autoApprove: config.autoApprove, unbindUrl: config.unbindUrl };
   return {
     config,
+    settings,
+    customer: createCustomerDesk({ scheduler, timing: config.timing, settings, now }),
+    otp: createOtpDesk(now),
     state: createState(),
     balances: createBalances(config.initialBalances),
     ledger: createLedger(now),

@@ -17,6 +17,7 @@ import { AesGcmPayloadCodec, resolveCodecKeyring } from '../platform/payload-cod
 import { createPayrunWorker } from '../workers/worker';
 import { stackCheck, stackCheckWorkflowId } from '../workflows/stack-check';
 import { payoutSettingsFrom } from '../api/payouts/settings';
+import { remittanceSettingsFrom } from '../api/remittance/settings';
 import { createInstrumentedGateway } from '../workers/gateway';
 import { startDatabase, startGateway, startTemporal } from './stack';
 
@@ -93,6 +94,7 @@ async function main(): Promise<void> {
       logger: log.child({ component: 'api' }),
       merchant: gateway.value,
       payouts: payoutSettingsFrom(config),
+      remittance: remittanceSettingsFrom(config),
       codec: {
         codec: new AesGcmPayloadCodec(keyring),
         allowedOrigins: [
@@ -100,6 +102,11 @@ async function main(): Promise<void> {
           `http://localhost:${config.TEMPORAL_UI_PORT}`,
         ],
         trustLocalUi: true,
+      },
+      console: {
+        // The dev server's own UI unless told otherwise; an external Temporal has none of ours to guess.
+        temporalUiUrl: config.TEMPORAL_UI_URL ?? temporal.value.uiUrl,
+        namespace: config.TEMPORAL_NAMESPACE,
       },
     });
     const server: Server = await new Promise((resolve, reject) => {
@@ -124,6 +131,7 @@ async function main(): Promise<void> {
       '',
       'payrun dev stack is running',
       `  API          ${apiUrl}   (health: ${apiUrl}/healthz)`,
+      `  Console      ${apiUrl}/console`,
       `  Temporal UI  ${temporal.value.uiUrl ?? '(external Temporal at ' + temporal.value.address + ')'}`,
       `  Temporal     ${temporal.value.address}  namespace ${config.TEMPORAL_NAMESPACE}`,
       `  PostgreSQL   ${config.DATABASE_URL ? 'DATABASE_URL' : `embedded, port ${config.EMBEDDED_PG_PORT}`}`,

@@ -2,3 +2,5 @@
 export { stackCheck } from './stack-check';
 export { payoutRun } from './payout-run';
 export { payoutBatch } from './payout-batch';
+export { remittance, remittanceQuote } from './remittance';
+export { disbursement } from './disbursement';

@@ -1,19 +1,29 @@
 import { operationNames, type OperationName } from '../../gateway';
 import type { HandlerTable } from '../handler';
 import { batchHandlers } from './batch';
+import { bindingHandlers } from './binding';
 import { disbursementHandlers } from './disbursement';
-import { remittanceHandlers } from './remittance';
+import { paymentHandlers } from './payments';
+import { refundHandlers } from './refunds';
+import { remittanceHandlers, withRemittanceQuery } from './remittance';
+import { subscriptionHandlers } from './subscriptions';
+import { tokenPayHandlers } from './token-pay';
 
 /**
- * Every simulated operation, by name. To simulate more of the table (documents 1 and 2), add a file
- * per domain (payments.ts, tokenization.ts, subscriptions.ts) exporting a HandlerTable and spread it
- * here; anything not listed answers 99 "not simulated yet".
+ * Every simulated operation, by name: one HandlerTable per domain, spread here; an operation added to
+ * the table without a handler answers 99 "not simulated yet". `payment.query` also answers for
+ * remittance orders (how payrun polls a late remittance result; see handlers/remittance.ts).
  */
-export const handlers: HandlerTable = {
+export const handlers: HandlerTable = withRemittanceQuery({
   ...remittanceHandlers,
   ...disbursementHandlers,
   ...batchHandlers,
-};
+  ...paymentHandlers,
+  ...refundHandlers,
+  ...bindingHandlers,
+  ...tokenPayHandlers,
+  ...subscriptionHandlers,
+});
 
 export function simulatedOperations(): { simulated: OperationName[]; notSimulated: OperationName[] } {
   return {

@@ -1,8 +1,9 @@
 import { CODE } from '../codes';
-import { outcome, type HandlerTable } from '../handler';
+import { outcome, type HandlerOutcome, type HandlerTable } from '../handler';
 import type { ForeignCurrency } from '../options';
 import { payOut, transientFailure } from './payout';
 import { receiverOf, scenarioOf } from './receivers';
+import type { SandboxWorld } from '../world';
 
 /** Document 3, remittance: exchange rate, buy (convert), check wallet, create order. */
 
@@ -87,3 +88,42 @@ export const remittanceHandlers: HandlerTable = {
     },
   },
 };
+
+/**
+ * The spec shows no remittance query; payrun polls a late remittance result with api/query
+ * (`payment.query`) and the create's orderId. The answer for a remittance order: resultCode = the
+ * order's current code (0, 7000 while pending or awaiting capture, or the failure code), with amount
+ * and transId. Undefined for any other orderId.
+ */
+export function remittanceQueryAnswer(world: SandboxWorld, orderId: string): HandlerOutcome | undefined {
+  const order = world.state.remittances.get(orderId);
+  if (!order) return undefined;
+  return outcome(order.resultCode, undefined, {
+    amount: order.amount,
+    ...(order.transId === undefined ? {} : { transId: order.transId }),
+  });
+}
+
+/**
+ * Wraps a handler table so `payment.query` answers for remittance orders and leaves every other
+ * orderId to the table's own `payment.query` (documents 1–2), or to "not simulated yet".
+ */
+export function withRemittanceQuery(table: HandlerTable): HandlerTable {
+  const inner = table['payment.query'];
+  return {
+    ...table,
+    'payment.query': {
+      ...inner,
+      handle(request, world) {
+        const answer = remittanceQueryAnswer(world, request.orderId);
+        if (answer) return answer;
+        if (inner) return inner.handle(request, world);
+        return outcome(
+          CODE.unknownError,
+          'payment.query is not simulated yet by the payrun sandbox (document 1) except for remittance orders; ' +
+            'see sandbox/README.md',
+        );
+      },
+    },
+  };
+}

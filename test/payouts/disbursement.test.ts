@@ -1,27 +1,10 @@
 /** Single disbursements through the API, on the time-skipping server, against the sandbox. */
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import type { Db } from '../../db/knex';
-import { connectTestDatabase } from '../support/database';
-import { apiCall, startPayoutStack, type PayoutStack } from '../support/payout-stack';
+import { describe, expect, it } from 'vitest';
+import { apiCall, usePayoutStack } from '../support/payout-stack';
 import { createTimeSkippingEnv } from '../support/temporal';
 
-let env: TestWorkflowEnvironment;
-let db: Db;
-let stack: PayoutStack;
-
-beforeAll(async () => {
-  env = await createTimeSkippingEnv();
-  db = connectTestDatabase();
-  stack = await startPayoutStack(env, db);
-});
-
-afterAll(async () => {
-  await stack?.close();
-  await db?.destroy();
-  await env?.teardown();
-});
+const fixture = usePayoutStack(createTimeSkippingEnv);
 
 const wallet = (walletId: string) => ({ walletId, walletName: 'Nguyen Van B', personalId: null });
 const bank = (bankAccountNo: string) => ({
@@ -33,8 +16,8 @@ const bank = (bankAccountNo: string) => ({
 async function disburse(body: Record<string, unknown>) {
   const disbursementId = `d-${randomUUID().slice(0, 12)}`;
   const created = await apiCall(
-    stack,
-    stack.makerKey,
+    fixture.stack,
+    fixture.stack.makerKey,
     'POST',
     '/v1/disbursements',
     JSON.stringify({ disbursementId, ...body }),
@@ -48,16 +31,21 @@ async function finalState(
   skip?: string,
 ) {
   for (let attempt = 0; attempt < 200; attempt++) {
-    const view = await apiCall(stack, stack.makerKey, 'GET', `/v1/disbursements/${disbursementId}`);
+    const view = await apiCall(
+      fixture.stack,
+      fixture.stack.makerKey,
+      'GET',
+      `/v1/disbursements/${disbursementId}`,
+    );
     if (statuses.includes(view.body.status)) return view.body;
-    if (skip) await env.sleep(skip);
+    if (skip) await fixture.env.sleep(skip);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   throw new Error(`${disbursementId} never reached ${statuses.join('/')}`);
 }
 
 const movements = (orderId: string) =>
-  stack.sandbox.admin.ledger().filter((entry) => entry.orderId === orderId);
+  fixture.stack.sandbox.admin.ledger().filter((entry) => entry.orderId === orderId);
 
 describe('single disbursement', () => {
   it('pays a wallet after checking it and the balance', async () => {
@@ -90,26 +78,26 @@ describe('single disbursement', () => {
   });
 
   it('asks an operator when a pending payout never reports', async () => {
-    stack.sandbox.admin.setFaults({ notification: 'disbursement.result', ipn: { drop: true } });
+    fixture.stack.sandbox.admin.setFaults({ notification: 'disbursement.result', ipn: { drop: true } });
     try {
       const { disbursementId } = await disburse({ amount: 300_000, wallet: wallet('0900007002') });
       await finalState(disbursementId, ['pending']);
       const done = await finalState(disbursementId, ['succeeded', 'failed', 'needs_attention'], '6 hours');
       expect(done).toMatchObject({ status: 'needs_attention' });
     } finally {
-      stack.sandbox.admin.clearFaults();
+      fixture.stack.sandbox.admin.clearFaults();
     }
   });
 
   it('refuses when the merchant balance is short, paying nothing', async () => {
-    const before = stack.sandbox.admin.balance('VND');
-    stack.sandbox.admin.setBalance('VND', 100_000);
+    const before = fixture.stack.sandbox.admin.balance('VND');
+    fixture.stack.sandbox.admin.setBalance('VND', 100_000);
     try {
       const { disbursementId } = await disburse({ amount: 250_000, wallet: wallet('0912345678') });
       expect(await finalState(disbursementId)).toMatchObject({ status: 'failed', resultCode: 1100 });
       expect(movements(disbursementId)).toHaveLength(0);
     } finally {
-      stack.sandbox.admin.setBalance('VND', before);
+      fixture.stack.sandbox.admin.setBalance('VND', before);
     }
   });
 
@@ -124,8 +112,8 @@ describe('single disbursement', () => {
 
     const first = await disburse({ amount: 250_000, wallet: wallet('0912345678') });
     const again = await apiCall(
-      stack,
-      stack.makerKey,
+      fixture.stack,
+      fixture.stack.makerKey,
       'POST',
       '/v1/disbursements',
       JSON.stringify({ disbursementId: first.disbursementId, amount: 250_000, wallet: wallet('0912345678') }),

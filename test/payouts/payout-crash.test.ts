@@ -3,40 +3,17 @@
  * gateway's answer lost on the way), while reading results — and a new worker that takes over: every
  * item is paid at most once, and the run reconciles.
  */
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { expect, it } from 'vitest';
 import type { OperationName } from '../../gateway';
-import type { Db } from '../../db/knex';
-import { connectTestDatabase } from '../support/database';
-import {
-  payoutFile,
-  startPayoutStack,
-  uploadAndApprove,
-  waitForRunStatus,
-  type PayoutStack,
-} from '../support/payout-stack';
+import { payoutFile, uploadAndApprove, waitForRunStatus, usePayoutStack } from '../support/payout-stack';
 import { createTimeSkippingEnv } from '../support/temporal';
 
-let env: TestWorkflowEnvironment;
-let db: Db;
-let stack: PayoutStack;
-
-beforeAll(async () => {
-  env = await createTimeSkippingEnv();
-  db = connectTestDatabase();
-  stack = await startPayoutStack(env, db);
-});
-
-afterAll(async () => {
-  await stack?.close();
-  await db?.destroy();
-  await env?.teardown();
-});
+const fixture = usePayoutStack(createTimeSkippingEnv);
 
 async function waitForBatchStatus(runId: string, status: string) {
   const deadline = Date.now() + 20_000;
   while (Date.now() < deadline) {
-    const batch = await db('payout_batches').where({ run_id: runId, seq: 1 }).first();
+    const batch = await fixture.db('payout_batches').where({ run_id: runId, seq: 1 }).first();
     if (batch?.status === status) return;
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
@@ -52,23 +29,23 @@ const crashPoints: Array<{ name: string; operation: OperationName; status: strin
 
 for (const point of crashPoints) {
   it(`a worker stopped while ${point.name} resumes without paying anyone twice`, async () => {
-    stack.sandbox.admin.reset();
-    stack.sandbox.admin.setFaults({
+    fixture.stack.sandbox.admin.reset();
+    fixture.stack.sandbox.admin.setFaults({
       operation: point.operation,
       latencyMs: 300,
       dropResponse: point.dropResponse,
       times: 1,
     });
-    const runId = await uploadAndApprove(stack, payoutFile(`crash-${point.operation}`, 120));
+    const runId = await uploadAndApprove(fixture.stack, payoutFile(`crash-${point.operation}`, 120));
     await waitForBatchStatus(runId, point.status);
-    await stack.stopWorker();
-    await stack.startWorker();
+    await fixture.stack.stopWorker();
+    await fixture.stack.startWorker();
 
-    const run = await waitForRunStatus(db, runId, ['reconciled', 'needs_attention'], {
-      whileWaiting: () => env.sleep('2 seconds'),
+    const run = await waitForRunStatus(fixture.db, runId, ['reconciled', 'needs_attention'], {
+      whileWaiting: () => fixture.env.sleep('2 seconds'),
     });
     expect(run.status, String(run.status_reason)).toBe('reconciled');
-    const movements = stack.sandbox.admin.ledger().filter((entry) => entry.orderId.startsWith(runId));
+    const movements = fixture.stack.sandbox.admin.ledger().filter((entry) => entry.orderId.startsWith(runId));
     const keys = movements.map((entry) => `${entry.orderId}/${entry.itemId}`);
     expect(keys).toHaveLength(120);
     expect(new Set(keys).size).toBe(120);

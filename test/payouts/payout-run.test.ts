@@ -3,46 +3,29 @@
  * through the API, approval by a second person, batches, notifications (or their absence), pending
  * items, a short balance, and the reconciliation. Time only jumps where a test skips it explicitly.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import type { Db } from '../../db/knex';
-import { connectTestDatabase } from '../support/database';
+import { describe, expect, it } from 'vitest';
 import {
   apiCall,
   payoutFile,
-  startPayoutStack,
   uploadAndApprove,
   waitForRunStatus,
-  type PayoutStack,
+  usePayoutStack,
 } from '../support/payout-stack';
 import { createTimeSkippingEnv } from '../support/temporal';
 
-let env: TestWorkflowEnvironment;
-let db: Db;
-let stack: PayoutStack;
-
-beforeAll(async () => {
-  env = await createTimeSkippingEnv();
-  db = connectTestDatabase();
-  stack = await startPayoutStack(env, db);
-});
-
-afterAll(async () => {
-  await stack?.close();
-  await db?.destroy();
-  await env?.teardown();
-});
+const fixture = usePayoutStack(createTimeSkippingEnv);
 
 /** Each batch item the sandbox moved money for, at most once. */
 function expectEachItemPaidAtMostOnce(runId: string) {
-  const movements = stack.sandbox.admin.ledger().filter((entry) => entry.orderId.startsWith(runId));
+  const movements = fixture.stack.sandbox.admin.ledger().filter((entry) => entry.orderId.startsWith(runId));
   const keys = movements.map((entry) => `${entry.orderId}/${entry.itemId}`);
   expect(new Set(keys).size).toBe(keys.length);
   return movements;
 }
 
 const itemStates = async (runId: string) => {
-  const rows: Array<{ state: string; n: string }> = await db('payout_items')
+  const rows: Array<{ state: string; n: string }> = await fixture
+    .db('payout_items')
     .where({ run_id: runId })
     .select('state')
     .count({ n: '*' })
@@ -52,12 +35,12 @@ const itemStates = async (runId: string) => {
 
 describe('payout runs', () => {
   it('pays a clean 2,500-row file in 3 batches and reconciles', async () => {
-    stack.sandbox.admin.reset();
-    const runId = await uploadAndApprove(stack, payoutFile('clean', 2500));
-    const run = await waitForRunStatus(db, runId, ['reconciled', 'needs_attention']);
+    fixture.stack.sandbox.admin.reset();
+    const runId = await uploadAndApprove(fixture.stack, payoutFile('clean', 2500));
+    const run = await waitForRunStatus(fixture.db, runId, ['reconciled', 'needs_attention']);
     expect(run.status, String(run.status_reason)).toBe('reconciled');
 
-    const batches = await db('payout_batches').where({ run_id: runId }).orderBy('seq');
+    const batches = await fixture.db('payout_batches').where({ run_id: runId }).orderBy('seq');
     expect(batches.map((batch) => [batch.item_count, batch.status])).toEqual([
       [1000, 'completed'],
       [1000, 'completed'],
@@ -72,7 +55,7 @@ describe('payout runs', () => {
     );
     expect(movements.reduce((sum, entry) => sum + entry.amount, 0)).toBe(expectedTotal);
 
-    const view = await apiCall(stack, stack.approverKey, 'GET', `/v1/payout-runs/${runId}`);
+    const view = await apiCall(fixture.stack, fixture.stack.approverKey, 'GET', `/v1/payout-runs/${runId}`);
     expect(view.body).toMatchObject({
       status: 'reconciled',
       decidedBy: expect.stringContaining('approver'),
@@ -84,16 +67,16 @@ describe('payout runs', () => {
   }, 120_000);
 
   it('records rows the gateway finds ineligible, fails the ones it cannot pay, and still reconciles', async () => {
-    stack.sandbox.admin.reset();
+    fixture.stack.sandbox.admin.reset();
     const wallets = ['0900001007', '0900004001', '0900004003', '0900001008', '0912345678'];
     const runId = await uploadAndApprove(
-      stack,
+      fixture.stack,
       payoutFile('mixed', 10, (index) => wallets[index % wallets.length]!),
     );
-    const run = await waitForRunStatus(db, runId, ['reconciled', 'needs_attention']);
+    const run = await waitForRunStatus(fixture.db, runId, ['reconciled', 'needs_attention']);
     expect(run.status, String(run.status_reason)).toBe('reconciled');
     expect(await itemStates(runId)).toEqual({ INELIGIBLE: 6, FAILED: 2, SUCCEEDED: 2 });
-    const ineligible = await db('payout_items').where({ run_id: runId, state: 'INELIGIBLE' }).first();
+    const ineligible = await fixture.db('payout_items').where({ run_id: runId, state: 'INELIGIBLE' }).first();
     expect(ineligible.result_code).not.toBeNull();
     expect(expectEachItemPaidAtMostOnce(runId).filter((entry) => entry.outcome === 'succeeded')).toHaveLength(
       2,
@@ -101,38 +84,43 @@ describe('payout runs', () => {
   }, 60_000);
 
   it('falls back to batch/query when the 8003 notification is lost', async () => {
-    stack.sandbox.admin.reset();
-    stack.sandbox.admin.setFaults({ notification: 'batch.created', ipn: { drop: true } });
-    const runId = await uploadAndApprove(stack, payoutFile('dropped', 20));
-    const run = await waitForRunStatus(db, runId, ['reconciled', 'needs_attention'], {
+    fixture.stack.sandbox.admin.reset();
+    fixture.stack.sandbox.admin.setFaults({ notification: 'batch.created', ipn: { drop: true } });
+    const runId = await uploadAndApprove(fixture.stack, payoutFile('dropped', 20));
+    const run = await waitForRunStatus(fixture.db, runId, ['reconciled', 'needs_attention'], {
       // Nothing will arrive: skip the notification wait so the workflow asks the gateway.
-      whileWaiting: () => env.sleep('3 seconds'),
+      whileWaiting: () => fixture.env.sleep('3 seconds'),
     });
     expect(run.status).toBe('reconciled');
     expect(
-      stack.sandbox.admin
+      fixture.stack.sandbox.admin
         .ipnLog()
         .some((entry) => entry.kind === 'batch.created' && entry.outcome === 'dropped'),
     ).toBe(true);
     expect(
-      await db('ipn_notifications').where({ kind: 'batch.created' }).where('order_id', 'like', `${runId}%`),
+      await fixture
+        .db('ipn_notifications')
+        .where({ kind: 'batch.created' })
+        .where('order_id', 'like', `${runId}%`),
     ).toHaveLength(0);
     expect(expectEachItemPaidAtMostOnce(runId)).toHaveLength(20);
   }, 60_000);
 
   it('records and signals a duplicated or reordered notification once', async () => {
-    stack.sandbox.admin.reset();
-    stack.sandbox.admin.setFaults([
+    fixture.stack.sandbox.admin.reset();
+    fixture.stack.sandbox.admin.setFaults([
       { notification: 'batch.created', ipn: { duplicate: true } },
       { notification: 'batch.paid', ipn: { duplicate: true, reorder: true } },
     ]);
-    const runId = await uploadAndApprove(stack, payoutFile('dupes', 30));
-    const run = await waitForRunStatus(db, runId, ['reconciled', 'needs_attention'], {
-      whileWaiting: () => env.sleep('1 second'),
+    const runId = await uploadAndApprove(fixture.stack, payoutFile('dupes', 30));
+    const run = await waitForRunStatus(fixture.db, runId, ['reconciled', 'needs_attention'], {
+      whileWaiting: () => fixture.env.sleep('1 second'),
     });
     expect(run.status).toBe('reconciled');
-    const stored = await db('ipn_notifications').where('order_id', 'like', `${runId}%`);
-    const deliveries = stack.sandbox.admin.ipnLog().filter((entry) => entry.orderId.startsWith(runId));
+    const stored = await fixture.db('ipn_notifications').where('order_id', 'like', `${runId}%`);
+    const deliveries = fixture.stack.sandbox.admin
+      .ipnLog()
+      .filter((entry) => entry.orderId.startsWith(runId));
     expect(deliveries.length).toBeGreaterThan(stored.length);
     expect(new Set(stored.map((row) => row.dedupe_key)).size).toBe(stored.length);
     expect(stored.every((row) => row.signalled_at !== null)).toBe(true);
@@ -140,32 +128,40 @@ describe('payout runs', () => {
   }, 60_000);
 
   it('follows pending items until they settle', async () => {
-    stack.sandbox.admin.reset();
+    fixture.stack.sandbox.admin.reset();
     const wallets = ['0900007000', '0900007002', '0900007099', '0912345678'];
     const runId = await uploadAndApprove(
-      stack,
+      fixture.stack,
       payoutFile('pending', 8, (index) => wallets[index % wallets.length]!),
     );
-    const run = await waitForRunStatus(db, runId, ['reconciled', 'needs_attention'], {
-      whileWaiting: () => env.sleep('2 seconds'),
+    const run = await waitForRunStatus(fixture.db, runId, ['reconciled', 'needs_attention'], {
+      whileWaiting: () => fixture.env.sleep('2 seconds'),
     });
     expect(run.status, String(run.status_reason)).toBe('reconciled');
     expect(await itemStates(runId)).toEqual({ SUCCEEDED: 6, FAILED: 2 });
   }, 60_000);
 
   it('pauses when the merchant balance is short, and resumes after a top-up', async () => {
-    stack.sandbox.admin.reset();
-    stack.sandbox.admin.setBalance('VND', 50_000);
-    const runId = await uploadAndApprove(stack, payoutFile('short', 10));
-    const paused = await waitForRunStatus(db, runId, ['awaiting_funds']);
+    fixture.stack.sandbox.admin.reset();
+    fixture.stack.sandbox.admin.setBalance('VND', 50_000);
+    const runId = await uploadAndApprove(fixture.stack, payoutFile('short', 10));
+    const paused = await waitForRunStatus(fixture.db, runId, ['awaiting_funds']);
     expect(paused.status_reason).toContain('short of');
-    expect(stack.sandbox.admin.ledger().filter((entry) => entry.orderId.startsWith(runId))).toHaveLength(0);
+    expect(
+      fixture.stack.sandbox.admin.ledger().filter((entry) => entry.orderId.startsWith(runId)),
+    ).toHaveLength(0);
 
-    const early = await apiCall(stack, stack.approverKey, 'POST', `/v1/payout-runs/${runId}/resume`, '{}');
+    const early = await apiCall(
+      fixture.stack,
+      fixture.stack.approverKey,
+      'POST',
+      `/v1/payout-runs/${runId}/resume`,
+      '{}',
+    );
     expect(early.status).toBe(200);
-    stack.sandbox.admin.setBalance('VND', 10_000_000);
-    await apiCall(stack, stack.approverKey, 'POST', `/v1/payout-runs/${runId}/resume`, '{}');
-    const run = await waitForRunStatus(db, runId, ['reconciled', 'needs_attention']);
+    fixture.stack.sandbox.admin.setBalance('VND', 10_000_000);
+    await apiCall(fixture.stack, fixture.stack.approverKey, 'POST', `/v1/payout-runs/${runId}/resume`, '{}');
+    const run = await waitForRunStatus(fixture.db, runId, ['reconciled', 'needs_attention']);
     expect(run.status).toBe('reconciled');
     expect(expectEachItemPaidAtMostOnce(runId)).toHaveLength(10);
   }, 60_000);
@@ -174,8 +170,8 @@ describe('payout runs', () => {
 describe('approval', () => {
   it('refuses the uploader as approver, records who rejected, and releases the payout ids', async () => {
     const uploaded = await apiCall(
-      stack,
-      stack.makerKey,
+      fixture.stack,
+      fixture.stack.makerKey,
       'POST',
       '/v1/payout-runs',
       payoutFile('reject', 3),
@@ -185,12 +181,18 @@ describe('approval', () => {
     expect(uploaded.body).toMatchObject({ status: 'awaiting_approval', rowCount: 3, totalAmount: 30_003 });
     const runId = uploaded.body.runId;
 
-    const own = await apiCall(stack, stack.makerKey, 'POST', `/v1/payout-runs/${runId}/approve`, '{}');
+    const own = await apiCall(
+      fixture.stack,
+      fixture.stack.makerKey,
+      'POST',
+      `/v1/payout-runs/${runId}/approve`,
+      '{}',
+    );
     expect(own.status).toBe(403);
 
     const rejected = await apiCall(
-      stack,
-      stack.approverKey,
+      fixture.stack,
+      fixture.stack.approverKey,
       'POST',
       `/v1/payout-runs/${runId}/reject`,
       '{"note":"wrong month"}',
@@ -202,12 +204,18 @@ describe('approval', () => {
     });
     expect(await itemStates(runId)).toEqual({ CANCELLED: 3 });
 
-    const again = await apiCall(stack, stack.approverKey, 'POST', `/v1/payout-runs/${runId}/approve`, '{}');
+    const again = await apiCall(
+      fixture.stack,
+      fixture.stack.approverKey,
+      'POST',
+      `/v1/payout-runs/${runId}/approve`,
+      '{}',
+    );
     expect(again.status).toBe(409);
     // Released ids can be uploaded again.
     const reupload = await apiCall(
-      stack,
-      stack.makerKey,
+      fixture.stack,
+      fixture.stack.makerKey,
       'POST',
       '/v1/payout-runs/dry-run',
       payoutFile('reject', 3),
@@ -218,16 +226,16 @@ describe('approval', () => {
 
   it('expires a run nobody approves in time', async () => {
     const uploaded = await apiCall(
-      stack,
-      stack.makerKey,
+      fixture.stack,
+      fixture.stack.makerKey,
       'POST',
       '/v1/payout-runs',
       payoutFile('expire', 2),
       'text/csv',
     );
     const runId = uploaded.body.runId;
-    await env.sleep('25 hours');
-    const run = await waitForRunStatus(db, runId, ['expired']);
+    await fixture.env.sleep('25 hours');
+    const run = await waitForRunStatus(fixture.db, runId, ['expired']);
     expect(run.status_reason).toContain('Nobody approved');
     expect(await itemStates(runId)).toEqual({ CANCELLED: 2 });
   });

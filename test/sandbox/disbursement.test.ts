@@ -237,9 +237,9 @@ describe('request checks', () => {
     expect(gw.sandbox.admin.ledger()).toEqual([]);
   });
 
-  it('99 "not simulated yet" for operations of documents 1 and 2', async () => {
+  it('42 for an api/query of an orderId the sandbox never saw', async () => {
     const result = await rawCall(gw.sandbox.url, 'payment.query', { ...ids('q') });
-    expect(result.body.resultCode).toBe(99);
-    expect(result.body.message).toMatch(/not simulated yet/);
+    expect(result.body.resultCode).toBe(42);
+    expect(result.body.message).toMatch(/not found/);
   });
 });

@@ -164,4 +164,31 @@ describe('remittance', () => {
       expect.objectContaining({ kind: 'remittance', outcome: 'succeeded' }),
     ]);
   });
+
+  it('api/query (payment.query) reports a remittance order: 7000 while awaiting capture, then 0 with transId', async () => {
+    gw.sandbox.admin.setBalance('VND', 10_000_000);
+    const request = {
+      ...ids('query'),
+      requestType: 'remitToWallet' as const,
+      amount: 1_000_000,
+      receiver: wallet('1234'),
+      remittanceInfo,
+      autoCapture: false,
+    };
+    const authorized = await gw.client.call('remittance.create', request);
+    const query = () =>
+      rawCall(gw.sandbox.url, 'payment.query', { orderId: request.orderId, requestId: ids('q').requestId });
+    expect((await query()).body).toMatchObject({
+      orderId: request.orderId,
+      resultCode: 7000,
+      amount: 1_000_000,
+      transId: authorized.body.transId,
+    });
+    gw.sandbox.admin.captureRemittance(request.orderId);
+    expect((await query()).body).toMatchObject({ resultCode: 0, transId: authorized.body.transId });
+    // Other orderIds are not remittances: left to the payments simulation (or "not simulated").
+    const other = await rawCall(gw.sandbox.url, 'payment.query', { ...ids('not-remittance') });
+    expect(other.body.resultCode).not.toBe(0);
+    expect(other.body.transId).toBeUndefined();
+  });
 });

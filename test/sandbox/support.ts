@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
   createGatewayClient,
+  GatewayResultError,
   encryptRequestFields,
   operationSpec,
   sign,
@@ -170,3 +171,27 @@ export const wallet = (lastFour: string, walletName = 'Nguyen Van A') => ({
   walletId: `090000${lastFour}`,
   walletName,
 });
+
+/** The resultCode of a call whether the client returned it or threw it as a GatewayResultError. */
+export async function resultCodeOf(promise: Promise<unknown>): Promise<number> {
+  try {
+    return ((await promise) as { resultCode: number }).resultCode;
+  } catch (error) {
+    if (error instanceof GatewayResultError) return error.resultCode;
+    throw error;
+  }
+}
+
+/** A clock the sandbox reads (`now` option) that tests move instead of waiting. */
+export function movableClock(start = Date.parse('2025-03-10T03:00:00Z')) {
+  let current = start;
+  return {
+    now: () => current,
+    advance(ms: number) {
+      current += ms;
+    },
+    set(epochMs: number) {
+      current = epochMs;
+    },
+  };
+}

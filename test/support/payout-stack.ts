@@ -4,6 +4,7 @@
  * given Temporal environment and the run's own database.
  */
 import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll } from 'vitest';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Worker } from '@temporalio/worker';
 import { createActivities } from '../../activities';
@@ -15,6 +16,7 @@ import { generateSandboxKeyPair, startSandbox, type Sandbox, type SandboxOptions
 import { createInstrumentedGateway } from '../../workers/gateway';
 import { jsonOf, listen, newKey, type RunningApi } from './api';
 import { testMerchant, testPayoutSettings } from './settings';
+import { connectTestDatabase } from './database';
 import { createTestWorker } from './temporal';
 
 export interface PayoutStack {
@@ -167,4 +169,32 @@ export async function waitForRunStatus(
     await options.whileWaiting?.();
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
+}
+
+export interface PayoutFixture {
+  env: TestWorkflowEnvironment;
+  db: Db;
+  stack: PayoutStack;
+}
+
+/**
+ * One payout stack for a test file, started before its tests and closed after them. Read the
+ * fields inside tests (they are set in beforeAll): `const t = usePayoutStack(createTimeSkippingEnv)`.
+ */
+export function usePayoutStack(
+  createEnv: () => Promise<TestWorkflowEnvironment>,
+  options: Parameters<typeof startPayoutStack>[2] = {},
+): PayoutFixture {
+  const fixture = {} as PayoutFixture;
+  beforeAll(async () => {
+    fixture.env = await createEnv();
+    fixture.db = connectTestDatabase();
+    fixture.stack = await startPayoutStack(fixture.env, fixture.db, options);
+  });
+  afterAll(async () => {
+    await fixture.stack?.close();
+    await fixture.db?.destroy();
+    await fixture.env?.teardown();
+  });
+  return fixture;
 }

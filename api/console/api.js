@@ -1,0 +1,73 @@
+/**
+ * Calls to payrun's API with the signed-in key. The key lives in sessionStorage: it is gone when the
+ * tab closes, is never sent as a cookie (so no other site can make the browser use it), and is
+ * never written to localStorage, which outlives the session.
+ */
+
+const KEY_STORAGE = 'payrun.console.apiKey';
+
+export class ApiProblem extends Error {
+  constructor(status, error) {
+    super(error?.message ?? `The API answered ${status}.`);
+    this.status = status;
+    this.code = error?.code ?? 'http_error';
+    this.requestId = error?.requestId;
+    this.problems = Array.isArray(error?.problems) ? error.problems : [];
+  }
+}
+
+export const session = {
+  key: () => sessionStorage.getItem(KEY_STORAGE),
+  save: (key) => sessionStorage.setItem(KEY_STORAGE, key),
+  clear: () => sessionStorage.removeItem(KEY_STORAGE),
+};
+
+/** Called when the API refuses the key (revoked, expired): the app sends the user to sign in. */
+let onUnauthorized = () => {};
+export function whenUnauthorized(handler) {
+  onUnauthorized = handler;
+}
+
+/**
+ * request('/v1/payout-runs') → parsed JSON. `as: 'blob'` for downloads. A non-2xx answer throws an
+ * ApiProblem carrying the API's code, message and problems.
+ */
+export async function request(
+  path,
+  { method = 'GET', body, contentType, headers = {}, as = 'json', key } = {},
+) {
+  const apiKey = key ?? session.key();
+  const response = await fetch(path, {
+    method,
+    headers: {
+      ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}),
+      ...(body !== undefined ? { 'content-type': contentType ?? 'application/json' } : {}),
+      ...headers,
+    },
+    body: body === undefined ? undefined : contentType ? body : JSON.stringify(body),
+  });
+  if (!response.ok) {
+    let error;
+    try {
+      error = (await response.json()).error;
+    } catch {
+      error = undefined;
+    }
+    const problem = new ApiProblem(response.status, error);
+    if (response.status === 401 && key === undefined) onUnauthorized(problem);
+    throw problem;
+  }
+  if (as === 'blob') return response.blob();
+  if (response.status === 204) return undefined;
+  return response.json();
+}
+
+/** Random UUID; crypto.randomUUID exists only on https and localhost, getRandomValues everywhere. */
+export function newIdempotencyKey() {
+  if (typeof crypto.randomUUID === 'function') return crypto.randomUUID();
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  bytes[6] = (bytes[6] & 0x0f) | 0x40;
+  bytes[8] = (bytes[8] & 0x3f) | 0x80;
+  const hex = [...bytes].map((byte) => byte.toString(16).padStart(2, '0')).join('');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}

@@ -1,0 +1,99 @@
+/**
+ * The finance console: a few static files (plain ES modules, no build step) served under /console,
+ * and the one setting the page cannot know by itself — where the Temporal UI is.
+ *
+ * The page is public because it holds no data: every number it shows comes from the API, called
+ * with the key the operator types in.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { z } from 'zod';
+import { ROLES } from '../auth/roles';
+import { notFound } from '../http/errors';
+import { defineRoute, type AnyRoute } from '../http/routes';
+
+export interface ConsoleSettings {
+  /** Base URL of the Temporal Web UI; without it the console shows no workflow links. */
+  temporalUiUrl?: string;
+  namespace: string;
+}
+
+const CONSOLE_DIR = path.dirname(fileURLToPath(import.meta.url));
+
+const CONTENT_TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.svg': 'image/svg+xml',
+};
+
+/**
+ * The page handles API keys, so it runs only its own scripts and styles, talks only to this
+ * origin, and cannot be framed (a framed console could be clickjacked into approving a run).
+ */
+const PAGE_HEADERS = {
+  'content-security-policy':
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; " +
+    "object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+  // Small files: revalidating each load keeps a deployed fix from hiding behind a cache.
+  'cache-control': 'no-cache',
+};
+
+/** The files, read once: the folder is part of the code, so it does not change while we run. */
+function loadAssets(): Map<string, { body: Buffer; contentType: string }> {
+  const assets = new Map<string, { body: Buffer; contentType: string }>();
+  for (const name of fs.readdirSync(CONSOLE_DIR)) {
+    const contentType = CONTENT_TYPES[path.extname(name)];
+    if (!contentType) continue; // routes.ts and anything else that is not for the browser
+    assets.set(name, { body: fs.readFileSync(path.join(CONSOLE_DIR, name)), contentType });
+  }
+  return assets;
+}
+
+export function consoleRoutes(
+  settings: ConsoleSettings | undefined,
+  defaultNamespace: () => string,
+): AnyRoute[] {
+  const assets = loadAssets();
+  const serve = (name: string) => {
+    const asset = assets.get(name);
+    if (!asset) throw notFound(`Console file ${name}`);
+    return { body: asset.body, contentType: asset.contentType, headers: PAGE_HEADERS };
+  };
+  return [
+    defineRoute({
+      method: 'get',
+      path: '/console',
+      summary: 'The finance console (sign in with an API key).',
+      tag: 'console',
+      access: { public: 'the page holds no data; it calls the API with the key the operator enters' },
+      handler: () => serve('index.html'),
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/console/:file',
+      summary: "The console's scripts and styles.",
+      tag: 'console',
+      access: { public: 'static files of the console, no data' },
+      params: z.object({ file: z.string().regex(/^[a-z0-9-]+\.[a-z]+$/, 'a console file name') }),
+      handler: ({ params }) => serve(params.file),
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/v1/console/config',
+      summary: 'Where the console links workflows: the Temporal UI and namespace.',
+      tag: 'console',
+      access: { roles: ROLES },
+      response: z.object({ temporalUiUrl: z.string().nullable(), namespace: z.string() }),
+      handler: () => ({
+        body: {
+          temporalUiUrl: settings?.temporalUiUrl?.replace(/\/+$/, '') ?? null,
+          namespace: settings?.namespace ?? defaultNamespace(),
+        },
+      }),
+    }),
+  ];
+}

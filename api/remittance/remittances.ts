@@ -1,0 +1,274 @@
+/**
+ * The remittance stories: quote a rate, create a remittance (record it, start its workflow), and read
+ * its state, rate, amounts and result. Routes stay thin and call these.
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { Client } from '@temporalio/client';
+import { WorkflowIdReusePolicy } from '@temporalio/common';
+import type { Db } from '../../db/knex';
+import {
+  getRemittance,
+  insertRemittance,
+  listRemittances,
+  quotesOf,
+  updateRemittance,
+  type RemittanceRow,
+} from '../../db/remittances';
+import { durationMs } from '../../workflows/durations';
+import {
+  exchangeAmountOf,
+  remittanceOrderIds,
+  remittanceQuoteWorkflowId,
+  remittanceWorkflowId,
+  type BaseCurrency,
+  type RemittanceInput,
+  type RemittanceReason,
+  type RemittanceRequestType,
+  type RemittanceStatus,
+} from '../../workflows/remittance-definitions';
+import type { Principal } from '../auth/roles';
+import { ApiError, notFound } from '../http/errors';
+import type { RemittanceSettings } from './settings';
+
+export interface RemittanceDeps {
+  db: Db;
+  temporal: Client;
+  settings: RemittanceSettings;
+}
+
+export interface WalletReceiver {
+  walletId: string;
+  walletName: string;
+  personalId: string;
+}
+
+export interface BankReceiver {
+  bankAccountNo?: string;
+  bankCardNo?: string;
+  bankAccountHolderName: string;
+  bankCode: string;
+  nationality: string;
+  dob: string;
+  gender: string;
+  phoneNumber?: string;
+  personalId: string;
+}
+
+export interface RemittanceInfoInput {
+  name: string;
+  partnerName: string;
+  orderingCountry: string;
+  sourceCurrency?: string;
+  sourceAmount?: number;
+  reason: RemittanceReason;
+  senderNationality?: string;
+  senderDob?: string;
+  senderGender?: string;
+  senderPersonalId?: string;
+}
+
+export interface NewRemittanceRequest {
+  requestType: RemittanceRequestType;
+  baseCurrency: BaseCurrency;
+  foreignAmount: number;
+  amount?: number;
+  autoCapture: boolean;
+  receiver: WalletReceiver | BankReceiver;
+  remittanceInfo: RemittanceInfoInput;
+  orderInfo?: string;
+}
+
+export function newRemittanceId(now = new Date()): string {
+  return `rmt-${now.toISOString().slice(0, 10).replaceAll('-', '')}-${randomBytes(4).toString('hex')}`;
+}
+
+const lastFour = (value: string) => `****${value.replace(/\D/g, '').slice(-4)}`;
+
+/** What lists, logs and exports may show of a receiver: its kind and the last four digits. */
+export function receiverLabel(
+  requestType: RemittanceRequestType,
+  receiver: WalletReceiver | BankReceiver,
+): string {
+  if (requestType === 'remitToWallet') return `wallet ${lastFour((receiver as WalletReceiver).walletId)}`;
+  const bank = receiver as BankReceiver;
+  return bank.bankAccountNo
+    ? `bank ${bank.bankCode} account ${lastFour(bank.bankAccountNo)}`
+    : `bank ${bank.bankCode} card ${lastFour(bank.bankCardNo ?? '')}`;
+}
+
+/** A live quote through a one-activity workflow (the API holds no gateway credentials). */
+export async function quoteRate(
+  deps: Pick<RemittanceDeps, 'temporal' | 'settings'>,
+  input: { baseCurrency: BaseCurrency; foreignAmount?: number },
+) {
+  if (!(await workersPolling(deps.temporal, deps.settings.taskQueue))) {
+    throw new ApiError(503, 'quote_unavailable', 'No worker is running to ask the gateway for a rate.');
+  }
+  let rate: number;
+  try {
+    ({ rate } = await deps.temporal.workflow.execute('remittanceQuote', {
+      taskQueue: deps.settings.taskQueue,
+      workflowId: remittanceQuoteWorkflowId(randomUUID()),
+      args: [{ baseCurrency: input.baseCurrency }],
+      workflowExecutionTimeout: '30 seconds',
+    }));
+  } catch {
+    throw new ApiError(502, 'quote_unavailable', 'The gateway did not quote a rate; try again shortly.');
+  }
+  const quotedAt = new Date();
+  const lifetimeMs = durationMs(deps.settings.timing.quoteTtl);
+  return {
+    baseCurrency: input.baseCurrency,
+    exchangeCurrency: 'VND',
+    rate,
+    quotedAt: quotedAt.toISOString(),
+    validForSeconds: lifetimeMs / 1000,
+    expiresAt: new Date(quotedAt.getTime() + lifetimeMs).toISOString(),
+    ...(input.foreignAmount === undefined
+      ? {}
+      : { foreignAmount: input.foreignAmount, exchangeAmount: exchangeAmountOf(input.foreignAmount, rate) }),
+    note: 'A quote is a moment: a remittance quotes again when it buys, and records the rate it used.',
+  };
+}
+
+/**
+ * A quote is answered synchronously, so it is refused at once when no worker polls the task queue
+ * (instead of hanging until the timeout). A server that cannot describe task queues is trusted.
+ */
+async function workersPolling(temporal: Client, taskQueue: string): Promise<boolean> {
+  try {
+    const described = await temporal.workflowService.describeTaskQueue({
+      namespace: temporal.options.namespace,
+      taskQueue: { name: taskQueue },
+      taskQueueType: 1, // TASK_QUEUE_TYPE_WORKFLOW
+    });
+    return (described.pollers ?? []).length > 0;
+  } catch {
+    return true;
+  }
+}
+
+/** Records the remittance (receiver and sender details stay in PostgreSQL) and starts its workflow. */
+export async function createRemittance(
+  deps: RemittanceDeps,
+  input: { request: NewRemittanceRequest; principal: Principal },
+) {
+  const { db, temporal, settings } = deps;
+  const { request } = input;
+  const remittanceId = newRemittanceId();
+  const info = request.remittanceInfo;
+  await insertRemittance(db, {
+    remittance_id: remittanceId,
+    order_id: remittanceOrderIds(remittanceId).create,
+    workflow_id: remittanceWorkflowId(remittanceId),
+    status: 'accepted' satisfies RemittanceStatus,
+    request_type: request.requestType,
+    auto_capture: request.autoCapture,
+    base_currency: request.baseCurrency,
+    foreign_amount: request.foreignAmount,
+    requested_amount: request.amount ?? null,
+    receiver_label: receiverLabel(request.requestType, request.receiver),
+    receiver_details: { ...request.receiver },
+    remittance_info: {
+      ...info,
+      sourceCurrency: info.sourceCurrency ?? request.baseCurrency,
+      sourceAmount: info.sourceAmount ?? request.foreignAmount,
+    },
+    reason: info.reason,
+    order_info: request.orderInfo ?? `Remittance ${remittanceId}`,
+    created_by_key: input.principal.keyId,
+    created_by: input.principal.name,
+  });
+
+  const workflowInput: RemittanceInput = {
+    remittanceId,
+    requestType: request.requestType,
+    baseCurrency: request.baseCurrency,
+    foreignAmount: request.foreignAmount,
+    ...(request.amount === undefined ? {} : { amount: request.amount }),
+    autoCapture: request.autoCapture,
+    timing: settings.timing,
+  };
+  try {
+    await temporal.workflow.start('remittance', {
+      taskQueue: settings.taskQueue,
+      workflowId: remittanceWorkflowId(remittanceId),
+      args: [workflowInput],
+      // A remittance id is used once: no second workflow can ever buy or send for it.
+      workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+    });
+  } catch (error) {
+    await updateRemittance(db, remittanceId, {
+      status: 'failed',
+      status_reason: 'The workflow could not be started; nothing was bought.',
+      completed_at: new Date(),
+    });
+    throw error;
+  }
+  return remittanceView(db, remittanceId);
+}
+
+const num = (value: string | null) => (value === null ? null : Number(value));
+
+function summary(row: RemittanceRow) {
+  return {
+    remittanceId: row.remittance_id,
+    status: row.status,
+    statusReason: row.status_reason,
+    requestType: row.request_type,
+    autoCapture: row.auto_capture,
+    receiver: row.receiver_label,
+    reason: row.reason,
+    baseCurrency: row.base_currency,
+    foreignAmount: Number(row.foreign_amount),
+    rate: num(row.rate_used),
+    exchangeAmount: num(row.exchange_amount),
+    amountSent: num(row.amount_sent),
+    needsAttention: row.attention_reason,
+    createdBy: row.created_by,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    completedAt: row.completed_at,
+    workflowId: row.workflow_id,
+  };
+}
+
+/** One remittance: state, the rate used and every quote, the amounts, and the gateway's result. */
+export async function remittanceView(db: Db, remittanceId: string) {
+  const row = await getRemittance(db, remittanceId);
+  if (!row) throw notFound(`Remittance ${remittanceId}`);
+  const quotes = await quotesOf(db, remittanceId);
+  return {
+    ...summary(row),
+    orderId: row.order_id,
+    requestedAmount: num(row.requested_amount),
+    rateUsed:
+      row.rate_used === null
+        ? null
+        : {
+            rate: Number(row.rate_used),
+            quoteSeq: row.quote_seq,
+            quotedAt: row.quoted_at,
+            boughtAt: row.bought_at,
+          },
+    quotes: quotes.map((quote) => ({
+      seq: quote.seq,
+      rate: Number(quote.rate),
+      quotedAt: quote.quoted_at,
+      used: quote.seq === row.quote_seq,
+    })),
+    result:
+      row.result_code === null
+        ? null
+        : {
+            resultCode: row.result_code,
+            message: row.result_message,
+            transId: row.trans_id,
+            source: row.result_source,
+          },
+  };
+}
+
+export async function listRemittanceSummaries(db: Db, filter: { status?: string; limit: number }) {
+  return (await listRemittances(db, filter)).map(summary);
+}

@@ -1,0 +1,206 @@
+import { z } from 'zod';
+import { defineRoute, type AnyRoute } from '../http/routes';
+import {
+  BASE_CURRENCIES,
+  REMITTANCE_AMOUNT_RANGE,
+  REMITTANCE_REASONS,
+  type RemittanceRequestType,
+} from '../../workflows/remittance-definitions';
+import {
+  createRemittance,
+  listRemittanceSummaries,
+  quoteRate,
+  remittanceView,
+  type NewRemittanceRequest,
+  type RemittanceDeps,
+} from './remittances';
+
+const READERS = ['viewer', 'remittance'] as const;
+
+// ---- field rules of the spec (document 3), each with a message that says what is expected
+const regions = new Intl.DisplayNames(['en'], { type: 'region' });
+/** Reserved or user-assigned codes that Intl names but ISO 3166-1 does not assign to a country. */
+const NOT_COUNTRIES = new Set(['EU', 'EZ', 'UN', 'UK', 'QO', 'XK', 'ZZ']);
+const country = z
+  .string()
+  .regex(/^[A-Z]{2}$/, 'an ISO 3166-1 alpha-2 country code, like VN')
+  .refine(
+    (code) => !NOT_COUNTRIES.has(code) && regions.of(code) !== code,
+    'not an ISO 3166-1 alpha-2 country code',
+  );
+const dmyDate = z
+  .string()
+  .regex(/^\d{2}\/\d{2}\/\d{4}$/, 'a date written DD/MM/YYYY')
+  .refine((text) => {
+    const [day, month, year] = text.split('/').map(Number) as [number, number, number];
+    const date = new Date(Date.UTC(year, month - 1, day));
+    return date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
+  }, 'not a real date (DD/MM/YYYY)');
+const gender = z.enum(['Male', 'Female', 'Other', 'MALE', 'FEMALE', 'OTHER'], {
+  error: 'Male, Female or Other',
+});
+const phone = z
+  .string()
+  .regex(/^(0|\+84)\d{8,10}$/, 'a Vietnamese phone number written 0xxxxxxxxx or +84xxxxxxxxx');
+const name = z.string().trim().min(1, 'required').max(100);
+const twoDecimals = (value: number) => Math.abs(Math.round(value * 100) - value * 100) < 1e-6;
+const foreignAmount = z
+  .number()
+  .gt(1, 'must be more than 1.00')
+  .max(10_000_000_000)
+  .refine(twoDecimals, 'at most two decimals');
+const vndAmount = (requestType: RemittanceRequestType) => {
+  const [min, max] = REMITTANCE_AMOUNT_RANGE[requestType];
+  const range = `${requestType} sends ${min.toLocaleString('en')}..${max.toLocaleString('en')} VND`;
+  return z.number().int('whole VND, no decimals').min(min, range).max(max, range);
+};
+const bankOnly = z.never({ error: 'accepted for remitToBank only' }).optional();
+
+const walletReceiver = z.strictObject({
+  walletId: phone,
+  walletName: name,
+  personalId: z.string().regex(/^\d{1,12}$/, 'the national ID: digits, up to 12'),
+});
+
+const bankReceiver = z
+  .strictObject({
+    bankAccountNo: z
+      .string()
+      .regex(/^\d{4,30}$/, 'digits')
+      .optional(),
+    bankCardNo: z
+      .string()
+      .regex(/^\d{12,19}$/, 'a card number of 12 to 19 digits')
+      .optional(),
+    bankAccountHolderName: name,
+    bankCode: z.string().regex(/^[0-9A-Za-z]{2,20}$/, 'the bank code, letters and digits'),
+    nationality: country,
+    dob: dmyDate,
+    gender,
+    phoneNumber: phone.optional(),
+    personalId: z.string().regex(/^\d{12}$/, 'the 12-digit ID of the receiver'),
+  })
+  .superRefine((receiver, ctx) => {
+    if ((receiver.bankAccountNo === undefined) === (receiver.bankCardNo === undefined))
+      ctx.addIssue({
+        code: 'custom',
+        path: ['bankAccountNo'],
+        message: 'exactly one of bankAccountNo (account) or bankCardNo (card)',
+      });
+  });
+
+const commonInfo = {
+  name,
+  partnerName: name,
+  orderingCountry: country.default('VN'),
+  sourceCurrency: z
+    .string()
+    .regex(/^[A-Z]{3}$/, 'an ISO 4217 currency code')
+    .optional(),
+  sourceAmount: z.number().positive().refine(twoDecimals, 'at most two decimals').optional(),
+  reason: z.enum(REMITTANCE_REASONS, { error: 'RSN01 … RSN06' }),
+};
+
+const walletInfo = z.strictObject({
+  ...commonInfo,
+  senderNationality: bankOnly,
+  senderDob: bankOnly,
+  senderGender: bankOnly,
+  senderPersonalId: bankOnly,
+});
+
+const bankInfo = z.strictObject({
+  ...commonInfo,
+  senderNationality: country,
+  senderDob: dmyDate,
+  senderGender: gender,
+  senderPersonalId: z.string().regex(/^[0-9A-Za-z]{1,20}$/, "the sender's government ID"),
+});
+
+const common = {
+  baseCurrency: z.enum(BASE_CURRENCIES, { error: BASE_CURRENCIES.join(', ') }),
+  foreignAmount,
+  orderInfo: z.string().min(1).max(255).optional(),
+};
+
+export const newRemittanceBody = z.discriminatedUnion('requestType', [
+  z.strictObject({
+    requestType: z.literal('remitToWallet'),
+    ...common,
+    amount: vndAmount('remitToWallet').optional(),
+    autoCapture: z.boolean().default(true),
+    receiver: walletReceiver,
+    remittanceInfo: walletInfo,
+  }),
+  z.strictObject({
+    requestType: z.literal('remitToBank'),
+    ...common,
+    amount: vndAmount('remitToBank').optional(),
+    autoCapture: z.literal(true, { error: 'false (two-step) is for remitToWallet only' }).default(true),
+    receiver: bankReceiver,
+    remittanceInfo: bankInfo,
+  }),
+]);
+
+const remittanceParams = z.object({
+  remittanceId: z.string().regex(/^rmt-\d{8}-[0-9a-f]{8}$/, 'a remittance id like rmt-20261122-a1b2c3d4'),
+});
+
+export function remittanceRoutes(deps: RemittanceDeps): AnyRoute[] {
+  return [
+    defineRoute({
+      method: 'get',
+      path: '/v1/remittance/quotes',
+      summary:
+        'A live VND rate for a base currency (exchange-rate), with the VND a foreign amount would buy. A quote is a moment: the remittance quotes again when it buys.',
+      tag: 'remittance',
+      access: { roles: READERS },
+      query: z.object({
+        baseCurrency: z.enum(BASE_CURRENCIES, { error: BASE_CURRENCIES.join(', ') }).default('USD'),
+        foreignAmount: z.coerce
+          .number()
+          .gt(1, 'must be more than 1.00')
+          .refine(twoDecimals, 'at most two decimals')
+          .optional(),
+      }),
+      handler: async ({ query }) => ({ body: await quoteRate(deps, query) }),
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/v1/remittances',
+      summary:
+        'Create a remittance to a wallet or a bank: quote → verify the wallet → buy VND → remittance/create → result. Send an Idempotency-Key.',
+      tag: 'remittance',
+      access: { roles: ['remittance'] },
+      body: newRemittanceBody,
+      idempotent: true,
+      handler: async ({ body, principal }) => ({
+        body: await createRemittance(deps, { request: body as NewRemittanceRequest, principal }),
+      }),
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/v1/remittances',
+      summary: 'Remittances, newest first; receivers masked.',
+      tag: 'remittance',
+      access: { roles: READERS },
+      query: z.object({
+        status: z.string().max(40).optional(),
+        limit: z.coerce.number().int().min(1).max(200).default(50),
+      }),
+      handler: async ({ query }) => ({
+        body: { remittances: await listRemittanceSummaries(deps.db, query) },
+      }),
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/v1/remittances/:remittanceId',
+      summary:
+        'A remittance: status, the rate used and every quote, amounts, the gateway result, and what needs attention.',
+      tag: 'remittance',
+      access: { roles: READERS },
+      params: remittanceParams,
+      handler: async ({ params }) => ({ body: await remittanceView(deps.db, params.remittanceId) }),
+    }),
+  ];
+}

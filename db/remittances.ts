@@ -1,0 +1,147 @@
+import type { Db } from './knex';
+import type {
+  BaseCurrency,
+  RemittanceReason,
+  RemittanceRequestType,
+  RemittanceStatus,
+  ResultSource,
+} from '../workflows/remittance-definitions';
+
+export interface RemittanceRow {
+  remittance_id: string;
+  order_id: string;
+  workflow_id: string;
+  status: RemittanceStatus;
+  status_reason: string | null;
+  request_type: RemittanceRequestType;
+  auto_capture: boolean;
+  base_currency: BaseCurrency;
+  foreign_amount: string;
+  requested_amount: string | null;
+  rate_used: string | null;
+  quote_seq: number | null;
+  quoted_at: Date | null;
+  exchange_amount: string | null;
+  bought_at: Date | null;
+  amount_sent: string | null;
+  receiver_label: string;
+  receiver_details: Record<string, unknown>;
+  remittance_info: Record<string, unknown>;
+  reason: RemittanceReason;
+  order_info: string;
+  result_code: number | null;
+  result_message: string | null;
+  trans_id: string | null;
+  result_source: ResultSource | null;
+  attention_reason: string | null;
+  created_by_key: string;
+  created_by: string;
+  created_at: Date;
+  updated_at: Date;
+  completed_at: Date | null;
+}
+
+export interface RemittanceQuoteRow {
+  remittance_id: string;
+  seq: number;
+  base_currency: BaseCurrency;
+  rate: string;
+  request_id: string;
+  quoted_at: Date;
+}
+
+export type NewRemittance = Pick<
+  RemittanceRow,
+  | 'remittance_id'
+  | 'order_id'
+  | 'workflow_id'
+  | 'status'
+  | 'request_type'
+  | 'auto_capture'
+  | 'base_currency'
+  | 'receiver_label'
+  | 'receiver_details'
+  | 'remittance_info'
+  | 'reason'
+  | 'order_info'
+  | 'created_by_key'
+  | 'created_by'
+> & { foreign_amount: number; requested_amount: number | null };
+
+export async function insertRemittance(db: Db, row: NewRemittance): Promise<void> {
+  await db('remittances').insert({
+    ...row,
+    receiver_details: JSON.stringify(row.receiver_details),
+    remittance_info: JSON.stringify(row.remittance_info),
+  });
+}
+
+export async function getRemittance(db: Db, remittanceId: string): Promise<RemittanceRow | undefined> {
+  return db('remittances').where({ remittance_id: remittanceId }).first();
+}
+
+export async function getRemittanceByOrderId(db: Db, orderId: string): Promise<RemittanceRow | undefined> {
+  return db('remittances').where({ order_id: orderId }).first();
+}
+
+export async function listRemittances(
+  db: Db,
+  filter: { status?: string; limit: number },
+): Promise<RemittanceRow[]> {
+  const query = db('remittances').orderBy('created_at', 'desc').limit(filter.limit);
+  if (filter.status) query.where({ status: filter.status });
+  return query;
+}
+
+export type RemittanceUpdate = Partial<
+  Pick<
+    RemittanceRow,
+    | 'status'
+    | 'status_reason'
+    | 'rate_used'
+    | 'quote_seq'
+    | 'quoted_at'
+    | 'exchange_amount'
+    | 'bought_at'
+    | 'amount_sent'
+    | 'result_code'
+    | 'result_message'
+    | 'trans_id'
+    | 'result_source'
+    | 'attention_reason'
+    | 'completed_at'
+  >
+>;
+
+export async function updateRemittance(
+  db: Db,
+  remittanceId: string,
+  update: RemittanceUpdate,
+): Promise<void> {
+  await db('remittances')
+    .where({ remittance_id: remittanceId })
+    .update({ ...update, updated_at: db.fn.now() });
+}
+
+/** Records a quote once: a retried activity (same seq) finds the row it wrote before. */
+export async function recordQuote(
+  db: Db,
+  quote: Pick<RemittanceQuoteRow, 'remittance_id' | 'seq' | 'base_currency' | 'request_id'> & {
+    rate: number;
+  },
+): Promise<RemittanceQuoteRow> {
+  await db('remittance_quotes').insert(quote).onConflict(['remittance_id', 'seq']).ignore();
+  return db('remittance_quotes').where({ remittance_id: quote.remittance_id, seq: quote.seq }).first();
+}
+
+export async function getQuote(
+  db: Db,
+  remittanceId: string,
+  seq: number,
+): Promise<RemittanceQuoteRow | undefined> {
+  return db('remittance_quotes').where({ remittance_id: remittanceId, seq }).first();
+}
+
+export async function quotesOf(db: Db, remittanceId: string): Promise<RemittanceQuoteRow[]> {
+  return db('remittance_quotes').where({ remittance_id: remittanceId }).orderBy('seq');
+}

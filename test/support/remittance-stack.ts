@@ -1,0 +1,165 @@
+/**
+ * Everything a remittance touches, for one test file: the sandbox gateway over real HTTP, payrun's API
+ * (quotes, creates, reads and the IPN receiver the sandbox calls), and a real worker, all on the given
+ * Temporal environment and the run's own database.
+ */
+import { randomUUID } from 'node:crypto';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import type { Worker } from '@temporalio/worker';
+import { createActivities } from '../../activities';
+import { createApp } from '../../api/app';
+import type { RemittanceSettings } from '../../api/remittance/settings';
+import type { Db } from '../../db/knex';
+import { createLogger } from '../../platform/logger';
+import type { GatewaySettings } from '../../platform/require-services';
+import { generateSandboxKeyPair, startSandbox, type Sandbox, type SandboxOptions } from '../../sandbox';
+import { createInstrumentedGateway } from '../../workers/gateway';
+import { FINAL_REMITTANCE_STATUSES } from '../../workflows/remittance-definitions';
+import { jsonOf, listen, newKey, type RunningApi } from './api';
+import { testMerchant, testPayoutSettings } from './settings';
+import { createTestWorker } from './temporal';
+
+export interface RemittanceStack {
+  sandbox: Sandbox;
+  api: RunningApi;
+  taskQueue: string;
+  /** The API's settings object: a test may change `timing` before it creates a remittance. */
+  settings: RemittanceSettings;
+  operatorKey: string;
+  viewerKey: string;
+  close(): Promise<void>;
+}
+
+const keyPair = generateSandboxKeyPair();
+
+/** Small waits, so fallbacks and retries happen within a test's time. */
+export const testRemittanceSettings = (taskQueue: string): RemittanceSettings => ({
+  taskQueue,
+  timing: {
+    gatewayAttemptTimeout: '3 seconds',
+    gatewayRetryInterval: '2 seconds',
+    ipnTimeout: '5 seconds',
+    resultGiveUpAfter: '1 hour',
+    quoteTtl: '5 minutes',
+  },
+});
+
+export async function startRemittanceStack(
+  env: TestWorkflowEnvironment,
+  db: Db,
+  options: Pick<SandboxOptions, 'timing' | 'balances'> = {},
+): Promise<RemittanceStack> {
+  const taskQueue = `remittance-${randomUUID()}`;
+  const sandbox = await startSandbox({
+    merchant: testMerchant,
+    keyPair,
+    timing: { ipnDelayMs: 5, pendingSettleMs: 60_000, ...options.timing },
+    balances: { VND: 0, USD: 10_000, EUR: 10_000, ...options.balances },
+  });
+  const gateway: GatewaySettings = { baseUrl: sandbox.url, ...testMerchant, publicKey: keyPair.publicKeyPem };
+  const settings = testRemittanceSettings(taskQueue);
+  const api = await listen(
+    createApp({
+      db,
+      temporal: env.client,
+      logger: createLogger('silent'),
+      merchant: testMerchant,
+      payouts: testPayoutSettings(taskQueue),
+      remittance: settings,
+    }),
+  );
+  const activities = createActivities({
+    db,
+    gateway: createInstrumentedGateway(gateway),
+    publicBaseUrl: api.baseUrl,
+  });
+  const worker: Worker = (await createTestWorker(env, activities, taskQueue)).worker;
+  const running = worker.run();
+  return {
+    sandbox,
+    api,
+    taskQueue,
+    settings,
+    operatorKey: await newKey(db, ['remittance'], `remittance-${taskQueue}`),
+    viewerKey: await newKey(db, ['viewer'], `viewer-${taskQueue}`),
+    async close() {
+      worker.shutdown();
+      await running;
+      await api.close();
+      await sandbox.close();
+    },
+  };
+}
+
+export async function remittanceCall(
+  stack: Pick<RemittanceStack, 'api'>,
+  key: string,
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+) {
+  const response = await fetch(`${stack.api.baseUrl}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...headers },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  return { status: response.status, body: await jsonOf(response) };
+}
+
+/** Polls payrun's records (not Temporal) until the remittance reaches one of `statuses`. */
+export async function waitForRemittance(
+  db: Db,
+  remittanceId: string,
+  statuses: readonly string[] = FINAL_REMITTANCE_STATUSES,
+  options: { timeoutMs?: number; whileWaiting?: () => Promise<void> } = {},
+): Promise<Record<string, unknown>> {
+  const deadline = Date.now() + (options.timeoutMs ?? 20_000);
+  for (;;) {
+    const row = await db('remittances').where({ remittance_id: remittanceId }).first();
+    if (row && statuses.includes(row.status)) return row;
+    if (Date.now() > deadline) {
+      throw new Error(
+        `remittance ${remittanceId} is ${row?.status} (${row?.status_reason}), not ${statuses.join('/')}`,
+      );
+    }
+    await options.whileWaiting?.();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+// ---- request bodies: the last four digits of a wallet or account pick the sandbox's scenario
+export const walletRemittance = (walletId = '0912345678', extra: Record<string, unknown> = {}) => ({
+  requestType: 'remitToWallet',
+  baseCurrency: 'USD',
+  foreignAmount: 100,
+  receiver: { walletId, walletName: 'Tran Thi B', personalId: '012345678901' },
+  remittanceInfo: { name: 'John Smith', partnerName: 'Acme Remit', orderingCountry: 'US', reason: 'RSN01' },
+  ...extra,
+});
+
+export const bankRemittance = (bankAccountNo = '0123456789', extra: Record<string, unknown> = {}) => ({
+  requestType: 'remitToBank',
+  baseCurrency: 'USD',
+  foreignAmount: 250.5,
+  receiver: {
+    bankAccountNo,
+    bankAccountHolderName: 'TRAN THI B',
+    bankCode: '970436',
+    nationality: 'VN',
+    dob: '01/02/1990',
+    gender: 'Female',
+    personalId: '012345678901',
+  },
+  remittanceInfo: {
+    name: 'John Smith',
+    partnerName: 'Acme Remit',
+    orderingCountry: 'US',
+    reason: 'RSN05',
+    senderNationality: 'US',
+    senderDob: '15/08/1980',
+    senderGender: 'Male',
+    senderPersonalId: 'P1234567',
+  },
+  ...extra,
+});
