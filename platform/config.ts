@@ -59,6 +59,7 @@ export const configSchema = z.object({
     .positive()
     .default(300)
     .describe('A remittance quote older than this is fetched again before buying'),
+  WORKER_METRICS_PORT: port.default(9464).describe('Port where a standalone worker serves /metrics'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 

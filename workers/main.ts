@@ -1,13 +1,14 @@
 /** A standalone worker process (production, docker-compose). Scale by running more of them. */
+import http from 'node:http';
 import { NativeConnection } from '@temporalio/worker';
+import { metricsRegistry } from '../platform/metrics';
 import { createActivities } from '../activities';
 import { ConfigError, loadConfig } from '../platform/config';
 import { createLogger } from '../platform/logger';
-import { requireServices } from '../platform/require-services';
+import { requireGateway, requireServices } from '../platform/require-services';
 import { createDb } from '../db/knex';
 import { createDataConverter } from '../platform/data-converter';
 import { resolveCodecKeyring } from '../platform/payload-codec';
-import { requireGateway } from '../platform/require-services';
 import { createInstrumentedGateway } from './gateway';
 import { createPayrunWorker } from './worker';
 
@@ -35,9 +36,22 @@ async function main(): Promise<void> {
     }),
     dataConverter: createDataConverter(keyring),
   });
-  log.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, temporalAddress }, 'Worker started');
+  // Prometheus scrapes workers directly: gateway calls by operation and result code live here.
+  const metrics = http
+    .createServer((req, res) => {
+      if (req.url !== '/metrics') return void res.writeHead(404).end();
+      void metricsRegistry
+        .metrics()
+        .then((text) => res.writeHead(200, { 'content-type': metricsRegistry.contentType }).end(text));
+    })
+    .listen(config.WORKER_METRICS_PORT, '0.0.0.0');
+  log.info(
+    { taskQueue: config.TEMPORAL_TASK_QUEUE, temporalAddress, metricsPort: config.WORKER_METRICS_PORT },
+    'Worker started',
+  );
   // The SDK shuts the worker down gracefully on SIGINT/SIGTERM; run() resolves once tasks drain.
   await worker.run();
+  metrics.close();
   await connection.close();
   await db.destroy();
   log.info('Worker stopped');

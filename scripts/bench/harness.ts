@@ -49,17 +49,31 @@ export async function startBenchStack(): Promise<BenchStack> {
   Runtime.install({ logger: new DefaultLogger('ERROR') });
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'payrun-bench-'));
   fs.chmodSync(scratch, 0o755);
-  const cluster = await startEmbeddedPostgres({ dataDir: path.join(scratch, 'pg'), port: await freePort(), persistent: false });
+  const cluster = await startEmbeddedPostgres({
+    dataDir: path.join(scratch, 'pg'),
+    port: await freePort(),
+    persistent: false,
+  });
   await createDatabaseIfMissing(cluster.url, 'bench');
   const db = createDb(withDatabaseName(cluster.url, 'bench'), { poolMax: 20 });
   await migrateLatest(db);
 
-  const dataConverter = createDataConverter({ currentKeyId: 'bench', keys: new Map([['bench', randomBytes(32)]]) });
+  const dataConverter = createDataConverter({
+    currentKeyId: 'bench',
+    keys: new Map([['bench', randomBytes(32)]]),
+  });
   const env = await TestWorkflowEnvironment.createLocal({
-    server: { executable: await resolveDevServer({ build: true }), searchAttributes: PAYRUN_SEARCH_ATTRIBUTES },
+    server: {
+      executable: await resolveDevServer({ build: true }),
+      searchAttributes: PAYRUN_SEARCH_ATTRIBUTES,
+    },
     client: { dataConverter },
   });
-  const merchant = { partnerCode: 'BENCH', accessKey: 'bench-access', secretKey: 'bench-secret-key-0123456789abcdef' };
+  const merchant = {
+    partnerCode: 'BENCH',
+    accessKey: 'bench-access',
+    secretKey: 'bench-secret-key-0123456789abcdef',
+  };
   const keyPair = generateSandboxKeyPair();
   const sandbox = await startSandbox({
     merchant,
@@ -82,7 +96,11 @@ export async function startBenchStack(): Promise<BenchStack> {
     dataConverter,
     activities: createActivities({
       db,
-      gateway: createInstrumentedGateway({ baseUrl: sandbox.url, ...merchant, publicKey: keyPair.publicKeyPem }),
+      gateway: createInstrumentedGateway({
+        baseUrl: sandbox.url,
+        ...merchant,
+        publicKey: keyPair.publicKeyPem,
+      }),
       publicBaseUrl: apiUrl,
     }),
   });

@@ -10,7 +10,8 @@ async function main(): Promise<void> {
   const requested = process.argv.slice(2);
   const names = requested.length ? requested : Object.keys(suites);
   const unknown = names.filter((name) => !suites[name]);
-  if (unknown.length) throw new Error(`Unknown benchmark ${unknown.join(', ')}; choose from ${Object.keys(suites).join(', ')}`);
+  if (unknown.length)
+    throw new Error(`Unknown benchmark ${unknown.join(', ')}; choose from ${Object.keys(suites).join(', ')}`);
   const stack = await startBenchStack();
   try {
     for (const name of names) await suites[name]!(stack);

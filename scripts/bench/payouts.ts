@@ -9,27 +9,46 @@ import type { BenchStack } from './harness';
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 10_000);
 
-async function call(stack: BenchStack, key: string, method: string, path: string, body?: string, type = 'application/json') {
+async function call(
+  stack: BenchStack,
+  key: string,
+  method: string,
+  path: string,
+  body?: string,
+  type = 'application/json',
+) {
   const response = await fetch(`${stack.apiUrl}${path}`, {
     method,
     headers: { authorization: `Bearer ${key}`, 'content-type': type },
     ...(body === undefined ? {} : { body }),
   });
   const json = (await response.json()) as Record<string, unknown>;
-  if (response.status >= 300) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(json)}`);
+  if (response.status >= 300)
+    throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(json)}`);
   return json;
 }
 
 async function viaBatches(stack: BenchStack, prefix: string): Promise<number> {
   const header = 'payout_id,wallet_id,wallet_name,personal_id,amount,description,store_id';
-  const rows = Array.from({ length: ROWS }, (_, i) => `${prefix}-${i},09${String(i).padStart(8, '0')},Receiver ${i},,${10_000 + i},Bench,`);
+  const rows = Array.from(
+    { length: ROWS },
+    (_, i) => `${prefix}-${i},09${String(i).padStart(8, '0')},Receiver ${i},,${10_000 + i},Bench,`,
+  );
   const started = performance.now();
-  const run = await call(stack, stack.makerKey, 'POST', '/v1/payout-runs?fileName=bench.csv', [header, ...rows].join('\n'), 'text/csv');
+  const run = await call(
+    stack,
+    stack.makerKey,
+    'POST',
+    '/v1/payout-runs?fileName=bench.csv',
+    [header, ...rows].join('\n'),
+    'text/csv',
+  );
   await call(stack, stack.approverKey, 'POST', `/v1/payout-runs/${String(run.runId)}/approve`, '{}');
   for (;;) {
     const view = await call(stack, stack.makerKey, 'GET', `/v1/payout-runs/${String(run.runId)}`);
     if (view.status === 'reconciled' || view.status === 'needs_attention') {
-      if (view.status !== 'reconciled') throw new Error(`run ended ${String(view.status)}: ${String(view.statusReason)}`);
+      if (view.status !== 'reconciled')
+        throw new Error(`run ended ${String(view.status)}: ${String(view.statusReason)}`);
       break;
     }
     await new Promise((resolve) => setTimeout(resolve, 200));
@@ -55,7 +74,11 @@ async function viaSingles(stack: BenchStack, prefix: string): Promise<number> {
     }),
   );
   for (;;) {
-    const row = await stack.db('disbursements').whereIn('status', ['succeeded', 'failed', 'needs_attention']).count({ n: '*' }).first();
+    const row = await stack
+      .db('disbursements')
+      .whereIn('status', ['succeeded', 'failed', 'needs_attention'])
+      .count({ n: '*' })
+      .first();
     if (Number(row?.n) >= ROWS) break;
     await new Promise((resolve) => setTimeout(resolve, 500));
   }
@@ -68,11 +91,17 @@ export async function benchPayouts(stack: BenchStack): Promise<void> {
   const tag = randomUUID().slice(0, 6);
   console.log(`payouts: ${ROWS} rows, sandbox without artificial delays`);
   const batchSeconds = await viaBatches(stack, `b${tag}`);
-  console.log(`  batch run (upload → reconciled):   ${batchSeconds.toFixed(1)} s  (${(ROWS / batchSeconds).toFixed(0)} payouts/s)`);
+  console.log(
+    `  batch run (upload → reconciled):   ${batchSeconds.toFixed(1)} s  (${(ROWS / batchSeconds).toFixed(0)} payouts/s)`,
+  );
   const singleSeconds = await viaSingles(stack, `s${tag}`);
-  console.log(`  single disbursements (one by one): ${singleSeconds.toFixed(1)} s  (${(ROWS / singleSeconds).toFixed(0)} payouts/s)`);
+  console.log(
+    `  single disbursements (one by one): ${singleSeconds.toFixed(1)} s  (${(ROWS / singleSeconds).toFixed(0)} payouts/s)`,
+  );
   console.log(`  ratio single / batch:              ${(singleSeconds / batchSeconds).toFixed(1)}×`);
   const moved = stack.sandbox.admin.ledger().filter((entry) => entry.outcome === 'succeeded');
   const keys = new Set(moved.map((entry) => `${entry.orderId}/${entry.itemId ?? ''}`));
-  console.log(`  sandbox ledger: ${moved.length} movements, ${keys.size} distinct (each paid at most once: ${keys.size === moved.length})`);
+  console.log(
+    `  sandbox ledger: ${moved.length} movements, ${keys.size} distinct (each paid at most once: ${keys.size === moved.length})`,
+  );
 }

@@ -87,7 +87,12 @@ export default async function setup(project: TestProject) {
 
   const devServerPort = await freePort();
   const devEnv = await TestWorkflowEnvironment.createLocal({
-    server: { executable: devServer, ip: '127.0.0.1', port: devServerPort, searchAttributes: PAYRUN_SEARCH_ATTRIBUTES },
+    server: {
+      executable: devServer,
+      ip: '127.0.0.1',
+      port: devServerPort,
+      searchAttributes: PAYRUN_SEARCH_ATTRIBUTES,
+    },
   });
   cleanups.push(() => devEnv.teardown());
   const devServerAddress = `127.0.0.1:${devServerPort}`;
