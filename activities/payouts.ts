@@ -6,6 +6,7 @@ import {
   applyItemUpdates,
   batchItems,
   cancelRunItems,
+  releaseUnpaidItems,
   getBatch,
   itemCounts,
   setBatchStatus,
@@ -186,6 +187,7 @@ export function createPayoutActivities({ db, gateway, batchIpnUrl }: PayoutActiv
       status: BatchStatus;
       reason?: string;
     }): Promise<void> {
+      if (input.status === 'failed') await releaseUnpaidItems(db, input.batchId, input.reason);
       await setBatchStatus(db, input.batchId, input.status, input.reason ?? null);
       // A batch waiting for funds pauses its run; the run shows it until the batch moves on.
       if (input.status === 'awaiting_funds') {

@@ -200,6 +200,36 @@ export async function applyItemUpdates(
   });
 }
 
+/** Batch statuses in which no payment was ever requested from the gateway. */
+const BEFORE_PAYMENT: readonly BatchStatus[] = [
+  'queued',
+  'initiating',
+  'creating',
+  'validating',
+  'checking_balance',
+  'awaiting_funds',
+];
+
+/**
+ * A batch that failed before payment paid nobody: its items become FAILED (with the reason), which
+ * frees their payout ids for a new file. After a payment request they stay as they are — they may
+ * have been paid — and the reconciliation names them.
+ */
+export async function releaseUnpaidItems(db: Db, batchId: string, reason: string | undefined): Promise<void> {
+  await db.transaction(async (trx) => {
+    const batch = await trx('payout_batches').where({ batch_id: batchId }).forUpdate().first('status');
+    if (!batch || !BEFORE_PAYMENT.includes(batch.status)) return;
+    await trx('payout_items')
+      .where({ batch_id: batchId })
+      .whereIn('state', ['QUEUED', 'ELIGIBLE'])
+      .update({
+        state: 'FAILED',
+        message: `Not paid: the batch failed before payment${reason ? ` (${reason})` : ''}.`.slice(0, 1000),
+        updated_at: trx.fn.now(),
+      });
+  });
+}
+
 export async function cancelRunItems(db: Db, runId: string): Promise<void> {
   await db('payout_items')
     .where({ run_id: runId, state: 'QUEUED' })

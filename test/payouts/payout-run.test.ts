@@ -167,6 +167,40 @@ describe('payout runs', () => {
   }, 60_000);
 });
 
+describe('a batch the gateway refuses', () => {
+  it('pays nobody, frees its payout ids and leaves the run needing attention', async () => {
+    fixture.stack.sandbox.admin.reset();
+    // While init is in flight an item's amount changes, so create's total no longer matches init's: 20.
+    fixture.stack.sandbox.admin.setFaults({ operation: 'batch.init', latencyMs: 500, times: 1 });
+    const runId = await uploadAndApprove(fixture.stack, payoutFile('refused', 5));
+    for (let attempt = 0; attempt < 100; attempt++) {
+      const batch = await fixture.db('payout_batches').where({ run_id: runId }).first();
+      if (batch.status === 'initiating') break;
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    await fixture.db('payout_items').where({ run_id: runId, payout_id: 'refused-1' }).increment('amount', 1);
+
+    const run = await waitForRunStatus(fixture.db, runId, ['reconciled', 'needs_attention']);
+    expect(run.status).toBe('needs_attention');
+    const batch = await fixture.db('payout_batches').where({ run_id: runId }).first();
+    expect(batch.status).toBe('failed');
+    expect(batch.status_reason).toMatch(/20|amount/);
+    expect(await itemStates(runId)).toEqual({ FAILED: 5 });
+    expect(
+      fixture.stack.sandbox.admin.ledger().filter((entry) => entry.orderId.startsWith(runId)),
+    ).toHaveLength(0);
+    const again = await apiCall(
+      fixture.stack,
+      fixture.stack.makerKey,
+      'POST',
+      '/v1/payout-runs/dry-run',
+      payoutFile('refused', 5),
+      'text/csv',
+    );
+    expect(again.body.valid).toBe(true);
+  });
+});
+
 describe('approval', () => {
   it('refuses the uploader as approver, records who rejected, and releases the payout ids', async () => {
     const uploaded = await apiCall(
