@@ -26,6 +26,7 @@ import {
   type RemittanceRequestType,
   type RemittanceStatus,
 } from '../../workflows/remittance-definitions';
+import { payrunKind, payrunOrderId } from '../../workflows/search-attributes';
 import type { Principal } from '../auth/roles';
 import { ApiError, notFound } from '../http/errors';
 import type { RemittanceSettings } from './settings';
@@ -111,6 +112,7 @@ export async function quoteRate(
       workflowId: remittanceQuoteWorkflowId(randomUUID()),
       args: [{ baseCurrency: input.baseCurrency }],
       workflowExecutionTimeout: '30 seconds',
+      typedSearchAttributes: [{ key: payrunKind, value: 'remittance-quote' }],
     }));
   } catch {
     throw new ApiError(502, 'quote_unavailable', 'The gateway did not quote a rate; try again shortly.');
@@ -196,6 +198,11 @@ export async function createRemittance(
       args: [workflowInput],
       // A remittance id is used once: no second workflow can ever buy or send for it.
       workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+      staticSummary: `Remittance ${remittanceId}: ${request.foreignAmount} ${request.baseCurrency} by ${request.requestType}`,
+      typedSearchAttributes: [
+        { key: payrunKind, value: 'remittance' },
+        { key: payrunOrderId, value: remittanceOrderIds(remittanceId).create },
+      ],
     });
   } catch (error) {
     await updateRemittance(db, remittanceId, {
