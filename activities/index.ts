@@ -1,16 +1,23 @@
 import type { GatewayClient } from '../gateway';
 import type { Db } from '../db/knex';
-import { ipnPaths } from '../platform/ipn-paths';
+import { ipnPaths, paymentReturnPath } from '../platform/ipn-paths';
 import { createDisbursementActivities } from './disbursement';
+import { createPaymentActivities } from './payments';
 import { createPayoutActivities } from './payouts';
 import { createRemittanceActivities } from './remittance';
 import { createStackCheckActivities } from './stack-check';
+import { createSubscriptionActivities, type SubscriptionSecrets } from './subscriptions';
+import { createTokenActivities, type TokenSettings } from './tokens';
 
 export interface ActivityDependencies {
   db: Db;
   gateway: GatewayClient;
   /** Base URL the gateway uses to reach payrun's notification receivers (from configuration). */
   publicBaseUrl: string;
+  /** Merchant secret (aesToken) and SUBSCRIPTION_TOKEN_KEY; without them subscriptions cannot bill. */
+  subscriptionSecrets?: SubscriptionSecrets;
+  /** Merchant secret (aesToken) and the payload codec keyring (tokens at rest); without them saved methods fail clearly. */
+  savedMethodSecrets?: TokenSettings;
 }
 
 /** All activities, built from their dependencies so tests can hand in their own. */
@@ -22,9 +29,25 @@ export function createActivities(deps: ActivityDependencies) {
       ...deps,
       remittanceIpnUrl: `${deps.publicBaseUrl}${ipnPaths.remittance}`,
     }),
+    ...createSubscriptionActivities({
+      ...deps,
+      subscriptionIpnUrl: `${deps.publicBaseUrl}${ipnPaths.subscription}`,
+      secrets: deps.subscriptionSecrets,
+    }),
     ...createDisbursementActivities({
       ...deps,
       disbursementIpnUrl: `${deps.publicBaseUrl}${ipnPaths.disbursement}`,
+    }),
+    ...createPaymentActivities({
+      ...deps,
+      paymentIpnUrl: `${deps.publicBaseUrl}${ipnPaths.payment}`,
+      cardPaymentIpnUrl: `${deps.publicBaseUrl}${ipnPaths.paymentCard}`,
+      paymentReturnUrl: `${deps.publicBaseUrl}${paymentReturnPath}`,
+    }),
+    ...createTokenActivities({
+      ...deps,
+      tokenIpnUrl: `${deps.publicBaseUrl}${ipnPaths.tokens}`,
+      tokens: deps.savedMethodSecrets,
     }),
   };
 }

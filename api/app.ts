@@ -20,6 +20,12 @@ import { remittanceNotifications } from './remittance/notifications';
 import { remittanceRoutes } from './remittance/routes';
 import { defaultRemittanceSettings, type RemittanceSettings } from './remittance/settings';
 import { disbursementNotifications, disbursementRoutes } from './disbursements/routes';
+import { subscriptionNotifications, subscriptionRoutes } from './subscriptions/routes';
+import { defaultSubscriptionSettings, type SubscriptionSettings } from './subscriptions/settings';
+import { defaultPaymentSettings, type PaymentSettings } from './payments/payments';
+import { cardPaymentNotifications, paymentNotifications, paymentRoutes } from './payments/routes';
+import { tokenNotifications, tokenRoutes, unbindNotifications } from './tokens/routes';
+import { defaultTokenSettings, type TokenSettings } from './tokens/tokens';
 
 export interface ApiDependencies {
   db: Db;
@@ -32,6 +38,12 @@ export interface ApiDependencies {
   payouts: PayoutSettings & { uploadLimit: string };
   /** Remittance settings (quote lifetime, waits); unset: the defaults on the payouts task queue. */
   remittance?: RemittanceSettings;
+  /** Subscription billing (timing, task queue); unset: the defaults on the payouts task queue. */
+  subscriptions?: SubscriptionSettings;
+  /** One-time payments and refunds (waits); unset: the defaults on the payouts task queue. */
+  payments?: PaymentSettings;
+  /** Saved methods and token payments (waits); unset: the defaults on the payouts task queue. */
+  tokens?: TokenSettings;
   /** Serves /codec/encode and /codec/decode for the Temporal UI and CLI. */
   codec?: {
     codec: PayloadCodec;
@@ -81,6 +93,37 @@ export function apiRoutes(deps: ApiDependencies): AnyRoute[] {
       settings: deps.remittance ?? defaultRemittanceSettings(deps.payouts.taskQueue),
     }),
     ipnRoute(remittanceNotifications, deps),
+  );
+  routes.push(
+    ...subscriptionRoutes({
+      db: deps.db,
+      temporal: deps.temporal,
+      settings: deps.subscriptions ?? defaultSubscriptionSettings(deps.payouts.taskQueue),
+    }),
+    ipnRoute(subscriptionNotifications, deps),
+  );
+  routes.push(
+    ...paymentRoutes(
+      {
+        db: deps.db,
+        temporal: deps.temporal,
+        settings: deps.payments ?? defaultPaymentSettings(deps.payouts.taskQueue),
+      },
+      deps.merchant,
+    ),
+    ipnRoute(paymentNotifications, deps),
+    ipnRoute(cardPaymentNotifications, deps),
+  );
+  routes.push(
+    ...tokenRoutes({
+      db: deps.db,
+      temporal: deps.temporal,
+      settings:
+        deps.tokens ??
+        defaultTokenSettings(deps.payouts.taskQueue, String(deps.payouts.timing.gatewayAttemptTimeout)),
+    }),
+    ipnRoute(tokenNotifications, deps),
+    ipnRoute(unbindNotifications, deps),
   );
   routes.push(...consoleRoutes(deps.console, () => deps.temporal.options.namespace));
   return routes;

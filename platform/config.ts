@@ -60,6 +60,21 @@ export const configSchema = z.object({
     .default(300)
     .describe('A remittance quote older than this is fetched again before buying'),
   WORKER_METRICS_PORT: port.default(9464).describe('Port where a standalone worker serves /metrics'),
+  SUBSCRIPTION_TOKEN_KEY: optionalText.describe(
+    'base64(32 bytes): seals subscription tokens at rest (AES-256-GCM); required for subscription billing',
+  ),
+  SUBSCRIPTION_RETRY_DELAY_HOURS: z.coerce
+    .number()
+    .positive()
+    .default(24)
+    .describe('Wait before the one retry of a subscription charge refused for insufficient funds'),
+  SUBSCRIPTION_BILLING_HOUR: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(23)
+    .default(9)
+    .describe('Hour (GMT+7) at which subscription cycles are charged on their date'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 

@@ -11,6 +11,7 @@ import {
   isGatewayError,
   parseNotification,
   redact,
+  type OperationName,
   type SigningKeys,
   type VerifiedNotification,
 } from '../../gateway';
@@ -34,6 +35,8 @@ export interface IpnChannel {
   kindOf(body: Record<string, unknown>): NotificationKind;
   /** payrun's record of the order, or undefined when the orderId is not ours. */
   locate(db: Db, orderId: string): Promise<IpnTarget | undefined>;
+  /** The operation that led to these notifications, when its acknowledgement differs (card: signed JSON). */
+  operation?: OperationName;
 }
 
 export interface IpnDependencies {
@@ -129,7 +132,7 @@ export function ipnRoute(channel: IpnChannel, deps: IpnDependencies): AnyRoute {
           .update({ signalled_at: deps.db.fn.now() });
         ipnsReceived.inc({ kind, verdict: 'accepted' });
       }
-      const ack = acknowledge(notification, deps.merchant);
+      const ack = acknowledge(notification, deps.merchant, { operation: channel.operation });
       return ack.status === 204
         ? { status: 204 }
         : {

@@ -72,7 +72,7 @@ export async function startBenchStack(): Promise<BenchStack> {
   const merchant = {
     partnerCode: 'BENCH',
     accessKey: 'bench-access',
-    secretKey: 'bench-secret-key-0123456789abcdef',
+    secretKey: 'bench-secret-key-0123456789abcde',
   };
   const keyPair = generateSandboxKeyPair();
   const sandbox = await startSandbox({
@@ -102,6 +102,7 @@ export async function startBenchStack(): Promise<BenchStack> {
         publicKey: keyPair.publicKeyPem,
       }),
       publicBaseUrl: apiUrl,
+      subscriptionSecrets: { merchantSecretKey: merchant.secretKey, tokenKey: randomBytes(32) },
     }),
   });
   const running = worker.run();

@@ -1,9 +1,11 @@
 /** `npm run bench -- payouts` (and later other suites). Prints figures; never fails on a duration. */
 import { startBenchStack } from './harness';
 import { benchPayouts } from './payouts';
+import { benchSubscriptions } from './subscriptions';
 
 const suites: Record<string, (stack: Awaited<ReturnType<typeof startBenchStack>>) => Promise<void>> = {
   payouts: benchPayouts,
+  subscriptions: benchSubscriptions,
 };
 
 async function main(): Promise<void> {

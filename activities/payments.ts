@@ -1,0 +1,333 @@
+import {
+  GatewayResultError,
+  GatewayValidationError,
+  type GatewayClient,
+  type GatewayResult,
+  type OperationName,
+} from '../gateway';
+import type { Db } from '../db/knex';
+import {
+  markTerminalSettled,
+  recordRefundAnswer,
+  requirePayment,
+  requireRefund,
+  updatePayment,
+  type PaymentRow,
+  type RefundItem,
+} from '../db/payments';
+import { noticeOf, type PaymentNotice, type PaymentStatus } from '../workflows/payment-definitions';
+import type { RefundOutcome } from '../workflows/refund';
+import type { TerminalSettlementResult } from '../workflows/payment-terminal-settlement';
+import { asActivityFailure } from './gateway-failures';
+
+export interface PaymentActivityDependencies {
+  db: Db;
+  gateway: GatewayClient;
+  /** Where the gateway sends list-A payment IPNs (every type but payWithCC). */
+  paymentIpnUrl: string;
+  /** Where the gateway sends list-B payment IPNs (payWithCC). */
+  cardPaymentIpnUrl: string;
+  /** The customer's redirect lands here (GET, the notification parameters in the query). */
+  paymentReturnUrl: string;
+}
+
+type Answer<Op extends OperationName> =
+  { ok: true; result: GatewayResult<Op> } | { ok: false; resultCode: number; message: string };
+
+/** Final answers and our own invalid requests come back as values; transport trouble is retried. */
+async function answerOf<Op extends OperationName>(
+  call: () => Promise<GatewayResult<Op>>,
+): Promise<Answer<Op>> {
+  try {
+    return { ok: true, result: await call() };
+  } catch (error) {
+    if (error instanceof GatewayResultError && !error.retryable) {
+      return { ok: false, resultCode: error.resultCode, message: error.gatewayMessage };
+    }
+    if (error instanceof GatewayValidationError) {
+      return { ok: false, resultCode: 20, message: error.message };
+    }
+    throw asActivityFailure(error);
+  }
+}
+
+const text = (value: unknown) => (value === undefined || value === null ? undefined : String(value));
+const lookupSuffix = () => Date.now().toString(36);
+
+function createFields(row: PaymentRow, urls: PaymentActivityDependencies) {
+  const details = row.request_details;
+  return {
+    orderId: row.order_id,
+    requestId: `${row.order_id}-c`,
+    amount: Number(row.amount),
+    orderInfo: row.order_info,
+    extraData: row.extra_data,
+    redirectUrl: urls.paymentReturnUrl,
+    ipnUrl: row.request_type === 'payWithCC' ? urls.cardPaymentIpnUrl : urls.paymentIpnUrl,
+    requestType: row.request_type,
+    autoCapture: row.auto_capture,
+    ...details,
+    ...(row.store_id ? { storeId: row.store_id } : {}),
+    ...(row.serial_number ? { serialNumber: row.serial_number } : {}),
+    ...(row.instrument_type !== null ? { instrumentType: row.instrument_type } : {}),
+  };
+}
+
+function refundItemsFrom(
+  current: RefundItem[],
+  answered: Array<Record<string, unknown>> | undefined,
+  idKey: 'itemId' | 'id',
+): RefundItem[] {
+  if (!answered?.length) return current;
+  return current.map((item) => {
+    const found = answered.find((entry) => String(entry[idKey]) === item.itemId);
+    if (!found) return item;
+    const code = Number(found.resultCode);
+    const refundTransId = text(found.refundTransId);
+    return {
+      ...item,
+      resultCode: code,
+      status: code === 0 ? 'succeeded' : code === 7000 || code === 7002 ? 'pending' : 'failed',
+      ...(found.message !== undefined || found.resultDescription !== undefined
+        ? { message: String(found.message ?? found.resultDescription) }
+        : {}),
+      ...(refundTransId
+        ? { refundTransId }
+        : item.refundTransId
+          ? { refundTransId: item.refundTransId }
+          : {}),
+    };
+  });
+}
+
+const refundStatusOf = (code: number): RefundOutcome['status'] =>
+  code === 0 ? 'succeeded' : code === 7000 || code === 7002 || code === 10 ? 'pending' : 'failed';
+
+export function createPaymentActivities(deps: PaymentActivityDependencies) {
+  const { db, gateway } = deps;
+
+  async function queryRefund({ refundId }: { refundId: string }): Promise<RefundOutcome> {
+    const refund = await requireRefund(db, refundId);
+    const answer = await answerOf(() =>
+      gateway.call('refund.query', {
+        orderId: refund.order_id,
+        requestId: `${refund.order_id}-q${lookupSuffix()}`,
+        lang: 'en',
+      }),
+    );
+    const resultCode = answer.ok ? answer.result.resultCode : answer.resultCode;
+    const message = answer.ok ? answer.result.message : answer.message;
+    const body = answer.ok ? (answer.result.body as Record<string, unknown>) : {};
+    // 42 right after a create that was answered: the gateway has not seen it yet; keep asking.
+    const status = resultCode === 42 ? 'pending' : refundStatusOf(resultCode);
+    const items = refundItemsFrom(
+      refund.items,
+      body.items as Array<Record<string, unknown>> | undefined,
+      'id',
+    );
+    const trans = (body.refundTrans as Array<Record<string, unknown>> | undefined)?.[0];
+    await recordRefundAnswer(db, refundId, {
+      status,
+      resultCode,
+      message,
+      items,
+      ...(text(trans?.transId) ? { transId: text(trans?.transId) } : {}),
+    });
+    return { status, resultCode, message };
+  }
+
+  return {
+    /** api/create (or api/pos) with requestId and orderId derived from the payment: a retry re-sends the same order. */
+    async createPayment(input: {
+      paymentId: string;
+      paymentCode?: string;
+    }): Promise<{ status: PaymentStatus; notice?: PaymentNotice }> {
+      const row = await requirePayment(db, input.paymentId);
+      const answer =
+        row.request_type === 'pos'
+          ? await answerOf(() =>
+              gateway.call('payment.pos', {
+                orderId: row.order_id,
+                requestId: `${row.order_id}-c`,
+                amount: Number(row.amount),
+                paymentCode: input.paymentCode ?? '',
+                orderInfo: row.order_info,
+                extraData: row.extra_data,
+                ipnUrl: deps.paymentIpnUrl,
+                autoCapture: row.auto_capture,
+                ...row.request_details,
+                ...(row.store_id ? { storeId: row.store_id } : {}),
+              }),
+            )
+          : await answerOf(() =>
+              gateway.call(
+                `payment.${row.request_type}` as 'payment.captureWallet',
+                createFields(row, deps) as Parameters<GatewayClient['call']>[1],
+              ),
+            );
+      if (!answer.ok) {
+        const notice: PaymentNotice = {
+          resultCode: answer.resultCode,
+          message: answer.message,
+          source: 'create',
+        };
+        return { status: 'failed', notice };
+      }
+      const { resultCode, message, classification } = answer.result;
+      const body = answer.result.body as Record<string, unknown>;
+      if (row.request_type === 'pos' && resultCode === 0) {
+        return { status: 'succeeded', notice: noticeOf(body, 'create') };
+      }
+      const status: PaymentStatus =
+        classification.action === 'redirect-customer' ? 'awaiting_customer' : 'pending';
+      await updatePayment(db, input.paymentId, {
+        status,
+        result_code: resultCode,
+        result_message: message,
+        pay_url: text(body.payUrl) ?? null,
+        deeplink: text(body.deeplink) ?? null,
+        qr_code_url: text(body.qrCodeUrl) ?? null,
+        deeplink_mini_app: text(body.deeplinkMiniApp) ?? null,
+        short_link: text(body.shortLink) ?? null,
+        ...(text(body.transId) ? { trans_id: text(body.transId) } : {}),
+      });
+      return { status };
+    },
+
+    async queryPayment({ paymentId }: { paymentId: string }): Promise<PaymentNotice> {
+      const row = await requirePayment(db, paymentId);
+      const answer = await answerOf(() =>
+        gateway.call('payment.query', {
+          orderId: row.order_id,
+          requestId: `${row.order_id}-q${lookupSuffix()}`,
+          lang: 'en',
+        }),
+      );
+      if (!answer.ok) return { resultCode: answer.resultCode, message: answer.message, source: 'query' };
+      return noticeOf(answer.result.body as Record<string, unknown>, 'query');
+    },
+
+    async recordPaymentStatus(input: {
+      paymentId: string;
+      status: PaymentStatus;
+      resultCode?: number;
+      message?: string;
+    }) {
+      await updatePayment(db, input.paymentId, {
+        status: input.status,
+        ...(input.resultCode !== undefined ? { result_code: input.resultCode } : {}),
+        ...(input.message !== undefined ? { result_message: input.message } : {}),
+      });
+    },
+
+    async recordPaymentResult(input: { paymentId: string; status: PaymentStatus; notice: PaymentNotice }) {
+      const { notice } = input;
+      await updatePayment(db, input.paymentId, {
+        status: input.status,
+        result_code: notice.resultCode,
+        result_message: notice.message,
+        ...(notice.transId !== undefined ? { trans_id: notice.transId } : {}),
+        ...(notice.payType !== undefined ? { pay_type: notice.payType } : {}),
+        ...(notice.paymentOption !== undefined ? { payment_option: notice.paymentOption } : {}),
+        ...(notice.promotions !== undefined ? { promotions: notice.promotions } : {}),
+        ...(notice.cardPaymentInfo !== undefined ? { card_payment_info: notice.cardPaymentInfo } : {}),
+        completed_at: new Date(),
+      });
+    },
+
+    /** api/refund for a reserved refund; the payment's method decides the limits the client checks. */
+    async createRefund({ refundId }: { refundId: string }): Promise<RefundOutcome> {
+      const refund = await requireRefund(db, refundId);
+      const payment = await requirePayment(db, refund.payment_id);
+      const transId = Number(payment.trans_id);
+      const answer = await answerOf(() =>
+        gateway.call(
+          'refund.create',
+          {
+            orderId: refund.order_id,
+            requestId: `${refund.order_id}-c`,
+            amount: Number(refund.amount),
+            transId,
+            description: refund.description,
+            lang: 'en',
+            ...(refund.items.length
+              ? {
+                  transGroup: refund.items.map((item) => ({
+                    itemId: item.itemId,
+                    amount: item.amount,
+                    transId,
+                  })),
+                }
+              : {}),
+          },
+          { context: { refundOf: payment.pay_type === 'domestic' ? 'domestic-card' : 'other' } },
+        ),
+      );
+      if (!answer.ok) {
+        const failedItems = refund.items.map((item) => ({ ...item, status: 'failed' as const }));
+        await recordRefundAnswer(db, refundId, {
+          status: 'failed',
+          resultCode: answer.resultCode,
+          message: answer.message,
+          items: failedItems,
+        });
+        return { status: 'failed', resultCode: answer.resultCode, message: answer.message };
+      }
+      const { resultCode, message, classification } = answer.result;
+      // 40/41: already submitted (a retry after a lost answer): the query tells what happened.
+      if (classification.action === 'resolve-by-query') return queryRefund({ refundId });
+      const body = answer.result.body as Record<string, unknown>;
+      const items = refundItemsFrom(
+        refund.items,
+        body.transGroup as Array<Record<string, unknown>> | undefined,
+        'itemId',
+      );
+      const status = refundStatusOf(resultCode);
+      await recordRefundAnswer(db, refundId, {
+        status,
+        resultCode,
+        message,
+        items,
+        ...(body.transId !== undefined && refund.items.length === 0 ? { transId: text(body.transId) } : {}),
+      });
+      return { status, resultCode, message };
+    },
+
+    queryRefund,
+
+    async markRefundNeedsAttention({ refundId }: { refundId: string }) {
+      await db('refunds')
+        .where({ refund_id: refundId })
+        .whereIn('status', ['created', 'pending'])
+        .update({ status: 'needs_attention', updated_at: db.fn.now() });
+    },
+
+    /** card/settle; on success payrun closes the terminal's card payments for API refunds. */
+    async settleTerminal({ settlementId }: { settlementId: string }): Promise<TerminalSettlementResult> {
+      const row = await db('terminal_settlements').where({ settlement_id: settlementId }).first();
+      if (!row) throw new Error(`Settlement ${settlementId} has no record`);
+      const answer = await answerOf(() =>
+        gateway.call('card.settle', {
+          storeId: row.store_id,
+          serialNumber: row.serial_number,
+          requestId: row.request_id,
+        }),
+      );
+      const resultCode = answer.ok ? answer.result.resultCode : answer.resultCode;
+      const message = answer.ok ? answer.result.message : answer.message;
+      const settledPayments =
+        resultCode === 0 ? await markTerminalSettled(db, row.store_id, row.serial_number) : 0;
+      const status = resultCode === 0 ? 'settled' : 'failed';
+      await db('terminal_settlements').where({ settlement_id: settlementId }).update({
+        status,
+        result_code: resultCode,
+        result_message: message,
+        settled_payments: settledPayments,
+        completed_at: db.fn.now(),
+      });
+      return { status, resultCode, message, settledPayments };
+    },
+  };
+}
+
+export type PaymentActivities = ReturnType<typeof createPaymentActivities>;

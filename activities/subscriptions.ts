@@ -1,0 +1,379 @@
+/**
+ * Subscription side effects: the gateway calls of document 2 (subscription start, cbQuery,
+ * subscription/create, subscription/pay, subscription/manage, api/query) and the records. The
+ * recurring token is decrypted here, stored only as AES-256-GCM ciphertext, and loaded again here
+ * for each charge: the workflow (and so its history) only ever sees the subscription id.
+ */
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { ApplicationFailure } from '@temporalio/activity';
+import { decryptAesToken, GatewayResultError, type GatewayClient } from '../gateway';
+import type { Db } from '../db/knex';
+import {
+  requireSubscription,
+  updateSubscription,
+  upsertCharge,
+  type ChargeStatus,
+  type SubscriptionUpdate,
+} from '../db/subscriptions';
+import { gatewayNextPaymentDate, type Frequency } from '../workflows/billing-calendar';
+import {
+  chargeOrderId,
+  isPendingCode,
+  manageOrderId,
+  type SubscriptionStatus,
+} from '../workflows/subscription-definitions';
+import { asActivityFailure } from './gateway-failures';
+
+export interface SubscriptionSecrets {
+  /** The merchant secret key: aesToken is AES-encrypted with it (gateway/README assumption 7). */
+  merchantSecretKey: string;
+  /** 32 bytes (SUBSCRIPTION_TOKEN_KEY): seals the recurring token at rest. */
+  tokenKey: Buffer;
+}
+
+export interface SubscriptionActivityDependencies {
+  db: Db;
+  gateway: GatewayClient;
+  subscriptionIpnUrl: string;
+  /** Without them a subscription cannot be activated or charged (a non-retryable failure says so). */
+  secrets?: SubscriptionSecrets;
+}
+
+interface StoredToken {
+  value: string;
+  initialOrderId: string;
+}
+
+// ---- the token at rest: AES-256-GCM, the subscription id as additional data (a row's ciphertext opens only for it)
+export function sealToken(token: StoredToken, key: Buffer, subscriptionId: string): string {
+  const iv = randomBytes(12);
+  const cipher = createCipheriv('aes-256-gcm', key, iv);
+  cipher.setAAD(Buffer.from(subscriptionId, 'utf8'));
+  const ciphertext = Buffer.concat([cipher.update(JSON.stringify(token), 'utf8'), cipher.final()]);
+  return ['v1', iv, ciphertext, cipher.getAuthTag()]
+    .map((part) => (typeof part === 'string' ? part : part.toString('base64')))
+    .join('.');
+}
+
+export function openToken(sealed: string, key: Buffer, subscriptionId: string): StoredToken {
+  const [version, iv, ciphertext, tag] = sealed.split('.');
+  if (version !== 'v1' || !iv || !ciphertext || !tag) throw new Error('unknown token format');
+  const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64'));
+  decipher.setAAD(Buffer.from(subscriptionId, 'utf8'));
+  decipher.setAuthTag(Buffer.from(tag, 'base64'));
+  const text = Buffer.concat([decipher.update(Buffer.from(ciphertext, 'base64')), decipher.final()]).toString(
+    'utf8',
+  );
+  return JSON.parse(text) as StoredToken;
+}
+
+/** Final answers come back as values; transport trouble and "retry later" are retried by Temporal. */
+async function answerOf<T extends { resultCode: number; message: string; body: unknown }>(
+  call: () => Promise<T>,
+) {
+  try {
+    const result = await call();
+    return {
+      resultCode: result.resultCode,
+      message: result.message,
+      body: result.body as Record<string, unknown>,
+    };
+  } catch (error) {
+    if (error instanceof GatewayResultError && !error.retryable) {
+      return {
+        resultCode: error.resultCode,
+        message: error.gatewayMessage,
+        body: {} as Record<string, unknown>,
+      };
+    }
+    throw asActivityFailure(error);
+  }
+}
+
+const text = (value: unknown) =>
+  value === undefined || value === null || value === '' ? undefined : String(value);
+
+export function createSubscriptionActivities({
+  db,
+  gateway,
+  subscriptionIpnUrl,
+  secrets,
+}: SubscriptionActivityDependencies) {
+  const requireSecrets = (): SubscriptionSecrets => {
+    if (!secrets)
+      throw ApplicationFailure.nonRetryable(
+        'Subscription secrets are not configured (SUBSCRIPTION_TOKEN_KEY and the merchant secret).',
+        'SubscriptionNotConfigured',
+      );
+    return secrets;
+  };
+  const tokenOf = async (subscriptionId: string) => {
+    const row = await requireSubscription(db, subscriptionId);
+    if (!row.token_ciphertext)
+      throw ApplicationFailure.nonRetryable(
+        `Subscription ${subscriptionId} has no token`,
+        'SubscriptionWithoutToken',
+      );
+    return { row, token: openToken(row.token_ciphertext, requireSecrets().tokenKey, subscriptionId) };
+  };
+
+  return {
+    /** api/create, requestType subscription: the customer's links are stored for the API to answer with. */
+    async startSubscriptionAuthorization({ subscriptionId }: { subscriptionId: string }) {
+      const row = await requireSubscription(db, subscriptionId);
+      const info = {
+        name: row.name,
+        ...(row.partner_subs_id ? { partnerSubsId: row.partner_subs_id } : {}),
+        ...(row.subs_owner ? { subsOwner: row.subs_owner } : {}),
+        type: row.type,
+        recurringAmount: Number(row.recurring_amount),
+        frequency: row.frequency,
+        ...(row.requested_next_payment_date ? { nextPaymentDate: row.requested_next_payment_date } : {}),
+        ...(row.expiry_date ? { expiryDate: row.expiry_date } : {}),
+      };
+      const answer = await answerOf(() =>
+        gateway.call('subscription.start', {
+          orderId: subscriptionId,
+          requestId: `${subscriptionId}-start`,
+          amount: Number(row.initial_amount),
+          orderInfo: row.order_info || row.name,
+          partnerClientId: row.partner_client_id,
+          ipnUrl: subscriptionIpnUrl,
+          redirectUrl: subscriptionIpnUrl.replace(/\/ipn\/.*$/, '/'),
+          extraData: '',
+          subscriptionInfo: info,
+        }),
+      );
+      await updateSubscription(db, subscriptionId, {
+        start_result_code: answer.resultCode,
+        start_message: answer.message,
+        pay_url: text(answer.body.payUrl) ?? null,
+        deeplink: text(answer.body.deeplink) ?? null,
+        qr_code_url: text(answer.body.qrCodeUrl) ?? null,
+      });
+      return { resultCode: answer.resultCode, message: answer.message };
+    },
+
+    /** When the authorization IPN is late: api/query on the initial orderId (7000 = customer not done yet). */
+    async checkSubscriptionAuthorization({ subscriptionId }: { subscriptionId: string }) {
+      const answer = await answerOf(() =>
+        gateway.call('payment.query', {
+          orderId: subscriptionId,
+          requestId: `${subscriptionId}-q${Date.now().toString(36)}`,
+        }),
+      );
+      return { resultCode: answer.resultCode, message: answer.message, transId: text(answer.body.transId) };
+    },
+
+    /**
+     * callbackToken (from the IPN, or tokenization/cbQuery) → subscription/create → aesToken, decrypted
+     * here with the merchant secret and sealed at rest. Returns nothing secret.
+     */
+    async activateSubscription(input: { subscriptionId: string; callbackToken?: string }) {
+      const keys = requireSecrets();
+      const row = await requireSubscription(db, input.subscriptionId);
+      let callbackToken = input.callbackToken;
+      if (!callbackToken) {
+        const found = await answerOf(() =>
+          gateway.call('tokenization.cbQuery', {
+            orderId: input.subscriptionId,
+            requestId: `${input.subscriptionId}-cbq`,
+            partnerClientId: row.partner_client_id,
+          }),
+        );
+        callbackToken = text(found.body.callbackToken);
+        if (!callbackToken) return { resultCode: found.resultCode, message: found.message };
+      }
+      const created = await answerOf(() =>
+        gateway.call('subscription.create', {
+          orderId: input.subscriptionId,
+          requestId: `${input.subscriptionId}-create`,
+          partnerClientId: row.partner_client_id,
+          callbackToken: callbackToken!,
+        }),
+      );
+      const aesToken = text(created.body.aesToken);
+      if (created.resultCode !== 0 || !aesToken)
+        return { resultCode: created.resultCode, message: created.message };
+      const payload = decryptAesToken(aesToken, keys.merchantSecretKey) as {
+        value: string;
+        initialOrderId?: string;
+        userAlias?: string;
+      };
+      await updateSubscription(db, input.subscriptionId, {
+        token_ciphertext: sealToken(
+          { value: payload.value, initialOrderId: payload.initialOrderId ?? input.subscriptionId },
+          keys.tokenKey,
+          input.subscriptionId,
+        ),
+        user_alias: payload.userAlias ?? null,
+      });
+      return { resultCode: 0, message: created.message };
+    },
+
+    /**
+     * subscription/pay for one attempt of one cycle. orderId `<id>-c<cycle>` (`-r1` for the retry after
+     * insufficient funds) and its requestId never change: a retried activity or a replayed workflow
+     * re-sends the same order, and the gateway answers 40/41 instead of charging twice.
+     */
+    async chargeSubscriptionCycle(input: {
+      subscriptionId: string;
+      cycle: number;
+      attempt: number;
+      amount: number;
+      dueDate: string;
+      nextPaymentDate: string;
+      chargedOn: string;
+      frequency: Frequency;
+    }) {
+      const { row, token } = await tokenOf(input.subscriptionId);
+      const orderId = chargeOrderId(input.subscriptionId, input.cycle, input.attempt);
+      const requestId = `${orderId}-pay`;
+      const base = {
+        order_id: orderId,
+        subscription_id: input.subscriptionId,
+        cycle: input.cycle,
+        attempt: input.attempt,
+        due_date: input.dueDate,
+        amount: input.amount,
+        request_id: requestId,
+        next_payment_date_sent: input.nextPaymentDate,
+      };
+      await upsertCharge(db, { ...base, status: 'submitted' });
+      const answer = await answerOf(() =>
+        gateway.call(
+          'subscription.pay',
+          {
+            orderId,
+            requestId,
+            amount: input.amount,
+            token: { value: token.value, initialOrderId: token.initialOrderId },
+            partnerClientId: row.partner_client_id,
+            orderInfo: `${row.name} cycle ${input.cycle}`.slice(0, 200),
+            extraData: '',
+            nextPaymentDate: input.nextPaymentDate,
+          },
+          { context: { recurringAmount: Number(row.recurring_amount) } },
+        ),
+      );
+      const transId = text(answer.body.transId);
+      const outcome: 'succeeded' | 'failed' | 'pending' =
+        answer.resultCode === 0
+          ? 'succeeded'
+          : isPendingCode(answer.resultCode) || answer.resultCode === 40 || answer.resultCode === 41
+            ? 'pending'
+            : 'failed';
+      await upsertCharge(db, {
+        ...base,
+        status: outcome,
+        result_code: answer.resultCode,
+        message: answer.message,
+        trans_id: transId ?? null,
+        gateway_next_payment_date:
+          outcome === 'succeeded'
+            ? gatewayNextPaymentDate(input.chargedOn, input.frequency, input.nextPaymentDate)
+            : null,
+      });
+      return { outcome, resultCode: answer.resultCode, message: answer.message, transId };
+    },
+
+    /** api/query on a charge's orderId: the outcome of a pending or already-submitted (40/41) charge. */
+    async querySubscriptionCharge(input: {
+      subscriptionId: string;
+      cycle: number;
+      attempt: number;
+      amount: number;
+      dueDate: string;
+      check: number;
+    }) {
+      const orderId = chargeOrderId(input.subscriptionId, input.cycle, input.attempt);
+      const answer = await answerOf(() =>
+        gateway.call('payment.query', { orderId, requestId: `${orderId}-q${input.check}` }),
+      );
+      return { resultCode: answer.resultCode, message: answer.message, transId: text(answer.body.transId) };
+    },
+
+    /** subscription/manage. Reactivate answers 8000 with the customer's confirmation link. */
+    async manageSubscription(input: {
+      subscriptionId: string;
+      action: 'pause' | 'cancel' | 'reactivate';
+      seq: number;
+    }) {
+      const { row, token } = await tokenOf(input.subscriptionId);
+      const orderId = manageOrderId(input.subscriptionId, input.seq);
+      const answer = await answerOf(() =>
+        gateway.call('subscription.manage', {
+          orderId,
+          requestId: `${orderId}-${input.action}`,
+          token: { value: token.value, initialOrderId: token.initialOrderId },
+          partnerClientId: row.partner_client_id,
+          action: input.action,
+          ...(input.action === 'reactivate' ? { ipnUrl: subscriptionIpnUrl } : {}),
+        }),
+      );
+      const payUrl = text(answer.body.payUrl);
+      if (input.action === 'reactivate' && answer.resultCode === 8000) {
+        await updateSubscription(db, input.subscriptionId, {
+          reactivation_order_id: orderId,
+          reactivation_pay_url: payUrl ?? null,
+        });
+      }
+      return {
+        orderId,
+        resultCode: answer.resultCode,
+        message: answer.message,
+        payUrl,
+        deeplink: text(answer.body.deeplink),
+      };
+    },
+
+    async recordSubscription(input: {
+      subscriptionId: string;
+      status: SubscriptionStatus;
+      statusReason?: string | null;
+      nextCycle?: number;
+      nextPaymentDate?: string | null;
+      failures?: number;
+      anchorDate?: string;
+      anchorCycle?: number;
+    }) {
+      const update: SubscriptionUpdate = { status: input.status };
+      if (input.statusReason !== undefined) update.status_reason = input.statusReason;
+      if (input.nextCycle !== undefined) update.next_cycle = input.nextCycle;
+      if (input.nextPaymentDate !== undefined) update.next_payment_date = input.nextPaymentDate;
+      if (input.failures !== undefined) update.failures = input.failures;
+      if (input.anchorDate !== undefined) update.anchor_date = input.anchorDate;
+      if (input.anchorCycle !== undefined) update.anchor_cycle = input.anchorCycle;
+      await updateSubscription(db, input.subscriptionId, update);
+    },
+
+    /** A charge outcome learnt later (query, IPN), a skipped cycle, or the authorization charge (cycle 0). */
+    async recordSubscriptionCharge(input: {
+      subscriptionId: string;
+      cycle: number;
+      attempt: number;
+      amount: number;
+      dueDate: string;
+      status: ChargeStatus;
+      resultCode?: number;
+      message?: string;
+      transId?: string;
+      orderId?: string;
+    }) {
+      await upsertCharge(db, {
+        order_id: input.orderId ?? chargeOrderId(input.subscriptionId, input.cycle, input.attempt),
+        subscription_id: input.subscriptionId,
+        cycle: input.cycle,
+        attempt: input.attempt,
+        due_date: input.dueDate,
+        amount: input.amount,
+        status: input.status,
+        ...(input.resultCode !== undefined ? { result_code: input.resultCode } : {}),
+        ...(input.message !== undefined ? { message: input.message } : {}),
+        ...(input.transId !== undefined ? { trans_id: input.transId } : {}),
+      });
+    },
+  };
+}
+
+export type SubscriptionActivities = ReturnType<typeof createSubscriptionActivities>;

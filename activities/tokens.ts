@@ -1,0 +1,473 @@
+/**
+ * Saved payment methods and token payments: the gateway calls of document 2 and their records. The
+ * recurring token is decrypted here (aesToken), sealed with AES-256-GCM before it is stored, and only
+ * opened again inside the activity that sends it RSA-encrypted; workflows only see ids.
+ */
+import { createCipheriv, createDecipheriv, randomBytes, randomUUID } from 'node:crypto';
+import { ApplicationFailure } from '@temporalio/activity';
+import {
+  decryptAesToken,
+  GatewayResultError,
+  type GatewayClient,
+  type OperationName,
+  type RequestFields,
+} from '../gateway';
+import type { Db } from '../db/knex';
+import {
+  getBinding,
+  getSavedMethod,
+  getTokenPayment,
+  recentOtpAttempts,
+  recordOtpAttempt,
+  type SavedMethodRow,
+} from '../db/saved-methods';
+import type { CodecKeyring } from '../platform/payload-codec';
+import type { BindingLinks, BindingStatus, SavedMethodKind } from '../workflows/binding';
+import type { OtpAttemptOutcome } from '../workflows/otp-rules';
+import type { TokenPaymentState } from '../workflows/token-payment';
+import { asActivityFailure } from './gateway-failures';
+
+export interface TokenSettings {
+  /** The merchant secret key: aesToken is AES-encrypted with it (document 1, security 6). */
+  merchantSecretKey: string;
+  /** Keys sealing tokens at rest (the payload codec keyring: same rotation, same configuration). */
+  keyring: CodecKeyring;
+}
+
+export interface TokenActivityDependencies {
+  db: Db;
+  gateway: GatewayClient;
+  tokenIpnUrl: string;
+  tokens?: TokenSettings;
+}
+
+const SEAL_AAD = Buffer.from('payrun:saved-method-token');
+
+/** `<keyId>.<base64(iv | tag | ciphertext)>`: AES-256-GCM under the keyring's current key. */
+export function sealToken(value: string, keyring: CodecKeyring): string {
+  const key = keyring.keys.get(keyring.currentKeyId);
+  if (!key) throw new Error(`Token key ${keyring.currentKeyId} is missing`);
+  const iv = randomBytes(12);
+  const cipher = createCipheriv('aes-256-gcm', key, iv).setAAD(SEAL_AAD);
+  const sealed = Buffer.concat([cipher.update(value, 'utf8'), cipher.final()]);
+  return `${keyring.currentKeyId}.${Buffer.concat([iv, cipher.getAuthTag(), sealed]).toString('base64')}`;
+}
+
+export function openToken(sealed: string, keyring: CodecKeyring): string {
+  const dot = sealed.indexOf('.');
+  const key = keyring.keys.get(sealed.slice(0, dot));
+  if (!key) throw new Error(`Token key ${sealed.slice(0, dot)} is not in the keyring`);
+  const bytes = Buffer.from(sealed.slice(dot + 1), 'base64');
+  const decipher = createDecipheriv('aes-256-gcm', key, bytes.subarray(0, 12)).setAAD(SEAL_AAD);
+  decipher.setAuthTag(bytes.subarray(12, 28));
+  return Buffer.concat([decipher.update(bytes.subarray(28)), decipher.final()]).toString('utf8');
+}
+
+const BINDING_OPERATION = {
+  card: 'binding.payWithCC',
+  domestic: 'binding.payWithATM',
+  wallet: 'binding.linkWallet',
+} as const satisfies Record<SavedMethodKind, OperationName>;
+
+/** The user behind a gateway client id (wallet links are n<NNN>_<user>). */
+export const userOfClientId = (gatewayClientId: string) => gatewayClientId.replace(/^n\d{3}_/, '');
+
+type Answer =
+  | { ok: true; resultCode: number; message: string; body: Record<string, unknown> }
+  | { ok: false; resultCode: number; message: string };
+
+/** Final answers come back as values; transport trouble and "retry later" are retried by Temporal. */
+async function ask<Op extends OperationName>(
+  gateway: GatewayClient,
+  operation: Op,
+  fields: RequestFields<Op>,
+  options?: Parameters<GatewayClient['call']>[2],
+  passThrough: (error: GatewayResultError) => boolean = () => false,
+): Promise<Answer> {
+  try {
+    const result = await gateway.call(operation, fields, options);
+    return {
+      ok: true,
+      resultCode: result.resultCode,
+      message: result.message,
+      body: result.body as Record<string, unknown>,
+    };
+  } catch (error) {
+    if (error instanceof GatewayResultError && (!error.retryable || passThrough(error))) {
+      return { ok: false, resultCode: error.resultCode, message: error.gatewayMessage };
+    }
+    throw asActivityFailure(error);
+  }
+}
+
+const text = (value: unknown) => (value === undefined || value === null ? undefined : String(value));
+
+export function createTokenActivities({ db, gateway, tokenIpnUrl, tokens }: TokenActivityDependencies) {
+  const settings = (): TokenSettings => {
+    if (!tokens) {
+      throw ApplicationFailure.nonRetryable(
+        'Saved methods are not configured on this worker (merchant secret key and token keyring).',
+        'TokensNotConfigured',
+      );
+    }
+    return tokens;
+  };
+
+  const bindingOf = async (bindingId: string) => {
+    const row = await getBinding(db, bindingId);
+    if (!row) throw ApplicationFailure.nonRetryable(`Binding ${bindingId} has no record`, 'UnknownBinding');
+    return row;
+  };
+
+  /** The payment, its method, and the method's token opened — or a clear failure before any call. */
+  const paymentWithToken = async (paymentId: string) => {
+    const payment = await getTokenPayment(db, paymentId);
+    if (!payment)
+      throw ApplicationFailure.nonRetryable(`Token payment ${paymentId} has no record`, 'UnknownPayment');
+    const method = (await getSavedMethod(db, payment.method_id)) as SavedMethodRow;
+    return { payment, method };
+  };
+  const tokenOf = (method: SavedMethodRow) => ({
+    value: openToken(method.token_ciphertext, settings().keyring),
+    requireSecurityCode: false,
+  });
+
+  /** The callbackToken of a binding: from the stored IPN (list B, result 0), else tokenization/cbQuery. */
+  const callbackTokenOf = async (orderId: string, gatewayClientId: string): Promise<string | undefined> => {
+    const stored = await db('ipn_notifications')
+      .where({ order_id: orderId, kind: 'payment.resultB', result_code: 0 })
+      .orderBy('id', 'desc')
+      .first('raw_body');
+    const fromIpn = stored
+      ? text((JSON.parse(stored.raw_body) as Record<string, unknown>).callbackToken)
+      : undefined;
+    if (fromIpn) return fromIpn;
+    const asked = await ask(gateway, 'tokenization.cbQuery', {
+      orderId,
+      requestId: `${orderId}-cbqx`,
+      partnerClientId: gatewayClientId,
+      lang: 'en',
+    });
+    return asked.ok ? text(asked.body.callbackToken) : undefined;
+  };
+
+  return {
+    async createBinding({
+      bindingId,
+    }: {
+      bindingId: string;
+    }): Promise<{ ok: true; links: BindingLinks } | { ok: false; resultCode: number; message: string }> {
+      const row = await bindingOf(bindingId);
+      const operation = BINDING_OPERATION[row.kind];
+      const userInfo = row.user_info;
+      const answer = await ask(gateway, operation, {
+        orderId: row.order_id,
+        requestId: `${row.order_id}-create`,
+        amount: Number(row.amount),
+        orderInfo: row.order_info,
+        partnerClientId: row.gateway_client_id,
+        requestType: row.request_type,
+        redirectUrl: row.redirect_url ?? '',
+        ipnUrl: tokenIpnUrl,
+        extraData: '',
+        lang: 'en',
+        ...(Object.keys(userInfo).length ? { userInfo } : {}),
+      } as RequestFields<typeof operation>);
+      if (!answer.ok) return answer;
+      if (answer.resultCode !== 0 && answer.resultCode !== 40 && answer.resultCode !== 41) {
+        return { ok: false, resultCode: answer.resultCode, message: answer.message };
+      }
+      const links: BindingLinks = {
+        payUrl: text(answer.body.payUrl),
+        deeplink: text(answer.body.deeplink),
+        qrCodeUrl: text(answer.body.qrCodeUrl),
+        deeplinkMiniApp: text(answer.body.deeplinkMiniApp),
+      };
+      await db('bindings')
+        .where({ binding_id: bindingId })
+        .update({
+          status: 'awaiting_customer',
+          pay_url: links.payUrl ?? null,
+          deeplink: links.deeplink ?? null,
+          qr_code_url: links.qrCodeUrl ?? null,
+          updated_at: db.fn.now(),
+        });
+      return { ok: true, links };
+    },
+
+    /** tokenization/cbQuery without handing the callbackToken to the workflow. */
+    async queryBindingCallback({ bindingId, attempt }: { bindingId: string; attempt: number }) {
+      const row = await bindingOf(bindingId);
+      const answer = await ask(gateway, 'tokenization.cbQuery', {
+        orderId: row.order_id,
+        requestId: `${row.order_id}-cbq${attempt}`,
+        partnerClientId: row.gateway_client_id,
+        lang: 'en',
+      });
+      return {
+        resultCode: answer.resultCode,
+        message: answer.message,
+        hasCallbackToken: answer.ok && Boolean(answer.body.callbackToken),
+      };
+    },
+
+    /** tokenization/bind → decrypt aesToken → store it sealed with its display fields. Idempotent. */
+    async exchangeBindingToken({
+      bindingId,
+    }: {
+      bindingId: string;
+    }): Promise<{ ok: true; methodId: string } | { ok: false; resultCode: number; message: string }> {
+      const row = await bindingOf(bindingId);
+      const existing = await db('saved_methods').where({ binding_id: bindingId }).first('method_id');
+      if (existing) return { ok: true, methodId: existing.method_id };
+      const callbackToken = await callbackTokenOf(row.order_id, row.gateway_client_id);
+      if (!callbackToken)
+        return { ok: false, resultCode: 2001, message: 'No callbackToken for this binding.' };
+      const answer = await ask(gateway, 'tokenization.bind', {
+        orderId: row.order_id,
+        requestId: `${row.order_id}-bind`,
+        callbackToken,
+        partnerClientId: row.gateway_client_id,
+        lang: 'en',
+      });
+      if (!answer.ok) return answer;
+      const payload = decryptAesToken(String(answer.body.aesToken), settings().merchantSecretKey) as Record<
+        string,
+        unknown
+      >;
+      const value = text(payload.value);
+      if (!value) return { ok: false, resultCode: 2001, message: 'The recurring token carries no value.' };
+      const methodId = `pm-${randomUUID()}`;
+      await db.transaction(async (trx) => {
+        await trx('saved_methods')
+          .insert({
+            method_id: methodId,
+            binding_id: bindingId,
+            initial_order_id: row.order_id,
+            partner_client_id: row.partner_client_id,
+            gateway_client_id: row.gateway_client_id,
+            kind: row.kind,
+            card_last4: row.kind === 'wallet' ? null : (text(payload.cardNumber)?.slice(-4) ?? null),
+            card_type: text(payload.cardType) ?? null,
+            bank_code: text(payload.bankCode) ?? null,
+            wallet_alias: text(payload.userAlias) ?? null,
+            token_ciphertext: sealToken(value, settings().keyring),
+            status: 'active',
+          })
+          .onConflict('binding_id')
+          .ignore();
+        await trx('bindings')
+          .where({ binding_id: bindingId })
+          .update({
+            method_id: trx('saved_methods').where({ binding_id: bindingId }).select('method_id'),
+            updated_at: trx.fn.now(),
+          });
+      });
+      const saved = await db('saved_methods').where({ binding_id: bindingId }).first('method_id');
+      return { ok: true, methodId: saved.method_id as string };
+    },
+
+    async recordBinding(input: {
+      bindingId: string;
+      status: BindingStatus;
+      resultCode?: number;
+      message?: string;
+    }) {
+      await db('bindings')
+        .where({ binding_id: input.bindingId })
+        .update({
+          status: input.status,
+          ...(input.resultCode !== undefined ? { result_code: input.resultCode } : {}),
+          ...(input.message !== undefined ? { message: input.message } : {}),
+          updated_at: db.fn.now(),
+        });
+    },
+
+    /** tokenization/delete; a token the gateway no longer knows (2001) is deleted all the same. */
+    async deleteSavedMethodAtGateway({ methodId }: { methodId: string }) {
+      const method = await getSavedMethod(db, methodId);
+      if (!method)
+        throw ApplicationFailure.nonRetryable(`Saved method ${methodId} has no record`, 'UnknownMethod');
+      let resultCode = 0;
+      let message = 'Already removed';
+      if (method.status === 'deleting') {
+        const answer = await ask(gateway, 'tokenization.delete', {
+          orderId: `${method.initial_order_id}-del`,
+          requestId: `${method.initial_order_id}-del`,
+          partnerClientId: method.gateway_client_id,
+          token: tokenOf(method),
+          lang: 'en',
+        });
+        resultCode = answer.resultCode;
+        message = answer.message;
+        if (answer.resultCode !== 0 && answer.resultCode !== 2001) {
+          await db('saved_methods')
+            .where({ method_id: methodId })
+            .update({ status: 'active', updated_at: db.fn.now() });
+          throw ApplicationFailure.nonRetryable(
+            `The gateway refused the deletion: ${message}`,
+            'DeleteRefused',
+            {
+              resultCode,
+            },
+          );
+        }
+        await db('saved_methods')
+          .where({ method_id: methodId, status: 'deleting' })
+          .update({ status: 'deleted', deleted_at: db.fn.now(), updated_at: db.fn.now() });
+      }
+      return { status: 'deleted' as const, resultCode, message };
+    },
+
+    /** tokenization/pay. orderId = the payment's; requestId per payment: a retry re-sends the same order. */
+    async payWithToken({ paymentId, at }: { paymentId: string; at: number }) {
+      const { payment, method } = await paymentWithToken(paymentId);
+      if (method.status !== 'active') {
+        return {
+          outcome: 'failed' as const,
+          resultCode: 2001,
+          message: `The saved method is ${method.status}; it is never used again.`,
+        };
+      }
+      const answer = await ask(
+        gateway,
+        'tokenization.pay',
+        {
+          orderId: payment.order_id,
+          requestId: `${payment.order_id}-pay`,
+          amount: Number(payment.amount),
+          token: tokenOf(method),
+          partnerClientId: payment.gateway_client_id,
+          orderInfo: payment.description,
+          redirectUrl: '',
+          ipnUrl: tokenIpnUrl,
+          extraData: '',
+          lang: 'en',
+        },
+        { context: { tokenKind: method.kind } },
+      );
+      const transId = answer.ok ? text(answer.body.transId) : undefined;
+      const base = { resultCode: answer.resultCode, message: answer.message, transId };
+      if (!answer.ok) return { outcome: 'failed' as const, ...base };
+      if (answer.resultCode === 0) return { outcome: 'succeeded' as const, ...base };
+      if (answer.resultCode === 8200) {
+        await recordOtpAttempt(db, {
+          paymentId,
+          partnerClientId: userOfClientId(payment.gateway_client_id),
+          kind: 'sms',
+          outcome: 'sent',
+          resultCode: 8200,
+          at,
+        });
+        return { outcome: 'otp' as const, ...base };
+      }
+      if (answer.resultCode === 8000) {
+        await db('token_payments')
+          .where({ payment_id: paymentId })
+          .update({
+            pay_url: text(answer.body.payUrl) ?? null,
+            deeplink: text(answer.body.deeplink) ?? null,
+          });
+        return { outcome: 'redirect' as const, ...base };
+      }
+      // 7000/7002 pending; 40/41 already submitted: the IPN or api/query tells the outcome.
+      return { outcome: 'pending' as const, ...base };
+    },
+
+    /** tokenization/verify with the customer's code; records the attempt (never the code). */
+    async verifyTokenPayment({
+      paymentId,
+      code,
+      attempt,
+      at,
+    }: {
+      paymentId: string;
+      code: string;
+      attempt: number;
+      at: number;
+    }): Promise<{
+      attemptOutcome: OtpAttemptOutcome;
+      resultCode: number;
+      message: string;
+      transId?: string;
+    }> {
+      const { payment, method } = await paymentWithToken(paymentId);
+      const answer = await ask(
+        gateway,
+        'tokenization.verify',
+        {
+          orderId: payment.order_id,
+          requestId: `${payment.order_id}-v${attempt}`,
+          securityCode: code,
+          token: tokenOf(method),
+          lang: 'en',
+        },
+        undefined,
+        (error) => error.resultCode === 8204,
+      );
+      const attemptOutcome: OtpAttemptOutcome =
+        answer.resultCode === 0 || answer.resultCode === 7000 || answer.resultCode === 7002
+          ? 'accepted'
+          : ((
+              { 8201: 'wrong', 8202: 'expired', 8203: 'locked', 8204: 'too_soon', 8205: 'sms_limit' } as const
+            )[answer.resultCode as 8201] ?? 'error');
+      await recordOtpAttempt(db, {
+        paymentId,
+        partnerClientId: userOfClientId(payment.gateway_client_id),
+        kind: 'verify',
+        outcome: attemptOutcome,
+        resultCode: answer.resultCode,
+        at,
+      });
+      return {
+        attemptOutcome,
+        resultCode: answer.resultCode,
+        message: answer.message,
+        transId: answer.ok ? text(answer.body.transId) : undefined,
+      };
+    },
+
+    /** api/query for a token payment; `final` when the code is an outcome, not a wait. */
+    async queryTokenPayment({ paymentId, attempt }: { paymentId: string; attempt: number }) {
+      const payment = await getTokenPayment(db, paymentId);
+      if (!payment)
+        throw ApplicationFailure.nonRetryable(`Token payment ${paymentId} has no record`, 'UnknownPayment');
+      const answer = await ask(gateway, 'payment.query', {
+        orderId: payment.order_id,
+        requestId: `${payment.order_id}-q${attempt}`,
+        lang: 'en',
+      });
+      const waiting = [1000, 7000, 7002, 8000, 8200].includes(answer.resultCode);
+      return {
+        final: !waiting,
+        resultCode: answer.resultCode,
+        message: answer.message,
+        transId: answer.ok ? text(answer.body.transId) : undefined,
+      };
+    },
+
+    async recordTokenPayment(input: {
+      paymentId: string;
+      state: TokenPaymentState;
+      resultCode?: number;
+      message?: string;
+      transId?: string;
+    }) {
+      await db('token_payments')
+        .where({ payment_id: input.paymentId })
+        .update({
+          state: input.state,
+          ...(input.resultCode !== undefined ? { result_code: input.resultCode } : {}),
+          ...(input.message !== undefined ? { message: input.message } : {}),
+          ...(input.transId !== undefined ? { trans_id: input.transId } : {}),
+          updated_at: db.fn.now(),
+        });
+    },
+
+    async otpAttemptsToday({ partnerClientId, now }: { partnerClientId: string; now: number }) {
+      return recentOtpAttempts(db, partnerClientId, now);
+    },
+  };
+}
+
+export type TokenActivities = ReturnType<typeof createTokenActivities>;

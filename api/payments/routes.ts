@@ -1,0 +1,389 @@
+import { z } from 'zod';
+import { parseRedirectQuery, type SigningKeys } from '../../gateway';
+import { ORDER_ID_PATTERN } from '../../gateway/operations/shared';
+import type { Db } from '../../db/knex';
+import { findPaymentByOrderId } from '../../db/payments';
+import { ipnPaths, paymentReturnPath } from '../../platform/ipn-paths';
+import { noticeOf, paymentResultSignal } from '../../workflows/payment-definitions';
+import type { IpnChannel } from '../ipn/receiver';
+import { ApiError } from '../http/errors';
+import { defineRoute, type AnyRoute } from '../http/routes';
+import {
+  createPayment,
+  getPayment,
+  listPayments,
+  listRefunds,
+  REFUND_RANGE,
+  refundPayment,
+  settleTerminal,
+  type PaymentDeps,
+} from './payments';
+import { renderReturnPage } from './return-page';
+
+const WRITERS = ['payments'] as const;
+const READERS = ['viewer', 'payments'] as const;
+
+/** The payment id is the gateway orderId; ≤ 32 characters leaves room for derived refund/request ids. */
+const paymentId = z.string().min(1).max(32).regex(ORDER_ID_PATTERN, 'letters and digits, joined by - _ or .');
+
+const item = z.strictObject({
+  id: z.string().max(100).optional(),
+  name: z.string().max(255),
+  description: z.string().max(1000).optional(),
+  category: z.string().max(100).optional(),
+  imageUrl: z.url().optional(),
+  manufacturer: z.string().max(255).optional(),
+  price: z.number().int().min(0),
+  currency: z.literal('VND').optional(),
+  quantity: z.number().int().min(1),
+  unit: z.string().max(50).optional(),
+  totalPrice: z.number().int().min(0),
+  taxAmount: z.number().int().min(0).optional(),
+});
+const methodItem = z.strictObject({
+  image: z.string().optional(),
+  name: z.string().max(255),
+  quantity: z.number().int().min(1),
+  amount: z.number().int().min(0),
+});
+const userInfo = z.strictObject({
+  name: z.string().max(255).optional(),
+  phoneNumber: z.string().max(20).optional(),
+  email: z.email().optional(),
+});
+const userInfoWithEmail = userInfo.extend({ email: z.email() });
+const deliveryInfo = z.strictObject({
+  deliveryAddress: z.string().optional(),
+  deliveryFee: z.string().optional(),
+  quantity: z.string().optional(),
+  inStorePickup: z.boolean().optional(),
+});
+/** Key/value pairs; sent as Base64 JSON (document 1), at most 1000 characters encoded. */
+const extraData = z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()]));
+
+const common = {
+  paymentId,
+  amount: z.number().int(),
+  orderInfo: z.string().max(255).default(''),
+  extraData: extraData.optional(),
+  items: z.array(item).max(50).optional(),
+  deliveryInfo: deliveryInfo.optional(),
+  userInfo: userInfo.optional(),
+  referenceId: z.string().max(200).optional(),
+  autoCapture: z.boolean().default(true),
+  lang: z.enum(['vi', 'en']).default('vi'),
+};
+
+/** Document 1's amount range per requestType. */
+const RANGES = {
+  captureWallet: [1000, 50_000_000],
+  payWithCC: [1000, 10_000_000],
+  payWithPlatformPayA: [1000, 50_000_000],
+  payWithPlatformPayB: [1000, 50_000_000],
+  onDelivery: [1000, 20_000_000],
+  payWithVTS: [1000, 50_000_000],
+  payWithEdc: [1000, 50_000_000],
+  payWithMethod: [1000, 50_000_000],
+  pos: [1000, 5_000_000],
+} as const;
+
+const createBody = z
+  .discriminatedUnion('requestType', [
+    z.strictObject({ requestType: z.literal('captureWallet'), ...common }),
+    z.strictObject({ requestType: z.literal('payWithCC'), ...common, userInfo: userInfoWithEmail }),
+    z.strictObject({ requestType: z.literal('payWithPlatformPayA'), ...common, userInfo: userInfoWithEmail }),
+    z.strictObject({ requestType: z.literal('payWithPlatformPayB'), ...common, userInfo: userInfoWithEmail }),
+    z.strictObject({ requestType: z.literal('onDelivery'), ...common }),
+    z.strictObject({ requestType: z.literal('payWithVTS'), ...common }),
+    z.strictObject({
+      requestType: z.literal('payWithEdc'),
+      ...common,
+      storeId: z.string().min(1).max(50),
+      serialNumber: z.string().min(1).max(100).optional(),
+      instrumentType: z.enum(['QR', 'CARD', '']).default(''),
+    }),
+    z.strictObject({
+      requestType: z.literal('payWithMethod'),
+      ...common,
+      items: z.array(methodItem).max(50).optional(),
+      orderExpireTime: z.number().int().min(0).optional(),
+    }),
+  ])
+  .superRefine((body, context) => checkAmountAndExtra(body.requestType, body, context));
+
+const posBody = z
+  .strictObject({
+    paymentId,
+    storeId: z.string().min(1).max(50),
+    storeName: z.string().max(255).optional(),
+    amount: z.number().int(),
+    /** The code scanned from the customer's app; payrun's gateway client RSA-encrypts it. */
+    paymentCode: z.string().min(1).max(200),
+    orderInfo: z.string().max(255).default(''),
+    extraData: extraData.optional(),
+    items: z.array(item).max(50).optional(),
+    userInfo: userInfo.optional(),
+    autoCapture: z.boolean().default(true),
+    lang: z.enum(['vi', 'en']).default('vi'),
+  })
+  .superRefine((body, context) => checkAmountAndExtra('pos', body, context));
+
+function encodeExtraData(value: Record<string, unknown> | undefined): string {
+  return value ? Buffer.from(JSON.stringify(value), 'utf8').toString('base64') : '';
+}
+
+function checkAmountAndExtra(
+  requestType: keyof typeof RANGES,
+  body: { amount: number; extraData?: Record<string, unknown> },
+  context: z.RefinementCtx,
+) {
+  const [min, max] = RANGES[requestType];
+  if (body.amount < min || body.amount > max) {
+    context.addIssue({
+      code: 'custom',
+      path: ['amount'],
+      message: `for ${requestType} the amount must be ${min}..${max} VND`,
+    });
+  }
+  if (encodeExtraData(body.extraData).length > 1000) {
+    context.addIssue({
+      code: 'custom',
+      path: ['extraData'],
+      message: 'at most 1000 characters as Base64 JSON',
+    });
+  }
+}
+
+const refundBody = z
+  .strictObject({
+    amount: z.number().int().min(REFUND_RANGE[0]).max(REFUND_RANGE[1]),
+    description: z.string().max(255).default(''),
+    /** Per-item refund (buy-now-pay-later transGroup): the item amounts add up to `amount`. */
+    items: z
+      .array(z.strictObject({ itemId: z.string().min(1).max(100), amount: z.number().int().min(1) }))
+      .max(50)
+      .default([]),
+  })
+  .superRefine((body, context) => {
+    const sum = body.items.reduce((total, entry) => total + entry.amount, 0);
+    if (body.items.length > 0 && sum !== body.amount) {
+      context.addIssue({
+        code: 'custom',
+        path: ['items'],
+        message: `items add up to ${sum}, not ${body.amount}`,
+      });
+    }
+    if (new Set(body.items.map((entry) => entry.itemId)).size !== body.items.length) {
+      context.addIssue({ code: 'custom', path: ['items'], message: 'item ids must be unique' });
+    }
+  });
+
+export function paymentRoutes(deps: PaymentDeps, merchant: SigningKeys): AnyRoute[] {
+  return [
+    defineRoute({
+      method: 'post',
+      path: '/v1/payments',
+      summary:
+        'Create a one-time payment of any document-1 requestType; answers the links the customer pays with.',
+      tag: 'payments',
+      access: { roles: WRITERS },
+      idempotent: true,
+      body: createBody,
+      handler: async ({ body, principal }) => {
+        const { paymentId: id, requestType, amount, orderInfo, autoCapture } = body;
+        const {
+          extraData: extra,
+          paymentId: _p,
+          requestType: _r,
+          amount: _a,
+          orderInfo: _o,
+          autoCapture: _c,
+          ...rest
+        } = body;
+        const { storeId, serialNumber, instrumentType, ...details } = rest as typeof rest & {
+          storeId?: string;
+          serialNumber?: string;
+          instrumentType?: string;
+        };
+        return createPayment(deps, {
+          paymentId: id,
+          requestType,
+          amount,
+          orderInfo,
+          extraData: encodeExtraData(extra),
+          autoCapture,
+          details,
+          principal,
+          ...(storeId !== undefined ? { storeId } : {}),
+          ...(serialNumber !== undefined ? { serialNumber } : {}),
+          ...(instrumentType !== undefined ? { instrumentType } : {}),
+        });
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/v1/pos-payments',
+      summary: 'POS quick pay: charge the payment code the cashier scanned from the customer app.',
+      tag: 'payments',
+      access: { roles: WRITERS },
+      idempotent: true,
+      body: posBody,
+      handler: async ({ body, principal }) => {
+        const {
+          paymentId: id,
+          amount,
+          orderInfo,
+          autoCapture,
+          paymentCode,
+          storeId,
+          extraData: extra,
+          ...details
+        } = body;
+        return createPayment(deps, {
+          paymentId: id,
+          requestType: 'pos',
+          amount,
+          orderInfo,
+          extraData: encodeExtraData(extra),
+          autoCapture,
+          storeId,
+          details,
+          paymentCode,
+          principal,
+        });
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/v1/payments',
+      summary: 'One-time payments, newest first.',
+      tag: 'payments',
+      access: { roles: READERS },
+      query: z.object({
+        status: z.string().max(40).optional(),
+        requestType: z.string().max(40).optional(),
+        limit: z.coerce.number().int().min(1).max(200).default(50),
+      }),
+      handler: async ({ query }) => ({ body: { payments: await listPayments(deps.db, query) } }),
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/v1/payments/:paymentId',
+      summary: 'A payment: status, links, transId, payType, promotions, refunded and refundable amounts.',
+      tag: 'payments',
+      access: { roles: READERS },
+      params: z.object({ paymentId: z.string().max(64) }),
+      handler: async ({ params }) => ({ body: await getPayment(deps.db, params.paymentId) }),
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/v1/payments/:paymentId/refunds',
+      summary:
+        'Refund all or part of a succeeded payment (optionally per item); never more than what is left to refund.',
+      tag: 'payments',
+      access: { roles: WRITERS },
+      idempotent: true,
+      params: z.object({ paymentId: z.string().max(64) }),
+      body: refundBody,
+      handler: async ({ params, body, principal }) => ({
+        status: 201,
+        body: await refundPayment(deps, { paymentId: params.paymentId, ...body, principal }),
+      }),
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/v1/payments/:paymentId/refunds',
+      summary: 'The refunds of a payment, in order, with per-item states.',
+      tag: 'payments',
+      access: { roles: READERS },
+      params: z.object({ paymentId: z.string().max(64) }),
+      handler: async ({ params }) => ({ body: { refunds: await listRefunds(deps.db, params.paymentId) } }),
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/v1/terminals/settle',
+      summary:
+        "Settle a card terminal's card transactions (card/settle); payrun then refuses API refunds of them.",
+      tag: 'payments',
+      access: { roles: WRITERS },
+      idempotent: true,
+      body: z.object({ storeId: z.string().min(1).max(50), serialNumber: z.string().min(1).max(100) }),
+      handler: async ({ body, principal }) => ({
+        status: 201,
+        body: await settleTerminal(deps, { ...body, principal }),
+      }),
+    }),
+    defineRoute({
+      method: 'get',
+      path: paymentReturnPath,
+      summary:
+        "Where the customer's browser lands after paying: verifies the signature and shows the result. Changes nothing.",
+      tag: 'payments',
+      access: {
+        public: 'the customer presents no key; the parameters are signed by the gateway and verified',
+      },
+      handler: async ({ req }) => {
+        const query = req.query as Record<string, string | string[] | undefined>;
+        const orderId = typeof query.orderId === 'string' ? query.orderId : '';
+        const payment = orderId ? await findPaymentByOrderId(deps.db, orderId) : undefined;
+        let page: { status: number; html: string };
+        try {
+          if (!payment) throw new ApiError(400, 'unknown_order', 'unknown order');
+          const kind = payment.request_type === 'payWithCC' ? 'payment.resultB' : 'payment.resultA';
+          const verified = parseRedirectQuery(kind, query, merchant);
+          const fields = verified.fields as Record<string, unknown>;
+          if (Number(fields.amount) !== Number(payment.amount)) throw new ApiError(400, 'amount', 'amount');
+          page = {
+            status: 200,
+            html: renderReturnPage({
+              verified: true,
+              orderId,
+              amount: Number(payment.amount),
+              resultCode: Number(fields.resultCode),
+              message: String(fields.message ?? ''),
+              recordedStatus: payment.status,
+            }),
+          };
+        } catch {
+          page = { status: 400, html: renderReturnPage({ verified: false }) };
+        }
+        return {
+          status: page.status,
+          body: page.html,
+          contentType: 'text/html; charset=utf-8',
+          headers: { 'cache-control': 'no-store' },
+        };
+      },
+    }),
+  ];
+}
+
+function paymentChannel(path: string, kind: 'payment.resultA' | 'payment.resultB'): IpnChannel {
+  return {
+    path,
+    summary:
+      kind === 'payment.resultB'
+        ? 'Receives card payment (payWithCC) results from the gateway: signed list B.'
+        : 'Receives one-time payment and POS results from the gateway: signed list A.',
+    kindOf: () => kind,
+    // The one-time card flow is the one flow whose acknowledgement the spec gives: signed JSON.
+    ...(kind === 'payment.resultB' ? { operation: 'payment.payWithCC' as const } : {}),
+    locate: async (db: Db, orderId: string) => {
+      const row = await findPaymentByOrderId(db, orderId);
+      if (!row || (row.request_type === 'payWithCC') !== (kind === 'payment.resultB')) return undefined;
+      return {
+        workflowId: row.workflow_id,
+        expectedAmount: Number(row.amount),
+        signal: async (client, notification) => {
+          await client.workflow
+            .getHandle(row.workflow_id)
+            .signal(paymentResultSignal, noticeOf(notification.fields as Record<string, unknown>, 'ipn'));
+        },
+      };
+    },
+  };
+}
+
+/** List A (every type but payWithCC, and POS) and list B (payWithCC) arrive at separate paths. */
+export const paymentNotifications = paymentChannel(ipnPaths.payment, 'payment.resultA');
+export const cardPaymentNotifications = paymentChannel(ipnPaths.paymentCard, 'payment.resultB');

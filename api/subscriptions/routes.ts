@@ -1,0 +1,205 @@
+import { z } from 'zod';
+import { ORDER_ID_PATTERN } from '../../gateway/operations/shared';
+import { ipnPaths } from '../../platform/ipn-paths';
+import { FREQUENCIES, isCalendarDate } from '../../workflows/billing-calendar';
+import {
+  authorizationSignal,
+  chargeResultSignal,
+  reactivationSignal,
+} from '../../workflows/subscription-definitions';
+import { findSubscriptionByOrderId } from '../../db/subscriptions';
+import type { IpnChannel } from '../ipn/receiver';
+import { defineRoute, type AnyRoute } from '../http/routes';
+import {
+  createSubscription,
+  listSubscriptionSummaries,
+  manageSubscription,
+  reportCycleAmount,
+  subscriptionView,
+  type SubscriptionDeps,
+} from './subscriptions';
+
+const WRITERS = ['billing'] as const;
+const READERS = ['viewer', 'billing'] as const;
+
+const date = z.string().refine(isCalendarDate, 'a real date written YYYY-MM-DD');
+const subscriptionId = z
+  .string()
+  .min(1)
+  // Room for the cycle suffix of charge orderIds (`-c<cycle>-r1`) within the gateway's 50 characters.
+  .max(36)
+  .regex(ORDER_ID_PATTERN, 'letters and digits, joined by - _ or .');
+
+/** Document 2: subscriptionInfo and the creation amount (0, or ≥ 1000 which also charges now). */
+const createBody = z
+  .object({
+    subscriptionId,
+    partnerClientId: z
+      .string()
+      .min(1)
+      .max(50)
+      .regex(/^[0-9a-zA-Z]([-_.@]*[0-9a-zA-Z]+)*$/, 'letters and digits'),
+    amount: z.number().int().min(0),
+    orderInfo: z.string().max(200).default(''),
+    subscriptionInfo: z.strictObject({
+      name: z.string().trim().min(1).max(100),
+      partnerSubsId: z.string().max(100).optional(),
+      subsOwner: z.string().max(100).optional(),
+      type: z.enum(['FIXED', 'VARIABLE']),
+      recurringAmount: z.number().int().min(1000),
+      frequency: z.enum(FREQUENCIES),
+      nextPaymentDate: date.optional(),
+      expiryDate: date.optional(),
+    }),
+  })
+  .superRefine((body, context) => {
+    const info = body.subscriptionInfo;
+    if (body.amount > 0 && body.amount < 1000)
+      context.addIssue({
+        code: 'custom',
+        path: ['amount'],
+        message: '0 (free trial or later start) or at least 1000',
+      });
+    if (body.amount === 0 && !info.nextPaymentDate)
+      context.addIssue({
+        code: 'custom',
+        path: ['subscriptionInfo', 'nextPaymentDate'],
+        message: 'required for a free trial or a later start (amount 0)',
+      });
+    if (info.type === 'FIXED' && body.amount > 0 && body.amount !== info.recurringAmount)
+      context.addIssue({
+        code: 'custom',
+        path: ['amount'],
+        message: 'a FIXED subscription charges its recurringAmount',
+      });
+    if (info.nextPaymentDate && info.expiryDate && info.expiryDate <= info.nextPaymentDate)
+      context.addIssue({
+        code: 'custom',
+        path: ['subscriptionInfo', 'expiryDate'],
+        message: 'must be after nextPaymentDate',
+      });
+  });
+
+const manageBody = z.object({ reason: z.string().max(200).optional() });
+const params = z.object({ subscriptionId: z.string().max(50) });
+
+export function subscriptionRoutes(deps: SubscriptionDeps): AnyRoute[] {
+  const manage = (action: 'pause' | 'cancel' | 'reactivate', summary: string) =>
+    defineRoute({
+      method: 'post',
+      path: `/v1/subscriptions/:subscriptionId/${action}`,
+      summary,
+      tag: 'subscriptions',
+      access: { roles: WRITERS },
+      params,
+      body: manageBody,
+      responseStatus: 200,
+      handler: async ({ params: path, body, principal }) => ({
+        body: await manageSubscription(deps, path.subscriptionId, action, {
+          by: principal.name,
+          ...(body.reason ? { reason: body.reason } : {}),
+        }),
+      }),
+    });
+  return [
+    defineRoute({
+      method: 'post',
+      path: '/v1/subscriptions',
+      summary:
+        'Create a subscription; answers the customer authorization links (payUrl, deeplink, qrCodeUrl).',
+      tag: 'subscriptions',
+      access: { roles: WRITERS },
+      idempotent: true,
+      body: createBody,
+      handler: async ({ body, principal }) => ({
+        body: await createSubscription(deps, { ...body, principal }),
+      }),
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/v1/subscriptions',
+      summary: 'Subscriptions, newest first, with status and the reason when paused or stopped.',
+      tag: 'subscriptions',
+      access: { roles: READERS },
+      query: z.object({
+        status: z.string().max(40).optional(),
+        limit: z.coerce.number().int().min(1).max(200).default(50),
+      }),
+      handler: async ({ query }) => ({
+        body: { subscriptions: await listSubscriptionSummaries(deps.db, query) },
+      }),
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/v1/subscriptions/:subscriptionId',
+      summary: 'A subscription with every charge (cycle, date, amount, result code, transId).',
+      tag: 'subscriptions',
+      access: { roles: READERS },
+      params,
+      handler: async ({ params: path }) => ({ body: await subscriptionView(deps.db, path.subscriptionId) }),
+    }),
+    manage('pause', 'Pause an active subscription (subscription/manage pause).'),
+    manage('cancel', 'Cancel a subscription permanently (subscription/manage cancel).'),
+    manage('reactivate', 'Reactivate a paused subscription: answers the payUrl the customer confirms at.'),
+    defineRoute({
+      method: 'post',
+      path: '/v1/subscriptions/:subscriptionId/cycle-amount',
+      summary: 'VARIABLE: the amount of the next (or a given) cycle, 1000..recurringAmount, before its date.',
+      tag: 'subscriptions',
+      access: { roles: WRITERS },
+      params,
+      body: z.object({ amount: z.number().int(), cycle: z.number().int().min(1).optional() }),
+      responseStatus: 200,
+      handler: async ({ params: path, body }) => ({
+        body: await reportCycleAmount(deps, path.subscriptionId, body),
+      }),
+    }),
+  ];
+}
+
+/** List-B notifications: the customer's authorization, a reactivation's confirmation, a charge's result. */
+export const subscriptionNotifications: IpnChannel = {
+  path: ipnPaths.subscription,
+  summary: 'Receives subscription authorization, reactivation and charge notifications (list B).',
+  kindOf: () => 'payment.resultB',
+  locate: async (db, orderId) => {
+    const found = await findSubscriptionByOrderId(db, orderId);
+    if (!found) return undefined;
+    const { row, via, charge } = found;
+    return {
+      workflowId: row.workflow_id,
+      expectedAmount:
+        via === 'authorization'
+          ? Number(row.initial_amount)
+          : via === 'reactivation'
+            ? 0
+            : Number(charge!.amount),
+      signal: async (client, notification) => {
+        const fields = notification.fields as Record<string, unknown>;
+        const handle = client.workflow.getHandle(row.workflow_id);
+        const resultCode = Number(fields.resultCode);
+        const message = fields.message === undefined ? undefined : String(fields.message);
+        const transId =
+          fields.transId === undefined || fields.transId === null ? undefined : String(fields.transId);
+        if (via === 'authorization') {
+          const callbackToken = fields.callbackToken ? String(fields.callbackToken) : undefined;
+          await handle.signal(authorizationSignal, {
+            resultCode,
+            ...(message ? { message } : {}),
+            ...(callbackToken ? { callbackToken } : {}),
+            ...(transId ? { transId } : {}),
+          });
+        } else if (via === 'reactivation') {
+          await handle.signal(reactivationSignal, { orderId, resultCode, ...(message ? { message } : {}) });
+        } else {
+          await handle.signal(chargeResultSignal, {
+            orderId,
+            resultCode,
+            ...(message ? { message } : {}),
+            ...(transId ? { transId } : {}),
+          });
+        }
+      },
+    };
+  },
+};

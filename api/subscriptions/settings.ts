@@ -1,0 +1,28 @@
+import type { Config } from '../../platform/config';
+import {
+  DEFAULT_SUBSCRIPTION_TIMING,
+  type SubscriptionTiming,
+} from '../../workflows/subscription-definitions';
+
+export interface SubscriptionSettings {
+  taskQueue: string;
+  timing: SubscriptionTiming;
+  /** How long POST /v1/subscriptions waits for the gateway's links before answering without them. */
+  linksWaitMs?: number;
+}
+
+export const defaultSubscriptionSettings = (taskQueue: string): SubscriptionSettings => ({
+  taskQueue,
+  timing: DEFAULT_SUBSCRIPTION_TIMING,
+});
+
+export function subscriptionSettingsFrom(config: Config, taskQueue: string): SubscriptionSettings {
+  return {
+    taskQueue,
+    timing: {
+      ...DEFAULT_SUBSCRIPTION_TIMING,
+      billingHourGmt7: config.SUBSCRIPTION_BILLING_HOUR,
+      insufficientFundsRetryDelay: `${config.SUBSCRIPTION_RETRY_DELAY_HOURS} hours`,
+    },
+  };
+}

@@ -1,0 +1,211 @@
+/** Subscription stories: create (answers the customer's links), list, read, manage, report a VARIABLE amount. */
+import type { Client } from '@temporalio/client';
+import { WorkflowIdReusePolicy, WorkflowUpdateFailedError } from '@temporalio/client';
+import type { Db } from '../../db/knex';
+import {
+  chargesOf,
+  getSubscription,
+  insertSubscription,
+  listSubscriptions,
+  type SubscriptionRow,
+} from '../../db/subscriptions';
+import type { Frequency } from '../../workflows/billing-calendar';
+import {
+  cancelUpdate,
+  cycleAmountUpdate,
+  pauseUpdate,
+  reactivateUpdate,
+  subscriptionWorkflowId,
+  type SubscriptionInput,
+  type SubscriptionType,
+} from '../../workflows/subscription-definitions';
+import { payrunKind, payrunOrderId } from '../../workflows/search-attributes';
+import type { Principal } from '../auth/roles';
+import { ApiError, conflict, notFound } from '../http/errors';
+import type { SubscriptionSettings } from './settings';
+
+export interface SubscriptionDeps {
+  db: Db;
+  temporal: Client;
+  settings: SubscriptionSettings;
+}
+
+export interface NewSubscriptionRequest {
+  subscriptionId: string;
+  partnerClientId: string;
+  amount: number;
+  orderInfo: string;
+  subscriptionInfo: {
+    name: string;
+    partnerSubsId?: string;
+    subsOwner?: string;
+    type: SubscriptionType;
+    recurringAmount: number;
+    frequency: Frequency;
+    nextPaymentDate?: string;
+    expiryDate?: string;
+  };
+}
+
+export async function createSubscription(
+  deps: SubscriptionDeps,
+  input: NewSubscriptionRequest & { principal: Principal },
+) {
+  const { db, temporal, settings } = deps;
+  const info = input.subscriptionInfo;
+  const workflowId = subscriptionWorkflowId(input.subscriptionId);
+  const inserted = await insertSubscription(db, {
+    subscription_id: input.subscriptionId,
+    workflow_id: workflowId,
+    partner_client_id: input.partnerClientId,
+    name: info.name,
+    partner_subs_id: info.partnerSubsId ?? null,
+    subs_owner: info.subsOwner ?? null,
+    type: info.type,
+    recurring_amount: info.recurringAmount,
+    frequency: info.frequency,
+    initial_amount: input.amount,
+    order_info: input.orderInfo,
+    requested_next_payment_date: info.nextPaymentDate ?? null,
+    expiry_date: info.expiryDate ?? null,
+    status: 'authorizing',
+    created_by_key: input.principal.keyId,
+    created_by: input.principal.name,
+  });
+  if (!inserted)
+    throw conflict('subscription_exists', `Subscription ${input.subscriptionId} already exists.`);
+  const workflowInput: SubscriptionInput = {
+    subscriptionId: input.subscriptionId,
+    type: info.type,
+    recurringAmount: info.recurringAmount,
+    frequency: info.frequency,
+    initialAmount: input.amount,
+    ...(info.nextPaymentDate ? { nextPaymentDate: info.nextPaymentDate } : {}),
+    ...(info.expiryDate ? { expiryDate: info.expiryDate } : {}),
+    timing: settings.timing,
+  };
+  await temporal.workflow.start('subscription', {
+    taskQueue: settings.taskQueue,
+    workflowId,
+    args: [workflowInput],
+    workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+    staticSummary: `Subscription ${input.subscriptionId}: ${info.type} ${info.recurringAmount} VND ${info.frequency}`,
+    typedSearchAttributes: [
+      { key: payrunKind, value: 'subscription' },
+      { key: payrunOrderId, value: input.subscriptionId },
+    ],
+  });
+  // The workflow asks the gateway for the customer's links; answer with them once they are recorded.
+  const deadline = Date.now() + (settings.linksWaitMs ?? 15_000);
+  for (;;) {
+    const row = await getSubscription(db, input.subscriptionId);
+    if (row && (row.start_result_code !== null || Date.now() > deadline)) {
+      if (row.start_result_code !== null && row.start_result_code !== 0)
+        throw new ApiError(
+          422,
+          'gateway_refused',
+          `The gateway refused the subscription: ${row.start_result_code} ${row.start_message ?? ''}`.trim(),
+        );
+      return subscriptionView(db, input.subscriptionId);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+function summary(row: SubscriptionRow) {
+  return {
+    subscriptionId: row.subscription_id,
+    status: row.status,
+    /** Why it is paused, stopped or waiting (null while billing normally). */
+    statusReason: row.status_reason,
+    name: row.name,
+    partnerSubsId: row.partner_subs_id,
+    subsOwner: row.subs_owner,
+    partnerClientId: row.partner_client_id,
+    type: row.type,
+    recurringAmount: Number(row.recurring_amount),
+    frequency: row.frequency,
+    initialAmount: Number(row.initial_amount),
+    anchorDate: row.anchor_date,
+    nextCycle: row.next_cycle,
+    nextPaymentDate: row.next_payment_date ?? row.requested_next_payment_date,
+    expiryDate: row.expiry_date,
+    failures: row.failures,
+    userAlias: row.user_alias,
+    payUrl: row.pay_url,
+    deeplink: row.deeplink,
+    qrCodeUrl: row.qr_code_url,
+    reactivationPayUrl: row.status === 'reactivating' ? row.reactivation_pay_url : null,
+    createdBy: row.created_by,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    workflowId: row.workflow_id,
+  };
+}
+
+export async function subscriptionView(db: Db, subscriptionId: string) {
+  const row = await getSubscription(db, subscriptionId);
+  if (!row) throw notFound(`Subscription ${subscriptionId}`);
+  const charges = await chargesOf(db, subscriptionId);
+  return {
+    ...summary(row),
+    charges: charges.map((charge) => ({
+      orderId: charge.order_id,
+      cycle: charge.cycle,
+      attempt: charge.attempt,
+      dueDate: charge.due_date,
+      amount: Number(charge.amount),
+      status: charge.status,
+      resultCode: charge.result_code,
+      message: charge.message,
+      transId: charge.trans_id,
+      nextPaymentDateSent: charge.next_payment_date_sent,
+      gatewayNextPaymentDate: charge.gateway_next_payment_date,
+      updatedAt: charge.updated_at,
+    })),
+  };
+}
+
+export async function listSubscriptionSummaries(db: Db, filter: { status?: string; limit: number }) {
+  return (await listSubscriptions(db, filter)).map(summary);
+}
+
+/** An update refused by the workflow's validator (wrong state) answers 409 with its reason. */
+async function update<T>(run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    if (error instanceof WorkflowUpdateFailedError) {
+      throw conflict('subscription_state', (error.cause as Error | undefined)?.message ?? error.message);
+    }
+    if ((error as Error).name === 'WorkflowNotFoundError')
+      throw conflict('subscription_finished', 'This subscription has ended; it cannot be changed.');
+    throw error;
+  }
+}
+
+export async function manageSubscription(
+  deps: SubscriptionDeps,
+  subscriptionId: string,
+  action: 'pause' | 'cancel' | 'reactivate',
+  request: { by: string; reason?: string },
+) {
+  const row = await getSubscription(deps.db, subscriptionId);
+  if (!row) throw notFound(`Subscription ${subscriptionId}`);
+  const handle = deps.temporal.workflow.getHandle(row.workflow_id);
+  const definition = { pause: pauseUpdate, cancel: cancelUpdate, reactivate: reactivateUpdate }[action];
+  const answer = await update(() => handle.executeUpdate(definition, { args: [request] }));
+  return { subscriptionId, ...answer };
+}
+
+export async function reportCycleAmount(
+  deps: SubscriptionDeps,
+  subscriptionId: string,
+  body: { amount: number; cycle?: number },
+) {
+  const row = await getSubscription(deps.db, subscriptionId);
+  if (!row) throw notFound(`Subscription ${subscriptionId}`);
+  const handle = deps.temporal.workflow.getHandle(row.workflow_id);
+  const answer = await update(() => handle.executeUpdate(cycleAmountUpdate, { args: [body] }));
+  return { subscriptionId, ...answer };
+}

@@ -1,0 +1,259 @@
+import { z } from 'zod';
+import { LINK_WALLET_CLIENT_ID_PATTERN, ORDER_ID_PATTERN } from '../../gateway/operations/shared';
+import { ipnPaths } from '../../platform/ipn-paths';
+import { bindingResultSignal, bindingWorkflowId } from '../../workflows/binding';
+import { tokenPaymentResultSignal } from '../../workflows/token-payment';
+import type { IpnChannel } from '../ipn/receiver';
+import { defineRoute, type AnyRoute } from '../http/routes';
+import {
+  bindingDetails,
+  createTokenPayment,
+  deleteMethod,
+  listMethods,
+  listTokenPayments,
+  startBinding,
+  submitOtp,
+  tokenPaymentDetails,
+  type TokenDeps,
+} from './tokens';
+
+const WRITERS = ['payments'] as const;
+const READERS = ['viewer', 'payments'] as const;
+
+/** Document 2's binding amounts: card 0 or 1000..10 000 000; domestic 0 or 10 000..50 000 000; wallet 0 or ≥ 1000. */
+const BINDING_AMOUNTS: Record<'card' | 'domestic' | 'wallet', [number, number]> = {
+  card: [1000, 10_000_000],
+  domestic: [10_000, 50_000_000],
+  wallet: [1000, 50_000_000],
+};
+
+const bindingBody = z
+  .object({
+    kind: z.enum(['card', 'domestic', 'wallet']),
+    partnerClientId: z.string().min(1).max(40),
+    amount: z.number().int().default(0),
+    orderInfo: z.string().max(200).default('Save payment method'),
+    redirectUrl: z.url().max(200).optional(),
+    userInfo: z
+      .strictObject({
+        name: z.string().max(100).optional(),
+        email: z.email().optional(),
+        phoneNumber: z
+          .string()
+          .regex(/^(0|\+84)[0-9]{8,11}$/, 'a phone number')
+          .optional(),
+        partnerClientAlias: z.string().max(100).optional(),
+      })
+      .default({}),
+  })
+  .superRefine((body, context) => {
+    const [min, max] = BINDING_AMOUNTS[body.kind];
+    if (body.amount !== 0 && (body.amount < min || body.amount > max)) {
+      context.addIssue({
+        code: 'custom',
+        path: ['amount'],
+        message: `${body.kind} binding: 0 (bind only) or ${min}..${max} VND (bind and pay)`,
+      });
+    }
+    if (body.kind !== 'wallet' && !body.userInfo.email) {
+      context.addIssue({
+        code: 'custom',
+        path: ['userInfo', 'email'],
+        message: 'card binding needs the email',
+      });
+    }
+    if (body.kind !== 'wallet' && body.userInfo.partnerClientAlias) {
+      context.addIssue({
+        code: 'custom',
+        path: ['userInfo', 'partnerClientAlias'],
+        message: 'wallet binding only',
+      });
+    }
+    if (body.kind === 'wallet' && (body.userInfo.name || body.userInfo.email)) {
+      context.addIssue({
+        code: 'custom',
+        path: ['userInfo'],
+        message: 'wallet binding takes phoneNumber and partnerClientAlias',
+      });
+    }
+    if (!LINK_WALLET_CLIENT_ID_PATTERN.test(body.partnerClientId)) {
+      context.addIssue({
+        code: 'custom',
+        path: ['partnerClientId'],
+        message: 'letters and digits, joined by - _ . or @',
+      });
+    }
+  });
+
+const paymentBody = z.object({
+  paymentId: z.string().max(40).regex(ORDER_ID_PATTERN, 'letters and digits, joined by - _ or .'),
+  methodId: z.string().max(60),
+  amount: z.number().int().positive(),
+  description: z.string().max(200).default(''),
+});
+
+export function tokenRoutes(deps: TokenDeps): AnyRoute[] {
+  return [
+    defineRoute({
+      method: 'post',
+      path: '/v1/bindings',
+      summary:
+        'Start saving a card (payWithCC), a domestic card (payWithATM) or binding a wallet (linkWallet); answers the customer links.',
+      tag: 'payments',
+      access: { roles: WRITERS },
+      idempotent: true,
+      body: bindingBody,
+      handler: async ({ body, principal }) => ({
+        body: await startBinding(deps, {
+          kind: body.kind,
+          partnerClientId: body.partnerClientId,
+          amount: body.amount,
+          orderInfo: body.orderInfo,
+          userInfo: Object.fromEntries(
+            Object.entries(body.userInfo).filter(([, value]) => value !== undefined),
+          ) as Record<string, string>,
+          redirectUrl: body.redirectUrl,
+          principal,
+        }),
+      }),
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/v1/bindings/:bindingId',
+      summary: 'A binding: status, links, the saved method it produced.',
+      tag: 'payments',
+      access: { roles: READERS },
+      params: z.object({ bindingId: z.string().max(60) }),
+      handler: async ({ params }) => ({ body: await bindingDetails(deps.db, params.bindingId) }),
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/v1/customers/:partnerClientId/methods',
+      summary: "A customer's saved methods (display fields only; never the token).",
+      tag: 'payments',
+      access: { roles: READERS },
+      params: z.object({ partnerClientId: z.string().max(60) }),
+      query: z.object({ all: z.enum(['true', 'false']).default('false') }),
+      handler: async ({ params, query }) => ({
+        body: { methods: await listMethods(deps.db, params.partnerClientId, query.all === 'true') },
+      }),
+    }),
+    defineRoute({
+      method: 'delete',
+      path: '/v1/methods/:methodId',
+      summary: 'Delete a saved method (tokenization/delete); it is never used again.',
+      tag: 'payments',
+      access: { roles: WRITERS },
+      params: z.object({ methodId: z.string().max(60) }),
+      handler: async ({ params }) => ({ body: await deleteMethod(deps, params.methodId) }),
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/v1/token-payments',
+      summary: 'Pay with a saved method; answers the first outcome (payUrl to redirect, or awaiting_otp).',
+      tag: 'payments',
+      access: { roles: WRITERS },
+      idempotent: true,
+      body: paymentBody,
+      handler: async ({ body, principal }) => ({
+        body: await createTokenPayment(deps, { ...body, principal }),
+      }),
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/v1/token-payments',
+      summary: 'Token payments, newest first (e.g. ?state=awaiting_otp).',
+      tag: 'payments',
+      access: { roles: READERS },
+      query: z.object({
+        state: z.string().max(40).optional(),
+        limit: z.coerce.number().int().min(1).max(200).default(50),
+      }),
+      handler: async ({ query }) => ({ body: { payments: await listTokenPayments(deps.db, query) } }),
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/v1/token-payments/:paymentId',
+      summary: 'A token payment: state, result, OTP attempts (never the codes).',
+      tag: 'payments',
+      access: { roles: READERS },
+      params: z.object({ paymentId: z.string().max(60) }),
+      handler: async ({ params }) => ({ body: await tokenPaymentDetails(deps.db, params.paymentId) }),
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/v1/token-payments/:paymentId/otp',
+      summary:
+        "The customer's two-factor code after 8200; answers the verification (422 wrong, 423 locked, 410 expired, 429 too soon).",
+      tag: 'payments',
+      access: { roles: WRITERS },
+      params: z.object({ paymentId: z.string().max(60) }),
+      body: z.object({ code: z.string().regex(/^[0-9]{4,8}$/, '4 to 8 digits') }),
+      responseStatus: 200,
+      handler: async ({ params, body }) => ({ body: await submitOtp(deps, params.paymentId, body.code) }),
+    }),
+  ];
+}
+
+/** List-B results of bindings (with callbackToken) and of token payments. */
+export const tokenNotifications: IpnChannel = {
+  path: ipnPaths.tokens,
+  summary: 'Receives binding and token payment results (list B) from the gateway.',
+  kindOf: () => 'payment.resultB',
+  locate: async (db, orderId) => {
+    const binding = await db('bindings').where({ order_id: orderId }).first();
+    if (binding) {
+      return {
+        workflowId: binding.workflow_id,
+        expectedAmount: Number(binding.amount),
+        signal: async (client, notification) => {
+          const fields = notification.fields as unknown as { resultCode: number; message?: string };
+          await client.workflow.getHandle(binding.workflow_id).signal(bindingResultSignal, {
+            resultCode: Number(fields.resultCode),
+            message: String(fields.message ?? ''),
+          });
+        },
+      };
+    }
+    const payment = await db('token_payments').where({ order_id: orderId }).first();
+    if (!payment) return undefined;
+    return {
+      workflowId: payment.workflow_id,
+      expectedAmount: Number(payment.amount),
+      signal: async (client, notification) => {
+        const fields = notification.fields as unknown as {
+          resultCode: number;
+          message?: string;
+          transId?: number;
+        };
+        await client.workflow.getHandle(payment.workflow_id).signal(tokenPaymentResultSignal, {
+          resultCode: Number(fields.resultCode),
+          message: String(fields.message ?? ''),
+          transId: fields.transId === undefined ? undefined : String(fields.transId),
+        });
+      },
+    };
+  },
+};
+
+/** The customer removed a saved card in the app: the token is revoked (answered 204). */
+export const unbindNotifications: IpnChannel = {
+  path: ipnPaths.unbind,
+  summary: 'Receives the unbind call (token removed by the customer); answers 204.',
+  kindOf: () => 'token.unbind',
+  locate: async (db, orderId) => {
+    const method = await db('saved_methods').where({ initial_order_id: orderId }).first();
+    if (!method) return undefined;
+    return {
+      workflowId: bindingWorkflowId(method.binding_id),
+      expectedAmount: 0,
+      // No workflow waits for it: the record is the state, and payments read it before any call.
+      signal: async () => {
+        await db('saved_methods')
+          .where({ method_id: method.method_id })
+          .whereIn('status', ['active', 'deleting'])
+          .update({ status: 'revoked', revoked_at: db.fn.now(), updated_at: db.fn.now() });
+      },
+    };
+  },
+};

@@ -1,0 +1,311 @@
+/** Saved methods and token payments, as stories: bind, list, delete, pay with a token, confirm with a code. */
+import { randomBytes } from 'node:crypto';
+import { WorkflowUpdateFailedError, type Client } from '@temporalio/client';
+import { ApplicationFailure, WorkflowIdReusePolicy } from '@temporalio/common';
+import type { Db } from '../../db/knex';
+import {
+  bindingView,
+  getBinding,
+  getSavedMethod,
+  getTokenPayment,
+  otpAttemptsOf,
+  recentOtpAttempts,
+  savedMethodView,
+  tokenPaymentView,
+  type BindingRow,
+  type SavedMethodRow,
+  type TokenPaymentRow,
+} from '../../db/saved-methods';
+import {
+  bindingLinksUpdate,
+  bindingWorkflowId,
+  deleteMethodWorkflowId,
+  type BindingInput,
+  type BindingTiming,
+  type SavedMethodKind,
+} from '../../workflows/binding';
+import { checkNewCode, refusalMessage } from '../../workflows/otp-rules';
+import {
+  submitOtpUpdate,
+  tokenPaymentStartedUpdate,
+  tokenPaymentWorkflowId,
+  type TokenPaymentInput,
+  type TokenPaymentTiming,
+} from '../../workflows/token-payment';
+import { payrunCustomer, payrunKind, payrunOrderId } from '../../workflows/search-attributes';
+import type { Principal } from '../auth/roles';
+import { ApiError, conflict, notFound } from '../http/errors';
+
+export interface TokenSettings {
+  taskQueue: string;
+  binding: BindingTiming;
+  payment: TokenPaymentTiming;
+}
+
+export interface TokenDeps {
+  db: Db;
+  temporal: Client;
+  settings: TokenSettings;
+}
+
+export const defaultTokenSettings = (taskQueue: string, gatewayAttemptTimeout: string): TokenSettings => ({
+  taskQueue,
+  binding: { gatewayAttemptTimeout, callbackWait: '2 minutes', linkValidity: '15 minutes' },
+  payment: { gatewayAttemptTimeout, resultWait: '2 minutes', giveUpAfter: '1 day' },
+});
+
+const REQUEST_TYPE: Record<SavedMethodKind, string> = {
+  card: 'payWithCC',
+  domestic: 'payWithATM',
+  wallet: 'linkWallet',
+};
+
+/** Document 2, pay with token: card 1000..10 000 000, domestic 10 000..50 000 000, wallet 1000..30 000 000. */
+export const TOKEN_PAY_LIMITS: Record<SavedMethodKind, [number, number]> = {
+  card: [1000, 10_000_000],
+  domestic: [10_000, 50_000_000],
+  wallet: [1000, 30_000_000],
+};
+
+const OTP_STATUS: Record<string, number> = {
+  otp_invalid: 400,
+  otp_not_awaited: 409,
+  otp_wrong: 422,
+  otp_locked: 423,
+  otp_expired: 410,
+  otp_too_soon: 429,
+  otp_sms_limit: 429,
+  otp_failed: 502,
+};
+
+const causeOf = (error: WorkflowUpdateFailedError) =>
+  error.cause instanceof ApplicationFailure ? error.cause : undefined;
+
+export async function startBinding(
+  deps: TokenDeps,
+  input: {
+    kind: SavedMethodKind;
+    partnerClientId: string;
+    amount: number;
+    orderInfo: string;
+    userInfo: Record<string, string>;
+    redirectUrl?: string;
+    principal: Principal;
+  },
+) {
+  const { db, temporal } = deps;
+  const bindingId = `bnd-${randomBytes(8).toString('hex')}`;
+  const workflowId = bindingWorkflowId(bindingId);
+  let gatewayClientId = input.partnerClientId;
+  if (input.kind === 'wallet') {
+    // Rule 1 (multi): each wallet link of a user is n<NNN>_<partnerClientId>, from 000.
+    const counted = await db('bindings')
+      .where({ partner_client_id: input.partnerClientId, kind: 'wallet' })
+      .count<{ count: string }[]>({ count: '*' });
+    gatewayClientId = `n${String(Number(counted[0]?.count ?? 0)).padStart(3, '0')}_${input.partnerClientId}`;
+  }
+  await db('bindings').insert({
+    binding_id: bindingId,
+    order_id: bindingId,
+    workflow_id: workflowId,
+    kind: input.kind,
+    request_type: REQUEST_TYPE[input.kind],
+    partner_client_id: input.partnerClientId,
+    gateway_client_id: gatewayClientId,
+    amount: input.amount,
+    order_info: input.orderInfo,
+    user_info: JSON.stringify(input.userInfo),
+    redirect_url: input.redirectUrl ?? null,
+    status: 'creating',
+    created_by_key: input.principal.keyId,
+    created_by: input.principal.name,
+  });
+  const workflowInput: BindingInput = { bindingId, timing: deps.settings.binding };
+  const handle = await temporal.workflow.start('binding', {
+    taskQueue: deps.settings.taskQueue,
+    workflowId,
+    args: [workflowInput],
+    workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+    staticSummary: `Binding ${bindingId}: ${REQUEST_TYPE[input.kind]} ${input.amount} VND`,
+    typedSearchAttributes: [
+      { key: payrunKind, value: 'binding' },
+      { key: payrunOrderId, value: bindingId },
+      { key: payrunCustomer, value: input.partnerClientId },
+    ],
+  });
+  try {
+    await handle.executeUpdate(bindingLinksUpdate);
+  } catch (error) {
+    if (error instanceof WorkflowUpdateFailedError) {
+      const cause = causeOf(error);
+      throw new ApiError(502, 'binding_refused', cause?.message ?? error.message);
+    }
+    throw error;
+  }
+  return bindingView((await getBinding(db, bindingId)) as BindingRow);
+}
+
+export async function bindingDetails(db: Db, bindingId: string) {
+  const row = await getBinding(db, bindingId);
+  if (!row) throw notFound(`Binding ${bindingId}`);
+  return bindingView(row);
+}
+
+export async function listMethods(db: Db, partnerClientId: string, includeInactive: boolean) {
+  const query = db<SavedMethodRow>('saved_methods')
+    .where({ partner_client_id: partnerClientId })
+    .orderBy('created_at');
+  if (!includeInactive) query.where({ status: 'active' });
+  return (await query).map(savedMethodView);
+}
+
+export async function deleteMethod(deps: TokenDeps, methodId: string) {
+  const { db, temporal } = deps;
+  const method = await getSavedMethod(db, methodId);
+  if (!method) throw notFound(`Saved method ${methodId}`);
+  if (method.status === 'deleted' || method.status === 'revoked') return savedMethodView(method);
+  // From here no payment may use it: payments need an active method.
+  await db('saved_methods')
+    .where({ method_id: methodId, status: 'active' })
+    .update({ status: 'deleting', updated_at: db.fn.now() });
+  const handle = await temporal.workflow.start('deleteSavedMethod', {
+    taskQueue: deps.settings.taskQueue,
+    workflowId: deleteMethodWorkflowId(methodId),
+    args: [{ methodId, gatewayAttemptTimeout: deps.settings.binding.gatewayAttemptTimeout }],
+    workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE_FAILED_ONLY,
+    staticSummary: `Delete saved method ${methodId}`,
+    typedSearchAttributes: [{ key: payrunKind, value: 'saved-method-delete' }],
+  });
+  try {
+    await handle.result();
+  } catch (error) {
+    throw new ApiError(
+      502,
+      'delete_refused',
+      (error as Error & { cause?: Error }).cause?.message ?? String(error),
+    );
+  }
+  return savedMethodView((await getSavedMethod(db, methodId)) as SavedMethodRow);
+}
+
+export async function createTokenPayment(
+  deps: TokenDeps,
+  input: { paymentId: string; methodId: string; amount: number; description: string; principal: Principal },
+) {
+  const { db, temporal } = deps;
+  const method = await getSavedMethod(db, input.methodId);
+  if (!method) throw notFound(`Saved method ${input.methodId}`);
+  if (method.status !== 'active') {
+    throw conflict(
+      `method_${method.status}`,
+      `Saved method ${input.methodId} is ${method.status}; it is never used again.`,
+    );
+  }
+  const [min, max] = TOKEN_PAY_LIMITS[method.kind];
+  if (input.amount < min || input.amount > max) {
+    const message = `a ${method.kind} token pays ${min}..${max} VND`;
+    throw new ApiError(400, 'invalid_request', `The request is invalid: body.amount: ${message}`, [
+      { field: 'body.amount', rule: 'range', message },
+    ]);
+  }
+  if (method.kind === 'wallet') {
+    const refusal = checkNewCode(
+      await recentOtpAttempts(db, method.partner_client_id, Date.now()),
+      Date.now(),
+    );
+    if (refusal) throw new ApiError(OTP_STATUS[refusal.reason]!, refusal.reason, refusalMessage(refusal));
+  }
+  const workflowId = tokenPaymentWorkflowId(input.paymentId);
+  const inserted = await db('token_payments')
+    .insert({
+      payment_id: input.paymentId,
+      order_id: input.paymentId,
+      workflow_id: workflowId,
+      method_id: method.method_id,
+      partner_client_id: method.partner_client_id,
+      gateway_client_id: method.gateway_client_id,
+      kind: method.kind,
+      amount: input.amount,
+      description: input.description,
+      state: 'starting',
+      created_by_key: input.principal.keyId,
+      created_by: input.principal.name,
+    })
+    .onConflict('payment_id')
+    .ignore()
+    .returning('payment_id');
+  if (inserted.length === 0) {
+    throw conflict(
+      'token_payment_exists',
+      `Token payment ${input.paymentId} already exists; a payment id is paid once.`,
+    );
+  }
+  const workflowInput: TokenPaymentInput = {
+    paymentId: input.paymentId,
+    partnerClientId: method.partner_client_id,
+    timing: deps.settings.payment,
+  };
+  const handle = await temporal.workflow.start('tokenPayment', {
+    taskQueue: deps.settings.taskQueue,
+    workflowId,
+    args: [workflowInput],
+    workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+    staticSummary: `Token payment ${input.paymentId}: ${input.amount} VND (${method.kind})`,
+    typedSearchAttributes: [
+      { key: payrunKind, value: 'token-payment' },
+      { key: payrunOrderId, value: input.paymentId },
+      { key: payrunCustomer, value: method.partner_client_id },
+    ],
+  });
+  await handle.executeUpdate(tokenPaymentStartedUpdate);
+  return tokenPaymentDetails(db, input.paymentId);
+}
+
+export async function tokenPaymentDetails(db: Db, paymentId: string) {
+  const row = await getTokenPayment(db, paymentId);
+  if (!row) throw notFound(`Token payment ${paymentId}`);
+  return { ...tokenPaymentView(row), otpAttempts: await otpAttemptsOf(db, paymentId) };
+}
+
+export async function listTokenPayments(db: Db, filter: { state?: string; limit: number }) {
+  const query = db<TokenPaymentRow>('token_payments').orderBy('created_at', 'desc').limit(filter.limit);
+  if (filter.state) query.where({ state: filter.state as TokenPaymentRow['state'] });
+  return (await query).map(tokenPaymentView);
+}
+
+/** Why a payment that no longer waits refuses a code: expired (410), locked (423), or simply settled (409). */
+function notAwaitingCode(row: TokenPaymentRow): ApiError {
+  if (row.state === 'failed' && row.result_code === 8202) {
+    return new ApiError(410, 'otp_expired', row.message ?? 'The code expired.');
+  }
+  if (row.state === 'failed' && row.result_code === 8203) {
+    return new ApiError(423, 'otp_locked', row.message ?? 'Too many wrong codes today.');
+  }
+  return conflict(
+    'otp_not_awaited',
+    `Token payment ${row.payment_id} is ${row.state}; it waits for no code.`,
+  );
+}
+
+/** The code goes to the workflow's submitOtp update; the answer is the verification's verdict. */
+export async function submitOtp(deps: TokenDeps, paymentId: string, code: string) {
+  const row = await getTokenPayment(deps.db, paymentId);
+  if (!row) throw notFound(`Token payment ${paymentId}`);
+  if (row.state !== 'awaiting_otp') throw notAwaitingCode(row);
+  try {
+    const verdict = await deps.temporal.workflow.getHandle(row.workflow_id).executeUpdate(submitOtpUpdate, {
+      args: [{ code }],
+    });
+    return { verdict: verdict.state, payment: await tokenPaymentDetails(deps.db, paymentId) };
+  } catch (error) {
+    if (error instanceof WorkflowUpdateFailedError) {
+      const cause = causeOf(error);
+      const type = cause?.type ?? 'otp_failed';
+      throw new ApiError(OTP_STATUS[type] ?? 409, type, cause?.message ?? error.message);
+    }
+    // The workflow finished meanwhile (the code expired, or another request settled it).
+    const now = await getTokenPayment(deps.db, paymentId);
+    if (now && now.state !== 'awaiting_otp') throw notAwaitingCode(now);
+    throw error;
+  }
+}

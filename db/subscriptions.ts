@@ -1,0 +1,190 @@
+import type { Db } from './knex';
+import type { SubscriptionStatus, SubscriptionType } from '../workflows/subscription-definitions';
+import type { Frequency } from '../workflows/billing-calendar';
+
+export interface SubscriptionRow {
+  subscription_id: string;
+  workflow_id: string;
+  partner_client_id: string;
+  name: string;
+  partner_subs_id: string | null;
+  subs_owner: string | null;
+  type: SubscriptionType;
+  recurring_amount: string;
+  frequency: Frequency;
+  initial_amount: string;
+  order_info: string;
+  requested_next_payment_date: string | null;
+  expiry_date: string | null;
+  anchor_date: string | null;
+  anchor_cycle: number | null;
+  next_cycle: number | null;
+  next_payment_date: string | null;
+  status: SubscriptionStatus;
+  status_reason: string | null;
+  failures: number;
+  pay_url: string | null;
+  deeplink: string | null;
+  qr_code_url: string | null;
+  start_result_code: number | null;
+  start_message: string | null;
+  token_ciphertext: string | null;
+  user_alias: string | null;
+  reactivation_order_id: string | null;
+  reactivation_pay_url: string | null;
+  created_by_key: string;
+  created_by: string;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export type ChargeStatus = 'submitted' | 'succeeded' | 'failed' | 'pending' | 'skipped';
+
+export interface SubscriptionChargeRow {
+  order_id: string;
+  subscription_id: string;
+  cycle: number;
+  attempt: number;
+  due_date: string;
+  amount: string;
+  status: ChargeStatus;
+  result_code: number | null;
+  message: string | null;
+  trans_id: string | null;
+  request_id: string | null;
+  next_payment_date_sent: string | null;
+  gateway_next_payment_date: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export type NewSubscription = Pick<
+  SubscriptionRow,
+  | 'subscription_id'
+  | 'workflow_id'
+  | 'partner_client_id'
+  | 'name'
+  | 'partner_subs_id'
+  | 'subs_owner'
+  | 'type'
+  | 'frequency'
+  | 'order_info'
+  | 'requested_next_payment_date'
+  | 'expiry_date'
+  | 'status'
+  | 'created_by_key'
+  | 'created_by'
+> & { recurring_amount: number; initial_amount: number };
+
+/** Inserts once; false when the id exists already. */
+export async function insertSubscription(db: Db, row: NewSubscription): Promise<boolean> {
+  const inserted = await db('subscriptions')
+    .insert(row)
+    .onConflict('subscription_id')
+    .ignore()
+    .returning('subscription_id');
+  return inserted.length > 0;
+}
+
+export async function getSubscription(db: Db, subscriptionId: string): Promise<SubscriptionRow | undefined> {
+  return db('subscriptions').where({ subscription_id: subscriptionId }).first();
+}
+
+export async function requireSubscription(db: Db, subscriptionId: string): Promise<SubscriptionRow> {
+  const row = await getSubscription(db, subscriptionId);
+  if (!row) throw new Error(`Subscription ${subscriptionId} has no record`);
+  return row;
+}
+
+export type SubscriptionUpdate = Partial<
+  Pick<
+    SubscriptionRow,
+    | 'anchor_date'
+    | 'anchor_cycle'
+    | 'next_cycle'
+    | 'next_payment_date'
+    | 'status'
+    | 'status_reason'
+    | 'failures'
+    | 'pay_url'
+    | 'deeplink'
+    | 'qr_code_url'
+    | 'start_result_code'
+    | 'start_message'
+    | 'token_ciphertext'
+    | 'user_alias'
+    | 'reactivation_order_id'
+    | 'reactivation_pay_url'
+  >
+>;
+
+export async function updateSubscription(
+  db: Db,
+  subscriptionId: string,
+  update: SubscriptionUpdate,
+): Promise<void> {
+  await db('subscriptions')
+    .where({ subscription_id: subscriptionId })
+    .update({ ...update, updated_at: db.fn.now() });
+}
+
+export async function listSubscriptions(
+  db: Db,
+  filter: { status?: string; limit: number },
+): Promise<SubscriptionRow[]> {
+  const query = db('subscriptions').orderBy('created_at', 'desc').limit(filter.limit);
+  if (filter.status) query.where({ status: filter.status });
+  return query;
+}
+
+/** The subscription an IPN's orderId names: its initial orderId or a reactivation's. */
+export async function findSubscriptionByOrderId(
+  db: Db,
+  orderId: string,
+): Promise<
+  | { row: SubscriptionRow; via: 'authorization' | 'reactivation' | 'charge'; charge?: SubscriptionChargeRow }
+  | undefined
+> {
+  const direct = await getSubscription(db, orderId);
+  if (direct) return { row: direct, via: 'authorization' };
+  const reactivation = await db('subscriptions').where({ reactivation_order_id: orderId }).first();
+  if (reactivation) return { row: reactivation, via: 'reactivation' };
+  const charge: SubscriptionChargeRow | undefined = await db('subscription_charges')
+    .where({ order_id: orderId })
+    .first();
+  if (!charge) return undefined;
+  return { row: await requireSubscription(db, charge.subscription_id), via: 'charge', charge };
+}
+
+export type ChargeRecord = Pick<
+  SubscriptionChargeRow,
+  'order_id' | 'subscription_id' | 'cycle' | 'attempt' | 'due_date' | 'status'
+> &
+  Partial<
+    Pick<
+      SubscriptionChargeRow,
+      | 'result_code'
+      | 'message'
+      | 'trans_id'
+      | 'request_id'
+      | 'next_payment_date_sent'
+      | 'gateway_next_payment_date'
+    >
+  > & { amount: number };
+
+/** Upsert by orderId: a retried activity rewrites the same row. */
+export async function upsertCharge(db: Db, charge: ChargeRecord): Promise<void> {
+  await db('subscription_charges')
+    .insert(charge)
+    .onConflict('order_id')
+    .merge({ ...charge, updated_at: db.fn.now() });
+}
+
+export async function chargesOf(db: Db, subscriptionId: string): Promise<SubscriptionChargeRow[]> {
+  return db('subscription_charges')
+    .where({ subscription_id: subscriptionId })
+    .orderBy([
+      { column: 'cycle', order: 'asc' },
+      { column: 'attempt', order: 'asc' },
+    ]);
+}

@@ -1,0 +1,255 @@
+/** Subscription billing through the API, on the time-skipping server, against the sandbox over HTTP. */
+import { randomUUID } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { addDays, dayOfGmt7, instantOf } from '../../workflows/billing-calendar';
+import { createTimeSkippingEnv } from '../support/temporal';
+import { call, useSubscriptionStack } from './stack';
+
+const t = useSubscriptionStack(createTimeSkippingEnv);
+
+const today = async () => dayOfGmt7(await t.env.currentTimeMs());
+/** Lets workflow time run until 10:00 GMT+7 on `date` (every timer before it fires in order). */
+async function skipTo(date: string) {
+  const ms = instantOf(date, 10) - (await t.env.currentTimeMs());
+  if (ms > 0) await t.env.sleep(ms);
+}
+
+async function view(id: string) {
+  const answer = await call(t, 'GET', `/v1/subscriptions/${id}`, undefined, t.viewerKey);
+  expect(answer.status).toBe(200);
+  return answer.body;
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+async function until(id: string, check: (body: any) => boolean, what: string) {
+  for (let attempt = 0; attempt < 200; attempt++) {
+    const body = await view(id);
+    if (check(body)) return body;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`${id} never reached: ${what}; now ${JSON.stringify(await view(id))}`);
+}
+
+async function subscribe(
+  body: { amount: number; subscriptionInfo: Record<string, unknown> },
+  client = 'member',
+) {
+  const subscriptionId = `s${randomUUID().slice(0, 10)}`;
+  const partnerClientId = `${client}${randomUUID().slice(0, 6)}`;
+  const created = await call(t, 'POST', '/v1/subscriptions', {
+    subscriptionId,
+    partnerClientId,
+    orderInfo: 'Gym membership',
+    ...body,
+    subscriptionInfo: {
+      name: 'Gym',
+      subsOwner: '0912345678',
+      partnerSubsId: 'GYM-1',
+      ...body.subscriptionInfo,
+    },
+  });
+  expect(created.status, JSON.stringify(created.body)).toBe(201);
+  expect(created.body.payUrl).toContain(`/pay/${subscriptionId}`);
+  expect(created.body.deeplink).toBeTruthy();
+  expect(created.body.qrCodeUrl).toBeTruthy();
+  t.sandbox.admin.approvePayment(subscriptionId);
+  await until(subscriptionId, (s) => s.status === 'active', 'active');
+  return { subscriptionId, partnerClientId };
+}
+
+const ledgerOf = (id: string) =>
+  t.sandbox.admin.ledger().filter((entry) => entry.orderId === id || entry.orderId.startsWith(`${id}-`));
+
+describe('subscriptions', () => {
+  it('bills a year of MONTHLY cycles from Jan 31 (leap year), with continue-as-new, then expires', async () => {
+    const { subscriptionId } = await subscribe({
+      amount: 0,
+      subscriptionInfo: {
+        type: 'FIXED',
+        recurringAmount: 99_000,
+        frequency: 'MONTHLY',
+        nextPaymentDate: '2028-01-31',
+        expiryDate: '2029-01-15',
+      },
+    });
+    expect((await view(subscriptionId)).nextPaymentDate).toBe('2028-01-31');
+    await skipTo('2029-01-20');
+    const done = await until(subscriptionId, (s) => s.status === 'expired', 'expired');
+    expect(done.charges.map((c: { dueDate: string }) => c.dueDate)).toEqual([
+      '2028-01-31',
+      '2028-02-29',
+      '2028-03-31',
+      '2028-04-30',
+      '2028-05-31',
+      '2028-06-30',
+      '2028-07-31',
+      '2028-08-31',
+      '2028-09-30',
+      '2028-10-31',
+      '2028-11-30',
+      '2028-12-31',
+    ]);
+    expect(done.charges.every((c: { status: string }) => c.status === 'succeeded')).toBe(true);
+    expect(done.charges[1]).toMatchObject({ cycle: 2, amount: 99_000, nextPaymentDateSent: '2028-03-31' });
+    expect(done.charges[1].transId).toBeTruthy();
+    const ledger = ledgerOf(subscriptionId);
+    expect(ledger).toHaveLength(12);
+    expect(new Set(ledger.map((entry) => entry.orderId)).size).toBe(12);
+    // cyclesPerRun is 4 in tests: the workflow continued as new three times.
+    const described = await t.env.client.workflow.getHandle(done.workflowId).describe();
+    expect(described.runId).not.toBe(described.raw.workflowExecutionInfo?.firstRunId);
+  });
+
+  it('free trial then VARIABLE cycles: the reported amount, never above recurringAmount; no amount → skipped', async () => {
+    const start = await today();
+    const { subscriptionId } = await subscribe({
+      amount: 0,
+      subscriptionInfo: {
+        type: 'VARIABLE',
+        recurringAmount: 50_000,
+        frequency: 'WEEKLY',
+        nextPaymentDate: addDays(start, 3),
+        expiryDate: addDays(start, 12),
+      },
+    });
+    const over = await call(t, 'POST', `/v1/subscriptions/${subscriptionId}/cycle-amount`, {
+      amount: 60_000,
+    });
+    expect(over.status).toBe(409);
+    expect(over.body.error.message).toMatch(/1000\.\.50000/);
+    const ok = await call(t, 'POST', `/v1/subscriptions/${subscriptionId}/cycle-amount`, { amount: 42_000 });
+    expect(ok.body).toMatchObject({ cycle: 1, amount: 42_000 });
+    expect(ledgerOf(subscriptionId)).toEqual([]); // the trial charged nothing
+    await skipTo(addDays(start, 14));
+    const done = await until(subscriptionId, (s) => s.status === 'expired', 'expired');
+    expect(
+      done.charges.map((c: { cycle: number; amount: number; status: string }) => [
+        c.cycle,
+        c.amount,
+        c.status,
+      ]),
+    ).toEqual([
+      [1, 42_000, 'succeeded'],
+      [2, 0, 'skipped'],
+    ]);
+    expect(ledgerOf(subscriptionId).map((entry) => entry.amount)).toEqual([42_000]);
+  });
+
+  it('insufficient funds twice → paused with the reason; reactivated by the customer → billing resumes', async () => {
+    const start = await today();
+    const { subscriptionId, partnerClientId } = await subscribe({
+      amount: 0,
+      subscriptionInfo: {
+        type: 'FIXED',
+        recurringAmount: 30_000,
+        frequency: 'MONTHLY',
+        nextPaymentDate: addDays(start, 2),
+      },
+    });
+    t.sandbox.admin.setCustomerFunds(partnerClientId, 10_000);
+    await skipTo(addDays(start, 2));
+    await until(subscriptionId, (s) => s.status === 'retrying', 'retrying after the first 1001');
+    await skipTo(addDays(start, 4));
+    const paused = await until(subscriptionId, (s) => s.status === 'paused', 'paused');
+    expect(paused.statusReason).toMatch(/Insufficient funds twice/);
+    expect(
+      paused.charges.map((c: { orderId: string; resultCode: number }) => [c.orderId, c.resultCode]),
+    ).toEqual([
+      [`${subscriptionId}-c1`, 1001],
+      [`${subscriptionId}-c1-r1`, 1001],
+    ]);
+    expect(t.sandbox.admin.subscription(subscriptionId)).toMatchObject({ status: 'paused' });
+    const listed = await call(t, 'GET', '/v1/subscriptions?status=paused', undefined, t.viewerKey);
+    expect(listed.body.subscriptions).toContainEqual(
+      expect.objectContaining({ subscriptionId, statusReason: paused.statusReason }),
+    );
+    // No pay request while paused.
+    await skipTo(addDays(start, 20));
+    expect(ledgerOf(subscriptionId)).toHaveLength(2);
+
+    t.sandbox.admin.setCustomerFunds(partnerClientId, null);
+    const asked = await call(t, 'POST', `/v1/subscriptions/${subscriptionId}/reactivate`, {});
+    expect(asked.status, JSON.stringify(asked.body)).toBe(200);
+    expect(asked.body).toMatchObject({ status: 'reactivating', payUrl: expect.stringContaining('/pay/') });
+    const again = await call(t, 'POST', `/v1/subscriptions/${subscriptionId}/reactivate`, {});
+    expect(again.status).toBe(409);
+    t.sandbox.admin.approvePayment(`${subscriptionId}-m1`);
+    await until(subscriptionId, (s) => s.status === 'active', 'active again');
+    await skipTo(addDays(start, 40));
+    const resumed = await until(subscriptionId, (s) => s.charges.length === 3, 'cycle 2 charged');
+    expect(resumed.charges[2]).toMatchObject({ cycle: 2, status: 'succeeded', amount: 30_000 });
+  });
+
+  it('cancel is permanent: nothing is charged afterwards and nothing else is accepted', async () => {
+    const start = await today();
+    const { subscriptionId } = await subscribe({
+      amount: 20_000,
+      subscriptionInfo: { type: 'FIXED', recurringAmount: 20_000, frequency: 'DAILY' },
+    });
+    const charged = await view(subscriptionId);
+    expect(charged.charges).toEqual([
+      expect.objectContaining({ cycle: 0, amount: 20_000, status: 'succeeded' }),
+    ]);
+    const cancelled = await call(t, 'POST', `/v1/subscriptions/${subscriptionId}/cancel`, {
+      reason: 'moved away',
+    });
+    expect(cancelled.status, JSON.stringify(cancelled.body)).toBe(200);
+    expect(cancelled.body.status).toBe('cancelled');
+    expect(t.sandbox.admin.subscription(subscriptionId)).toMatchObject({ status: 'cancelled' });
+    await skipTo(addDays(start, 5));
+    expect((await view(subscriptionId)).charges).toHaveLength(1);
+    expect((await call(t, 'POST', `/v1/subscriptions/${subscriptionId}/pause`, {})).status).toBe(409);
+    expect((await call(t, 'POST', '/v1/subscriptions', { subscriptionId }, t.viewerKey)).status).toBe(403);
+  });
+
+  it('a worker restarted in the middle of a charge: one charge per cycle in the sandbox ledger', async () => {
+    const start = await today();
+    const { subscriptionId } = await subscribe({
+      amount: 0,
+      subscriptionInfo: {
+        type: 'FIXED',
+        recurringAmount: 25_000,
+        frequency: 'DAILY',
+        nextPaymentDate: addDays(start, 1),
+        expiryDate: addDays(start, 4),
+      },
+    });
+    t.sandbox.admin.setFaults({
+      operation: 'subscription.pay',
+      latencyMs: 400,
+      dropResponse: true,
+      times: 1,
+    });
+    const skipping = skipTo(addDays(start, 5));
+    await until(
+      subscriptionId,
+      (s) => s.charges.some((c: { status: string }) => c.status === 'submitted'),
+      'charging',
+    );
+    await t.stopWorker();
+    await t.startWorker();
+    await skipping;
+    const done = await until(subscriptionId, (s) => s.status === 'expired', 'expired');
+    t.sandbox.admin.clearFaults();
+    expect(done.charges.map((c: { cycle: number; status: string }) => [c.cycle, c.status])).toEqual([
+      [1, 'succeeded'],
+      [2, 'succeeded'],
+      [3, 'succeeded'],
+    ]);
+    const ledger = ledgerOf(subscriptionId);
+    expect(ledger.map((entry) => entry.orderId).sort()).toEqual(
+      [1, 2, 3].map((c) => `${subscriptionId}-c${c}`),
+    );
+  });
+
+  it('refuses a free trial without nextPaymentDate, naming the field', async () => {
+    const answer = await call(t, 'POST', '/v1/subscriptions', {
+      subscriptionId: 'trial-without-date',
+      partnerClientId: 'member1',
+      amount: 0,
+      subscriptionInfo: { name: 'Gym', type: 'FIXED', recurringAmount: 10_000, frequency: 'WEEKLY' },
+    });
+    expect(answer.status).toBe(400);
+    expect(answer.body.error.problems[0].field).toBe('body.subscriptionInfo.nextPaymentDate');
+  });
+});

@@ -1,0 +1,163 @@
+/**
+ * What the subscription workflow shares with its callers: identities, statuses and their transition
+ * table, inputs, and the signals, queries and updates. Pure code: the API imports it.
+ */
+import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+import type { Duration } from '@temporalio/common';
+import type { Frequency } from './billing-calendar';
+
+export const subscriptionWorkflowId = (subscriptionId: string) => `subscription/${subscriptionId}`;
+/** Gateway orderIds derive from the subscription and the cycle: a replay or a crash never invents a new one. */
+export const chargeOrderId = (subscriptionId: string, cycle: number, attempt: number) =>
+  attempt === 0 ? `${subscriptionId}-c${cycle}` : `${subscriptionId}-c${cycle}-r${attempt}`;
+export const manageOrderId = (subscriptionId: string, seq: number) => `${subscriptionId}-m${seq}`;
+
+export type SubscriptionType = 'FIXED' | 'VARIABLE';
+
+/**
+ * authorizing → active ⇄ retrying (one insufficient-funds failure) → paused (second failure, or an
+ * operator) → reactivating (customer asked to confirm) → active. Final: cancelled, expired,
+ * not_authorized (the customer never authorized), needs_reauthorization (the token is no longer valid).
+ */
+export type SubscriptionStatus =
+  | 'authorizing'
+  | 'active'
+  | 'retrying'
+  | 'paused'
+  | 'reactivating'
+  | 'cancelled'
+  | 'expired'
+  | 'not_authorized'
+  | 'needs_reauthorization';
+
+const TRANSITIONS: Readonly<Record<SubscriptionStatus, readonly SubscriptionStatus[]>> = {
+  authorizing: ['active', 'not_authorized', 'expired', 'cancelled'],
+  active: ['retrying', 'paused', 'cancelled', 'expired', 'needs_reauthorization'],
+  retrying: ['active', 'paused', 'cancelled', 'expired', 'needs_reauthorization'],
+  paused: ['reactivating', 'cancelled', 'expired'],
+  reactivating: ['active', 'paused', 'cancelled', 'expired'],
+  cancelled: [],
+  expired: [],
+  not_authorized: [],
+  needs_reauthorization: ['cancelled'],
+};
+
+export const FINAL_SUBSCRIPTION_STATUSES: readonly SubscriptionStatus[] = [
+  'cancelled',
+  'expired',
+  'not_authorized',
+  'needs_reauthorization',
+];
+
+export const canTransition = (from: SubscriptionStatus, to: SubscriptionStatus) =>
+  from === to || TRANSITIONS[from].includes(to);
+
+/** The next status, or an error naming the forbidden move. */
+export function transition(from: SubscriptionStatus, to: SubscriptionStatus): SubscriptionStatus {
+  if (!canTransition(from, to)) throw new Error(`A subscription cannot go from ${from} to ${to}`);
+  return to;
+}
+
+export interface SubscriptionTiming {
+  /** Charges run at this hour (GMT+7) of each cycle's date. */
+  billingHourGmt7: number;
+  /** Wait between the first insufficient-funds failure of a cycle and its one retry. */
+  insufficientFundsRetryDelay: Duration;
+  /** Wait for the authorization IPN before asking the gateway (tokenization/cbQuery). */
+  authorizationIpnWait: Duration;
+  /** Give up on the customer's authorization after this long (the link lives 15 minutes). */
+  authorizationGiveUpAfter: Duration;
+  /** Wait between checks of a pending (7000/7002) charge. */
+  pendingCheckInterval: Duration;
+  /** A pending charge with no final result after this many checks is recorded as unresolved. */
+  pendingMaxChecks: number;
+  gatewayAttemptTimeout: Duration;
+  /** Continue-as-new after this many cycles (or when Temporal suggests it). */
+  cyclesPerRun: number;
+}
+
+export const DEFAULT_SUBSCRIPTION_TIMING: SubscriptionTiming = {
+  billingHourGmt7: 9,
+  insufficientFundsRetryDelay: '1 day',
+  authorizationIpnWait: '2 minutes',
+  authorizationGiveUpAfter: '30 minutes',
+  pendingCheckInterval: '10 minutes',
+  pendingMaxChecks: 144,
+  gatewayAttemptTimeout: '1 minute',
+  cyclesPerRun: 24,
+};
+
+/** Progress carried from one run to the next (continue-as-new). */
+export interface SubscriptionState {
+  status: SubscriptionStatus;
+  anchorDate: string;
+  anchorCycle: number;
+  /** The next cycle to charge. */
+  nextCycle: number;
+  statusReason?: string;
+  /** Consecutive insufficient-funds failures. */
+  failures: number;
+  manageSeq: number;
+  reactivationOrderId?: string;
+  /** VARIABLE: amounts reported for cycles not yet charged. */
+  reportedAmounts: Record<string, number>;
+}
+
+export interface SubscriptionInput {
+  subscriptionId: string;
+  type: SubscriptionType;
+  recurringAmount: number;
+  frequency: Frequency;
+  /** Amount of the authorization (0: free trial or later start; ≥ 1000 also charges now). */
+  initialAmount: number;
+  nextPaymentDate?: string;
+  expiryDate?: string;
+  timing: SubscriptionTiming;
+  /** Set by continue-as-new. */
+  state?: SubscriptionState;
+}
+
+export interface SubscriptionView {
+  status: SubscriptionStatus;
+  statusReason?: string;
+  nextCycle?: number;
+  nextPaymentDate?: string;
+  failures: number;
+}
+
+export interface AuthorizationResult {
+  resultCode: number;
+  message?: string;
+  callbackToken?: string;
+  transId?: string;
+}
+/** The customer's authorization IPN (list B, orderId = the subscription's initial orderId). */
+export const authorizationSignal = defineSignal<[AuthorizationResult]>('subscriptionAuthorized');
+/** The customer's answer to a reactivation (IPN of the manage request). */
+export const reactivationSignal =
+  defineSignal<[{ orderId: string; resultCode: number; message?: string }]>('subscriptionReactivation');
+/** A charge's notification, should the gateway send one. */
+export const chargeResultSignal =
+  defineSignal<[{ orderId: string; resultCode: number; message?: string; transId?: string }]>(
+    'subscriptionChargeResult',
+  );
+
+export const subscriptionViewQuery = defineQuery<SubscriptionView>('subscriptionView');
+
+export interface ManageRequest {
+  by: string;
+  reason?: string;
+}
+export const pauseUpdate = defineUpdate<SubscriptionView, [ManageRequest]>('pause');
+export const cancelUpdate = defineUpdate<SubscriptionView, [ManageRequest]>('cancel');
+export const reactivateUpdate = defineUpdate<
+  SubscriptionView & { payUrl?: string; deeplink?: string },
+  [ManageRequest]
+>('reactivate');
+export const cycleAmountUpdate = defineUpdate<
+  { cycle: number; amount: number },
+  [{ amount: number; cycle?: number }]
+>('cycleAmount');
+
+export const isPendingCode = (code: number) => code === 7000 || code === 7002;
+export const INSUFFICIENT_FUNDS = 1001;

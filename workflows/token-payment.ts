@@ -1,0 +1,252 @@
+import {
+  allHandlersFinished,
+  ApplicationFailure,
+  condition,
+  defineQuery,
+  defineSignal,
+  defineUpdate,
+  proxyActivities,
+  setHandler,
+} from '@temporalio/workflow';
+import type { Duration } from '@temporalio/common';
+import type { TokenActivities } from '../activities/tokens';
+import { durationMs } from './durations';
+import {
+  attemptsLeft,
+  checkSubmission,
+  nextDayStart,
+  OTP_RULES,
+  refusalMessage,
+  type OtpAttempt,
+  type OtpRefusal,
+} from './otp-rules';
+
+export type TokenPaymentState =
+  'starting' | 'awaiting_otp' | 'awaiting_customer' | 'pending' | 'succeeded' | 'failed' | 'needs_attention';
+
+export const tokenPaymentWorkflowId = (paymentId: string) => `token-payment/${paymentId}`;
+
+export interface TokenPaymentTiming {
+  gatewayAttemptTimeout: Duration;
+  /** Wait for the IPN before asking api/query, and between queries. */
+  resultWait: Duration;
+  /** After this long without a final result: the customer did not confirm (8000), or an operator looks (pending). */
+  giveUpAfter: Duration;
+}
+
+export interface TokenPaymentInput {
+  paymentId: string;
+  /** The user (partnerClientId without the n<NNN>_ wallet prefix): the OTP rules are per user. */
+  partnerClientId: string;
+  timing: TokenPaymentTiming;
+}
+
+export interface TokenPaymentSnapshot {
+  state: TokenPaymentState;
+  resultCode?: number;
+  message?: string;
+}
+
+export interface OtpVerdict {
+  state: TokenPaymentState;
+  resultCode?: number;
+  message?: string;
+}
+
+export const tokenPaymentResultSignal =
+  defineSignal<[{ resultCode: number; message: string; transId?: string }]>('tokenPaymentResult');
+/** Answers once the first gateway answer is known (so the API can hand over payUrl/deeplink or ask for the code). */
+export const tokenPaymentStartedUpdate = defineUpdate<TokenPaymentSnapshot, []>('tokenPaymentStarted');
+/** The customer's code after 8200. Refusals fail the update with type otp_too_soon / otp_expired / otp_locked / otp_wrong. */
+export const submitOtpUpdate = defineUpdate<OtpVerdict, [{ code: string }]>('submitOtp');
+export const tokenPaymentStateQuery = defineQuery<TokenPaymentState>('tokenPaymentState');
+
+const refuse = (refusal: OtpRefusal): never => {
+  throw ApplicationFailure.nonRetryable(refusalMessage(refusal), refusal.reason, refusal);
+};
+
+const FINAL: readonly TokenPaymentState[] = ['succeeded', 'failed', 'needs_attention'];
+
+/**
+ * Pay with a saved method: tokenization/pay → 0 done · 7000/7002 (and 40/41) wait for the IPN, then
+ * api/query · 8000 the customer confirms at payUrl, wait likewise · 8200 wait for submitOtp (document
+ * 2's rules checked here first), tokenization/verify. The token never enters the workflow: activities
+ * load and decrypt it by payment id.
+ */
+export async function tokenPayment(input: TokenPaymentInput): Promise<TokenPaymentSnapshot> {
+  const { paymentId, timing } = input;
+  const records = proxyActivities<TokenActivities>({
+    startToCloseTimeout: '30 seconds',
+    retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
+  });
+  const gateway = proxyActivities<TokenActivities>({
+    startToCloseTimeout: timing.gatewayAttemptTimeout,
+    retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '5 minutes' },
+  });
+
+  let state = 'starting' as TokenPaymentState;
+  let last: { resultCode?: number; message?: string } = {};
+  let notified: { resultCode: number; message: string; transId?: string } | undefined;
+  // The two-factor round: when the code was sent, the user's latest request, the user's attempts today.
+  let sentAt = 0;
+  let lastRequestAt = 0;
+  let attempts: OtpAttempt[] = [];
+  let verifying = false;
+  let verifyCount = 0;
+  let otpFailure: OtpRefusal | undefined;
+
+  setHandler(tokenPaymentStateQuery, () => state);
+  setHandler(tokenPaymentResultSignal, (result) => {
+    if (result.resultCode !== 7000 && result.resultCode !== 7002 && result.resultCode !== 8000)
+      notified ??= result;
+  });
+  setHandler(tokenPaymentStartedUpdate, async () => {
+    await condition(() => state !== 'starting');
+    return { state, ...last };
+  });
+
+  const record = async (
+    next: TokenPaymentState,
+    extra: { resultCode?: number; message?: string; transId?: string } = {},
+  ) => {
+    await records.recordTokenPayment({ paymentId, state: next, ...extra });
+    state = next;
+    last = { resultCode: extra.resultCode, message: extra.message };
+  };
+
+  setHandler(
+    submitOtpUpdate,
+    async ({ code }): Promise<OtpVerdict> => {
+      const now = Date.now();
+      lastRequestAt = now;
+      verifying = true;
+      try {
+        const answer = await gateway.verifyTokenPayment({ paymentId, code, attempt: ++verifyCount, at: now });
+        attempts.push({ at: now, kind: 'verify', outcome: answer.attemptOutcome });
+        switch (answer.attemptOutcome) {
+          case 'accepted':
+            if (answer.resultCode === 0) await record('succeeded', answer);
+            else await record('pending', answer);
+            return { state, resultCode: answer.resultCode, message: answer.message };
+          case 'wrong': {
+            const left = attemptsLeft(attempts, now);
+            if (left > 0) {
+              throw ApplicationFailure.nonRetryable(
+                `The code is wrong; ${left} attempt${left === 1 ? '' : 's'} left today.`,
+                'otp_wrong',
+                { attemptsLeft: left },
+              );
+            }
+            otpFailure = { reason: 'otp_locked', until: nextDayStart(now) };
+            await record('failed', { resultCode: 8203, message: refusalMessage(otpFailure) });
+            return refuse(otpFailure);
+          }
+          case 'locked':
+            otpFailure = { reason: 'otp_locked', until: nextDayStart(now) };
+            await record('failed', { resultCode: answer.resultCode, message: refusalMessage(otpFailure) });
+            return refuse(otpFailure);
+          case 'expired':
+            otpFailure = { reason: 'otp_expired', expiredAt: sentAt + OTP_RULES.codeLifetimeMs };
+            await record('failed', { resultCode: answer.resultCode, message: refusalMessage(otpFailure) });
+            return refuse(otpFailure);
+          case 'too_soon':
+            return refuse({ reason: 'otp_too_soon', retryAfterMs: OTP_RULES.minSpacingMs });
+          default:
+            await record('failed', answer);
+            throw ApplicationFailure.nonRetryable(answer.message, 'otp_failed', {
+              resultCode: answer.resultCode,
+            });
+        }
+      } finally {
+        verifying = false;
+      }
+    },
+    {
+      validator: ({ code }) => {
+        if (typeof code !== 'string' || !/^[0-9]{4,8}$/.test(code)) {
+          throw ApplicationFailure.nonRetryable('The code is 4 to 8 digits.', 'otp_invalid');
+        }
+        if (state !== 'awaiting_otp') {
+          if (otpFailure) refuse(otpFailure);
+          throw ApplicationFailure.nonRetryable(
+            `The payment is ${state}; it waits for no code.`,
+            'otp_not_awaited',
+            {
+              state,
+            },
+          );
+        }
+        const now = Date.now();
+        if (verifying) refuse({ reason: 'otp_too_soon', retryAfterMs: OTP_RULES.minSpacingMs });
+        const refusal = checkSubmission({ sentAt, lastRequestAt, attempts, now });
+        if (refusal) refuse(refusal);
+      },
+    },
+  );
+
+  const done = async (snapshot?: TokenPaymentSnapshot) => {
+    await condition(allHandlersFinished);
+    return snapshot ?? { state, ...last };
+  };
+
+  const first = await gateway.payWithToken({ paymentId, at: Date.now() });
+  switch (first.outcome) {
+    case 'succeeded':
+      await record('succeeded', first);
+      return done();
+    case 'failed':
+      await record('failed', first);
+      return done();
+    case 'otp': {
+      sentAt = Date.now();
+      lastRequestAt = sentAt;
+      attempts = await records.otpAttemptsToday({ partnerClientId: input.partnerClientId, now: sentAt });
+      await record('awaiting_otp', first);
+      // The code dies 5 minutes after it was sent; a verdict (update) moves the state on before that.
+      const answered = await condition(() => state !== 'awaiting_otp', OTP_RULES.codeLifetimeMs);
+      if (!answered) {
+        await condition(() => !verifying);
+        if (state === 'awaiting_otp') {
+          otpFailure = { reason: 'otp_expired', expiredAt: sentAt + OTP_RULES.codeLifetimeMs };
+          await record('failed', { resultCode: 8202, message: refusalMessage(otpFailure) });
+        }
+      }
+      if (state !== 'pending') return done();
+      break;
+    }
+    case 'redirect':
+      await record('awaiting_customer', first);
+      break;
+    case 'pending':
+      await record('pending', first);
+      break;
+  }
+
+  // IPN or poll: wait for the notification, then ask api/query, until giveUpAfter.
+  const giveUpAt = Date.now() + durationMs(timing.giveUpAfter);
+  for (let attempt = 1; !FINAL.includes(state); attempt++) {
+    const wait = Math.max(1, Math.min(durationMs(timing.resultWait), giveUpAt - Date.now()));
+    if (await condition(() => notified !== undefined, wait)) {
+      const result = notified!;
+      await record(result.resultCode === 0 ? 'succeeded' : 'failed', result);
+      break;
+    }
+    const asked = await gateway.queryTokenPayment({ paymentId, attempt });
+    if (asked.final) {
+      await record(asked.resultCode === 0 ? 'succeeded' : 'failed', asked);
+    } else if (Date.now() >= giveUpAt) {
+      if (state === 'awaiting_customer') {
+        await record('failed', {
+          resultCode: asked.resultCode,
+          message: 'The customer did not confirm in time.',
+        });
+      } else {
+        await record('needs_attention', {
+          resultCode: asked.resultCode,
+          message: 'No final result arrived from the gateway; check it with the gateway.',
+        });
+      }
+    }
+  }
+  return done();
+}
