@@ -14,7 +14,7 @@ export interface ActivityDependencies {
   gateway: GatewayClient;
   /** Base URL the gateway uses to reach payrun's notification receivers (from configuration). */
   publicBaseUrl: string;
-  /** Merchant secret (aesToken) and SUBSCRIPTION_TOKEN_KEY; without them subscriptions cannot bill. */
+  /** Merchant secret (aesToken) and the payload codec keyring (tokens at rest); without them subscriptions cannot bill. */
   subscriptionSecrets?: SubscriptionSecrets;
   /** Merchant secret (aesToken) and the payload codec keyring (tokens at rest); without them saved methods fail clearly. */
   savedMethodSecrets?: TokenSettings;

@@ -4,7 +4,6 @@
  * recurring token is decrypted here, stored only as AES-256-GCM ciphertext, and loaded again here
  * for each charge: the workflow (and so its history) only ever sees the subscription id.
  */
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/activity';
 import { decryptAesToken, GatewayResultError, type GatewayClient } from '../gateway';
 import type { Db } from '../db/knex';
@@ -22,13 +21,15 @@ import {
   manageOrderId,
   type SubscriptionStatus,
 } from '../workflows/subscription-definitions';
+import type { CodecKeyring } from '../platform/payload-codec';
+import { openSecret, sealSecret } from '../platform/sealed-secrets';
 import { asActivityFailure } from './gateway-failures';
 
 export interface SubscriptionSecrets {
   /** The merchant secret key: aesToken is AES-encrypted with it (gateway/README assumption 7). */
   merchantSecretKey: string;
-  /** 32 bytes (SUBSCRIPTION_TOKEN_KEY): seals the recurring token at rest. */
-  tokenKey: Buffer;
+  /** Seals the recurring token at rest (the payload codec keyring: same keys, same rotation). */
+  keyring: CodecKeyring;
 }
 
 export interface SubscriptionActivityDependencies {
@@ -44,28 +45,12 @@ interface StoredToken {
   initialOrderId: string;
 }
 
-// ---- the token at rest: AES-256-GCM, the subscription id as additional data (a row's ciphertext opens only for it)
-export function sealToken(token: StoredToken, key: Buffer, subscriptionId: string): string {
-  const iv = randomBytes(12);
-  const cipher = createCipheriv('aes-256-gcm', key, iv);
-  cipher.setAAD(Buffer.from(subscriptionId, 'utf8'));
-  const ciphertext = Buffer.concat([cipher.update(JSON.stringify(token), 'utf8'), cipher.final()]);
-  return ['v1', iv, ciphertext, cipher.getAuthTag()]
-    .map((part) => (typeof part === 'string' ? part : part.toString('base64')))
-    .join('.');
-}
-
-export function openToken(sealed: string, key: Buffer, subscriptionId: string): StoredToken {
-  const [version, iv, ciphertext, tag] = sealed.split('.');
-  if (version !== 'v1' || !iv || !ciphertext || !tag) throw new Error('unknown token format');
-  const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64'));
-  decipher.setAAD(Buffer.from(subscriptionId, 'utf8'));
-  decipher.setAuthTag(Buffer.from(tag, 'base64'));
-  const text = Buffer.concat([decipher.update(Buffer.from(ciphertext, 'base64')), decipher.final()]).toString(
-    'utf8',
-  );
-  return JSON.parse(text) as StoredToken;
-}
+// The token at rest: sealed with the codec keyring, the subscription id as authenticated context (a row's
+// ciphertext opens only for it).
+const sealToken = (token: StoredToken, keyring: CodecKeyring, subscriptionId: string) =>
+  sealSecret(JSON.stringify(token), keyring, subscriptionId);
+const openToken = (sealed: string, keyring: CodecKeyring, subscriptionId: string) =>
+  JSON.parse(openSecret(sealed, keyring, subscriptionId)) as StoredToken;
 
 /** Final answers come back as values; transport trouble and "retry later" are retried by Temporal. */
 async function answerOf<T extends { resultCode: number; message: string; body: unknown }>(
@@ -102,7 +87,7 @@ export function createSubscriptionActivities({
   const requireSecrets = (): SubscriptionSecrets => {
     if (!secrets)
       throw ApplicationFailure.nonRetryable(
-        'Subscription secrets are not configured (SUBSCRIPTION_TOKEN_KEY and the merchant secret).',
+        'Subscription secrets are not configured (the payload codec keyring and the merchant secret).',
         'SubscriptionNotConfigured',
       );
     return secrets;
@@ -114,7 +99,7 @@ export function createSubscriptionActivities({
         `Subscription ${subscriptionId} has no token`,
         'SubscriptionWithoutToken',
       );
-    return { row, token: openToken(row.token_ciphertext, requireSecrets().tokenKey, subscriptionId) };
+    return { row, token: openToken(row.token_ciphertext, requireSecrets().keyring, subscriptionId) };
   };
 
   return {
@@ -203,7 +188,7 @@ export function createSubscriptionActivities({
       await updateSubscription(db, input.subscriptionId, {
         token_ciphertext: sealToken(
           { value: payload.value, initialOrderId: payload.initialOrderId ?? input.subscriptionId },
-          keys.tokenKey,
+          keys.keyring,
           input.subscriptionId,
         ),
         user_alias: payload.userAlias ?? null,

@@ -3,7 +3,7 @@
  * recurring token is decrypted here (aesToken), sealed with AES-256-GCM before it is stored, and only
  * opened again inside the activity that sends it RSA-encrypted; workflows only see ids.
  */
-import { createCipheriv, createDecipheriv, randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/activity';
 import {
   decryptAesToken,
@@ -22,6 +22,7 @@ import {
   type SavedMethodRow,
 } from '../db/saved-methods';
 import type { CodecKeyring } from '../platform/payload-codec';
+import { openSecret, sealSecret } from '../platform/sealed-secrets';
 import type { BindingLinks, BindingStatus, SavedMethodKind } from '../workflows/binding';
 import type { OtpAttemptOutcome } from '../workflows/otp-rules';
 import type { TokenPaymentState } from '../workflows/token-payment';
@@ -41,27 +42,8 @@ export interface TokenActivityDependencies {
   tokens?: TokenSettings;
 }
 
-const SEAL_AAD = Buffer.from('payrun:saved-method-token');
-
-/** `<keyId>.<base64(iv | tag | ciphertext)>`: AES-256-GCM under the keyring's current key. */
-export function sealToken(value: string, keyring: CodecKeyring): string {
-  const key = keyring.keys.get(keyring.currentKeyId);
-  if (!key) throw new Error(`Token key ${keyring.currentKeyId} is missing`);
-  const iv = randomBytes(12);
-  const cipher = createCipheriv('aes-256-gcm', key, iv).setAAD(SEAL_AAD);
-  const sealed = Buffer.concat([cipher.update(value, 'utf8'), cipher.final()]);
-  return `${keyring.currentKeyId}.${Buffer.concat([iv, cipher.getAuthTag(), sealed]).toString('base64')}`;
-}
-
-export function openToken(sealed: string, keyring: CodecKeyring): string {
-  const dot = sealed.indexOf('.');
-  const key = keyring.keys.get(sealed.slice(0, dot));
-  if (!key) throw new Error(`Token key ${sealed.slice(0, dot)} is not in the keyring`);
-  const bytes = Buffer.from(sealed.slice(dot + 1), 'base64');
-  const decipher = createDecipheriv('aes-256-gcm', key, bytes.subarray(0, 12)).setAAD(SEAL_AAD);
-  decipher.setAuthTag(bytes.subarray(12, 28));
-  return Buffer.concat([decipher.update(bytes.subarray(28)), decipher.final()]).toString('utf8');
-}
+/** Authenticated context of a saved-method token: it opens only as one. */
+const TOKEN_CONTEXT = 'payrun:saved-method-token';
 
 const BINDING_OPERATION = {
   card: 'binding.payWithCC',
@@ -128,7 +110,7 @@ export function createTokenActivities({ db, gateway, tokenIpnUrl, tokens }: Toke
     return { payment, method };
   };
   const tokenOf = (method: SavedMethodRow) => ({
-    value: openToken(method.token_ciphertext, settings().keyring),
+    value: openSecret(method.token_ciphertext, settings().keyring, TOKEN_CONTEXT),
     requireSecurityCode: false,
   });
 
@@ -251,7 +233,7 @@ export function createTokenActivities({ db, gateway, tokenIpnUrl, tokens }: Toke
             card_type: text(payload.cardType) ?? null,
             bank_code: text(payload.bankCode) ?? null,
             wallet_alias: text(payload.userAlias) ?? null,
-            token_ciphertext: sealToken(value, settings().keyring),
+            token_ciphertext: sealSecret(value, settings().keyring, TOKEN_CONTEXT),
             status: 'active',
           })
           .onConflict('binding_id')

@@ -3,9 +3,9 @@ import * as stackChecks from './20261122_0001_stack_checks';
 import * as apiKeys from './20261122_0002_api_keys_and_idempotency';
 import * as payouts from './20261122_0003_payouts';
 import * as remittances from './20261122_0004_remittances';
-import * as subscriptions from './20261122_0008_subscriptions';
-import * as tokens from './20261122_0010_tokens';
-import * as payments from './20261122_0009_payments';
+import * as subscriptions from './20261122_0005_subscriptions';
+import * as tokens from './20261122_0007_tokens';
+import * as payments from './20261122_0006_payments';
 
 export interface Migration {
   name: string;
@@ -19,7 +19,7 @@ export const migrations: Migration[] = [
   { name: '20261122_0002_api_keys_and_idempotency', ...apiKeys },
   { name: '20261122_0003_payouts', ...payouts },
   { name: '20261122_0004_remittances', ...remittances },
-  { name: '20261122_0008_subscriptions', ...subscriptions },
-  { name: '20261122_0009_payments', ...payments },
-  { name: '20261122_0010_tokens', ...tokens },
+  { name: '20261122_0005_subscriptions', ...subscriptions },
+  { name: '20261122_0006_payments', ...payments },
+  { name: '20261122_0007_tokens', ...tokens },
 ];

@@ -60,9 +60,6 @@ export const configSchema = z.object({
     .default(300)
     .describe('A remittance quote older than this is fetched again before buying'),
   WORKER_METRICS_PORT: port.default(9464).describe('Port where a standalone worker serves /metrics'),
-  SUBSCRIPTION_TOKEN_KEY: optionalText.describe(
-    'base64(32 bytes): seals subscription tokens at rest (AES-256-GCM); required for subscription billing',
-  ),
   SUBSCRIPTION_RETRY_DELAY_HOURS: z.coerce
     .number()
     .positive()

@@ -72,6 +72,9 @@ async function main(): Promise<void> {
         db,
         gateway: createInstrumentedGateway(gateway.value, log),
         publicBaseUrl,
+        // Tokens at rest are sealed with the payload codec keyring; aesTokens open with the merchant secret.
+        subscriptionSecrets: { merchantSecretKey: gateway.value.secretKey, keyring },
+        savedMethodSecrets: { merchantSecretKey: gateway.value.secretKey, keyring },
       }),
       dataConverter,
     });

@@ -58,10 +58,8 @@ export async function startBenchStack(): Promise<BenchStack> {
   const db = createDb(withDatabaseName(cluster.url, 'bench'), { poolMax: 20 });
   await migrateLatest(db);
 
-  const dataConverter = createDataConverter({
-    currentKeyId: 'bench',
-    keys: new Map([['bench', randomBytes(32)]]),
-  });
+  const keyring = { currentKeyId: 'bench', keys: new Map([['bench', randomBytes(32)]]) };
+  const dataConverter = createDataConverter(keyring);
   const env = await TestWorkflowEnvironment.createLocal({
     server: {
       executable: await resolveDevServer({ build: true }),
@@ -102,7 +100,8 @@ export async function startBenchStack(): Promise<BenchStack> {
         publicKey: keyPair.publicKeyPem,
       }),
       publicBaseUrl: apiUrl,
-      subscriptionSecrets: { merchantSecretKey: merchant.secretKey, tokenKey: randomBytes(32) },
+      subscriptionSecrets: { merchantSecretKey: merchant.secretKey, keyring },
+      savedMethodSecrets: { merchantSecretKey: merchant.secretKey, keyring },
     }),
   });
   const running = worker.run();

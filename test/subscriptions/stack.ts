@@ -89,7 +89,10 @@ export function useSubscriptionStack(createEnv: () => Promise<TestWorkflowEnviro
       db: fixture.db,
       gateway,
       publicBaseUrl: fixture.api.baseUrl,
-      subscriptionSecrets: { merchantSecretKey: testMerchant.secretKey, tokenKey: randomBytes(32) },
+      subscriptionSecrets: {
+        merchantSecretKey: testMerchant.secretKey,
+        keyring: { currentKeyId: 'test', keys: new Map([['test', randomBytes(32)]]) },
+      },
     });
     fixture.startWorker = async () => {
       worker = (await createTestWorker(fixture.env, activities, taskQueue, { maxCachedWorkflows: 0 })).worker;

@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 
 /**
  * Subscriptions (document 2) and every charge attempt of every cycle. The recurring token is stored
- * only as AES-256-GCM ciphertext (SUBSCRIPTION_TOKEN_KEY); the API never returns it.
+ * only as AES-256-GCM ciphertext (the payload codec keyring, platform/sealed-secrets.ts); the API never returns it.
  */
 export async function up(db: Knex): Promise<void> {
   await db.schema.createTable('subscriptions', (table) => {
