@@ -116,32 +116,26 @@ export function payoutRunRoutes(deps: PayoutDeps, uploadLimit: string): AnyRoute
         headers: { 'content-disposition': `attachment; filename="${params.runId}-results.csv"` },
       }),
     }),
-    defineRoute({
-      method: 'post',
-      path: '/v1/payout-runs/:runId/approve',
-      summary: 'Approve a run awaiting approval (not one you uploaded); payment starts at once.',
-      tag: 'payouts',
-      access: { roles: ['payouts-approver'] },
-      params: runParams,
-      body: decisionBody,
-      responseStatus: 200,
-      handler: async ({ params, body, principal }) => ({
-        body: await decideRun(deps, { runId: params.runId, decision: 'approve', note: body.note, principal }),
+    ...(
+      [
+        ['approve', 'Approve a run awaiting approval (not one you uploaded); payment starts at once.'],
+        ['reject', 'Reject a run awaiting approval; nothing is paid and its payout ids are released.'],
+      ] as const
+    ).map(([decision, summary]) =>
+      defineRoute({
+        method: 'post',
+        path: `/v1/payout-runs/:runId/${decision}`,
+        summary,
+        tag: 'payouts',
+        access: { roles: ['payouts-approver'] },
+        params: runParams,
+        body: decisionBody,
+        responseStatus: 200,
+        handler: async ({ params, body, principal }) => ({
+          body: await decideRun(deps, { runId: params.runId, decision, note: body.note, principal }),
+        }),
       }),
-    }),
-    defineRoute({
-      method: 'post',
-      path: '/v1/payout-runs/:runId/reject',
-      summary: 'Reject a run awaiting approval; nothing is paid and its payout ids are released.',
-      tag: 'payouts',
-      access: { roles: ['payouts-approver'] },
-      params: runParams,
-      body: decisionBody,
-      responseStatus: 200,
-      handler: async ({ params, body, principal }) => ({
-        body: await decideRun(deps, { runId: params.runId, decision: 'reject', note: body.note, principal }),
-      }),
-    }),
+    ),
     defineRoute({
       method: 'post',
       path: '/v1/payout-runs/:runId/resume',

@@ -19,7 +19,7 @@ import {
   type SubscriptionInput,
   type SubscriptionType,
 } from '../../workflows/subscription-definitions';
-import { payrunKind, payrunOrderId } from '../../workflows/search-attributes';
+import { payrunCustomer, payrunKind, payrunOrderId } from '../../workflows/search-attributes';
 import type { Principal } from '../auth/roles';
 import { ApiError, conflict, notFound } from '../http/errors';
 import type { SubscriptionSettings } from './settings';
@@ -93,6 +93,7 @@ export async function createSubscription(
     typedSearchAttributes: [
       { key: payrunKind, value: 'subscription' },
       { key: payrunOrderId, value: input.subscriptionId },
+      { key: payrunCustomer, value: input.partnerClientId },
     ],
   });
   // The workflow asks the gateway for the customer's links; answer with them once they are recorded.

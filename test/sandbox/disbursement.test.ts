@@ -1,31 +1,8 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { GatewayResultError, parseNotification } from '../../gateway';
-import {
-  ids,
-  keys,
-  rawCall,
-  startIpnReceiver,
-  startTestGateway,
-  wallet,
-  type IpnReceiver,
-  type TestGateway,
-} from './support';
+import { ids, keys, rawCall, wallet, useTestGateway } from './support';
 
-let gw: TestGateway;
-let ipn: IpnReceiver;
-
-beforeAll(async () => {
-  gw = await startTestGateway({ balances: { VND: 1_000_000_000 } });
-  ipn = await startIpnReceiver();
-});
-afterAll(async () => {
-  await gw.close();
-  await ipn.close();
-});
-beforeEach(() => {
-  gw.sandbox.admin.reset();
-  ipn.clear();
-});
+const { gw, ipn } = useTestGateway({ balances: { VND: 1_000_000_000 } });
 
 const payToWallet = (lastFour: string, amount = 100_000, label = 'pay') => ({
   ...ids(label),

@@ -1,30 +1,9 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { GatewayTransportError, parseNotification } from '../../gateway';
-import {
-  ids,
-  keys,
-  sleep,
-  startIpnReceiver,
-  startTestGateway,
-  wallet,
-  type IpnReceiver,
-  type TestGateway,
-} from './support';
+import { ids, keys, sleep, startTestGateway, useTestGateway, wallet } from './support';
 
-let gw: TestGateway;
-let ipn: IpnReceiver;
-
-beforeAll(async () => {
-  gw = await startTestGateway();
-  ipn = await startIpnReceiver();
-});
-afterAll(async () => {
-  await gw.close();
-  await ipn.close();
-});
+const { gw, ipn } = useTestGateway();
 beforeEach(() => {
-  gw.sandbox.admin.reset();
-  ipn.clear();
   ipn.answerWith(204);
 });
 

@@ -1,31 +1,8 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { parseNotification, parseRedirectQuery, type OperationName } from '../../gateway';
-import {
-  ids,
-  keys,
-  rawCall,
-  resultCodeOf,
-  startIpnReceiver,
-  startTestGateway,
-  type IpnReceiver,
-  type TestGateway,
-} from './support';
+import { ids, keys, rawCall, resultCodeOf, startTestGateway, useTestGateway } from './support';
 
-let gw: TestGateway;
-let ipn: IpnReceiver;
-
-beforeAll(async () => {
-  gw = await startTestGateway();
-  ipn = await startIpnReceiver();
-});
-afterAll(async () => {
-  await gw.close();
-  await ipn.close();
-});
-beforeEach(() => {
-  gw.sandbox.admin.reset();
-  ipn.clear();
-});
+const { gw, ipn } = useTestGateway();
 
 const email = { userInfo: { email: 'buyer@example.com' } };
 const redirectUrl = 'https://shop.example/return';

@@ -1,33 +1,10 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { decryptAesToken, parseNotification } from '../../gateway';
-import {
-  ids,
-  keys,
-  merchant,
-  movableClock,
-  rawCall,
-  resultCodeOf,
-  startIpnReceiver,
-  startTestGateway,
-  type IpnReceiver,
-  type TestGateway,
-} from './support';
+import { ids, keys, merchant, movableClock, rawCall, resultCodeOf, useTestGateway } from './support';
 
 const clock = movableClock();
-let gw: TestGateway;
-let ipn: IpnReceiver;
-
-beforeAll(async () => {
-  gw = await startTestGateway({ now: clock.now });
-  ipn = await startIpnReceiver();
-});
-afterAll(async () => {
-  await gw.close();
-  await ipn.close();
-});
+const { gw, ipn } = useTestGateway({ now: clock.now });
 beforeEach(() => {
-  gw.sandbox.admin.reset();
-  ipn.clear();
   clock.set(Date.parse('2025-03-10T03:00:00Z')); // 10:00 in Vietnam
 });
 

@@ -1,5 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, beforeEach } from 'vitest';
 import {
   createGatewayClient,
   GatewayResultError,
@@ -50,6 +51,36 @@ export async function startTestGateway(options: Partial<SandboxOptions> = {}): P
     gatewayPublicKey: sandboxKeyPair().publicKeyPem,
   });
   return { sandbox, client, close: () => sandbox.close() };
+}
+
+export interface GatewayFixture {
+  gw: TestGateway;
+  ipn: IpnReceiver;
+}
+
+/**
+ * A test gateway and an IPN receiver for one test file: started before its tests, reset and cleared
+ * before each, closed after them. `options` may name the receiver's URLs (it starts first). Both
+ * objects are filled in beforeAll, so `const { gw, ipn } = useTestGateway()` reads them inside tests.
+ */
+export function useTestGateway(
+  options: Partial<SandboxOptions> | ((ipn: IpnReceiver) => Partial<SandboxOptions>) = {},
+): GatewayFixture {
+  const gw = {} as TestGateway;
+  const ipn = {} as IpnReceiver;
+  beforeAll(async () => {
+    Object.assign(ipn, await startIpnReceiver());
+    Object.assign(gw, await startTestGateway(typeof options === 'function' ? options(ipn) : options));
+  });
+  afterAll(async () => {
+    await gw.close?.();
+    await ipn.close?.();
+  });
+  beforeEach(() => {
+    gw.sandbox.admin.reset();
+    ipn.clear();
+  });
+  return { gw, ipn };
 }
 
 export interface ReceivedIpn {

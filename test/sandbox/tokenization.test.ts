@@ -1,32 +1,10 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { decryptAesToken, GatewayResultError, parseNotification, type OperationName } from '../../gateway';
-import {
-  ids,
-  keys,
-  merchant,
-  movableClock,
-  resultCodeOf,
-  startIpnReceiver,
-  startTestGateway,
-  type IpnReceiver,
-  type TestGateway,
-} from './support';
+import { ids, keys, merchant, movableClock, resultCodeOf, useTestGateway } from './support';
 
 const clock = movableClock();
-let gw: TestGateway;
-let ipn: IpnReceiver;
-
-beforeAll(async () => {
-  ipn = await startIpnReceiver();
-  gw = await startTestGateway({ now: clock.now, unbindUrl: ipn.url('/unbind') });
-});
-afterAll(async () => {
-  await gw.close();
-  await ipn.close();
-});
+const { gw, ipn } = useTestGateway((ipn) => ({ now: clock.now, unbindUrl: ipn.url('/unbind') }));
 beforeEach(() => {
-  gw.sandbox.admin.reset();
-  ipn.clear();
   clock.set(Date.parse('2025-03-10T03:00:00Z'));
 });
 

@@ -35,3 +35,20 @@ export const jsonOf = async (response: Response): Promise<any> => response.json(
 export function authHeaders(key: string): Record<string, string> {
   return { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
 }
+
+/** A request with `key` and a JSON body (if any); a 204 answer has no body. */
+export async function callApi(
+  api: RunningApi,
+  key: string,
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+) {
+  const response = await fetch(`${api.baseUrl}${path}`, {
+    method,
+    headers: { ...authHeaders(key), ...headers },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  return { status: response.status, body: response.status === 204 ? undefined : await jsonOf(response) };
+}

@@ -4,100 +4,38 @@
  * given Temporal environment and the run's own database.
  */
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll } from 'vitest';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import type { Worker } from '@temporalio/worker';
-import { createActivities } from '../../activities';
-import { createApp } from '../../api/app';
 import type { Db } from '../../db/knex';
-import { createLogger, type Logger } from '../../platform/logger';
-import type { GatewaySettings } from '../../platform/require-services';
-import { generateSandboxKeyPair, startSandbox, type Sandbox, type SandboxOptions } from '../../sandbox';
-import { createInstrumentedGateway } from '../../workers/gateway';
-import { jsonOf, listen, newKey, type RunningApi } from './api';
-import { testMerchant, testPayoutSettings } from './settings';
-import { connectTestDatabase } from './database';
-import { createTestWorker } from './temporal';
+import type { Logger } from '../../platform/logger';
+import type { SandboxOptions } from '../../sandbox';
+import { jsonOf } from './api';
+import { startStack, useStack, type Stack, type StackOptions } from './stack';
 
-export interface PayoutStack {
-  sandbox: Sandbox;
-  api: RunningApi;
-  taskQueue: string;
-  makerKey: string;
-  approverKey: string;
-  /** Starts a worker (again, after a simulated crash). */
-  startWorker(): Promise<void>;
-  /** Stops the worker as a crash would, without waiting for running activities to finish. */
-  stopWorker(): Promise<void>;
-  close(): Promise<void>;
-}
+export type PayoutStack = Stack<'makerKey' | 'approverKey'>;
 
-const keyPair = generateSandboxKeyPair();
+type PayoutStackOptions = Pick<SandboxOptions, 'timing' | 'balances'> & { logger?: Logger };
 
-export async function startPayoutStack(
+const payoutStackOptions = (options: PayoutStackOptions): StackOptions<'makerKey' | 'approverKey'> => ({
+  taskQueue: `payouts-${randomUUID()}`,
+  logger: options.logger,
+  sandbox: {
+    timing: { batchValidationMs: 20, batchPaymentMs: 20, ...options.timing },
+    balances: { VND: 100_000_000_000, ...options.balances },
+  },
+  keys: {
+    makerKey: { name: 'maker', roles: ['payouts-maker'] },
+    approverKey: { name: 'approver', roles: ['payouts-approver'] },
+  },
+  // No workflow cache: a restarted worker must not leave tasks on a dead worker's sticky queue,
+  // which the time-skipping server would hold without timing them out.
+  workerTuning: { maxCachedWorkflows: 0 },
+});
+
+export const startPayoutStack = (
   env: TestWorkflowEnvironment,
   db: Db,
-  options: Pick<SandboxOptions, 'timing' | 'balances'> & { logger?: Logger } = {},
-): Promise<PayoutStack> {
-  const logger = options.logger ?? createLogger('silent');
-  const taskQueue = `payouts-${randomUUID()}`;
-  const sandbox = await startSandbox({
-    merchant: testMerchant,
-    keyPair,
-    timing: {
-      ipnDelayMs: 5,
-      batchValidationMs: 20,
-      batchPaymentMs: 20,
-      pendingSettleMs: 300,
-      ...options.timing,
-    },
-    balances: { VND: 100_000_000_000, ...options.balances },
-  });
-  const gateway: GatewaySettings = { baseUrl: sandbox.url, ...testMerchant, publicKey: keyPair.publicKeyPem };
-  const api = await listen(
-    createApp({
-      db,
-      temporal: env.client,
-      logger,
-      merchant: testMerchant,
-      payouts: testPayoutSettings(taskQueue),
-    }),
-  );
-  const activities = createActivities({
-    db,
-    gateway: createInstrumentedGateway(gateway, logger),
-    publicBaseUrl: api.baseUrl,
-  });
-
-  let worker: Worker | undefined;
-  let running: Promise<void> | undefined;
-  const stack: PayoutStack = {
-    sandbox,
-    api,
-    taskQueue,
-    makerKey: await newKey(db, ['payouts-maker'], `maker-${taskQueue}`),
-    approverKey: await newKey(db, ['payouts-approver'], `approver-${taskQueue}`),
-    async startWorker() {
-      // No workflow cache: a restarted worker must not leave tasks on a dead worker's sticky queue,
-      // which the time-skipping server would hold without timing them out.
-      worker = (await createTestWorker(env, activities, taskQueue, { maxCachedWorkflows: 0 })).worker;
-      running = worker.run();
-    },
-    async stopWorker() {
-      if (!worker) return;
-      worker.shutdown();
-      await running;
-      worker = undefined;
-    },
-    async close() {
-      await stack.stopWorker();
-      await api.close();
-      await sandbox.close();
-    },
-  };
-  await stack.startWorker();
-  return stack;
-}
+  options: PayoutStackOptions = {},
+): Promise<PayoutStack> => startStack(env, db, payoutStackOptions(options));
 
 export const PAYOUT_HEADER = 'payout_id,wallet_id,wallet_name,personal_id,amount,description,store_id';
 
@@ -183,18 +121,16 @@ export interface PayoutFixture {
  */
 export function usePayoutStack(
   createEnv: () => Promise<TestWorkflowEnvironment>,
-  options: Parameters<typeof startPayoutStack>[2] = {},
+  options: PayoutStackOptions = {},
 ): PayoutFixture {
-  const fixture = {} as PayoutFixture;
-  beforeAll(async () => {
-    fixture.env = await createEnv();
-    fixture.db = connectTestDatabase();
-    fixture.stack = await startPayoutStack(fixture.env, fixture.db, options);
-  });
-  afterAll(async () => {
-    await fixture.stack?.close();
-    await fixture.db?.destroy();
-    await fixture.env?.teardown();
-  });
-  return fixture;
+  const fixture = useStack(createEnv, payoutStackOptions(options));
+  return {
+    get env() {
+      return fixture.env;
+    },
+    get db() {
+      return fixture.db;
+    },
+    stack: fixture,
+  };
 }

@@ -5,32 +5,17 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import type { Worker } from '@temporalio/worker';
-import { createActivities } from '../../activities';
-import { createApp } from '../../api/app';
 import type { RemittanceSettings } from '../../api/remittance/settings';
 import type { Db } from '../../db/knex';
-import { createLogger } from '../../platform/logger';
-import type { GatewaySettings } from '../../platform/require-services';
-import { generateSandboxKeyPair, startSandbox, type Sandbox, type SandboxOptions } from '../../sandbox';
-import { createInstrumentedGateway } from '../../workers/gateway';
+import type { SandboxOptions } from '../../sandbox';
 import { FINAL_REMITTANCE_STATUSES } from '../../workflows/remittance-definitions';
-import { jsonOf, listen, newKey, type RunningApi } from './api';
-import { testMerchant, testPayoutSettings } from './settings';
-import { createTestWorker } from './temporal';
+import { callApi } from './api';
+import { startStack, type Stack } from './stack';
 
-export interface RemittanceStack {
-  sandbox: Sandbox;
-  api: RunningApi;
-  taskQueue: string;
+export type RemittanceStack = Stack<'operatorKey' | 'viewerKey'> & {
   /** The API's settings object: a test may change `timing` before it creates a remittance. */
   settings: RemittanceSettings;
-  operatorKey: string;
-  viewerKey: string;
-  close(): Promise<void>;
-}
-
-const keyPair = generateSandboxKeyPair();
+};
 
 /** Small waits, so fallbacks and retries happen within a test's time. */
 export const testRemittanceSettings = (taskQueue: string): RemittanceSettings => ({
@@ -50,62 +35,30 @@ export async function startRemittanceStack(
   options: Pick<SandboxOptions, 'timing' | 'balances'> = {},
 ): Promise<RemittanceStack> {
   const taskQueue = `remittance-${randomUUID()}`;
-  const sandbox = await startSandbox({
-    merchant: testMerchant,
-    keyPair,
-    timing: { ipnDelayMs: 5, pendingSettleMs: 60_000, ...options.timing },
-    balances: { VND: 0, USD: 10_000, EUR: 10_000, ...options.balances },
-  });
-  const gateway: GatewaySettings = { baseUrl: sandbox.url, ...testMerchant, publicKey: keyPair.publicKeyPem };
   const settings = testRemittanceSettings(taskQueue);
-  const api = await listen(
-    createApp({
-      db,
-      temporal: env.client,
-      logger: createLogger('silent'),
-      merchant: testMerchant,
-      payouts: testPayoutSettings(taskQueue),
-      remittance: settings,
-    }),
-  );
-  const activities = createActivities({
-    db,
-    gateway: createInstrumentedGateway(gateway),
-    publicBaseUrl: api.baseUrl,
-  });
-  const worker: Worker = (await createTestWorker(env, activities, taskQueue)).worker;
-  const running = worker.run();
-  return {
-    sandbox,
-    api,
+  const stack = await startStack(env, db, {
     taskQueue,
-    settings,
-    operatorKey: await newKey(db, ['remittance'], `remittance-${taskQueue}`),
-    viewerKey: await newKey(db, ['viewer'], `viewer-${taskQueue}`),
-    async close() {
-      worker.shutdown();
-      await running;
-      await api.close();
-      await sandbox.close();
+    sandbox: {
+      timing: { pendingSettleMs: 60_000, ...options.timing },
+      balances: { VND: 0, USD: 10_000, EUR: 10_000, ...options.balances },
     },
-  };
+    app: { remittance: settings },
+    keys: {
+      operatorKey: { name: 'remittance', roles: ['remittance'] },
+      viewerKey: { name: 'viewer', roles: ['viewer'] },
+    },
+  });
+  return { ...stack, settings };
 }
 
-export async function remittanceCall(
+export const remittanceCall = (
   stack: Pick<RemittanceStack, 'api'>,
   key: string,
   method: string,
   path: string,
   body?: unknown,
   headers: Record<string, string> = {},
-) {
-  const response = await fetch(`${stack.api.baseUrl}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...headers },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  return { status: response.status, body: await jsonOf(response) };
-}
+) => callApi(stack.api, key, method, path, body, headers);
 
 /** Polls payrun's records (not Temporal) until the remittance reaches one of `statuses`. */
 export async function waitForRemittance(

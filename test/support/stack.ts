@@ -1,0 +1,173 @@
+/**
+ * Everything a capability's tests touch, for one test file: the sandbox gateway over real HTTP, payrun's
+ * API (its routes and the IPN receivers the sandbox calls) and a real worker, all on the given Temporal
+ * environment and the run's own database. The payout, remittance, payment, subscription and token
+ * stacks are this with their own options.
+ */
+import { afterAll, beforeAll } from 'vitest';
+import { Client } from '@temporalio/client';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import type { Worker } from '@temporalio/worker';
+import { createActivities, type ActivityDependencies } from '../../activities';
+import { createApp, type ApiDependencies } from '../../api/app';
+import type { Role } from '../../api/auth/roles';
+import type { Db } from '../../db/knex';
+import type { GatewayClient } from '../../gateway';
+import { ipnPaths } from '../../platform/ipn-paths';
+import { createLogger, type Logger } from '../../platform/logger';
+import { generateSandboxKeyPair, startSandbox, type Sandbox, type SandboxOptions } from '../../sandbox';
+import type { PayrunWorkerOptions } from '../../workers/worker';
+import { createInstrumentedGateway } from '../../workers/gateway';
+import { durationMs } from '../../workflows/durations';
+import { listen, newKey, type RunningApi } from './api';
+import { connectTestDatabase } from './database';
+import { testMerchant, testPayoutSettings } from './settings';
+import { createTestWorker, testDataConverter } from './temporal';
+
+export interface StackOptions<K extends string> {
+  taskQueue: string;
+  /** The API keys to create, by the property that holds them; each is named `${name}-${taskQueue}`. */
+  keys: Record<K, { name: string; roles: Role[] }>;
+  /** Merged over fast timing (IPN after 5 ms, pending settles after 300 ms) and the default balances. */
+  sandbox?: Omit<Partial<SandboxOptions>, 'merchant' | 'keyPair'>;
+  /**
+   * The sandbox's clock. 'server': it follows the Temporal test server's, catching up before every
+   * gateway call, so expiry and "today" agree with workflow time. 'movable': real time plus what
+   * `advance()` skipped. Unset: real time.
+   */
+  clock?: 'server' | 'movable';
+  /** The API's and the gateway client's logger; silent by default. */
+  logger?: Logger;
+  /** Settings of the capabilities under test (the payouts' are always the test ones). */
+  app?: Pick<ApiDependencies, 'remittance' | 'subscriptions' | 'payments' | 'tokens'>;
+  /** The API gets a client that does not skip time, so only `advance()` moves workflow time. */
+  plainApiClient?: boolean;
+  /** Points the sandbox's unbind notifications at the API's receiver. */
+  unbindToApi?: boolean;
+  activities?: Pick<ActivityDependencies, 'subscriptionSecrets' | 'savedMethodSecrets'>;
+  workerTuning?: PayrunWorkerOptions['tuning'];
+}
+
+export type Stack<K extends string = never> = {
+  sandbox: Sandbox;
+  api: RunningApi;
+  taskQueue: string;
+  /** Starts a worker (again, after a simulated crash). */
+  startWorker(): Promise<void>;
+  /** Stops the worker as a crash would, without waiting for running activities to finish. */
+  stopWorker(): Promise<void>;
+  /** Skips Temporal time, and moves a 'movable' sandbox clock along with it. */
+  advance(duration: string): Promise<void>;
+  close(): Promise<void>;
+} & Record<K, string>;
+
+const keyPair = generateSandboxKeyPair();
+
+export async function startStack<K extends string>(
+  env: TestWorkflowEnvironment,
+  db: Db,
+  options: StackOptions<K>,
+): Promise<Stack<K>> {
+  const { taskQueue, clock } = options;
+  const logger = options.logger ?? createLogger('silent');
+  let serverTime = clock === 'server' ? await env.currentTimeMs() : 0;
+  let offset = 0;
+  const sandbox = await startSandbox({
+    merchant: testMerchant,
+    keyPair,
+    ...options.sandbox,
+    timing: { ipnDelayMs: 5, pendingSettleMs: 300, ...options.sandbox?.timing },
+    ...(clock === 'server' && { now: () => serverTime }),
+    ...(clock === 'movable' && { now: () => Date.now() + offset }),
+  });
+  const api = await listen(
+    createApp({
+      db,
+      temporal: options.plainApiClient
+        ? new Client({ connection: env.connection, dataConverter: testDataConverter })
+        : env.client,
+      logger,
+      merchant: testMerchant,
+      payouts: testPayoutSettings(taskQueue),
+      ...options.app,
+    }),
+  );
+  if (options.unbindToApi) sandbox.admin.setUnbindUrl(`${api.baseUrl}${ipnPaths.unbind}`);
+  const real = createInstrumentedGateway(
+    { baseUrl: sandbox.url, ...testMerchant, publicKey: keyPair.publicKeyPem },
+    logger,
+  );
+  const gateway: GatewayClient =
+    clock === 'server'
+      ? {
+          prepare: real.prepare,
+          call: async (operation, fields, callOptions) => {
+            serverTime = await env.currentTimeMs();
+            return real.call(operation, fields, callOptions);
+          },
+        }
+      : real;
+  const activities = createActivities({ db, gateway, publicBaseUrl: api.baseUrl, ...options.activities });
+
+  const keys = {} as Record<K, string>;
+  for (const [property, { name, roles }] of Object.entries(options.keys) as [
+    K,
+    StackOptions<K>['keys'][K],
+  ][]) {
+    keys[property] = await newKey(db, roles, `${name}-${taskQueue}`);
+  }
+
+  let worker: Worker | undefined;
+  let running: Promise<void> | undefined;
+  const stack = {
+    sandbox,
+    api,
+    taskQueue,
+    ...keys,
+    async startWorker() {
+      worker = (await createTestWorker(env, activities, taskQueue, options.workerTuning)).worker;
+      running = worker.run();
+    },
+    async stopWorker() {
+      if (!worker) return;
+      worker.shutdown();
+      await running;
+      worker = undefined;
+    },
+    async advance(duration: string) {
+      offset += durationMs(duration);
+      await env.sleep(duration);
+    },
+    async close() {
+      await stack.stopWorker();
+      await api.close();
+      await sandbox.close();
+    },
+  } as Stack<K>;
+  await stack.startWorker();
+  return stack;
+}
+
+export type StackFixture<K extends string = never> = { env: TestWorkflowEnvironment; db: Db } & Stack<K>;
+
+/**
+ * One stack for a test file, started before its tests and closed after them. Read the fields inside
+ * tests (they are set in beforeAll): `const t = useStack(createTimeSkippingEnv, { ... })`.
+ */
+export function useStack<K extends string>(
+  createEnv: () => Promise<TestWorkflowEnvironment>,
+  options: StackOptions<K> & { hookTimeoutMs?: number },
+): StackFixture<K> {
+  const fixture = {} as StackFixture<K>;
+  beforeAll(async () => {
+    fixture.env = await createEnv();
+    fixture.db = connectTestDatabase();
+    Object.assign(fixture, await startStack(fixture.env, fixture.db, options));
+  }, options.hookTimeoutMs);
+  afterAll(async () => {
+    await fixture.close?.();
+    await fixture.db?.destroy();
+    await fixture.env?.teardown();
+  });
+  return fixture;
+}
