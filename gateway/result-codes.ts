@@ -58,6 +58,9 @@ export const RESULT_CODES: readonly ResultCodeInfo[] = [
     true,
     'final-failure',
   ),
+  assumed(1000, 'Waiting for the customer to confirm the payment', false, 'wait-for-ipn'),
+  assumed(1005, 'Payment link or QR expired before the customer paid', true, 'final-failure'),
+  assumed(1006, 'The customer declined the payment', true, 'final-failure'),
   spec(1007, 'Inactive or nonexistent user account', true, 'final-failure'),
   spec(1008, "Amount exceeds the user's receiving limit", true, 'final-failure'),
   spec(1100, 'Merchant balance insufficient', true, 'final-failure'),
@@ -101,6 +104,9 @@ export const ASSUMED_CODES = {
   securityCodeLocked: 8203,
   securityCodeTooFrequent: 8204,
   securityCodeDailyLimit: 8205,
+  awaitingCustomer: 1000,
+  linkExpired: 1005,
+  customerDeclined: 1006,
 } as const;
 
 const BY_CODE = new Map(RESULT_CODES.map((info) => [info.code, info]));

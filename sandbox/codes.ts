@@ -19,10 +19,8 @@ export const CODE = {
   batchCreated: 8003,
   insufficientFunds: ASSUMED_CODES.insufficientFunds,
   refundFailed: 1002,
-  /** Not in the spec (the real gateway's "URL or QR expired"); unknown to gateway/result-codes. */
-  linkExpired: 1005,
-  /** Not in the spec (the real gateway's "customer declined"); unknown to gateway/result-codes. */
-  customerDeclined: 1006,
+  linkExpired: ASSUMED_CODES.linkExpired,
+  customerDeclined: ASSUMED_CODES.customerDeclined,
   redirectCustomer: 8000,
   twoFactorRequired: 8200,
   subscriptionNotActive: ASSUMED_CODES.subscriptionNotActive,
