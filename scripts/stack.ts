@@ -16,6 +16,7 @@ import { startEmbeddedPostgres } from '../db/embedded-postgres';
 import { withDatabaseName } from '../db/knex';
 import { requireGateway, type GatewaySettings } from '../platform/require-services';
 import { PAYRUN_SEARCH_ATTRIBUTES } from '../workflows/search-attributes';
+import { ensureSearchAttributes } from './search-attributes';
 import { resolveDevServer } from './temporal-binaries';
 
 export interface Started<T> {
@@ -75,6 +76,14 @@ export async function startTemporal(
     const address = config.TEMPORAL_ADDRESS;
     const connection = await Connection.connect({ address });
     const workerConnection = await NativeConnection.connect({ address });
+    await ensureSearchAttributes(connection, namespace).then(
+      (added) => added.length && log.info({ added }, 'Registered payrun search attributes'),
+      (error: unknown) =>
+        log.warn(
+          { reason: (error as Error).message },
+          'Could not register payrun search attributes; create them with `temporal operator search-attribute create` (README)',
+        ),
+    );
     return {
       value: { address, client: new Client({ connection, namespace, dataConverter }), workerConnection },
       stop: async () => {
@@ -103,6 +112,9 @@ export async function startTemporal(
     },
     client: { dataConverter },
   });
+  const added = await ensureSearchAttributes(env.connection, namespace);
+  if (added.length)
+    log.info({ added }, 'Registered payrun search attributes in the existing dev server state');
   return {
     value: {
       address: `127.0.0.1:${config.TEMPORAL_PORT}`,

@@ -1,0 +1,29 @@
+/** payrun's search attributes are registered once in a namespace that lacks them, and left alone after. */
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { Connection } from '@temporalio/client';
+import { inject } from 'vitest';
+import { ensureSearchAttributes } from '../../scripts/search-attributes';
+
+let connection: Connection;
+beforeAll(async () => {
+  connection = await Connection.connect({ address: inject('devServerAddress') });
+});
+afterAll(async () => {
+  await connection.close();
+});
+
+it('adds the missing search attributes to a namespace, then finds nothing to add', async () => {
+  const namespace = `sa-${randomUUID().slice(0, 8)}`;
+  await connection.workflowService.registerNamespace({
+    namespace,
+    workflowExecutionRetentionPeriod: { seconds: 86_400 },
+  });
+  expect((await ensureSearchAttributes(connection, namespace)).sort()).toEqual([
+    'PayrunCustomer',
+    'PayrunKind',
+    'PayrunOrderId',
+    'PayrunRunId',
+  ]);
+  expect(await ensureSearchAttributes(connection, namespace)).toEqual([]);
+});
