@@ -1,6 +1,7 @@
 /** payrun's search attributes are registered once in a namespace that lacks them, and left alone after. */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import Long from 'long';
 import { Connection } from '@temporalio/client';
 import { inject } from 'vitest';
 import { ensureSearchAttributes } from '../../scripts/search-attributes';
@@ -17,7 +18,7 @@ it('adds the missing search attributes to a namespace, then finds nothing to add
   const namespace = `sa-${randomUUID().slice(0, 8)}`;
   await connection.workflowService.registerNamespace({
     namespace,
-    workflowExecutionRetentionPeriod: { seconds: 86_400 },
+    workflowExecutionRetentionPeriod: { seconds: Long.fromNumber(86_400) },
   });
   expect((await ensureSearchAttributes(connection, namespace)).sort()).toEqual([
     'PayrunCustomer',

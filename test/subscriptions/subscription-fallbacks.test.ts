@@ -1,0 +1,146 @@
+/** Subscription fallbacks: a lost authorization IPN (api/query + cbQuery) and a pending charge (7000). */
+import { randomUUID } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { addDays, dayOfGmt7, instantOf } from '../../workflows/billing-calendar';
+import { createTimeSkippingEnv } from '../support/temporal';
+import { call, useSubscriptionStack } from './stack';
+
+const t = useSubscriptionStack(createTimeSkippingEnv);
+
+const today = async () => dayOfGmt7(await t.env.currentTimeMs());
+/** Lets workflow time run until 10:00 GMT+7 on `date` (every timer before it fires in order). */
+async function skipTo(date: string) {
+  const ms = instantOf(date, 10) - (await t.env.currentTimeMs());
+  if (ms > 0) await t.env.sleep(ms);
+}
+
+async function view(id: string) {
+  const answer = await call(t, 'GET', `/v1/subscriptions/${id}`, undefined, t.viewerKey);
+  expect(answer.status).toBe(200);
+  return answer.body;
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+async function until(id: string, check: (body: any) => boolean, what: string) {
+  for (let attempt = 0; attempt < 200; attempt++) {
+    const body = await view(id);
+    if (check(body)) return body;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`${id} never reached: ${what}; now ${JSON.stringify(await view(id))}`);
+}
+
+/** Creates the subscription and returns before the customer approves it. */
+async function create(body: { amount: number; subscriptionInfo: Record<string, unknown> }) {
+  const subscriptionId = `s${randomUUID().slice(0, 10)}`;
+  const partnerClientId = `member${randomUUID().slice(0, 6)}`;
+  const created = await call(t, 'POST', '/v1/subscriptions', {
+    subscriptionId,
+    partnerClientId,
+    orderInfo: 'Gym membership',
+    ...body,
+    subscriptionInfo: {
+      name: 'Gym',
+      subsOwner: '0912345678',
+      partnerSubsId: 'GYM-1',
+      ...body.subscriptionInfo,
+    },
+  });
+  expect(created.status, JSON.stringify(created.body)).toBe(201);
+  return { subscriptionId, partnerClientId };
+}
+
+/** Activity types the workflow's current run scheduled, in order. */
+async function activitiesOf(workflowId: string) {
+  const history = await t.env.client.workflow.getHandle(workflowId).fetchHistory();
+  return (history.events ?? []).flatMap((event) => {
+    const name = event.activityTaskScheduledEventAttributes?.activityType?.name;
+    return name ? [name] : [];
+  });
+}
+
+const ledgerOf = (id: string) =>
+  t.sandbox.admin.ledger().filter((entry) => entry.orderId === id || entry.orderId.startsWith(`${id}-`));
+
+describe('subscription fallbacks', () => {
+  it('authorization IPN lost: api/query then cbQuery after the wait → active, the first charge recorded once', async () => {
+    const { subscriptionId } = await create({
+      amount: 20_000,
+      subscriptionInfo: { type: 'FIXED', recurringAmount: 20_000, frequency: 'MONTHLY' },
+    });
+    t.sandbox.admin.setFaults({
+      operation: 'subscription.start',
+      notification: 'payment.resultB',
+      ipn: { drop: true },
+      times: 1,
+    });
+    try {
+      t.sandbox.admin.approvePayment(subscriptionId);
+      for (let attempt = 0; attempt < 100; attempt++) {
+        if (t.sandbox.admin.ipnLog().some((entry) => entry.orderId === subscriptionId)) break;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      expect(
+        t.sandbox.admin
+          .ipnLog()
+          .filter((entry) => entry.orderId === subscriptionId)
+          .map((entry) => entry.outcome),
+      ).toEqual(['dropped']);
+      // No IPN: still authorizing until the wait (10 minutes in tests) runs out.
+      expect((await view(subscriptionId)).status).toBe('authorizing');
+      await t.env.sleep(11 * 60_000);
+      const active = await until(
+        subscriptionId,
+        (s) => s.status === 'active',
+        'active by the query fallback',
+      );
+      expect(active.charges).toEqual([
+        expect.objectContaining({ cycle: 0, amount: 20_000, status: 'succeeded' }),
+      ]);
+      expect(t.sandbox.admin.subscription(subscriptionId)).toMatchObject({ status: 'active' });
+      const steps = await activitiesOf(active.workflowId);
+      expect(steps).toContain('checkSubscriptionAuthorization');
+      expect(steps.indexOf('checkSubscriptionAuthorization')).toBeLessThan(
+        steps.indexOf('activateSubscription'),
+      );
+      const ledger = ledgerOf(subscriptionId);
+      expect(ledger).toHaveLength(1);
+      expect(ledger[0]).toMatchObject({ orderId: subscriptionId, amount: 20_000, outcome: 'succeeded' });
+    } finally {
+      t.sandbox.admin.clearFaults();
+    }
+  });
+
+  it('a pending charge (7000, no IPN for charges) is settled by api/query and recorded as succeeded', async () => {
+    const start = await today();
+    const { subscriptionId } = await create({
+      amount: 0,
+      subscriptionInfo: {
+        type: 'FIXED',
+        recurringAmount: 57_000, // ends in 7000: the sandbox answers 7000, then settles to 0
+        frequency: 'DAILY',
+        nextPaymentDate: addDays(start, 1),
+        expiryDate: addDays(start, 2),
+      },
+    });
+    t.sandbox.admin.approvePayment(subscriptionId);
+    await until(subscriptionId, (s) => s.status === 'active', 'active');
+    await skipTo(addDays(start, 3));
+    const done = await until(subscriptionId, (s) => s.status === 'expired', 'expired');
+    expect(done.charges).toEqual([
+      expect.objectContaining({ cycle: 1, amount: 57_000, status: 'succeeded', resultCode: 0 }),
+    ]);
+    expect(done.charges[0].transId).toBeTruthy();
+    const ledger = ledgerOf(subscriptionId);
+    expect(ledger).toHaveLength(1);
+    expect(ledger[0]).toMatchObject({
+      orderId: `${subscriptionId}-c1`,
+      amount: 57_000,
+      outcome: 'succeeded',
+      resultCode: 0,
+    });
+    // The gateway sent no notification for the charge: the query resolved it.
+    expect(await activitiesOf(done.workflowId)).toContain('querySubscriptionCharge');
+    expect(t.sandbox.admin.ipnLog().filter((entry) => entry.orderId === `${subscriptionId}-c1`)).toEqual([]);
+  });
+});
