@@ -48,7 +48,8 @@ describe('npm run dev', () => {
   it('prints the URLs, serves the Temporal UI and the API, and leaves no process after Ctrl-C', async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'payrun-dev-'));
     fs.chmodSync(dataDir, 0o755);
-    const [apiPort, temporalPort, uiPort, pgPort] = [
+    const [apiPort, temporalPort, uiPort, pgPort, sandboxPort] = [
+      await freePort(),
       await freePort(),
       await freePort(),
       await freePort(),
@@ -63,6 +64,8 @@ describe('npm run dev', () => {
       TEMPORAL_PORT: String(temporalPort),
       TEMPORAL_UI_PORT: String(uiPort),
       EMBEDDED_PG_PORT: String(pgPort),
+      SANDBOX_PORT: String(sandboxPort),
+      GATEWAY_BASE_URL: '',
     };
     const dev = spawn(process.execPath, ['--import', 'tsx', 'scripts/dev.ts'], {
       env,
