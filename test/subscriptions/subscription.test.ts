@@ -1,64 +1,12 @@
 /** Subscription billing through the API, on the time-skipping server, against the sandbox over HTTP. */
-import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { addDays, dayOfGmt7, instantOf } from '../../workflows/billing-calendar';
+import { addDays } from '../../workflows/billing-calendar';
 import { createTimeSkippingEnv } from '../support/temporal';
+import { subscriptionSteps } from './steps';
 import { call, useSubscriptionStack } from './stack';
 
 const t = useSubscriptionStack(createTimeSkippingEnv);
-
-const today = async () => dayOfGmt7(await t.env.currentTimeMs());
-/** Lets workflow time run until 10:00 GMT+7 on `date` (every timer before it fires in order). */
-async function skipTo(date: string) {
-  const ms = instantOf(date, 10) - (await t.env.currentTimeMs());
-  if (ms > 0) await t.env.sleep(ms);
-}
-
-async function view(id: string) {
-  const answer = await call(t, 'GET', `/v1/subscriptions/${id}`, undefined, t.viewerKey);
-  expect(answer.status).toBe(200);
-  return answer.body;
-}
-
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-async function until(id: string, check: (body: any) => boolean, what: string) {
-  for (let attempt = 0; attempt < 200; attempt++) {
-    const body = await view(id);
-    if (check(body)) return body;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`${id} never reached: ${what}; now ${JSON.stringify(await view(id))}`);
-}
-
-async function subscribe(
-  body: { amount: number; subscriptionInfo: Record<string, unknown> },
-  client = 'member',
-) {
-  const subscriptionId = `s${randomUUID().slice(0, 10)}`;
-  const partnerClientId = `${client}${randomUUID().slice(0, 6)}`;
-  const created = await call(t, 'POST', '/v1/subscriptions', {
-    subscriptionId,
-    partnerClientId,
-    orderInfo: 'Gym membership',
-    ...body,
-    subscriptionInfo: {
-      name: 'Gym',
-      subsOwner: '0912345678',
-      partnerSubsId: 'GYM-1',
-      ...body.subscriptionInfo,
-    },
-  });
-  expect(created.status, JSON.stringify(created.body)).toBe(201);
-  expect(created.body.payUrl).toContain(`/pay/${subscriptionId}`);
-  expect(created.body.deeplink).toBeTruthy();
-  expect(created.body.qrCodeUrl).toBeTruthy();
-  t.sandbox.admin.approvePayment(subscriptionId);
-  await until(subscriptionId, (s) => s.status === 'active', 'active');
-  return { subscriptionId, partnerClientId };
-}
-
-const ledgerOf = (id: string) =>
-  t.sandbox.admin.ledger().filter((entry) => entry.orderId === id || entry.orderId.startsWith(`${id}-`));
+const { today, skipTo, view, until, subscribe, ledgerOf } = subscriptionSteps(t);
 
 describe('subscriptions', () => {
   it('bills a year of MONTHLY cycles from Jan 31 (leap year), with continue-as-new, then expires', async () => {

@@ -1,0 +1,82 @@
+/** The steps subscription tests take through the API, against one fixture. */
+import { randomUUID } from 'node:crypto';
+import { expect } from 'vitest';
+import { dayOfGmt7, instantOf } from '../../workflows/billing-calendar';
+import { call, type SubscriptionFixture } from './stack';
+
+export function subscriptionSteps(t: SubscriptionFixture) {
+  const today = async () => dayOfGmt7(await t.env.currentTimeMs());
+
+  /** Lets workflow time run until 10:00 GMT+7 on `date` (every timer before it fires in order). */
+  async function skipTo(date: string) {
+    const ms = instantOf(date, 10) - (await t.env.currentTimeMs());
+    if (ms > 0) await t.env.sleep(ms);
+  }
+
+  async function view(id: string) {
+    const answer = await call(t, 'GET', `/v1/subscriptions/${id}`, undefined, t.viewerKey);
+    expect(answer.status).toBe(200);
+    return answer.body;
+  }
+
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  async function until(id: string, check: (body: any) => boolean, what: string) {
+    for (let attempt = 0; attempt < 200; attempt++) {
+      const body = await view(id);
+      if (check(body)) return body;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    throw new Error(`${id} never reached: ${what}; now ${JSON.stringify(await view(id))}`);
+  }
+
+  /** Creates the subscription and returns before the customer approves it. */
+  async function create(
+    body: { amount: number; subscriptionInfo: Record<string, unknown> },
+    client = 'member',
+  ) {
+    const subscriptionId = `s${randomUUID().slice(0, 10)}`;
+    const partnerClientId = `${client}${randomUUID().slice(0, 6)}`;
+    const created = await call(t, 'POST', '/v1/subscriptions', {
+      subscriptionId,
+      partnerClientId,
+      orderInfo: 'Gym membership',
+      ...body,
+      subscriptionInfo: {
+        name: 'Gym',
+        subsOwner: '0912345678',
+        partnerSubsId: 'GYM-1',
+        ...body.subscriptionInfo,
+      },
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    return { subscriptionId, partnerClientId, created };
+  }
+
+  /** Creates the subscription, checks the customer's links, has the customer approve, waits for active. */
+  async function subscribe(
+    body: { amount: number; subscriptionInfo: Record<string, unknown> },
+    client = 'member',
+  ) {
+    const { subscriptionId, partnerClientId, created } = await create(body, client);
+    expect(created.body.payUrl).toContain(`/pay/${subscriptionId}`);
+    expect(created.body.deeplink).toBeTruthy();
+    expect(created.body.qrCodeUrl).toBeTruthy();
+    t.sandbox.admin.approvePayment(subscriptionId);
+    await until(subscriptionId, (s) => s.status === 'active', 'active');
+    return { subscriptionId, partnerClientId };
+  }
+
+  /** Activity types the workflow's current run scheduled, in order. */
+  async function activitiesOf(workflowId: string) {
+    const history = await t.env.client.workflow.getHandle(workflowId).fetchHistory();
+    return (history.events ?? []).flatMap((event) => {
+      const name = event.activityTaskScheduledEventAttributes?.activityType?.name;
+      return name ? [name] : [];
+    });
+  }
+
+  const ledgerOf = (id: string) =>
+    t.sandbox.admin.ledger().filter((entry) => entry.orderId === id || entry.orderId.startsWith(`${id}-`));
+
+  return { today, skipTo, view, until, create, subscribe, activitiesOf, ledgerOf };
+}
