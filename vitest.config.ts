@@ -1,14 +1,18 @@
 import { defineConfig } from 'vitest/config';
 
+// PAYRUN_CANARY swaps the suite for the one deliberately failing test (`npm run test:canary`), with the
+// same setup, so CI can prove that a failing test still fails the run.
+const canary = process.env.PAYRUN_CANARY === '1';
+
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
+    include: canary ? ['test/canary/*.canary.ts'] : ['test/**/*.test.ts'],
     // Temporal workers use native threads; separate processes keep them from interfering.
     pool: 'forks',
     maxWorkers: 2,
     globalSetup: ['test/support/global-setup.ts'],
     testTimeout: 60_000,
     hookTimeout: 120_000,
-    reporters: process.env.CI ? ['default'] : ['default'],
+    expect: { requireAssertions: true },
   },
 });

