@@ -186,9 +186,18 @@ export function createPayoutActivities({ db, gateway, batchIpnUrl }: PayoutActiv
       batchId: string;
       status: BatchStatus;
       reason?: string;
+      /** The gateway's code, when the gateway's refusal ended the batch. */
+      resultCode?: number;
     }): Promise<void> {
       if (input.status === 'failed') await releaseUnpaidItems(db, input.batchId, input.reason);
-      await setBatchStatus(db, input.batchId, input.status, input.reason ?? null);
+      await setBatchStatus(
+        db,
+        input.batchId,
+        input.status,
+        input.reason ?? null,
+        undefined,
+        input.resultCode,
+      );
       // A batch waiting for funds pauses its run; the run shows it until the batch moves on.
       if (input.status === 'awaiting_funds') {
         await setRunStatus(db, input.runId, 'awaiting_funds', { status_reason: input.reason ?? null });

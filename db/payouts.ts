@@ -142,12 +142,14 @@ export async function setBatchStatus(
   status: BatchStatus,
   reason: string | null,
   gatewayTotals?: unknown,
+  resultCode?: number,
 ): Promise<void> {
   await db('payout_batches')
     .where({ batch_id: batchId })
     .update({
       status,
       status_reason: reason,
+      ...(resultCode !== undefined ? { result_code: resultCode } : {}),
       ...(gatewayTotals !== undefined ? { gateway_totals: JSON.stringify(gatewayTotals) } : {}),
       updated_at: db.fn.now(),
     });

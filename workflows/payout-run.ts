@@ -120,7 +120,7 @@ export async function payoutRun(input: PayoutRunInput): Promise<RunStatus> {
           runId,
           batchId: next.batchId,
           status: 'failed',
-          reason: failureReason(error),
+          ...failureOf(error),
         });
         results.push({ batchId: next.batchId, status: 'failed', counts: {} });
       } finally {
@@ -139,11 +139,18 @@ export async function payoutRun(input: PayoutRunInput): Promise<RunStatus> {
   return status;
 }
 
-/** The innermost failure's message: the gateway's answer or the rule that was broken, not a wrapper. */
-function failureReason(error: unknown): string {
-  let current = error as { message?: string; cause?: unknown } | undefined;
+/**
+ * The innermost failure: the gateway's answer or the rule that was broken, not a wrapper, with the
+ * gateway's result code when the gateway refused (an activity failure's details carry it).
+ */
+function failureOf(error: unknown): { reason: string; resultCode?: number } {
+  let current = error as { message?: string; cause?: unknown; details?: unknown[] } | undefined;
   while (current?.cause) current = current.cause as typeof current;
-  return current?.message ?? 'The batch failed.';
+  const detail = current?.details?.[0] as { resultCode?: unknown } | undefined;
+  return {
+    reason: current?.message ?? 'The batch failed.',
+    resultCode: typeof detail?.resultCode === 'number' ? detail.resultCode : undefined,
+  };
 }
 
 function isSamePerson(a: Actor, b: Actor): boolean {
