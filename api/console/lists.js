@@ -1,7 +1,7 @@
 /**
  * Lists whose APIs other parts of payrun serve (subscriptions, token payments, remittances). The
  * page reads rows generically — id, status, amounts, dates, workflow — so it works with whatever
- * fields those endpoints return, and says plainly when this server does not have the endpoint yet.
+ * fields those endpoints return.
  */
 import { request } from './api.js';
 import { announce, fill, fillIfChanged, h, table } from './dom.js';
@@ -99,15 +99,9 @@ export function genericListPage(main, ctx, list) {
       const rows = rowsOf(answer);
       fillIfChanged(body, rows, render);
     } catch (error) {
-      if (error.status === 404 && error.code === 'route_not_found') {
-        fillIfChanged(body, 'missing', () =>
-          h('p', { class: 'note', id: 'not-available' }, 'Not available on this server yet.'),
-        );
-      } else {
-        fillIfChanged(body, { error: error.message }, () =>
-          errorBox(error, `${list.title} could not be loaded`),
-        );
-      }
+      fillIfChanged(body, { error: error.message }, () =>
+        errorBox(error, `${list.title} could not be loaded`),
+      );
     }
   }
   void load();

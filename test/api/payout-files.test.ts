@@ -7,6 +7,7 @@ import { Client, Connection } from '@temporalio/client';
 import { inject } from 'vitest';
 import { createApp } from '../../api/app';
 import type { Db } from '../../db/knex';
+import { parseKeyId } from '../../db/api-keys';
 import { createLogger } from '../../platform/logger';
 import { jsonOf, listen, newKey, type RunningApi } from '../support/api';
 import { connectTestDatabase } from '../support/database';
@@ -56,10 +57,12 @@ afterAll(async () => {
   await db.destroy();
 });
 
+/** What this file's maker has created, so other test files writing meanwhile change nothing here. */
 async function snapshot() {
+  const mine = () => db('payout_runs').where({ uploaded_by_key: parseKeyId(maker) });
   const [runs, items] = await Promise.all([
-    db('payout_runs').count({ n: '*' }).first(),
-    db('payout_items').count({ n: '*' }).first(),
+    mine().count({ n: '*' }).first(),
+    db('payout_items').whereIn('run_id', mine().select('run_id')).count({ n: '*' }).first(),
   ]);
   return { runs: runs?.n, items: items?.n };
 }

@@ -112,6 +112,83 @@ const badFile = [
   `bad-${suffix}-1,0912345678,Trần Thị C,,30000,repeated id,`,
 ].join('\n');
 
+/**
+ * One record for each list page that this file does not drive through a workflow, written the way the
+ * workers write them, with ids of this run so the assertions cannot be met by another file's rows.
+ */
+async function seedListRecords() {
+  const by = { created_by_key: 'console-test', created_by: admin.name };
+  const subscriptionId = `sub-${suffix}`;
+  await db('subscriptions').insert({
+    subscription_id: subscriptionId,
+    workflow_id: `subscription/${subscriptionId}`,
+    partner_client_id: `client-${suffix}`,
+    name: 'Gói tháng',
+    type: 'FIXED',
+    recurring_amount: 99_000,
+    frequency: 'MONTHLY',
+    initial_amount: 99_000,
+    status: 'paused',
+    status_reason: 'two charges failed: insufficient funds',
+    ...by,
+  });
+  const bindingId = `bind-${suffix}`;
+  await db('bindings').insert({
+    binding_id: bindingId,
+    order_id: `${bindingId}-o`,
+    workflow_id: `binding/${bindingId}`,
+    kind: 'card',
+    request_type: 'payWithCC',
+    partner_client_id: `client-${suffix}`,
+    gateway_client_id: `gw-${suffix}`,
+    amount: 10_000,
+    status: 'active',
+    ...by,
+  });
+  const methodId = `method-${suffix}`;
+  await db('saved_methods').insert({
+    method_id: methodId,
+    binding_id: bindingId,
+    initial_order_id: `${bindingId}-o`,
+    partner_client_id: `client-${suffix}`,
+    gateway_client_id: `gw-${suffix}`,
+    kind: 'card',
+    card_last4: '4242',
+    token_ciphertext: 'sealed-elsewhere',
+    status: 'active',
+  });
+  const tokenPaymentId = `tp-${suffix}`;
+  await db('token_payments').insert({
+    payment_id: tokenPaymentId,
+    order_id: `${tokenPaymentId}-o`,
+    workflow_id: `token-payment/${tokenPaymentId}`,
+    method_id: methodId,
+    partner_client_id: `client-${suffix}`,
+    gateway_client_id: `gw-${suffix}`,
+    kind: 'card',
+    amount: 150_000,
+    state: 'awaiting_otp',
+    ...by,
+  });
+  const remittanceId = `rem-${suffix}`;
+  await db('remittances').insert({
+    remittance_id: remittanceId,
+    order_id: `${remittanceId}-o`,
+    workflow_id: `remittance/${remittanceId}`,
+    status: 'needs_attention',
+    request_type: 'remitToWallet',
+    auto_capture: true,
+    base_currency: 'USD',
+    foreign_amount: 100,
+    receiver_label: 'wallet …5678',
+    receiver_details: JSON.stringify({ walletId: '0912345678' }),
+    remittance_info: JSON.stringify({ reason: 'RSN01' }),
+    reason: 'RSN01',
+    ...by,
+  });
+  return { subscriptionId, tokenPaymentId, remittanceId };
+}
+
 let shotNumber = 0;
 async function shot(page: Page, name: string): Promise<void> {
   shotNumber += 1;
@@ -278,21 +355,21 @@ describe('finance console', () => {
     expect(pageErrors).toEqual([]);
   }, 60_000);
 
-  it('lists subscriptions, token payments and remittances, or says the endpoint is not there yet', async () => {
+  it('lists subscriptions, token payments and remittances, each showing a record this test made', async () => {
+    const seeded = await seedListRecords();
     const page = await openPage();
+    const pageErrors: string[] = [];
+    page.on('pageerror', (error) => pageErrors.push(error.message));
     await signIn(page, admin);
-    for (const [hash, name] of [
-      ['#/subscriptions', 'subscriptions'],
-      ['#/token-payments', 'token-payments'],
-      ['#/remittances', 'remittances'],
+    for (const [hash, name, id] of [
+      ['#/subscriptions', 'subscriptions', seeded.subscriptionId],
+      ['#/token-payments', 'token-payments', seeded.tokenPaymentId],
+      ['#/remittances', 'remittances', seeded.remittanceId],
     ] as const) {
       await page.goto(`${api.baseUrl}/console${hash}`);
-      // Whatever this server has: rows, an empty list, or a plain "not available" — never a broken page.
-      await page
-        .locator('#list-body table, #list-body #not-available, #list-body p:text("Nothing to show.")')
-        .first()
-        .waitFor();
+      await expect.poll(() => page.locator('#list-body table tbody tr', { hasText: id }).count()).toBe(1);
       await shot(page, `admin-${name}`);
     }
+    expect(pageErrors).toEqual([]);
   }, 30_000);
 });

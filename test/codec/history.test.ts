@@ -5,7 +5,6 @@
  */
 import { fileURLToPath } from 'node:url';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { setTimeout as delay } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { Client } from '@temporalio/client';
 import type { DataConverter, Payload } from '@temporalio/common';
@@ -26,6 +25,7 @@ import {
   type CodecProbeActivities,
   type CodecProbeInput,
 } from '../../workflows/codec-probe';
+import { eventually } from '../support/wait';
 
 const { History } = proto.temporal.api.history.v1;
 type History = proto.temporal.api.history.v1.IHistory;
@@ -146,10 +146,7 @@ describe('payload encryption on a real Temporal server', () => {
       memo: { walletName: input.walletName },
       workflowExecutionTimeout: '1 minute',
     });
-    for (let attempt = 0; (await handle.query(codecProbeStage)) !== 'waiting'; attempt++) {
-      if (attempt > 100) throw new Error('The probe never reached its waiting stage');
-      await delay(100);
-    }
+    await eventually(async () => expect(await handle.query(codecProbeStage)).toBe('waiting'));
     return handle;
   }
 

@@ -8,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { freePort } from '../support/global-setup';
+import { eventually } from '../support/wait';
 
 function processTable(): Array<{ pid: number; ppid: number; pgid: number }> {
   return fs
@@ -78,15 +79,14 @@ describe('npm run dev', () => {
     const exited = new Promise<number | null>((resolve) => dev.on('exit', (code) => resolve(code)));
 
     try {
-      const deadline = Date.now() + 90_000;
-      while (
-        !output.includes('payrun dev stack is running') &&
-        Date.now() < deadline &&
-        dev.exitCode === null
-      ) {
-        await new Promise((resolve) => setTimeout(resolve, 200));
-      }
-      expect(output).toContain('payrun dev stack is running');
+      // A whole stack starting (PostgreSQL, Temporal, the sandbox, the API) is the one long wait.
+      await eventually(
+        () => {
+          if (dev.exitCode !== null) throw new Error(`npm run dev exited with ${dev.exitCode}:\n${output}`);
+          expect(output).toContain('payrun dev stack is running');
+        },
+        { timeout: 90_000 },
+      );
       expect(output).toContain(`Temporal UI  http://127.0.0.1:${uiPort}`);
       expect(output).toContain('Stack self-check passed');
 
@@ -103,11 +103,7 @@ describe('npm run dev', () => {
 
       process.kill(-dev.pid!, 'SIGINT');
       expect(await exited).toBe(0);
-      const stopDeadline = Date.now() + 10_000;
-      while (started.some(alive) && Date.now() < stopDeadline) {
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
-      expect(started.filter(alive)).toEqual([]);
+      await eventually(() => expect(started.filter(alive)).toEqual([]));
     } finally {
       if (dev.exitCode === null) process.kill(-dev.pid!, 'SIGKILL');
       fs.rmSync(dataDir, { recursive: true, force: true });

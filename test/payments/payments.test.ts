@@ -2,6 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { createTimeSkippingEnv } from '../support/temporal';
+import { eventually } from '../support/wait';
 import { call, usePaymentStack } from './payment-stack';
 
 const fixture = usePaymentStack(createTimeSkippingEnv);
@@ -15,25 +16,23 @@ async function pay(body: Record<string, unknown>) {
 }
 
 /** Polls payrun's records until the payment reaches one of `statuses`; `skip` moves Temporal's clock between looks. */
+const skipping = (skip?: string) => ({ between: skip ? () => fixture.env.sleep(skip) : undefined });
+
 async function paymentIn(paymentId: string, statuses: string[], skip?: string) {
-  for (let attempt = 0; attempt < 300; attempt++) {
+  return eventually(async () => {
     const view = await call(fixture, 'GET', `/v1/payments/${paymentId}`);
     if (statuses.includes(view.body.status)) return view.body;
-    if (skip) await fixture.env.sleep(skip);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`${paymentId} never reached ${statuses.join('/')}`);
+    throw new Error(`${paymentId} is ${view.body.status}, not ${statuses.join('/')}`);
+  }, skipping(skip));
 }
 
 async function refundIn(paymentId: string, refundId: string, statuses: string[], skip?: string) {
-  for (let attempt = 0; attempt < 300; attempt++) {
+  return eventually(async () => {
     const { body } = await call(fixture, 'GET', `/v1/payments/${paymentId}/refunds`);
     const found = body.refunds.find((entry: { refundId: string }) => entry.refundId === refundId);
     if (found && statuses.includes(found.status)) return found;
-    if (skip) await fixture.env.sleep(skip);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`${refundId} never reached ${statuses.join('/')}`);
+    throw new Error(`${refundId} is ${found?.status}, not ${statuses.join('/')}`);
+  }, skipping(skip));
 }
 
 const approve = (orderId: string, options?: Parameters<typeof fixture.sandbox.admin.approvePayment>[1]) =>
@@ -99,10 +98,13 @@ describe('one-time payments', () => {
       expect(done).toMatchObject({ status: 'succeeded', resultCode: 0, payType, amount: 150_000 });
       expect(done.transId).toMatch(/^\d+$/);
       // The one-time card flow is acknowledged with the spec's signed JSON (200); the others with 204.
-      const delivered = fixture.sandbox.admin
-        .ipnLog()
-        .filter((entry) => entry.orderId === paymentId && entry.attempt > 0);
-      expect(delivered.map((entry) => entry.httpStatus)).toContain(requestType === 'payWithCC' ? 200 : 204);
+      // The payment can be settled by a query before the notification's delivery is logged: wait for it.
+      await eventually(() => {
+        const delivered = fixture.sandbox.admin
+          .ipnLog()
+          .filter((entry) => entry.orderId === paymentId && entry.attempt > 0);
+        expect(delivered.map((entry) => entry.httpStatus)).toContain(requestType === 'payWithCC' ? 200 : 204);
+      });
     },
   );
 
@@ -295,12 +297,9 @@ describe('card terminal and POS', () => {
     expect(created.body.status).toBe('succeeded');
     expect(created.body.transId).toBeTruthy();
     // The POS answer has no payType: the IPN (or, when it is late, api/query) brings it.
-    let withPayType = (await call(fixture, 'GET', `/v1/payments/${paymentId}`)).body;
-    for (let attempt = 0; !withPayType.payType && attempt < 200; attempt++) {
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      withPayType = (await call(fixture, 'GET', `/v1/payments/${paymentId}`)).body;
-    }
-    expect(withPayType.payType).toBe('app');
+    await eventually(async () =>
+      expect((await call(fixture, 'GET', `/v1/payments/${paymentId}`)).body.payType).toBe('app'),
+    );
     const refund = await call(fixture, 'POST', `/v1/payments/${paymentId}/refunds`, { amount: 250_000 });
     expect(refund.body.status).toBe('succeeded');
 

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { apiCall, usePayoutStack } from '../support/payout-stack';
 import { createTimeSkippingEnv } from '../support/temporal';
+import { eventually } from '../support/wait';
 
 const fixture = usePayoutStack(createTimeSkippingEnv);
 
@@ -30,18 +31,19 @@ async function finalState(
   statuses = ['succeeded', 'failed', 'needs_attention'],
   skip?: string,
 ) {
-  for (let attempt = 0; attempt < 200; attempt++) {
-    const view = await apiCall(
-      fixture.stack,
-      fixture.stack.makerKey,
-      'GET',
-      `/v1/disbursements/${disbursementId}`,
-    );
-    if (statuses.includes(view.body.status)) return view.body;
-    if (skip) await fixture.env.sleep(skip);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`${disbursementId} never reached ${statuses.join('/')}`);
+  return eventually(
+    async () => {
+      const view = await apiCall(
+        fixture.stack,
+        fixture.stack.makerKey,
+        'GET',
+        `/v1/disbursements/${disbursementId}`,
+      );
+      if (statuses.includes(view.body.status)) return view.body;
+      throw new Error(`${disbursementId} is ${view.body.status}, not ${statuses.join('/')}`);
+    },
+    { between: skip ? () => fixture.env.sleep(skip) : undefined },
+  );
 }
 
 const movements = (orderId: string) =>

@@ -7,17 +7,15 @@ import { expect, it } from 'vitest';
 import type { OperationName } from '../../gateway';
 import { payoutFile, uploadAndApprove, waitForRunStatus, usePayoutStack } from '../support/payout-stack';
 import { createTimeSkippingEnv } from '../support/temporal';
+import { eventually } from '../support/wait';
 
 const fixture = usePayoutStack(createTimeSkippingEnv);
 
 async function waitForBatchStatus(runId: string, status: string) {
-  const deadline = Date.now() + 20_000;
-  while (Date.now() < deadline) {
+  await eventually(async () => {
     const batch = await fixture.db('payout_batches').where({ run_id: runId, seq: 1 }).first();
-    if (batch?.status === status) return;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  throw new Error(`batch of ${runId} never reached ${status}`);
+    expect(batch?.status, `batch 1 of ${runId}`).toBe(status);
+  });
 }
 
 const crashPoints: Array<{ name: string; operation: OperationName; status: string; dropResponse?: boolean }> =

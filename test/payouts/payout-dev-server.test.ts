@@ -17,6 +17,7 @@ import {
 } from '../support/payout-stack';
 import { testMerchant } from '../support/settings';
 import { connectDevServer } from '../support/temporal';
+import { eventually } from '../support/wait';
 
 let env: TestWorkflowEnvironment;
 let db: Db;
@@ -48,17 +49,16 @@ it('finds the batches of a run by search attribute and logs no secret or persona
     (_match, amount) => `,0${amount}77,${amount},Payout`,
   );
   const runId = await uploadAndApprove(stack, csv);
-  const run = await waitForRunStatus(db, runId, ['reconciled', 'needs_attention'], { timeoutMs: 60_000 });
+  const run = await waitForRunStatus(db, runId, ['reconciled', 'needs_attention'], { timeout: 60_000 });
   expect(run.status).toBe('reconciled');
 
   const query = `PayrunKind = 'payout-batch' AND PayrunRunId = '${runId}'`;
-  let found: string[] = [];
-  for (let attempt = 0; attempt < 50 && found.length < 2; attempt++) {
-    found = [];
+  // Visibility is eventually consistent: wait until the index shows both batches.
+  await eventually(async () => {
+    const found: string[] = [];
     for await (const workflow of env.client.workflow.list({ query })) found.push(workflow.workflowId);
-    if (found.length < 2) await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  expect(found.sort()).toEqual([`payout-batch/${runId}-b001`, `payout-batch/${runId}-b002`]);
+    expect(found.sort()).toEqual([`payout-batch/${runId}-b001`, `payout-batch/${runId}-b002`]);
+  });
 
   const logs = captured.join('');
   expect(logs.length).toBeGreaterThan(1000);

@@ -1,6 +1,7 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { GatewayTransportError, parseNotification } from '../../gateway';
 import { ids, keys, sleep, startTestGateway, useTestGateway, wallet } from './support';
+import { eventually } from '../support/wait';
 
 const { gw, ipn } = useTestGateway();
 beforeEach(() => {
@@ -28,7 +29,9 @@ describe('idempotency', () => {
     gw.sandbox.admin.setFaults({ operation: 'disbursement.pay', latencyMs: 150, times: 1 });
     const request = pay();
     const slow = gw.client.call('disbursement.pay', request);
-    await sleep(30);
+    // The sandbox takes a fault rule only after it has claimed the requestId: once the rule is used up,
+    // the first request is in progress.
+    await eventually(() => expect(gw.sandbox.admin.faults()).toEqual([]));
     const concurrent = await gw.client.call('disbursement.pay', request);
     expect(concurrent.resultCode).toBe(40);
     expect(concurrent.message).toMatch(/still being processed/);
@@ -91,9 +94,12 @@ describe('request faults', () => {
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(GatewayTransportError);
     expect(error).toMatchObject({ reason: 'timeout', retryable: true });
-    await sleep(20);
     expect(gw.sandbox.admin.ledger()).toHaveLength(0);
-    expect((await gw.client.call('disbursement.pay', request)).resultCode).toBe(0);
+    // The abandoned request frees its requestId when its connection closes; until then a retry hears 40.
+    await eventually(async () =>
+      expect((await gw.client.call('disbursement.pay', request)).resultCode).toBe(0),
+    );
+    expect(gw.sandbox.admin.ledger()).toHaveLength(1);
   });
 
   it('dropResponse: processed, no answer; the retry with the same requestId gets the stored result', async () => {
@@ -111,9 +117,9 @@ describe('request faults', () => {
 
   it('close() releases a hanging connection', async () => {
     const own = await startTestGateway();
-    own.sandbox.admin.setFaults({ hang: true });
+    own.sandbox.admin.setFaults({ hang: true, times: 1 });
     const call = own.client.call('disbursement.balance', ids('hang')).catch((e: unknown) => e);
-    await sleep(30);
+    await eventually(() => expect(own.sandbox.admin.faults()).toEqual([]));
     await own.close();
     expect(await call).toMatchObject({ reason: 'network' });
   });
@@ -126,11 +132,16 @@ describe('IPN delivery and faults', () => {
     gw.sandbox.admin.setFaults({ ipn: { drop: true }, times: 1 });
     const request = pay();
     await gw.client.call('disbursement.pay', request);
-    await sleep(60);
+    await eventually(() =>
+      expect(gw.sandbox.admin.ipnLog()).toEqual([
+        expect.objectContaining({
+          orderId: request.orderId,
+          outcome: 'dropped',
+          kind: 'disbursement.result',
+        }),
+      ]),
+    );
     expect(ipn.received).toHaveLength(0);
-    expect(gw.sandbox.admin.ipnLog()).toEqual([
-      expect.objectContaining({ orderId: request.orderId, outcome: 'dropped', kind: 'disbursement.result' }),
-    ]);
   });
 
   it('duplicate: the same signed IPN arrives twice', async () => {
@@ -140,11 +151,12 @@ describe('IPN delivery and faults', () => {
     const [a, b] = await ipn.waitForCount(ofOrder(request.orderId), 2);
     expect(a!.raw.equals(b!.raw)).toBe(true);
     parseNotification('disbursement.result', b!.raw, keys);
-    await sleep(20);
-    expect(gw.sandbox.admin.ipnLog().map((e) => [e.outcome, e.duplicate])).toEqual([
-      ['delivered', false],
-      ['delivered', true],
-    ]);
+    await eventually(() =>
+      expect(gw.sandbox.admin.ipnLog().map((e) => [e.outcome, e.duplicate])).toEqual([
+        ['delivered', false],
+        ['delivered', true],
+      ]),
+    );
   });
 
   it('reorder: a held IPN arrives after the next one', async () => {
@@ -152,15 +164,15 @@ describe('IPN delivery and faults', () => {
     const first = pay('first');
     const second = pay('second');
     await gw.client.call('disbursement.pay', first);
-    await sleep(30);
     expect(ipn.received).toHaveLength(0);
     await gw.client.call('disbursement.pay', second);
     await ipn.waitFor(ofOrder(first.orderId));
     expect(ipn.received.map((n) => n.body.orderId)).toEqual([second.orderId, first.orderId]);
-    await sleep(10);
-    expect(gw.sandbox.admin.ipnLog().find((e) => e.orderId === first.orderId)).toMatchObject({
-      reordered: true,
-    });
+    await eventually(() =>
+      expect(gw.sandbox.admin.ipnLog().find((e) => e.orderId === first.orderId)).toMatchObject({
+        reordered: true,
+      }),
+    );
   });
 
   it('delayMs: the IPN comes later', async () => {
@@ -179,20 +191,23 @@ describe('IPN delivery and faults', () => {
     await ipn.waitForCount(ofOrder(request.orderId), 2);
     ipn.answerWith(204);
     await ipn.waitForCount(ofOrder(request.orderId), 3);
-    await sleep(20);
-    expect(gw.sandbox.admin.ipnLog().map((e) => [e.attempt, e.outcome, e.httpStatus])).toEqual([
-      [1, 'failed', 500],
-      [2, 'failed', 500],
-      [3, 'delivered', 204],
-    ]);
+    await eventually(() =>
+      expect(gw.sandbox.admin.ipnLog().map((e) => [e.attempt, e.outcome, e.httpStatus])).toEqual([
+        [1, 'failed', 500],
+        [2, 'failed', 500],
+        [3, 'delivered', 204],
+      ]),
+    );
   });
 
   it('an unreachable ipnUrl is retried, then given up, and logged', async () => {
     const request = { ...pay(), ipnUrl: 'http://127.0.0.1:9/ipn' };
     await gw.client.call('disbursement.pay', request);
-    await sleep(400);
-    const log = gw.sandbox.admin.ipnLog();
-    expect(log).toHaveLength(4);
+    const log = await eventually(() => {
+      const entries = gw.sandbox.admin.ipnLog();
+      expect(entries).toHaveLength(4);
+      return entries;
+    });
     expect(log.every((e) => e.outcome === 'failed' && e.error !== undefined)).toBe(true);
   });
 
@@ -201,6 +216,8 @@ describe('IPN delivery and faults', () => {
     const request = pay();
     await own.client.call('disbursement.pay', request);
     await own.close();
+    // A check of absence has no event to wait on: it waits past the IPN's due time. It can only miss a
+    // late IPN, never fail a correct sandbox.
     await sleep(150);
     expect(ipn.received).toHaveLength(0);
   });

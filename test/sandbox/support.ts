@@ -11,6 +11,7 @@ import {
   type OperationName,
 } from '../../gateway';
 import { generateSandboxKeyPair, startSandbox, type Sandbox, type SandboxOptions } from '../../sandbox';
+import { WAIT_LIMIT_MS } from '../support/wait';
 
 /** Shared by the sandbox conformance suites: one key pair per test file, fast timing, an IPN receiver. */
 
@@ -127,7 +128,11 @@ export async function startIpnReceiver(): Promise<IpnReceiver> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
 
-  async function waitForCount(predicate: (ipn: ReceivedIpn) => boolean, count: number, timeoutMs = 3000) {
+  async function waitForCount(
+    predicate: (ipn: ReceivedIpn) => boolean,
+    count: number,
+    timeoutMs = WAIT_LIMIT_MS,
+  ) {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       const matching = received.filter(predicate);

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { expect } from 'vitest';
 import { dayOfGmt7, instantOf } from '../../workflows/billing-calendar';
 import { call, type SubscriptionFixture } from './stack';
+import { eventually } from '../support/wait';
 
 export function subscriptionSteps(t: SubscriptionFixture) {
   const today = async () => dayOfGmt7(await t.env.currentTimeMs());
@@ -21,12 +22,11 @@ export function subscriptionSteps(t: SubscriptionFixture) {
 
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   async function until(id: string, check: (body: any) => boolean, what: string) {
-    for (let attempt = 0; attempt < 200; attempt++) {
+    return eventually(async () => {
       const body = await view(id);
       if (check(body)) return body;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    throw new Error(`${id} never reached: ${what}; now ${JSON.stringify(await view(id))}`);
+      throw new Error(`${id} never reached: ${what}; now ${JSON.stringify(body)}`);
+    });
   }
 
   /** Creates the subscription and returns before the customer approves it. */

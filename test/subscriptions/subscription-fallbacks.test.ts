@@ -4,6 +4,7 @@ import { addDays } from '../../workflows/billing-calendar';
 import { createTimeSkippingEnv } from '../support/temporal';
 import { subscriptionSteps } from './steps';
 import { useSubscriptionStack } from './stack';
+import { eventually } from '../support/wait';
 
 const t = useSubscriptionStack(createTimeSkippingEnv);
 const { today, skipTo, view, until, create, activitiesOf, ledgerOf } = subscriptionSteps(t);
@@ -22,16 +23,14 @@ describe('subscription fallbacks', () => {
     });
     try {
       t.sandbox.admin.approvePayment(subscriptionId);
-      for (let attempt = 0; attempt < 100; attempt++) {
-        if (t.sandbox.admin.ipnLog().some((entry) => entry.orderId === subscriptionId)) break;
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
-      expect(
-        t.sandbox.admin
-          .ipnLog()
-          .filter((entry) => entry.orderId === subscriptionId)
-          .map((entry) => entry.outcome),
-      ).toEqual(['dropped']);
+      await eventually(() =>
+        expect(
+          t.sandbox.admin
+            .ipnLog()
+            .filter((entry) => entry.orderId === subscriptionId)
+            .map((entry) => entry.outcome),
+        ).toEqual(['dropped']),
+      );
       // No IPN: still authorizing until the wait (10 minutes in tests) runs out.
       expect((await view(subscriptionId)).status).toBe('authorizing');
       await t.env.sleep(11 * 60_000);

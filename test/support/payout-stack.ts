@@ -10,6 +10,7 @@ import type { Logger } from '../../platform/logger';
 import type { SandboxOptions } from '../../sandbox';
 import { jsonOf } from './api';
 import { startStack, useStack, type Stack, type StackOptions } from './stack';
+import { eventually } from './wait';
 
 export type PayoutStack = Stack<'makerKey' | 'approverKey'>;
 
@@ -90,23 +91,21 @@ export async function waitForRunStatus(
   db: Db,
   runId: string,
   statuses: string[],
-  options: { timeoutMs?: number; whileWaiting?: () => Promise<void> } = {},
+  options: { timeout?: number; whileWaiting?: () => Promise<unknown> } = {},
 ): Promise<Record<string, unknown>> {
-  const deadline = Date.now() + (options.timeoutMs ?? 25_000);
-  for (;;) {
-    const run = await db('payout_runs').where({ run_id: runId }).first();
-    if (run && statuses.includes(run.status)) return run;
-    if (Date.now() > deadline) {
+  return eventually(
+    async () => {
+      const run = await db('payout_runs').where({ run_id: runId }).first();
+      if (run && statuses.includes(run.status)) return run;
       const batches = await db('payout_batches')
         .where({ run_id: runId })
         .select('batch_id', 'status', 'status_reason');
       throw new Error(
         `run ${runId} is ${run?.status}, not ${statuses.join('/')}; batches: ${JSON.stringify(batches)}`,
       );
-    }
-    await options.whileWaiting?.();
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+    },
+    { timeout: options.timeout, between: options.whileWaiting },
+  );
 }
 
 export interface PayoutFixture {

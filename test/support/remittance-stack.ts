@@ -11,6 +11,7 @@ import type { SandboxOptions } from '../../sandbox';
 import { FINAL_REMITTANCE_STATUSES } from '../../workflows/remittance-definitions';
 import { callApi } from './api';
 import { startStack, type Stack } from './stack';
+import { eventually } from './wait';
 
 export type RemittanceStack = Stack<'operatorKey' | 'viewerKey'> & {
   /** The API's settings object: a test may change `timing` before it creates a remittance. */
@@ -65,20 +66,18 @@ export async function waitForRemittance(
   db: Db,
   remittanceId: string,
   statuses: readonly string[] = FINAL_REMITTANCE_STATUSES,
-  options: { timeoutMs?: number; whileWaiting?: () => Promise<void> } = {},
+  options: { whileWaiting?: () => Promise<unknown> } = {},
 ): Promise<Record<string, unknown>> {
-  const deadline = Date.now() + (options.timeoutMs ?? 20_000);
-  for (;;) {
-    const row = await db('remittances').where({ remittance_id: remittanceId }).first();
-    if (row && statuses.includes(row.status)) return row;
-    if (Date.now() > deadline) {
+  return eventually(
+    async () => {
+      const row = await db('remittances').where({ remittance_id: remittanceId }).first();
+      if (row && statuses.includes(row.status)) return row;
       throw new Error(
         `remittance ${remittanceId} is ${row?.status} (${row?.status_reason}), not ${statuses.join('/')}`,
       );
-    }
-    await options.whileWaiting?.();
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+    },
+    { between: options.whileWaiting },
+  );
 }
 
 // ---- request bodies: the last four digits of a wallet or account pick the sandbox's scenario

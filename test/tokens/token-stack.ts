@@ -11,6 +11,7 @@ import { callApi } from '../support/api';
 import { testMerchant } from '../support/settings';
 import { useStack, type StackFixture } from '../support/stack';
 import { createTimeSkippingEnv } from '../support/temporal';
+import { eventually } from '../support/wait';
 
 export type TokenFixture = StackFixture<'payKey' | 'viewerKey'> & {
   keyring: CodecKeyring;
@@ -59,13 +60,10 @@ export async function waitFor<T>(
   read: () => Promise<T>,
   accept: (value: T) => boolean,
   what: string,
-  timeoutMs = 15_000,
 ): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
+  return eventually(async () => {
     const value = await read();
     if (accept(value)) return value;
-    if (Date.now() > deadline) throw new Error(`${what}: still ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+    throw new Error(`${what}: still ${JSON.stringify(value)}`);
+  });
 }

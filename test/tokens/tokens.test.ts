@@ -5,6 +5,7 @@ import { Client } from '@temporalio/client';
 import proto from '@temporalio/proto';
 import { testMerchant } from '../support/settings';
 import { useTokenStack, waitFor } from './token-stack';
+import { eventually } from '../support/wait';
 
 const { History } = proto.temporal.api.history.v1;
 const t = useTokenStack();
@@ -152,7 +153,15 @@ describe('binding', () => {
     try {
       const created = await bind('card', user('cbq'));
       t.sandbox.admin.approvePayment(created.orderId);
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      // Only once the gateway has decided (and dropped its notification) can a query find the result.
+      await eventually(() =>
+        expect(
+          t.sandbox.admin
+            .ipnLog()
+            .filter((entry) => entry.orderId === created.orderId)
+            .map((entry) => entry.outcome),
+        ).toContain('dropped'),
+      );
       await t.advance('3 minutes');
       expect(await bindingStatus(created.bindingId, ['active', 'failed'])).toMatchObject({
         status: 'active',
