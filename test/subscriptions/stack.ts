@@ -9,13 +9,16 @@ import type { SubscriptionSettings } from '../../api/subscriptions/settings';
 import { DEFAULT_SUBSCRIPTION_TIMING } from '../../workflows/subscription-definitions';
 import { callApi } from '../support/api';
 import { testMerchant } from '../support/settings';
-import { useStack, type StackFixture } from '../support/stack';
+import { useStack, type StackFixture, type StackOptions } from '../support/stack';
 
 export type SubscriptionFixture = StackFixture<'billingKey' | 'viewerKey'> & {
   settings: SubscriptionSettings;
 };
 
-export function useSubscriptionStack(createEnv: () => Promise<TestWorkflowEnvironment>): SubscriptionFixture {
+export function useSubscriptionStack(
+  createEnv: () => Promise<TestWorkflowEnvironment>,
+  options: { sandbox?: StackOptions<string>['sandbox'] } = {},
+): SubscriptionFixture {
   const taskQueue = `subscriptions-${randomUUID()}`;
   const settings: SubscriptionSettings = {
     taskQueue,
@@ -45,6 +48,7 @@ export function useSubscriptionStack(createEnv: () => Promise<TestWorkflowEnviro
       viewerKey: { name: 'viewer', roles: ['viewer'] },
     },
     workerTuning: { maxCachedWorkflows: 0 },
+    ...options,
   });
   return Object.assign(fixture, { settings });
 }

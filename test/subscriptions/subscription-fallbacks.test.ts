@@ -1,12 +1,15 @@
 /** Subscription fallbacks: a lost authorization IPN (api/query + cbQuery) and a pending charge (7000). */
 import { describe, expect, it } from 'vitest';
-import { addDays } from '../../workflows/billing-calendar';
+import { addDays, instantOf } from '../../workflows/billing-calendar';
 import { createTimeSkippingEnv } from '../support/temporal';
 import { subscriptionSteps } from './steps';
 import { useSubscriptionStack } from './stack';
 import { eventually } from '../support/wait';
 
-const t = useSubscriptionStack(createTimeSkippingEnv);
+// Pending charges settle when a test says so, not on a real-time timer racing skipped workflow time.
+const t = useSubscriptionStack(createTimeSkippingEnv, {
+  sandbox: { timing: { pendingSettleMs: 86_400_000 } },
+});
 const { today, skipTo, view, until, create, activitiesOf, ledgerOf } = subscriptionSteps(t);
 
 describe('subscription fallbacks', () => {
@@ -70,6 +73,13 @@ describe('subscription fallbacks', () => {
     });
     t.sandbox.admin.approvePayment(subscriptionId);
     await until(subscriptionId, (s) => s.status === 'active', 'active');
+    // To just after the billing hour: the charge is made and the gateway holds it as pending.
+    await t.env.sleep(instantOf(addDays(start, 1), 9) + 5 * 60_000 - (await t.env.currentTimeMs()));
+    await eventually(() =>
+      expect(ledgerOf(subscriptionId)).toEqual([expect.objectContaining({ outcome: 'pending' })]),
+    );
+    // The gateway settles it, and only a query can tell the workflow.
+    t.sandbox.admin.settlePending();
     await skipTo(addDays(start, 3));
     const done = await until(subscriptionId, (s) => s.status === 'expired', 'expired');
     expect(done.charges).toEqual([
