@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { Client } from '@temporalio/client';
 import proto from '@temporalio/proto';
+import { parseKeyId } from '../../db/api-keys';
 import { testMerchant } from '../support/settings';
 import { useTokenStack, waitFor } from './token-stack';
 import { eventually } from '../support/wait';
@@ -330,10 +331,13 @@ describe('secrets', () => {
     for (const code of codes) expect(logs).not.toContain(`"${code}"`);
 
     const rawClient = new Client({ connection: t.env.connection });
+    // This file's workflows only: other files write bindings and payments to the same database.
+    const mine = { created_by_key: parseKeyId(t.payKey) };
     const ids = [
-      ...(await t.db('bindings').select('workflow_id')),
-      ...(await t.db('token_payments').select('workflow_id')),
+      ...(await t.db('bindings').where(mine).select('workflow_id')),
+      ...(await t.db('token_payments').where(mine).select('workflow_id')),
     ].map((row) => row.workflow_id as string);
+    expect(ids.length).toBeGreaterThan(5);
     for (const workflowId of ids) {
       const history = await rawClient.workflow.getHandle(workflowId).fetchHistory();
       const bytes = Buffer.from(History.encode(history).finish()).toString('latin1');
