@@ -84,6 +84,8 @@ describe('npm run dev', () => {
         () => {
           if (dev.exitCode !== null) throw new Error(`npm run dev exited with ${dev.exitCode}:\n${output}`);
           expect(output).toContain('payrun dev stack is running');
+          // The self-check reports a moment after the banner.
+          expect(output).toContain('Stack self-check passed');
         },
         { timeout: 90_000 },
       );
