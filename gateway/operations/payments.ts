@@ -22,6 +22,13 @@ import type { FieldMap, OperationSpec, Rule } from './types';
 
 const CREATE_PATH = '/v2/gateway/api/create';
 
+/**
+ * How long the gateway holds an authorized, uncaptured payment (autoCapture false) before it lets
+ * the authorization go. Not in the spec: 7 days, the usual hold of wallets and card schemes. After
+ * it, confirm answers 1018 and the held amount is the customer's again.
+ */
+export const AUTHORIZATION_HOLD_MS = 7 * 24 * 60 * 60 * 1000;
+
 /** Document 1 signs every create variant with the same list. */
 export const CREATE_SIGNED = [
   'accessKey',
