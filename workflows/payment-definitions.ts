@@ -100,11 +100,12 @@ export interface ConfirmResult {
 export const confirmPaymentUpdate = defineUpdate<ConfirmResult, [ConfirmRequest]>('confirmPayment');
 export const CONFIRM_REFUSED = 'payment_not_authorized';
 
-export const confirmedStatus: Readonly<Record<Exclude<ConfirmOutcome['outcome'], 'refused'>, PaymentStatus>> = {
-  captured: 'succeeded',
-  cancelled: 'cancelled',
-  expired: 'authorization_expired',
-};
+export const confirmedStatus: Readonly<Record<Exclude<ConfirmOutcome['outcome'], 'refused'>, PaymentStatus>> =
+  {
+    captured: 'succeeded',
+    cancelled: 'cancelled',
+    expired: 'authorization_expired',
+  };
 export const paymentStatusQuery = defineQuery<PaymentStatus>('paymentStatus');
 
 /**

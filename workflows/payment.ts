@@ -48,22 +48,18 @@ export async function payment(input: PaymentInput): Promise<PaymentResult> {
   setHandler(paymentStatusQuery, () => status);
   let decision: ConfirmRequest | undefined;
   let confirmed: ConfirmResult | undefined;
-  setHandler(
-    confirmPaymentUpdate,
-    (request) => confirm(request, 'operator'),
-    {
-      validator: (request) => {
-        if (request.action !== 'capture' && request.action !== 'cancel')
-          throw ApplicationFailure.nonRetryable('action must be capture or cancel', CONFIRM_REFUSED);
-        if (status !== 'authorized_not_captured' || decision !== undefined || confirmed !== undefined)
-          throw ApplicationFailure.nonRetryable(
-            `Payment ${paymentId} is ${status}${decision ? ` (${decision.action} in progress)` : ''}; ` +
-              'only an authorized, undecided payment can be captured or cancelled.',
-            CONFIRM_REFUSED,
-          );
-      },
+  setHandler(confirmPaymentUpdate, (request) => confirm(request, 'operator'), {
+    validator: (request) => {
+      if (request.action !== 'capture' && request.action !== 'cancel')
+        throw ApplicationFailure.nonRetryable('action must be capture or cancel', CONFIRM_REFUSED);
+      if (status !== 'authorized_not_captured' || decision !== undefined || confirmed !== undefined)
+        throw ApplicationFailure.nonRetryable(
+          `Payment ${paymentId} is ${status}${decision ? ` (${decision.action} in progress)` : ''}; ` +
+            'only an authorized, undecided payment can be captured or cancelled.',
+          CONFIRM_REFUSED,
+        );
     },
-  );
+  });
   setHandler(paymentResultSignal, (notice) => {
     // Duplicate and late notifications are harmless: the first final one wins.
     if (isFinalPaymentCode(notice.resultCode)) final ??= notice;

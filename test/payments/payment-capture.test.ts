@@ -53,9 +53,7 @@ describe('capture and cancel of authorized payments', () => {
       refundableAmount: 120_000,
       confirmation: { action: 'capture', by: expect.stringContaining('payments'), resultCode: 0 },
     });
-    expect(ledgerOf(paymentId)).toEqual([
-      expect.objectContaining({ outcome: 'succeeded', amount: 120_000 }),
-    ]);
+    expect(ledgerOf(paymentId)).toEqual([expect.objectContaining({ outcome: 'succeeded', amount: 120_000 })]);
 
     const again = await call(fixture, 'POST', `/v1/payments/${paymentId}/cancel`, {});
     expect(again).toMatchObject({ status: 409, body: { error: { code: 'payment_not_authorized' } } });
@@ -69,9 +67,7 @@ describe('capture and cancel of authorized payments', () => {
       status: 200,
       body: { status: 'cancelled', refundableAmount: 0, confirmation: { action: 'cancel', resultCode: 0 } },
     });
-    expect(ledgerOf(paymentId)).toEqual([
-      expect.objectContaining({ outcome: 'failed', resultCode: 1017 }),
-    ]);
+    expect(ledgerOf(paymentId)).toEqual([expect.objectContaining({ outcome: 'failed', resultCode: 1017 })]);
     const capture = await call(fixture, 'POST', `/v1/payments/${paymentId}/capture`, {});
     expect(capture).toMatchObject({ status: 409, body: { error: { code: 'payment_not_authorized' } } });
   });
@@ -80,9 +76,7 @@ describe('capture and cancel of authorized payments', () => {
     const paymentId = await authorizedPayment();
     const expired = await paymentIn(paymentId, ['authorization_expired'], TEST_HOLD);
     expect(expired.confirmation).toMatchObject({ action: 'expire', by: 'payrun', resultCode: 1018 });
-    expect(ledgerOf(paymentId)).toEqual([
-      expect.objectContaining({ outcome: 'failed', resultCode: 1018 }),
-    ]);
+    expect(ledgerOf(paymentId)).toEqual([expect.objectContaining({ outcome: 'failed', resultCode: 1018 })]);
     const capture = await call(fixture, 'POST', `/v1/payments/${paymentId}/capture`, {});
     expect(capture).toMatchObject({ status: 409, body: { error: { code: 'payment_not_authorized' } } });
   });
@@ -99,13 +93,7 @@ describe('capture and cancel of authorized payments', () => {
     await paymentIn(paymentId, ['succeeded']);
     const capture = await call(fixture, 'POST', `/v1/payments/${paymentId}/capture`, {});
     expect(capture).toMatchObject({ status: 409, body: { error: { code: 'payment_not_authorized' } } });
-    const byViewer = await call(
-      fixture,
-      'POST',
-      `/v1/payments/${paymentId}/capture`,
-      {},
-      fixture.viewerKey,
-    );
+    const byViewer = await call(fixture, 'POST', `/v1/payments/${paymentId}/capture`, {}, fixture.viewerKey);
     expect(byViewer.status).toBe(403);
   });
 });

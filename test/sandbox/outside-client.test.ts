@@ -240,7 +240,9 @@ describe('the signed acknowledgement of the card flow', () => {
     await eventually(() => {
       const log = gw.sandbox.admin.ipnLog().filter((entry) => entry.orderId === orderId);
       expect(log.length).toBeGreaterThanOrEqual(2);
-      expect(log.every((entry) => entry.outcome === 'failed' && entry.ackResultCode === undefined)).toBe(true);
+      expect(log.every((entry) => entry.outcome === 'failed' && entry.ackResultCode === undefined)).toBe(
+        true,
+      );
       expect(log[0]!.error).toMatch(/^bad acknowledgement/);
     });
   });
@@ -277,7 +279,8 @@ describe('confirm: capture and cancel an authorization', () => {
       },
       CONFIRM_SIGNED,
     );
-  const ledgerOf = (orderId: string) => gw.sandbox.admin.ledger().filter((entry) => entry.orderId === orderId);
+  const ledgerOf = (orderId: string) =>
+    gw.sandbox.admin.ledger().filter((entry) => entry.orderId === orderId);
 
   it('holds the money until a capture, which moves it once; a second capture is 41', async () => {
     const orderId = await authorized('cap');
@@ -295,7 +298,10 @@ describe('confirm: capture and cancel an authorization', () => {
 
   it('a cancel releases the hold: nothing moves, capture afterwards is 1017, the query says 1017', async () => {
     const orderId = await authorized('cxl');
-    expect(await confirm(orderId, 'cancel', 50_000, 'x1')).toMatchObject({ resultCode: 0, requestType: 'cancel' });
+    expect(await confirm(orderId, 'cancel', 50_000, 'x1')).toMatchObject({
+      resultCode: 0,
+      requestType: 'cancel',
+    });
     expect(await confirm(orderId, 'capture', 50_000, 'x2')).toMatchObject({ resultCode: 1017 });
     const query = await post(
       'query',
