@@ -1,4 +1,5 @@
 import {
+  ASSUMED_CODES,
   GatewayResultError,
   GatewayValidationError,
   type GatewayClient,
@@ -15,7 +16,13 @@ import {
   type PaymentRow,
   type RefundItem,
 } from '../db/payments';
-import { noticeOf, type PaymentNotice, type PaymentStatus } from '../workflows/payment-definitions';
+import {
+  noticeOf,
+  type ConfirmAction,
+  type ConfirmOutcome,
+  type PaymentNotice,
+  type PaymentStatus,
+} from '../workflows/payment-definitions';
 import type { RefundOutcome } from '../workflows/refund';
 import type { TerminalSettlementResult } from '../workflows/payment-terminal-settlement';
 import { asActivityFailure } from './gateway-failures';
@@ -99,6 +106,24 @@ function refundItemsFrom(
     };
   });
 }
+
+/** What a confirm answer (or, after "already confirmed", the query) says happened to the authorization. */
+const confirmOutcomeOf = (code: number, action: ConfirmAction | undefined): ConfirmOutcome['outcome'] =>
+  code === 0 && action
+    ? action === 'capture'
+      ? 'captured'
+      : 'cancelled'
+    : code === ASSUMED_CODES.authorizationCancelled
+      ? 'cancelled'
+      : code === ASSUMED_CODES.authorizationExpired
+        ? 'expired'
+        : 'refused';
+
+const CONFIRM_DESCRIPTION: Readonly<Record<ConfirmAction | 'hold-over', string>> = {
+  capture: 'Captured by the merchant',
+  cancel: 'Cancelled by the merchant',
+  'hold-over': 'Hold period over; released by the merchant',
+};
 
 const refundStatusOf = (code: number): RefundOutcome['status'] =>
   code === 0 ? 'succeeded' : code === 7000 || code === 7002 || code === 10 ? 'pending' : 'failed';
@@ -220,10 +245,82 @@ export function createPaymentActivities(deps: PaymentActivityDependencies) {
       });
     },
 
-    async recordPaymentResult(input: { paymentId: string; status: PaymentStatus; notice: PaymentNotice }) {
+    /**
+     * Capture or cancel an authorization (the gateway's confirm). Each decision has its own requestId,
+     * so a retried activity re-sends the same request and gets the stored answer; "already confirmed"
+     * (40/41) is resolved by api/query, which tells a captured order (0) from a lapsed one.
+     */
+    async confirmPayment(input: {
+      paymentId: string;
+      action: ConfirmAction;
+      reason: 'operator' | 'hold-over';
+    }): Promise<ConfirmOutcome> {
+      const row = await requirePayment(db, input.paymentId);
+      const step = input.reason === 'hold-over' ? 'hold-over' : input.action;
+      const answer = await answerOf(() =>
+        gateway.call('payment.confirm', {
+          orderId: row.order_id,
+          requestId: `${row.order_id}-${step}`,
+          requestType: input.action,
+          amount: Number(row.amount),
+          description: CONFIRM_DESCRIPTION[step],
+          lang: 'en',
+        }),
+      );
+      if (!answer.ok)
+        return {
+          outcome: confirmOutcomeOf(answer.resultCode, undefined),
+          resultCode: answer.resultCode,
+          message: answer.message,
+        };
+      const { resultCode, message, classification } = answer.result;
+      if (classification.action !== 'resolve-by-query')
+        return { outcome: confirmOutcomeOf(resultCode, input.action), resultCode, message };
+      const asked = await answerOf(() =>
+        gateway.call('payment.query', {
+          orderId: row.order_id,
+          requestId: `${row.order_id}-q${lookupSuffix()}`,
+          lang: 'en',
+        }),
+      );
+      const code = asked.ok ? asked.result.resultCode : asked.resultCode;
+      return {
+        outcome: code === 0 ? 'captured' : confirmOutcomeOf(code, undefined),
+        resultCode: code,
+        message: asked.ok ? asked.result.message : asked.message,
+      };
+    },
+
+    async recordConfirmation(input: {
+      paymentId: string;
+      status: PaymentStatus;
+      action: 'capture' | 'cancel' | 'expire';
+      by: string;
+      resultCode: number;
+      message: string;
+    }) {
+      await updatePayment(db, input.paymentId, {
+        status: input.status,
+        confirm_action: input.action,
+        confirmed_by: input.by,
+        confirm_result_code: input.resultCode,
+        confirm_message: input.message,
+        confirmed_at: new Date(),
+        ...(input.status !== 'authorized_not_captured' ? { completed_at: new Date() } : {}),
+      });
+    },
+
+    async recordPaymentResult(input: {
+      paymentId: string;
+      status: PaymentStatus;
+      notice: PaymentNotice;
+      /** Authorizations: until when the gateway holds the money (epoch ms). */
+      holdExpiresAt?: number;
+    }) {
       const { notice } = input;
       await updatePayment(db, input.paymentId, {
         status: input.status,
+        ...(input.holdExpiresAt !== undefined ? { hold_expires_at: new Date(input.holdExpiresAt) } : {}),
         result_code: notice.resultCode,
         result_message: notice.message,
         ...(notice.transId !== undefined ? { trans_id: notice.transId } : {}),

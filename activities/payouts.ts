@@ -76,33 +76,47 @@ export function createPayoutActivities({ db, gateway, batchIpnUrl }: PayoutActiv
       return { mToken };
     },
 
+    /**
+     * batch/create. The gateway checks the merchant balance against the batch total here too: a short
+     * balance (1100) creates nothing, and after a top-up the same batch is created under a new
+     * requestId (the first attempt keeps `-create`, so a retried activity still replays its answer).
+     */
     async createBatch({
       batchId,
       mToken,
+      attempt = 1,
     }: {
       batchId: string;
       mToken: string;
-    }): Promise<{ resultCode: number }> {
+      attempt?: number;
+    }): Promise<{ outcome: 'accepted' | 'insufficient_funds'; amount: number }> {
       const batch = await loadBatch(db, batchId);
       const items = await batchItems(db, batchId);
-      const result = await callGateway(gateway, 'batch.create', {
-        mToken,
-        orderId: batch.order_id,
-        requestId: `${batch.order_id}-create`,
-        requestType: 'batchWallet',
-        description: `Payout batch ${batch.seq} of run ${batch.run_id}`,
-        amount: items.reduce((sum, item) => sum + Number(item.amount), 0),
-        ipnUrl: batchIpnUrl,
-        disbursements: items.map((item) => ({
-          id: item.payout_id,
-          method: { walletId: item.wallet_id, walletName: item.wallet_name, personalId: item.personal_id },
-          amount: Number(item.amount),
-          description: item.description,
-          ...(item.store_id ? { storeId: item.store_id } : {}),
-        })),
-      });
-      // 0: accepted; 40/41: this batch was already submitted — its outcome comes by IPN or query.
-      return { resultCode: result.resultCode };
+      const amount = items.reduce((sum, item) => sum + Number(item.amount), 0);
+      try {
+        await gateway.call('batch.create', {
+          mToken,
+          orderId: batch.order_id,
+          requestId: attempt === 1 ? `${batch.order_id}-create` : `${batch.order_id}-create-${attempt}`,
+          requestType: 'batchWallet',
+          description: `Payout batch ${batch.seq} of run ${batch.run_id}`,
+          amount,
+          ipnUrl: batchIpnUrl,
+          disbursements: items.map((item) => ({
+            id: item.payout_id,
+            method: { walletId: item.wallet_id, walletName: item.wallet_name, personalId: item.personal_id },
+            amount: Number(item.amount),
+            description: item.description,
+            ...(item.store_id ? { storeId: item.store_id } : {}),
+          })),
+        });
+        // 0: accepted; 40/41: this batch was already submitted — its outcome comes by IPN or query.
+        return { outcome: 'accepted', amount };
+      } catch (error) {
+        if (error instanceof GatewayResultError && error.resultCode === 1100)
+          return { outcome: 'insufficient_funds', amount };
+        throw asActivityFailure(error);
+      }
     },
 
     /** Reads every page of batch/query and records each item's state. */

@@ -37,6 +37,12 @@ export interface PaymentRow {
   created_at: Date;
   updated_at: Date;
   completed_at: Date | null;
+  hold_expires_at: Date | null;
+  confirm_action: 'capture' | 'cancel' | 'expire' | null;
+  confirmed_by: string | null;
+  confirm_result_code: number | null;
+  confirm_message: string | null;
+  confirmed_at: Date | null;
 }
 
 export interface RefundItem {

@@ -61,6 +61,18 @@ export const RESULT_CODES: readonly ResultCodeInfo[] = [
   assumed(1000, 'Waiting for the customer to confirm the payment', false, 'wait-for-ipn'),
   assumed(1005, 'Payment link or QR expired before the customer paid', true, 'final-failure'),
   assumed(1006, 'The customer declined the payment', true, 'final-failure'),
+  assumed(
+    1017,
+    'The authorization was cancelled by the merchant; nothing was captured',
+    true,
+    'final-failure',
+  ),
+  assumed(
+    1018,
+    'The authorization hold expired before a capture; the held amount went back to the customer',
+    true,
+    'final-failure',
+  ),
   spec(1007, 'Inactive or nonexistent user account', true, 'final-failure'),
   spec(1008, "Amount exceeds the user's receiving limit", true, 'final-failure'),
   spec(1100, 'Merchant balance insufficient', true, 'final-failure'),
@@ -107,6 +119,8 @@ export const ASSUMED_CODES = {
   awaitingCustomer: 1000,
   linkExpired: 1005,
   customerDeclined: 1006,
+  authorizationCancelled: 1017,
+  authorizationExpired: 1018,
 } as const;
 
 const BY_CODE = new Map(RESULT_CODES.map((info) => [info.code, info]));

@@ -6,6 +6,7 @@ import * as remittances from './20261122_0004_remittances';
 import * as subscriptions from './20261122_0005_subscriptions';
 import * as tokens from './20261122_0007_tokens';
 import * as payments from './20261122_0006_payments';
+import * as paymentConfirmations from './20261122_0008_payment_confirmations';
 
 export interface Migration {
   name: string;
@@ -22,4 +23,5 @@ export const migrations: Migration[] = [
   { name: '20261122_0005_subscriptions', ...subscriptions },
   { name: '20261122_0006_payments', ...payments },
   { name: '20261122_0007_tokens', ...tokens },
+  { name: '20261122_0008_payment_confirmations', ...paymentConfirmations },
 ];

@@ -21,6 +21,8 @@ export const CODE = {
   refundFailed: 1002,
   linkExpired: ASSUMED_CODES.linkExpired,
   customerDeclined: ASSUMED_CODES.customerDeclined,
+  authorizationCancelled: ASSUMED_CODES.authorizationCancelled,
+  authorizationExpired: ASSUMED_CODES.authorizationExpired,
   redirectCustomer: 8000,
   twoFactorRequired: 8200,
   subscriptionNotActive: ASSUMED_CODES.subscriptionNotActive,

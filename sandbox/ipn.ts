@@ -1,4 +1,11 @@
-import { buildNotification, type NotificationKind, type OperationName, type SigningKeys } from '../gateway';
+import {
+  acknowledgementFormat,
+  buildNotification,
+  type NotificationKind,
+  type OperationName,
+  type SigningKeys,
+} from '../gateway';
+import { readAcknowledgement } from './acknowledgement';
 import type { FaultLayer } from './faults';
 import type { SandboxLogger, SandboxTiming } from './options';
 import type { Scheduler } from './scheduler';
@@ -37,6 +44,8 @@ export interface IpnLogEntry {
   reordered: boolean;
   /** HTTP status of the merchant's answer. */
   httpStatus?: number;
+  /** Flows acknowledged with a signed JSON body: the merchant's resultCode, once the body verified. */
+  ackResultCode?: number;
   error?: string;
 }
 
@@ -104,13 +113,23 @@ export function createIpnDispatcher(deps: {
         body: JSON.stringify(delivery.body),
         signal: controller.signal,
       });
-      await response.arrayBuffer();
+      const answer = Buffer.from(await response.arrayBuffer());
       if (scheduler.stopped) return;
-      const ok = response.status >= 200 && response.status < 300;
+      const accepted = response.status >= 200 && response.status < 300;
       retry = response.status >= 500;
-      record(delivery, attempt, ok ? 'delivered' : retry ? 'failed' : 'rejected', {
-        httpStatus: response.status,
-      });
+      if (accepted && acknowledgementFormat(delivery.notice.kind, delivery.notice.source) === 'signed-json') {
+        // This flow's acknowledgement is a signed body: a 2xx alone does not say the merchant has it.
+        const ack = readAcknowledgement(answer, delivery.body, keys);
+        retry = !ack.ok;
+        record(delivery, attempt, ack.ok ? 'delivered' : 'failed', {
+          httpStatus: response.status,
+          ...(ack.ok ? { ackResultCode: ack.resultCode } : { error: `bad acknowledgement: ${ack.reason}` }),
+        });
+      } else {
+        record(delivery, attempt, accepted ? 'delivered' : retry ? 'failed' : 'rejected', {
+          httpStatus: response.status,
+        });
+      }
     } catch (error) {
       if (scheduler.stopped) return;
       retry = true;

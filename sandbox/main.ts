@@ -30,6 +30,14 @@ console.log(`payrun gateway sandbox is running
   Admin API    ${sandbox.url}/__sandbox/
   partnerCode  ${identity.merchant.partnerCode}
   Credentials  ${identity.file}   (accessKey, secretKey, RSA public key; mode 0600)
+
+Point any client at it (payrun, the gateway's samples and SDKs, curl):
+  base URL     ${sandbox.url}  (paths as the real gateway's: /v2/gateway/api/create, /api/query, ...)
+  keys         partnerCode above; accessKey, secretKey and the RSA public key from the credentials file
+  scenarios    GET ${sandbox.url}/__sandbox/  (amount and receiver endings that pick each outcome)
+  customer     open a payUrl to approve or decline, or POST /__sandbox/payments/<orderId>/approve
+  faults       PUT /__sandbox/faults  {"operation":"payment.captureWallet","dropResponse":true,"times":1}
+  differences  sandbox/README.md, "Differences from the real gateway"
 Press Ctrl-C to stop.`);
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {

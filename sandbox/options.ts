@@ -1,4 +1,5 @@
 /** Public configuration of the sandbox and the defaults it falls back to. */
+import { AUTHORIZATION_HOLD_MS } from '../gateway';
 
 export const CURRENCIES = ['VND', 'USD', 'EUR', 'AUD', 'CAD', 'GBP', 'JPY', 'KRW', 'TWD', 'THB'] as const;
 export type Currency = (typeof CURRENCIES)[number];
@@ -43,6 +44,8 @@ export interface SandboxTiming {
   customerDelayMs: number;
   /** Validity of a binding or subscription link (document 2: 15 minutes by default). */
   linkValidityMs: number;
+  /** How long an authorized, uncaptured payment (autoCapture false) can be confirmed; measured with `now`. */
+  authorizationHoldMs: number;
 }
 
 export const DEFAULT_TIMING: SandboxTiming = {
@@ -55,6 +58,7 @@ export const DEFAULT_TIMING: SandboxTiming = {
   ipnTimeoutMs: 5000,
   customerDelayMs: 100,
   linkValidityMs: 15 * 60 * 1000,
+  authorizationHoldMs: AUTHORIZATION_HOLD_MS,
 };
 
 /** Merchant balances a fresh sandbox starts with (major units; foreign currencies may have cents). */

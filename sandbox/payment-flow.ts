@@ -45,6 +45,7 @@ export function newPayment(world: SandboxWorld, request: GatewayRequest, init: N
     refunds: [],
     createdAt: now,
     lastUpdated: now,
+    autoCapture: fields.autoCapture !== false,
   };
   if (init.notification) payment.notification = init.notification;
   const ipnUrl = optional(fields.ipnUrl);
@@ -131,8 +132,15 @@ function apply(
   if (status === 'succeeded') spendFunds(world, payment);
   // Bind-only and free-trial authorizations (amount 0) move no money.
   if (payment.amount === 0) return;
+  // Without capture, a success only holds the money: the movement stays pending until confirm.
+  const held = status === 'succeeded' && !payment.autoCapture;
+  if (held)
+    payment.hold = {
+      status: 'held',
+      expiresAt: world.now() + world.config.timing.authorizationHoldMs,
+    };
   if (payment.ledgerEntry) {
-    if (status !== 'pending') world.ledger.settle(payment.ledgerEntry, status, resultCode);
+    if (status !== 'pending' && !held) world.ledger.settle(payment.ledgerEntry, status, resultCode);
     return;
   }
   payment.ledgerEntry = world.ledger.record({
@@ -141,7 +149,7 @@ function apply(
     kind: payment.operation === 'subscription.pay' ? 'subscription-charge' : 'payment',
     amount: payment.amount,
     currency: 'VND',
-    outcome: status,
+    outcome: held ? 'pending' : status,
     resultCode,
     ...(payment.transId === undefined ? {} : { transId: payment.transId }),
     method: payment.method,

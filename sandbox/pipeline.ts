@@ -13,11 +13,13 @@ import {
 import { CODE } from './codes';
 import { defaultMessage, type HandlerOutcome, type HandlerTable } from './handler';
 import type { StoredAnswer } from './idempotency';
+import { readLikeTheGateway } from './leniency';
 import type { SandboxWorld } from './world';
 
 /**
  * One gateway request, from raw body to answer, in the order the real gateway plausibly works:
- * route → authenticate (partnerCode, signature over the wire values) → decrypt → requestId
+ * route → authenticate (partnerCode, signature over the wire values) → decrypt and read leniently
+ * (numeric strings, empty optionals, unknown fields: see leniency.ts) → requestId
  * (replay / in progress / duplicate) → request faults → validate → orderId uniqueness → handler.
  */
 export type Reply =
@@ -49,7 +51,8 @@ export async function handleGatewayRequest(
   }
   if (!isPlainObject(wire)) return answer(world, undefined, {}, BAD_FORMAT, 'the body must be a JSON object');
 
-  const operation = operationForRequest(path, wire.requestType, wire.partnerClientId !== undefined);
+  const hasPartnerClientId = wire.partnerClientId !== undefined && wire.partnerClientId !== '';
+  const operation = operationForRequest(path, wire.requestType, hasPartnerClientId);
   if (!operation) {
     const served = operationsAtPath(path)
       .map((name) => operationSpec(name).request.requestType)
@@ -78,7 +81,8 @@ export async function handleGatewayRequest(
 
   let plain: Record<string, unknown>;
   try {
-    plain = decryptRequestFields(operation, wire, world.config.privateKey);
+    // Lenient reading comes after the signature check, so it cannot change what was signed.
+    plain = readLikeTheGateway(operation, decryptRequestFields(operation, wire, world.config.privateKey));
   } catch (error) {
     return answer(
       world,

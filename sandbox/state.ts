@@ -99,6 +99,17 @@ export interface Payment {
   createdAt: number;
   lastUpdated: number;
   ledgerEntry?: LedgerEntry;
+  /** Sent with `autoCapture: false`: a success only authorizes; confirm captures or cancels. */
+  autoCapture: boolean;
+  hold?: CaptureHold;
+}
+
+/** The hold of an uncaptured payment: money reserved from the customer, not yet the merchant's. */
+export interface CaptureHold {
+  status: 'held' | 'captured' | 'cancelled' | 'expired';
+  expiresAt: number;
+  /** The confirm request that decided it. */
+  confirmRequestId?: string;
 }
 
 export type RefundStatus = 'succeeded' | 'pending' | 'failed';

@@ -1,5 +1,5 @@
 /** Types, signals and pure helpers of the payment workflow, shared with the API and activities. */
-import { defineQuery, defineSignal } from '@temporalio/workflow';
+import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { Duration } from '@temporalio/common';
 
 export const paymentWorkflowId = (paymentId: string) => `payment/${paymentId}`;
@@ -24,8 +24,12 @@ export type PaymentStatus =
   | 'pending'
   | 'succeeded'
   | 'failed'
-  /** autoCapture false: paid but not captured; the capture operation is not in the spec. */
+  /** autoCapture false: paid but not captured; waits for a capture or a cancel within the hold. */
   | 'authorized_not_captured'
+  /** The authorization was cancelled (by an operator, or by the gateway's answer): nothing captured. */
+  | 'cancelled'
+  /** Nobody captured within the hold period: the gateway let the authorization go, nothing captured. */
+  | 'authorization_expired'
   /** No final result within resultWait; the gateway still reported the order as waiting. */
   | 'expired';
 
@@ -38,6 +42,11 @@ export interface PaymentTiming {
   maxQueryInterval: Duration;
   /** After this, a payment the customer never completed ends as expired. */
   resultWait: Duration;
+  /**
+   * How long an authorized payment (autoCapture false) waits for a capture or cancel: the gateway's
+   * hold (gateway/ AUTHORIZATION_HOLD_MS). Absent in workflows started before capture existed.
+   */
+  authorizationHold?: Duration;
 }
 
 export interface PaymentInput {
@@ -68,6 +77,35 @@ export interface PaymentResult {
 }
 
 export const paymentResultSignal = defineSignal<[PaymentNotice]>('paymentResult');
+
+/** An operator's decision about an authorized payment. */
+export type ConfirmAction = 'capture' | 'cancel';
+export interface ConfirmRequest {
+  action: ConfirmAction;
+  /** Who decided (the API key's name). */
+  by: string;
+}
+/** What the gateway made of a confirm, classified by the activity (no result-code numbers here). */
+export interface ConfirmOutcome {
+  outcome: 'captured' | 'cancelled' | 'expired' | 'refused';
+  resultCode: number;
+  message: string;
+}
+export interface ConfirmResult {
+  status: PaymentStatus;
+  resultCode: number;
+  message: string;
+}
+/** Capture or cancel; refused (with type `payment_not_authorized`) unless the payment is authorized and undecided. */
+export const confirmPaymentUpdate = defineUpdate<ConfirmResult, [ConfirmRequest]>('confirmPayment');
+export const CONFIRM_REFUSED = 'payment_not_authorized';
+
+export const confirmedStatus: Readonly<Record<Exclude<ConfirmOutcome['outcome'], 'refused'>, PaymentStatus>> =
+  {
+    captured: 'succeeded',
+    cancelled: 'cancelled',
+    expired: 'authorization_expired',
+  };
 export const paymentStatusQuery = defineQuery<PaymentStatus>('paymentStatus');
 
 /**

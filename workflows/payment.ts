@@ -1,11 +1,23 @@
-import { condition, proxyActivities, setHandler } from '@temporalio/workflow';
+import {
+  allHandlersFinished,
+  ApplicationFailure,
+  condition,
+  patched,
+  proxyActivities,
+  setHandler,
+} from '@temporalio/workflow';
 import type { PaymentActivities } from '../activities/payments';
 import { durationMs } from './durations';
 import {
+  CONFIRM_REFUSED,
+  confirmedStatus,
+  confirmPaymentUpdate,
   decidedStatus,
   isFinalPaymentCode,
   paymentResultSignal,
   paymentStatusQuery,
+  type ConfirmRequest,
+  type ConfirmResult,
   type PaymentInput,
   type PaymentNotice,
   type PaymentResult,
@@ -21,6 +33,8 @@ const records = proxyActivities<PaymentActivities>({
  * One one-time payment: api/create (or api/pos) → the customer pays → the IPN (list A or B by
  * requestType) decides it. A late IPN is covered by api/query with growing waits; 7000/7002 are never
  * taken as final. The redirect of the customer's browser changes nothing: only the IPN or the query do.
+ * A payment authorized without capture then waits for an operator's capture or cancel (an update)
+ * for the gateway's hold period; when nobody decides, payrun releases the hold itself.
  */
 export async function payment(input: PaymentInput): Promise<PaymentResult> {
   const { paymentId, timing } = input;
@@ -32,6 +46,20 @@ export async function payment(input: PaymentInput): Promise<PaymentResult> {
   let final: PaymentNotice | undefined;
   let pendingNotices = 0;
   setHandler(paymentStatusQuery, () => status);
+  let decision: ConfirmRequest | undefined;
+  let confirmed: ConfirmResult | undefined;
+  setHandler(confirmPaymentUpdate, (request) => confirm(request, 'operator'), {
+    validator: (request) => {
+      if (request.action !== 'capture' && request.action !== 'cancel')
+        throw ApplicationFailure.nonRetryable('action must be capture or cancel', CONFIRM_REFUSED);
+      if (status !== 'authorized_not_captured' || decision !== undefined || confirmed !== undefined)
+        throw ApplicationFailure.nonRetryable(
+          `Payment ${paymentId} is ${status}${decision ? ` (${decision.action} in progress)` : ''}; ` +
+            'only an authorized, undecided payment can be captured or cancelled.',
+          CONFIRM_REFUSED,
+        );
+    },
+  });
   setHandler(paymentResultSignal, (notice) => {
     // Duplicate and late notifications are harmless: the first final one wins.
     if (isFinalPaymentCode(notice.resultCode)) final ??= notice;
@@ -55,7 +83,7 @@ export async function payment(input: PaymentInput): Promise<PaymentResult> {
         promotions: more.promotions ?? decided.promotions,
       };
     }
-    return record(decided);
+    return afterDecision(await record(decided));
   }
 
   const started = Date.now();
@@ -95,11 +123,60 @@ export async function payment(input: PaymentInput): Promise<PaymentResult> {
     }
     wait = Math.min(wait * 2, durationMs(timing.maxQueryInterval));
   }
-  return record(final);
+  return afterDecision(await record(final));
 
   async function record(notice: PaymentNotice): Promise<PaymentResult> {
-    status = decidedStatus(notice.resultCode, input.autoCapture);
-    await records.recordPaymentResult({ paymentId, status, notice });
+    const next = decidedStatus(notice.resultCode, input.autoCapture);
+    const holdExpiresAt = next === 'authorized_not_captured' ? Date.now() + durationMs(hold()) : undefined;
+    await records.recordPaymentResult({ paymentId, status: next, notice, holdExpiresAt });
+    // Only now can an operator decide: the record they decide on exists.
+    status = next;
     return { status, resultCode: notice.resultCode, message: notice.message };
+  }
+
+  function hold() {
+    return timing.authorizationHold ?? '7 days';
+  }
+
+  /** An authorization waits for its capture or cancel; anything else is already the end. */
+  async function afterDecision(result: PaymentResult): Promise<PaymentResult> {
+    // Payments authorized before capture existed ended here; their histories must replay unchanged.
+    if (result.status !== 'authorized_not_captured' || !patched('authorization-decision')) return result;
+    const inTime = await condition(() => confirmed !== undefined, hold());
+    if (!inTime && decision === undefined) await confirm({ action: 'cancel', by: 'payrun' }, 'hold-over');
+    await condition(() => confirmed !== undefined && decision === undefined);
+    await condition(allHandlersFinished);
+    return { status, resultCode: confirmed!.resultCode, message: confirmed!.message };
+  }
+
+  /**
+   * One decision at a time. A refusal (the gateway did not take it) leaves the payment authorized so
+   * an operator may try again; at the end of the hold any outcome but a capture lets the hold go.
+   */
+  async function confirm(request: ConfirmRequest, reason: 'operator' | 'hold-over'): Promise<ConfirmResult> {
+    decision = request;
+    try {
+      const answer = await gateway.confirmPayment({ paymentId, action: request.action, reason });
+      const refusedByGateway = answer.outcome === 'refused' && reason === 'operator';
+      const next = refusedByGateway
+        ? status
+        : reason === 'hold-over' && answer.outcome !== 'captured'
+          ? 'authorization_expired'
+          : confirmedStatus[answer.outcome === 'refused' ? 'expired' : answer.outcome];
+      await records.recordConfirmation({
+        paymentId,
+        status: next,
+        action: reason === 'hold-over' ? 'expire' : request.action,
+        by: request.by,
+        resultCode: answer.resultCode,
+        message: answer.message,
+      });
+      status = next;
+      const result = { status, resultCode: answer.resultCode, message: answer.message };
+      if (!refusedByGateway) confirmed = result;
+      return result;
+    } finally {
+      decision = undefined;
+    }
   }
 }

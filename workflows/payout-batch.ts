@@ -69,7 +69,18 @@ export async function payoutBatch(input: PayoutBatchInput): Promise<PayoutBatchR
   const { mToken } = await gateway.initiateBatch({ batchId });
 
   await setStatus('creating');
-  await gateway.createBatch({ batchId, mToken });
+  for (let attempt = 1; ; attempt++) {
+    const upload = await gateway.createBatch({ batchId, mToken, attempt });
+    if (upload.outcome === 'accepted') break;
+    await setStatus(
+      'awaiting_funds',
+      `The merchant balance is short of the ${upload.amount} VND this batch uploads; the gateway created ` +
+        'nothing. Top up, then resume the run.',
+    );
+    await condition(() => resumeRequested);
+    resumeRequested = false;
+    await setStatus('creating');
+  }
 
   await setStatus('validating');
   await waitOrAsk(

@@ -20,6 +20,8 @@ const DUTIES = {
   reactivate: ['billing'],
   tokenPayments: ['payments', 'billing', 'viewer'],
   remittances: ['remittance', 'viewer'],
+  authorizedPayments: ['payments', 'viewer'],
+  confirmPayments: ['payments'],
 };
 
 const LISTS = {
@@ -36,6 +38,18 @@ const LISTS = {
     endpoint: '/v1/token-payments?state=awaiting_otp',
     duty: 'tokenPayments',
     intro: 'Payments with a stored token that wait for the customer to enter the one-time code.',
+  },
+  'authorized-payments': {
+    title: 'Authorized payments',
+    endpoint: '/v1/payments?status=authorized_not_captured',
+    duty: 'authorizedPayments',
+    intro:
+      'Payments authorized without capture: the customer paid and the gateway holds the money. Capture ' +
+      'the whole amount, or cancel to give it back, before the hold ends; after it nothing can be captured.',
+    actions: [
+      { label: 'Capture', path: 'capture', duty: 'confirmPayments', done: 'captured' },
+      { label: 'Cancel', path: 'cancel', duty: 'confirmPayments', done: 'cancelled' },
+    ],
   },
   remittances: {
     title: 'Remittances',

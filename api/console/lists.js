@@ -49,9 +49,24 @@ export function genericListPage(main, ctx, list) {
     }
   };
 
+  /** A row action of the list (e.g. capture or cancel an authorized payment): POST, then reload. */
+  const act = async (action, id) => {
+    const base = list.endpoint.split('?')[0];
+    try {
+      await request(`${base}/${encodeURIComponent(id)}/${action.path}`, { method: 'POST', body: {} });
+      const text = `${id} ${action.done}.`;
+      fill(feedback, h('p', { role: 'status', class: 'outcome good' }, text));
+      announce(text);
+      await load();
+    } catch (error) {
+      fill(feedback, errorBox(error, `${id} was not ${action.done}`));
+    }
+  };
+  const rowActions = (list.actions ?? []).filter((action) => ctx.can(action.duty));
+
   const render = (rows) => {
     if (!rows.length) return h('p', {}, 'Nothing to show.');
-    const withActions = list.reactivate && ctx.can('reactivate');
+    const withActions = (list.reactivate && ctx.can('reactivate')) || rowActions.length > 0;
     return table({
       caption: `${rows.length} shown`,
       columns: ['Id', 'Status', 'Amounts', 'Created', 'Workflow', ...(withActions ? ['Action'] : [])],
@@ -67,6 +82,9 @@ export function genericListPage(main, ctx, list) {
             {},
             statusBadge(status ?? 'unknown'),
             reason ? h('span', { class: 'hint' }, ` ${reason}`) : null,
+            row.holdExpiresAt
+              ? h('span', { class: 'hint' }, ` held until ${dateTime(row.holdExpiresAt)}`)
+              : null,
           ),
           h(
             'ul',
@@ -83,9 +101,21 @@ export function genericListPage(main, ctx, list) {
           workflowLink(ctx.config, row.workflowId, 'Temporal') ?? '—',
           ...(withActions
             ? [
-                paused && id !== undefined
-                  ? h('button', { type: 'button', onclick: () => void reactivate(id) }, `Reactivate ${id}`)
-                  : '—',
+                rowActions.length > 0 && id !== undefined
+                  ? h(
+                      'span',
+                      { class: 'actions' },
+                      rowActions.map((action) =>
+                        h(
+                          'button',
+                          { type: 'button', onclick: () => void act(action, id) },
+                          `${action.label} ${id}`,
+                        ),
+                      ),
+                    )
+                  : paused && id !== undefined
+                    ? h('button', { type: 'button', onclick: () => void reactivate(id) }, `Reactivate ${id}`)
+                    : '—',
               ]
             : []),
         ];

@@ -1,7 +1,8 @@
 /** Payment stories: take a payment, read it, refund it, settle a terminal. Routes stay thin. */
 import { randomUUID } from 'node:crypto';
-import type { Client } from '@temporalio/client';
-import { WorkflowIdReusePolicy } from '@temporalio/common';
+import { WorkflowUpdateFailedError, type Client } from '@temporalio/client';
+import { ApplicationFailure, WorkflowIdReusePolicy } from '@temporalio/common';
+import { AUTHORIZATION_HOLD_MS } from '../../gateway';
 import type { Db } from '../../db/knex';
 import {
   findPayment,
@@ -11,7 +12,10 @@ import {
   type RefundRow,
 } from '../../db/payments';
 import {
+  CONFIRM_REFUSED,
+  confirmPaymentUpdate,
   paymentWorkflowId,
+  type ConfirmAction,
   type PaymentInput,
   type PaymentRequestType,
   type PaymentTiming,
@@ -41,6 +45,8 @@ export const defaultPaymentSettings = (taskQueue: string): PaymentSettings => ({
     ipnTimeout: '2 minutes',
     maxQueryInterval: '30 minutes',
     resultWait: '1 day',
+    // The gateway's hold of an authorization (gateway/README.md, assumption on capture).
+    authorizationHold: AUTHORIZATION_HOLD_MS,
   },
   refund: {
     gatewayAttemptTimeout: '35 seconds',
@@ -170,12 +176,61 @@ export function paymentView(row: PaymentRow) {
     refundedAmount: refunded,
     refundableAmount: row.status === 'succeeded' && !row.settled_at ? Number(row.amount) - refunded : 0,
     settledAt: row.settled_at,
+    holdExpiresAt: row.hold_expires_at,
+    confirmation: row.confirm_action
+      ? {
+          action: row.confirm_action,
+          by: row.confirmed_by,
+          resultCode: row.confirm_result_code,
+          message: row.confirm_message,
+          at: row.confirmed_at,
+        }
+      : null,
     createdBy: row.created_by,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
     completedAt: row.completed_at,
     workflowId: row.workflow_id,
   };
+}
+
+/**
+ * Capture or cancel an authorized payment through its workflow, which alone decides whether it still
+ * can (authorized, undecided, within the hold) and asks the gateway. Answers the payment afterwards.
+ */
+export async function confirmPayment(
+  deps: PaymentDeps,
+  input: { paymentId: string; action: ConfirmAction; principal: Principal },
+) {
+  const row = await findPayment(deps.db, input.paymentId);
+  if (!row) throw notFound(`Payment ${input.paymentId}`);
+  let result;
+  try {
+    result = await deps.temporal.workflow
+      .getHandle(row.workflow_id)
+      .executeUpdate(confirmPaymentUpdate, { args: [{ action: input.action, by: input.principal.name }] });
+  } catch (error) {
+    const refused =
+      error instanceof WorkflowUpdateFailedError &&
+      error.cause instanceof ApplicationFailure &&
+      error.cause.type === CONFIRM_REFUSED;
+    if (refused || (error as Error).name === 'WorkflowNotFoundError')
+      throw conflict(
+        CONFIRM_REFUSED,
+        refused
+          ? (error.cause as Error).message
+          : `Payment ${input.paymentId} is ${row.status}; only an authorized, undecided payment can be captured or cancelled.`,
+      );
+    throw error;
+  }
+  const view = paymentView((await findPayment(deps.db, input.paymentId))!);
+  if (result.status === 'authorized_not_captured')
+    throw new ApiError(
+      502,
+      'confirm_refused',
+      `The gateway did not ${input.action} payment ${input.paymentId}: ${result.resultCode} ${result.message}`,
+    );
+  return view;
 }
 
 export async function getPayment(db: Db, paymentId: string) {

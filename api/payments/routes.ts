@@ -9,6 +9,7 @@ import type { IpnChannel } from '../ipn/receiver';
 import { ApiError } from '../http/errors';
 import { defineRoute, type AnyRoute } from '../http/routes';
 import {
+  confirmPayment,
   createPayment,
   getPayment,
   listPayments,
@@ -290,6 +291,24 @@ export function paymentRoutes(deps: PaymentDeps, merchant: SigningKeys): AnyRout
         body: await refundPayment(deps, { paymentId: params.paymentId, ...body, principal }),
       }),
     }),
+    ...(['capture', 'cancel'] as const).map((action) =>
+      defineRoute({
+        method: 'post',
+        path: `/v1/payments/:paymentId/${action}`,
+        summary:
+          action === 'capture'
+            ? 'Capture an authorized payment (autoCapture false): the whole authorized amount, once, within the hold.'
+            : 'Cancel an authorized payment (autoCapture false): the held money goes back to the customer.',
+        tag: 'payments',
+        access: { roles: WRITERS },
+        params: z.object({ paymentId: z.string().max(64) }),
+        body: z.strictObject({}),
+        responseStatus: 200,
+        handler: async ({ params, principal }) => ({
+          body: await confirmPayment(deps, { paymentId: params.paymentId, action, principal }),
+        }),
+      }),
+    ),
     defineRoute({
       method: 'get',
       path: '/v1/payments/:paymentId/refunds',

@@ -83,3 +83,4 @@ export function operationForRequest(
 
 export * from './types';
 export { ORDER_ID_PATTERN, LINK_WALLET_CLIENT_ID_PATTERN, TIMEOUT } from './shared';
+export { AUTHORIZATION_HOLD_MS } from './payments';

@@ -22,6 +22,13 @@ import type { FieldMap, OperationSpec, Rule } from './types';
 
 const CREATE_PATH = '/v2/gateway/api/create';
 
+/**
+ * How long the gateway holds an authorized, uncaptured payment (autoCapture false) before it lets
+ * the authorization go. Not in the spec: 7 days, the usual hold of wallets and card schemes. After
+ * it, confirm answers 1018 and the held amount is the customer's again.
+ */
+export const AUTHORIZATION_HOLD_MS = 7 * 24 * 60 * 60 * 1000;
+
 /** Document 1 signs every create variant with the same list. */
 export const CREATE_SIGNED = [
   'accessKey',
@@ -300,6 +307,30 @@ export const paymentOperations = {
         ),
       },
     },
+  },
+  'payment.confirm': {
+    document: 1,
+    summary: 'Capture or cancel a payment authorized with autoCapture false (not in the spec; assumed)',
+    path: '/v2/gateway/api/confirm',
+    request: {
+      partnerCode: partnerCode(),
+      requestId: requestId(),
+      orderId: orderId(),
+      requestType: required(oneOf(['capture', 'cancel'])),
+      amount: required(long(1000, 50_000_000)),
+      description: text(255),
+      lang: lang(),
+    },
+    signed: ['accessKey', 'amount', 'description', 'orderId', 'partnerCode', 'requestId', 'requestType'],
+    timeoutMs: TIMEOUT.moneyMovement,
+    response: {
+      fields: { ...resultFields(), amount: long(), transId: long(), requestType: text() },
+    },
+    assumptions: [
+      'The operation is not in the spec: path, fields and signed list are those of the real gateway.',
+      'The answer is final and carries no signature; no notification follows it.',
+      'A capture must name the authorized amount (22 otherwise, as the spec says for captures).',
+    ],
   },
   'card.settle': {
     document: 1,

@@ -49,6 +49,14 @@ export const batchHandlers: HandlerTable = {
           CODE.badFormat,
           `amount ${String(fields.amount)} differs from the total ${batch.amount} given at batch init`,
         );
+      // The gateway refuses a batch the balance cannot cover at all, before validating anything;
+      // the batch stays initiated, so the same orderId is created after a top-up (new requestId).
+      if (!world.balances.canDebit('VND', batch.amount))
+        return outcome(
+          CODE.merchantBalanceInsufficient,
+          `Merchant balance insufficient: ${world.balances.get('VND')} VND available, ` +
+            `${batch.amount} VND uploaded in this batch; nothing was created`,
+        );
       batch.items = (fields.disbursements as readonly Record<string, unknown>[]).map(toItem);
       batch.phase = 'validating';
       batch.createRequestId = request.requestId;

@@ -2,6 +2,7 @@ import { operationNames, type OperationName } from '../../gateway';
 import type { HandlerTable } from '../handler';
 import { batchHandlers } from './batch';
 import { bindingHandlers } from './binding';
+import { confirmHandlers } from './confirm';
 import { disbursementHandlers } from './disbursement';
 import { paymentHandlers } from './payments';
 import { refundHandlers } from './refunds';
@@ -19,6 +20,7 @@ export const handlers: HandlerTable = withRemittanceQuery({
   ...disbursementHandlers,
   ...batchHandlers,
   ...paymentHandlers,
+  ...confirmHandlers,
   ...refundHandlers,
   ...bindingHandlers,
   ...tokenPayHandlers,

@@ -7,6 +7,7 @@ import { customerLinks, type LinkKind } from '../links';
 import { answerOf, declinePayment, newPayment, resolvePayment } from '../payment-flow';
 import type { Payment, PaymentMethod } from '../state';
 import type { SandboxWorld } from '../world';
+import { expireHoldIfDue } from './confirm';
 import { terminalFor } from './terminals';
 
 /**
@@ -230,6 +231,7 @@ export const paymentHandlers: HandlerTable = {
       world.customer.get(request.orderId); // a link past its validity expires now
       const payment = world.state.payments.get(request.orderId);
       if (!payment) return outcome(CODE.invalidOrder, `orderId ${request.orderId} not found`);
+      expireHoldIfDue(world, payment);
       return outcome(payment.resultCode, payment.message, {
         extraData: payment.extraData,
         amount: payment.amount,

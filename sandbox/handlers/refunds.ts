@@ -42,7 +42,9 @@ export const refundHandlers: HandlerTable = {
       const { fields } = request;
       const amount = Number(fields.amount);
       const payment = world.state.paymentsByTransId.get(Number(fields.transId));
-      if (!payment || payment.status !== 'succeeded')
+      // An authorization that was not captured moved nothing that could be refunded (cancel it instead).
+      const uncaptured = payment?.hold !== undefined && payment.hold.status !== 'captured';
+      if (!payment || payment.status !== 'succeeded' || uncaptured)
         return untouched(
           outcome(
             CODE.invalidOrder,

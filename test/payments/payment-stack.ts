@@ -7,9 +7,13 @@ import { randomUUID } from 'node:crypto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { PaymentSettings } from '../../api/payments/payments';
 import { callApi } from '../support/api';
-import { useStack, type StackFixture } from '../support/stack';
+import { durationMs } from '../../workflows/durations';
+import { useStack, type StackFixture, type StackOptions } from '../support/stack';
 
 export type PaymentFixture = StackFixture<'key' | 'viewerKey'>;
+
+/** How long payrun and the sandbox hold an authorization in tests (the gateway's is 7 days). */
+export const TEST_HOLD = '2 hours';
 
 export const testPaymentSettings = (taskQueue: string): PaymentSettings => ({
   taskQueue,
@@ -18,6 +22,7 @@ export const testPaymentSettings = (taskQueue: string): PaymentSettings => ({
     ipnTimeout: '5 seconds',
     maxQueryInterval: '1 minute',
     resultWait: '1 hour',
+    authorizationHold: TEST_HOLD,
   },
   refund: {
     gatewayAttemptTimeout: '10 seconds',
@@ -28,9 +33,14 @@ export const testPaymentSettings = (taskQueue: string): PaymentSettings => ({
   answerWaitMs: 10_000,
 });
 
-export function usePaymentStack(createEnv: () => Promise<TestWorkflowEnvironment>): PaymentFixture {
+export function usePaymentStack(
+  createEnv: () => Promise<TestWorkflowEnvironment>,
+  options: Pick<StackOptions<never>, 'clock'> = {},
+): PaymentFixture {
   const taskQueue = `payments-${randomUUID()}`;
   return useStack(createEnv, {
+    ...options,
+    sandbox: { timing: { authorizationHoldMs: durationMs(TEST_HOLD) } },
     taskQueue,
     app: { payments: testPaymentSettings(taskQueue) },
     keys: {

@@ -47,6 +47,7 @@ export const samples: { [Op in OperationName]: RequestFields<Op> } = {
   'refund.create': { ...ids('rf'), amount: 10_000, transId: 2_000_000_001, description: 'Hoàn tiền' },
   'refund.query': { ...ids('rq') },
   'card.settle': { requestId: 'req-settle', storeId: 'store-1', serialNumber: 'SN-001' },
+  'payment.confirm': { ...ids('cf'), requestType: 'capture', amount: 50_000, description: 'Giao hàng' },
   'binding.payWithCC': { ...ids('bcc'), ...bindingBase, userInfo: { email: 'a@example.com' } },
   'binding.payWithATM': { ...ids('batm'), ...bindingBase, userInfo: { email: 'a@example.com' } },
   'binding.linkWallet': { ...ids('lw'), ...bindingBase, amount: 0, userInfo: { phoneNumber: '0912345678' } },
