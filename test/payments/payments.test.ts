@@ -1,6 +1,9 @@
 /** One-time payments, refunds, POS and terminal settlement through the API, on the time-skipping server, against the sandbox. */
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { paymentWorkflowId } from '../../workflows/payment-definitions';
+import { terminalSettlementWorkflowId } from '../../workflows/payment-terminal-settlement';
+import { captureHistory } from '../support/history-capture';
 import { createTimeSkippingEnv } from '../support/temporal';
 import { eventually } from '../support/wait';
 import { call, usePaymentStack } from './payment-stack';
@@ -212,6 +215,13 @@ describe('refunds', () => {
     expect(refundsOf(payment.paymentId).map((entry) => entry.amount)).toEqual([20_000, 25_000]);
     const list = await call(fixture, 'GET', path, undefined, fixture.viewerKey);
     expect(list.body.refunds.map((entry: { seq: number }) => entry.seq)).toEqual([1, 2]);
+    await captureHistory(
+      fixture.env.client,
+      paymentWorkflowId(payment.paymentId),
+      'wallet-paid-then-refunded',
+    );
+    for (const [index, entry] of list.body.refunds.entries())
+      await captureHistory(fixture.env.client, entry.workflowId, `partial-${index + 1}`);
   });
 
   it('lets only one of two concurrent refunds take the remaining amount', async () => {
@@ -282,6 +292,11 @@ describe('card terminal and POS', () => {
     const after = await call(fixture, 'POST', `/v1/payments/${second.paymentId}/refunds`, { amount: 50_000 });
     expect(after).toMatchObject({ status: 409, body: { error: { code: 'terminal_payment_settled' } } });
     expect(refundsOf(second.paymentId)).toHaveLength(0);
+    await captureHistory(
+      fixture.env.client,
+      terminalSettlementWorkflowId(settled.body.settlementId),
+      'two-card-payments-settled',
+    );
   });
 
   it('takes a POS quick payment with an encrypted payment code', async () => {

@@ -3,6 +3,8 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { apiCall, usePayoutStack } from '../support/payout-stack';
 import { createTimeSkippingEnv } from '../support/temporal';
+import { captureHistory } from '../support/history-capture';
+import { disbursementWorkflowId } from '../../workflows/disbursement';
 import { eventually } from '../support/wait';
 
 const fixture = usePayoutStack(createTimeSkippingEnv);
@@ -58,12 +60,14 @@ describe('single disbursement', () => {
     expect(done).toMatchObject({ status: 'succeeded', resultCode: 0, amount: 250_000 });
     expect(done.transId).toBeTruthy();
     expect(movements(disbursementId)).toHaveLength(1);
+    await captureHistory(fixture.env.client, disbursementWorkflowId(disbursementId), 'wallet-paid');
   });
 
   it('does not pay a wallet that fails the check', async () => {
     const { disbursementId } = await disburse({ amount: 250_000, wallet: wallet('0900001007') });
     expect(await finalState(disbursementId)).toMatchObject({ status: 'failed', resultCode: 1007 });
     expect(movements(disbursementId)).toHaveLength(0);
+    await captureHistory(fixture.env.client, disbursementWorkflowId(disbursementId), 'wallet-check-failed');
   });
 
   it('pays a bank account, and reports an unknown one', async () => {
@@ -77,6 +81,7 @@ describe('single disbursement', () => {
     const { disbursementId } = await disburse({ amount: 300_000, wallet: wallet('0900007000') });
     expect(await finalState(disbursementId)).toMatchObject({ status: 'succeeded', resultCode: 0 });
     expect(movements(disbursementId)).toEqual([expect.objectContaining({ outcome: 'succeeded' })]);
+    await captureHistory(fixture.env.client, disbursementWorkflowId(disbursementId), 'pending-then-notified');
   });
 
   it('asks an operator when a pending payout never reports', async () => {

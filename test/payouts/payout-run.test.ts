@@ -11,6 +11,8 @@ import {
   waitForRunStatus,
   usePayoutStack,
 } from '../support/payout-stack';
+import { payoutBatchWorkflowId, payoutRunWorkflowId } from '../../workflows/payout-definitions';
+import { captureHistory } from '../support/history-capture';
 import { createTimeSkippingEnv } from '../support/temporal';
 import { eventually } from '../support/wait';
 
@@ -23,6 +25,11 @@ function expectEachItemPaidAtMostOnce(runId: string) {
   expect(new Set(keys).size).toBe(keys.length);
   return movements;
 }
+
+const capture = (runId: string, name: string) =>
+  captureHistory(fixture.env.client, payoutRunWorkflowId(runId), name);
+const captureBatch = (runId: string, name: string) =>
+  captureHistory(fixture.env.client, payoutBatchWorkflowId(`${runId}-b001`), name);
 
 const itemStates = async (runId: string) => {
   const rows: Array<{ state: string; n: string }> = await fixture
@@ -77,6 +84,8 @@ describe('payout runs', () => {
     const run = await waitForRunStatus(fixture.db, runId, ['reconciled', 'needs_attention']);
     expect(run.status, String(run.status_reason)).toBe('reconciled');
     expect(await itemStates(runId)).toEqual({ INELIGIBLE: 6, FAILED: 2, SUCCEEDED: 2 });
+    await capture(runId, 'approved-reconciled');
+    await captureBatch(runId, 'ineligible-and-failed-items');
     const ineligible = await fixture.db('payout_items').where({ run_id: runId, state: 'INELIGIBLE' }).first();
     expect(ineligible.result_code).not.toBeNull();
     expect(expectEachItemPaidAtMostOnce(runId).filter((entry) => entry.outcome === 'succeeded')).toHaveLength(
@@ -105,6 +114,7 @@ describe('payout runs', () => {
         .where('order_id', 'like', `${runId}%`),
     ).toHaveLength(0);
     expect(expectEachItemPaidAtMostOnce(runId)).toHaveLength(20);
+    await captureBatch(runId, 'created-notification-lost-then-queried');
   }, 60_000);
 
   it('records and signals a duplicated or reordered notification once', async () => {
@@ -140,6 +150,7 @@ describe('payout runs', () => {
     });
     expect(run.status, String(run.status_reason)).toBe('reconciled');
     expect(await itemStates(runId)).toEqual({ SUCCEEDED: 6, FAILED: 2 });
+    await captureBatch(runId, 'pending-items-settle');
   }, 60_000);
 
   it('pauses when the merchant balance is short, and resumes after a top-up', async () => {
@@ -165,6 +176,8 @@ describe('payout runs', () => {
     const run = await waitForRunStatus(fixture.db, runId, ['reconciled', 'needs_attention']);
     expect(run.status).toBe('reconciled');
     expect(expectEachItemPaidAtMostOnce(runId)).toHaveLength(10);
+    await capture(runId, 'awaiting-funds-then-resumed');
+    await captureBatch(runId, 'awaiting-funds-then-resumed');
   }, 60_000);
 });
 
@@ -238,6 +251,7 @@ describe('approval', () => {
       decisionNote: 'wrong month',
     });
     expect(await itemStates(runId)).toEqual({ CANCELLED: 3 });
+    await capture(runId, 'rejected');
 
     const again = await apiCall(
       fixture.stack,
@@ -273,5 +287,6 @@ describe('approval', () => {
     const run = await waitForRunStatus(fixture.db, runId, ['expired']);
     expect(run.status_reason).toContain('Nobody approved');
     expect(await itemStates(runId)).toEqual({ CANCELLED: 2 });
+    await capture(runId, 'expired');
   });
 });

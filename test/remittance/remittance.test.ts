@@ -17,6 +17,7 @@ import {
   type RemittanceStack,
 } from '../support/remittance-stack';
 import { createTimeSkippingEnv } from '../support/temporal';
+import { captureHistory } from '../support/history-capture';
 
 let env: TestWorkflowEnvironment;
 let db: Db;
@@ -142,6 +143,7 @@ describe('one step (autoCapture true)', () => {
     expect(list.body.remittances.map((entry: { remittanceId: string }) => entry.remittanceId)).toContain(
       created.remittanceId,
     );
+    await captureHistory(env.client, remittanceWorkflowId(created.remittanceId), 'one-step-wallet');
   });
 
   it('remits a chosen VND amount to a bank account, without a wallet check', async () => {
@@ -159,6 +161,7 @@ describe('one step (autoCapture true)', () => {
     expect(await activitiesRun(created.remittanceId)).not.toContain('verifyRemittanceReceiver');
     // The rest of the conversion stays in the merchant's VND balance.
     expect(stack.sandbox.admin.balance('VND')).toBe(shown.exchangeAmount - 6_000_000);
+    await captureHistory(env.client, remittanceWorkflowId(created.remittanceId), 'one-step-bank');
   });
 });
 
@@ -170,6 +173,7 @@ describe('two step (autoCapture false, wallet only)', () => {
     const row = await waitForRemittance(db, created.remittanceId);
     expect(row).toMatchObject({ status: 'succeeded', result_code: 0, result_source: 'ipn' });
     expect(await db('ipn_notifications').where({ order_id: created.remittanceId })).toHaveLength(1);
+    await captureHistory(env.client, remittanceWorkflowId(created.remittanceId), 'two-step-captured-by-ipn');
   });
 });
 

@@ -1,6 +1,7 @@
 /** Subscription billing through the API, on the time-skipping server, against the sandbox over HTTP. */
 import { describe, expect, it } from 'vitest';
 import { addDays } from '../../workflows/billing-calendar';
+import { captureHistory } from '../support/history-capture';
 import { createTimeSkippingEnv } from '../support/temporal';
 import { subscriptionSteps } from './steps';
 import { call, useSubscriptionStack } from './stack';
@@ -46,6 +47,7 @@ describe('subscriptions', () => {
     // cyclesPerRun is 4 in tests: the workflow continued as new three times.
     const described = await t.env.client.workflow.getHandle(done.workflowId).describe();
     expect(described.runId).not.toBe(described.raw.workflowExecutionInfo?.firstRunId);
+    await captureHistory(t.env.client, done.workflowId, 'monthly-year-continued-as-new', { everyRun: true });
   });
 
   it('free trial then VARIABLE cycles: the reported amount, never above recurringAmount; no amount → skipped', async () => {
@@ -126,6 +128,46 @@ describe('subscriptions', () => {
     await skipTo(addDays(start, 40));
     const resumed = await until(subscriptionId, (s) => s.charges.length === 3, 'cycle 2 charged');
     expect(resumed.charges[2]).toMatchObject({ cycle: 2, status: 'succeeded', amount: 30_000 });
+    await captureHistory(t.env.client, resumed.workflowId, 'insufficient-funds-paused-reactivated', {
+      stillOpen: true,
+    });
+  });
+
+  it('paused by an operator: no charge while paused; reactivated by the customer → the next cycle is charged', async () => {
+    const start = await today();
+    const { subscriptionId } = await subscribe({
+      amount: 0,
+      subscriptionInfo: {
+        type: 'FIXED',
+        recurringAmount: 40_000,
+        frequency: 'WEEKLY',
+        nextPaymentDate: addDays(start, 2),
+      },
+    });
+    await skipTo(addDays(start, 2));
+    await until(subscriptionId, (s) => s.charges.length === 1, 'cycle 1 charged');
+    const paused = await call(t, 'POST', `/v1/subscriptions/${subscriptionId}/pause`, { reason: 'holiday' });
+    expect(paused.status, JSON.stringify(paused.body)).toBe(200);
+    await until(subscriptionId, (s) => s.status === 'paused', 'paused');
+    await skipTo(addDays(start, 17));
+    expect(ledgerOf(subscriptionId)).toHaveLength(1);
+
+    const asked = await call(t, 'POST', `/v1/subscriptions/${subscriptionId}/reactivate`, {});
+    expect(asked.status, JSON.stringify(asked.body)).toBe(200);
+    // The pause was a manage order of its own: approve whichever reactivation order waits.
+    const waiting = t.sandbox.admin
+      .awaitingCustomer()
+      .filter((o) => o.orderId.startsWith(`${subscriptionId}-m`));
+    expect(waiting).toHaveLength(1);
+    t.sandbox.admin.approvePayment(waiting[0]!.orderId);
+    await until(subscriptionId, (s) => s.status === 'active', 'active again');
+    await skipTo(addDays(start, 30));
+    const resumed = await until(subscriptionId, (s) => s.charges.length >= 2, 'charged after reactivation');
+    expect(resumed.charges[1]).toMatchObject({ status: 'succeeded', amount: 40_000 });
+    expect(ledgerOf(subscriptionId).length).toBe(resumed.charges.length);
+    await captureHistory(t.env.client, resumed.workflowId, 'paused-by-operator-reactivated', {
+      stillOpen: true,
+    });
   });
 
   it('cancel is permanent: nothing is charged afterwards and nothing else is accepted', async () => {
@@ -148,6 +190,7 @@ describe('subscriptions', () => {
     expect((await view(subscriptionId)).charges).toHaveLength(1);
     expect((await call(t, 'POST', `/v1/subscriptions/${subscriptionId}/pause`, {})).status).toBe(409);
     expect((await call(t, 'POST', '/v1/subscriptions', { subscriptionId }, t.viewerKey)).status).toBe(403);
+    await captureHistory(t.env.client, `subscription/${subscriptionId}`, 'cancelled');
   });
 
   it('a worker restarted in the middle of a charge: one charge per cycle in the sandbox ledger', async () => {

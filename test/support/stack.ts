@@ -52,8 +52,8 @@ export type Stack<K extends string = never> = {
   sandbox: Sandbox;
   api: RunningApi;
   taskQueue: string;
-  /** Starts a worker (again, after a simulated crash). */
-  startWorker(): Promise<void>;
+  /** Starts a worker (again, after a simulated crash), on another workflow bundle when given. */
+  startWorker(workflowBundlePath?: string): Promise<void>;
   /** Stops the worker as a crash would, without waiting for running activities to finish. */
   stopWorker(): Promise<void>;
   /** Skips Temporal time, and moves a 'movable' sandbox clock along with it. */
@@ -124,8 +124,9 @@ export async function startStack<K extends string>(
     api,
     taskQueue,
     ...keys,
-    async startWorker() {
-      worker = (await createTestWorker(env, activities, taskQueue, options.workerTuning)).worker;
+    async startWorker(workflowBundlePath?: string) {
+      worker = (await createTestWorker(env, activities, taskQueue, options.workerTuning, workflowBundlePath))
+        .worker;
       running = worker.run();
     },
     async stopWorker() {

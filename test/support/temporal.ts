@@ -1,5 +1,5 @@
 /** Per-file Temporal helpers: a time-skipping server of the file's own, or the run's shared dev server. */
-import { randomBytes, randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { inject } from 'vitest';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime, type Worker } from '@temporalio/worker';
@@ -11,14 +11,21 @@ import { PAYRUN_SEARCH_ATTRIBUTES } from '../../workflows/search-attributes';
 /** IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD: every payrun search attribute is a keyword. */
 const KEYWORD = 2;
 
-/** One keyring per test process: every test worker and client seals payloads as production does. */
-export const testDataConverter = createDataConverter({
+/**
+ * The tests' payload key. It is fixed, and public, so that histories captured by one run
+ * (test/replay/histories) can be decoded and replayed by any later one; it protects fixture data only
+ * and is never a production key (production keys come from PAYLOAD_CODEC_KEYS).
+ */
+export const testCodecKeyring = {
   currentKeyId: 'test',
-  keys: new Map([['test', randomBytes(32)]]),
-});
+  keys: new Map([['test', createHash('sha256').update('payrun test fixtures: not a secret').digest()]]),
+};
+
+/** Every test worker and client seals payloads as production does. */
+export const testDataConverter = createDataConverter(testCodecKeyring);
 
 let runtimeInstalled = false;
-function installQuietRuntime(): void {
+export function installQuietRuntime(): void {
   if (runtimeInstalled) return;
   runtimeInstalled = true;
   Runtime.install({ logger: new DefaultLogger('WARN') });
@@ -53,6 +60,8 @@ export async function createTestWorker(
   activities: Partial<Activities>,
   taskQueue = `test-${randomUUID()}`,
   tuning?: PayrunWorkerOptions['tuning'],
+  /** Another version of the workflow code (an upgrade rehearsal); the run's bundle by default. */
+  workflowBundlePath = inject('workflowBundlePath'),
 ): Promise<{ worker: Worker; taskQueue: string }> {
   const worker = await createPayrunWorker({
     connection: env.nativeConnection,
@@ -61,7 +70,7 @@ export async function createTestWorker(
     activities,
     dataConverter: testDataConverter,
     tuning,
-    workflowBundle: { codePath: inject('workflowBundlePath') },
+    workflowBundle: { codePath: workflowBundlePath },
   });
   return { worker, taskQueue };
 }

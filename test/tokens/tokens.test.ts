@@ -4,6 +4,9 @@ import { describe, expect, it } from 'vitest';
 import { Client } from '@temporalio/client';
 import proto from '@temporalio/proto';
 import { parseKeyId } from '../../db/api-keys';
+import { bindingWorkflowId } from '../../workflows/binding';
+import { tokenPaymentWorkflowId } from '../../workflows/token-payment';
+import { captureHistory } from '../support/history-capture';
 import { testMerchant } from '../support/settings';
 import { useTokenStack, waitFor } from './token-stack';
 import { eventually } from '../support/wait';
@@ -99,6 +102,7 @@ describe('binding', () => {
     expect(JSON.stringify(listed.body)).not.toContain(token!.value);
     const row = await t.db('saved_methods').where({ method_id: done.methodId }).first();
     expect(row.token_ciphertext).not.toContain(token!.value);
+    await captureHistory(t.env.client, bindingWorkflowId(created.bindingId), 'card-bound');
   });
 
   it('saves a domestic card while paying, and binds two wallets of one user (n000_, n001_)', async () => {
@@ -276,6 +280,7 @@ describe('pay with a token', () => {
     const right = await otp(paymentId, code);
     expect(right.status, JSON.stringify(right.body)).toBe(200);
     expect(right.body.payment.state).toBe('succeeded');
+    await captureHistory(t.env.client, tokenPaymentWorkflowId(paymentId), 'otp-wrong-then-right');
   });
 
   it('8200: a code older than 5 minutes is refused (410) and the payment fails', async () => {

@@ -1,0 +1,119 @@
+/**
+ * An upgrade rehearsed: long-running payout work starts on version N of the workflow code, the worker
+ * is replaced by version N+1 (a change that needs patched(), in test/replay/next-version), and
+ * - the runs that were waiting finish correctly on N+1, on the old path;
+ * - a run started after the upgrade takes the new path;
+ * - the same change without patched() would have broken the waiting runs: their histories do not
+ *   replay with it.
+ */
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, inject, it } from 'vitest';
+import { bundleWorkflowCode, DefaultLogger, Worker } from '@temporalio/worker';
+import proto from '@temporalio/proto';
+import fs from 'node:fs';
+import os from 'node:os';
+import { payoutRunWorkflowId } from '../../workflows/payout-definitions';
+import {
+  apiCall,
+  payoutFile,
+  uploadAndApprove,
+  usePayoutStack,
+  waitForRunStatus,
+} from '../support/payout-stack';
+import { createTimeSkippingEnv, installQuietRuntime, testDataConverter } from '../support/temporal';
+import { eventually } from '../support/wait';
+
+const { EventType } = proto.temporal.api.enums.v1;
+const fixture = usePayoutStack(createTimeSkippingEnv);
+const here = path.dirname(fileURLToPath(import.meta.url));
+
+async function bundle(file: string): Promise<string> {
+  const { code } = await bundleWorkflowCode({
+    workflowsPath: path.join(here, 'next-version', file),
+    logger: new DefaultLogger('WARN'),
+  });
+  const codePath = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'payrun-next-')), `${file}.js`);
+  fs.writeFileSync(codePath, code);
+  return codePath;
+}
+
+const historyOf = (runId: string) =>
+  fixture.env.client.workflow.getHandle(payoutRunWorkflowId(runId)).fetchHistory();
+const eventTypes = async (runId: string) =>
+  ((await historyOf(runId)).events ?? []).map((event) => event.eventType);
+
+describe('upgrading the workflow code under running payouts', () => {
+  it('old runs finish on the old path after the upgrade, new runs take the new one', async () => {
+    const [patchedBundle, unguardedBundle] = await Promise.all([
+      bundle('patched.ts'),
+      bundle('unguarded.ts'),
+    ]);
+
+    // Version N: one run waits for approval, another's batch waits for its lost 8003 notification.
+    fixture.stack.sandbox.admin.reset();
+    fixture.stack.sandbox.admin.setFaults({ notification: 'batch.created', ipn: { drop: true }, times: 1 });
+    const waitingForNotification = await uploadAndApprove(fixture.stack, payoutFile('upgrade-ipn', 4));
+    await eventually(async () => {
+      const batch = await fixture.db('payout_batches').where({ run_id: waitingForNotification }).first();
+      expect(batch?.status).toBe('validating');
+    });
+    const uploaded = await apiCall(
+      fixture.stack,
+      fixture.stack.makerKey,
+      'POST',
+      '/v1/payout-runs',
+      payoutFile('upgrade-approval', 3),
+      'text/csv',
+    );
+    expect(uploaded.status).toBe(201);
+    const waitingForApproval = uploaded.body.runId as string;
+    await eventually(async () =>
+      expect(await eventTypes(waitingForApproval)).toContain(EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED),
+    );
+    const historyOnVersionN = await historyOf(waitingForApproval);
+
+    // The deploy: version N's worker goes, version N+1's comes.
+    await fixture.stack.stopWorker();
+    await fixture.stack.startWorker(patchedBundle);
+
+    const approved = await apiCall(
+      fixture.stack,
+      fixture.stack.approverKey,
+      'POST',
+      `/v1/payout-runs/${waitingForApproval}/approve`,
+      '{}',
+    );
+    expect(approved.status).toBe(200);
+    for (const runId of [waitingForApproval, waitingForNotification]) {
+      const run = await waitForRunStatus(fixture.db, runId, ['reconciled', 'needs_attention'], {
+        whileWaiting: () => fixture.env.sleep('3 seconds'),
+      });
+      expect(run.status, String(run.status_reason)).toBe('reconciled');
+      // Old runs: no patch marker, no new memo.
+      expect(await eventTypes(runId)).not.toContain(EventType.EVENT_TYPE_MARKER_RECORDED);
+    }
+
+    // A run started on N+1 takes the new path: the patch marker, then the memo.
+    const fresh = await uploadAndApprove(fixture.stack, payoutFile('upgrade-new', 2));
+    const run = await waitForRunStatus(fixture.db, fresh, ['reconciled', 'needs_attention']);
+    expect(run.status).toBe('reconciled');
+    const freshEvents = await eventTypes(fresh);
+    expect(freshEvents).toContain(EventType.EVENT_TYPE_MARKER_RECORDED);
+    expect(freshEvents.indexOf(EventType.EVENT_TYPE_WORKFLOW_PROPERTIES_MODIFIED)).toBeGreaterThan(
+      freshEvents.indexOf(EventType.EVENT_TYPE_MARKER_RECORDED),
+    );
+
+    // Why the guard is needed: version N's history replays with the patched code, not the unguarded.
+    installQuietRuntime();
+    const replayWith = (codePath: string) =>
+      Worker.runReplayHistory(
+        { workflowBundle: { codePath }, dataConverter: testDataConverter },
+        historyOnVersionN,
+        payoutRunWorkflowId(waitingForApproval),
+      );
+    await expect(replayWith(patchedBundle)).resolves.toBeUndefined();
+    await expect(replayWith(unguardedBundle)).rejects.toMatchObject({ name: 'DeterminismViolationError' });
+    await expect(replayWith(inject('workflowBundlePath'))).resolves.toBeUndefined();
+  }, 120_000);
+});
