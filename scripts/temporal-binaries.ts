@@ -1,13 +1,14 @@
 /**
- * Finds (and when needed builds) the two Temporal servers the SDK would otherwise download:
+ * Finds (and when needed builds) every Temporal binary payrun runs, offline:
  *
  *   dev server (Temporal CLI):  TEMPORAL_CLI_PATH → cached binary → `go install` → SDK download
  *   time-skipping test server:  TEMPORAL_TEST_SERVER_PATH → cached → Maven Central + java → SDK download
+ *   server for PostgreSQL + SQL schema tool (the production shape): cached → `go install`
  *
  * Builds land in a per-user cache outside the clone (CI starts from a fresh clone, but the same
  * machine keeps ~/.cache, ~/go and ~/.m2), and the repository's git-ignored `.cache/temporal` links to it.
  *
- * Run directly (`npm run temporal:binaries`) to build both ahead of time and print where they are.
+ * Run directly (`npm run temporal:binaries`) to build them all ahead of time and print where they are.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -116,27 +117,47 @@ export function cachedCliPath(env: NodeJS.ProcessEnv = process.env): string {
   return path.join(cacheDir(env), `temporal-cli-${TEMPORAL_CLI_VERSION}`, 'temporal');
 }
 
-async function buildCli(target: string, log: (line: string) => void): Promise<void> {
-  const staging = fs.mkdtempSync(path.join(path.dirname(path.dirname(target)), 'cli-build-'));
+/**
+ * `go install` of Go packages at one version into a staging folder, then moved into the cache
+ * together, so a half-finished build never looks like a cached binary.
+ */
+async function goInstall(
+  label: string,
+  packages: { path: string; binary: string; target: string }[],
+  version: string,
+  log: (line: string) => void,
+): Promise<void> {
+  const home = path.dirname(packages[0]!.target);
+  fs.mkdirSync(path.dirname(home), { recursive: true });
+  const staging = fs.mkdtempSync(path.join(path.dirname(home), 'go-build-'));
   log(
-    `Building the Temporal CLI ${TEMPORAL_CLI_VERSION} with go install (first time only: a few minutes on 2 cores; ` +
-      `later runs reuse ${target})`,
+    `Building ${label} ${version} with go install (first time only: a few minutes on 2 cores; later runs reuse ${home})`,
   );
   const started = Date.now();
   try {
     await runWithProgress(
-      'go install temporal',
+      `go install ${label}`,
       'go',
-      ['install', `github.com/temporalio/cli/cmd/temporal@${TEMPORAL_CLI_VERSION}`],
+      ['install', ...packages.map((entry) => `${entry.path}@${version}`)],
       { env: { ...process.env, GOBIN: staging }, log },
     );
-    fs.mkdirSync(path.dirname(target), { recursive: true });
-    fs.renameSync(path.join(staging, 'temporal'), target);
-    log(`Built the Temporal CLI in ${Math.round((Date.now() - started) / 1000)}s`);
+    for (const entry of packages) {
+      fs.mkdirSync(path.dirname(entry.target), { recursive: true });
+      fs.renameSync(path.join(staging, entry.binary), entry.target);
+    }
+    log(`Built ${label} in ${Math.round((Date.now() - started) / 1000)}s`);
   } finally {
     fs.rmSync(staging, { recursive: true, force: true });
   }
 }
+
+const buildCli = (target: string, log: (line: string) => void) =>
+  goInstall(
+    'the Temporal CLI',
+    [{ path: 'github.com/temporalio/cli/cmd/temporal', binary: 'temporal', target }],
+    TEMPORAL_CLI_VERSION,
+    log,
+  );
 
 export async function resolveDevServer(options: ResolveOptions = {}): Promise<ServerExecutable> {
   const env = options.env ?? process.env;
@@ -158,6 +179,71 @@ export async function resolveDevServer(options: ResolveOptions = {}): Promise<Se
   }
   log('No Temporal CLI found or built; the SDK will try to download the dev server.');
   return { type: 'cached-download' };
+}
+
+// ---------------------------------------------------------------------------------------------
+// The Temporal server for PostgreSQL (the production shape) and its SQL schema tool
+// ---------------------------------------------------------------------------------------------
+
+/** The server version the CLI above embeds (its banner says "Server 1.29.1"): one server for both shapes. */
+export const TEMPORAL_SERVER_VERSION = 'v1.29.1';
+const SERVER_MODULE = 'go.temporal.io/server';
+
+export interface TemporalServerBinaries {
+  /** `server --root DIR --config CONFIG_DIR --env NAME --allow-no-auth start` */
+  server: string;
+  /** The SQL schema tool: `create`, `setup-schema -v 0.0`, `update-schema -d <schema>/versioned`. */
+  schemaTool: string;
+  /** PostgreSQL schemas shipped with the server: `<schemaDir>/temporal`, `<schemaDir>/visibility`. */
+  schemaDir: string;
+  /** The server's own example configuration for PostgreSQL, a starting point for ours. */
+  exampleConfigDir: string;
+}
+
+export function cachedServerBinaries(env: NodeJS.ProcessEnv = process.env): TemporalServerBinaries {
+  const home = path.join(cacheDir(env), `temporal-server-${TEMPORAL_SERVER_VERSION}`);
+  return {
+    server: path.join(home, 'temporal-server'),
+    schemaTool: path.join(home, 'temporal-sql-tool'),
+    schemaDir: path.join(home, 'schema', 'postgresql', 'v12'),
+    exampleConfigDir: path.join(home, 'config'),
+  };
+}
+
+/** The schemas and example configuration live in the module's source, in Go's module cache. */
+function copyServerFiles(target: TemporalServerBinaries): void {
+  const modCache = spawnSync('go', ['env', 'GOMODCACHE'], { encoding: 'utf8' }).stdout.trim();
+  const source = path.join(modCache, `${SERVER_MODULE}@${TEMPORAL_SERVER_VERSION}`);
+  fs.cpSync(path.join(source, 'schema', 'postgresql', 'v12'), target.schemaDir, { recursive: true });
+  fs.cpSync(path.join(source, 'config'), target.exampleConfigDir, { recursive: true });
+  // The module cache is read-only; the copies need not be.
+  spawnSync('chmod', ['-R', 'u+w', path.dirname(target.schemaDir), target.exampleConfigDir]);
+}
+
+export async function resolveTemporalServer(
+  options: ResolveOptions = {},
+): Promise<TemporalServerBinaries | undefined> {
+  const env = options.env ?? process.env;
+  const log = options.log ?? (() => {});
+  const cached = cachedServerBinaries(env);
+  const complete = () =>
+    isExecutable(cached.server) && isExecutable(cached.schemaTool) && fs.existsSync(cached.schemaDir);
+  if (complete()) return cached;
+  if (!options.build || !hasCommand('go')) {
+    log('No Temporal server built; run npm run temporal:binaries (needs Go and its module proxy).');
+    return undefined;
+  }
+  await goInstall(
+    'the Temporal server and its SQL schema tool',
+    [
+      { path: `${SERVER_MODULE}/cmd/server`, binary: 'server', target: cached.server },
+      { path: `${SERVER_MODULE}/cmd/tools/sql`, binary: 'sql', target: cached.schemaTool },
+    ],
+    TEMPORAL_SERVER_VERSION,
+    log,
+  );
+  copyServerFiles(cached);
+  return cached;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -272,7 +358,11 @@ async function main(): Promise<void> {
   log(`Temporal dev server:          ${describe(devServer)}`);
   const testServer = await resolveTestServer({ build: true, log });
   log(`Temporal time-skipping server: ${describe(testServer)}`);
+  const server = await resolveTemporalServer({ build: true, log });
+  log(`Temporal server (PostgreSQL):  ${server?.server ?? 'not built'}`);
+  log(`Temporal SQL schema tool:      ${server?.schemaTool ?? 'not built'}`);
   log(`Temporal binaries ready in ${((Date.now() - started) / 1000).toFixed(1)}s`);
+  if (!server) throw new Error('The Temporal server for PostgreSQL could not be built (see above).');
   if (devServer.type !== 'existing-path' || testServer.type !== 'existing-path') {
     log('Warning: a server will be downloaded by the SDK, which needs internet access.');
   }
