@@ -69,6 +69,14 @@ function fromParserError(error: { type?: string; status?: number; limit?: number
   if (error.type === 'entity.too.large') {
     return new ApiError(413, 'body_too_large', `The body is larger than the limit of ${error.limit} bytes.`);
   }
+  // A path whose percent-encoding does not decode (`/v1/disbursements/%E0`): the router and the static
+  // file server raise it with status 400.
+  if (
+    error instanceof URIError ||
+    (error.status === 400 && /decode/i.test(String((error as Error).message)))
+  ) {
+    return new ApiError(400, 'malformed_path', 'The path is not valid percent-encoded UTF-8.');
+  }
   if (error.type === 'encoding.unsupported' || error.type === 'charset.unsupported') {
     return new ApiError(415, 'unsupported_encoding', 'The body must be UTF-8.');
   }

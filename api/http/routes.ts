@@ -6,6 +6,7 @@ import type { Db } from '../../db/knex';
 import { requireRoles } from '../auth/authenticate';
 import type { Principal, Role } from '../auth/roles';
 import { ApiError, invalidInput } from './errors';
+import { refuseControlCharacters } from './control-characters';
 import { runIdempotently } from './idempotency';
 
 /** Who may call a route: API keys with one of these roles (admin always), or nobody needs one, and why. */
@@ -109,6 +110,11 @@ export function mountRoutes(router: Router, routes: readonly AnyRoute[], options
       handlers.push(express.json({ limit: options.jsonLimit, strict: true, type: () => true }));
     }
     handlers.push(async (req, res) => {
+      refuseControlCharacters({
+        path: req.params,
+        query: req.query,
+        ...(route.rawBody ? {} : { body: req.body }),
+      });
       const ctx = {
         body: route.rawBody
           ? Buffer.isBuffer(req.body)

@@ -63,12 +63,16 @@ export function ipnRoute(channel: IpnChannel, deps: IpnDependencies): AnyRoute {
     responseStatus: 204,
     handler: async ({ body, log }) => {
       const raw = (body as Buffer).toString('utf8');
-      let hints: Record<string, unknown> = {};
+      let parsed: unknown;
       try {
-        hints = JSON.parse(raw) as Record<string, unknown>;
+        parsed = JSON.parse(raw);
       } catch {
         refuse('unknown', 'malformed', 'The notification is not JSON.');
       }
+      // null, a number, a string or an array is valid JSON but no notification.
+      if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed))
+        refuse('unknown', 'malformed', 'The notification is not a JSON object.');
+      const hints = parsed as Record<string, unknown>;
       const kind = channel.kindOf(hints);
       let notification: VerifiedNotification<NotificationKind>;
       try {

@@ -1,0 +1,107 @@
+/**
+ * No input makes the API answer 5xx: every route, public or not, is sent what a careless or hostile
+ * client sends (a NUL character in a path parameter, the query or the body; broken percent-encoding in
+ * the path; JSON that is not an object), with a key that holds every role so that input, not access,
+ * is what the route sees. Text with control characters is refused with 400 naming the field.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Client, Connection } from '@temporalio/client';
+import { inject } from 'vitest';
+import { apiRoutes, createApp, type ApiDependencies } from '../../api/app';
+import { ROLES } from '../../api/auth/roles';
+import type { Db } from '../../db/knex';
+import { ipnPaths, paymentReturnPath } from '../../platform/ipn-paths';
+import { createLogger } from '../../platform/logger';
+import { listen, newKey, type RunningApi } from '../support/api';
+import { connectTestDatabase } from '../support/database';
+import { testMerchant, testPayoutSettings } from '../support/settings';
+
+let db: Db;
+let connection: Connection;
+let api: RunningApi;
+let everyRole: string;
+
+beforeAll(async () => {
+  db = connectTestDatabase();
+  connection = await Connection.connect({ address: inject('devServerAddress') });
+  const deps: ApiDependencies = {
+    db,
+    temporal: new Client({ connection }),
+    logger: createLogger('silent'),
+    merchant: testMerchant,
+    payouts: testPayoutSettings(),
+  };
+  api = await listen(createApp(deps));
+  everyRole = await newKey(db, [...ROLES]);
+});
+
+afterAll(async () => {
+  await api.close();
+  await connection.close();
+  await db.destroy();
+});
+
+async function send(method: string, path: string, body?: string) {
+  const response = await fetch(`${api.baseUrl}${path}`, {
+    method: method.toUpperCase(),
+    headers: { authorization: `Bearer ${everyRole}`, 'content-type': 'application/json' },
+    ...(body === undefined ? {} : { body }),
+  });
+  const text = await response.text();
+  return { status: response.status, text };
+}
+
+// Building the table reads only settings; handlers run with the test database behind them.
+const routes = apiRoutes({ merchant: testMerchant, payouts: testPayoutSettings() } as ApiDependencies);
+const hasBody = (method: string) => method !== 'get' && method !== 'delete';
+const withParams = (path: string, value: string) => path.replace(/:([A-Za-z0-9_]+)/g, value);
+
+describe('no input makes the API answer 5xx', () => {
+  for (const route of routes) {
+    const name = `${route.method.toUpperCase()} ${route.path}`;
+    it(`${name}: NUL, broken encoding and non-object JSON are client errors`, async () => {
+      const attempts: Array<{ what: string; answer: { status: number; text: string } }> = [];
+      const attempt = async (what: string, method: string, path: string, body?: string) =>
+        attempts.push({ what, answer: await send(method, path, body) });
+      const body = hasBody(route.method) ? '{}' : undefined;
+
+      await attempt('NUL in the query', route.method, `${withParams(route.path, 'probe')}?q=a%00b`, body);
+      if (route.path.includes(':')) {
+        await attempt('NUL in a path parameter', route.method, withParams(route.path, 'a%00b'), body);
+        await attempt('broken percent-encoding', route.method, withParams(route.path, '%E0'), body);
+      }
+      if (hasBody(route.method)) {
+        const path = withParams(route.path, 'probe');
+        await attempt('NUL in a body field', route.method, path, JSON.stringify({ orderInfo: 'a\u0000b' }));
+        for (const value of ['null', '42', '"text"', '[]'])
+          await attempt(`JSON body ${value}`, route.method, path, value);
+      }
+      const serverErrors = attempts.filter(({ answer }) => answer.status >= 500);
+      expect(serverErrors.map(({ what, answer }) => `${what}: ${answer.status} ${answer.text}`)).toEqual([]);
+      for (const { what, answer } of attempts.filter(({ what }) => what.startsWith('NUL in a path'))) {
+        expect(answer.status, what).toBe(400);
+        expect(JSON.parse(answer.text).error.problems[0]).toMatchObject({ rule: 'control_character' });
+      }
+    });
+  }
+
+  it('public pages and every notification receiver refuse bad input without a 5xx', async () => {
+    const labelled = async (what: string, method: string, path: string, body?: string) => ({
+      what,
+      ...(await send(method, path, body)),
+    });
+    const answers = [
+      await labelled('console, broken encoding', 'get', '/console/%E0'),
+      await labelled('payment return, NUL', 'get', `${paymentReturnPath}?orderId=%00`),
+      ...(await Promise.all(
+        Object.values(ipnPaths).flatMap((path) =>
+          ['null', '42', '[]', '"text"', JSON.stringify({ orderId: 'a\u0000b' })].map((body) =>
+            labelled(`${path} ${body}`, 'post', path, body),
+          ),
+        ),
+      )),
+    ];
+    expect(answers.filter((answer) => answer.status >= 500).map((answer) => answer.what)).toEqual([]);
+    expect(answers.every((answer) => answer.status >= 400)).toBe(true);
+  });
+});
