@@ -2,46 +2,20 @@
  * Walks every registered route: a route added without an access rule, or with a check that lets the
  * wrong caller through, fails here.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Client, Connection } from '@temporalio/client';
-import { inject } from 'vitest';
-import { apiRoutes, createApp, type ApiDependencies } from '../../api/app';
+import { describe, expect, it } from 'vitest';
+import { apiRoutes, type ApiDependencies } from '../../api/app';
 import { ROLES, type Role } from '../../api/auth/roles';
 import { revokeApiKey, parseKeyId } from '../../db/api-keys';
-import type { Db } from '../../db/knex';
-import { createLogger } from '../../platform/logger';
-import { listen, newKey, type RunningApi } from '../support/api';
-import { connectTestDatabase } from '../support/database';
+import { newKey } from '../support/api';
+import { useApiOnDevServer } from '../support/api-on-dev-server';
 import { testMerchant, testPayoutSettings } from '../support/settings';
 
-let db: Db;
-let connection: Connection;
-let api: RunningApi;
-let deps: ApiDependencies;
-
-beforeAll(async () => {
-  db = connectTestDatabase();
-  connection = await Connection.connect({ address: inject('devServerAddress') });
-  deps = {
-    db,
-    temporal: new Client({ connection }),
-    logger: createLogger('silent'),
-    merchant: testMerchant,
-    payouts: testPayoutSettings(),
-  };
-  api = await listen(createApp(deps));
-});
-
-afterAll(async () => {
-  await api.close();
-  await connection.close();
-  await db.destroy();
-});
+const t = useApiOnDevServer();
 
 const concretePath = (path: string) => path.replace(/:([A-Za-z0-9_]+)/g, 'probe-$1');
 
 async function call(method: string, path: string, key?: string) {
-  const response = await fetch(`${api.baseUrl}${concretePath(path)}`, {
+  const response = await fetch(`${t.api.baseUrl}${concretePath(path)}`, {
     method: method.toUpperCase(),
     headers: { ...(key ? { authorization: `Bearer ${key}` } : {}), 'content-type': 'application/json' },
     ...(method === 'get' || method === 'delete' ? {} : { body: '{}' }),
@@ -75,18 +49,18 @@ describe('access to every route', () => {
       expect((await call(route.method, route.path, 'prk_000000000000_' + 'x'.repeat(43))).status).toBe(401);
       expect((await call(route.method, route.path, 'not-a-key')).status).toBe(401);
 
-      const revoked = await newKey(db, [allowed[0]!]);
-      await revokeApiKey(db, parseKeyId(revoked)!);
+      const revoked = await newKey(t.db, [allowed[0]!]);
+      await revokeApiKey(t.db, parseKeyId(revoked)!);
       expect((await call(route.method, route.path, revoked)).status).toBe(401);
 
       const wrongRoles = ROLES.filter((role): role is Role => role !== 'admin' && !allowed.includes(role));
       if (wrongRoles.length) {
-        const wrong = await call(route.method, route.path, await newKey(db, wrongRoles));
+        const wrong = await call(route.method, route.path, await newKey(t.db, wrongRoles));
         expect(wrong.status).toBe(403);
         expect(JSON.parse(wrong.body)).toMatchObject({ error: { code: 'forbidden' } });
       }
       for (const roles of [[allowed[0]!], ['admin' as Role]]) {
-        const admitted = await call(route.method, route.path, await newKey(db, roles));
+        const admitted = await call(route.method, route.path, await newKey(t.db, roles));
         expect([401, 403], `${roles.join(',')} on ${name}`).not.toContain(admitted.status);
       }
     });

@@ -4,45 +4,22 @@
  * the path; JSON that is not an object), with a key that holds every role so that input, not access,
  * is what the route sees. Text with control characters is refused with 400 naming the field.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Client, Connection } from '@temporalio/client';
-import { inject } from 'vitest';
-import { apiRoutes, createApp, type ApiDependencies } from '../../api/app';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { apiRoutes, type ApiDependencies } from '../../api/app';
 import { ROLES } from '../../api/auth/roles';
-import type { Db } from '../../db/knex';
 import { ipnPaths, paymentReturnPath } from '../../platform/ipn-paths';
-import { createLogger } from '../../platform/logger';
-import { listen, newKey, type RunningApi } from '../support/api';
-import { connectTestDatabase } from '../support/database';
+import { newKey } from '../support/api';
+import { useApiOnDevServer } from '../support/api-on-dev-server';
 import { testMerchant, testPayoutSettings } from '../support/settings';
 
-let db: Db;
-let connection: Connection;
-let api: RunningApi;
+const t = useApiOnDevServer();
 let everyRole: string;
-
 beforeAll(async () => {
-  db = connectTestDatabase();
-  connection = await Connection.connect({ address: inject('devServerAddress') });
-  const deps: ApiDependencies = {
-    db,
-    temporal: new Client({ connection }),
-    logger: createLogger('silent'),
-    merchant: testMerchant,
-    payouts: testPayoutSettings(),
-  };
-  api = await listen(createApp(deps));
-  everyRole = await newKey(db, [...ROLES]);
-});
-
-afterAll(async () => {
-  await api.close();
-  await connection.close();
-  await db.destroy();
+  everyRole = await newKey(t.db, [...ROLES]);
 });
 
 async function send(method: string, path: string, body?: string) {
-  const response = await fetch(`${api.baseUrl}${path}`, {
+  const response = await fetch(`${t.api.baseUrl}${path}`, {
     method: method.toUpperCase(),
     headers: { authorization: `Bearer ${everyRole}`, 'content-type': 'application/json' },
     ...(body === undefined ? {} : { body }),

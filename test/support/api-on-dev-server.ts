@@ -1,0 +1,42 @@
+/**
+ * payrun's API alone (no worker, no sandbox) on the run's database and dev server, for the suites that
+ * walk the route table: access control, bad input.
+ */
+import { afterAll, beforeAll, inject } from 'vitest';
+import { Client, Connection } from '@temporalio/client';
+import { createApp, type ApiDependencies } from '../../api/app';
+import type { Db } from '../../db/knex';
+import { createLogger } from '../../platform/logger';
+import { listen, type RunningApi } from './api';
+import { connectTestDatabase } from './database';
+import { testMerchant, testPayoutSettings } from './settings';
+
+export interface ApiFixture {
+  db: Db;
+  api: RunningApi;
+  deps: ApiDependencies;
+}
+
+/** Started before the file's tests, closed after them; read the fields inside tests. */
+export function useApiOnDevServer(): ApiFixture {
+  const fixture = {} as ApiFixture;
+  let connection: Connection | undefined;
+  beforeAll(async () => {
+    fixture.db = connectTestDatabase();
+    connection = await Connection.connect({ address: inject('devServerAddress') });
+    fixture.deps = {
+      db: fixture.db,
+      temporal: new Client({ connection }),
+      logger: createLogger('silent'),
+      merchant: testMerchant,
+      payouts: testPayoutSettings(),
+    };
+    fixture.api = await listen(createApp(fixture.deps));
+  });
+  afterAll(async () => {
+    await fixture.api?.close();
+    await connection?.close();
+    await fixture.db?.destroy();
+  });
+  return fixture;
+}
