@@ -36,8 +36,8 @@ export interface SubscriptionActivityDependencies {
   db: Db;
   gateway: GatewayClient;
   subscriptionIpnUrl: string;
-  /** Without them a subscription cannot be activated or charged (a non-retryable failure says so). */
-  secrets?: SubscriptionSecrets;
+  /** Required: without them a subscription can be neither activated nor charged. */
+  secrets: SubscriptionSecrets;
 }
 
 interface StoredToken {
@@ -84,14 +84,6 @@ export function createSubscriptionActivities({
   subscriptionIpnUrl,
   secrets,
 }: SubscriptionActivityDependencies) {
-  const requireSecrets = (): SubscriptionSecrets => {
-    if (!secrets)
-      throw ApplicationFailure.nonRetryable(
-        'Subscription secrets are not configured (the payload codec keyring and the merchant secret).',
-        'SubscriptionNotConfigured',
-      );
-    return secrets;
-  };
   const tokenOf = async (subscriptionId: string) => {
     const row = await requireSubscription(db, subscriptionId);
     if (!row.token_ciphertext)
@@ -99,7 +91,7 @@ export function createSubscriptionActivities({
         `Subscription ${subscriptionId} has no token`,
         'SubscriptionWithoutToken',
       );
-    return { row, token: openToken(row.token_ciphertext, requireSecrets().keyring, subscriptionId) };
+    return { row, token: openToken(row.token_ciphertext, secrets.keyring, subscriptionId) };
   };
 
   return {
@@ -155,7 +147,7 @@ export function createSubscriptionActivities({
      * here with the merchant secret and sealed at rest. Returns nothing secret.
      */
     async activateSubscription(input: { subscriptionId: string; callbackToken?: string }) {
-      const keys = requireSecrets();
+      const keys = secrets;
       const row = await requireSubscription(db, input.subscriptionId);
       let callbackToken = input.callbackToken;
       if (!callbackToken) {

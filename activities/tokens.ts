@@ -39,7 +39,8 @@ export interface TokenActivityDependencies {
   db: Db;
   gateway: GatewayClient;
   tokenIpnUrl: string;
-  tokens?: TokenSettings;
+  /** Required: without them no method can be bound or charged. */
+  tokens: TokenSettings;
 }
 
 /** Authenticated context of a saved-method token: it opens only as one. */
@@ -85,15 +86,6 @@ async function ask<Op extends OperationName>(
 const text = (value: unknown) => (value === undefined || value === null ? undefined : String(value));
 
 export function createTokenActivities({ db, gateway, tokenIpnUrl, tokens }: TokenActivityDependencies) {
-  const settings = (): TokenSettings => {
-    if (!tokens) {
-      throw ApplicationFailure.nonRetryable(
-        'Saved methods are not configured on this worker (merchant secret key and token keyring).',
-        'TokensNotConfigured',
-      );
-    }
-    return tokens;
-  };
 
   const bindingOf = async (bindingId: string) => {
     const row = await getBinding(db, bindingId);
@@ -110,7 +102,7 @@ export function createTokenActivities({ db, gateway, tokenIpnUrl, tokens }: Toke
     return { payment, method };
   };
   const tokenOf = (method: SavedMethodRow) => ({
-    value: openSecret(method.token_ciphertext, settings().keyring, TOKEN_CONTEXT),
+    value: openSecret(method.token_ciphertext, tokens.keyring, TOKEN_CONTEXT),
     requireSecurityCode: false,
   });
 
@@ -213,7 +205,7 @@ export function createTokenActivities({ db, gateway, tokenIpnUrl, tokens }: Toke
         lang: 'en',
       });
       if (!answer.ok) return answer;
-      const payload = decryptAesToken(String(answer.body.aesToken), settings().merchantSecretKey) as Record<
+      const payload = decryptAesToken(String(answer.body.aesToken), tokens.merchantSecretKey) as Record<
         string,
         unknown
       >;
@@ -233,7 +225,7 @@ export function createTokenActivities({ db, gateway, tokenIpnUrl, tokens }: Toke
             card_type: text(payload.cardType) ?? null,
             bank_code: text(payload.bankCode) ?? null,
             wallet_alias: text(payload.userAlias) ?? null,
-            token_ciphertext: sealSecret(value, settings().keyring, TOKEN_CONTEXT),
+            token_ciphertext: sealSecret(value, tokens.keyring, TOKEN_CONTEXT),
             status: 'active',
           })
           .onConflict('binding_id')

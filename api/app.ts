@@ -11,23 +11,19 @@ import { observeRequests } from './http/observability';
 import { buildOpenApiDocument, renderDocsPage } from './http/openapi';
 import { mountRoutes, type AnyRoute } from './http/routes';
 import { systemRoutes } from './routes/system';
+import type { ApiSettings } from './settings';
 import type { SigningKeys } from '../gateway';
 import { ipnRoute } from './ipn/receiver';
 import { batchNotifications } from './payouts/batch-notifications';
-import type { PayoutSettings } from './payouts/payout-runs';
 import { payoutRunRoutes } from './payouts/routes';
 import { remittanceNotifications } from './remittance/notifications';
 import { remittanceRoutes } from './remittance/routes';
-import { defaultRemittanceSettings, type RemittanceSettings } from './remittance/settings';
 import { disbursementNotifications, disbursementRoutes } from './disbursements/routes';
 import { subscriptionNotifications, subscriptionRoutes } from './subscriptions/routes';
-import { defaultSubscriptionSettings, type SubscriptionSettings } from './subscriptions/settings';
-import { defaultPaymentSettings, type PaymentSettings } from './payments/payments';
 import { cardPaymentNotifications, paymentNotifications, paymentRoutes } from './payments/routes';
 import { tokenNotifications, tokenRoutes, unbindNotifications } from './tokens/routes';
-import { defaultTokenSettings, type TokenSettings } from './tokens/tokens';
 
-export interface ApiDependencies {
+export interface ApiDependencies extends ApiSettings {
   db: Db;
   temporal: Client;
   logger: Logger;
@@ -35,15 +31,6 @@ export interface ApiDependencies {
   jsonLimit?: string;
   /** The merchant's credentials: notifications are verified with them. */
   merchant: SigningKeys & { partnerCode: string };
-  payouts: PayoutSettings & { uploadLimit: string };
-  /** Remittance settings (quote lifetime, waits); unset: the defaults on the payouts task queue. */
-  remittance?: RemittanceSettings;
-  /** Subscription billing (timing, task queue); unset: the defaults on the payouts task queue. */
-  subscriptions?: SubscriptionSettings;
-  /** One-time payments and refunds (waits); unset: the defaults on the payouts task queue. */
-  payments?: PaymentSettings;
-  /** Saved methods and token payments (waits); unset: the defaults on the payouts task queue. */
-  tokens?: TokenSettings;
   /** Serves /codec/encode and /codec/decode for the Temporal UI and CLI. */
   codec?: {
     codec: PayloadCodec;
@@ -90,7 +77,7 @@ export function apiRoutes(deps: ApiDependencies): AnyRoute[] {
     ...remittanceRoutes({
       db: deps.db,
       temporal: deps.temporal,
-      settings: deps.remittance ?? defaultRemittanceSettings(deps.payouts.taskQueue),
+      settings: deps.remittance,
     }),
     ipnRoute(remittanceNotifications, deps),
   );
@@ -98,7 +85,7 @@ export function apiRoutes(deps: ApiDependencies): AnyRoute[] {
     ...subscriptionRoutes({
       db: deps.db,
       temporal: deps.temporal,
-      settings: deps.subscriptions ?? defaultSubscriptionSettings(deps.payouts.taskQueue),
+      settings: deps.subscriptions,
     }),
     ipnRoute(subscriptionNotifications, deps),
   );
@@ -107,7 +94,7 @@ export function apiRoutes(deps: ApiDependencies): AnyRoute[] {
       {
         db: deps.db,
         temporal: deps.temporal,
-        settings: deps.payments ?? defaultPaymentSettings(deps.payouts.taskQueue),
+        settings: deps.payments,
       },
       deps.merchant,
     ),
@@ -118,9 +105,7 @@ export function apiRoutes(deps: ApiDependencies): AnyRoute[] {
     ...tokenRoutes({
       db: deps.db,
       temporal: deps.temporal,
-      settings:
-        deps.tokens ??
-        defaultTokenSettings(deps.payouts.taskQueue, String(deps.payouts.timing.gatewayAttemptTimeout)),
+      settings: deps.tokens,
     }),
     ipnRoute(tokenNotifications, deps),
     ipnRoute(unbindNotifications, deps),

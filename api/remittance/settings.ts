@@ -16,9 +16,3 @@ export function remittanceSettingsFrom(config: Config): RemittanceSettings {
     },
   };
 }
-
-/** For an app built without remittance settings (tests of other features): the defaults. */
-export const defaultRemittanceSettings = (taskQueue: string): RemittanceSettings => ({
-  taskQueue,
-  timing: DEFAULT_REMITTANCE_TIMING,
-});

@@ -9,9 +9,7 @@ import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
-import { createActivities } from '../../activities';
-import { createApp } from '../../api/app';
-import { payoutSettingsFrom } from '../../api/payouts/settings';
+import { buildApp } from '../../api/build';
 import { createApiKey } from '../../db/api-keys';
 import { startEmbeddedPostgres } from '../../db/embedded-postgres';
 import { createDb, withDatabaseName, type Db } from '../../db/knex';
@@ -20,8 +18,7 @@ import { loadConfig } from '../../platform/config';
 import { createDataConverter } from '../../platform/data-converter';
 import { createLogger } from '../../platform/logger';
 import { generateSandboxKeyPair, startSandbox, type Sandbox } from '../../sandbox';
-import { createInstrumentedGateway } from '../../workers/gateway';
-import { createPayrunWorker } from '../../workers/worker';
+import { buildWorker } from '../../workers/build';
 import { PAYRUN_SEARCH_ATTRIBUTES } from '../../workflows/search-attributes';
 import { createDatabaseIfMissing } from '../stack';
 import { resolveDevServer } from '../temporal-binaries';
@@ -79,30 +76,18 @@ export async function startBenchStack(): Promise<BenchStack> {
     timing: { ipnDelayMs: 0, batchValidationMs: 0, batchPaymentMs: 0, pendingSettleMs: 1000 },
     balances: { VND: 10_000_000_000_000 },
   });
-  const config = loadConfig({});
-  const taskQueue = 'bench';
-  const payouts = { ...payoutSettingsFrom(config), taskQueue };
+  const config = loadConfig({ TEMPORAL_TASK_QUEUE: 'bench' });
   const logger = createLogger('silent');
-  const app = createApp({ db, temporal: env.client, logger, merchant, payouts });
+  const app = buildApp(config, { db, temporal: env.client, logger, merchant, keyring });
   const server = app.listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
   const apiUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const worker = await createPayrunWorker({
+  const worker = await buildWorker(config, {
     connection: env.nativeConnection,
-    namespace: 'default',
-    taskQueue,
-    dataConverter,
-    activities: createActivities({
-      db,
-      gateway: createInstrumentedGateway({
-        baseUrl: sandbox.url,
-        ...merchant,
-        publicKey: keyPair.publicKeyPem,
-      }),
-      publicBaseUrl: apiUrl,
-      subscriptionSecrets: { merchantSecretKey: merchant.secretKey, keyring },
-      savedMethodSecrets: { merchantSecretKey: merchant.secretKey, keyring },
-    }),
+    db,
+    gateway: { baseUrl: sandbox.url, ...merchant, publicKey: keyPair.publicKeyPem },
+    keyring,
+    publicBaseUrl: apiUrl,
   });
   const running = worker.run();
   return {

@@ -14,7 +14,7 @@ import { ipnPaths } from '../../platform/ipn-paths';
 import { createLogger } from '../../platform/logger';
 import { jsonOf, listen, type RunningApi } from '../support/api';
 import { connectTestDatabase } from '../support/database';
-import { testMerchant, testPayoutSettings } from '../support/settings';
+import { testApiSettings, testMerchant } from '../support/settings';
 import { testDataConverter } from '../support/temporal';
 
 let db: Db;
@@ -32,7 +32,7 @@ beforeAll(async () => {
       temporal,
       logger: createLogger('silent'),
       merchant: testMerchant,
-      payouts: testPayoutSettings(),
+      ...testApiSettings(),
     }),
   );
 });

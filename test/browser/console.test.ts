@@ -21,8 +21,8 @@ import { createInstrumentedGateway } from '../../workers/gateway';
 import { listen, newKey, type RunningApi } from '../support/api';
 import { connectTestDatabase } from '../support/database';
 import { PAYOUT_HEADER } from '../support/payout-stack';
-import { testMerchant, testPayoutSettings } from '../support/settings';
-import { connectDevServer, createTestWorker } from '../support/temporal';
+import { testApiSettings, testMerchant, testPayoutSettings } from '../support/settings';
+import { connectDevServer, createTestWorker, testCodecKeyring } from '../support/temporal';
 
 const CHROMIUM = '/usr/bin/chromium';
 const SHOTS = path.resolve('test-output/console');
@@ -59,7 +59,7 @@ beforeAll(async () => {
       temporal: env.client,
       logger: createLogger('silent'),
       merchant: testMerchant,
-      payouts,
+      ...testApiSettings(taskQueue, { payouts }),
       console: { temporalUiUrl: 'http://127.0.0.1:8233', namespace: env.namespace ?? 'default' },
     }),
   );
@@ -71,6 +71,7 @@ beforeAll(async () => {
       publicKey: keyPair.publicKeyPem,
     }),
     publicBaseUrl: api.baseUrl,
+    merchantSecrets: { merchantSecretKey: testMerchant.secretKey, keyring: testCodecKeyring },
   });
   worker = (await createTestWorker(env, activities, taskQueue)).worker;
   workerRun = worker.run();

@@ -38,7 +38,7 @@ export function useSubscriptionStack(
     clock: 'server',
     app: { subscriptions: settings },
     activities: {
-      subscriptionSecrets: {
+      merchantSecrets: {
         merchantSecretKey: testMerchant.secretKey,
         keyring: { currentKeyId: 'test', keys: new Map([['test', randomBytes(32)]]) },
       },

@@ -9,7 +9,7 @@ import type { Db } from '../../db/knex';
 import { createLogger } from '../../platform/logger';
 import { listen, type RunningApi } from './api';
 import { connectTestDatabase } from './database';
-import { testMerchant, testPayoutSettings } from './settings';
+import { testApiSettings, testMerchant } from './settings';
 
 export interface ApiFixture {
   db: Db;
@@ -29,7 +29,7 @@ export function useApiOnDevServer(): ApiFixture {
       temporal: new Client({ connection }),
       logger: createLogger('silent'),
       merchant: testMerchant,
-      payouts: testPayoutSettings(),
+      ...testApiSettings(),
     };
     fixture.api = await listen(createApp(fixture.deps));
   });

@@ -1,0 +1,42 @@
+/**
+ * How every API process is built: `api/main.ts`, `npm run dev` and the bench harness call this, with
+ * every capability's settings read from the validated configuration (`apiSettingsFrom`).
+ */
+import type { Express } from 'express';
+import type { Client } from '@temporalio/client';
+import type { SigningKeys } from '../gateway';
+import type { Db } from '../db/knex';
+import type { Config } from '../platform/config';
+import type { Logger } from '../platform/logger';
+import { AesGcmPayloadCodec, type CodecKeyring } from '../platform/payload-codec';
+import { createApp } from './app';
+import { apiSettingsFrom } from './settings';
+
+export interface ApiServices {
+  db: Db;
+  temporal: Client;
+  logger: Logger;
+  merchant: SigningKeys & { partnerCode: string };
+  keyring: CodecKeyring;
+  /** Where the Temporal UI runs: its origin may call /codec, and the console links workflows to it. */
+  temporalUi?: { origins: string[]; url?: string; trustLocalUi?: boolean };
+}
+
+export function buildApp(config: Config, services: ApiServices): Express {
+  const ui = services.temporalUi;
+  return createApp({
+    db: services.db,
+    temporal: services.temporal,
+    logger: services.logger,
+    merchant: services.merchant,
+    ...apiSettingsFrom(config),
+    ...(ui?.origins.length && {
+      codec: {
+        codec: new AesGcmPayloadCodec(services.keyring),
+        allowedOrigins: ui.origins,
+        trustLocalUi: ui.trustLocalUi,
+      },
+    }),
+    console: { temporalUiUrl: ui?.url ?? config.TEMPORAL_UI_URL, namespace: config.TEMPORAL_NAMESPACE },
+  });
+}
