@@ -32,7 +32,7 @@ async function main(): Promise<void> {
     keyring,
     temporalUi: { origins: config.TEMPORAL_UI_ORIGIN ? [config.TEMPORAL_UI_ORIGIN] : [] },
   }).listen(config.API_PORT, config.API_HOST, () => {
-    log.info({ host: config.API_HOST, port: config.API_PORT, pid: process.pid }, 'API listening');
+    log.info({ host: config.API_HOST, port: config.API_PORT }, 'API listening');
   });
   server.once('error', (error) => {
     log.error({ err: error }, 'The API could not listen');

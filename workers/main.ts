@@ -44,7 +44,6 @@ async function main(): Promise<void> {
       taskQueue: config.TEMPORAL_TASK_QUEUE,
       temporalAddress,
       metricsPort: config.WORKER_METRICS_PORT,
-      pid: process.pid,
     },
     'Worker started',
   );

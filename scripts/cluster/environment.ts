@@ -1,0 +1,63 @@
+/**
+ * The environment each part of the production shape gets: the same variables docker-compose.yml passes
+ * to the same service (a test holds the two together), so `npm run cluster` rehearses the deployed
+ * configuration. payrun's processes read nothing else.
+ */
+import type { GatewaySettings } from '../../platform/require-services';
+
+export interface ClusterEnvironmentInput {
+  databaseUrl: string;
+  temporalAddress: string;
+  logLevel: string;
+  codecKeys: string;
+  codecKeyId: string;
+  gateway: GatewaySettings;
+  publicBaseUrl: string;
+  apiPort: number;
+  uiUrl: string;
+  metricsPort: (workerIndex: number) => number;
+}
+
+export interface ClusterEnvironment {
+  /** docker-compose's `migrate` service (and the base every payrun service shares). */
+  migrate: Record<string, string>;
+  api: Record<string, string>;
+  worker(index: number): Record<string, string>;
+  /** docker-compose's `temporal-ui` service. */
+  temporalUi(port: number): Record<string, string>;
+}
+
+export function clusterEnvironment(input: ClusterEnvironmentInput): ClusterEnvironment {
+  const shared = {
+    DATABASE_URL: input.databaseUrl,
+    TEMPORAL_ADDRESS: input.temporalAddress,
+    LOG_LEVEL: input.logLevel,
+    PAYLOAD_CODEC_KEYS: input.codecKeys,
+    PAYLOAD_CODEC_KEY_ID: input.codecKeyId,
+    GATEWAY_BASE_URL: input.gateway.baseUrl,
+    GATEWAY_PARTNER_CODE: input.gateway.partnerCode,
+    GATEWAY_ACCESS_KEY: input.gateway.accessKey,
+    GATEWAY_SECRET_KEY: input.gateway.secretKey,
+    GATEWAY_PUBLIC_KEY: input.gateway.publicKey,
+    PUBLIC_BASE_URL: input.publicBaseUrl,
+  };
+  const uiOrigin = new URL(input.uiUrl).origin;
+  return {
+    migrate: shared,
+    api: {
+      ...shared,
+      API_HOST: '127.0.0.1',
+      API_PORT: String(input.apiPort),
+      TEMPORAL_UI_ORIGIN: uiOrigin,
+      TEMPORAL_UI_URL: input.uiUrl,
+    },
+    worker: (index) => ({ ...shared, WORKER_METRICS_PORT: String(input.metricsPort(index)) }),
+    temporalUi: (port) => ({
+      TEMPORAL_ADDRESS: input.temporalAddress,
+      TEMPORAL_UI_PORT: String(port),
+      TEMPORAL_CORS_ORIGINS: input.publicBaseUrl,
+      // The UI asks the payrun API to decode the encrypted payloads it shows.
+      TEMPORAL_CODEC_ENDPOINT: `${input.publicBaseUrl}/codec`,
+    }),
+  };
+}
