@@ -18,7 +18,7 @@ import { createDatabaseIfMissing } from '../stack';
 import { resolveTemporalServer, resolveTemporalUi } from '../temporal-binaries';
 import { clusterEnvironment, type ClusterEnvironment } from './environment';
 import { ProcessGroup, type ProcessRecord, type ProcessSpec } from './process-group';
-import { freePort, httpAnswers, portIsFree, waitFor } from './readiness';
+import { freePort, freePortBetween, httpAnswers, portIsFree, waitFor } from './readiness';
 import {
   postgresTargetOf,
   prepareNamespace,
@@ -62,6 +62,9 @@ export const DEFAULT_CLUSTER_PORTS: ClusterPorts = {
 /** Ports nobody holds right now (tests run several clusters in one suite). */
 export async function freeClusterPorts(workers: number): Promise<ClusterPorts> {
   const next = () => freePort();
+  const reserved = new Set<number>();
+  // The server keeps membership ports in a smallint column: below 32768.
+  const low = () => freePortBetween(20_000, 32_000, reserved);
   const ports = {
     postgres: await next(),
     temporal: {
@@ -70,12 +73,7 @@ export async function freeClusterPorts(workers: number): Promise<ClusterPorts> {
       history: await next(),
       matching: await next(),
       worker: await next(),
-      membership: [await next(), await next(), await next(), await next()] as [
-        number,
-        number,
-        number,
-        number,
-      ],
+      membership: [await low(), await low(), await low(), await low()] as [number, number, number, number],
     },
     ui: await next(),
     sandbox: await next(),
@@ -97,6 +95,9 @@ export interface ClusterOptions {
   /** An existing PostgreSQL server (needs rights to create databases); unset: embedded. */
   databaseUrl?: string;
   logLevel?: string;
+  /** SUBSCRIPTION_BILLING_HOUR for the API (default 9); tests bill now with 0. */
+  subscriptionBillingHour?: number;
+  subscriptionRetryDelayHours?: number;
   log?: (line: string) => void;
   /** Called when a process dies without being asked to (the cluster restarts nothing by itself). */
   onUnexpectedExit?: (name: string, code: number | null) => void;
@@ -131,6 +132,9 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
   const log = options.log ?? (() => {});
   const { ports, dataDir } = options;
   fs.mkdirSync(dataDir, { recursive: true });
+  // Run as root, the embedded PostgreSQL runs as the `postgres` user, which must reach its data folder
+  // (a mkdtemp folder is 0700).
+  if (!options.databaseUrl) fs.chmodSync(dataDir, 0o755);
   const group = new ProcessGroup(dataDir, options.onUnexpectedExit);
   let postgres: EmbeddedPostgresHandle | undefined;
   const stop = async () => {
@@ -202,6 +206,8 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
       publicBaseUrl: apiUrl,
       apiPort: ports.api,
       uiUrl,
+      subscriptionBillingHour: options.subscriptionBillingHour ?? 9,
+      subscriptionRetryDelayHours: options.subscriptionRetryDelayHours ?? 24,
       metricsPort: (index) => ports.metrics + index,
     });
 

@@ -15,6 +15,9 @@ export interface ClusterEnvironmentInput {
   publicBaseUrl: string;
   apiPort: number;
   uiUrl: string;
+  /** Read by the API, which sends them to every subscription workflow it starts. */
+  subscriptionBillingHour: number;
+  subscriptionRetryDelayHours: number;
   metricsPort: (workerIndex: number) => number;
 }
 
@@ -50,6 +53,8 @@ export function clusterEnvironment(input: ClusterEnvironmentInput): ClusterEnvir
       API_PORT: String(input.apiPort),
       TEMPORAL_UI_ORIGIN: uiOrigin,
       TEMPORAL_UI_URL: input.uiUrl,
+      SUBSCRIPTION_BILLING_HOUR: String(input.subscriptionBillingHour),
+      SUBSCRIPTION_RETRY_DELAY_HOURS: String(input.subscriptionRetryDelayHours),
     },
     worker: (index) => ({ ...shared, WORKER_METRICS_PORT: String(input.metricsPort(index)) }),
     temporalUi: (port) => ({

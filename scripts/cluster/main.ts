@@ -80,6 +80,8 @@ async function main(): Promise<void> {
     ports,
     databaseUrl: config.DATABASE_URL,
     logLevel: config.LOG_LEVEL,
+    subscriptionBillingHour: config.SUBSCRIPTION_BILLING_HOUR,
+    subscriptionRetryDelayHours: config.SUBSCRIPTION_RETRY_DELAY_HOURS,
     log,
     onUnexpectedExit: (name, code) => {
       if (!stopping)

@@ -45,3 +45,22 @@ export async function freePort(): Promise<number> {
   await new Promise<void>((resolve) => server.close(() => resolve()));
   return port;
 }
+
+/**
+ * A free port in [low, high): the Temporal server stores membership ports in a smallint column, so those
+ * must stay below 32768, under the ephemeral range the operating system hands out.
+ */
+export async function freePortBetween(
+  low: number,
+  high: number,
+  taken: Set<number> = new Set(),
+): Promise<number> {
+  for (let attempt = 0; attempt < 200; attempt++) {
+    const port = low + Math.floor(Math.random() * (high - low));
+    if (!taken.has(port) && (await portIsFree(port))) {
+      taken.add(port);
+      return port;
+    }
+  }
+  throw new Error(`No free port between ${low} and ${high}`);
+}
