@@ -86,7 +86,6 @@ async function ask<Op extends OperationName>(
 const text = (value: unknown) => (value === undefined || value === null ? undefined : String(value));
 
 export function createTokenActivities({ db, gateway, tokenIpnUrl, tokens }: TokenActivityDependencies) {
-
   const bindingOf = async (bindingId: string) => {
     const row = await getBinding(db, bindingId);
     if (!row) throw ApplicationFailure.nonRetryable(`Binding ${bindingId} has no record`, 'UnknownBinding');
