@@ -54,6 +54,15 @@ export const configSchema = z.object({
   PAYOUT_BATCH_SIZE: z.coerce.number().int().min(1).max(1000).default(1000),
   PAYOUT_PARALLEL_BATCHES: z.coerce.number().int().min(1).max(50).default(4),
   PAYOUT_IPN_TIMEOUT_SECONDS: z.coerce.number().positive().default(120),
+  PAYOUT_GATEWAY_ATTEMPT_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(30)
+    .max(600)
+    .default(120)
+    .describe(
+      'How long one payout gateway call may take before it is retried (same orderId); the spec asks for at least 30',
+    ),
   REMITTANCE_QUOTE_TTL_SECONDS: z.coerce
     .number()
     .positive()

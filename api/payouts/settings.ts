@@ -10,6 +10,10 @@ export function payoutSettingsFrom(config: Config): PayoutSettings & { uploadLim
     approvalTtlHours: config.PAYOUT_APPROVAL_TTL_HOURS,
     taskQueue: config.TEMPORAL_TASK_QUEUE,
     uploadLimit: config.PAYOUT_UPLOAD_LIMIT,
-    timing: { ...DEFAULT_PAYOUT_TIMING, ipnTimeout: `${config.PAYOUT_IPN_TIMEOUT_SECONDS} seconds` },
+    timing: {
+      ...DEFAULT_PAYOUT_TIMING,
+      ipnTimeout: `${config.PAYOUT_IPN_TIMEOUT_SECONDS} seconds`,
+      gatewayAttemptTimeout: `${config.PAYOUT_GATEWAY_ATTEMPT_SECONDS} seconds`,
+    },
   };
 }

@@ -17,15 +17,24 @@ import { migrateLatest } from '../../db/migrator';
 import { loadConfig } from '../../platform/config';
 import { createDataConverter } from '../../platform/data-converter';
 import { createLogger } from '../../platform/logger';
-import { generateSandboxKeyPair, startSandbox, type Sandbox } from '../../sandbox';
+import { generateSandboxKeyPair, startSandbox } from '../../sandbox';
+import type { LedgerEntry } from '../../sandbox/ledger';
 import { buildWorker } from '../../workers/build';
 import { PAYRUN_SEARCH_ATTRIBUTES } from '../../workflows/search-attributes';
 import { createDatabaseIfMissing } from '../stack';
 import { resolveDevServer } from '../temporal-binaries';
 
+/** The sandbox's side, in process or over its HTTP admin API. */
+export interface BenchGateway {
+  ledger(): Promise<LedgerEntry[]>;
+  setAutoApprove(enabled: boolean): Promise<void>;
+}
+
 export interface BenchStack {
+  /** Which shape the figures are from. */
+  shape: 'dev' | 'cluster';
   db: Db;
-  sandbox: Sandbox;
+  gateway: BenchGateway;
   apiUrl: string;
   makerKey: string;
   approverKey: string;
@@ -41,6 +50,14 @@ async function freePort(): Promise<number> {
     });
   });
 }
+
+/** No artificial delays: the figures measure payrun and Temporal, not the simulator's pauses. */
+export const BENCH_SANDBOX_TIMING = {
+  ipnDelayMs: 0,
+  batchValidationMs: 0,
+  batchPaymentMs: 0,
+  pendingSettleMs: 1000,
+};
 
 export async function startBenchStack(): Promise<BenchStack> {
   Runtime.install({ logger: new DefaultLogger('ERROR') });
@@ -73,7 +90,7 @@ export async function startBenchStack(): Promise<BenchStack> {
   const sandbox = await startSandbox({
     merchant,
     keyPair,
-    timing: { ipnDelayMs: 0, batchValidationMs: 0, batchPaymentMs: 0, pendingSettleMs: 1000 },
+    timing: BENCH_SANDBOX_TIMING,
     balances: { VND: 10_000_000_000_000 },
   });
   const config = loadConfig({ TEMPORAL_TASK_QUEUE: 'bench' });
@@ -91,8 +108,12 @@ export async function startBenchStack(): Promise<BenchStack> {
   });
   const running = worker.run();
   return {
+    shape: 'dev',
     db,
-    sandbox,
+    gateway: {
+      ledger: async () => sandbox.admin.ledger(),
+      setAutoApprove: async (enabled) => sandbox.admin.setAutoApprove(enabled),
+    },
     apiUrl,
     makerKey: (await createApiKey(db, 'bench-maker', ['payouts-maker'])).key,
     approverKey: (await createApiKey(db, 'bench-approver', ['payouts-approver'])).key,

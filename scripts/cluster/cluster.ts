@@ -16,7 +16,12 @@ import type { GatewaySettings } from '../../platform/require-services';
 import { loadOrCreateSandboxIdentity } from '../../sandbox/identity';
 import { createDatabaseIfMissing } from '../stack';
 import { resolveTemporalServer, resolveTemporalUi } from '../temporal-binaries';
-import { clusterEnvironment, type ClusterEnvironment } from './environment';
+import {
+  clusterEnvironment,
+  DEFAULT_API_TUNABLES,
+  type ApiTunables,
+  type ClusterEnvironment,
+} from './environment';
 import { ProcessGroup, type ProcessRecord, type ProcessSpec } from './process-group';
 import { freePort, freePortBetween, httpAnswers, portIsFree, waitFor } from './readiness';
 import {
@@ -95,9 +100,10 @@ export interface ClusterOptions {
   /** An existing PostgreSQL server (needs rights to create databases); unset: embedded. */
   databaseUrl?: string;
   logLevel?: string;
-  /** SUBSCRIPTION_BILLING_HOUR for the API (default 9); tests bill now with 0. */
-  subscriptionBillingHour?: number;
-  subscriptionRetryDelayHours?: number;
+  /** Over the production defaults: tests bill at hour 0 and time out calls and notifications sooner. */
+  apiSettings?: Partial<ApiTunables>;
+  /** The sandbox's delays (SANDBOX_TIMING); unset: its defaults. Benchmarks remove them. */
+  sandboxTiming?: Record<string, number>;
   log?: (line: string) => void;
   /** Called when a process dies without being asked to (the cluster restarts nothing by itself). */
   onUnexpectedExit?: (name: string, code: number | null) => void;
@@ -206,8 +212,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
       publicBaseUrl: apiUrl,
       apiPort: ports.api,
       uiUrl,
-      subscriptionBillingHour: options.subscriptionBillingHour ?? 9,
-      subscriptionRetryDelayHours: options.subscriptionRetryDelayHours ?? 24,
+      apiSettings: { ...DEFAULT_API_TUNABLES, ...options.apiSettings },
       metricsPort: (index) => ports.metrics + index,
     });
 
@@ -232,6 +237,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
         PAYRUN_DATA_DIR: dataDir,
         LOG_LEVEL: options.logLevel ?? 'info',
         SANDBOX_UNBIND_URL: `${apiUrl}${ipnPaths.unbind}`,
+        ...(options.sandboxTiming && { SANDBOX_TIMING: JSON.stringify(options.sandboxTiming) }),
       },
       port: ports.sandbox,
       ready: () => waitFor('the sandbox', httpAnswers(`${sandboxUrl}/__sandbox/`)),

@@ -5,6 +5,21 @@
  */
 import type { GatewaySettings } from '../../platform/require-services';
 
+export interface ApiTunables {
+  SUBSCRIPTION_BILLING_HOUR: number;
+  SUBSCRIPTION_RETRY_DELAY_HOURS: number;
+  PAYOUT_IPN_TIMEOUT_SECONDS: number;
+  PAYOUT_GATEWAY_ATTEMPT_SECONDS: number;
+}
+
+/** The production defaults (platform/config.ts), which docker-compose.yml repeats. */
+export const DEFAULT_API_TUNABLES: ApiTunables = {
+  SUBSCRIPTION_BILLING_HOUR: 9,
+  SUBSCRIPTION_RETRY_DELAY_HOURS: 24,
+  PAYOUT_IPN_TIMEOUT_SECONDS: 120,
+  PAYOUT_GATEWAY_ATTEMPT_SECONDS: 120,
+};
+
 export interface ClusterEnvironmentInput {
   databaseUrl: string;
   temporalAddress: string;
@@ -15,9 +30,11 @@ export interface ClusterEnvironmentInput {
   publicBaseUrl: string;
   apiPort: number;
   uiUrl: string;
-  /** Read by the API, which sends them to every subscription workflow it starts. */
-  subscriptionBillingHour: number;
-  subscriptionRetryDelayHours: number;
+  /**
+   * Settings the API reads and sends to the workflows it starts (SUBSCRIPTION_BILLING_HOUR, …), each with
+   * a default in docker-compose.yml; the cluster always passes all of them.
+   */
+  apiSettings: ApiTunables;
   metricsPort: (workerIndex: number) => number;
 }
 
@@ -53,8 +70,7 @@ export function clusterEnvironment(input: ClusterEnvironmentInput): ClusterEnvir
       API_PORT: String(input.apiPort),
       TEMPORAL_UI_ORIGIN: uiOrigin,
       TEMPORAL_UI_URL: input.uiUrl,
-      SUBSCRIPTION_BILLING_HOUR: String(input.subscriptionBillingHour),
-      SUBSCRIPTION_RETRY_DELAY_HOURS: String(input.subscriptionRetryDelayHours),
+      ...Object.fromEntries(Object.entries(input.apiSettings).map(([name, value]) => [name, String(value)])),
     },
     worker: (index) => ({ ...shared, WORKER_METRICS_PORT: String(input.metricsPort(index)) }),
     temporalUi: (port) => ({

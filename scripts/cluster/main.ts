@@ -80,8 +80,12 @@ async function main(): Promise<void> {
     ports,
     databaseUrl: config.DATABASE_URL,
     logLevel: config.LOG_LEVEL,
-    subscriptionBillingHour: config.SUBSCRIPTION_BILLING_HOUR,
-    subscriptionRetryDelayHours: config.SUBSCRIPTION_RETRY_DELAY_HOURS,
+    apiSettings: {
+      SUBSCRIPTION_BILLING_HOUR: config.SUBSCRIPTION_BILLING_HOUR,
+      SUBSCRIPTION_RETRY_DELAY_HOURS: config.SUBSCRIPTION_RETRY_DELAY_HOURS,
+      PAYOUT_IPN_TIMEOUT_SECONDS: config.PAYOUT_IPN_TIMEOUT_SECONDS,
+      PAYOUT_GATEWAY_ATTEMPT_SECONDS: config.PAYOUT_GATEWAY_ATTEMPT_SECONDS,
+    },
     log,
     onUnexpectedExit: (name, code) => {
       if (!stopping)

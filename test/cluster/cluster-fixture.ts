@@ -50,6 +50,13 @@ export function useCluster(options: { workers?: number } = {}): ClusterFixture {
       workers,
       ports: await freeClusterPorts(workers),
       logLevel: 'info',
+      // Bill subscriptions due today at once; a killed worker's call and a lost notification are
+      // retried or asked about within a test's patience (the production defaults are 2 minutes).
+      apiSettings: {
+        SUBSCRIPTION_BILLING_HOUR: 0,
+        PAYOUT_GATEWAY_ATTEMPT_SECONDS: 30,
+        PAYOUT_IPN_TIMEOUT_SECONDS: 10,
+      },
     });
     connection = await Connection.connect({ address: cluster.urls.temporal });
     Object.assign(fixture, {

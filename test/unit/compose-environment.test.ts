@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { clusterEnvironment } from '../../scripts/cluster/environment';
+import { clusterEnvironment, DEFAULT_API_TUNABLES } from '../../scripts/cluster/environment';
 
 interface ComposeFile {
   services: Record<string, { environment?: Record<string, unknown> }>;
@@ -31,8 +31,7 @@ const cluster = clusterEnvironment({
   publicBaseUrl: 'http://127.0.0.1:3000',
   apiPort: 3000,
   uiUrl: 'http://127.0.0.1:8080',
-  subscriptionBillingHour: 9,
-  subscriptionRetryDelayHours: 24,
+  apiSettings: DEFAULT_API_TUNABLES,
   metricsPort: (index) => 9464 + index,
 });
 

@@ -42,6 +42,7 @@ const PROOFS: Record<keyof Config, string> = {
   PAYOUT_BATCH_SIZE: 'test/unit/settings-wiring.test.ts',
   PAYOUT_PARALLEL_BATCHES: 'test/unit/settings-wiring.test.ts',
   PAYOUT_IPN_TIMEOUT_SECONDS: 'test/unit/settings-wiring.test.ts',
+  PAYOUT_GATEWAY_ATTEMPT_SECONDS: 'test/unit/settings-wiring.test.ts',
   REMITTANCE_QUOTE_TTL_SECONDS: 'test/unit/settings-wiring.test.ts',
   WORKER_METRICS_PORT: CLUSTER,
   SUBSCRIPTION_RETRY_DELAY_HOURS: 'test/subscriptions/billing-settings.test.ts',
@@ -60,6 +61,7 @@ describe('every setting reaches its process', () => {
         PAYOUT_BATCH_SIZE: '250',
         PAYOUT_PARALLEL_BATCHES: '3',
         PAYOUT_IPN_TIMEOUT_SECONDS: '42',
+        PAYOUT_GATEWAY_ATTEMPT_SECONDS: '45',
         REMITTANCE_QUOTE_TTL_SECONDS: '17',
         SUBSCRIPTION_BILLING_HOUR: '10',
         SUBSCRIPTION_RETRY_DELAY_HOURS: '6',
@@ -72,7 +74,7 @@ describe('every setting reaches its process', () => {
       batchSize: 250,
       parallelBatches: 3,
       taskQueue: 'q-custom',
-      timing: { ipnTimeout: '42 seconds' },
+      timing: { ipnTimeout: '42 seconds', gatewayAttemptTimeout: '45 seconds' },
     });
     expect(settings.remittance).toMatchObject({
       taskQueue: 'q-custom',
