@@ -59,6 +59,19 @@ export const DEFAULT_CLUSTER_PORTS: ClusterPorts = {
   metrics: 9470,
 };
 
+/**
+ * Temporal stores each service's membership port in cluster_membership.rpc_port, a SMALLINT: a port
+ * above 32767 (any the kernel hands out for port 0) stops the server at start. Free ones below it.
+ */
+async function freeMembershipPorts(): Promise<[number, number, number, number]> {
+  const chosen: number[] = [];
+  while (chosen.length < 4) {
+    const port = 20_000 + Math.floor(Math.random() * 12_000);
+    if (!chosen.includes(port) && (await portIsFree(port))) chosen.push(port);
+  }
+  return chosen as [number, number, number, number];
+}
+
 /** Ports nobody holds right now (tests run several clusters in one suite). */
 export async function freeClusterPorts(workers: number): Promise<ClusterPorts> {
   const next = () => freePort();
@@ -70,12 +83,7 @@ export async function freeClusterPorts(workers: number): Promise<ClusterPorts> {
       history: await next(),
       matching: await next(),
       worker: await next(),
-      membership: [await next(), await next(), await next(), await next()] as [
-        number,
-        number,
-        number,
-        number,
-      ],
+      membership: await freeMembershipPorts(),
     },
     ui: await next(),
     sandbox: await next(),

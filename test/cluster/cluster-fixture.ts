@@ -44,6 +44,8 @@ export function useCluster(options: { workers?: number } = {}): ClusterFixture {
   let connection: Connection | undefined;
   beforeAll(async () => {
     dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'payrun-cluster-test-'));
+    // PostgreSQL runs as its own system user (when the tests run as root) and must enter the folder.
+    fs.chmodSync(dataDir, 0o755);
     const workers = options.workers ?? 2;
     const cluster = await startCluster({
       dataDir,
