@@ -6,6 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { temporal } from '@temporalio/proto';
+import { subscriptionWorkflowId } from '../../workflows/subscription-definitions';
 import { payoutFile } from '../support/payout-stack';
 import { eventually } from '../support/wait';
 import type { IpnLogEntry } from '../../sandbox/ipn';
@@ -58,31 +59,42 @@ async function expectPaidOnce(runId: string, rows: number) {
   expect(items).toHaveLength(rows);
 }
 
+/** The identity of the worker process running a started activity of one of these workflows. */
+function heldActivity(workflowIds: string[]): Promise<string> {
+  return eventually(
+    async () => {
+      for (const workflowId of workflowIds) {
+        const described = await t.temporal.workflow.getHandle(workflowId).describe();
+        const held = described.raw.pendingActivities?.find(
+          (activity) =>
+            activity.state === temporal.api.enums.v1.PendingActivityState.PENDING_ACTIVITY_STATE_STARTED &&
+            activity.lastWorkerIdentity,
+        );
+        if (held) return held.lastWorkerIdentity!;
+      }
+      throw new Error('no activity held by a worker yet');
+    },
+    { timeout: 120_000 },
+  );
+}
+
+/** SIGKILLs the worker process with this Temporal identity; returns its name and the survivor's. */
+async function killWorker(identity: string) {
+  const victim = t.cluster.workerNames.find((name) => t.identityOf(name) === identity);
+  expect(victim, `identity ${identity}`).toBeDefined();
+  const survivor = t.cluster.workerNames.find((name) => name !== victim)!;
+  const survivorIdentity = t.identityOf(survivor);
+  await t.cluster.kill(victim!);
+  return { victim: victim!, survivorIdentity };
+}
+
 describe('the production shape under hard faults', () => {
   it('a worker SIGKILLed while it holds a batch activity: the other worker finishes, each row paid once', async () => {
     // Batch pay calls take 4 s at the gateway, so the activity is surely held when the worker dies.
     await t.sandbox('PUT', '/faults', { operation: 'batch.pay', latencyMs: 4000, times: 2 });
     const runId = await startRun('kill-worker', 1500);
-    const holder = await eventually(
-      async () => {
-        for (const batch of await batchesOf(runId)) {
-          const described = await t.temporal.workflow.getHandle(batch.workflow_id).describe();
-          const held = described.raw.pendingActivities?.find(
-            (activity) =>
-              activity.state === temporal.api.enums.v1.PendingActivityState.PENDING_ACTIVITY_STATE_STARTED &&
-              activity.lastWorkerIdentity,
-          );
-          if (held) return held.lastWorkerIdentity!;
-        }
-        throw new Error('no batch activity held by a worker yet');
-      },
-      { timeout: 120_000 },
-    );
-    const victim = t.cluster.workerNames.find((name) => t.identityOf(name) === holder);
-    expect(victim, `identity ${holder}`).toBeDefined();
-    const survivor = t.cluster.workerNames.find((name) => name !== victim)!;
-    const survivorIdentity = t.identityOf(survivor);
-    await t.cluster.kill(victim!);
+    const holder = await heldActivity((await batchesOf(runId)).map((batch) => batch.workflow_id as string));
+    const { victim, survivorIdentity } = await killWorker(holder);
 
     await reconciled(runId);
     await expectPaidOnce(runId, 1500);
@@ -90,7 +102,47 @@ describe('the production shape under hard faults', () => {
     for (const batch of await batchesOf(runId)) {
       expect([...(await t.workerIdentities(batch.workflow_id))]).toContain(survivorIdentity);
     }
-    await t.cluster.restart(victim!);
+    await t.cluster.restart(victim);
+  }, 300_000);
+
+  it('a worker SIGKILLed in the middle of a subscription charge: charged once, by the other worker', async () => {
+    const billing = await t.key(['billing']);
+    const subscriptionId = `kill-sub-${Date.now().toString(36)}`;
+    // The cluster bills at hour 0 (GMT+7): a cycle due today is charged as soon as it is authorized.
+    const today = new Date(Date.now() + 7 * 3600_000).toISOString().slice(0, 10);
+    const created = await t.api(billing, 'POST', '/v1/subscriptions', {
+      subscriptionId,
+      partnerClientId: `${subscriptionId}-member`,
+      amount: 0,
+      orderInfo: 'Gym membership',
+      subscriptionInfo: {
+        name: 'Gym',
+        type: 'FIXED',
+        recurringAmount: 99_000,
+        frequency: 'MONTHLY',
+        nextPaymentDate: today,
+      },
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const workflowId = subscriptionWorkflowId(subscriptionId);
+    // The charge takes 4 s at the gateway, so the worker surely holds it when it dies.
+    await t.sandbox('PUT', '/faults', { operation: 'subscription.pay', latencyMs: 4000, times: 1 });
+    await eventually(() => t.sandbox('POST', `/payments/${subscriptionId}/approve`, {}));
+    const { victim, survivorIdentity } = await killWorker(await heldActivity([workflowId]));
+
+    const charged = await eventually(
+      async () => {
+        const view = await t.api(billing, 'GET', `/v1/subscriptions/${subscriptionId}`);
+        expect(view.body.charges?.[0]?.status).toBe('succeeded');
+        return view.body;
+      },
+      { timeout: RUN_TIMEOUT },
+    );
+    expect(charged.charges).toHaveLength(1);
+    const ledger = (await t.ledger()).filter((entry) => entry.orderId === `${subscriptionId}-c1`);
+    expect(ledger.map((entry) => entry.outcome)).toEqual(['succeeded']);
+    expect([...(await t.workerIdentities(workflowId))]).toContain(survivorIdentity);
+    await t.cluster.restart(victim);
   }, 300_000);
 
   it('the Temporal server killed and started again in the middle of a run: the run completes', async () => {
