@@ -1,11 +1,11 @@
 /**
- * `npm run cluster [-- --workers N]`: starts the production shape (see cluster.ts), prints the URLs and
+ * `npm run cluster [-- --workers N] [--free-ports]`: starts the production shape (see cluster.ts), prints the URLs and
  * the processes, and stops everything it started, newest first, on Ctrl-C.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { loadConfig, ConfigError } from '../../platform/config';
-import { DEFAULT_CLUSTER_PORTS, startCluster, type ClusterPorts } from './cluster';
+import { DEFAULT_CLUSTER_PORTS, freeClusterPorts, startCluster, type ClusterPorts } from './cluster';
 import type { ProcessRecord } from './process-group';
 import { portIsFree } from './readiness';
 
@@ -70,7 +70,10 @@ async function main(): Promise<void> {
   const workers = workersFrom(process.argv.slice(2));
   const config = loadConfig();
   const dataDir = path.join(config.PAYRUN_DATA_DIR, 'cluster');
-  const ports = DEFAULT_CLUSTER_PORTS;
+  // --free-ports: any free ports, printed below (tests, or a second cluster from another data folder).
+  const ports = process.argv.includes('--free-ports')
+    ? await freeClusterPorts(workers)
+    : DEFAULT_CLUSTER_PORTS;
   await refuseConflicts(dataDir, ports, workers);
   const log = (line: string) => console.log(`[cluster] ${line}`);
   let stopping = false;
