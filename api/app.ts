@@ -2,7 +2,7 @@ import express, { type Express } from 'express';
 import type { Client } from '@temporalio/client';
 import type { PayloadCodec } from '@temporalio/common';
 import { requireRoles } from './auth/authenticate';
-import { createCodecRouter, devCodecAuthenticate } from './codec-router';
+import { createCodecRouter } from './codec-router';
 import { consoleRoutes, type ConsoleSettings } from './console/routes';
 import type { Db } from '../db/knex';
 import type { Logger } from '../platform/logger';
@@ -49,8 +49,11 @@ export interface ApiDependencies {
     codec: PayloadCodec;
     /** Origin(s) of the Temporal UI. */
     allowedOrigins: string[];
-    /** `npm run dev` only: the embedded UI cannot send a key, so its origin on loopback is let through. */
-    trustLocalUi?: boolean;
+    /**
+     * `npm run dev` only: the embedded UI cannot send a key, so it is given `/codec/<uiToken>` instead
+     * (an unguessable path segment only the operator's UI knows). Unset: keys only.
+     */
+    uiToken?: string;
   };
   /** The finance console's links to workflows; without it the console shows none. */
   console?: ConsoleSettings;
@@ -141,9 +144,8 @@ export function createApp(deps: ApiDependencies): Express {
       createCodecRouter({
         codec: deps.codec.codec,
         allowedOrigin: deps.codec.allowedOrigins,
-        authenticate: deps.codec.trustLocalUi
-          ? devCodecAuthenticate({ allowedOrigin: deps.codec.allowedOrigins, fallback: guard })
-          : guard,
+        authenticate: guard,
+        secretPathToken: deps.codec.uiToken,
       }),
     );
   }

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { z } from 'zod';
+import { CODEC_TOKEN_PATTERN } from './dev-codec-token';
 
 /**
  * Every setting payrun reads, declared once. Processes call `loadConfig()` at start-up so that a
@@ -32,6 +33,11 @@ export const configSchema = z.object({
   ),
   PAYLOAD_CODEC_KEY_ID: optionalText.describe('Which of PAYLOAD_CODEC_KEYS seals new payloads'),
   TEMPORAL_UI_ORIGIN: optionalText.describe('Origin of the Temporal UI allowed to call the codec endpoint'),
+  TEMPORAL_UI_CODEC_TOKEN: optionalText
+    .pipe(z.string().regex(CODEC_TOKEN_PATTERN, 'must be 32–128 characters of A-Z a-z 0-9 _ -').optional())
+    .describe(
+      'npm run dev only: secret path segment of the codec endpoint given to the Temporal UI; unset: generated into <PAYRUN_DATA_DIR>/codec-ui-token',
+    ),
   TEMPORAL_UI_URL: optionalUrl.describe(
     'Temporal UI base URL the finance console links workflows to; default under npm run dev: the dev server UI',
   ),

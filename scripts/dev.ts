@@ -19,6 +19,7 @@ import { stackCheck, stackCheckWorkflowId } from '../workflows/stack-check';
 import { payoutSettingsFrom } from '../api/payouts/settings';
 import { remittanceSettingsFrom } from '../api/remittance/settings';
 import { createInstrumentedGateway } from '../workers/gateway';
+import { resolveDevCodecToken } from '../platform/dev-codec-token';
 import { startDatabase, startGateway, startTemporal } from './stack';
 
 async function main(): Promise<void> {
@@ -57,7 +58,12 @@ async function main(): Promise<void> {
     });
     const dataConverter = createDataConverter(keyring);
     const apiUrl = `http://${config.API_HOST === '0.0.0.0' ? '127.0.0.1' : config.API_HOST}:${config.API_PORT}`;
-    const temporal = await startTemporal(config, log, { dataConverter, uiCodecEndpoint: `${apiUrl}/codec` });
+    // Not given to the dev server: its UI publishes its codec endpoint to anyone (/api/v1/settings).
+    const codecToken = resolveDevCodecToken({
+      configured: config.TEMPORAL_UI_CODEC_TOKEN,
+      dataDir: config.PAYRUN_DATA_DIR,
+    });
+    const temporal = await startTemporal(config, log, { dataConverter });
     stops.push({ name: 'Temporal', stop: temporal.stop });
 
     const gateway = await startGateway(config, log);
@@ -104,7 +110,7 @@ async function main(): Promise<void> {
           `http://127.0.0.1:${config.TEMPORAL_UI_PORT}`,
           `http://localhost:${config.TEMPORAL_UI_PORT}`,
         ],
-        trustLocalUi: true,
+        uiToken: codecToken,
       },
       console: {
         // The dev server's own UI unless told otherwise; an external Temporal has none of ours to guess.
@@ -136,6 +142,7 @@ async function main(): Promise<void> {
       `  API          ${apiUrl}   (health: ${apiUrl}/healthz)`,
       `  Console      ${apiUrl}/console`,
       `  Temporal UI  ${temporal.value.uiUrl ?? '(external Temporal at ' + temporal.value.address + ')'}`,
+      `  UI codec     ${apiUrl}/codec/${codecToken}   (Temporal UI → Codec Server, in your browser only)`,
       `  Temporal     ${temporal.value.address}  namespace ${config.TEMPORAL_NAMESPACE}`,
       `  PostgreSQL   ${config.DATABASE_URL ? 'DATABASE_URL' : `embedded, port ${config.EMBEDDED_PG_PORT}`}`,
       `  Gateway      ${gateway.value.baseUrl}${config.GATEWAY_BASE_URL ? '' : '  (sandbox; admin API under /__sandbox)'}`,
