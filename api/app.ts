@@ -35,7 +35,8 @@ export interface ApiDependencies {
   jsonLimit?: string;
   /** The merchant's credentials: notifications are verified with them. */
   merchant: SigningKeys & { partnerCode: string };
-  payouts: PayoutSettings & { uploadLimit: string };
+  /** `uploadConcurrency`: payout files parsed at once (one worker thread each); unset: 2. */
+  payouts: PayoutSettings & { uploadLimit: string; uploadConcurrency?: number };
   /** Remittance settings (quote lifetime, waits); unset: the defaults on the payouts task queue. */
   remittance?: RemittanceSettings;
   /** Subscription billing (timing, task queue); unset: the defaults on the payouts task queue. */
@@ -75,7 +76,7 @@ export function apiRoutes(deps: ApiDependencies): AnyRoute[] {
   routes.push(
     ...payoutRunRoutes(
       { db: deps.db, temporal: deps.temporal, settings: deps.payouts },
-      deps.payouts.uploadLimit,
+      { limit: deps.payouts.uploadLimit, concurrency: deps.payouts.uploadConcurrency ?? 2 },
     ),
   );
   routes.push(ipnRoute(batchNotifications, deps));

@@ -56,6 +56,13 @@ export const configSchema = z.object({
     .regex(/^\d+(kb|mb)$/)
     .default('32mb')
     .describe('Largest payout file accepted'),
+  PAYOUT_UPLOAD_CONCURRENCY: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(16)
+    .default(2)
+    .describe('Payout files parsed at once, each in its own worker thread; one more is answered 503'),
   PAYOUT_APPROVAL_TTL_HOURS: z.coerce.number().positive().default(72),
   PAYOUT_BATCH_SIZE: z.coerce.number().int().min(1).max(1000).default(1000),
   PAYOUT_PARALLEL_BATCHES: z.coerce.number().int().min(1).max(50).default(4),

@@ -79,7 +79,10 @@ export async function startBenchStack(): Promise<BenchStack> {
     timing: { ipnDelayMs: 0, batchValidationMs: 0, batchPaymentMs: 0, pendingSettleMs: 1000 },
     balances: { VND: 10_000_000_000_000 },
   });
-  const config = loadConfig({});
+  // Only the payout settings come from the environment (PAYOUT_UPLOAD_CONCURRENCY for the upload bench).
+  const config = loadConfig(
+    Object.fromEntries(Object.entries(process.env).filter(([name]) => name.startsWith('PAYOUT_'))),
+  );
   const taskQueue = 'bench';
   const payouts = { ...payoutSettingsFrom(config), taskQueue };
   const logger = createLogger('silent');

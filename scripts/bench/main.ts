@@ -2,10 +2,12 @@
 import { startBenchStack } from './harness';
 import { benchPayouts } from './payouts';
 import { benchSubscriptions } from './subscriptions';
+import { benchUploads } from './uploads';
 
 const suites: Record<string, (stack: Awaited<ReturnType<typeof startBenchStack>>) => Promise<void>> = {
   payouts: benchPayouts,
   subscriptions: benchSubscriptions,
+  uploads: benchUploads,
 };
 
 async function main(): Promise<void> {
