@@ -8,6 +8,7 @@ import type { Db } from '../db/knex';
 import type { Logger } from '../platform/logger';
 import { ApiError, errorHandler } from './http/errors';
 import { observeRequests } from './http/observability';
+import { RateLimits, type RateLimitSettings } from './http/rate-limits';
 import { buildOpenApiDocument, renderDocsPage } from './http/openapi';
 import { mountRoutes, type AnyRoute } from './http/routes';
 import { systemRoutes } from './routes/system';
@@ -56,6 +57,8 @@ export interface ApiDependencies {
      */
     uiToken?: string;
   };
+  /** Per address, per key and auth-failure limits (`rateLimitSettingsFrom(config)`); unset: no limits. */
+  rateLimits?: RateLimitSettings;
   /** The finance console's links to workflows; without it the console shows none. */
   console?: ConsoleSettings;
 }
@@ -138,8 +141,10 @@ export function createApp(deps: ApiDependencies): Express {
   app.disable('x-powered-by');
   app.set('query parser', 'simple');
   app.use(observeRequests(deps.logger));
+  const limits = deps.rateLimits ? new RateLimits(deps.rateLimits) : undefined;
+  if (limits) app.use(limits.perAddress());
   if (deps.codec) {
-    const keyCheck = requireRoles(deps.db, CODEC_ROLES);
+    const keyCheck = requireRoles(deps.db, CODEC_ROLES, limits);
     const guard = express.Router().use(keyCheck);
     app.use(
       createCodecRouter({
@@ -151,7 +156,7 @@ export function createApp(deps: ApiDependencies): Express {
     );
   }
   const router = express.Router();
-  mountRoutes(router, apiRoutes(deps), { db: deps.db, jsonLimit: deps.jsonLimit ?? '100kb' });
+  mountRoutes(router, apiRoutes(deps), { db: deps.db, jsonLimit: deps.jsonLimit ?? '100kb', limits });
   app.use(router);
   app.use((req) => {
     throw new ApiError(404, 'route_not_found', `No endpoint ${req.method} ${req.path}; see /docs.`);

@@ -10,6 +10,7 @@ import { requireGateway } from '../platform/require-services';
 import { payoutSettingsFrom } from './payouts/settings';
 import { remittanceSettingsFrom } from './remittance/settings';
 import { createApp } from './app';
+import { rateLimitSettingsFrom } from './http/rate-limit-settings';
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -38,6 +39,7 @@ async function main(): Promise<void> {
     merchant,
     payouts: payoutSettingsFrom(config),
     remittance: remittanceSettingsFrom(config),
+    rateLimits: rateLimitSettingsFrom(config),
     console: { temporalUiUrl: config.TEMPORAL_UI_URL, namespace: config.TEMPORAL_NAMESPACE },
   }).listen(config.API_PORT, config.API_HOST, () => {
     log.info({ host: config.API_HOST, port: config.API_PORT }, 'API listening');

@@ -85,6 +85,31 @@ export const configSchema = z.object({
     .max(23)
     .default(9)
     .describe('Hour (GMT+7) at which subscription cycles are charged on their date'),
+  RATE_LIMIT_PER_ADDRESS_PER_MINUTE: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .default(600)
+    .describe('Requests per minute from one client address (health probes excepted); 0: no limit'),
+  RATE_LIMIT_PER_KEY_PER_MINUTE: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .default(600)
+    .describe('Requests per minute with one API key; 0: no limit'),
+  RATE_LIMIT_AUTH_FAILURES_PER_MINUTE: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .default(10)
+    .describe('Failed authentications per minute from one address before it is refused; 0: no limit'),
+  REMITTANCE_QUOTE_CACHE_SECONDS: z.coerce
+    .number()
+    .min(0)
+    .default(10)
+    .describe(
+      'How long a quoted rate is served to GET /v1/remittance/quotes before asking again; 0: every time',
+    ),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 

@@ -18,6 +18,7 @@ import { createPayrunWorker } from '../workers/worker';
 import { stackCheck, stackCheckWorkflowId } from '../workflows/stack-check';
 import { payoutSettingsFrom } from '../api/payouts/settings';
 import { remittanceSettingsFrom } from '../api/remittance/settings';
+import { rateLimitSettingsFrom } from '../api/http/rate-limit-settings';
 import { createInstrumentedGateway } from '../workers/gateway';
 import { resolveDevCodecToken } from '../platform/dev-codec-token';
 import { startDatabase, startGateway, startTemporal } from './stack';
@@ -104,6 +105,7 @@ async function main(): Promise<void> {
       merchant: gateway.value,
       payouts: payoutSettingsFrom(config),
       remittance: remittanceSettingsFrom(config),
+      rateLimits: rateLimitSettingsFrom(config),
       codec: {
         codec: new AesGcmPayloadCodec(keyring),
         allowedOrigins: [

@@ -8,6 +8,7 @@ import type { Principal, Role } from '../auth/roles';
 import { ApiError, invalidInput } from './errors';
 import { refuseControlCharacters } from './control-characters';
 import { runIdempotently } from './idempotency';
+import type { RateLimits } from './rate-limits';
 
 /** Who may call a route: API keys with one of these roles (admin always), or nobody needs one, and why. */
 export type Access = { roles: readonly Role[] } | { public: string };
@@ -105,13 +106,15 @@ function send(res: Response, result: RouteResult, defaultStatus: number): void {
 export interface MountOptions {
   db: Db;
   jsonLimit: string;
+  limits?: RateLimits;
 }
 
 /** Mounts routes with their authentication, role check, validation and idempotency, in that order. */
 export function mountRoutes(router: Router, routes: readonly AnyRoute[], options: MountOptions): void {
   for (const route of routes) {
     const handlers: express.RequestHandler[] = [];
-    if ('roles' in route.access) handlers.push(...requireRoles(options.db, route.access.roles));
+    if ('roles' in route.access)
+      handlers.push(...requireRoles(options.db, route.access.roles, options.limits));
     if (route.rawBody?.read) {
       // The route reads the stream itself, after authentication, so strangers never occupy a parser.
     } else if (route.rawBody) {

@@ -12,6 +12,8 @@ import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { createActivities } from '../../activities';
 import { createApp } from '../../api/app';
 import { payoutSettingsFrom } from '../../api/payouts/settings';
+import { remittanceSettingsFrom } from '../../api/remittance/settings';
+import { rateLimitSettingsFrom } from '../../api/http/rate-limit-settings';
 import { createApiKey } from '../../db/api-keys';
 import { startEmbeddedPostgres } from '../../db/embedded-postgres';
 import { createDb, withDatabaseName, type Db } from '../../db/knex';
@@ -32,6 +34,7 @@ export interface BenchStack {
   apiUrl: string;
   makerKey: string;
   approverKey: string;
+  viewerKey: string;
   close(): Promise<void>;
 }
 
@@ -79,14 +82,24 @@ export async function startBenchStack(): Promise<BenchStack> {
     timing: { ipnDelayMs: 0, batchValidationMs: 0, batchPaymentMs: 0, pendingSettleMs: 1000 },
     balances: { VND: 10_000_000_000_000 },
   });
-  // Only the payout settings come from the environment (PAYOUT_UPLOAD_CONCURRENCY for the upload bench).
+  // Only payout, rate-limit and remittance settings come from the environment (for the benches).
   const config = loadConfig(
-    Object.fromEntries(Object.entries(process.env).filter(([name]) => name.startsWith('PAYOUT_'))),
+    Object.fromEntries(
+      Object.entries(process.env).filter(([name]) => /^(PAYOUT|RATE_LIMIT|REMITTANCE)_/.test(name)),
+    ),
   );
   const taskQueue = 'bench';
   const payouts = { ...payoutSettingsFrom(config), taskQueue };
   const logger = createLogger('silent');
-  const app = createApp({ db, temporal: env.client, logger, merchant, payouts });
+  const app = createApp({
+    db,
+    temporal: env.client,
+    logger,
+    merchant,
+    payouts,
+    remittance: { ...remittanceSettingsFrom(config), taskQueue },
+    rateLimits: rateLimitSettingsFrom(config),
+  });
   const server = app.listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
   const apiUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -114,6 +127,7 @@ export async function startBenchStack(): Promise<BenchStack> {
     apiUrl,
     makerKey: (await createApiKey(db, 'bench-maker', ['payouts-maker'])).key,
     approverKey: (await createApiKey(db, 'bench-approver', ['payouts-approver'])).key,
+    viewerKey: (await createApiKey(db, 'bench-viewer', ['viewer'])).key,
     async close() {
       worker.shutdown();
       await running;
