@@ -8,6 +8,7 @@ import type { Db } from '../db/knex';
 import type { Logger } from '../platform/logger';
 import { ApiError, errorHandler } from './http/errors';
 import { observeRequests } from './http/observability';
+import { securityHeaders } from './http/security-headers';
 import { RateLimits, type RateLimitSettings } from './http/rate-limits';
 import { buildOpenApiDocument, renderDocsPage } from './http/openapi';
 import { mountRoutes, type AnyRoute } from './http/routes';
@@ -141,6 +142,7 @@ export function createApp(deps: ApiDependencies): Express {
   app.disable('x-powered-by');
   app.set('query parser', 'simple');
   app.use(observeRequests(deps.logger));
+  app.use(securityHeaders());
   const limits = deps.rateLimits ? new RateLimits(deps.rateLimits) : undefined;
   if (limits) app.use(limits.perAddress());
   if (deps.codec) {
