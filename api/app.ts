@@ -2,12 +2,14 @@ import express, { type Express } from 'express';
 import type { Client } from '@temporalio/client';
 import type { PayloadCodec } from '@temporalio/common';
 import { requireRoles } from './auth/authenticate';
-import { createCodecRouter, devCodecAuthenticate } from './codec-router';
+import { createCodecRouter } from './codec-router';
 import { consoleRoutes, type ConsoleSettings } from './console/routes';
 import type { Db } from '../db/knex';
 import type { Logger } from '../platform/logger';
 import { ApiError, errorHandler } from './http/errors';
 import { observeRequests } from './http/observability';
+import { securityHeaders } from './http/security-headers';
+import { RateLimits, type RateLimitSettings } from './http/rate-limits';
 import { buildOpenApiDocument, renderDocsPage } from './http/openapi';
 import { mountRoutes, type AnyRoute } from './http/routes';
 import { systemRoutes } from './routes/system';
@@ -36,9 +38,14 @@ export interface ApiDependencies extends ApiSettings {
     codec: PayloadCodec;
     /** Origin(s) of the Temporal UI. */
     allowedOrigins: string[];
-    /** `npm run dev` only: the embedded UI cannot send a key, so its origin on loopback is let through. */
-    trustLocalUi?: boolean;
+    /**
+     * `npm run dev` only: the embedded UI cannot send a key, so it is given `/codec/<uiToken>` instead
+     * (an unguessable path segment only the operator's UI knows). Unset: keys only.
+     */
+    uiToken?: string;
   };
+  /** Per address, per key and auth-failure limits (`rateLimitSettingsFrom(config)`); unset: no limits. */
+  rateLimits?: RateLimitSettings;
   /** The finance console's links to workflows; without it the console shows none. */
   console?: ConsoleSettings;
 }
@@ -59,7 +66,7 @@ export function apiRoutes(deps: ApiDependencies): AnyRoute[] {
   routes.push(
     ...payoutRunRoutes(
       { db: deps.db, temporal: deps.temporal, settings: deps.payouts },
-      deps.payouts.uploadLimit,
+      { limit: deps.payouts.uploadLimit, concurrency: deps.payouts.uploadConcurrency ?? 2 },
     ),
   );
   routes.push(ipnRoute(batchNotifications, deps));
@@ -119,21 +126,23 @@ export function createApp(deps: ApiDependencies): Express {
   app.disable('x-powered-by');
   app.set('query parser', 'simple');
   app.use(observeRequests(deps.logger));
+  app.use(securityHeaders());
+  const limits = deps.rateLimits ? new RateLimits(deps.rateLimits) : undefined;
+  if (limits) app.use(limits.perAddress());
   if (deps.codec) {
-    const keyCheck = requireRoles(deps.db, CODEC_ROLES);
+    const keyCheck = requireRoles(deps.db, CODEC_ROLES, limits);
     const guard = express.Router().use(keyCheck);
     app.use(
       createCodecRouter({
         codec: deps.codec.codec,
         allowedOrigin: deps.codec.allowedOrigins,
-        authenticate: deps.codec.trustLocalUi
-          ? devCodecAuthenticate({ allowedOrigin: deps.codec.allowedOrigins, fallback: guard })
-          : guard,
+        authenticate: guard,
+        secretPathToken: deps.codec.uiToken,
       }),
     );
   }
   const router = express.Router();
-  mountRoutes(router, apiRoutes(deps), { db: deps.db, jsonLimit: deps.jsonLimit ?? '100kb' });
+  mountRoutes(router, apiRoutes(deps), { db: deps.db, jsonLimit: deps.jsonLimit ?? '100kb', limits });
   app.use(router);
   app.use((req) => {
     throw new ApiError(404, 'route_not_found', `No endpoint ${req.method} ${req.path}; see /docs.`);

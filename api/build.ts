@@ -10,6 +10,7 @@ import type { Config } from '../platform/config';
 import type { Logger } from '../platform/logger';
 import { AesGcmPayloadCodec, type CodecKeyring } from '../platform/payload-codec';
 import { createApp } from './app';
+import { rateLimitSettingsFrom } from './http/rate-limit-settings';
 import { apiSettingsFrom } from './settings';
 
 export interface ApiServices {
@@ -19,7 +20,8 @@ export interface ApiServices {
   merchant: SigningKeys & { partnerCode: string };
   keyring: CodecKeyring;
   /** Where the Temporal UI runs: its origin may call /codec, and the console links workflows to it. */
-  temporalUi?: { origins: string[]; url?: string; trustLocalUi?: boolean };
+  /** `uiToken`: `npm run dev` only, the secret path the dev UI decodes at (`/codec/<token>`). */
+  temporalUi?: { origins: string[]; url?: string; uiToken?: string };
 }
 
 export function buildApp(config: Config, services: ApiServices): Express {
@@ -30,11 +32,12 @@ export function buildApp(config: Config, services: ApiServices): Express {
     logger: services.logger,
     merchant: services.merchant,
     ...apiSettingsFrom(config),
+    rateLimits: rateLimitSettingsFrom(config),
     ...(ui?.origins.length && {
       codec: {
         codec: new AesGcmPayloadCodec(services.keyring),
         allowedOrigins: ui.origins,
-        trustLocalUi: ui.trustLocalUi,
+        uiToken: ui.uiToken,
       },
     }),
     console: { temporalUiUrl: ui?.url ?? config.TEMPORAL_UI_URL, namespace: config.TEMPORAL_NAMESPACE },

@@ -13,7 +13,8 @@ import { defaultTokenSettings, type TokenSettings } from './tokens/tokens';
 
 /** All required: an API built without one capability's settings does not compile. */
 export interface ApiSettings {
-  payouts: PayoutSettings & { uploadLimit: string };
+  /** `uploadConcurrency`: payout files parsed at once (one worker thread each); unset: 2. */
+  payouts: PayoutSettings & { uploadLimit: string; uploadConcurrency?: number };
   remittance: RemittanceSettings;
   subscriptions: SubscriptionSettings;
   payments: PaymentSettings;

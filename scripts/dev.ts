@@ -14,6 +14,7 @@ import { createDataConverter } from '../platform/data-converter';
 import { resolveCodecKeyring } from '../platform/payload-codec';
 import { buildApp } from '../api/build';
 import { buildWorker } from '../workers/build';
+import { resolveDevCodecToken } from '../platform/dev-codec-token';
 import { stackCheck, stackCheckWorkflowId } from '../workflows/stack-check';
 import { startDatabase, startGateway, startTemporal } from './stack';
 
@@ -53,7 +54,12 @@ async function main(): Promise<void> {
     });
     const dataConverter = createDataConverter(keyring);
     const apiUrl = `http://${config.API_HOST === '0.0.0.0' ? '127.0.0.1' : config.API_HOST}:${config.API_PORT}`;
-    const temporal = await startTemporal(config, log, { dataConverter, uiCodecEndpoint: `${apiUrl}/codec` });
+    // Not given to the dev server: its UI publishes its codec endpoint to anyone (/api/v1/settings).
+    const codecToken = resolveDevCodecToken({
+      configured: config.TEMPORAL_UI_CODEC_TOKEN,
+      dataDir: config.PAYRUN_DATA_DIR,
+    });
+    const temporal = await startTemporal(config, log, { dataConverter });
     stops.push({ name: 'Temporal', stop: temporal.stop });
 
     const gateway = await startGateway(config, log);
@@ -94,7 +100,7 @@ async function main(): Promise<void> {
         ],
         // The dev server's own UI unless told otherwise; an external Temporal has none of ours to guess.
         url: config.TEMPORAL_UI_URL ?? temporal.value.uiUrl,
-        trustLocalUi: true,
+        uiToken: codecToken,
       },
     });
     const server: Server = await new Promise((resolve, reject) => {
@@ -121,6 +127,7 @@ async function main(): Promise<void> {
       `  API          ${apiUrl}   (health: ${apiUrl}/healthz)`,
       `  Console      ${apiUrl}/console`,
       `  Temporal UI  ${temporal.value.uiUrl ?? '(external Temporal at ' + temporal.value.address + ')'}`,
+      `  UI codec     ${apiUrl}/codec/${codecToken}   (Temporal UI → Codec Server, in your browser only)`,
       `  Temporal     ${temporal.value.address}  namespace ${config.TEMPORAL_NAMESPACE}`,
       `  PostgreSQL   ${config.DATABASE_URL ? 'DATABASE_URL' : `embedded, port ${config.EMBEDDED_PG_PORT}`}`,
       `  Gateway      ${gateway.value.baseUrl}${config.GATEWAY_BASE_URL ? '' : '  (sandbox; admin API under /__sandbox)'}`,

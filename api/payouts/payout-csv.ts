@@ -3,7 +3,6 @@
  * the gateway's operation table (not restated here). Nothing is guessed: an amount written
  * `1.000.000`, `1e6` or `-5` is a row error, never a number.
  */
-import { parse } from 'csv-parse/sync';
 import { checkFields, operationSpec } from '../../gateway';
 import type { FieldMap, ListField, ObjectField } from '../../gateway/operations/types';
 
@@ -72,15 +71,6 @@ const COLUMN_OF_FIELD: Record<string, PayoutColumn> = {
   storeId: 'store_id',
 };
 
-function decodeUtf8(input: Buffer | string): string | undefined {
-  if (typeof input === 'string') return input.replace(/^\uFEFF/, '');
-  try {
-    return new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(input);
-  } catch {
-    return undefined;
-  }
-}
-
 const fileFailures = (fileErrors: FileError[]): PayoutFileReport => ({
   rows: [],
   rowCount: 0,
@@ -88,65 +78,88 @@ const fileFailures = (fileErrors: FileError[]): PayoutFileReport => ({
   fileErrors,
   rowErrors: [],
 });
-const fileFailure = (rule: string, message: string) => fileFailures([{ rule, message }]);
 
-export function parsePayoutFile(input: Buffer | string, options: ParseOptions): PayoutFileReport {
-  const text = decodeUtf8(input);
-  if (text === undefined) return fileFailure('encoding', 'The file is not UTF-8 text.');
-  if (text.includes('\u0000')) return fileFailure('not_csv', 'The file is binary, not CSV text.');
-  if (text.trim() === '') return fileFailure('empty', 'The file is empty.');
+/**
+ * Checks a payout file one CSV record at a time, as the records are read, so that a file breaking a
+ * file-level rule (header, row cap) is refused at the record that breaks it, not after all are read.
+ * The first file-level failure wins; after it `failed` is true and further records are ignored.
+ */
+export class PayoutFileReader {
+  private names: string[] | undefined;
+  private dataRows = 0;
+  private failure: FileError[] | undefined;
+  private readonly rows: PayoutRow[] = [];
+  private readonly rowErrors: RowError[] = [];
+  private readonly firstRowOfId = new Map<string, number>();
+  private readonly itemFields = batchItemFields();
 
-  let records: Array<{ record: string[]; info: { lines: number } }>;
-  try {
-    records = parse(text, {
-      bom: true,
-      info: true,
-      relax_column_count: false,
-      // Files edited on several systems mix line endings; accept each on any line.
-      record_delimiter: ['\r\n', '\n', '\r'],
-      skip_empty_lines: true,
-      trim: false,
-    }) as unknown as Array<{ record: string[]; info: { lines: number } }>;
-  } catch (error) {
-    const detail = (error as Error).message.replace(/^Invalid Record Length: /, '');
-    return fileFailure('not_csv', `The file is not valid CSV: ${detail}`);
+  constructor(private readonly options: ParseOptions) {}
+
+  get failed(): boolean {
+    return this.failure !== undefined;
   }
 
-  const [header, ...data] = records;
-  if (!header) return fileFailure('empty', 'The file is empty.');
-  const names = header.record.map((name) => name.trim().toLowerCase());
-  const unknown = names.filter((name) => !(PAYOUT_COLUMNS as readonly string[]).includes(name));
-  const missing = REQUIRED_COLUMNS.filter((column) => !names.includes(column));
-  const repeated = names.filter((name, index) => names.indexOf(name) !== index);
-  const headerProblems: FileError[] = [
-    ...missing.map((column) => ({
-      rule: 'missing_column',
-      message: `The header has no "${column}" column.`,
-    })),
-    ...unknown.map((name) => ({
-      rule: 'unknown_column',
-      message: `Unknown column "${name}"; the columns are ${PAYOUT_COLUMNS.join(', ')}.`,
-    })),
-    ...[...new Set(repeated)].map((name) => ({
-      rule: 'repeated_column',
-      message: `Column "${name}" appears twice.`,
-    })),
-  ];
-  if (headerProblems.length) return fileFailures(headerProblems);
-  if (data.length === 0) return fileFailure('no_rows', 'The file has a header but no payout rows.');
-  if (data.length > options.maxRows) {
-    return fileFailure(
-      'too_many_rows',
-      `The file has ${data.length} rows; the limit is ${options.maxRows}. Split it into several files.`,
-    );
+  fail(rule: string, message: string): void {
+    this.failure ??= [{ rule, message }];
   }
 
-  const itemFields = batchItemFields();
-  const rows: PayoutRow[] = [];
-  const rowErrors: RowError[] = [];
-  const firstRowOfId = new Map<string, number>();
-  for (const { record, info } of data) {
-    const rowNumber = info.lines;
+  /** One CSV record; `line` is the file line it ends on (the header is line 1). */
+  add(record: string[], line: number): void {
+    if (this.failure) return;
+    if (!this.names) {
+      this.readHeader(record);
+      return;
+    }
+    this.dataRows += 1;
+    if (this.dataRows > this.options.maxRows) {
+      this.fail(
+        'too_many_rows',
+        `The file has more than ${this.options.maxRows} rows, the limit. Split it into several files.`,
+      );
+      return;
+    }
+    this.readRow(this.names, record, line);
+  }
+
+  finish(): PayoutFileReport {
+    if (this.failure) return fileFailures(this.failure);
+    if (!this.names) return fileFailures([{ rule: 'empty', message: 'The file is empty.' }]);
+    if (this.dataRows === 0) {
+      return fileFailures([{ rule: 'no_rows', message: 'The file has a header but no payout rows.' }]);
+    }
+    return {
+      rows: this.rows,
+      rowCount: this.dataRows,
+      totalAmount: this.rows.reduce((sum, row) => sum + row.amount, 0),
+      fileErrors: [],
+      rowErrors: this.rowErrors,
+    };
+  }
+
+  private readHeader(record: string[]): void {
+    const names = record.map((name) => name.trim().toLowerCase());
+    const unknown = names.filter((name) => !(PAYOUT_COLUMNS as readonly string[]).includes(name));
+    const missing = REQUIRED_COLUMNS.filter((column) => !names.includes(column));
+    const repeated = names.filter((name, index) => names.indexOf(name) !== index);
+    const headerProblems: FileError[] = [
+      ...missing.map((column) => ({
+        rule: 'missing_column',
+        message: `The header has no "${column}" column.`,
+      })),
+      ...unknown.map((name) => ({
+        rule: 'unknown_column',
+        message: `Unknown column "${name}"; the columns are ${PAYOUT_COLUMNS.join(', ')}.`,
+      })),
+      ...[...new Set(repeated)].map((name) => ({
+        rule: 'repeated_column',
+        message: `Column "${name}" appears twice.`,
+      })),
+    ];
+    if (headerProblems.length) this.failure = headerProblems;
+    else this.names = names;
+  }
+
+  private readRow(names: string[], record: string[], rowNumber: number): void {
     const cell = (column: PayoutColumn) => {
       const index = names.indexOf(column);
       return index === -1 ? '' : (record[index] ?? '').trim();
@@ -183,7 +196,7 @@ export function parsePayoutFile(input: Buffer | string, options: ParseOptions): 
       description: cell('description'),
       ...(cell('store_id') ? { storeId: cell('store_id') } : {}),
     };
-    for (const violation of checkFields(itemFields, item, '', { strict: true })) {
+    for (const violation of checkFields(this.itemFields, item, '', { strict: true })) {
       const column = COLUMN_OF_FIELD[violation.field] ?? null;
       // Errors already reported with a CSV-specific rule are not repeated in the gateway's words.
       if (column && errors.some((error) => error.column === column)) continue;
@@ -197,17 +210,17 @@ export function parsePayoutFile(input: Buffer | string, options: ParseOptions): 
 
     const payoutId = cell('payout_id');
     if (payoutId) {
-      const first = firstRowOfId.get(payoutId);
+      const first = this.firstRowOfId.get(payoutId);
       if (first !== undefined) {
         fail('payout_id', 'duplicate_in_file', `payout_id "${payoutId}" already appears on row ${first}.`);
-      } else firstRowOfId.set(payoutId, rowNumber);
+      } else this.firstRowOfId.set(payoutId, rowNumber);
     }
 
     if (errors.length) {
-      rowErrors.push(...errors);
-      continue;
+      this.rowErrors.push(...errors);
+      return;
     }
-    rows.push({
+    this.rows.push({
       rowNumber,
       payoutId,
       walletId: item.method.walletId,
@@ -218,14 +231,6 @@ export function parsePayoutFile(input: Buffer | string, options: ParseOptions): 
       storeId: cell('store_id') || null,
     });
   }
-
-  return {
-    rows,
-    rowCount: data.length,
-    totalAmount: rows.reduce((sum, row) => sum + row.amount, 0),
-    fileErrors: [],
-    rowErrors,
-  };
 }
 
 /** Rows whose payout id was paid, or is being paid, by an earlier run. */

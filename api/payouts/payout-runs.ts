@@ -2,7 +2,8 @@
  * The payout run stories: upload (validate, refuse or create and start), decide (approve / reject),
  * resume after a top-up, and read progress and results. Routes stay thin and call these.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
+import type { ReadPayoutFile } from './payout-file-stream';
 import { WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import { WorkflowIdReusePolicy } from '@temporalio/common';
 import type { Db } from '../../db/knex';
@@ -30,7 +31,7 @@ import {
 import { payrunKind, payrunRunId } from '../../workflows/search-attributes';
 import type { Principal } from '../auth/roles';
 import { ApiError, conflict, forbidden, notFound } from '../http/errors';
-import { markAlreadyPaid, parsePayoutFile, toCsv, type PayoutFileReport, type PayoutRow } from './payout-csv';
+import { markAlreadyPaid, toCsv, type PayoutFileReport, type PayoutRow } from './payout-csv';
 
 export interface PayoutSettings {
   maxRows: number;
@@ -54,8 +55,10 @@ export function newRunId(now = new Date()): string {
 }
 
 /** Validation of a file, including payout ids an earlier run already paid or is paying. */
-export async function validatePayoutFile(deps: PayoutDeps, file: Buffer): Promise<PayoutFileReport> {
-  const report = parsePayoutFile(file, { maxRows: deps.settings.maxRows });
+export async function validatePayoutFile(
+  deps: PayoutDeps,
+  report: PayoutFileReport,
+): Promise<PayoutFileReport> {
   if (report.fileErrors.length || report.rows.length === 0) return report;
   return markAlreadyPaid(
     report,
@@ -102,10 +105,10 @@ function invalidFile(report: PayoutFileReport): ApiError {
 /** Creates the run's records and starts its workflow; a file with any error creates nothing. */
 export async function uploadPayoutRun(
   deps: PayoutDeps,
-  input: { file: Buffer; fileName: string; principal: Principal },
+  input: { file: ReadPayoutFile; fileName: string; principal: Principal },
 ) {
   const { db, temporal, settings } = deps;
-  const report = await validatePayoutFile(deps, input.file);
+  const report = await validatePayoutFile(deps, input.file.report);
   if (report.fileErrors.length || report.rowErrors.length) throw invalidFile(report);
 
   const runId = newRunId();
@@ -124,7 +127,7 @@ export async function uploadPayoutRun(
         run_id: runId,
         status: 'awaiting_approval' satisfies RunStatus,
         file_name: input.fileName,
-        file_sha256: createHash('sha256').update(input.file).digest('hex'),
+        file_sha256: input.file.sha256,
         row_count: report.rows.length,
         total_amount: report.totalAmount,
         batch_count: batches.length,

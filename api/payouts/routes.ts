@@ -1,4 +1,7 @@
+import type { Request } from 'express';
 import { z } from 'zod';
+import type { ReadPayoutFile } from './payout-file-stream';
+import { sizeInBytes, UploadParsers } from './upload-parsers';
 import { defineRoute, type AnyRoute } from '../http/routes';
 import { errorReportCsv } from './payout-csv';
 import {
@@ -29,8 +32,23 @@ const itemStates = [
   'CANCELLED',
 ] as const;
 
-export function payoutRunRoutes(deps: PayoutDeps, uploadLimit: string): AnyRoute[] {
-  const csvUpload = { contentType: 'text/csv', limit: uploadLimit };
+export function payoutRunRoutes(
+  deps: PayoutDeps,
+  upload: { limit: string; concurrency: number },
+): AnyRoute[] {
+  const parsers = new UploadParsers({
+    concurrency: upload.concurrency,
+    limitBytes: sizeInBytes(upload.limit),
+    maxRows: deps.settings.maxRows,
+  });
+  const csvUpload = {
+    contentType: 'text/csv',
+    limit: upload.limit,
+    read: async (req: Request) => {
+      const file = await parsers.read(req);
+      return { body: file, fingerprint: file.sha256 };
+    },
+  };
   return [
     defineRoute({
       method: 'post',
@@ -43,7 +61,7 @@ export function payoutRunRoutes(deps: PayoutDeps, uploadLimit: string): AnyRoute
       responseStatus: 200,
       query: z.object({ format: z.enum(['json', 'csv']).default('json') }),
       handler: async ({ body, query }) => {
-        const report = await validatePayoutFile(deps, body as Buffer);
+        const report = await validatePayoutFile(deps, (body as ReadPayoutFile).report);
         if (query.format === 'csv') {
           return {
             body: errorReportCsv(report),
@@ -65,7 +83,11 @@ export function payoutRunRoutes(deps: PayoutDeps, uploadLimit: string): AnyRoute
       idempotent: true,
       query: z.object({ fileName: z.string().min(1).max(200).default('upload.csv') }),
       handler: async ({ body, query, principal }) => ({
-        body: await uploadPayoutRun(deps, { file: body as Buffer, fileName: query.fileName, principal }),
+        body: await uploadPayoutRun(deps, {
+          file: body as ReadPayoutFile,
+          fileName: query.fileName,
+          principal,
+        }),
       }),
     }),
     defineRoute({

@@ -1,14 +1,18 @@
 import { z } from 'zod';
+import { createQuoteCache } from './quote-cache';
+import { DEFAULT_QUOTE_CACHE_SECONDS } from './settings';
 import { defineRoute, type AnyRoute } from '../http/routes';
 import {
   BASE_CURRENCIES,
   REMITTANCE_AMOUNT_RANGE,
   REMITTANCE_REASONS,
+  type BaseCurrency,
   type RemittanceRequestType,
 } from '../../workflows/remittance-definitions';
 import {
   createRemittance,
   listRemittanceSummaries,
+  fetchLiveRate,
   quoteRate,
   remittanceView,
   type NewRemittanceRequest,
@@ -147,6 +151,10 @@ const remittanceParams = z.object({
 });
 
 export function remittanceRoutes(deps: RemittanceDeps): AnyRoute[] {
+  const quotes = createQuoteCache<BaseCurrency>({
+    lifetimeMs: (deps.settings.quoteCacheSeconds ?? DEFAULT_QUOTE_CACHE_SECONDS) * 1000,
+    fetchRate: (baseCurrency) => fetchLiveRate(deps, baseCurrency),
+  });
   return [
     defineRoute({
       method: 'get',
@@ -163,7 +171,7 @@ export function remittanceRoutes(deps: RemittanceDeps): AnyRoute[] {
           .refine(twoDecimals, 'at most two decimals')
           .optional(),
       }),
-      handler: async ({ query }) => ({ body: await quoteRate(deps, query) }),
+      handler: async ({ query }) => ({ body: await quoteRate(deps, query, quotes) }),
     }),
     defineRoute({
       method: 'post',

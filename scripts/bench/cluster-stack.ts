@@ -21,6 +21,11 @@ export async function startClusterBenchStack(
     ports: await freeClusterPorts(workers),
     logLevel: 'warn',
     sandboxTiming: BENCH_SANDBOX_TIMING,
+    apiSettings: {
+      RATE_LIMIT_PER_ADDRESS_PER_MINUTE: 0,
+      RATE_LIMIT_PER_KEY_PER_MINUTE: 0,
+      RATE_LIMIT_AUTH_FAILURES_PER_MINUTE: 0,
+    },
   });
   const db = createDb(cluster.urls.database, { poolMax: 20 });
   const admin = async (method: string, route: string, body?: unknown) => {
@@ -42,6 +47,7 @@ export async function startClusterBenchStack(
     apiUrl: cluster.urls.api,
     makerKey: (await createApiKey(db, 'bench-maker', ['payouts-maker'])).key,
     approverKey: (await createApiKey(db, 'bench-approver', ['payouts-approver'])).key,
+    viewerKey: (await createApiKey(db, 'bench-viewer', ['viewer'])).key,
     async close() {
       await db.destroy();
       await cluster.stop();

@@ -38,6 +38,7 @@ export interface BenchStack {
   apiUrl: string;
   makerKey: string;
   approverKey: string;
+  viewerKey: string;
   close(): Promise<void>;
 }
 
@@ -52,6 +53,12 @@ async function freePort(): Promise<number> {
 }
 
 /** No artificial delays: the figures measure payrun and Temporal, not the simulator's pauses. */
+export const NO_RATE_LIMITS = {
+  RATE_LIMIT_PER_ADDRESS_PER_MINUTE: '0',
+  RATE_LIMIT_PER_KEY_PER_MINUTE: '0',
+  RATE_LIMIT_AUTH_FAILURES_PER_MINUTE: '0',
+};
+
 export const BENCH_SANDBOX_TIMING = {
   ipnDelayMs: 0,
   batchValidationMs: 0,
@@ -93,7 +100,15 @@ export async function startBenchStack(): Promise<BenchStack> {
     timing: BENCH_SANDBOX_TIMING,
     balances: { VND: 10_000_000_000_000 },
   });
-  const config = loadConfig({ TEMPORAL_TASK_QUEUE: 'bench' });
+  // Benchmarks measure throughput, so no rate limit unless asked; PAYOUT_, RATE_LIMIT_ and REMITTANCE_
+  // settings come from the environment (the uploads and rate-limit benches set them).
+  const config = loadConfig({
+    TEMPORAL_TASK_QUEUE: 'bench',
+    ...NO_RATE_LIMITS,
+    ...Object.fromEntries(
+      Object.entries(process.env).filter(([name]) => /^(PAYOUT|RATE_LIMIT|REMITTANCE)_/.test(name)),
+    ),
+  });
   const logger = createLogger('silent');
   const app = buildApp(config, { db, temporal: env.client, logger, merchant, keyring });
   const server = app.listen(0, '127.0.0.1');
@@ -117,6 +132,7 @@ export async function startBenchStack(): Promise<BenchStack> {
     apiUrl,
     makerKey: (await createApiKey(db, 'bench-maker', ['payouts-maker'])).key,
     approverKey: (await createApiKey(db, 'bench-approver', ['payouts-approver'])).key,
+    viewerKey: (await createApiKey(db, 'bench-viewer', ['viewer'])).key,
     async close() {
       worker.shutdown();
       await running;

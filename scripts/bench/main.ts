@@ -7,10 +7,14 @@ import { startClusterBenchStack } from './cluster-stack';
 import { startBenchStack } from './harness';
 import { benchPayouts } from './payouts';
 import { benchSubscriptions } from './subscriptions';
+import { benchUploads } from './uploads';
+import { benchRateLimits } from './rate-limits';
 
 const suites: Record<string, (stack: Awaited<ReturnType<typeof startBenchStack>>) => Promise<void>> = {
   payouts: benchPayouts,
   subscriptions: benchSubscriptions,
+  uploads: benchUploads,
+  'rate-limits': benchRateLimits,
 };
 
 async function main(): Promise<void> {

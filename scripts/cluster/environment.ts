@@ -10,6 +10,9 @@ export interface ApiTunables {
   SUBSCRIPTION_RETRY_DELAY_HOURS: number;
   PAYOUT_IPN_TIMEOUT_SECONDS: number;
   PAYOUT_GATEWAY_ATTEMPT_SECONDS: number;
+  RATE_LIMIT_PER_ADDRESS_PER_MINUTE: number;
+  RATE_LIMIT_PER_KEY_PER_MINUTE: number;
+  RATE_LIMIT_AUTH_FAILURES_PER_MINUTE: number;
 }
 
 /** The production defaults (platform/config.ts), which docker-compose.yml repeats. */
@@ -18,6 +21,9 @@ export const DEFAULT_API_TUNABLES: ApiTunables = {
   SUBSCRIPTION_RETRY_DELAY_HOURS: 24,
   PAYOUT_IPN_TIMEOUT_SECONDS: 120,
   PAYOUT_GATEWAY_ATTEMPT_SECONDS: 120,
+  RATE_LIMIT_PER_ADDRESS_PER_MINUTE: 600,
+  RATE_LIMIT_PER_KEY_PER_MINUTE: 600,
+  RATE_LIMIT_AUTH_FAILURES_PER_MINUTE: 10,
 };
 
 export interface ClusterEnvironmentInput {

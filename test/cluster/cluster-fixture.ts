@@ -52,7 +52,11 @@ export function useCluster(options: { workers?: number } = {}): ClusterFixture {
       logLevel: 'info',
       // Bill subscriptions due today at once; a killed worker's call and a lost notification are
       // retried or asked about within a test's patience (the production defaults are 2 minutes).
+      // Tests poll their runs' status far more often than people do: no rate limits here.
       apiSettings: {
+        RATE_LIMIT_PER_ADDRESS_PER_MINUTE: 0,
+        RATE_LIMIT_PER_KEY_PER_MINUTE: 0,
+        RATE_LIMIT_AUTH_FAILURES_PER_MINUTE: 0,
         SUBSCRIPTION_BILLING_HOUR: 0,
         PAYOUT_GATEWAY_ATTEMPT_SECONDS: 30,
         PAYOUT_IPN_TIMEOUT_SECONDS: 10,

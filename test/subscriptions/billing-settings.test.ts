@@ -50,7 +50,9 @@ describe('subscription settings from the environment', () => {
       late: Date.parse(entry.at) - instantOf(due, entry.orderId.endsWith('-r1') ? 20 : 14),
     }));
     expect(charged.map((c) => c.orderId)).toEqual([`${subscriptionId}-c1`, `${subscriptionId}-c1-r1`]);
-    for (const { late } of charged)
-      (expect(late).toBeGreaterThanOrEqual(0), expect(late).toBeLessThan(60_000));
+    for (const { late } of charged) {
+      expect(late).toBeGreaterThanOrEqual(0);
+      expect(late).toBeLessThan(60_000);
+    }
   });
 });

@@ -5,6 +5,7 @@
  */
 import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { rateLimitSettingsFrom } from '../../api/http/rate-limit-settings';
 import { apiSettingsFrom } from '../../api/settings';
 import { configSchema, loadConfig, type Config } from '../../platform/config';
 
@@ -48,6 +49,12 @@ const PROOFS: Record<keyof Config, string> = {
   SUBSCRIPTION_RETRY_DELAY_HOURS: 'test/subscriptions/billing-settings.test.ts',
   SUBSCRIPTION_BILLING_HOUR: 'test/subscriptions/billing-settings.test.ts',
   LOG_LEVEL: CLUSTER,
+  TEMPORAL_UI_CODEC_TOKEN: 'test/unit/config.test.ts',
+  PAYOUT_UPLOAD_CONCURRENCY: 'test/unit/settings-wiring.test.ts',
+  RATE_LIMIT_PER_ADDRESS_PER_MINUTE: 'test/unit/settings-wiring.test.ts',
+  RATE_LIMIT_PER_KEY_PER_MINUTE: 'test/unit/settings-wiring.test.ts',
+  RATE_LIMIT_AUTH_FAILURES_PER_MINUTE: 'test/unit/settings-wiring.test.ts',
+  REMITTANCE_QUOTE_CACHE_SECONDS: 'test/unit/settings-wiring.test.ts',
 };
 
 describe('every setting reaches its process', () => {
@@ -63,6 +70,8 @@ describe('every setting reaches its process', () => {
         PAYOUT_IPN_TIMEOUT_SECONDS: '42',
         PAYOUT_GATEWAY_ATTEMPT_SECONDS: '45',
         REMITTANCE_QUOTE_TTL_SECONDS: '17',
+        REMITTANCE_QUOTE_CACHE_SECONDS: '3',
+        PAYOUT_UPLOAD_CONCURRENCY: '4',
         SUBSCRIPTION_BILLING_HOUR: '10',
         SUBSCRIPTION_RETRY_DELAY_HOURS: '6',
       }),
@@ -72,12 +81,14 @@ describe('every setting reaches its process', () => {
       uploadLimit: '7mb',
       approvalTtlHours: 5,
       batchSize: 250,
+      uploadConcurrency: 4,
       parallelBatches: 3,
       taskQueue: 'q-custom',
       timing: { ipnTimeout: '42 seconds', gatewayAttemptTimeout: '45 seconds' },
     });
     expect(settings.remittance).toMatchObject({
       taskQueue: 'q-custom',
+      quoteCacheSeconds: 3,
       timing: { quoteTtl: '17 seconds', ipnTimeout: '42 seconds' },
     });
     expect(settings.subscriptions).toMatchObject({
@@ -86,6 +97,18 @@ describe('every setting reaches its process', () => {
     });
     expect(settings.payments.taskQueue).toBe('q-custom');
     expect(settings.tokens.taskQueue).toBe('q-custom');
+  });
+
+  it('rate limits are built from the configuration (the behaviour: test/api/rate-limits.test.ts)', () => {
+    expect(
+      rateLimitSettingsFrom(
+        loadConfig({
+          RATE_LIMIT_PER_ADDRESS_PER_MINUTE: '11',
+          RATE_LIMIT_PER_KEY_PER_MINUTE: '12',
+          RATE_LIMIT_AUTH_FAILURES_PER_MINUTE: '13',
+        }),
+      ),
+    ).toEqual({ perAddressPerMinute: 11, perKeyPerMinute: 12, authFailuresPerMinute: 13 });
   });
 
   it.each(Object.keys(configSchema.shape) as (keyof Config)[])('%s has a test that proves it', (name) => {
