@@ -30,7 +30,7 @@ export interface ClusterFixture {
   ): Promise<{ status: number; body: any }>; // eslint-disable-line @typescript-eslint/no-explicit-any
   sandbox<T = any>(method: string, path: string, body?: unknown): Promise<T>; // eslint-disable-line @typescript-eslint/no-explicit-any
   ledger(): Promise<LedgerEntry[]>;
-  /** Identities of the workers that completed workflow or activity tasks of a workflow (every run). */
+  /** Identities of the workers that completed workflow or activity tasks of a workflow (its latest run). */
   workerIdentities(workflowId: string): Promise<Set<string>>;
   /** A worker process's Temporal identity: the SDK's default, `<pid>@<host>`. */
   identityOf(workerName: string): string;
