@@ -8,6 +8,7 @@ import { createRemittanceActivities } from './remittance';
 import { createStackCheckActivities } from './stack-check';
 import { createSubscriptionActivities, type SubscriptionSecrets } from './subscriptions';
 import { createTokenActivities, type TokenSettings } from './tokens';
+import { createWebhookActivities, type WebhookDeliverySettings } from './webhooks';
 
 export interface ActivityDependencies {
   db: Db;
@@ -18,6 +19,11 @@ export interface ActivityDependencies {
   subscriptionSecrets?: SubscriptionSecrets;
   /** Merchant secret (aesToken) and the payload codec keyring (tokens at rest); without them saved methods fail clearly. */
   savedMethodSecrets?: TokenSettings;
+  /**
+   * Opens endpoints' signing secrets (the payload codec keyring) and says whether http to loopback is
+   * allowed (development). Without it, deliveries are retried with WebhooksNotConfigured until it is set.
+   */
+  webhooks?: WebhookDeliverySettings;
 }
 
 /** All activities, built from their dependencies so tests can hand in their own. */
@@ -49,6 +55,7 @@ export function createActivities(deps: ActivityDependencies) {
       tokenIpnUrl: `${deps.publicBaseUrl}${ipnPaths.tokens}`,
       tokens: deps.savedMethodSecrets,
     }),
+    ...createWebhookActivities(deps),
   };
 }
 

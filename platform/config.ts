@@ -72,6 +72,12 @@ export const configSchema = z.object({
     .max(23)
     .default(9)
     .describe('Hour (GMT+7) at which subscription cycles are charged on their date'),
+  WEBHOOK_ALLOW_LOOPBACK_HTTP: optionalText
+    .pipe(z.enum(['true', 'false'], { error: 'true or false' }).optional())
+    .transform((value) => value === 'true')
+    .describe(
+      'Development only: webhook endpoints may be http:// on this machine (127.0.0.1, ::1, localhost)',
+    ),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 

@@ -12,6 +12,7 @@ import {
   itemCounts,
   itemCountsByBatch,
   listBatches,
+  recordRunEvent,
   type PayoutItemRow,
   type PayoutRunRow,
 } from '../../db/payouts';
@@ -120,19 +121,22 @@ export async function uploadPayoutRun(
 
   try {
     await db.transaction(async (trx) => {
-      await trx('payout_runs').insert({
-        run_id: runId,
-        status: 'awaiting_approval' satisfies RunStatus,
-        file_name: input.fileName,
-        file_sha256: createHash('sha256').update(input.file).digest('hex'),
-        row_count: report.rows.length,
-        total_amount: report.totalAmount,
-        batch_count: batches.length,
-        workflow_id: payoutRunWorkflowId(runId),
-        uploaded_by_key: actor.keyId,
-        uploaded_by: actor.name,
-        expires_at: expiresAt,
-      });
+      const [run] = await trx('payout_runs')
+        .insert({
+          run_id: runId,
+          status: 'awaiting_approval' satisfies RunStatus,
+          file_name: input.fileName,
+          file_sha256: createHash('sha256').update(input.file).digest('hex'),
+          row_count: report.rows.length,
+          total_amount: report.totalAmount,
+          batch_count: batches.length,
+          workflow_id: payoutRunWorkflowId(runId),
+          uploaded_by_key: actor.keyId,
+          uploaded_by: actor.name,
+          expires_at: expiresAt,
+        })
+        .returning('*');
+      await recordRunEvent(trx, run);
       await trx('payout_batches').insert(
         batches.map((batch) => ({
           batch_id: batch.batchId,
