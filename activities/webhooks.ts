@@ -9,6 +9,7 @@ import {
   lastDelivery,
   recordDelivery,
   storeEndpointCursor,
+  webhookSecretContext,
   type WebhookEndpointRow,
 } from '../db/webhooks';
 import type { CodecKeyring } from '../platform/payload-codec';
@@ -28,9 +29,6 @@ export interface WebhookActivityDependencies {
   db: Db;
   webhooks?: WebhookDeliverySettings;
 }
-
-/** The authenticated context of an endpoint's sealed secrets: a secret copied to another row does not open. */
-export const webhookSecretContext = (endpointId: string) => `webhook-endpoint:${endpointId}`;
 
 const FEED_POLL_MS = 250;
 

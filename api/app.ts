@@ -26,6 +26,9 @@ import { defaultPaymentSettings, type PaymentSettings } from './payments/payment
 import { cardPaymentNotifications, paymentNotifications, paymentRoutes } from './payments/routes';
 import { tokenNotifications, tokenRoutes, unbindNotifications } from './tokens/routes';
 import { defaultTokenSettings, type TokenSettings } from './tokens/tokens';
+import { eventRoutes } from './events/routes';
+import { webhookRoutes } from './webhooks/routes';
+import type { WebhookSettings } from './webhooks/settings';
 
 export interface ApiDependencies {
   db: Db;
@@ -52,6 +55,11 @@ export interface ApiDependencies {
     /** `npm run dev` only: the embedded UI cannot send a key, so its origin on loopback is let through. */
     trustLocalUi?: boolean;
   };
+  /**
+   * Webhook endpoints (task queue, delivery timing, the keyring sealing signing secrets, the URL policy);
+   * without it the webhook-endpoint routes answer 503 webhooks_not_configured. The events API needs nothing.
+   */
+  webhooks?: WebhookSettings;
   /** The finance console's links to workflows; without it the console shows none. */
   console?: ConsoleSettings;
 }
@@ -125,6 +133,8 @@ export function apiRoutes(deps: ApiDependencies): AnyRoute[] {
     ipnRoute(tokenNotifications, deps),
     ipnRoute(unbindNotifications, deps),
   );
+  routes.push(...eventRoutes(deps));
+  routes.push(...webhookRoutes({ db: deps.db, temporal: deps.temporal, settings: deps.webhooks }));
   routes.push(...consoleRoutes(deps.console, () => deps.temporal.options.namespace));
   return routes;
 }

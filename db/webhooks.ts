@@ -3,6 +3,9 @@ import type { Db } from './knex';
 import type { EventType } from '../platform/event-catalogue';
 import { readFeed, type EventRow, type FeedCursor } from './events';
 
+/** The authenticated context of an endpoint's sealed secrets: a secret copied to another row does not open. */
+export const webhookSecretContext = (endpointId: string) => `webhook-endpoint:${endpointId}`;
+
 export type WebhookEndpointStatus = 'active' | 'disabled' | 'deleted';
 
 export interface WebhookEndpointRow {
@@ -88,14 +91,12 @@ export async function deleteEndpoint(db: Db, endpointId: string): Promise<void> 
 
 /** Only an active endpoint is disabled: a deleted one stays deleted. */
 export async function disableEndpoint(db: Db, endpointId: string, reason: string): Promise<void> {
-  await db('webhook_endpoints')
-    .where({ endpoint_id: endpointId, status: 'active' })
-    .update({
-      status: 'disabled',
-      disabled_reason: reason,
-      disabled_at: db.fn.now(),
-      updated_at: db.fn.now(),
-    });
+  await db('webhook_endpoints').where({ endpoint_id: endpointId, status: 'active' }).update({
+    status: 'disabled',
+    disabled_reason: reason,
+    disabled_at: db.fn.now(),
+    updated_at: db.fn.now(),
+  });
 }
 
 /** A disabled endpoint is active again; it resumes from its stored cursor. */
