@@ -1,7 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../platform/config';
-import { signWebhook, verifyWebhook } from '../../platform/webhook-signature';
+import { webhookSettingsFrom } from '../../api/webhooks/settings';
+import { signWebhook, verifyWebhook, type VerifyOptions } from '../../platform/webhook-signature';
 import { webhookUrlProblem } from '../../platform/webhook-url';
+
+/** Why a request was refused, or 'ok'. */
+const verdict = (options: VerifyOptions) => {
+  const result = verifyWebhook(options);
+  return result.ok ? 'ok' : result.reason;
+};
 
 describe('webhook signatures (the integrators helper)', () => {
   const body = '{"id":"evt_1","type":"payment.succeeded"}';
@@ -24,16 +31,14 @@ describe('webhook signatures (the integrators helper)', () => {
       ok: false,
       reason: 'signature_mismatch',
     });
-    expect(verifyWebhook({ body, header, secrets: 'whsec_b', now }).reason).toBe('signature_mismatch');
-    expect(verifyWebhook({ body, header, secrets: 'whsec_a', now: now + 301_000 }).reason).toBe(
-      'outside_replay_window',
-    );
+    expect(verdict({ body, header, secrets: 'whsec_b', now })).toBe('signature_mismatch');
+    expect(verdict({ body, header, secrets: 'whsec_a', now: now + 301_000 })).toBe('outside_replay_window');
     expect(verifyWebhook({ body, header, secrets: 'whsec_a', now, toleranceSeconds: 60 }).ok).toBe(true);
     // The timestamp is signed: moving it forward breaks the signature.
     const moved = header.replace(/t=\d+/, `t=${now / 1000 + 10}`);
-    expect(verifyWebhook({ body, header: moved, secrets: 'whsec_a', now }).reason).toBe('signature_mismatch');
+    expect(verdict({ body, header: moved, secrets: 'whsec_a', now })).toBe('signature_mismatch');
     for (const bad of [undefined, '', 'v1=abc', `t=x,${header.split(',')[1]}`, `t=${now / 1000}`])
-      expect(verifyWebhook({ body, header: bad, secrets: 'whsec_a', now }).reason).toBe('malformed_header');
+      expect(verdict({ body, header: bad, secrets: 'whsec_a', now })).toBe('malformed_header');
   });
 
   it('signs once per live secret during a rotation', () => {
@@ -87,5 +92,12 @@ describe('webhook URLs', () => {
     expect(loadConfig({ WEBHOOK_ALLOW_LOOPBACK_HTTP: 'true' }).WEBHOOK_ALLOW_LOOPBACK_HTTP).toBe(true);
     expect(loadConfig({ WEBHOOK_ALLOW_LOOPBACK_HTTP: '' }).WEBHOOK_ALLOW_LOOPBACK_HTTP).toBe(false);
     expect(() => loadConfig({ WEBHOOK_ALLOW_LOOPBACK_HTTP: 'yes' })).toThrow(/WEBHOOK_ALLOW_LOOPBACK_HTTP/);
+    const keyring = { currentKeyId: 'k', keys: new Map([['k', Buffer.alloc(32)]]) };
+    const settings = webhookSettingsFrom(loadConfig({ WEBHOOK_ALLOW_LOOPBACK_HTTP: 'true' }), keyring);
+    expect(settings).toMatchObject({
+      allowLoopbackHttp: true,
+      taskQueue: 'payrun',
+      timing: { retryWindow: '3 days' },
+    });
   });
 });
