@@ -1,5 +1,6 @@
 import { GatewayResultError, type GatewayClient } from '../gateway';
 import type { Db } from '../db/knex';
+import { recordDisbursementStatus } from '../db/disbursements';
 import type { DisbursementInput, DisbursementReceiver, DisbursementStatus } from '../workflows/disbursement';
 import { asActivityFailure, callGateway } from './gateway-failures';
 
@@ -110,15 +111,7 @@ export function createDisbursementActivities({
       message?: string;
       transId?: string;
     }) {
-      await db('disbursements')
-        .where({ disbursement_id: input.disbursementId })
-        .update({
-          status: input.status,
-          ...(input.resultCode !== undefined ? { result_code: input.resultCode } : {}),
-          ...(input.message !== undefined ? { message: input.message } : {}),
-          ...(input.transId !== undefined ? { trans_id: input.transId } : {}),
-          updated_at: db.fn.now(),
-        });
+      await recordDisbursementStatus(db, input);
     },
   };
 }

@@ -8,6 +8,7 @@ import { createRemittanceActivities } from './remittance';
 import { createStackCheckActivities } from './stack-check';
 import { createSubscriptionActivities, type SubscriptionSecrets } from './subscriptions';
 import { createTokenActivities } from './tokens';
+import { createWebhookActivities, type WebhookDeliverySettings } from './webhooks';
 
 export interface ActivityDependencies {
   db: Db;
@@ -20,6 +21,11 @@ export interface ActivityDependencies {
    * without them must not compile.
    */
   merchantSecrets: SubscriptionSecrets;
+  /**
+   * Opens endpoints' signing secrets (the payload codec keyring) and says whether http to loopback is
+   * allowed (development). Required: every worker delivers webhooks.
+   */
+  webhooks: WebhookDeliverySettings;
 }
 
 /** All activities, built from their dependencies so tests can hand in their own. */
@@ -51,6 +57,7 @@ export function createActivities(deps: ActivityDependencies) {
       tokenIpnUrl: `${deps.publicBaseUrl}${ipnPaths.tokens}`,
       tokens: deps.merchantSecrets,
     }),
+    ...createWebhookActivities(deps),
   };
 }
 

@@ -18,6 +18,7 @@ import {
   getSavedMethod,
   getTokenPayment,
   recentOtpAttempts,
+  updateTokenPayment,
   recordOtpAttempt,
   type SavedMethodRow,
 } from '../db/saved-methods';
@@ -426,15 +427,7 @@ export function createTokenActivities({ db, gateway, tokenIpnUrl, tokens }: Toke
       message?: string;
       transId?: string;
     }) {
-      await db('token_payments')
-        .where({ payment_id: input.paymentId })
-        .update({
-          state: input.state,
-          ...(input.resultCode !== undefined ? { result_code: input.resultCode } : {}),
-          ...(input.message !== undefined ? { message: input.message } : {}),
-          ...(input.transId !== undefined ? { trans_id: input.transId } : {}),
-          updated_at: db.fn.now(),
-        });
+      await updateTokenPayment(db, input);
     },
 
     async otpAttemptsToday({ partnerClientId, now }: { partnerClientId: string; now: number }) {

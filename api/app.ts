@@ -24,6 +24,9 @@ import { disbursementNotifications, disbursementRoutes } from './disbursements/r
 import { subscriptionNotifications, subscriptionRoutes } from './subscriptions/routes';
 import { cardPaymentNotifications, paymentNotifications, paymentRoutes } from './payments/routes';
 import { tokenNotifications, tokenRoutes, unbindNotifications } from './tokens/routes';
+import { eventRoutes } from './events/routes';
+import { webhookRoutes } from './webhooks/routes';
+import type { WebhookSettings } from './webhooks/settings';
 
 export interface ApiDependencies extends ApiSettings {
   db: Db;
@@ -46,6 +49,11 @@ export interface ApiDependencies extends ApiSettings {
   };
   /** Per address, per key and auth-failure limits (`rateLimitSettingsFrom(config)`); unset: no limits. */
   rateLimits?: RateLimitSettings;
+  /**
+   * Webhook endpoints (task queue, delivery timing, the keyring sealing signing secrets, the URL policy);
+   * without it the webhook-endpoint routes answer 503 webhooks_not_configured. The events API needs nothing.
+   */
+  webhooks?: WebhookSettings;
   /** The finance console's links to workflows; without it the console shows none. */
   console?: ConsoleSettings;
 }
@@ -117,6 +125,8 @@ export function apiRoutes(deps: ApiDependencies): AnyRoute[] {
     ipnRoute(tokenNotifications, deps),
     ipnRoute(unbindNotifications, deps),
   );
+  routes.push(...eventRoutes(deps));
+  routes.push(...webhookRoutes({ db: deps.db, temporal: deps.temporal, settings: deps.webhooks }));
   routes.push(...consoleRoutes(deps.console, () => deps.temporal.options.namespace));
   return routes;
 }

@@ -12,6 +12,7 @@ import { AesGcmPayloadCodec, type CodecKeyring } from '../platform/payload-codec
 import { createApp } from './app';
 import { rateLimitSettingsFrom } from './http/rate-limit-settings';
 import { apiSettingsFrom } from './settings';
+import { webhookSettingsFrom } from './webhooks/settings';
 
 export interface ApiServices {
   db: Db;
@@ -33,6 +34,7 @@ export function buildApp(config: Config, services: ApiServices): Express {
     merchant: services.merchant,
     ...apiSettingsFrom(config),
     rateLimits: rateLimitSettingsFrom(config),
+    webhooks: webhookSettingsFrom(config, services.keyring),
     ...(ui?.origins.length && {
       codec: {
         codec: new AesGcmPayloadCodec(services.keyring),

@@ -1,5 +1,8 @@
 /** Payments, refunds and terminal settlements: row types and the few queries that need care. */
 import type { Db } from './knex';
+import type { EventType } from '../platform/event-catalogue';
+import { recordEvent, updateRecordingEvents } from './events';
+import { paymentSnapshot, refundSnapshot } from './event-snapshots';
 import type { PaymentRequestType, PaymentStatus } from '../workflows/payment-definitions';
 import type { RefundItemStatus, RefundStatus } from '../workflows/refund';
 
@@ -95,20 +98,33 @@ export async function requireRefund(db: Db, refundId: string): Promise<RefundRow
   return row;
 }
 
+const PAYMENT_EVENTS: Partial<Record<PaymentStatus, EventType & `payment.${string}`>> = {
+  succeeded: 'payment.succeeded',
+  failed: 'payment.failed',
+};
+
 export async function updatePayment(
   db: Db,
   paymentId: string,
   patch: Partial<Omit<PaymentRow, 'payment_id' | 'promotions'>> & { promotions?: unknown[] | null },
 ) {
   const { promotions, card_payment_info, ...rest } = patch;
-  await db('payments')
-    .where({ payment_id: paymentId })
-    .update({
+  await updateRecordingEvents<PaymentRow>(
+    db,
+    'payments',
+    { payment_id: paymentId },
+    {
       ...rest,
       ...(promotions !== undefined ? { promotions: JSON.stringify(promotions) } : {}),
       ...(card_payment_info !== undefined ? { card_payment_info: JSON.stringify(card_payment_info) } : {}),
       updated_at: db.fn.now(),
-    });
+    },
+    async (trx, before, after) => {
+      const type = PAYMENT_EVENTS[after.status];
+      if (type && before.status !== after.status)
+        await recordEvent(trx, type, after.payment_id, paymentSnapshot(after));
+    },
+  );
 }
 
 /** Why a refund cannot be reserved. */
@@ -216,7 +232,7 @@ export async function recordRefundAnswer(
           .update({ refunded_amount: trx.raw('refunded_amount - ?', [released]), updated_at: trx.fn.now() });
       }
     }
-    await trx('refunds')
+    const [updated]: RefundRow[] = await trx('refunds')
       .where({ refund_id: refundId })
       .update({
         status: wasFinal ? refund.status : answer.status,
@@ -226,7 +242,15 @@ export async function recordRefundAnswer(
         ...(answer.transId !== undefined ? { trans_id: answer.transId } : {}),
         ...(isFinal && !wasFinal ? { completed_at: trx.fn.now() } : {}),
         updated_at: trx.fn.now(),
-      });
+      })
+      .returning('*');
+    if (!wasFinal && isFinal)
+      await recordEvent(
+        trx,
+        answer.status === 'succeeded' ? 'refund.succeeded' : 'refund.failed',
+        refundId,
+        refundSnapshot(updated!),
+      );
   });
 }
 

@@ -1,4 +1,7 @@
 import type { Db } from './knex';
+import type { EventType } from '../platform/event-catalogue';
+import { recordEvent, updateRecordingEvents } from './events';
+import { remittanceSnapshot } from './event-snapshots';
 import type {
   BaseCurrency,
   RemittanceReason,
@@ -113,14 +116,27 @@ export type RemittanceUpdate = Partial<
   >
 >;
 
+const EVENTS: Partial<Record<RemittanceStatus, EventType & `remittance.${string}`>> = {
+  succeeded: 'remittance.succeeded',
+  needs_attention: 'remittance.needs_attention',
+};
+
 export async function updateRemittance(
   db: Db,
   remittanceId: string,
   update: RemittanceUpdate,
 ): Promise<void> {
-  await db('remittances')
-    .where({ remittance_id: remittanceId })
-    .update({ ...update, updated_at: db.fn.now() });
+  await updateRecordingEvents<RemittanceRow>(
+    db,
+    'remittances',
+    { remittance_id: remittanceId },
+    { ...update, updated_at: db.fn.now() },
+    async (trx, before, after) => {
+      const type = EVENTS[after.status];
+      if (type && before.status !== after.status)
+        await recordEvent(trx, type, after.remittance_id, remittanceSnapshot(after));
+    },
+  );
 }
 
 /** Records a quote once: a retried activity (same seq) finds the row it wrote before. */

@@ -119,6 +119,12 @@ export const configSchema = z.object({
     .describe(
       'How long a quoted rate is served to GET /v1/remittance/quotes before asking again; 0: every time',
     ),
+  WEBHOOK_ALLOW_LOOPBACK_HTTP: optionalText
+    .pipe(z.enum(['true', 'false'], { error: 'true or false' }).optional())
+    .transform((value) => value === 'true')
+    .describe(
+      'Development only: webhook endpoints may be http:// on this machine (127.0.0.1, ::1, localhost)',
+    ),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 

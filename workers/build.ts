@@ -23,12 +23,13 @@ export interface WorkerServices {
   logger?: Logger;
 }
 
-export function buildActivities(services: WorkerServices): Activities {
+export function buildActivities(config: Config, services: WorkerServices): Activities {
   return createActivities({
     db: services.db,
     gateway: createInstrumentedGateway(services.gateway, services.logger),
     publicBaseUrl: services.publicBaseUrl,
     merchantSecrets: { merchantSecretKey: services.gateway.secretKey, keyring: services.keyring },
+    webhooks: { keyring: services.keyring, allowLoopbackHttp: config.WEBHOOK_ALLOW_LOOPBACK_HTTP },
   });
 }
 
@@ -44,7 +45,7 @@ export async function buildWorker(
     connection: services.connection,
     namespace: config.TEMPORAL_NAMESPACE,
     taskQueue: config.TEMPORAL_TASK_QUEUE,
-    activities: buildActivities(services),
+    activities: buildActivities(config, services),
     dataConverter: createDataConverter(services.keyring),
     ...(services.workflowBundle && { workflowBundle: services.workflowBundle }),
   });

@@ -22,6 +22,8 @@ const DUTIES = {
   remittances: ['remittance', 'viewer'],
   authorizedPayments: ['payments', 'viewer'],
   confirmPayments: ['payments'],
+  // Webhook endpoints are admin-only (the API's role); admin passes every duty.
+  webhooks: [],
 };
 
 const LISTS = {
@@ -50,6 +52,16 @@ const LISTS = {
       { label: 'Capture', path: 'capture', duty: 'confirmPayments', done: 'captured' },
       { label: 'Cancel', path: 'cancel', duty: 'confirmPayments', done: 'cancelled' },
     ],
+  },
+  'webhook-endpoints': {
+    title: 'Webhook endpoints',
+    endpoint: '/v1/webhook-endpoints',
+    duty: 'webhooks',
+    intro:
+      'Where payrun sends signed events. An endpoint whose receiver kept refusing an event for the whole ' +
+      'retry window (3 days) is disabled, with the reason beside it. Fix the receiver, then Enable: ' +
+      'deliveries resume where they stopped.',
+    actions: [{ label: 'Enable', path: 'enable', duty: 'webhooks', done: 'enabled', when: 'disabled' }],
   },
   remittances: {
     title: 'Remittances',

@@ -73,8 +73,16 @@ export function genericListPage(main, ctx, list) {
       rows: rows.map((row) => {
         const status = first(row, ['status', 'state']);
         const paused = String(status).toLowerCase() === 'paused';
-        const reason = first(row, ['pausedReason', 'pauseReason', 'statusReason', 'needsAttention']);
+        const reason = first(row, [
+          'pausedReason',
+          'pauseReason',
+          'statusReason',
+          'needsAttention',
+          'disabledReason',
+        ]);
         const id = idOf(row);
+        // An action that applies to one status only (Enable: a disabled endpoint) is offered there only.
+        const actionsHere = rowActions.filter((action) => !action.when || action.when === String(status));
         return [
           String(id ?? '—'),
           h(
@@ -101,11 +109,11 @@ export function genericListPage(main, ctx, list) {
           workflowLink(ctx.config, row.workflowId, 'Temporal') ?? '—',
           ...(withActions
             ? [
-                rowActions.length > 0 && id !== undefined
+                actionsHere.length > 0 && id !== undefined
                   ? h(
                       'span',
                       { class: 'actions' },
-                      rowActions.map((action) =>
+                      actionsHere.map((action) =>
                         h(
                           'button',
                           { type: 'button', onclick: () => void act(action, id) },

@@ -13,6 +13,7 @@ import {
   itemCounts,
   itemCountsByBatch,
   listBatches,
+  recordRunEvent,
   type PayoutItemRow,
   type PayoutRunRow,
 } from '../../db/payouts';
@@ -123,19 +124,22 @@ export async function uploadPayoutRun(
 
   try {
     await db.transaction(async (trx) => {
-      await trx('payout_runs').insert({
-        run_id: runId,
-        status: 'awaiting_approval' satisfies RunStatus,
-        file_name: input.fileName,
-        file_sha256: input.file.sha256,
-        row_count: report.rows.length,
-        total_amount: report.totalAmount,
-        batch_count: batches.length,
-        workflow_id: payoutRunWorkflowId(runId),
-        uploaded_by_key: actor.keyId,
-        uploaded_by: actor.name,
-        expires_at: expiresAt,
-      });
+      const [run] = await trx('payout_runs')
+        .insert({
+          run_id: runId,
+          status: 'awaiting_approval' satisfies RunStatus,
+          file_name: input.fileName,
+          file_sha256: input.file.sha256,
+          row_count: report.rows.length,
+          total_amount: report.totalAmount,
+          batch_count: batches.length,
+          workflow_id: payoutRunWorkflowId(runId),
+          uploaded_by_key: actor.keyId,
+          uploaded_by: actor.name,
+          expires_at: expiresAt,
+        })
+        .returning('*');
+      await recordRunEvent(trx, run);
       await trx('payout_batches').insert(
         batches.map((batch) => ({
           batch_id: batch.batchId,

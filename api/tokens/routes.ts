@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { LINK_WALLET_CLIENT_ID_PATTERN, ORDER_ID_PATTERN } from '../../gateway/operations/shared';
 import { ipnPaths } from '../../platform/ipn-paths';
+import { revokeSavedMethod } from '../../db/saved-methods';
 import { bindingResultSignal, bindingWorkflowId } from '../../workflows/binding';
 import { tokenPaymentResultSignal } from '../../workflows/token-payment';
 import type { IpnChannel } from '../ipn/receiver';
@@ -249,10 +250,7 @@ export const unbindNotifications: IpnChannel = {
       expectedAmount: 0,
       // No workflow waits for it: the record is the state, and payments read it before any call.
       signal: async () => {
-        await db('saved_methods')
-          .where({ method_id: method.method_id })
-          .whereIn('status', ['active', 'deleting'])
-          .update({ status: 'revoked', revoked_at: db.fn.now(), updated_at: db.fn.now() });
+        await revokeSavedMethod(db, method.method_id);
       },
     };
   },

@@ -72,6 +72,7 @@ beforeAll(async () => {
     }),
     publicBaseUrl: api.baseUrl,
     merchantSecrets: { merchantSecretKey: testMerchant.secretKey, keyring: testCodecKeyring },
+    webhooks: { keyring: testCodecKeyring, allowLoopbackHttp: true },
   });
   worker = (await createTestWorker(env, activities, taskQueue)).worker;
   workerRun = worker.run();

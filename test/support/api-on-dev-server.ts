@@ -10,6 +10,8 @@ import { createLogger } from '../../platform/logger';
 import { listen, type RunningApi } from './api';
 import { connectTestDatabase } from './database';
 import { testApiSettings, testMerchant } from './settings';
+import { testCodecKeyring } from './temporal';
+import { DEFAULT_WEBHOOK_TIMING } from '../../workflows/webhook-definitions';
 
 export interface ApiFixture {
   db: Db;
@@ -30,6 +32,12 @@ export function useApiOnDevServer(): ApiFixture {
       logger: createLogger('silent'),
       merchant: testMerchant,
       ...testApiSettings(),
+      webhooks: {
+        taskQueue: 'payrun-test',
+        timing: DEFAULT_WEBHOOK_TIMING,
+        keyring: testCodecKeyring,
+        allowLoopbackHttp: true,
+      },
     };
     fixture.api = await listen(createApp(fixture.deps));
   });

@@ -39,13 +39,13 @@ export interface StackOptions<K extends string> {
   /** The API's and the gateway client's logger; silent by default. */
   logger?: Logger;
   /** Settings of the capabilities under test (the payouts' are always the test ones). */
-  app?: Partial<Pick<ApiDependencies, 'remittance' | 'subscriptions' | 'payments' | 'tokens'>>;
+  app?: Partial<Pick<ApiDependencies, 'remittance' | 'subscriptions' | 'payments' | 'tokens' | 'webhooks'>>;
   /** The API gets a client that does not skip time, so only `advance()` moves workflow time. */
   plainApiClient?: boolean;
   /** Points the sandbox's unbind notifications at the API's receiver. */
   unbindToApi?: boolean;
-  /** Merchant secret and token keyring; unset: the test merchant's and the public test keyring. */
-  activities?: Partial<Pick<ActivityDependencies, 'merchantSecrets'>>;
+  /** Merchant secret, token keyring and webhook delivery; unset: the test merchant's, the public test keyring. */
+  activities?: Partial<Pick<ActivityDependencies, 'merchantSecrets' | 'webhooks'>>;
   workerTuning?: PayrunWorkerOptions['tuning'];
 }
 
@@ -112,6 +112,7 @@ export async function startStack<K extends string>(
     gateway,
     publicBaseUrl: api.baseUrl,
     merchantSecrets: { merchantSecretKey: testMerchant.secretKey, keyring: testCodecKeyring },
+    webhooks: { keyring: testCodecKeyring, allowLoopbackHttp: true },
     ...options.activities,
   });
 

@@ -55,6 +55,7 @@ const PROOFS: Record<keyof Config, string> = {
   RATE_LIMIT_PER_KEY_PER_MINUTE: 'test/unit/settings-wiring.test.ts',
   RATE_LIMIT_AUTH_FAILURES_PER_MINUTE: 'test/unit/settings-wiring.test.ts',
   REMITTANCE_QUOTE_CACHE_SECONDS: 'test/unit/settings-wiring.test.ts',
+  WEBHOOK_ALLOW_LOOPBACK_HTTP: 'test/unit/webhook-signing.test.ts',
 };
 
 describe('every setting reaches its process', () => {
