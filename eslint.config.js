@@ -84,6 +84,9 @@ export default tseslint.config(
                 '../activities',
                 '../db/*',
                 '../gateway/*',
+                // Pure, dependency-free gateway facts: the result-code table and the limits.
+                '!../gateway/result-codes',
+                '!../gateway/limits',
                 '../api/*',
                 '../sandbox/*',
                 '../workers/*',

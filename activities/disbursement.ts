@@ -1,4 +1,4 @@
-import { GatewayResultError, type GatewayClient } from '../gateway';
+import { GatewayResultError, outcomeOf, type GatewayClient } from '../gateway';
 import type { Db } from '../db/knex';
 import type { DisbursementInput, DisbursementReceiver, DisbursementStatus } from '../workflows/disbursement';
 import { asActivityFailure, callGateway } from './gateway-failures';
@@ -91,7 +91,7 @@ export function createDisbursementActivities({
         return { outcome: 'failed' as const, resultCode: answer.resultCode, message: answer.message };
       const { resultCode, message, body } = answer.result;
       const transId = (body as { transId?: number }).transId;
-      if (resultCode === 0) {
+      if (outcomeOf(resultCode) === 'succeeded') {
         return {
           outcome: 'succeeded' as const,
           resultCode,

@@ -1,6 +1,9 @@
 import {
-  ASSUMED_CODES,
+  codeOf,
   GatewayResultError,
+  isPending,
+  outcomeOf,
+  type ResultOutcome,
   GatewayValidationError,
   type GatewayClient,
   type GatewayResult,
@@ -52,7 +55,7 @@ async function answerOf<Op extends OperationName>(
       return { ok: false, resultCode: error.resultCode, message: error.gatewayMessage };
     }
     if (error instanceof GatewayValidationError) {
-      return { ok: false, resultCode: 20, message: error.message };
+      return { ok: false, resultCode: codeOf('invalid_request'), message: error.message };
     }
     throw asActivityFailure(error);
   }
@@ -94,7 +97,7 @@ function refundItemsFrom(
     return {
       ...item,
       resultCode: code,
-      status: code === 0 ? 'succeeded' : code === 7000 || code === 7002 ? 'pending' : 'failed',
+      status: itemStatusOf(outcomeOf(code)),
       ...(found.message !== undefined || found.resultDescription !== undefined
         ? { message: String(found.message ?? found.resultDescription) }
         : {}),
@@ -108,16 +111,13 @@ function refundItemsFrom(
 }
 
 /** What a confirm answer (or, after "already confirmed", the query) says happened to the authorization. */
-const confirmOutcomeOf = (code: number, action: ConfirmAction | undefined): ConfirmOutcome['outcome'] =>
-  code === 0 && action
-    ? action === 'capture'
-      ? 'captured'
-      : 'cancelled'
-    : code === ASSUMED_CODES.authorizationCancelled
-      ? 'cancelled'
-      : code === ASSUMED_CODES.authorizationExpired
-        ? 'expired'
-        : 'refused';
+const confirmOutcomeOf = (code: number, action: ConfirmAction | undefined): ConfirmOutcome['outcome'] => {
+  const outcome = outcomeOf(code);
+  if (outcome === 'succeeded' && action) return action === 'capture' ? 'captured' : 'cancelled';
+  if (outcome === 'authorization_cancelled') return 'cancelled';
+  if (outcome === 'authorization_expired') return 'expired';
+  return 'refused';
+};
 
 const CONFIRM_DESCRIPTION: Readonly<Record<ConfirmAction | 'hold-over', string>> = {
   capture: 'Captured by the merchant',
@@ -125,8 +125,13 @@ const CONFIRM_DESCRIPTION: Readonly<Record<ConfirmAction | 'hold-over', string>>
   'hold-over': 'Hold period over; released by the merchant',
 };
 
-const refundStatusOf = (code: number): RefundOutcome['status'] =>
-  code === 0 ? 'succeeded' : code === 7000 || code === 7002 || code === 10 ? 'pending' : 'failed';
+const itemStatusOf = (outcome: ResultOutcome): RefundItem['status'] =>
+  outcome === 'succeeded' ? 'succeeded' : isPending(outcome) ? 'pending' : 'failed';
+/** A refund the gateway is still processing (or could not answer for now) is pending. */
+const refundStatusOf = (code: number): RefundOutcome['status'] => {
+  const outcome = outcomeOf(code);
+  return outcome === 'retry_later' ? 'pending' : itemStatusOf(outcome);
+};
 
 export function createPaymentActivities(deps: PaymentActivityDependencies) {
   const { db, gateway } = deps;
@@ -143,8 +148,8 @@ export function createPaymentActivities(deps: PaymentActivityDependencies) {
     const resultCode = answer.ok ? answer.result.resultCode : answer.resultCode;
     const message = answer.ok ? answer.result.message : answer.message;
     const body = answer.ok ? (answer.result.body as Record<string, unknown>) : {};
-    // 42 right after a create that was answered: the gateway has not seen it yet; keep asking.
-    const status = resultCode === 42 ? 'pending' : refundStatusOf(resultCode);
+    // Not found right after a create that was answered: the gateway has not seen it yet; keep asking.
+    const status = outcomeOf(resultCode) === 'not_found' ? 'pending' : refundStatusOf(resultCode);
     const items = refundItemsFrom(
       refund.items,
       body.items as Array<Record<string, unknown>> | undefined,
@@ -200,7 +205,7 @@ export function createPaymentActivities(deps: PaymentActivityDependencies) {
       }
       const { resultCode, message, classification } = answer.result;
       const body = answer.result.body as Record<string, unknown>;
-      if (row.request_type === 'pos' && resultCode === 0) {
+      if (row.request_type === 'pos' && classification.outcome === 'succeeded') {
         return { status: 'succeeded', notice: noticeOf(body, 'create') };
       }
       const status: PaymentStatus =
@@ -285,7 +290,7 @@ export function createPaymentActivities(deps: PaymentActivityDependencies) {
       );
       const code = asked.ok ? asked.result.resultCode : asked.resultCode;
       return {
-        outcome: code === 0 ? 'captured' : confirmOutcomeOf(code, undefined),
+        outcome: outcomeOf(code) === 'succeeded' ? 'captured' : confirmOutcomeOf(code, undefined),
         resultCode: code,
         message: asked.ok ? asked.result.message : asked.message,
       };
@@ -412,9 +417,9 @@ export function createPaymentActivities(deps: PaymentActivityDependencies) {
       );
       const resultCode = answer.ok ? answer.result.resultCode : answer.resultCode;
       const message = answer.ok ? answer.result.message : answer.message;
-      const settledPayments =
-        resultCode === 0 ? await markTerminalSettled(db, row.store_id, row.serial_number) : 0;
-      const status = resultCode === 0 ? 'settled' : 'failed';
+      const settled = outcomeOf(resultCode) === 'succeeded';
+      const settledPayments = settled ? await markTerminalSettled(db, row.store_id, row.serial_number) : 0;
+      const status = settled ? 'settled' : 'failed';
       await db('terminal_settlements').where({ settlement_id: settlementId }).update({
         status,
         result_code: resultCode,

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/activity';
-import { GatewayResultError, type GatewayClient } from '../gateway';
+import { GatewayResultError, isPending, outcomeOf, type GatewayClient } from '../gateway';
 import type { Db } from '../db/knex';
 import {
   getQuote,
@@ -12,7 +12,6 @@ import {
 } from '../db/remittances';
 import {
   FINAL_REMITTANCE_STATUSES,
-  isPendingCode,
   remittanceOrderIds,
   type BaseCurrency,
   type RemittanceResult,
@@ -155,8 +154,8 @@ export function createRemittanceActivities({
             personalId: receiver.personalId ?? null,
           },
         });
-        if (result.resultCode === 0) return { accepted: true };
-        // 40: the same check is still running at the gateway.
+        if (outcomeOf(result.resultCode) === 'succeeded') return { accepted: true };
+        // Already submitted: the same check is still running at the gateway.
         throw stillInProgress('remittance.verify');
       } catch (error) {
         if (error instanceof GatewayResultError && !error.retryable) {
@@ -209,8 +208,9 @@ export function createRemittanceActivities({
             amount: input.foreignAmount,
           },
         });
-        if (result.resultCode === 40) throw stillInProgress('remittance.buy');
-        if (result.resultCode !== 0)
+        const bought = outcomeOf(result.resultCode);
+        if (bought === 'duplicate_request') throw stillInProgress('remittance.buy');
+        if (bought !== 'succeeded')
           return { outcome: 'unknown', resultCode: result.resultCode, message: result.message ?? '' };
         body = result.body;
       } catch (error) {
@@ -262,10 +262,12 @@ export function createRemittanceActivities({
         } as Parameters<typeof gateway.call<'remittance.create'>>[1]);
         const message = result.message ?? '';
         const transId = transIdOf(result.body);
-        if (result.resultCode === 0) return { outcome: 'succeeded', resultCode: 0, message, transId };
-        if (isPendingCode(result.resultCode))
+        const created = outcomeOf(result.resultCode);
+        if (created === 'succeeded')
+          return { outcome: 'succeeded', resultCode: result.resultCode, message, transId };
+        if (isPending(created))
           return { outcome: 'pending', resultCode: result.resultCode, message, transId };
-        if (result.resultCode === 40) throw stillInProgress('remittance.create');
+        if (created === 'duplicate_request') throw stillInProgress('remittance.create');
         return { outcome: 'duplicate', resultCode: result.resultCode, message };
       } catch (error) {
         if (error instanceof GatewayResultError && !error.retryable) {
@@ -285,10 +287,15 @@ export function createRemittanceActivities({
       try {
         const result = await gateway.call('payment.query', { orderId, requestId: lookupId(orderId, 'q') });
         const message = result.message ?? '';
-        if (result.resultCode === 0)
-          return { state: 'succeeded', resultCode: 0, message, transId: transIdOf(result.body) };
-        if (isPendingCode(result.resultCode))
-          return { state: 'pending', resultCode: result.resultCode, message };
+        const state = outcomeOf(result.resultCode);
+        if (state === 'succeeded')
+          return {
+            state: 'succeeded',
+            resultCode: result.resultCode,
+            message,
+            transId: transIdOf(result.body),
+          };
+        if (isPending(state)) return { state: 'pending', resultCode: result.resultCode, message };
         return { state: 'unknown', resultCode: result.resultCode, message };
       } catch (error) {
         if (error instanceof GatewayResultError && !error.retryable) {

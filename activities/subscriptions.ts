@@ -5,7 +5,14 @@
  * for each charge: the workflow (and so its history) only ever sees the subscription id.
  */
 import { ApplicationFailure } from '@temporalio/activity';
-import { decryptAesToken, GatewayResultError, type GatewayClient } from '../gateway';
+import {
+  decryptAesToken,
+  GatewayResultError,
+  isAlreadySubmitted,
+  isPending,
+  outcomeOf,
+  type GatewayClient,
+} from '../gateway';
 import type { Db } from '../db/knex';
 import {
   requireSubscription,
@@ -15,12 +22,7 @@ import {
   type SubscriptionUpdate,
 } from '../db/subscriptions';
 import { gatewayNextPaymentDate, type Frequency } from '../workflows/billing-calendar';
-import {
-  chargeOrderId,
-  isPendingCode,
-  manageOrderId,
-  type SubscriptionStatus,
-} from '../workflows/subscription-definitions';
+import { chargeOrderId, manageOrderId, type SubscriptionStatus } from '../workflows/subscription-definitions';
 import type { CodecKeyring } from '../platform/payload-codec';
 import { openSecret, sealSecret } from '../platform/sealed-secrets';
 import { asActivityFailure } from './gateway-failures';
@@ -178,7 +180,7 @@ export function createSubscriptionActivities({
         }),
       );
       const aesToken = text(created.body.aesToken);
-      if (created.resultCode !== 0 || !aesToken)
+      if (outcomeOf(created.resultCode) !== 'succeeded' || !aesToken)
         return { resultCode: created.resultCode, message: created.message };
       const payload = decryptAesToken(aesToken, keys.merchantSecretKey) as {
         value: string;
@@ -193,7 +195,7 @@ export function createSubscriptionActivities({
         ),
         user_alias: payload.userAlias ?? null,
       });
-      return { resultCode: 0, message: created.message };
+      return { resultCode: created.resultCode, message: created.message };
     },
 
     /**
@@ -242,10 +244,12 @@ export function createSubscriptionActivities({
         ),
       );
       const transId = text(answer.body.transId);
+      // Already submitted (a retry after a lost answer) is pending too: the query tells the outcome.
+      const answered = outcomeOf(answer.resultCode);
       const outcome: 'succeeded' | 'failed' | 'pending' =
-        answer.resultCode === 0
+        answered === 'succeeded'
           ? 'succeeded'
-          : isPendingCode(answer.resultCode) || answer.resultCode === 40 || answer.resultCode === 41
+          : isPending(answered) || isAlreadySubmitted(answered)
             ? 'pending'
             : 'failed';
       await upsertCharge(db, {
@@ -297,7 +301,7 @@ export function createSubscriptionActivities({
         }),
       );
       const payUrl = text(answer.body.payUrl);
-      if (input.action === 'reactivate' && answer.resultCode === 8000) {
+      if (input.action === 'reactivate' && outcomeOf(answer.resultCode) === 'redirect_customer') {
         await updateSubscription(db, input.subscriptionId, {
           reactivation_order_id: orderId,
           reactivation_pay_url: payUrl ?? null,

@@ -6,8 +6,14 @@
 import { randomUUID } from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/activity';
 import {
+  codeOf,
   decryptAesToken,
   GatewayResultError,
+  isAlreadySubmitted,
+  isPending,
+  isUndecided,
+  outcomeOf,
+  type ResultOutcome,
   type GatewayClient,
   type OperationName,
   type RequestFields,
@@ -81,6 +87,17 @@ async function ask<Op extends OperationName>(
     throw asActivityFailure(error);
   }
 }
+
+const OTP_ATTEMPT_OUTCOMES: Partial<Record<ResultOutcome, OtpAttemptOutcome>> = {
+  otp_wrong: 'wrong',
+  otp_expired: 'expired',
+  otp_locked: 'locked',
+  otp_too_soon: 'too_soon',
+  otp_sms_limit: 'sms_limit',
+};
+/** What one tokenization/verify did: accepted (paid or pending), or why the code was refused. */
+const otpAttemptOutcomeOf = (outcome: ResultOutcome): OtpAttemptOutcome =>
+  outcome === 'succeeded' || isPending(outcome) ? 'accepted' : (OTP_ATTEMPT_OUTCOMES[outcome] ?? 'error');
 
 const text = (value: unknown) => (value === undefined || value === null ? undefined : String(value));
 
@@ -156,7 +173,9 @@ export function createTokenActivities({ db, gateway, tokenIpnUrl, tokens }: Toke
         ...(Object.keys(userInfo).length ? { userInfo } : {}),
       } as RequestFields<typeof operation>);
       if (!answer.ok) return answer;
-      if (answer.resultCode !== 0 && answer.resultCode !== 40 && answer.resultCode !== 41) {
+      const created = outcomeOf(answer.resultCode);
+      // Already submitted (a retry after a lost answer): the link stands; its outcome comes by IPN or query.
+      if (created !== 'succeeded' && !isAlreadySubmitted(created)) {
         return { ok: false, resultCode: answer.resultCode, message: answer.message };
       }
       const links: BindingLinks = {
@@ -186,11 +205,7 @@ export function createTokenActivities({ db, gateway, tokenIpnUrl, tokens }: Toke
         partnerClientId: row.gateway_client_id,
         lang: 'en',
       });
-      return {
-        resultCode: answer.resultCode,
-        message: answer.message,
-        hasCallbackToken: answer.ok && Boolean(answer.body.callbackToken),
-      };
+      return { resultCode: answer.resultCode, message: answer.message };
     },
 
     /** tokenization/bind → decrypt aesToken → store it sealed with its display fields. Idempotent. */
@@ -204,7 +219,11 @@ export function createTokenActivities({ db, gateway, tokenIpnUrl, tokens }: Toke
       if (existing) return { ok: true, methodId: existing.method_id };
       const callbackToken = await callbackTokenOf(row.order_id, row.gateway_client_id);
       if (!callbackToken)
-        return { ok: false, resultCode: 2001, message: 'No callbackToken for this binding.' };
+        return {
+          ok: false,
+          resultCode: codeOf('token_invalid'),
+          message: 'No callbackToken for this binding.',
+        };
       const answer = await ask(gateway, 'tokenization.bind', {
         orderId: row.order_id,
         requestId: `${row.order_id}-bind`,
@@ -218,7 +237,12 @@ export function createTokenActivities({ db, gateway, tokenIpnUrl, tokens }: Toke
         unknown
       >;
       const value = text(payload.value);
-      if (!value) return { ok: false, resultCode: 2001, message: 'The recurring token carries no value.' };
+      if (!value)
+        return {
+          ok: false,
+          resultCode: codeOf('token_invalid'),
+          message: 'The recurring token carries no value.',
+        };
       const methodId = `pm-${randomUUID()}`;
       await db.transaction(async (trx) => {
         await trx('saved_methods')
@@ -265,7 +289,7 @@ export function createTokenActivities({ db, gateway, tokenIpnUrl, tokens }: Toke
         });
     },
 
-    /** tokenization/delete; a token the gateway no longer knows (2001) is deleted all the same. */
+    /** tokenization/delete; a token the gateway no longer knows (token_invalid) is deleted all the same. */
     async deleteSavedMethodAtGateway({ methodId }: { methodId: string }) {
       const method = await getSavedMethod(db, methodId);
       if (!method)
@@ -282,7 +306,8 @@ export function createTokenActivities({ db, gateway, tokenIpnUrl, tokens }: Toke
         });
         resultCode = answer.resultCode;
         message = answer.message;
-        if (answer.resultCode !== 0 && answer.resultCode !== 2001) {
+        const deleted = outcomeOf(answer.resultCode);
+        if (deleted !== 'succeeded' && deleted !== 'token_invalid') {
           await db('saved_methods')
             .where({ method_id: methodId })
             .update({ status: 'active', updated_at: db.fn.now() });
@@ -307,7 +332,7 @@ export function createTokenActivities({ db, gateway, tokenIpnUrl, tokens }: Toke
       if (method.status !== 'active') {
         return {
           outcome: 'failed' as const,
-          resultCode: 2001,
+          resultCode: codeOf('token_invalid'),
           message: `The saved method is ${method.status}; it is never used again.`,
         };
       }
@@ -331,19 +356,20 @@ export function createTokenActivities({ db, gateway, tokenIpnUrl, tokens }: Toke
       const transId = answer.ok ? text(answer.body.transId) : undefined;
       const base = { resultCode: answer.resultCode, message: answer.message, transId };
       if (!answer.ok) return { outcome: 'failed' as const, ...base };
-      if (answer.resultCode === 0) return { outcome: 'succeeded' as const, ...base };
-      if (answer.resultCode === 8200) {
+      const paid = outcomeOf(answer.resultCode);
+      if (paid === 'succeeded') return { outcome: 'succeeded' as const, ...base };
+      if (paid === 'otp_required') {
         await recordOtpAttempt(db, {
           paymentId,
           partnerClientId: userOfClientId(payment.gateway_client_id),
           kind: 'sms',
           outcome: 'sent',
-          resultCode: 8200,
+          resultCode: answer.resultCode,
           at,
         });
         return { outcome: 'otp' as const, ...base };
       }
-      if (answer.resultCode === 8000) {
+      if (paid === 'redirect_customer') {
         await db('token_payments')
           .where({ payment_id: paymentId })
           .update({
@@ -352,7 +378,7 @@ export function createTokenActivities({ db, gateway, tokenIpnUrl, tokens }: Toke
           });
         return { outcome: 'redirect' as const, ...base };
       }
-      // 7000/7002 pending; 40/41 already submitted: the IPN or api/query tells the outcome.
+      // Pending, or already submitted: the IPN or api/query tells the outcome.
       return { outcome: 'pending' as const, ...base };
     },
 
@@ -385,14 +411,9 @@ export function createTokenActivities({ db, gateway, tokenIpnUrl, tokens }: Toke
           lang: 'en',
         },
         undefined,
-        (error) => error.resultCode === 8204,
+        (error) => error.outcome === 'otp_too_soon',
       );
-      const attemptOutcome: OtpAttemptOutcome =
-        answer.resultCode === 0 || answer.resultCode === 7000 || answer.resultCode === 7002
-          ? 'accepted'
-          : ((
-              { 8201: 'wrong', 8202: 'expired', 8203: 'locked', 8204: 'too_soon', 8205: 'sms_limit' } as const
-            )[answer.resultCode as 8201] ?? 'error');
+      const attemptOutcome = otpAttemptOutcomeOf(outcomeOf(answer.resultCode));
       await recordOtpAttempt(db, {
         paymentId,
         partnerClientId: userOfClientId(payment.gateway_client_id),
@@ -419,9 +440,8 @@ export function createTokenActivities({ db, gateway, tokenIpnUrl, tokens }: Toke
         requestId: `${payment.order_id}-q${attempt}`,
         lang: 'en',
       });
-      const waiting = [1000, 7000, 7002, 8000, 8200].includes(answer.resultCode);
       return {
-        final: !waiting,
+        final: !isUndecided(outcomeOf(answer.resultCode)),
         resultCode: answer.resultCode,
         message: answer.message,
         transId: answer.ok ? text(answer.body.transId) : undefined,

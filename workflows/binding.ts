@@ -10,6 +10,7 @@ import {
 } from '@temporalio/workflow';
 import type { Duration } from '@temporalio/common';
 import type { TokenActivities } from '../activities/tokens';
+import { codeOf, isUndecided, outcomeOf } from '../gateway/result-codes';
 import { durationMs } from './durations';
 
 export type SavedMethodKind = 'card' | 'domestic' | 'wallet';
@@ -75,8 +76,8 @@ export async function binding(input: BindingInput): Promise<BindingResult> {
   let notified: { resultCode: number; message: string } | undefined;
   setHandler(bindingStatusQuery, () => status);
   setHandler(bindingResultSignal, (result) => {
-    // 7000 "waiting" is not an outcome; the first final word wins.
-    if (result.resultCode !== 7000) notified ??= result;
+    // "Waiting" is not an outcome; the first final word wins.
+    if (!isUndecided(outcomeOf(result.resultCode))) notified ??= result;
   });
   setHandler(bindingLinksUpdate, async () => {
     await condition(() => links !== undefined || refusal !== undefined);
@@ -119,20 +120,21 @@ export async function binding(input: BindingInput): Promise<BindingResult> {
       break;
     }
     const asked = await gateway.queryBindingCallback({ bindingId, attempt });
-    if (asked.resultCode === 0 && asked.hasCallbackToken) outcome = { resultCode: 0, message: asked.message };
-    else if (asked.resultCode !== 7000 && asked.resultCode !== 1000) outcome = asked;
+    if (!isUndecided(outcomeOf(asked.resultCode)))
+      outcome = { resultCode: asked.resultCode, message: asked.message };
     else if (Date.now() >= deadline)
-      outcome = { resultCode: 1005, message: 'The customer did not use the link in time.' };
+      outcome = { resultCode: codeOf('link_expired'), message: 'The customer did not use the link in time.' };
   }
   const final = outcome!;
-  if (final.resultCode === 1005) return finish('expired', final);
-  if (final.resultCode !== 0) return finish('failed', final);
+  const decided = outcomeOf(final.resultCode);
+  if (decided === 'link_expired') return finish('expired', final);
+  if (decided !== 'succeeded') return finish('failed', final);
 
   status = 'binding';
   await records.recordBinding({ bindingId, status });
   const bound = await gateway.exchangeBindingToken({ bindingId });
   if (!bound.ok) return finish('failed', { resultCode: bound.resultCode, message: bound.message });
-  return finish('active', { methodId: bound.methodId, resultCode: 0, message: 'Saved' });
+  return finish('active', { methodId: bound.methodId, resultCode: codeOf('succeeded'), message: 'Saved' });
 }
 
 /** Deleting a saved method: tokenization/delete, then the method is never used again. */

@@ -1,6 +1,7 @@
 import { condition, defineQuery, defineSignal, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { Duration } from '@temporalio/common';
 import type { DisbursementActivities } from '../activities/disbursement';
+import { codeOf, outcomeOf } from '../gateway/result-codes';
 
 export const disbursementWorkflowId = (disbursementId: string) => `disbursement/${disbursementId}`;
 
@@ -83,13 +84,17 @@ export async function disbursement(input: DisbursementInput): Promise<Disburseme
       disbursementId: input.disbursementId,
       receiver: input.receiver,
     });
-    if (check.resultCode !== 0) return finish('failed', check.resultCode, check.message);
+    if (outcomeOf(check.resultCode) !== 'succeeded') return finish('failed', check.resultCode, check.message);
 
     status = 'checking_balance';
     await records.recordDisbursement({ disbursementId: input.disbursementId, status });
     const { balance } = await gateway.disbursementBalance({ disbursementId: input.disbursementId });
     if (balance < input.amount) {
-      return finish('failed', 1100, `The merchant balance (${balance} VND) is short of ${input.amount} VND.`);
+      return finish(
+        'failed',
+        codeOf('merchant_balance_short'),
+        `The merchant balance (${balance} VND) is short of ${input.amount} VND.`,
+      );
     }
   }
 
@@ -115,7 +120,7 @@ export async function disbursement(input: DisbursementInput): Promise<Disburseme
   }
   const final = notified!;
   return finish(
-    final.resultCode === 0 ? 'succeeded' : 'failed',
+    outcomeOf(final.resultCode) === 'succeeded' ? 'succeeded' : 'failed',
     final.resultCode,
     final.message,
     final.transId,

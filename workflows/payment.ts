@@ -7,6 +7,7 @@ import {
   setHandler,
 } from '@temporalio/workflow';
 import type { PaymentActivities } from '../activities/payments';
+import { outcomeOf } from '../gateway/result-codes';
 import { durationMs } from './durations';
 import {
   CONFIRM_REFUSED,
@@ -70,7 +71,7 @@ export async function payment(input: PaymentInput): Promise<PaymentResult> {
   status = created.status;
   if (created.notice && isFinalPaymentCode(created.notice.resultCode)) {
     let decided = created.notice;
-    if (decided.resultCode === 0 && decided.payType === undefined) {
+    if (outcomeOf(decided.resultCode) === 'succeeded' && decided.payType === undefined) {
       // POS answers 0 without payType: record the success now, then take payType from the IPN (or query).
       await record(decided);
       const more = (await condition(() => final !== undefined, timing.ipnTimeout))
@@ -107,7 +108,7 @@ export async function payment(input: PaymentInput): Promise<PaymentResult> {
       final = asked;
       break;
     }
-    if (asked.resultCode === 7002 && status !== 'pending') {
+    if (outcomeOf(asked.resultCode) === 'provider_processing' && status !== 'pending') {
       status = 'pending';
       await records.recordPaymentStatus({ paymentId, status });
     }

@@ -2,11 +2,10 @@ import { condition, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { Duration } from '@temporalio/common';
 import type { RemittanceActivities } from '../activities/remittance';
 import { durationMs } from './durations';
+import { MAX_EXCHANGE_AMOUNT, REMITTANCE_AMOUNT_RANGES } from '../gateway/limits';
+import { isPending, outcomeOf } from '../gateway/result-codes';
 import {
-  MAX_EXCHANGE_AMOUNT,
-  REMITTANCE_AMOUNT_RANGE,
   exchangeAmountOf,
-  isPendingCode,
   remittanceProgressQuery,
   remittanceResultSignal,
   type BaseCurrency,
@@ -69,7 +68,7 @@ export async function remittance(input: RemittanceInput): Promise<RemittanceStat
   }));
   setHandler(remittanceResultSignal, (notice) => {
     // Duplicates and late notices are harmless: only the first final code counts.
-    if (!notified && !isPendingCode(notice.resultCode)) notified = notice;
+    if (!notified && !isPending(outcomeOf(notice.resultCode))) notified = notice;
   });
 
   const setStatus = async (
@@ -124,7 +123,7 @@ export async function remittance(input: RemittanceInput): Promise<RemittanceStat
     quote = await takeQuote();
   }
   const expected = exchangeAmountOf(input.foreignAmount, quote.rate);
-  const [min, max] = REMITTANCE_AMOUNT_RANGE[input.requestType];
+  const [min, max] = REMITTANCE_AMOUNT_RANGES[input.requestType];
   const toSend = input.amount ?? expected;
   if (expected > MAX_EXCHANGE_AMOUNT) {
     return stop(
@@ -202,7 +201,12 @@ export async function remittance(input: RemittanceInput): Promise<RemittanceStat
     );
   }
   if (created.outcome === 'succeeded') {
-    result = { resultCode: 0, message: created.message, transId: created.transId, source: 'create' };
+    result = {
+      resultCode: created.resultCode,
+      message: created.message,
+      transId: created.transId,
+      source: 'create',
+    };
     await setStatus('succeeded', { result });
     return status;
   }
@@ -240,7 +244,7 @@ export async function remittance(input: RemittanceInput): Promise<RemittanceStat
     }
     wait = Math.min(durationMs(wait) * 2, durationMs('1 hour'));
   }
-  if (result.resultCode === 0) {
+  if (outcomeOf(result.resultCode) === 'succeeded') {
     await setStatus('succeeded', { result });
     return status;
   }

@@ -158,6 +158,3 @@ export const cycleAmountUpdate = defineUpdate<
   { cycle: number; amount: number },
   [{ amount: number; cycle?: number }]
 >('cycleAmount');
-
-export const isPendingCode = (code: number) => code === 7000 || code === 7002;
-export const INSUFFICIENT_FUNDS = 1001;

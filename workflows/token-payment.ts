@@ -10,6 +10,7 @@ import {
 } from '@temporalio/workflow';
 import type { Duration } from '@temporalio/common';
 import type { TokenActivities } from '../activities/tokens';
+import { codeOf, isUndecided, outcomeOf } from '../gateway/result-codes';
 import { durationMs } from './durations';
 import {
   attemptsLeft,
@@ -97,8 +98,7 @@ export async function tokenPayment(input: TokenPaymentInput): Promise<TokenPayme
 
   setHandler(tokenPaymentStateQuery, () => state);
   setHandler(tokenPaymentResultSignal, (result) => {
-    if (result.resultCode !== 7000 && result.resultCode !== 7002 && result.resultCode !== 8000)
-      notified ??= result;
+    if (!isUndecided(outcomeOf(result.resultCode))) notified ??= result;
   });
   setHandler(tokenPaymentStartedUpdate, async () => {
     await condition(() => state !== 'starting');
@@ -125,7 +125,7 @@ export async function tokenPayment(input: TokenPaymentInput): Promise<TokenPayme
         attempts.push({ at: now, kind: 'verify', outcome: answer.attemptOutcome });
         switch (answer.attemptOutcome) {
           case 'accepted':
-            if (answer.resultCode === 0) await record('succeeded', answer);
+            if (outcomeOf(answer.resultCode) === 'succeeded') await record('succeeded', answer);
             else await record('pending', answer);
             return { state, resultCode: answer.resultCode, message: answer.message };
           case 'wrong': {
@@ -138,7 +138,7 @@ export async function tokenPayment(input: TokenPaymentInput): Promise<TokenPayme
               );
             }
             otpFailure = { reason: 'otp_locked', until: nextDayStart(now) };
-            await record('failed', { resultCode: 8203, message: refusalMessage(otpFailure) });
+            await record('failed', { resultCode: codeOf('otp_locked'), message: refusalMessage(otpFailure) });
             return refuse(otpFailure);
           }
           case 'locked':
@@ -208,7 +208,7 @@ export async function tokenPayment(input: TokenPaymentInput): Promise<TokenPayme
         await condition(() => !verifying);
         if (state === 'awaiting_otp') {
           otpFailure = { reason: 'otp_expired', expiredAt: sentAt + OTP_RULES.codeLifetimeMs };
-          await record('failed', { resultCode: 8202, message: refusalMessage(otpFailure) });
+          await record('failed', { resultCode: codeOf('otp_expired'), message: refusalMessage(otpFailure) });
         }
       }
       if (state !== 'pending') return done();
@@ -228,12 +228,12 @@ export async function tokenPayment(input: TokenPaymentInput): Promise<TokenPayme
     const wait = Math.max(1, Math.min(durationMs(timing.resultWait), giveUpAt - Date.now()));
     if (await condition(() => notified !== undefined, wait)) {
       const result = notified!;
-      await record(result.resultCode === 0 ? 'succeeded' : 'failed', result);
+      await record(outcomeOf(result.resultCode) === 'succeeded' ? 'succeeded' : 'failed', result);
       break;
     }
     const asked = await gateway.queryTokenPayment({ paymentId, attempt });
     if (asked.final) {
-      await record(asked.resultCode === 0 ? 'succeeded' : 'failed', asked);
+      await record(outcomeOf(asked.resultCode) === 'succeeded' ? 'succeeded' : 'failed', asked);
     } else if (Date.now() >= giveUpAt) {
       if (state === 'awaiting_customer') {
         await record('failed', {

@@ -4,7 +4,7 @@
  * `1.000.000`, `1e6` or `-5` is a row error, never a number.
  */
 import { parse } from 'csv-parse/sync';
-import { checkFields, operationSpec } from '../../gateway';
+import { BATCH_ITEM_AMOUNT_RANGE, checkFields, operationSpec } from '../../gateway';
 import type { FieldMap, ListField, ObjectField } from '../../gateway/operations/types';
 
 export const PAYOUT_COLUMNS = [
@@ -179,7 +179,8 @@ export function parsePayoutFile(input: Buffer | string, options: ParseOptions): 
         walletName: cell('wallet_name'),
         personalId: personalId || null,
       },
-      amount: Number.isNaN(amount) ? 1000 : amount,
+      // A placeholder within the range, so the other fields are still checked.
+      amount: Number.isNaN(amount) ? BATCH_ITEM_AMOUNT_RANGE[0] : amount,
       description: cell('description'),
       ...(cell('store_id') ? { storeId: cell('store_id') } : {}),
     };

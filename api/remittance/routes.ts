@@ -1,8 +1,8 @@
 import { z } from 'zod';
+import { REMITTANCE_AMOUNT_RANGES } from '../../gateway/limits';
 import { defineRoute, type AnyRoute } from '../http/routes';
 import {
   BASE_CURRENCIES,
-  REMITTANCE_AMOUNT_RANGE,
   REMITTANCE_REASONS,
   type RemittanceRequestType,
 } from '../../workflows/remittance-definitions';
@@ -50,7 +50,7 @@ const foreignAmount = z
   .max(10_000_000_000)
   .refine(twoDecimals, 'at most two decimals');
 const vndAmount = (requestType: RemittanceRequestType) => {
-  const [min, max] = REMITTANCE_AMOUNT_RANGE[requestType];
+  const [min, max] = REMITTANCE_AMOUNT_RANGES[requestType];
   const range = `${requestType} sends ${min.toLocaleString('en')}..${max.toLocaleString('en')} VND`;
   return z.number().int('whole VND, no decimals').min(min, range).max(max, range);
 };

@@ -153,6 +153,11 @@ describe('binding', () => {
     expect(viewer.status).toBe(403);
   });
 
+  it('binds a wallet with a first payment above 50 000 000 VND: document 2 sets no maximum for linkWallet', async () => {
+    const created = await bind('wallet', user('big'), { amount: 60_000_000 });
+    expect(created.payUrl ?? created.deeplink).toBeTruthy();
+  });
+
   it('asks tokenization/cbQuery when the IPN does not come', async () => {
     t.sandbox.admin.setFaults({ operation: 'binding.payWithCC', ipn: { drop: true } });
     try {
