@@ -22,7 +22,7 @@ import type {
   RunStatus,
   StateCounts,
 } from '../workflows/payout-definitions';
-import { asActivityFailure, callGateway } from './gateway-failures';
+import { asActivityFailure, callGateway } from './gateway-calls';
 
 export interface PayoutActivityDependencies {
   db: Db;

@@ -8,7 +8,6 @@ import { ApplicationFailure } from '@temporalio/activity';
 import {
   codeOf,
   decryptAesToken,
-  GatewayResultError,
   isAlreadySubmitted,
   isPending,
   isUndecided,
@@ -29,10 +28,10 @@ import {
 } from '../db/saved-methods';
 import type { CodecKeyring } from '../platform/payload-codec';
 import { openSecret, sealSecret } from '../platform/sealed-secrets';
-import type { BindingLinks, BindingStatus, SavedMethodKind } from '../workflows/binding';
-import type { OtpAttemptOutcome } from '../workflows/otp-rules';
-import type { TokenPaymentState } from '../workflows/token-payment';
-import { asActivityFailure } from './gateway-failures';
+import type { BindingLinks, BindingStatus, SavedMethodKind } from '../workflows/binding-definitions';
+import type { OtpAttemptOutcome } from '../workflows/token-payment-definitions';
+import type { TokenPaymentState } from '../workflows/token-payment-definitions';
+import { askGateway, type AskOptions } from './gateway-calls';
 
 export interface TokenSettings {
   /** The merchant secret key: aesToken is AES-encrypted with it (document 1, security 6). */
@@ -60,34 +59,6 @@ const BINDING_OPERATION = {
 /** The user behind a gateway client id (wallet links are n<NNN>_<user>). */
 export const userOfClientId = (gatewayClientId: string) => gatewayClientId.replace(/^n\d{3}_/, '');
 
-type Answer =
-  | { ok: true; resultCode: number; message: string; body: Record<string, unknown> }
-  | { ok: false; resultCode: number; message: string };
-
-/** Final answers come back as values; transport trouble and "retry later" are retried by Temporal. */
-async function ask<Op extends OperationName>(
-  gateway: GatewayClient,
-  operation: Op,
-  fields: RequestFields<Op>,
-  options?: Parameters<GatewayClient['call']>[2],
-  passThrough: (error: GatewayResultError) => boolean = () => false,
-): Promise<Answer> {
-  try {
-    const result = await gateway.call(operation, fields, options);
-    return {
-      ok: true,
-      resultCode: result.resultCode,
-      message: result.message,
-      body: result.body as Record<string, unknown>,
-    };
-  } catch (error) {
-    if (error instanceof GatewayResultError && (!error.retryable || passThrough(error))) {
-      return { ok: false, resultCode: error.resultCode, message: error.gatewayMessage };
-    }
-    throw asActivityFailure(error);
-  }
-}
-
 const OTP_ATTEMPT_OUTCOMES: Partial<Record<ResultOutcome, OtpAttemptOutcome>> = {
   otp_wrong: 'wrong',
   otp_expired: 'expired',
@@ -102,6 +73,9 @@ const otpAttemptOutcomeOf = (outcome: ResultOutcome): OtpAttemptOutcome =>
 const text = (value: unknown) => (value === undefined || value === null ? undefined : String(value));
 
 export function createTokenActivities({ db, gateway, tokenIpnUrl, tokens }: TokenActivityDependencies) {
+  /** Final answers come back as values; transport trouble and "retry later" are retried by Temporal. */
+  const ask = <Op extends OperationName>(operation: Op, fields: RequestFields<Op>, options?: AskOptions) =>
+    askGateway(gateway, operation, fields, options);
   const settings = (): TokenSettings => {
     if (!tokens) {
       throw ApplicationFailure.nonRetryable(
@@ -141,13 +115,13 @@ export function createTokenActivities({ db, gateway, tokenIpnUrl, tokens }: Toke
       ? text((JSON.parse(stored.raw_body) as Record<string, unknown>).callbackToken)
       : undefined;
     if (fromIpn) return fromIpn;
-    const asked = await ask(gateway, 'tokenization.cbQuery', {
+    const asked = await ask('tokenization.cbQuery', {
       orderId,
       requestId: `${orderId}-cbqx`,
       partnerClientId: gatewayClientId,
       lang: 'en',
     });
-    return asked.ok ? text(asked.body.callbackToken) : undefined;
+    return asked.accepted ? text(asked.body.callbackToken) : undefined;
   };
 
   return {
@@ -159,7 +133,7 @@ export function createTokenActivities({ db, gateway, tokenIpnUrl, tokens }: Toke
       const row = await bindingOf(bindingId);
       const operation = BINDING_OPERATION[row.kind];
       const userInfo = row.user_info;
-      const answer = await ask(gateway, operation, {
+      const answer = await ask(operation, {
         orderId: row.order_id,
         requestId: `${row.order_id}-create`,
         amount: Number(row.amount),
@@ -172,7 +146,8 @@ export function createTokenActivities({ db, gateway, tokenIpnUrl, tokens }: Toke
         lang: 'en',
         ...(Object.keys(userInfo).length ? { userInfo } : {}),
       } as RequestFields<typeof operation>);
-      if (!answer.ok) return answer;
+      if (!answer.accepted)
+        return { ok: false as const, resultCode: answer.resultCode, message: answer.message };
       const created = outcomeOf(answer.resultCode);
       // Already submitted (a retry after a lost answer): the link stands; its outcome comes by IPN or query.
       if (created !== 'succeeded' && !isAlreadySubmitted(created)) {
@@ -199,7 +174,7 @@ export function createTokenActivities({ db, gateway, tokenIpnUrl, tokens }: Toke
     /** tokenization/cbQuery without handing the callbackToken to the workflow. */
     async queryBindingCallback({ bindingId, attempt }: { bindingId: string; attempt: number }) {
       const row = await bindingOf(bindingId);
-      const answer = await ask(gateway, 'tokenization.cbQuery', {
+      const answer = await ask('tokenization.cbQuery', {
         orderId: row.order_id,
         requestId: `${row.order_id}-cbq${attempt}`,
         partnerClientId: row.gateway_client_id,
@@ -224,14 +199,15 @@ export function createTokenActivities({ db, gateway, tokenIpnUrl, tokens }: Toke
           resultCode: codeOf('token_invalid'),
           message: 'No callbackToken for this binding.',
         };
-      const answer = await ask(gateway, 'tokenization.bind', {
+      const answer = await ask('tokenization.bind', {
         orderId: row.order_id,
         requestId: `${row.order_id}-bind`,
         callbackToken,
         partnerClientId: row.gateway_client_id,
         lang: 'en',
       });
-      if (!answer.ok) return answer;
+      if (!answer.accepted)
+        return { ok: false as const, resultCode: answer.resultCode, message: answer.message };
       const payload = decryptAesToken(String(answer.body.aesToken), settings().merchantSecretKey) as Record<
         string,
         unknown
@@ -297,7 +273,7 @@ export function createTokenActivities({ db, gateway, tokenIpnUrl, tokens }: Toke
       let resultCode = 0;
       let message = 'Already removed';
       if (method.status === 'deleting') {
-        const answer = await ask(gateway, 'tokenization.delete', {
+        const answer = await ask('tokenization.delete', {
           orderId: `${method.initial_order_id}-del`,
           requestId: `${method.initial_order_id}-del`,
           partnerClientId: method.gateway_client_id,
@@ -337,7 +313,6 @@ export function createTokenActivities({ db, gateway, tokenIpnUrl, tokens }: Toke
         };
       }
       const answer = await ask(
-        gateway,
         'tokenization.pay',
         {
           orderId: payment.order_id,
@@ -353,10 +328,10 @@ export function createTokenActivities({ db, gateway, tokenIpnUrl, tokens }: Toke
         },
         { context: { tokenKind: method.kind } },
       );
-      const transId = answer.ok ? text(answer.body.transId) : undefined;
+      const transId = answer.accepted ? text(answer.body.transId) : undefined;
       const base = { resultCode: answer.resultCode, message: answer.message, transId };
-      if (!answer.ok) return { outcome: 'failed' as const, ...base };
-      const paid = outcomeOf(answer.resultCode);
+      if (!answer.accepted) return { outcome: 'failed' as const, ...base };
+      const paid = answer.outcome;
       if (paid === 'succeeded') return { outcome: 'succeeded' as const, ...base };
       if (paid === 'otp_required') {
         await recordOtpAttempt(db, {
@@ -401,7 +376,6 @@ export function createTokenActivities({ db, gateway, tokenIpnUrl, tokens }: Toke
     }> {
       const { payment, method } = await paymentWithToken(paymentId);
       const answer = await ask(
-        gateway,
         'tokenization.verify',
         {
           orderId: payment.order_id,
@@ -410,10 +384,9 @@ export function createTokenActivities({ db, gateway, tokenIpnUrl, tokens }: Toke
           token: tokenOf(method),
           lang: 'en',
         },
-        undefined,
-        (error) => error.outcome === 'otp_too_soon',
+        { answerAlso: (outcome) => outcome === 'otp_too_soon' },
       );
-      const attemptOutcome = otpAttemptOutcomeOf(outcomeOf(answer.resultCode));
+      const attemptOutcome = otpAttemptOutcomeOf(answer.outcome);
       await recordOtpAttempt(db, {
         paymentId,
         partnerClientId: userOfClientId(payment.gateway_client_id),
@@ -426,7 +399,7 @@ export function createTokenActivities({ db, gateway, tokenIpnUrl, tokens }: Toke
         attemptOutcome,
         resultCode: answer.resultCode,
         message: answer.message,
-        transId: answer.ok ? text(answer.body.transId) : undefined,
+        transId: answer.accepted ? text(answer.body.transId) : undefined,
       };
     },
 
@@ -435,7 +408,7 @@ export function createTokenActivities({ db, gateway, tokenIpnUrl, tokens }: Toke
       const payment = await getTokenPayment(db, paymentId);
       if (!payment)
         throw ApplicationFailure.nonRetryable(`Token payment ${paymentId} has no record`, 'UnknownPayment');
-      const answer = await ask(gateway, 'payment.query', {
+      const answer = await ask('payment.query', {
         orderId: payment.order_id,
         requestId: `${payment.order_id}-q${attempt}`,
         lang: 'en',
@@ -444,7 +417,7 @@ export function createTokenActivities({ db, gateway, tokenIpnUrl, tokens }: Toke
         final: !isUndecided(outcomeOf(answer.resultCode)),
         resultCode: answer.resultCode,
         message: answer.message,
-        transId: answer.ok ? text(answer.body.transId) : undefined,
+        transId: answer.accepted ? text(answer.body.transId) : undefined,
       };
     },
 

@@ -1,7 +1,7 @@
 /** Payments, refunds and terminal settlements: row types and the few queries that need care. */
 import type { Db } from './knex';
 import type { PaymentRequestType, PaymentStatus } from '../workflows/payment-definitions';
-import type { RefundItemStatus, RefundStatus } from '../workflows/refund';
+import type { RefundItemStatus, RefundStatus } from '../workflows/refund-definitions';
 
 export interface PaymentRow {
   payment_id: string;
@@ -128,6 +128,8 @@ export interface RefundRequest {
   createdBy: string;
   /** Smallest refund for this payment's method (document 1: 10 000 for a domestic card). */
   minimumFor(payment: PaymentRow): number;
+  /** The refund workflow's id (workflows/refund-definitions.ts): db/ knows tables, not workflows. */
+  workflowIdOf(refundId: string): string;
 }
 
 /**
@@ -169,7 +171,7 @@ export async function reserveRefund(
         payment_id: payment.payment_id,
         seq,
         order_id: `${payment.order_id}-r${seq}`,
-        workflow_id: `refund/${refundId}`,
+        workflow_id: request.workflowIdOf(refundId),
         amount: String(request.amount),
         description: request.description,
         status: 'created',

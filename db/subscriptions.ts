@@ -1,6 +1,5 @@
 import type { Db } from './knex';
-import type { SubscriptionStatus, SubscriptionType } from '../workflows/subscription-definitions';
-import type { Frequency } from '../workflows/billing-calendar';
+import type { Frequency, SubscriptionStatus, SubscriptionType } from '../workflows/subscription-definitions';
 
 export interface SubscriptionRow {
   subscription_id: string;

@@ -91,3 +91,15 @@ export const BATCH_ITEM_AMOUNT_RANGE: AmountRange = [1000, 200_000_000];
 export const MAX_BATCH_ITEMS = 1000;
 /** Document 3: batch/query pageSize. */
 export const MAX_BATCH_PAGE_SIZE = 50;
+
+/** Document 2: the two-factor (securityCode) rules of wallet token payments. */
+export const OTP_LIMITS = {
+  /** A code is good for 5 minutes from when the SMS was sent (the otp_required answer). */
+  codeLifetimeMs: 5 * 60_000,
+  /** At least 3 s between two consecutive requests of a user. */
+  minSpacingMs: 3_000,
+  /** The 5th wrong code of a day locks the user until the next day. */
+  maxWrongPerDay: 5,
+  /** At most 5 codes (SMS) per user per day. */
+  maxSmsPerDay: 5,
+} as const;

@@ -3,9 +3,9 @@ import {
   ApplicationFailure,
   condition,
   patched,
-  proxyActivities,
   setHandler,
 } from '@temporalio/workflow';
+import { gatewayOf, recordsOf } from './activity-profiles';
 import type { PaymentActivities } from '../activities/payments';
 import { outcomeOf } from '../gateway/result-codes';
 import { durationMs } from './durations';
@@ -25,10 +25,7 @@ import {
   type PaymentStatus,
 } from './payment-definitions';
 
-const records = proxyActivities<PaymentActivities>({
-  startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
-});
+const records = recordsOf<PaymentActivities>();
 
 /**
  * One one-time payment: api/create (or api/pos) → the customer pays → the IPN (list A or B by
@@ -39,10 +36,7 @@ const records = proxyActivities<PaymentActivities>({
  */
 export async function payment(input: PaymentInput): Promise<PaymentResult> {
   const { paymentId, timing } = input;
-  const gateway = proxyActivities<PaymentActivities>({
-    startToCloseTimeout: timing.gatewayAttemptTimeout,
-    retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '5 minutes' },
-  });
+  const gateway = gatewayOf<PaymentActivities>(timing.gatewayAttemptTimeout);
   let status: PaymentStatus = 'created';
   let final: PaymentNotice | undefined;
   let pendingNotices = 0;

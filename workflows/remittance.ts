@@ -1,4 +1,5 @@
-import { condition, proxyActivities, setHandler } from '@temporalio/workflow';
+import { condition, setHandler } from '@temporalio/workflow';
+import { gatewayOf, quoteOf, recordsOf } from './activity-profiles';
 import type { Duration } from '@temporalio/common';
 import type { RemittanceActivities } from '../activities/remittance';
 import { durationMs } from './durations';
@@ -15,18 +16,11 @@ import {
   type ResultSource,
 } from './remittance-definitions';
 
-const records = proxyActivities<RemittanceActivities>({
-  startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
-});
+const records = recordsOf<RemittanceActivities>();
 
 /** A live quote for the API's GET /v1/remittance/quotes: one exchange-rate call, nothing recorded. */
 export async function remittanceQuote(input: { baseCurrency: BaseCurrency }): Promise<{ rate: number }> {
-  const gateway = proxyActivities<RemittanceActivities>({
-    startToCloseTimeout: '20 seconds',
-    retry: { initialInterval: '500 milliseconds', maximumAttempts: 3 },
-  });
-  return gateway.fetchExchangeRate(input);
+  return quoteOf<RemittanceActivities>().fetchExchangeRate(input);
 }
 
 /**
@@ -41,13 +35,8 @@ export async function remittance(input: RemittanceInput): Promise<RemittanceStat
   const { remittanceId, timing } = input;
   // Gateway calls: retried with backoff on transport failures and "retry later"; every attempt re-sends
   // the same requestId, so a lost answer never becomes a second buy or a second order.
-  const gateway = proxyActivities<RemittanceActivities>({
-    startToCloseTimeout: timing.gatewayAttemptTimeout,
-    retry: {
-      initialInterval: timing.gatewayRetryInterval,
-      backoffCoefficient: 2,
-      maximumInterval: '5 minutes',
-    },
+  const gateway = gatewayOf<RemittanceActivities>(timing.gatewayAttemptTimeout, {
+    firstRetry: timing.gatewayRetryInterval,
   });
 
   let status: RemittanceStatus = 'accepted';

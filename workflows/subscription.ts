@@ -8,10 +8,10 @@ import {
   allHandlersFinished,
   condition,
   continueAsNew,
-  proxyActivities,
   setHandler,
   workflowInfo,
 } from '@temporalio/workflow';
+import { gatewayOf, recordsOf } from './activity-profiles';
 import type { SubscriptionActivities } from '../activities/subscriptions';
 import { inRange, SUBSCRIPTION_MIN_AMOUNT } from '../gateway/limits';
 import { codeOf, isPending, outcomeOf, type ResultOutcome } from '../gateway/result-codes';
@@ -37,10 +37,7 @@ import {
   type SubscriptionView,
 } from './subscription-definitions';
 
-const records = proxyActivities<SubscriptionActivities>({
-  startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
-});
+const records = recordsOf<SubscriptionActivities>();
 
 export async function subscription(input: SubscriptionInput): Promise<SubscriptionView> {
   const result = await billSubscription(input);
@@ -55,10 +52,7 @@ const answered = (answer: { resultCode: number }, ...expected: ResultOutcome[]) 
 
 async function billSubscription(input: SubscriptionInput): Promise<SubscriptionView> {
   const { timing, subscriptionId: id } = input;
-  const gateway = proxyActivities<SubscriptionActivities>({
-    startToCloseTimeout: timing.gatewayAttemptTimeout,
-    retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '5 minutes' },
-  });
+  const gateway = gatewayOf<SubscriptionActivities>(timing.gatewayAttemptTimeout);
   const state: SubscriptionState = input.state ?? {
     status: 'authorizing',
     anchorDate: '',

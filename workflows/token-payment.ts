@@ -1,14 +1,5 @@
-import {
-  allHandlersFinished,
-  ApplicationFailure,
-  condition,
-  defineQuery,
-  defineSignal,
-  defineUpdate,
-  proxyActivities,
-  setHandler,
-} from '@temporalio/workflow';
-import type { Duration } from '@temporalio/common';
+import { allHandlersFinished, ApplicationFailure, condition, setHandler } from '@temporalio/workflow';
+import { gatewayOf, recordsOf } from './activity-profiles';
 import type { TokenActivities } from '../activities/tokens';
 import { codeOf, isUndecided, outcomeOf } from '../gateway/result-codes';
 import { durationMs } from './durations';
@@ -21,52 +12,23 @@ import {
   type OtpAttempt,
   type OtpRefusal,
 } from './otp-rules';
-
-export type TokenPaymentState =
-  'starting' | 'awaiting_otp' | 'awaiting_customer' | 'pending' | 'succeeded' | 'failed' | 'needs_attention';
-
-export const tokenPaymentWorkflowId = (paymentId: string) => `token-payment/${paymentId}`;
-
-export interface TokenPaymentTiming {
-  gatewayAttemptTimeout: Duration;
-  /** Wait for the IPN before asking api/query, and between queries. */
-  resultWait: Duration;
-  /** After this long without a final result: the customer did not confirm (8000), or an operator looks (pending). */
-  giveUpAfter: Duration;
-}
-
-export interface TokenPaymentInput {
-  paymentId: string;
-  /** The user (partnerClientId without the n<NNN>_ wallet prefix): the OTP rules are per user. */
-  partnerClientId: string;
-  timing: TokenPaymentTiming;
-}
-
-export interface TokenPaymentSnapshot {
-  state: TokenPaymentState;
-  resultCode?: number;
-  message?: string;
-}
-
-export interface OtpVerdict {
-  state: TokenPaymentState;
-  resultCode?: number;
-  message?: string;
-}
-
-export const tokenPaymentResultSignal =
-  defineSignal<[{ resultCode: number; message: string; transId?: string }]>('tokenPaymentResult');
-/** Answers once the first gateway answer is known (so the API can hand over payUrl/deeplink or ask for the code). */
-export const tokenPaymentStartedUpdate = defineUpdate<TokenPaymentSnapshot, []>('tokenPaymentStarted');
-/** The customer's code after 8200. Refusals fail the update with type otp_too_soon / otp_expired / otp_locked / otp_wrong. */
-export const submitOtpUpdate = defineUpdate<OtpVerdict, [{ code: string }]>('submitOtp');
-export const tokenPaymentStateQuery = defineQuery<TokenPaymentState>('tokenPaymentState');
+import {
+  FINAL_TOKEN_PAYMENT_STATES,
+  submitOtpUpdate,
+  tokenPaymentResultSignal,
+  tokenPaymentStartedUpdate,
+  tokenPaymentStateQuery,
+  transition,
+  type OtpVerdict,
+  type TokenPaymentInput,
+  type TokenPaymentNotice,
+  type TokenPaymentSnapshot,
+  type TokenPaymentState,
+} from './token-payment-definitions';
 
 const refuse = (refusal: OtpRefusal): never => {
   throw ApplicationFailure.nonRetryable(refusalMessage(refusal), refusal.reason, refusal);
 };
-
-const FINAL: readonly TokenPaymentState[] = ['succeeded', 'failed', 'needs_attention'];
 
 /**
  * Pay with a saved method: tokenization/pay → 0 done · 7000/7002 (and 40/41) wait for the IPN, then
@@ -76,18 +38,12 @@ const FINAL: readonly TokenPaymentState[] = ['succeeded', 'failed', 'needs_atten
  */
 export async function tokenPayment(input: TokenPaymentInput): Promise<TokenPaymentSnapshot> {
   const { paymentId, timing } = input;
-  const records = proxyActivities<TokenActivities>({
-    startToCloseTimeout: '30 seconds',
-    retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
-  });
-  const gateway = proxyActivities<TokenActivities>({
-    startToCloseTimeout: timing.gatewayAttemptTimeout,
-    retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '5 minutes' },
-  });
+  const records = recordsOf<TokenActivities>();
+  const gateway = gatewayOf<TokenActivities>(timing.gatewayAttemptTimeout);
 
   let state = 'starting' as TokenPaymentState;
   let last: { resultCode?: number; message?: string } = {};
-  let notified: { resultCode: number; message: string; transId?: string } | undefined;
+  let notified: TokenPaymentNotice | undefined;
   // The two-factor round: when the code was sent, the user's latest request, the user's attempts today.
   let sentAt = 0;
   let lastRequestAt = 0;
@@ -109,8 +65,9 @@ export async function tokenPayment(input: TokenPaymentInput): Promise<TokenPayme
     next: TokenPaymentState,
     extra: { resultCode?: number; message?: string; transId?: string } = {},
   ) => {
+    const moved = transition(state, next);
     await records.recordTokenPayment({ paymentId, state: next, ...extra });
-    state = next;
+    state = moved;
     last = { resultCode: extra.resultCode, message: extra.message };
   };
 
@@ -224,7 +181,7 @@ export async function tokenPayment(input: TokenPaymentInput): Promise<TokenPayme
 
   // IPN or poll: wait for the notification, then ask api/query, until giveUpAfter.
   const giveUpAt = Date.now() + durationMs(timing.giveUpAfter);
-  for (let attempt = 1; !FINAL.includes(state); attempt++) {
+  for (let attempt = 1; !FINAL_TOKEN_PAYMENT_STATES.includes(state); attempt++) {
     const wait = Math.max(1, Math.min(durationMs(timing.resultWait), giveUpAt - Date.now()));
     if (await condition(() => notified !== undefined, wait)) {
       const result = notified!;

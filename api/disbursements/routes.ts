@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { DISBURSEMENT_AMOUNT_RANGES, inRange, rangeText } from '../../gateway/limits';
 import { ORDER_ID_PATTERN } from '../../gateway/operations/shared';
 import { ipnPaths } from '../../platform/ipn-paths';
-import { disbursementResultSignal } from '../../workflows/disbursement';
+import { disbursementResultSignal } from '../../workflows/disbursement-definitions';
 import type { IpnChannel } from '../ipn/receiver';
 import { defineRoute, type AnyRoute } from '../http/routes';
 import {

@@ -20,11 +20,11 @@ import {
   type PaymentRequestType,
   type PaymentTiming,
 } from '../../workflows/payment-definitions';
-import type { RefundInput, RefundTiming } from '../../workflows/refund';
+import { refundWorkflowId, type RefundInput, type RefundTiming } from '../../workflows/refund-definitions';
 import {
   terminalSettlementWorkflowId,
   type TerminalSettlementResult,
-} from '../../workflows/payment-terminal-settlement';
+} from '../../workflows/terminal-settlement-definitions';
 import { payrunKind, payrunOrderId } from '../../workflows/search-attributes';
 import type { Principal } from '../auth/roles';
 import { ApiError, conflict, notFound } from '../http/errors';
@@ -295,6 +295,7 @@ export async function refundPayment(
     createdByKey: input.principal.keyId,
     createdBy: input.principal.name,
     minimumFor: refundMinimumFor,
+    workflowIdOf: refundWorkflowId,
   });
   if (!reserved.ok) {
     switch (reserved.reason) {

@@ -2,8 +2,8 @@ import { z } from 'zod';
 import { BINDING_AMOUNT_RANGES, inRange, rangeText } from '../../gateway/limits';
 import { LINK_WALLET_CLIENT_ID_PATTERN, ORDER_ID_PATTERN } from '../../gateway/operations/shared';
 import { ipnPaths } from '../../platform/ipn-paths';
-import { bindingResultSignal, bindingWorkflowId } from '../../workflows/binding';
-import { tokenPaymentResultSignal } from '../../workflows/token-payment';
+import { bindingResultSignal, bindingWorkflowId } from '../../workflows/binding-definitions';
+import { tokenPaymentResultSignal } from '../../workflows/token-payment-definitions';
 import type { IpnChannel } from '../ipn/receiver';
 import { defineRoute, type AnyRoute } from '../http/routes';
 import {

@@ -24,15 +24,17 @@ import {
   type BindingInput,
   type BindingTiming,
   type SavedMethodKind,
-} from '../../workflows/binding';
-import { checkNewCode, refusalMessage } from '../../workflows/otp-rules';
+} from '../../workflows/binding-definitions';
+
 import {
+  checkNewCode,
+  refusalMessage,
   submitOtpUpdate,
   tokenPaymentStartedUpdate,
   tokenPaymentWorkflowId,
   type TokenPaymentInput,
   type TokenPaymentTiming,
-} from '../../workflows/token-payment';
+} from '../../workflows/token-payment-definitions';
 import { payrunCustomer, payrunKind, payrunOrderId } from '../../workflows/search-attributes';
 import type { Principal } from '../auth/roles';
 import { ApiError, conflict, notFound } from '../http/errors';
