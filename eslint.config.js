@@ -11,7 +11,7 @@ const forbiddenBuiltins = builtinModules
   .flatMap((name) => [name, `node:${name}`]);
 
 export default tseslint.config(
-  { ignores: ['node_modules/', '.data/', '.cache/', 'test-output/', 'api/console/vendor/'] },
+  { ignores: ['node_modules/', '.data/', '.cache/', 'test-output/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

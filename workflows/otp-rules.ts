@@ -34,9 +34,6 @@ export type OtpRefusal =
   | { reason: 'otp_locked'; until: number }
   | { reason: 'otp_sms_limit'; until: number };
 
-export const wrongToday = (attempts: readonly OtpAttempt[], now: number): number =>
-  attempts.filter((a) => a.kind === 'verify' && a.outcome === 'wrong' && dayOf(a.at) === dayOf(now)).length;
-
 export const smsToday = (attempts: readonly OtpAttempt[], now: number): number =>
   attempts.filter((a) => a.kind === 'sms' && a.outcome === 'sent' && dayOf(a.at) === dayOf(now)).length;
 
