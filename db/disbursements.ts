@@ -1,5 +1,5 @@
 import type { Db } from './knex';
-import type { DisbursementStatus } from '../workflows/disbursement';
+import type { DisbursementStatus } from '../workflows/disbursement-definitions';
 import type { EventType } from '../platform/event-catalogue';
 import { recordEvent, updateRecordingEvents } from './events';
 import { disbursementSnapshot } from './event-snapshots';

@@ -4,7 +4,7 @@ import type { EventType } from '../platform/event-catalogue';
 import { recordEvent, updateRecordingEvents } from './events';
 import { paymentSnapshot, refundSnapshot } from './event-snapshots';
 import type { PaymentRequestType, PaymentStatus } from '../workflows/payment-definitions';
-import type { RefundItemStatus, RefundStatus } from '../workflows/refund';
+import type { RefundItemStatus, RefundStatus } from '../workflows/refund-definitions';
 
 export interface PaymentRow {
   payment_id: string;
@@ -144,6 +144,8 @@ export interface RefundRequest {
   createdBy: string;
   /** Smallest refund for this payment's method (document 1: 10 000 for a domestic card). */
   minimumFor(payment: PaymentRow): number;
+  /** The refund workflow's id (workflows/refund-definitions.ts): db/ knows tables, not workflows. */
+  workflowIdOf(refundId: string): string;
 }
 
 /**
@@ -185,7 +187,7 @@ export async function reserveRefund(
         payment_id: payment.payment_id,
         seq,
         order_id: `${payment.order_id}-r${seq}`,
-        workflow_id: `refund/${refundId}`,
+        workflow_id: request.workflowIdOf(refundId),
         amount: String(request.amount),
         description: request.description,
         status: 'created',

@@ -2,9 +2,13 @@ import type { Db } from './knex';
 import type { EventType } from '../platform/event-catalogue';
 import { recordEvent, updateRecordingEvents } from './events';
 import { savedMethodSnapshot, tokenPaymentSnapshot } from './event-snapshots';
-import type { BindingStatus, SavedMethodKind } from '../workflows/binding';
-import type { TokenPaymentState } from '../workflows/token-payment';
-import type { OtpAttempt, OtpAttemptKind, OtpAttemptOutcome } from '../workflows/otp-rules';
+import type { BindingStatus, SavedMethodKind } from '../workflows/binding-definitions';
+import type {
+  OtpAttempt,
+  OtpAttemptKind,
+  OtpAttemptOutcome,
+  TokenPaymentState,
+} from '../workflows/token-payment-definitions';
 
 export type SavedMethodStatus = 'active' | 'deleting' | 'deleted' | 'revoked';
 

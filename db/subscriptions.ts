@@ -2,8 +2,7 @@ import type { Db } from './knex';
 import type { EventType } from '../platform/event-catalogue';
 import { recordEvent, updateRecordingEvents } from './events';
 import { subscriptionChargeSnapshot, subscriptionSnapshot } from './event-snapshots';
-import type { SubscriptionStatus, SubscriptionType } from '../workflows/subscription-definitions';
-import type { Frequency } from '../workflows/billing-calendar';
+import type { Frequency, SubscriptionStatus, SubscriptionType } from '../workflows/subscription-definitions';
 
 export interface SubscriptionRow {
   subscription_id: string;
