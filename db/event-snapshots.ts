@@ -65,7 +65,6 @@ export const remittanceSnapshot = (row: RemittanceRow): RemittanceSnapshot => ({
 
 export const subscriptionSnapshot = (row: SubscriptionRow): SubscriptionSnapshot => ({
   subscriptionId: row.subscription_id,
-  partnerClientId: row.partner_client_id,
   status: row.status,
   statusReason: row.status_reason,
   type: row.type,
@@ -118,7 +117,6 @@ export const refundSnapshot = (row: RefundRow): RefundSnapshot => ({
 export const tokenPaymentSnapshot = (row: TokenPaymentRow): TokenPaymentSnapshot => ({
   paymentId: row.payment_id,
   methodId: row.method_id,
-  partnerClientId: row.partner_client_id,
   kind: row.kind,
   amount: Number(row.amount),
   state: row.state,
@@ -129,7 +127,6 @@ export const tokenPaymentSnapshot = (row: TokenPaymentRow): TokenPaymentSnapshot
 
 export const savedMethodSnapshot = (row: SavedMethodRow): SavedMethodSnapshot => ({
   methodId: row.method_id,
-  partnerClientId: row.partner_client_id,
   kind: row.kind,
   status: row.status,
   last4: row.card_last4,

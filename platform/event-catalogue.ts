@@ -112,8 +112,6 @@ export interface SubscriptionChargeSnapshot {
 
 export interface SubscriptionSnapshot {
   subscriptionId: string;
-  /** The merchant's own customer id, as given when the subscription was created. */
-  partnerClientId: string;
   status: string;
   statusReason: string | null;
   type: string;
@@ -156,7 +154,6 @@ export interface RefundSnapshot {
 export interface TokenPaymentSnapshot {
   paymentId: string;
   methodId: string;
-  partnerClientId: string;
   kind: string;
   amount: number;
   state: string;
@@ -167,7 +164,6 @@ export interface TokenPaymentSnapshot {
 
 export interface SavedMethodSnapshot {
   methodId: string;
-  partnerClientId: string;
   kind: string;
   status: string;
   last4: string | null;
