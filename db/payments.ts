@@ -1,10 +1,10 @@
 /** Payments, refunds and terminal settlements: row types and the few queries that need care. */
 import type { Db } from './knex';
-import type { EventType } from '../platform/event-catalogue';
+import type { EventType, PaymentSnapshot, RefundSnapshot } from '../platform/event-catalogue';
 import { recordEvent, updateRecordingEvents } from './events';
-import { paymentSnapshot, refundSnapshot } from './event-snapshots';
+import { isoOrNull } from './values';
 import type { PaymentRequestType, PaymentStatus } from '../workflows/payment-definitions';
-import type { RefundItemStatus, RefundStatus } from '../workflows/refund';
+import type { RefundItemStatus, RefundStatus } from '../workflows/refund-definitions';
 
 export interface PaymentRow {
   payment_id: string;
@@ -144,6 +144,8 @@ export interface RefundRequest {
   createdBy: string;
   /** Smallest refund for this payment's method (document 1: 10 000 for a domestic card). */
   minimumFor(payment: PaymentRow): number;
+  /** The refund workflow's id (workflows/refund-definitions.ts): db/ knows tables, not workflows. */
+  workflowIdOf(refundId: string): string;
 }
 
 /**
@@ -185,7 +187,7 @@ export async function reserveRefund(
         payment_id: payment.payment_id,
         seq,
         order_id: `${payment.order_id}-r${seq}`,
-        workflow_id: `refund/${refundId}`,
+        workflow_id: request.workflowIdOf(refundId),
         amount: String(request.amount),
         description: request.description,
         status: 'created',
@@ -268,3 +270,31 @@ export async function markTerminalSettled(db: Db, storeId: string, serialNumber:
     })
     .update({ settled_at: db.fn.now(), updated_at: db.fn.now() });
 }
+
+/** The public fields of the record that its events carry (platform/event-catalogue.ts). */
+export const paymentSnapshot = (row: PaymentRow): PaymentSnapshot => ({
+  paymentId: row.payment_id,
+  orderId: row.order_id,
+  requestType: row.request_type,
+  amount: Number(row.amount),
+  status: row.status,
+  resultCode: row.result_code,
+  message: row.result_message,
+  transId: row.trans_id,
+  payType: row.pay_type,
+  refundedAmount: Number(row.refunded_amount),
+  completedAt: isoOrNull(row.completed_at),
+});
+
+export const refundSnapshot = (row: RefundRow): RefundSnapshot => ({
+  refundId: row.refund_id,
+  paymentId: row.payment_id,
+  orderId: row.order_id,
+  amount: Number(row.amount),
+  status: row.status,
+  resultCode: row.result_code,
+  message: row.result_message,
+  transId: row.trans_id,
+  items: row.items.map((item) => ({ itemId: item.itemId, amount: item.amount, status: item.status })),
+  completedAt: isoOrNull(row.completed_at),
+});

@@ -1,5 +1,5 @@
-import { condition, proxyActivities, setHandler } from '@temporalio/workflow';
-import type { Duration } from '@temporalio/common';
+import { condition, setHandler } from '@temporalio/workflow';
+import { gatewayOf, pageReaderOf, recordsOf } from './activity-profiles';
 import type { PayoutActivities } from '../activities/payouts';
 import {
   batchNotificationSignal,
@@ -10,11 +10,9 @@ import {
   type PayoutBatchResult,
 } from './payout-definitions';
 import { durationMs } from './durations';
+import { waitForNotificationOrAsk } from './wait-or-ask';
 
-const records = proxyActivities<PayoutActivities>({
-  startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
-});
+const records = recordsOf<PayoutActivities>();
 
 /**
  * One gateway batch (≤ 1000 items): init → create → 8003 → balance → pay → result → every page of
@@ -25,17 +23,9 @@ export async function payoutBatch(input: PayoutBatchInput): Promise<PayoutBatchR
   const { batchId, runId, timing } = input;
   // Gateway calls: retried with backoff on transport failures and "retry later" answers; the same
   // requestId is re-sent on every attempt, so a lost response never becomes a second order.
-  const retry = { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '5 minutes' };
-  const gateway = proxyActivities<PayoutActivities>({
-    startToCloseTimeout: timing.gatewayAttemptTimeout,
-    retry,
-  });
+  const gateway = gatewayOf<PayoutActivities>(timing.gatewayAttemptTimeout);
   // Reading every page of a batch takes longer; it heartbeats after each page instead.
-  const reader = proxyActivities<PayoutActivities>({
-    startToCloseTimeout: '30 minutes',
-    heartbeatTimeout: timing.gatewayAttemptTimeout,
-    retry,
-  });
+  const reader = pageReaderOf<PayoutActivities>(timing.gatewayAttemptTimeout);
   let status: BatchStatus = 'queued';
   let created = false;
   let paidNotices = 0;
@@ -57,13 +47,12 @@ export async function payoutBatch(input: PayoutBatchInput): Promise<PayoutBatchR
   };
 
   /** Waits for a notification, or asks the gateway when it is late: a lost IPN delays, never loses. */
-  const waitOrAsk = async (arrived: () => boolean, stillWaiting: () => Promise<boolean>) => {
-    let wait: Duration = timing.ipnTimeout;
-    while (!(await condition(arrived, wait))) {
-      if (!(await stillWaiting())) return;
-      wait = Math.min(durationMs(wait) * 2, durationMs('30 minutes'));
-    }
-  };
+  const waitOrAsk = (arrived: () => boolean, stillWaiting: () => Promise<boolean>) =>
+    waitForNotificationOrAsk(
+      () => (arrived() ? true : undefined),
+      async () => ((await stillWaiting()) ? undefined : true),
+      { firstWait: timing.ipnTimeout, growth: 2, maxWait: '30 minutes' },
+    );
 
   await setStatus('initiating');
   const { mToken } = await gateway.initiateBatch({ batchId });

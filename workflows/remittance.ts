@@ -1,12 +1,12 @@
-import { condition, proxyActivities, setHandler } from '@temporalio/workflow';
-import type { Duration } from '@temporalio/common';
+import { setHandler } from '@temporalio/workflow';
+import { gatewayOf, quoteOf, recordsOf } from './activity-profiles';
 import type { RemittanceActivities } from '../activities/remittance';
 import { durationMs } from './durations';
+import { waitForNotificationOrAsk } from './wait-or-ask';
+import { MAX_EXCHANGE_AMOUNT, REMITTANCE_AMOUNT_RANGES } from '../gateway/limits';
+import { isPending, outcomeOf } from '../gateway/result-codes';
 import {
-  MAX_EXCHANGE_AMOUNT,
-  REMITTANCE_AMOUNT_RANGE,
   exchangeAmountOf,
-  isPendingCode,
   remittanceProgressQuery,
   remittanceResultSignal,
   type BaseCurrency,
@@ -16,18 +16,11 @@ import {
   type ResultSource,
 } from './remittance-definitions';
 
-const records = proxyActivities<RemittanceActivities>({
-  startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
-});
+const records = recordsOf<RemittanceActivities>();
 
 /** A live quote for the API's GET /v1/remittance/quotes: one exchange-rate call, nothing recorded. */
 export async function remittanceQuote(input: { baseCurrency: BaseCurrency }): Promise<{ rate: number }> {
-  const gateway = proxyActivities<RemittanceActivities>({
-    startToCloseTimeout: '20 seconds',
-    retry: { initialInterval: '500 milliseconds', maximumAttempts: 3 },
-  });
-  return gateway.fetchExchangeRate(input);
+  return quoteOf<RemittanceActivities>().fetchExchangeRate(input);
 }
 
 /**
@@ -42,13 +35,8 @@ export async function remittance(input: RemittanceInput): Promise<RemittanceStat
   const { remittanceId, timing } = input;
   // Gateway calls: retried with backoff on transport failures and "retry later"; every attempt re-sends
   // the same requestId, so a lost answer never becomes a second buy or a second order.
-  const gateway = proxyActivities<RemittanceActivities>({
-    startToCloseTimeout: timing.gatewayAttemptTimeout,
-    retry: {
-      initialInterval: timing.gatewayRetryInterval,
-      backoffCoefficient: 2,
-      maximumInterval: '5 minutes',
-    },
+  const gateway = gatewayOf<RemittanceActivities>(timing.gatewayAttemptTimeout, {
+    firstRetry: timing.gatewayRetryInterval,
   });
 
   let status: RemittanceStatus = 'accepted';
@@ -69,7 +57,7 @@ export async function remittance(input: RemittanceInput): Promise<RemittanceStat
   }));
   setHandler(remittanceResultSignal, (notice) => {
     // Duplicates and late notices are harmless: only the first final code counts.
-    if (!notified && !isPendingCode(notice.resultCode)) notified = notice;
+    if (!notified && !isPending(outcomeOf(notice.resultCode))) notified = notice;
   });
 
   const setStatus = async (
@@ -124,7 +112,7 @@ export async function remittance(input: RemittanceInput): Promise<RemittanceStat
     quote = await takeQuote();
   }
   const expected = exchangeAmountOf(input.foreignAmount, quote.rate);
-  const [min, max] = REMITTANCE_AMOUNT_RANGE[input.requestType];
+  const [min, max] = REMITTANCE_AMOUNT_RANGES[input.requestType];
   const toSend = input.amount ?? expected;
   if (expected > MAX_EXCHANGE_AMOUNT) {
     return stop(
@@ -202,7 +190,12 @@ export async function remittance(input: RemittanceInput): Promise<RemittanceStat
     );
   }
   if (created.outcome === 'succeeded') {
-    result = { resultCode: 0, message: created.message, transId: created.transId, source: 'create' };
+    result = {
+      resultCode: created.resultCode,
+      message: created.message,
+      transId: created.transId,
+      source: 'create',
+    };
     await setStatus('succeeded', { result });
     return status;
   }
@@ -213,34 +206,38 @@ export async function remittance(input: RemittanceInput): Promise<RemittanceStat
       ? `The gateway is processing the order (${created.resultCode}).`
       : 'Two-step remittance authorized; the gateway completes it on capture.',
   });
-  let wait: Duration = timing.ipnTimeout;
-  let waited = 0;
-  while (!result) {
-    if (await condition(() => notified !== undefined, wait)) {
-      result = { ...notified!, source: 'ipn' };
-      break;
-    }
-    waited += durationMs(wait);
-    const answer = await gateway.queryRemittanceResult({ remittanceId });
-    if (answer.state === 'succeeded' || answer.state === 'failed') {
-      result = {
-        resultCode: answer.resultCode,
-        message: answer.message,
-        transId: answer.transId,
-        source: 'poll',
-      };
-      break;
-    }
-    if (waited >= durationMs(timing.resultGiveUpAfter)) {
-      return stop(
-        'needs_attention',
-        `No final result after ${String(timing.resultGiveUpAfter)} (last answer ${answer.resultCode}: ${answer.message}). ` +
-          `Ask the gateway about order ${remittanceId}; the ${bought} was sent for ${amountSent} VND.`,
-      );
-    }
-    wait = Math.min(durationMs(wait) * 2, durationMs('1 hour'));
+  let lastAnswer: { resultCode: number; message: string } | undefined;
+  const heard = await waitForNotificationOrAsk(
+    () => notified,
+    async () => {
+      const answer = await gateway.queryRemittanceResult({ remittanceId });
+      lastAnswer = answer;
+      return answer.state === 'succeeded' || answer.state === 'failed' ? answer : undefined;
+    },
+    {
+      firstWait: timing.ipnTimeout,
+      growth: 2,
+      maxWait: '1 hour',
+      giveUpAfterWaiting: timing.resultGiveUpAfter,
+    },
+  );
+  if (!heard.decided) {
+    return stop(
+      'needs_attention',
+      `No final result after ${String(timing.resultGiveUpAfter)} (last answer ${lastAnswer!.resultCode}: ${lastAnswer!.message}). ` +
+        `Ask the gateway about order ${remittanceId}; the ${bought} was sent for ${amountSent} VND.`,
+    );
   }
-  if (result.resultCode === 0) {
+  result =
+    heard.source === 'notification'
+      ? { ...notified!, source: 'ipn' }
+      : {
+          resultCode: heard.decided.resultCode,
+          message: heard.decided.message,
+          transId: heard.decided.transId,
+          source: 'poll',
+        };
+  if (outcomeOf(result.resultCode) === 'succeeded') {
     await setStatus('succeeded', { result });
     return status;
   }

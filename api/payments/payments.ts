@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import { ApplicationFailure, WorkflowIdReusePolicy } from '@temporalio/common';
-import { AUTHORIZATION_HOLD_MS } from '../../gateway';
+import { AUTHORIZATION_HOLD_MS, REFUND_AMOUNT_RANGES } from '../../gateway';
 import type { Db } from '../../db/knex';
 import {
   findPayment,
@@ -20,14 +20,15 @@ import {
   type PaymentRequestType,
   type PaymentTiming,
 } from '../../workflows/payment-definitions';
-import type { RefundInput, RefundTiming } from '../../workflows/refund';
+import { refundWorkflowId, type RefundInput, type RefundTiming } from '../../workflows/refund-definitions';
 import {
   terminalSettlementWorkflowId,
   type TerminalSettlementResult,
-} from '../../workflows/payment-terminal-settlement';
+} from '../../workflows/terminal-settlement-definitions';
 import { payrunKind, payrunOrderId } from '../../workflows/search-attributes';
 import type { Principal } from '../auth/roles';
 import { ApiError, conflict, notFound } from '../http/errors';
+import { executeWorkflow, startWorkflow } from '../workflow-starts';
 
 export interface PaymentSettings {
   taskQueue: string;
@@ -63,9 +64,9 @@ export interface PaymentDeps {
   settings: PaymentSettings;
 }
 
-/** Document 1 refund limits: 1 000..50 000 000; at least 10 000 for a domestic card payment. */
-export const REFUND_RANGE = [1000, 50_000_000] as const;
-export const refundMinimumFor = (payment: PaymentRow) => (payment.pay_type === 'domestic' ? 10_000 : 1000);
+/** The smallest refund of this payment (a domestic card payment has a higher floor). */
+export const refundMinimumFor = (payment: PaymentRow) =>
+  REFUND_AMOUNT_RANGES[payment.pay_type === 'domestic' ? 'domestic-card' : 'other'][0];
 
 export interface NewPayment {
   paymentId: string;
@@ -129,7 +130,7 @@ export async function createPayment(deps: PaymentDeps, input: NewPayment) {
     timing: settings.payment,
     ...(input.paymentCode !== undefined ? { paymentCode: input.paymentCode } : {}),
   };
-  await temporal.workflow.start('payment', {
+  await startWorkflow(temporal, 'payment', {
     taskQueue: settings.taskQueue,
     workflowId,
     args: [workflowInput],
@@ -295,6 +296,7 @@ export async function refundPayment(
     createdByKey: input.principal.keyId,
     createdBy: input.principal.name,
     minimumFor: refundMinimumFor,
+    workflowIdOf: refundWorkflowId,
   });
   if (!reserved.ok) {
     switch (reserved.reason) {
@@ -327,7 +329,7 @@ export async function refundPayment(
   }
   const refund = reserved.refund;
   const workflowInput: RefundInput = { refundId: refund.refund_id, timing: settings.refund };
-  await temporal.workflow.start('refund', {
+  await startWorkflow(temporal, 'refund', {
     taskQueue: settings.taskQueue,
     workflowId: refund.workflow_id,
     args: [workflowInput],
@@ -361,7 +363,7 @@ export async function settleTerminal(
     created_by_key: input.principal.keyId,
     created_by: input.principal.name,
   });
-  const result: TerminalSettlementResult = await temporal.workflow.execute('terminalSettlement', {
+  const result: TerminalSettlementResult = await executeWorkflow(temporal, 'terminalSettlement', {
     taskQueue: settings.taskQueue,
     workflowId: terminalSettlementWorkflowId(settlementId),
     args: [{ settlementId }],

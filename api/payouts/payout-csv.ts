@@ -3,7 +3,7 @@
  * the gateway's operation table (not restated here). Nothing is guessed: an amount written
  * `1.000.000`, `1e6` or `-5` is a row error, never a number.
  */
-import { checkFields, operationSpec } from '../../gateway';
+import { BATCH_ITEM_AMOUNT_RANGE, checkFields, operationSpec } from '../../gateway';
 import type { FieldMap, ListField, ObjectField } from '../../gateway/operations/types';
 
 export const PAYOUT_COLUMNS = [
@@ -192,7 +192,8 @@ export class PayoutFileReader {
         walletName: cell('wallet_name'),
         personalId: personalId || null,
       },
-      amount: Number.isNaN(amount) ? 1000 : amount,
+      // A placeholder within the range, so the other fields are still checked.
+      amount: Number.isNaN(amount) ? BATCH_ITEM_AMOUNT_RANGE[0] : amount,
       description: cell('description'),
       ...(cell('store_id') ? { storeId: cell('store_id') } : {}),
     };

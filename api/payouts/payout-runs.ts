@@ -33,6 +33,7 @@ import { payrunKind, payrunRunId } from '../../workflows/search-attributes';
 import type { Principal } from '../auth/roles';
 import { ApiError, conflict, forbidden, notFound } from '../http/errors';
 import { markAlreadyPaid, toCsv, type PayoutFileReport, type PayoutRow } from './payout-csv';
+import { startWorkflow } from '../workflow-starts';
 
 export interface PayoutSettings {
   maxRows: number;
@@ -182,7 +183,7 @@ export async function uploadPayoutRun(
     timing: settings.timing,
   };
   try {
-    await temporal.workflow.start('payoutRun', {
+    await startWorkflow(temporal, 'payoutRun', {
       taskQueue: settings.taskQueue,
       workflowId: payoutRunWorkflowId(runId),
       args: [workflowInput],

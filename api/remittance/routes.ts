@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { createQuoteCache } from './quote-cache';
 import { DEFAULT_QUOTE_CACHE_SECONDS } from './settings';
+import { REMITTANCE_AMOUNT_RANGES } from '../../gateway/limits';
 import { defineRoute, type AnyRoute } from '../http/routes';
 import {
   BASE_CURRENCIES,
-  REMITTANCE_AMOUNT_RANGE,
   REMITTANCE_REASONS,
   type BaseCurrency,
   type RemittanceRequestType,
@@ -54,7 +54,7 @@ const foreignAmount = z
   .max(10_000_000_000)
   .refine(twoDecimals, 'at most two decimals');
 const vndAmount = (requestType: RemittanceRequestType) => {
-  const [min, max] = REMITTANCE_AMOUNT_RANGE[requestType];
+  const [min, max] = REMITTANCE_AMOUNT_RANGES[requestType];
   const range = `${requestType} sends ${min.toLocaleString('en')}..${max.toLocaleString('en')} VND`;
   return z.number().int('whole VND, no decimals').min(min, range).max(max, range);
 };

@@ -1,4 +1,5 @@
 /** Subscription stories: create (answers the customer's links), list, read, manage, report a VARIABLE amount. */
+import { outcomeOf } from '../../gateway';
 import type { Client } from '@temporalio/client';
 import { WorkflowIdReusePolicy, WorkflowUpdateFailedError } from '@temporalio/client';
 import type { Db } from '../../db/knex';
@@ -23,6 +24,7 @@ import { payrunCustomer, payrunKind, payrunOrderId } from '../../workflows/searc
 import type { Principal } from '../auth/roles';
 import { ApiError, conflict, notFound } from '../http/errors';
 import type { SubscriptionSettings } from './settings';
+import { startWorkflow } from '../workflow-starts';
 
 export interface SubscriptionDeps {
   db: Db;
@@ -84,7 +86,7 @@ export async function createSubscription(
     ...(info.expiryDate ? { expiryDate: info.expiryDate } : {}),
     timing: settings.timing,
   };
-  await temporal.workflow.start('subscription', {
+  await startWorkflow(temporal, 'subscription', {
     taskQueue: settings.taskQueue,
     workflowId,
     args: [workflowInput],
@@ -101,7 +103,7 @@ export async function createSubscription(
   for (;;) {
     const row = await getSubscription(db, input.subscriptionId);
     if (row && (row.start_result_code !== null || Date.now() > deadline)) {
-      if (row.start_result_code !== null && row.start_result_code !== 0)
+      if (row.start_result_code !== null && outcomeOf(row.start_result_code) !== 'succeeded')
         throw new ApiError(
           422,
           'gateway_refused',

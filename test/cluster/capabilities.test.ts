@@ -7,12 +7,12 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { addDays, dayOfGmt7, instantOf } from '../../workflows/billing-calendar';
-import { bindingWorkflowId } from '../../workflows/binding';
-import { disbursementWorkflowId } from '../../workflows/disbursement';
+import { bindingWorkflowId } from '../../workflows/binding-definitions';
+import { disbursementWorkflowId } from '../../workflows/disbursement-definitions';
 import { paymentWorkflowId } from '../../workflows/payment-definitions';
-import { terminalSettlementWorkflowId } from '../../workflows/payment-terminal-settlement';
+import { terminalSettlementWorkflowId } from '../../workflows/terminal-settlement-definitions';
 import { remittanceWorkflowId } from '../../workflows/remittance-definitions';
-import { tokenPaymentWorkflowId } from '../../workflows/token-payment';
+import { tokenPaymentWorkflowId } from '../../workflows/token-payment-definitions';
 import { payoutFile } from '../support/payout-stack';
 import { bankRemittance } from '../support/remittance-stack';
 import { eventually } from '../support/wait';

@@ -4,8 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { Client } from '@temporalio/client';
 import proto from '@temporalio/proto';
 import { parseKeyId } from '../../db/api-keys';
-import { bindingWorkflowId, deleteMethodWorkflowId } from '../../workflows/binding';
-import { tokenPaymentWorkflowId } from '../../workflows/token-payment';
+import { bindingWorkflowId, deleteMethodWorkflowId } from '../../workflows/binding-definitions';
+import { tokenPaymentWorkflowId } from '../../workflows/token-payment-definitions';
 import { captureHistory } from '../support/history-capture';
 import { testMerchant } from '../support/settings';
 import { useTokenStack, waitFor } from './token-stack';
@@ -151,6 +151,11 @@ describe('binding', () => {
       t.viewerKey,
     );
     expect(viewer.status).toBe(403);
+  });
+
+  it('binds a wallet with a first payment above 50 000 000 VND: document 2 sets no maximum for linkWallet', async () => {
+    const created = await bind('wallet', user('big'), { amount: 60_000_000 });
+    expect(created.payUrl ?? created.deeplink).toBeTruthy();
   });
 
   it('asks tokenization/cbQuery when the IPN does not come', async () => {
