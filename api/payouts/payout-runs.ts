@@ -30,7 +30,8 @@ import {
 import { payrunKind, payrunRunId } from '../../workflows/search-attributes';
 import type { Principal } from '../auth/roles';
 import { ApiError, conflict, forbidden, notFound } from '../http/errors';
-import { markAlreadyPaid, parsePayoutFile, toCsv, type PayoutFileReport, type PayoutRow } from './payout-csv';
+import { toCsv } from './payout-csv';
+import { markAlreadyPaid, parsePayoutFile, type PayoutFileReport, type PayoutRow } from './payout-file';
 
 export interface PayoutSettings {
   maxRows: number;
@@ -54,8 +55,12 @@ export function newRunId(now = new Date()): string {
 }
 
 /** Validation of a file, including payout ids an earlier run already paid or is paying. */
-export async function validatePayoutFile(deps: PayoutDeps, file: Buffer): Promise<PayoutFileReport> {
-  const report = parsePayoutFile(file, { maxRows: deps.settings.maxRows });
+export async function validatePayoutFile(
+  deps: PayoutDeps,
+  file: Buffer,
+  options: { sheet?: string } = {},
+): Promise<PayoutFileReport> {
+  const report = await parsePayoutFile(file, { maxRows: deps.settings.maxRows, sheet: options.sheet });
   if (report.fileErrors.length || report.rows.length === 0) return report;
   return markAlreadyPaid(
     report,
@@ -74,6 +79,7 @@ export function reportSummary(report: PayoutFileReport, batchSize: number) {
     validRowCount: report.rows.length,
     totalAmount: report.totalAmount,
     batchCount: valid ? Math.ceil(report.rows.length / batchSize) : 0,
+    source: report.source,
     fileErrors: report.fileErrors,
     rowErrors: report.rowErrors,
   };
@@ -102,10 +108,10 @@ function invalidFile(report: PayoutFileReport): ApiError {
 /** Creates the run's records and starts its workflow; a file with any error creates nothing. */
 export async function uploadPayoutRun(
   deps: PayoutDeps,
-  input: { file: Buffer; fileName: string; principal: Principal },
+  input: { file: Buffer; fileName: string; sheet?: string; principal: Principal },
 ) {
   const { db, temporal, settings } = deps;
-  const report = await validatePayoutFile(deps, input.file);
+  const report = await validatePayoutFile(deps, input.file, { sheet: input.sheet });
   if (report.fileErrors.length || report.rowErrors.length) throw invalidFile(report);
 
   const runId = newRunId();

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { defineRoute, type AnyRoute } from '../http/routes';
 import { errorReportCsv } from './payout-csv';
+import { templateCsv, templateXlsx } from './payout-template';
 import {
   decideRun,
   listItems,
@@ -18,6 +19,9 @@ const READERS = ['viewer', 'payouts-maker', 'payouts-approver'] as const;
 const runParams = z.object({
   runId: z.string().regex(/^run-\d{8}-[0-9a-f]{6}$/, 'a run id like run-20261122-a1b2c3'),
 });
+/** A workbook's sheet, by its name as the workbook shows it. */
+const sheetQuery = z.string().min(1).max(100).optional();
+const XLSX_TYPE = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
 const decisionBody = z.object({ note: z.string().max(500).optional() });
 const itemStates = [
   'QUEUED',
@@ -30,20 +34,45 @@ const itemStates = [
 ] as const;
 
 export function payoutRunRoutes(deps: PayoutDeps, uploadLimit: string): AnyRoute[] {
-  const csvUpload = { contentType: 'text/csv', limit: uploadLimit };
+  // The bytes decide the format (an .xlsx is a zip), whatever Content-Type the client sends.
+  const fileUpload = { contentType: `text/csv or ${XLSX_TYPE}`, limit: uploadLimit };
   return [
+    defineRoute({
+      method: 'get',
+      path: '/v1/payout-runs/template.csv',
+      summary: 'The payout file template: the header and one example row, as CSV (UTF-8 with a BOM).',
+      tag: 'payouts',
+      access: { roles: READERS },
+      handler: () => ({
+        body: templateCsv(),
+        contentType: 'text/csv; charset=utf-8',
+        headers: { 'content-disposition': 'attachment; filename="payout-template.csv"' },
+      }),
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/v1/payout-runs/template.xlsx',
+      summary: 'The payout file template as an .xlsx workbook (id columns formatted as Text).',
+      tag: 'payouts',
+      access: { roles: READERS },
+      handler: async () => ({
+        body: await templateXlsx(),
+        contentType: XLSX_TYPE,
+        headers: { 'content-disposition': 'attachment; filename="payout-template.xlsx"' },
+      }),
+    }),
     defineRoute({
       method: 'post',
       path: '/v1/payout-runs/dry-run',
       summary:
-        'Validate a payout CSV without creating anything: count, total, and every bad row (JSON, or CSV with format=csv).',
+        'Validate a payout file (CSV separated by , ; or tab, or .xlsx) without creating anything: how it was read, count, total, and every bad row (JSON, or CSV with format=csv).',
       tag: 'payouts',
       access: { roles: ['payouts-maker'] },
-      rawBody: csvUpload,
+      rawBody: fileUpload,
       responseStatus: 200,
-      query: z.object({ format: z.enum(['json', 'csv']).default('json') }),
+      query: z.object({ format: z.enum(['json', 'csv']).default('json'), sheet: sheetQuery }),
       handler: async ({ body, query }) => {
-        const report = await validatePayoutFile(deps, body as Buffer);
+        const report = await validatePayoutFile(deps, body as Buffer, { sheet: query.sheet });
         if (query.format === 'csv') {
           return {
             body: errorReportCsv(report),
@@ -58,14 +87,19 @@ export function payoutRunRoutes(deps: PayoutDeps, uploadLimit: string): AnyRoute
       method: 'post',
       path: '/v1/payout-runs',
       summary:
-        'Upload a payout CSV. A valid file becomes a run awaiting approval; a file with any error creates nothing (422 names each row, column and rule).',
+        'Upload a payout file (CSV or .xlsx, first sheet or `sheet`). A valid file becomes a run awaiting approval; a file with any error creates nothing (422 names each row, column and rule).',
       tag: 'payouts',
       access: { roles: ['payouts-maker'] },
-      rawBody: csvUpload,
+      rawBody: fileUpload,
       idempotent: true,
-      query: z.object({ fileName: z.string().min(1).max(200).default('upload.csv') }),
+      query: z.object({ fileName: z.string().min(1).max(200).default('upload.csv'), sheet: sheetQuery }),
       handler: async ({ body, query, principal }) => ({
-        body: await uploadPayoutRun(deps, { file: body as Buffer, fileName: query.fileName, principal }),
+        body: await uploadPayoutRun(deps, {
+          file: body as Buffer,
+          fileName: query.fileName,
+          sheet: query.sheet,
+          principal,
+        }),
       }),
     }),
     defineRoute({
