@@ -43,6 +43,7 @@ export default tseslint.config(
           'location',
           'history',
           'sessionStorage',
+          'localStorage',
           'fetch',
           'URL',
           'URLSearchParams',

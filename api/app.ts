@@ -1,6 +1,7 @@
 import express, { type Express } from 'express';
 import type { Client } from '@temporalio/client';
 import type { PayloadCodec } from '@temporalio/common';
+import { auditRoutes } from './audit/routes';
 import { requireRoles } from './auth/authenticate';
 import { createCodecRouter, devCodecAuthenticate } from './codec-router';
 import { consoleRoutes, type ConsoleSettings } from './console/routes';
@@ -125,6 +126,7 @@ export function apiRoutes(deps: ApiDependencies): AnyRoute[] {
     ipnRoute(tokenNotifications, deps),
     ipnRoute(unbindNotifications, deps),
   );
+  routes.push(...auditRoutes(deps.db));
   routes.push(...consoleRoutes(deps.console, () => deps.temporal.options.namespace));
   return routes;
 }

@@ -7,6 +7,7 @@ import * as subscriptions from './20261122_0005_subscriptions';
 import * as tokens from './20261122_0007_tokens';
 import * as payments from './20261122_0006_payments';
 import * as paymentConfirmations from './20261122_0008_payment_confirmations';
+import * as auditLog from './20261123_0011_audit_log';
 
 export interface Migration {
   name: string;
@@ -24,4 +25,5 @@ export const migrations: Migration[] = [
   { name: '20261122_0006_payments', ...payments },
   { name: '20261122_0007_tokens', ...tokens },
   { name: '20261122_0008_payment_confirmations', ...paymentConfirmations },
+  { name: '20261123_0011_audit_log', ...auditLog },
 ];

@@ -1,17 +1,38 @@
-/** Amounts as Vietnamese đồng, dates in the operator's own time zone and language. */
+/**
+ * Amounts in Vietnamese đồng with the Vietnamese grouping (1.000.000 ₫) in both languages; counts and
+ * dates in the chosen language; dates in Vietnam's time (GMT+7) by default, with the zone shown.
+ */
+import { language, t } from './i18n.js';
+import { VI_STATUS } from './messages-vi.js';
 
+export const TIME_ZONE = 'Asia/Ho_Chi_Minh';
+const LOCALES = { vi: 'vi-VN', en: 'en-GB' };
 const vndFormat = new Intl.NumberFormat('vi-VN', { style: 'currency', currency: 'VND' });
-const countFormat = new Intl.NumberFormat();
-// No time zone given: the browser's own, which is the operator's.
-const dateFormat = new Intl.DateTimeFormat(undefined, {
-  year: 'numeric',
-  month: 'short',
-  day: 'numeric',
-  hour: '2-digit',
-  minute: '2-digit',
-  second: '2-digit',
-  timeZoneName: 'short',
-});
+const formats = new Map();
+
+function formatFor(kind) {
+  const key = `${kind}:${language()}`;
+  if (!formats.has(key)) {
+    const locale = LOCALES[language()];
+    formats.set(
+      key,
+      kind === 'count'
+        ? new Intl.NumberFormat(locale)
+        : new Intl.DateTimeFormat(locale, {
+            year: 'numeric',
+            month: '2-digit',
+            day: '2-digit',
+            hour: '2-digit',
+            minute: '2-digit',
+            second: '2-digit',
+            hour12: false,
+            timeZone: TIME_ZONE,
+            timeZoneName: 'shortOffset',
+          }),
+    );
+  }
+  return formats.get(key);
+}
 
 export function vnd(amount) {
   if (amount === null || amount === undefined || amount === '') return '—';
@@ -24,7 +45,7 @@ export function money(amount, currency = 'VND') {
   if (currency === 'VND') return vnd(amount);
   if (amount === null || amount === undefined || amount === '') return '—';
   try {
-    return new Intl.NumberFormat(undefined, { style: 'currency', currency }).format(Number(amount));
+    return new Intl.NumberFormat(LOCALES[language()], { style: 'currency', currency }).format(Number(amount));
   } catch {
     return `${amount} ${currency}`;
   }
@@ -32,20 +53,40 @@ export function money(amount, currency = 'VND') {
 
 export function count(value) {
   if (value === null || value === undefined) return '—';
-  return countFormat.format(Number(value));
+  return formatFor('count').format(Number(value));
 }
 
 export function dateTime(value) {
   if (!value) return '—';
   const date = new Date(value);
-  return Number.isNaN(date.getTime()) ? String(value) : dateFormat.format(date);
+  return Number.isNaN(date.getTime()) ? String(value) : formatFor('date').format(date);
 }
 
-/** `awaiting_approval` → `Awaiting approval`; `SUCCEEDED` → `Succeeded`. */
+/** A calendar date (YYYY-MM-DD from the API) as the language writes it, without a time zone shift. */
+export function dateOnly(value) {
+  if (!value) return '—';
+  const [year, month, day] = String(value).slice(0, 10).split('-');
+  if (!day) return String(value);
+  return `${day}/${month}/${year}`;
+}
+
+/** `awaiting_approval` → `Awaiting approval` (English) or `Chờ duyệt` (Vietnamese). */
 export function label(value) {
   if (value === null || value === undefined || value === '') return '—';
-  const text = String(value).replaceAll('_', ' ').toLowerCase();
+  const key = String(value).toLowerCase();
+  if (language() === 'vi' && VI_STATUS[key]) return VI_STATUS[key];
+  const text = key.replaceAll('_', ' ');
   return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+/** How long ago, in words of the chosen language: "3 min ago", "3 phút trước". */
+export function age(value, now = Date.now()) {
+  if (!value) return '—';
+  const seconds = Math.max(0, Math.round((now - new Date(value).getTime()) / 1000));
+  if (seconds < 60) return t('{n} s ago', { n: seconds });
+  if (seconds < 3600) return t('{n} min ago', { n: Math.floor(seconds / 60) });
+  if (seconds < 86_400) return t('{n} h ago', { n: Math.floor(seconds / 3600) });
+  return t('{n} days ago', { n: Math.floor(seconds / 86_400) });
 }
 
 export function percent(done, total) {

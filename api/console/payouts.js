@@ -2,7 +2,8 @@
 import { ApiProblem, newIdempotencyKey, request } from './api.js';
 import { announce, fill, fillIfChanged, h, saveBlob, table } from './dom.js';
 import { count, dateTime, label, percent, vnd } from './format.js';
-import { errorBox, facts, pageHeading, statusBadge, workflowLink } from './ui.js';
+import { t } from './i18n.js';
+import { errorBox, facts, pageHeading, ruleText, statusBadge, workflowLink } from './ui.js';
 
 const FINAL_RUN_STATUSES = new Set(['reconciled', 'needs_attention', 'rejected', 'expired']);
 const ITEM_STATES = ['QUEUED', 'ELIGIBLE', 'INELIGIBLE', 'PENDING', 'SUCCEEDED', 'FAILED', 'CANCELLED'];
@@ -33,13 +34,13 @@ function poll(tick, ms) {
 // ---------------------------------------------------------------- runs list
 
 export function runsPage(main, ctx) {
-  const body = h('div', { id: 'runs-list' }, h('p', {}, 'Loading runs…'));
+  const body = h('div', { id: 'runs-list' }, h('p', {}, t('Loading runs…')));
   fill(
     main,
-    pageHeading('Payout runs'),
-    h('p', {}, 'Newest first. This list refreshes by itself.'),
+    pageHeading(t('Payout runs')),
+    h('p', {}, t('Newest first. This list refreshes by itself.')),
     ctx.can('upload')
-      ? h('p', {}, h('a', { href: '#/upload', class: 'button primary' }, 'Upload a payout file'))
+      ? h('p', {}, h('a', { href: '#/upload', class: 'button primary' }, t('Upload a payout file')))
       : null,
     body,
   );
@@ -48,16 +49,26 @@ export function runsPage(main, ctx) {
       const { runs } = await request('/v1/payout-runs?limit=100');
       fillIfChanged(body, runs, () => runsTable(ctx, runs));
     } catch (error) {
-      fillIfChanged(body, { error: error.message }, () => errorBox(error, 'Runs could not be loaded'));
+      fillIfChanged(body, { error: error.message }, () => errorBox(error, t('Runs could not be loaded')));
     }
   }, 3000);
 }
 
 function runsTable(ctx, runs) {
-  if (!runs.length) return h('p', {}, 'No payout runs yet.');
+  if (!runs.length) return h('p', {}, t('No payout runs yet.'));
   return table({
-    caption: `${runs.length} most recent runs`,
-    columns: ['Run', 'File', 'Status', 'Rows', 'Total', 'Uploaded by', 'Uploaded', 'Decided by', 'Workflow'],
+    caption: t('{n} most recent runs', { n: runs.length }),
+    columns: [
+      t('Run'),
+      t('File'),
+      t('Status'),
+      t('Rows'),
+      t('Total'),
+      t('Uploaded by'),
+      t('Uploaded'),
+      t('Decided by'),
+      t('Workflow'),
+    ],
     numeric: [3, 4],
     rows: runs.map((run) => [
       h('a', { href: `#/runs/${encodeURIComponent(run.runId)}` }, run.runId),
@@ -68,7 +79,7 @@ function runsTable(ctx, runs) {
       run.uploadedBy,
       dateTime(run.uploadedAt),
       run.decidedBy ?? '—',
-      workflowLink(ctx.config, run.workflowId, 'Temporal') ?? '—',
+      workflowLink(ctx.config, run.workflowId, t('Temporal')) ?? '—',
     ]),
   });
 }
@@ -77,17 +88,17 @@ function runsTable(ctx, runs) {
 
 export function uploadPage(main, ctx) {
   if (!ctx.can('upload')) {
-    fill(main, pageHeading('Upload payouts'), h('p', {}, 'Uploading needs the payouts-maker role.'));
+    fill(main, pageHeading(t('Upload payouts')), h('p', {}, t('Uploading needs the payouts-maker role.')));
     return;
   }
-  /** The file being looked at, with the idempotency key its submission will carry. */
+  /** The file being looked at, its chosen sheet, and the idempotency key its submission will carry. */
   let current = null;
   const status = h('p', { id: 'upload-status', role: 'status', class: 'status-line' });
   const preview = h('section', { id: 'preview', 'aria-labelledby': 'preview-heading', hidden: true });
   const input = h('input', {
     id: 'payout-file',
     type: 'file',
-    accept: '.csv,text/csv',
+    accept: '.csv,.txt,.xlsx,text/csv,application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
     'aria-describedby': 'payout-file-hint',
     onchange: () => input.files?.[0] && check(input.files[0]),
   });
@@ -107,55 +118,138 @@ export function uploadPage(main, ctx) {
         if (file) void check(file);
       },
     },
-    h('label', { for: 'payout-file' }, 'Payout CSV file'),
+    h('label', { for: 'payout-file' }, t('Payout file (CSV or Excel .xlsx)')),
     h(
       'p',
       { id: 'payout-file-hint', class: 'hint' },
-      'Columns: payout_id, wallet_id, wallet_name, personal_id, amount, description, store_id. ',
-      'Amounts in whole đồng, plain digits. Choose a file (or drop it here): it is checked first, and nothing is created until you submit.',
+      t(
+        'Columns: payout_id, wallet_id, wallet_name, personal_id, amount, description, store_id (Vietnamese or English names are recognised, e.g. Số ví, Số tiền). CSV separated by commas, semicolons or tabs.',
+      ),
+      ' ',
+      t('Choose a file (or drop it here): it is checked first, and nothing is created until you submit.'),
     ),
     input,
+    h(
+      'p',
+      { class: 'actions' },
+      t('Start from a template:'),
+      ' ',
+      templateButton('csv', t('Template (CSV)')),
+      templateButton('xlsx', t('Template (Excel)')),
+    ),
   );
-  fill(main, pageHeading('Upload payouts'), dropZone, status, preview);
+  fill(main, pageHeading(t('Upload payouts')), dropZone, status, preview);
 
-  async function check(file) {
-    current = { file, idempotencyKey: newIdempotencyKey() };
+  function templateButton(format, text) {
+    return h(
+      'button',
+      {
+        type: 'button',
+        id: `template-${format}`,
+        onclick: async () => {
+          try {
+            const blob = await request(`/v1/payout-runs/template.${format}`, { as: 'blob' });
+            saveBlob(blob, `payout-template.${format}`);
+            announce(t('Template downloaded.'));
+          } catch (error) {
+            fill(status, errorBox(error, t('The template could not be downloaded')));
+          }
+        },
+      },
+      text,
+    );
+  }
+
+  const sheetQuery = () => (current?.sheet ? `sheet=${encodeURIComponent(current.sheet)}` : '');
+
+  async function check(file, sheet) {
+    current = { file, sheet, idempotencyKey: newIdempotencyKey() };
     const mine = current;
-    status.textContent = `Checking ${file.name}…`;
+    status.textContent = t('Checking {file}…', { file: file.name });
     preview.hidden = true;
     try {
-      const report = await request('/v1/payout-runs/dry-run', {
+      const query = sheetQuery();
+      const report = await request(`/v1/payout-runs/dry-run${query ? `?${query}` : ''}`, {
         method: 'POST',
         body: file,
-        contentType: 'text/csv',
+        contentType: 'application/octet-stream',
       });
       if (current !== mine) return; // another file was chosen meanwhile
       status.textContent = report.valid
-        ? `${file.name} is valid: ${count(report.rowCount)} rows, ${vnd(report.totalAmount)}. Review and submit.`
-        : `${file.name} has errors: nothing can be submitted until they are fixed.`;
+        ? t('{file} is valid: {rows} rows, {total}. Review and submit.', {
+            file: file.name,
+            rows: count(report.rowCount),
+            total: vnd(report.totalAmount),
+          })
+        : t('{file} has errors: nothing can be submitted until they are fixed.', { file: file.name });
       fill(preview, previewOf(report));
     } catch (error) {
       if (current !== mine) return;
-      status.textContent = `${file.name} could not be checked.`;
-      fill(preview, errorBox(error, 'The file could not be checked'));
+      status.textContent = t('{file} could not be checked.', { file: file.name });
+      fill(preview, errorBox(error, t('The file could not be checked')));
     }
     preview.hidden = false;
+  }
+
+  /** How the file was read: the separator or the sheet (with a choice of the others), and the columns. */
+  function sourceOf(source) {
+    if (!source) return null;
+    const separators = { comma: t('comma (,)'), semicolon: t('semicolon (;)'), tab: t('tab') };
+    const sheetChoice =
+      source.sheets && source.sheets.length > 1
+        ? h(
+            'span',
+            { class: 'filter' },
+            h('label', { for: 'sheet-choice' }, t('Sheet')),
+            h(
+              'select',
+              {
+                id: 'sheet-choice',
+                onchange: (event) => void check(current.file, event.currentTarget.value),
+              },
+              source.sheets.map((name) =>
+                h('option', { value: name, selected: name === source.sheet }, name),
+              ),
+            ),
+          )
+        : null;
+    return facts([
+      [t('Format'), h('span', { id: 'preview-format' }, source.format === 'xlsx' ? 'Excel (.xlsx)' : 'CSV')],
+      [
+        t('Separator'),
+        source.separator ? h('span', { id: 'preview-separator' }, separators[source.separator]) : null,
+      ],
+      [t('Sheet'), source.sheet ? (sheetChoice ?? h('span', { id: 'preview-sheet' }, source.sheet)) : null],
+      [
+        t('Columns read'),
+        source.columns?.length
+          ? h(
+              'ul',
+              { class: 'plain', id: 'preview-columns' },
+              source.columns.map(({ header, column }) =>
+                h('li', {}, header === column ? column : `${header} → ${column}`),
+              ),
+            )
+          : null,
+      ],
+    ]);
   }
 
   function previewOf(report) {
     const { file } = current;
     const errorRows = new Set(report.rowErrors.map((error) => error.row)).size;
     return [
-      h('h2', { id: 'preview-heading' }, `Preview of ${file.name}`),
+      h('h2', { id: 'preview-heading' }, t('Preview of {file}', { file: file.name })),
+      sourceOf(report.source),
       facts([
-        ['Rows', count(report.rowCount)],
-        ['Valid rows', count(report.validRowCount)],
+        [t('Rows'), count(report.rowCount)],
+        [t('Valid rows'), count(report.validRowCount)],
         [
-          report.valid ? 'Total' : 'Total of the valid rows',
+          report.valid ? t('Total') : t('Total of the valid rows'),
           h('span', { id: 'preview-total' }, vnd(report.totalAmount)),
         ],
-        ['Batches', report.valid ? count(report.batchCount) : null],
-        ['Rows with errors', report.valid ? null : count(errorRows)],
+        [t('Batches'), report.valid ? count(report.batchCount) : null],
+        [t('Rows with errors'), report.valid ? null : count(errorRows)],
       ]),
       report.valid ? submitForm() : errorsOf(report),
     ];
@@ -168,26 +262,37 @@ export function uploadPage(main, ctx) {
       report.fileErrors.length
         ? h(
             'div',
-            { class: 'error-box' },
-            h('h3', {}, 'Problems with the whole file'),
+            { class: 'error-box', id: 'file-errors' },
+            h('h3', {}, t('Problems with the whole file')),
             h(
               'ul',
               {},
-              report.fileErrors.map((error) => h('li', {}, h('code', {}, error.rule), ': ', error.message)),
+              report.fileErrors.map((error) =>
+                h(
+                  'li',
+                  { 'data-rule': error.rule },
+                  h('code', {}, error.rule),
+                  ': ',
+                  ruleText(error.rule, error.message),
+                ),
+              ),
             ),
           )
         : null,
       report.rowErrors.length
         ? table({
-            caption: `Invalid rows (${count(report.rowErrors.length)} problems). Row numbers are lines of the file; the header is line 1.`,
-            columns: ['Row', 'Column', 'Rule', 'Message'],
+            caption: t(
+              'Invalid rows ({n} problems). Row numbers are those of the file or sheet; the header is row 1.',
+              { n: count(report.rowErrors.length) },
+            ),
+            columns: [t('Row'), t('Column'), t('Rule'), t('Message')],
             numeric: [0],
             className: 'row-errors',
             rows: report.rowErrors.map((error) => [
               String(error.row),
               error.column ?? '—',
               h('code', {}, error.rule),
-              error.message,
+              ruleText(error.rule, error.message),
             ]),
           })
         : null,
@@ -197,9 +302,10 @@ export function uploadPage(main, ctx) {
         h(
           'button',
           { type: 'button', id: 'download-error-report', onclick: downloadErrorReport },
-          'Download error report (CSV)',
+          t('Download error report (CSV)'),
         ),
-        ' Fix the file and choose it again.',
+        ' ',
+        t('Fix the file and choose it again.'),
       ),
     );
   }
@@ -207,22 +313,27 @@ export function uploadPage(main, ctx) {
   async function downloadErrorReport() {
     const { file } = current;
     try {
-      const blob = await request('/v1/payout-runs/dry-run?format=csv', {
+      const query = sheetQuery();
+      const blob = await request(`/v1/payout-runs/dry-run?format=csv${query ? `&${query}` : ''}`, {
         method: 'POST',
         body: file,
-        contentType: 'text/csv',
+        contentType: 'application/octet-stream',
         as: 'blob',
       });
-      saveBlob(blob, `${file.name.replace(/\.csv$/i, '')}-errors.csv`);
-      announce('Error report downloaded.');
+      saveBlob(blob, `${file.name.replace(/\.(csv|txt|xlsx)$/i, '')}-errors.csv`);
+      announce(t('Error report downloaded.'));
     } catch (error) {
-      fill(status, `The error report could not be downloaded: ${error.message}`);
+      fill(status, t('The error report could not be downloaded: {message}', { message: error.message }));
     }
   }
 
   function submitForm() {
     const feedback = h('div');
-    const button = h('button', { type: 'submit', class: 'primary', id: 'submit-run' }, 'Submit for approval');
+    const button = h(
+      'button',
+      { type: 'submit', class: 'primary', id: 'submit-run' },
+      t('Submit for approval'),
+    );
     return h(
       'form',
       {
@@ -231,24 +342,28 @@ export function uploadPage(main, ctx) {
           event.preventDefault();
           const { file, idempotencyKey } = current;
           button.disabled = true;
-          fill(feedback, h('p', { role: 'status' }, 'Submitting…'));
+          fill(feedback, h('p', { role: 'status' }, t('Submitting…')));
           try {
-            const run = await request(`/v1/payout-runs?fileName=${encodeURIComponent(file.name)}`, {
-              method: 'POST',
-              body: file,
-              contentType: 'text/csv',
-              // The same key for the same file: a double click or a retry after a timeout creates one run.
-              headers: { 'idempotency-key': idempotencyKey },
-            });
-            announce(`Run ${run.runId} created; it waits for approval.`);
+            const query = sheetQuery();
+            const run = await request(
+              `/v1/payout-runs?fileName=${encodeURIComponent(file.name)}${query ? `&${query}` : ''}`,
+              {
+                method: 'POST',
+                body: file,
+                contentType: 'application/octet-stream',
+                // The same key for the same file: a double click or a retry after a timeout creates one run.
+                headers: { 'idempotency-key': idempotencyKey },
+              },
+            );
+            announce(t('Run {id} created; it waits for approval.', { id: run.runId }));
             ctx.navigate(`#/runs/${encodeURIComponent(run.runId)}`);
           } catch (error) {
             button.disabled = false;
-            fill(feedback, errorBox(error, 'The run was not created'));
+            fill(feedback, errorBox(error, t('The run was not created')));
           }
         },
       },
-      h('p', {}, 'The run will wait for a second person with the approver role before anything is paid.'),
+      h('p', {}, t('The run will wait for a second person with the approver role before anything is paid.')),
       button,
       feedback,
     );
@@ -258,9 +373,9 @@ export function uploadPage(main, ctx) {
 // ---------------------------------------------------------------- run page
 
 export function runPage(main, ctx, runId) {
-  const live = h('p', { id: 'run-live', role: 'status', class: 'status-line' }, 'Loading…');
-  const summary = h('section', { id: 'run-summary', 'aria-label': 'Summary' });
-  const actions = h('section', { id: 'run-actions', 'aria-label': 'Decision' });
+  const live = h('p', { id: 'run-live', role: 'status', class: 'status-line' }, t('Loading…'));
+  const summary = h('section', { id: 'run-summary', 'aria-label': t('Summary') });
+  const actions = h('section', { id: 'run-actions', 'aria-label': t('Decision') });
   const progress = h('section', { id: 'run-progress', 'aria-labelledby': 'progress-heading' });
   const reconciliation = h('section', {
     id: 'run-reconciliation',
@@ -272,7 +387,7 @@ export function runPage(main, ctx, runId) {
   fill(
     main,
     h('p', { class: 'crumbs' }, h('a', { href: '#/runs' }, '← All payout runs')),
-    pageHeading(`Payout run ${runId}`),
+    pageHeading(t('Payout run {id}', { id: runId })),
     live,
     problem,
     summary,
@@ -289,14 +404,19 @@ export function runPage(main, ctx, runId) {
       view = await request(`/v1/payout-runs/${encodeURIComponent(runId)}`);
       fill(problem);
     } catch (error) {
-      fillIfChanged(problem, { error: error.message }, () => errorBox(error, 'The run could not be loaded'));
+      fillIfChanged(problem, { error: error.message }, () =>
+        errorBox(error, t('The run could not be loaded')),
+      );
       if (error instanceof ApiProblem && error.status === 404) return false;
       return true;
     }
     const final = FINAL_RUN_STATUSES.has(view.status);
     const liveText =
-      `Status: ${label(view.status)}. ${count(view.progress.done)} of ${count(view.progress.total)} items finished.` +
-      (final ? '' : ' Updating live.');
+      t('Status: {status}. {done} of {total} items finished.', {
+        status: label(view.status),
+        done: count(view.progress.done),
+        total: count(view.progress.total),
+      }) + (final ? '' : ' ' + t('Updating live.'));
     if (live.textContent !== liveText) live.textContent = liveText;
     // Only what the summary shows: progress ticks must not rebuild it (and drop the focus on its button).
     const { progress: _p, counts: _c, batches: _b, reconciliation: _r, ...summaryFields } = view;
@@ -316,22 +436,26 @@ export function runPage(main, ctx, runId) {
 
 function summaryOf(ctx, view) {
   const decidedTerm =
-    view.status === 'rejected' ? 'Rejected by' : view.status === 'expired' ? 'Decided by' : 'Approved by';
+    view.status === 'rejected'
+      ? t('Rejected by')
+      : view.status === 'expired'
+        ? t('Decided by')
+        : t('Approved by');
   return [
     facts([
-      ['Status', h('span', { id: 'run-status' }, statusBadge(view.status))],
-      ['Why', view.statusReason],
-      ['File', view.fileName],
-      ['Rows', count(view.rowCount)],
-      ['Total', vnd(view.totalAmount)],
-      ['Uploaded by', h('span', { id: 'uploaded-by' }, view.uploadedBy)],
-      ['Uploaded', dateTime(view.uploadedAt)],
+      [t('Status'), h('span', { id: 'run-status' }, statusBadge(view.status))],
+      [t('Why'), view.statusReason],
+      [t('File'), view.fileName],
+      [t('Rows'), count(view.rowCount)],
+      [t('Total'), vnd(view.totalAmount)],
+      [t('Uploaded by'), h('span', { id: 'uploaded-by' }, view.uploadedBy)],
+      [t('Uploaded'), dateTime(view.uploadedAt)],
       [decidedTerm, h('span', { id: 'decided-by' }, view.decidedBy ?? 'not yet')],
-      ['Decided', view.decidedAt ? dateTime(view.decidedAt) : null],
-      ['Note', view.decisionNote],
-      ['Approval expires', view.status === 'awaiting_approval' ? dateTime(view.expiresAt) : null],
-      ['Completed', view.completedAt ? dateTime(view.completedAt) : null],
-      ['Workflow', workflowLink(ctx.config, view.workflowId, view.workflowId)],
+      [t('Decided'), view.decidedAt ? dateTime(view.decidedAt) : null],
+      [t('Note'), view.decisionNote],
+      [t('Approval expires'), view.status === 'awaiting_approval' ? dateTime(view.expiresAt) : null],
+      [t('Completed'), view.completedAt ? dateTime(view.completedAt) : null],
+      [t('Workflow'), workflowLink(ctx.config, view.workflowId, view.workflowId)],
     ]),
     h(
       'p',
@@ -350,15 +474,15 @@ function summaryOf(ctx, view) {
                 as: 'blob',
               });
               saveBlob(blob, `${view.runId}-results.csv`);
-              announce('Results downloaded.');
+              announce(t('Results downloaded.'));
             } catch (error) {
-              announce(`Results could not be downloaded: ${error.message}`);
+              announce(t('Results could not be downloaded: {message}', { message: error.message }));
             } finally {
               button.disabled = false;
             }
           },
         },
-        'Download results (CSV)',
+        t('Download results (CSV)'),
       ),
     ),
   ];
@@ -367,47 +491,52 @@ function summaryOf(ctx, view) {
 function actionsOf(ctx, view, refresh) {
   const feedback = h('div', { class: 'decision-feedback' });
   const act = async (path, body, doneMessage) => {
-    fill(feedback, h('p', { role: 'status' }, 'Sending…'));
+    fill(feedback, h('p', { role: 'status' }, t('Sending…')));
     try {
       await request(`/v1/payout-runs/${encodeURIComponent(view.runId)}/${path}`, { method: 'POST', body });
       fill(feedback);
       announce(doneMessage);
       refresh();
     } catch (error) {
-      fill(feedback, errorBox(error, 'The decision was not recorded'));
+      fill(feedback, errorBox(error, t('The decision was not recorded')));
     }
   };
 
   if (view.status === 'awaiting_funds' && ctx.can('decide')) {
     return [
-      h('h2', {}, 'Waiting for funds'),
-      h('p', {}, 'The merchant balance was too low. Top it up at the gateway, then resume.'),
+      h('h2', {}, t('Waiting for funds')),
+      h('p', {}, t('The merchant balance was too low. Top it up at the gateway, then resume.')),
       h(
         'button',
-        { type: 'button', class: 'primary', onclick: () => act('resume', {}, 'Run resumed.') },
-        'Resume run',
+        { type: 'button', class: 'primary', onclick: () => act('resume', {}, t('Run resumed.')) },
+        t('Resume run'),
       ),
       feedback,
     ];
   }
   if (view.status !== 'awaiting_approval') return [];
   if (!ctx.can('decide')) {
-    return [h('p', { class: 'note' }, 'This run waits for a person with the approver role.')];
+    return [h('p', { class: 'note' }, t('This run waits for a person with the approver role.'))];
   }
   // The API refuses too; hiding the buttons saves the approver a pointless click.
   if (view.uploadedBy === ctx.me.name) {
-    return [h('p', { class: 'note' }, 'You uploaded this run, so another approver must decide it.')];
+    return [h('p', { class: 'note' }, t('You uploaded this run, so another approver must decide it.'))];
   }
   const note = h('textarea', { id: 'decision-note', rows: '2', maxlength: '500' });
   return [
-    h('h2', {}, 'Decide'),
+    h('h2', {}, t('Decide')),
     h(
       'p',
       {},
-      `Uploaded by ${view.uploadedBy}: ${count(view.rowCount)} payouts, ${vnd(view.totalAmount)}. `,
-      'Approving starts payment at once.',
+      t('Uploaded by {name}: {rows} payouts, {total}.', {
+        name: view.uploadedBy,
+        rows: count(view.rowCount),
+        total: vnd(view.totalAmount),
+      }),
+      ' ',
+      t('Approving starts payment at once.'),
     ),
-    h('label', { for: 'decision-note' }, 'Note (optional, recorded with the decision)'),
+    h('label', { for: 'decision-note' }, t('Note (optional, recorded with the decision)')),
     note,
     h(
       'p',
@@ -419,9 +548,9 @@ function actionsOf(ctx, view, refresh) {
           class: 'primary',
           id: 'approve-run',
           onclick: () =>
-            act('approve', note.value ? { note: note.value } : {}, 'Run approved; payment started.'),
+            act('approve', note.value ? { note: note.value } : {}, t('Run approved; payment started.')),
         },
-        'Approve and pay',
+        t('Approve and pay'),
       ),
       h(
         'button',
@@ -430,9 +559,9 @@ function actionsOf(ctx, view, refresh) {
           class: 'danger',
           id: 'reject-run',
           onclick: () =>
-            act('reject', note.value ? { note: note.value } : {}, 'Run rejected; nothing will be paid.'),
+            act('reject', note.value ? { note: note.value } : {}, t('Run rejected; nothing will be paid.')),
         },
-        'Reject',
+        t('Reject'),
       ),
     ),
     feedback,
@@ -451,28 +580,28 @@ function progressBar(id, labelText, { done, total }) {
 
 function countsTable(counts, caption) {
   const states = ITEM_STATES.filter((state) => counts?.[state]);
-  if (!states.length) return h('p', {}, 'No items yet.');
+  if (!states.length) return h('p', {}, t('No items yet.'));
   const total = states.reduce(
     (sum, state) => ({ count: sum.count + counts[state].count, amount: sum.amount + counts[state].amount }),
     { count: 0, amount: 0 },
   );
   return table({
     caption,
-    columns: ['State', 'Items', 'Amount'],
+    columns: [t('State'), t('Items'), t('Amount')],
     numeric: [1, 2],
     className: 'counts compact',
     rows: [
       ...states.map((state) => [label(state), count(counts[state].count), vnd(counts[state].amount)]),
-      ['All', count(total.count), vnd(total.amount)],
+      [t('All'), count(total.count), vnd(total.amount)],
     ],
   });
 }
 
 function progressOf(view) {
   return [
-    h('h2', { id: 'progress-heading' }, 'Progress'),
-    progressBar('run-progress-bar', 'Items finished in this run', view.progress),
-    countsTable(view.counts, 'Items and amounts per state'),
+    h('h2', { id: 'progress-heading' }, t('Progress')),
+    progressBar('run-progress-bar', t('Items finished in this run'), view.progress),
+    countsTable(view.counts, t('Items and amounts per state')),
   ];
 }
 
@@ -480,36 +609,40 @@ function reconciliationOf(view) {
   const result = view.reconciliation;
   if (!result) {
     return [
-      h('h2', { id: 'reconciliation-heading' }, 'Reconciliation'),
-      h('p', {}, 'Reconciled when every batch has finished.'),
+      h('h2', { id: 'reconciliation-heading' }, t('Reconciliation')),
+      h('p', {}, t('Reconciled when every batch has finished.')),
     ];
   }
   return [
-    h('h2', { id: 'reconciliation-heading' }, 'Reconciliation'),
+    h('h2', { id: 'reconciliation-heading' }, t('Reconciliation')),
     h(
       'p',
       { class: result.balanced ? 'outcome good' : 'outcome bad', id: 'reconciliation-outcome' },
       result.balanced
-        ? 'Balanced: the gateway and payrun agree on every row and amount.'
-        : 'Not balanced: see the differences below.',
+        ? t('Balanced: the gateway and payrun agree on every row and amount.')
+        : t('Not balanced: see the differences below.'),
     ),
     table({
-      caption: 'Uploaded, accounted for, and what the gateway reports',
+      caption: t('Uploaded, accounted for, and what the gateway reports'),
       className: 'compact',
-      columns: ['Source', 'Items', 'Amount'],
+      columns: [t('Source'), t('Items'), t('Amount')],
       numeric: [1, 2],
       rows: [
-        ['Uploaded', count(result.uploaded?.count), vnd(result.uploaded?.amount)],
-        ['Accounted for (final or pending)', count(result.accounted?.count), vnd(result.accounted?.amount)],
-        ['Gateway: uploaded', count(result.gateway?.count), vnd(result.gateway?.amount)],
-        ['Gateway: paid', count(result.gateway?.succeeded), vnd(result.gateway?.succeededAmount)],
+        [t('Uploaded'), count(result.uploaded?.count), vnd(result.uploaded?.amount)],
+        [
+          t('Accounted for (final or pending)'),
+          count(result.accounted?.count),
+          vnd(result.accounted?.amount),
+        ],
+        [t('Gateway: uploaded'), count(result.gateway?.count), vnd(result.gateway?.amount)],
+        [t('Gateway: paid'), count(result.gateway?.succeeded), vnd(result.gateway?.succeededAmount)],
       ],
     }),
     result.differences?.length
       ? h(
           'div',
           {},
-          h('h3', {}, 'Differences'),
+          h('h3', {}, t('Differences')),
           h(
             'ul',
             {},
@@ -522,10 +655,18 @@ function reconciliationOf(view) {
 
 function batchesOf(ctx, view) {
   return [
-    h('h2', { id: 'batches-heading' }, `Batches (${view.batches.length})`),
+    h('h2', { id: 'batches-heading' }, t('Batches ({n})', { n: view.batches.length })),
     table({
-      caption: 'One gateway batch per up to 1,000 rows',
-      columns: ['Batch', 'Status', 'Progress', 'Items', 'Amount', 'Per state', 'Workflow'],
+      caption: t('One gateway batch per up to 1,000 rows'),
+      columns: [
+        t('Batch'),
+        t('Status'),
+        t('Progress'),
+        t('Items'),
+        t('Amount'),
+        t('Per state'),
+        t('Workflow'),
+      ],
       numeric: [3, 4],
       className: 'batches',
       rows: view.batches.map((batch) => [
@@ -536,7 +677,11 @@ function batchesOf(ctx, view) {
           statusBadge(batch.status),
           batch.statusReason ? h('span', { class: 'hint' }, ` ${batch.statusReason}`) : null,
         ),
-        progressBar(`batch-progress-${batch.seq}`, `Batch ${batch.seq} items finished`, batch.progress),
+        progressBar(
+          `batch-progress-${batch.seq}`,
+          t('Batch {n} items finished', { n: batch.seq }),
+          batch.progress,
+        ),
         count(batch.itemCount),
         vnd(batch.totalAmount),
         h(
@@ -550,7 +695,7 @@ function batchesOf(ctx, view) {
             ),
           ),
         ),
-        workflowLink(ctx.config, batch.workflowId, 'Temporal') ?? '—',
+        workflowLink(ctx.config, batch.workflowId, t('Temporal')) ?? '—',
       ]),
     }),
   ];
@@ -571,14 +716,14 @@ function itemsSection(runId) {
         void load();
       },
     },
-    h('option', { value: '' }, 'All states'),
+    h('option', { value: '' }, t('All states')),
     ITEM_STATES.map((value) => h('option', { value }, label(value))),
   );
   const element = h(
     'section',
     { id: 'run-items', 'aria-labelledby': 'items-heading' },
-    h('h2', { id: 'items-heading' }, 'Items'),
-    h('div', { class: 'filter' }, h('label', { for: 'item-state' }, 'Show items in state'), select),
+    h('h2', { id: 'items-heading' }, t('Items')),
+    h('div', { class: 'filter' }, h('label', { for: 'item-state' }, t('Show items in state')), select),
     body,
   );
 
@@ -589,7 +734,7 @@ function itemsSection(runId) {
       const { items } = await request(`/v1/payout-runs/${encodeURIComponent(runId)}/items?${query}`);
       fillIfChanged(body, { items, state, offset }, () => itemsTable(items));
     } catch (error) {
-      fillIfChanged(body, { error: error.message }, () => errorBox(error, 'Items could not be loaded'));
+      fillIfChanged(body, { error: error.message }, () => errorBox(error, t('Items could not be loaded')));
     }
   }
 
@@ -601,18 +746,34 @@ function itemsSection(runId) {
         ? h(
             'button',
             { type: 'button', onclick: () => ((offset -= ITEMS_PAGE), void load()) },
-            'Previous page',
+            t('Previous page'),
           )
         : null,
       items.length === ITEMS_PAGE
-        ? h('button', { type: 'button', onclick: () => ((offset += ITEMS_PAGE), void load()) }, 'Next page')
+        ? h(
+            'button',
+            { type: 'button', onclick: () => ((offset += ITEMS_PAGE), void load()) },
+            t('Next page'),
+          )
         : null,
     );
-    if (!items.length) return h('p', {}, state ? `No items in state ${label(state)}.` : 'No items.');
+    if (!items.length) {
+      return h('p', {}, state ? t('No items in state {state}.', { state: label(state) }) : t('No items.'));
+    }
     return [
       table({
-        caption: `Items ${count(offset + 1)}–${count(offset + items.length)}${state ? `, state ${label(state)}` : ''}`,
-        columns: ['Row', 'Payout id', 'Receiver', 'Amount', 'State', 'Result', 'Gateway transaction'],
+        caption:
+          t('Items {from}–{to}', { from: count(offset + 1), to: count(offset + items.length) }) +
+          (state ? t(', state {state}', { state: label(state) }) : ''),
+        columns: [
+          t('Row'),
+          t('Payout id'),
+          t('Receiver'),
+          t('Amount'),
+          t('State'),
+          t('Result'),
+          t('Gateway transaction'),
+        ],
         numeric: [0, 3],
         className: 'items',
         rows: items.map((item) => [

@@ -1,55 +1,80 @@
 /** Pieces every page uses: error boxes, status labels, facts lists and links to the Temporal UI. */
 import { h } from './dom.js';
 import { label } from './format.js';
+import { language, t } from './i18n.js';
+import { VI_ERRORS, VI_RULES } from './messages-vi.js';
 
-/** An API error as the operator needs it: the message, each problem, and the id to quote to support. */
-export function errorBox(error, title = 'That did not work') {
+/**
+ * An API error in the chosen language: its stable code is looked up (Vietnamese), the API's own
+ * words stay beside it as the detail to quote to support, with each problem and the request id.
+ */
+export function errorBox(error, title = t('That did not work')) {
   const problems = error?.problems ?? [];
+  const vi = language() === 'vi';
+  const translated = vi ? VI_ERRORS[error?.code] : undefined;
+  const message = error?.message ?? String(error);
   return h(
     'div',
-    { class: 'error-box', role: 'alert' },
+    { class: 'error-box', role: 'alert', 'data-code': error?.code ?? null },
     h('h2', { class: 'error-title' }, title),
-    h('p', {}, error?.message ?? String(error)),
+    h('p', { class: 'error-message' }, translated ?? message),
+    translated && message !== translated ? h('p', { class: 'hint', lang: 'en' }, message) : null,
     problems.length
       ? h(
           'ul',
           {},
-          problems.map((problem) =>
-            h(
+          problems.map((problem) => {
+            const rule = vi ? VI_RULES[problem.rule] : undefined;
+            return h(
               'li',
               {},
               [problem.field, problem.rule].filter(Boolean).join(' · '),
               problem.field || problem.rule ? ': ' : '',
-              problem.message,
-            ),
-          ),
+              rule ?? problem.message,
+              rule ? h('span', { class: 'hint', lang: 'en' }, ` (${problem.message})`) : null,
+            );
+          }),
         )
       : null,
-    error?.requestId ? h('p', { class: 'hint' }, `Request id: ${error.requestId}`) : null,
+    error?.requestId ? h('p', { class: 'hint' }, t('Request id: {id}', { id: error.requestId })) : null,
   );
 }
 
+/** A rule of a file or row error in the chosen language, with the API's words as the detail. */
+export function ruleText(rule, message) {
+  const translated = language() === 'vi' ? VI_RULES[rule] : undefined;
+  return translated ? [translated, h('span', { class: 'hint', lang: 'en' }, ` (${message})`)] : [message];
+}
+
+const TONES = {
+  reconciled: 'good',
+  completed: 'good',
+  succeeded: 'good',
+  success: 'good',
+  active: 'good',
+  captured: 'good',
+  refunded: 'good',
+  paid: 'good',
+  needs_attention: 'bad',
+  failed: 'bad',
+  rejected: 'bad',
+  ineligible: 'bad',
+  expired: 'muted',
+  cancelled: 'muted',
+  canceled: 'muted',
+  revoked: 'muted',
+  paused: 'warn',
+  awaiting_approval: 'warn',
+  awaiting_funds: 'warn',
+  awaiting_otp: 'warn',
+  authorized_not_captured: 'warn',
+  pending: 'warn',
+};
+
 /** A status as a word with a colour that only repeats it (the text carries the meaning). */
 export function statusBadge(status) {
-  const tone =
-    {
-      reconciled: 'good',
-      completed: 'good',
-      succeeded: 'good',
-      active: 'good',
-      needs_attention: 'bad',
-      failed: 'bad',
-      rejected: 'bad',
-      expired: 'muted',
-      cancelled: 'muted',
-      paused: 'warn',
-      awaiting_approval: 'warn',
-      awaiting_funds: 'warn',
-      awaiting_otp: 'warn',
-      ineligible: 'bad',
-      pending: 'warn',
-    }[String(status).toLowerCase()] ?? 'info';
-  return h('span', { class: `badge badge-${tone}` }, label(status));
+  const tone = TONES[String(status).toLowerCase()] ?? 'info';
+  return h('span', { class: `badge badge-${tone}`, 'data-status': String(status) }, label(status));
 }
 
 /** A definition list from [term, value] pairs; pairs with a null value are left out. */
@@ -64,7 +89,7 @@ export function facts(pairs) {
 }
 
 /** A link to a workflow in the Temporal UI, or nothing when the server has no UI configured. */
-export function workflowLink(config, workflowId, text = 'Open in Temporal UI') {
+export function workflowLink(config, workflowId, text = t('Open in Temporal UI')) {
   if (!workflowId || !config?.temporalUiUrl) return null;
   const href =
     `${config.temporalUiUrl}/namespaces/${encodeURIComponent(config.namespace)}` +
@@ -73,7 +98,11 @@ export function workflowLink(config, workflowId, text = 'Open in Temporal UI') {
     'a',
     { href, target: '_blank', rel: 'noopener noreferrer', class: 'workflow-link' },
     text,
-    h('span', { class: 'visually-hidden' }, ` (workflow ${workflowId}, opens in a new tab)`),
+    h(
+      'span',
+      { class: 'visually-hidden' },
+      ` (${t('workflow {id}, opens in a new tab', { id: workflowId })})`,
+    ),
   );
 }
 

@@ -77,6 +77,7 @@ export function disbursementRoutes(deps: DisbursementDeps): AnyRoute[] {
         'Pay one receiver now: a wallet (check wallet → balance → pay) or a bank account or card (pay).',
       tag: 'payouts',
       access: { roles: ['payouts-maker'] },
+      audit: { action: 'disbursement.create', target: 'disbursement' },
       idempotent: true,
       body: createBody,
       handler: async ({ body, principal }) => ({

@@ -188,6 +188,7 @@ export function paymentRoutes(deps: PaymentDeps, merchant: SigningKeys): AnyRout
         'Create a one-time payment of any document-1 requestType; answers the links the customer pays with.',
       tag: 'payments',
       access: { roles: WRITERS },
+      audit: { action: 'payment.create', target: 'payment' },
       idempotent: true,
       body: createBody,
       handler: async ({ body, principal }) => {
@@ -227,6 +228,7 @@ export function paymentRoutes(deps: PaymentDeps, merchant: SigningKeys): AnyRout
       summary: 'POS quick pay: charge the payment code the cashier scanned from the customer app.',
       tag: 'payments',
       access: { roles: WRITERS },
+      audit: { action: 'payment.create_pos', target: 'payment' },
       idempotent: true,
       body: posBody,
       handler: async ({ body, principal }) => {
@@ -283,6 +285,7 @@ export function paymentRoutes(deps: PaymentDeps, merchant: SigningKeys): AnyRout
         'Refund all or part of a succeeded payment (optionally per item); never more than what is left to refund.',
       tag: 'payments',
       access: { roles: WRITERS },
+      audit: { action: 'payment.refund', target: 'payment' },
       idempotent: true,
       params: z.object({ paymentId: z.string().max(64) }),
       body: refundBody,
@@ -301,6 +304,7 @@ export function paymentRoutes(deps: PaymentDeps, merchant: SigningKeys): AnyRout
             : 'Cancel an authorized payment (autoCapture false): the held money goes back to the customer.',
         tag: 'payments',
         access: { roles: WRITERS },
+        audit: { action: `payment.${action}`, target: 'payment' },
         params: z.object({ paymentId: z.string().max(64) }),
         body: z.strictObject({}),
         responseStatus: 200,
@@ -325,6 +329,7 @@ export function paymentRoutes(deps: PaymentDeps, merchant: SigningKeys): AnyRout
         "Settle a card terminal's card transactions (card/settle); payrun then refuses API refunds of them.",
       tag: 'payments',
       access: { roles: WRITERS },
+      audit: { action: 'terminal.settle', target: 'terminal' },
       idempotent: true,
       body: z.object({ storeId: z.string().min(1).max(50), serialNumber: z.string().min(1).max(100) }),
       handler: async ({ body, principal }) => ({

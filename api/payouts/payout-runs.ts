@@ -29,6 +29,7 @@ import {
 } from '../../workflows/payout-definitions';
 import { payrunKind, payrunRunId } from '../../workflows/search-attributes';
 import type { Principal } from '../auth/roles';
+import type { AuditTrail } from '../http/audit-trail';
 import { ApiError, conflict, forbidden, notFound } from '../http/errors';
 import { toCsv } from './payout-csv';
 import { markAlreadyPaid, parsePayoutFile, type PayoutFileReport, type PayoutRow } from './payout-file';
@@ -108,7 +109,7 @@ function invalidFile(report: PayoutFileReport): ApiError {
 /** Creates the run's records and starts its workflow; a file with any error creates nothing. */
 export async function uploadPayoutRun(
   deps: PayoutDeps,
-  input: { file: Buffer; fileName: string; sheet?: string; principal: Principal },
+  input: { file: Buffer; fileName: string; sheet?: string; principal: Principal; audit?: AuditTrail },
 ) {
   const { db, temporal, settings } = deps;
   const report = await validatePayoutFile(deps, input.file, { sheet: input.sheet });
@@ -156,6 +157,12 @@ export async function uploadPayoutRun(
           await trx('payout_items').insert(rows.map((row) => itemRecord(runId, batch.batchId, row)));
         }
       }
+      // The upload is in the audit log exactly when its run exists.
+      input.audit?.note({
+        targetId: runId,
+        details: { rowCount: report.rows.length, totalAmount: report.totalAmount },
+      });
+      await input.audit?.recordIn(trx);
     });
   } catch (error) {
     // Another upload claimed one of these payout ids between our check and our insert.

@@ -172,6 +172,7 @@ export function remittanceRoutes(deps: RemittanceDeps): AnyRoute[] {
         'Create a remittance to a wallet or a bank: quote → verify the wallet → buy VND → remittance/create → result. Send an Idempotency-Key.',
       tag: 'remittance',
       access: { roles: ['remittance'] },
+      audit: { action: 'remittance.create', target: 'remittance' },
       body: newRemittanceBody,
       idempotent: true,
       handler: async ({ body, principal }) => ({

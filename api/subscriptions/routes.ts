@@ -91,6 +91,7 @@ export function subscriptionRoutes(deps: SubscriptionDeps): AnyRoute[] {
       summary,
       tag: 'subscriptions',
       access: { roles: WRITERS },
+      audit: { action: `subscription.${action}`, target: 'subscription' },
       params,
       body: manageBody,
       responseStatus: 200,
@@ -109,6 +110,7 @@ export function subscriptionRoutes(deps: SubscriptionDeps): AnyRoute[] {
         'Create a subscription; answers the customer authorization links (payUrl, deeplink, qrCodeUrl).',
       tag: 'subscriptions',
       access: { roles: WRITERS },
+      audit: { action: 'subscription.create', target: 'subscription' },
       idempotent: true,
       body: createBody,
       handler: async ({ body, principal }) => ({
@@ -147,6 +149,7 @@ export function subscriptionRoutes(deps: SubscriptionDeps): AnyRoute[] {
       summary: 'VARIABLE: the amount of the next (or a given) cycle, 1000..recurringAmount, before its date.',
       tag: 'subscriptions',
       access: { roles: WRITERS },
+      audit: { action: 'subscription.set_amount', target: 'subscription' },
       params,
       body: z.object({ amount: z.number().int(), cycle: z.number().int().min(1).optional() }),
       responseStatus: 200,

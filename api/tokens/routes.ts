@@ -101,6 +101,7 @@ export function tokenRoutes(deps: TokenDeps): AnyRoute[] {
         'Start saving a card (payWithCC), a domestic card (payWithATM) or binding a wallet (linkWallet); answers the customer links.',
       tag: 'payments',
       access: { roles: WRITERS },
+      audit: { action: 'binding.create', target: 'binding' },
       idempotent: true,
       body: bindingBody,
       handler: async ({ body, principal }) => ({
@@ -144,6 +145,7 @@ export function tokenRoutes(deps: TokenDeps): AnyRoute[] {
       summary: 'Delete a saved method (tokenization/delete); it is never used again.',
       tag: 'payments',
       access: { roles: WRITERS },
+      audit: { action: 'saved_method.revoke', target: 'saved_method' },
       params: z.object({ methodId: z.string().max(60) }),
       handler: async ({ params }) => ({ body: await deleteMethod(deps, params.methodId) }),
     }),
@@ -153,6 +155,7 @@ export function tokenRoutes(deps: TokenDeps): AnyRoute[] {
       summary: 'Pay with a saved method; answers the first outcome (payUrl to redirect, or awaiting_otp).',
       tag: 'payments',
       access: { roles: WRITERS },
+      audit: { action: 'token_payment.create', target: 'token_payment' },
       idempotent: true,
       body: paymentBody,
       handler: async ({ body, principal }) => ({
@@ -187,6 +190,7 @@ export function tokenRoutes(deps: TokenDeps): AnyRoute[] {
         "The customer's two-factor code after 8200; answers the verification (422 wrong, 423 locked, 410 expired, 429 too soon).",
       tag: 'payments',
       access: { roles: WRITERS },
+      audit: { action: 'token_payment.submit_otp', target: 'token_payment' },
       params: z.object({ paymentId: z.string().max(60) }),
       body: z.object({ code: z.string().regex(/^[0-9]{4,8}$/, '4 to 8 digits') }),
       responseStatus: 200,
