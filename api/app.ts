@@ -127,7 +127,7 @@ export function apiRoutes(deps: ApiDependencies): AnyRoute[] {
     ipnRoute(unbindNotifications, deps),
   );
   routes.push(...auditRoutes(deps.db));
-  routes.push(...consoleRoutes(deps.console, () => deps.temporal.options.namespace));
+  routes.push(...consoleRoutes(deps.console, () => deps.temporal.options.namespace, deps.db));
   return routes;
 }
 

@@ -1,11 +1,17 @@
 /**
- * The finance console: sign-in, navigation by role, and a hash router (#/runs, #/runs/<id>, …), so
- * the server serves one page and every view has its own address to bookmark or share.
+ * The finance console: sign-in, the language, navigation by role, and a hash router (#/runs,
+ * #/payments/<id>, #/payments?status=…), so the server serves one page and every view has its own
+ * address to bookmark or share.
  */
 import { ApiProblem, request, session, whenUnauthorized } from './api.js';
+import { auditPage } from './audit.js';
+import { dashboardPage } from './dashboard.js';
 import { announce, fill, h } from './dom.js';
-import { genericListPage } from './lists.js';
-import { runPage, runsPage, uploadPage } from './payouts.js';
+import { methodsPage, newDisbursementPage, newRemittancePage } from './forms.js';
+import { LANGUAGES, language, setLanguage, t } from './i18n.js';
+import { detailPage, listPage } from './pages.js';
+import { runPage, runsResource, uploadPage } from './payouts.js';
+import { RESOURCES } from './resources.js';
 import { errorBox, pageHeading } from './ui.js';
 
 /**
@@ -18,45 +24,12 @@ const DUTIES = {
   decide: ['payouts-approver'],
   subscriptions: ['billing', 'viewer'],
   reactivate: ['billing'],
-  tokenPayments: ['payments', 'billing', 'viewer'],
+  tokenPayments: ['payments', 'viewer'],
   remittances: ['remittance', 'viewer'],
-  authorizedPayments: ['payments', 'viewer'],
+  sendRemittance: ['remittance'],
+  payments: ['payments', 'viewer'],
   confirmPayments: ['payments'],
-};
-
-const LISTS = {
-  subscriptions: {
-    title: 'Subscriptions',
-    endpoint: '/v1/subscriptions',
-    duty: 'subscriptions',
-    intro:
-      'Recurring billing. A subscription pauses after two failed charges; reactivate it once the customer has paid.',
-    reactivate: true,
-  },
-  'token-payments': {
-    title: 'Token payments waiting for an OTP',
-    endpoint: '/v1/token-payments?state=awaiting_otp',
-    duty: 'tokenPayments',
-    intro: 'Payments with a stored token that wait for the customer to enter the one-time code.',
-  },
-  'authorized-payments': {
-    title: 'Authorized payments',
-    endpoint: '/v1/payments?status=authorized_not_captured',
-    duty: 'authorizedPayments',
-    intro:
-      'Payments authorized without capture: the customer paid and the gateway holds the money. Capture ' +
-      'the whole amount, or cancel to give it back, before the hold ends; after it nothing can be captured.',
-    actions: [
-      { label: 'Capture', path: 'capture', duty: 'confirmPayments', done: 'captured' },
-      { label: 'Cancel', path: 'cancel', duty: 'confirmPayments', done: 'cancelled' },
-    ],
-  },
-  remittances: {
-    title: 'Remittances',
-    endpoint: '/v1/remittances',
-    duty: 'remittances',
-    intro: 'Cross-border transfers: exchange, buy, verify the receiver, pay out.',
-  },
+  audit: ['viewer'],
 };
 
 /** Signed-in state; rebuilt from the stored key on reload. */
@@ -91,7 +64,7 @@ function signOut() {
   ctx.me = null;
   renderChrome();
   ctx.navigate('#/sign-in');
-  announce('Signed out.');
+  announce(t('Signed out.'));
 }
 
 function signInPage(main) {
@@ -111,60 +84,85 @@ function signInPage(main) {
       class: 'card narrow',
       onsubmit: async (event) => {
         event.preventDefault();
-        fill(feedback, h('p', { role: 'status' }, 'Signing in…'));
+        fill(feedback, h('p', { role: 'status' }, t('Signing in…')));
         try {
           await signIn(input.value.trim());
           renderChrome();
-          announce(`Signed in as ${ctx.me.name}.`);
+          announce(t('Signed in as {name}.', { name: ctx.me.name }));
           ctx.navigate(defaultPage());
         } catch (error) {
           const message =
             error instanceof ApiProblem && error.status === 401
-              ? { message: 'That key was not accepted. Check it, or ask an admin for a new one.' }
+              ? { message: t('That key was not accepted. Check it, or ask an admin for a new one.') }
               : error;
-          fill(feedback, errorBox(message, 'Not signed in'));
+          fill(feedback, errorBox(message, t('Not signed in')));
           input.focus();
         }
       },
     },
-    h('label', { for: 'api-key' }, 'API key'),
+    h('label', { for: 'api-key' }, t('API key')),
     h(
       'p',
       { id: 'api-key-hint', class: 'hint' },
-      'Your personal key (prk_…). It is kept only in this browser tab and forgotten when the tab closes.',
+      t('Your personal key (prk_…). It is kept only in this browser tab and forgotten when the tab closes.'),
     ),
     input,
-    h('button', { type: 'submit', class: 'primary' }, 'Sign in'),
+    h('button', { type: 'submit', class: 'primary', id: 'sign-in' }, t('Sign in')),
     feedback,
   );
-  fill(main, pageHeading('Sign in'), form);
+  fill(main, pageHeading(t('Sign in')), form);
   input.focus();
 }
 
 function navLinks() {
-  const links = [];
-  if (ctx.can('readRuns')) links.push(['#/runs', 'Payout runs']);
-  if (ctx.can('upload')) links.push(['#/upload', 'Upload payouts']);
-  for (const [name, list] of Object.entries(LISTS)) {
-    if (ctx.can(list.duty)) links.push([`#/${name}`, list.title.replace(' waiting for an OTP', '')]);
-  }
+  const links = [['#/dashboard', t('Needs you now')]];
+  if (ctx.can('readRuns')) links.push(['#/runs', t('Payout runs')]);
+  if (ctx.can('upload')) links.push(['#/upload', t('Upload payouts')]);
+  if (ctx.can('readRuns')) links.push(['#/disbursements', t('Disbursements')]);
+  if (ctx.can('payments')) links.push(['#/payments', t('Payments')]);
+  if (ctx.can('subscriptions')) links.push(['#/subscriptions', t('Subscriptions')]);
+  if (ctx.can('tokenPayments'))
+    links.push(['#/token-payments', t('Token payments')], ['#/methods', t('Saved methods')]);
+  if (ctx.can('remittances')) links.push(['#/remittances', t('Remittances')]);
+  if (ctx.can('audit')) links.push(['#/audit', t('Audit log')]);
   return links;
 }
 
 function defaultPage() {
-  return navLinks()[0]?.[0] ?? '#/nothing';
+  return '#/dashboard';
 }
 
-/** Header: navigation for the signed-in roles, who is signed in, and sign-out. */
+function languageSwitch() {
+  const select = h(
+    'select',
+    {
+      id: 'language',
+      onchange: () => {
+        setLanguage(select.value);
+        renderChrome();
+        void render();
+      },
+    },
+    Object.entries(LANGUAGES).map(([code, name]) =>
+      h('option', { value: code, lang: code, selected: code === language() }, name),
+    ),
+  );
+  return h('p', { class: 'language' }, h('label', { for: 'language' }, t('Language')), ' ', select);
+}
+
+/** Header: navigation for the signed-in roles, the language, who is signed in, and sign-out. */
 function renderChrome() {
   const nav = document.getElementById('nav');
   const who = document.getElementById('who');
+  document.getElementById('skip-link').textContent = t('Skip to main content');
+  document.getElementById('brand-sub').textContent = t('finance console');
+  nav.setAttribute('aria-label', t('Main'));
   if (!ctx.me) {
     fill(nav);
-    fill(who);
+    fill(who, languageSwitch());
     return;
   }
-  const current = location.hash.split('/').slice(0, 2).join('/');
+  const current = location.hash.split('?')[0].split('/').slice(0, 2).join('/');
   fill(
     nav,
     h(
@@ -177,15 +175,44 @@ function renderChrome() {
   );
   fill(
     who,
+    languageSwitch(),
     h(
       'p',
       {},
-      'Signed in as ',
+      t('Signed in as'),
+      ' ',
       h('strong', { id: 'signed-in-name' }, ctx.me.name),
       h('span', { class: 'roles' }, ` (${ctx.me.roles.join(', ')})`),
     ),
-    h('button', { type: 'button', onclick: signOut }, 'Sign out'),
+    h('button', { type: 'button', id: 'sign-out', onclick: signOut }, t('Sign out')),
   );
+}
+
+/** The page for an address: [title, open(main) → leave function]. */
+function route(parts, query) {
+  const [name, id] = parts;
+  if (name === 'dashboard') return [t('Needs you now'), (main) => dashboardPage(main, ctx)];
+  if (name === 'runs' && id) return [t('Run {id}', { id }), (main) => runPage(main, ctx, id)];
+  if (name === 'runs') return [t('Payout runs'), (main) => listPage(main, ctx, runsResource, query)];
+  if (name === 'upload') return [t('Upload payouts'), (main) => uploadPage(main, ctx)];
+  if (name === 'audit') return [t('Audit log'), (main) => auditPage(main, ctx, query)];
+  if (name === 'methods') return [t('Saved methods'), (main) => methodsPage(main, ctx, query)];
+  if (name === 'disbursements' && id === 'new')
+    return [t('New disbursement'), (main) => newDisbursementPage(main, ctx)];
+  if (name === 'remittances' && id === 'new')
+    return [t('New remittance'), (main) => newRemittancePage(main, ctx)];
+  // Addresses of earlier versions keep working.
+  if (name === 'authorized-payments') {
+    return [
+      t('Payments'),
+      (main) =>
+        listPage(main, ctx, RESOURCES.payments, new URLSearchParams({ status: 'authorized_not_captured' })),
+    ];
+  }
+  const resource = RESOURCES[name];
+  if (resource && id) return [`${resource.singular()} ${id}`, (main) => detailPage(main, ctx, resource, id)];
+  if (resource) return [resource.title(), (main) => listPage(main, ctx, resource, query)];
+  return undefined;
 }
 
 async function render() {
@@ -193,7 +220,9 @@ async function render() {
   leavePage = () => {};
   const main = document.getElementById('main');
   const hash = location.hash || '#/';
-  const parts = hash.replace(/^#\/?/, '').split('/').map(decodeURIComponent);
+  const [path, search = ''] = hash.replace(/^#\/?/, '').split('?');
+  const parts = path.split('/').map(decodeURIComponent);
+  const query = new URLSearchParams(search);
 
   if (!ctx.me && session.key()) {
     try {
@@ -205,49 +234,30 @@ async function render() {
   renderChrome();
   if (!ctx.me) {
     if (hash !== '#/sign-in') history.replaceState(null, '', '#/sign-in');
-    document.title = 'Sign in · payrun console';
+    document.title = `${t('Sign in')} · payrun`;
     signInPage(main);
     return;
   }
+  if (parts[0] === '' || parts[0] === 'sign-in') {
+    ctx.navigate(defaultPage());
+    return;
+  }
 
-  let title;
+  let title = t('Nothing here');
   try {
-    if (parts[0] === 'runs' && parts[1]) {
-      title = `Run ${parts[1]}`;
-      leavePage = runPage(main, ctx, parts[1]) ?? leavePage;
-    } else if (parts[0] === 'runs') {
-      title = 'Payout runs';
-      leavePage = runsPage(main, ctx) ?? leavePage;
-    } else if (parts[0] === 'upload') {
-      title = 'Upload payouts';
-      uploadPage(main, ctx);
-    } else if (LISTS[parts[0]]) {
-      const list = LISTS[parts[0]];
-      title = list.title;
-      leavePage = genericListPage(main, ctx, list) ?? leavePage;
-    } else if (parts[0] === '' || parts[0] === 'sign-in') {
-      ctx.navigate(defaultPage());
-      return;
+    const page = route(parts, query);
+    if (page) {
+      [title] = page;
+      leavePage = page[1](main) ?? leavePage;
     } else {
-      title = 'Nothing here';
-      fill(
-        main,
-        pageHeading('Nothing here'),
-        h(
-          'p',
-          {},
-          navLinks().length
-            ? 'This page does not exist. Use the navigation above.'
-            : 'Your key has no role that the console has pages for. Ask an admin for the role you need.',
-        ),
-      );
+      fill(main, pageHeading(title), h('p', {}, t('This page does not exist. Use the navigation above.')));
     }
   } catch (error) {
-    fill(main, pageHeading('Something went wrong'), errorBox(error));
+    fill(main, pageHeading(t('Something went wrong')), errorBox(error));
   }
-  document.title = `${title} · payrun console`;
+  document.title = `${title} · payrun`;
   document.getElementById('page-heading')?.focus();
-  announce(`${title} page`);
+  announce(t('{title} page', { title }));
 }
 
 whenUnauthorized(() => {

@@ -2,6 +2,7 @@
  * A tiny element builder. Everything shown comes from the API (wallet names, file names, messages
  * written by others), so text always goes in as text nodes, never as HTML.
  */
+import { t } from './i18n.js';
 
 /**
  * h('a', { href: '#/runs', class: 'link' }, 'Runs') → <a href="#/runs" class="link">Runs</a>.
@@ -64,7 +65,7 @@ export function table({ caption, columns, rows, numeric = [], className = '' }) 
   // The wrapper scrolls when the table is wider than the screen; a tab stop lets keyboard users scroll it.
   return h(
     'div',
-    { class: 'table-wrap', tabindex: '0', role: 'region', 'aria-label': caption ?? 'Table' },
+    { class: 'table-wrap', tabindex: '0', role: 'region', 'aria-label': caption ?? t('Table') },
     h(
       'table',
       { class: className },

@@ -59,7 +59,14 @@ export function count(value) {
 export function dateTime(value) {
   if (!value) return '—';
   const date = new Date(value);
-  return Number.isNaN(date.getTime()) ? String(value) : formatFor('date').format(date);
+  if (Number.isNaN(date.getTime())) return String(value);
+  // Day first in both languages, then the time and its zone: 23/11/2026 17:06:58 GMT+7.
+  const part = Object.fromEntries(
+    formatFor('date')
+      .formatToParts(date)
+      .map(({ type, value: text }) => [type, text]),
+  );
+  return `${part.day}/${part.month}/${part.year} ${part.hour}:${part.minute}:${part.second} ${part.timeZoneName}`;
 }
 
 /** A calendar date (YYYY-MM-DD from the API) as the language writes it, without a time zone shift. */

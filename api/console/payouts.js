@@ -33,56 +33,43 @@ function poll(tick, ms) {
 
 // ---------------------------------------------------------------- runs list
 
-export function runsPage(main, ctx) {
-  const body = h('div', { id: 'runs-list' }, h('p', {}, t('Loading runs…')));
-  fill(
-    main,
-    pageHeading(t('Payout runs')),
-    h('p', {}, t('Newest first. This list refreshes by itself.')),
+/** The runs list is the shared list page; a run's own page is the live one below. */
+export const runsResource = {
+  name: 'runs',
+  title: () => t('Payout runs'),
+  intro: () => t('Newest first. This list refreshes by itself.'),
+  endpoint: '/v1/payout-runs',
+  key: 'runs',
+  searchLabel: () => t('Search by run id or file name'),
+  statuses: [
+    'awaiting_approval',
+    'running',
+    'awaiting_funds',
+    'reconciled',
+    'needs_attention',
+    'rejected',
+    'expired',
+  ],
+  idOf: (run) => run.runId,
+  listExtras: (ctx) =>
     ctx.can('upload')
       ? h('p', {}, h('a', { href: '#/upload', class: 'button primary' }, t('Upload a payout file')))
       : null,
-    body,
-  );
-  return poll(async () => {
-    try {
-      const { runs } = await request('/v1/payout-runs?limit=100');
-      fillIfChanged(body, runs, () => runsTable(ctx, runs));
-    } catch (error) {
-      fillIfChanged(body, { error: error.message }, () => errorBox(error, t('Runs could not be loaded')));
-    }
-  }, 3000);
-}
-
-function runsTable(ctx, runs) {
-  if (!runs.length) return h('p', {}, t('No payout runs yet.'));
-  return table({
-    caption: t('{n} most recent runs', { n: runs.length }),
-    columns: [
-      t('Run'),
-      t('File'),
-      t('Status'),
-      t('Rows'),
-      t('Total'),
-      t('Uploaded by'),
-      t('Uploaded'),
-      t('Decided by'),
-      t('Workflow'),
-    ],
-    numeric: [3, 4],
-    rows: runs.map((run) => [
-      h('a', { href: `#/runs/${encodeURIComponent(run.runId)}` }, run.runId),
-      run.fileName,
-      statusBadge(run.status),
-      count(run.rowCount),
-      vnd(run.totalAmount),
-      run.uploadedBy,
-      dateTime(run.uploadedAt),
-      run.decidedBy ?? '—',
-      workflowLink(ctx.config, run.workflowId, t('Temporal')) ?? '—',
-    ]),
-  });
-}
+  columns: [
+    { label: () => t('Run'), value: () => null },
+    { label: () => t('File'), value: (run) => run.fileName },
+    { label: () => t('Status'), value: (run) => statusBadge(run.status) },
+    { label: () => t('Rows'), value: (run) => count(run.rowCount), numeric: true },
+    { label: () => t('Total'), value: (run) => vnd(run.totalAmount), numeric: true },
+    { label: () => t('Uploaded by'), value: (run) => run.uploadedBy },
+    { label: () => t('Uploaded'), value: (run) => dateTime(run.uploadedAt) },
+    { label: () => t('Decided by'), value: (run) => run.decidedBy ?? '—' },
+    {
+      label: () => t('Workflow'),
+      value: (run, ctx) => workflowLink(ctx.config, run.workflowId, 'Temporal') ?? '—',
+    },
+  ],
+};
 
 // ---------------------------------------------------------------- upload
 

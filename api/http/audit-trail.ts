@@ -21,6 +21,8 @@ export interface AuditTrail {
   note(patch: { targetId?: string; details?: Record<string, unknown> }): void;
   /** Writes the entry now, in the transaction of the change it records. */
   recordIn(trx: Knex.Transaction, statusCode?: number): Promise<void>;
+  /** A create whose id the server chose: the answer names the target (`remittanceId`…). */
+  answered(body: unknown): void;
 }
 
 /** Fields a person chooses that are worth keeping; anything personal (wallets, names, tokens) is left out. */
@@ -71,6 +73,13 @@ export class RequestAuditTrail implements AuditTrail {
   note(patch: { targetId?: string; details?: Record<string, unknown> }): void {
     if (patch.targetId !== undefined) this.targetId = patch.targetId;
     if (patch.details) this.details = { ...this.details, ...patch.details };
+  }
+
+  answered(body: unknown): void {
+    if (this.targetId !== null || !body || typeof body !== 'object') return;
+    const field = `${this.spec.target.replace(/_([a-z])/g, (_, letter: string) => letter.toUpperCase())}Id`;
+    const value = (body as Record<string, unknown>)[field];
+    if (typeof value === 'string') this.targetId = value;
   }
 
   private entry(outcome: AuditEntry['outcome'], statusCode: number, errorCode?: string): AuditEntry {

@@ -154,7 +154,11 @@ function idInBody(body: unknown): string | null {
 }
 
 /** The audit trail of a route that declares none: notes go nowhere. */
-const NO_TRAIL: AuditTrail = { note: () => undefined, recordIn: async () => undefined };
+const NO_TRAIL: AuditTrail = {
+  note: () => undefined,
+  recordIn: async () => undefined,
+  answered: () => undefined,
+};
 
 /** Validates, runs the handler (idempotently when asked) and sends the answer; returns its status. */
 async function answer(
@@ -206,10 +210,12 @@ async function answer(
       res.setHeader('Idempotent-Replayed', 'true');
       audit.note({ details: { replayed: true } });
     }
+    audit.answered(stored.body);
     send(res, { status: stored.status, body: stored.body }, status);
     return stored.status;
   }
   const result = await route.handler(ctx);
+  audit.answered(result.body);
   send(res, result, status);
   return result.status ?? status;
 }

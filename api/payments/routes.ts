@@ -7,6 +7,7 @@ import { ipnPaths, paymentReturnPath } from '../../platform/ipn-paths';
 import { noticeOf, paymentResultSignal } from '../../workflows/payment-definitions';
 import type { IpnChannel } from '../ipn/receiver';
 import { ApiError } from '../http/errors';
+import { listQueryFields } from '../http/list-query';
 import { defineRoute, type AnyRoute } from '../http/routes';
 import {
   confirmPayment,
@@ -262,12 +263,11 @@ export function paymentRoutes(deps: PaymentDeps, merchant: SigningKeys): AnyRout
       summary: 'One-time payments, newest first.',
       tag: 'payments',
       access: { roles: READERS },
-      query: z.object({
-        status: z.string().max(40).optional(),
-        requestType: z.string().max(40).optional(),
-        limit: z.coerce.number().int().min(1).max(200).default(50),
-      }),
-      handler: async ({ query }) => ({ body: { payments: await listPayments(deps.db, query) } }),
+      query: z.object({ ...listQueryFields, requestType: z.string().max(40).optional() }),
+      handler: async ({ query }) => {
+        const page = await listPayments(deps.db, query);
+        return { body: { payments: page.rows, nextOffset: page.nextOffset } };
+      },
     }),
     defineRoute({
       method: 'get',

@@ -6,6 +6,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import { WorkflowIdReusePolicy } from '@temporalio/common';
 import type { Db } from '../../db/knex';
+import { applyListFilter, pageOf, type ListFilter } from '../../db/list-filter';
 import {
   findLivePayoutIds,
   getRun,
@@ -334,11 +335,15 @@ export async function runView(deps: Pick<PayoutDeps, 'db'>, runId: string) {
   };
 }
 
-export async function listRuns(db: Db, filter: { status?: string; limit: number }) {
-  const query = db('payout_runs').orderBy('uploaded_at', 'desc').limit(filter.limit);
-  if (filter.status) query.where({ status: filter.status });
-  const runs: PayoutRunRow[] = await query;
-  return runs.map((run) => ({
+export async function listRuns(db: Db, filter: ListFilter) {
+  const query = applyListFilter(db('payout_runs'), filter, {
+    created: 'uploaded_at',
+    status: 'status',
+    ids: ['run_id', 'file_name'],
+    tiebreak: 'run_id',
+  });
+  const page = pageOf((await query) as PayoutRunRow[], filter);
+  const rows = page.rows.map((run) => ({
     runId: run.run_id,
     status: run.status,
     fileName: run.file_name,
@@ -349,6 +354,7 @@ export async function listRuns(db: Db, filter: { status?: string; limit: number 
     decidedBy: run.decided_by,
     workflowId: run.workflow_id,
   }));
+  return { rows, nextOffset: page.nextOffset };
 }
 
 const itemView = (item: PayoutItemRow) => ({

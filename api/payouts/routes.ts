@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { listQuery } from '../http/list-query';
 import { defineRoute, type AnyRoute } from '../http/routes';
 import { errorReportCsv } from './payout-csv';
 import { templateCsv, templateXlsx } from './payout-template';
@@ -107,14 +108,15 @@ export function payoutRunRoutes(deps: PayoutDeps, uploadLimit: string): AnyRoute
     defineRoute({
       method: 'get',
       path: '/v1/payout-runs',
-      summary: 'Payout runs, newest first.',
+      summary:
+        'Payout runs, newest first: filter by status and upload days (from/to, GMT+7), search by run id or file name, pages of limit from offset.',
       tag: 'payouts',
       access: { roles: READERS },
-      query: z.object({
-        status: z.string().max(40).optional(),
-        limit: z.coerce.number().int().min(1).max(200).default(50),
-      }),
-      handler: async ({ query }) => ({ body: { runs: await listRuns(deps.db, query) } }),
+      query: listQuery,
+      handler: async ({ query }) => {
+        const page = await listRuns(deps.db, query);
+        return { body: { runs: page.rows, nextOffset: page.nextOffset } };
+      },
     }),
     defineRoute({
       method: 'get',

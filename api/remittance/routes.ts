@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { listQuery } from '../http/list-query';
 import { defineRoute, type AnyRoute } from '../http/routes';
 import {
   BASE_CURRENCIES,
@@ -185,13 +186,11 @@ export function remittanceRoutes(deps: RemittanceDeps): AnyRoute[] {
       summary: 'Remittances, newest first; receivers masked.',
       tag: 'remittance',
       access: { roles: READERS },
-      query: z.object({
-        status: z.string().max(40).optional(),
-        limit: z.coerce.number().int().min(1).max(200).default(50),
-      }),
-      handler: async ({ query }) => ({
-        body: { remittances: await listRemittanceSummaries(deps.db, query) },
-      }),
+      query: listQuery,
+      handler: async ({ query }) => {
+        const page = await listRemittanceSummaries(deps.db, query);
+        return { body: { remittances: page.rows, nextOffset: page.nextOffset } };
+      },
     }),
     defineRoute({
       method: 'get',

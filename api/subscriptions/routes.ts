@@ -9,6 +9,7 @@ import {
 } from '../../workflows/subscription-definitions';
 import { findSubscriptionByOrderId } from '../../db/subscriptions';
 import type { IpnChannel } from '../ipn/receiver';
+import { listQuery } from '../http/list-query';
 import { defineRoute, type AnyRoute } from '../http/routes';
 import {
   createSubscription,
@@ -123,13 +124,11 @@ export function subscriptionRoutes(deps: SubscriptionDeps): AnyRoute[] {
       summary: 'Subscriptions, newest first, with status and the reason when paused or stopped.',
       tag: 'subscriptions',
       access: { roles: READERS },
-      query: z.object({
-        status: z.string().max(40).optional(),
-        limit: z.coerce.number().int().min(1).max(200).default(50),
-      }),
-      handler: async ({ query }) => ({
-        body: { subscriptions: await listSubscriptionSummaries(deps.db, query) },
-      }),
+      query: listQuery,
+      handler: async ({ query }) => {
+        const page = await listSubscriptionSummaries(deps.db, query);
+        return { body: { subscriptions: page.rows, nextOffset: page.nextOffset } };
+      },
     }),
     defineRoute({
       method: 'get',

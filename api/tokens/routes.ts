@@ -4,6 +4,7 @@ import { ipnPaths } from '../../platform/ipn-paths';
 import { bindingResultSignal, bindingWorkflowId } from '../../workflows/binding';
 import { tokenPaymentResultSignal } from '../../workflows/token-payment';
 import type { IpnChannel } from '../ipn/receiver';
+import { listQueryFields } from '../http/list-query';
 import { defineRoute, type AnyRoute } from '../http/routes';
 import {
   bindingDetails,
@@ -168,11 +169,11 @@ export function tokenRoutes(deps: TokenDeps): AnyRoute[] {
       summary: 'Token payments, newest first (e.g. ?state=awaiting_otp).',
       tag: 'payments',
       access: { roles: READERS },
-      query: z.object({
-        state: z.string().max(40).optional(),
-        limit: z.coerce.number().int().min(1).max(200).default(50),
-      }),
-      handler: async ({ query }) => ({ body: { payments: await listTokenPayments(deps.db, query) } }),
+      query: z.object({ ...listQueryFields, state: z.string().max(40).optional() }),
+      handler: async ({ query }) => {
+        const page = await listTokenPayments(deps.db, { ...query, status: query.state ?? query.status });
+        return { body: { payments: page.rows, nextOffset: page.nextOffset } };
+      },
     }),
     defineRoute({
       method: 'get',
