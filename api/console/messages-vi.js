@@ -447,6 +447,7 @@ export const VI_ERRORS = {
   internal_error: 'Đã có lỗi ở phía hệ thống. Hãy thử lại hoặc báo mã yêu cầu cho bộ phận hỗ trợ.',
   idempotency_key_reused: 'Mã idempotency này đã dùng cho một yêu cầu khác.',
   payment_exists: 'Mã thanh toán này đã tồn tại.',
+  payment_not_authorized: 'Thanh toán không ở trạng thái đã cấp phép; không thể thu tiền hoặc hủy.',
   confirm_refused: 'Không thể thu tiền hoặc hủy thanh toán này.',
   refund_refused: 'Không thể hoàn tiền thanh toán này.',
   refund_exceeds_remaining: 'Số tiền hoàn vượt quá số còn có thể hoàn.',
