@@ -437,7 +437,7 @@ function summaryOf(ctx, view) {
       [t('Total'), vnd(view.totalAmount)],
       [t('Uploaded by'), h('span', { id: 'uploaded-by' }, view.uploadedBy)],
       [t('Uploaded'), dateTime(view.uploadedAt)],
-      [decidedTerm, h('span', { id: 'decided-by' }, view.decidedBy ?? 'not yet')],
+      [decidedTerm, h('span', { id: 'decided-by' }, view.decidedBy ?? t('not yet'))],
       [t('Decided'), view.decidedAt ? dateTime(view.decidedAt) : null],
       [t('Note'), view.decisionNote],
       [t('Approval expires'), view.status === 'awaiting_approval' ? dateTime(view.expiresAt) : null],

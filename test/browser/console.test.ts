@@ -25,7 +25,7 @@ import { callApi, listen, newKey, type RunningApi } from '../support/api';
 import { connectTestDatabase } from '../support/database';
 import { testMerchant, testPayoutSettings } from '../support/settings';
 import { connectDevServer, createTestWorker } from '../support/temporal';
-import { eventually } from '../support/wait';
+import { eventually, WAIT_LIMIT_MS } from '../support/wait';
 
 const CHROMIUM = '/usr/bin/chromium';
 const SHOTS = path.resolve('test-output/console');
@@ -138,6 +138,10 @@ async function downloadText(page: Page, click: () => Promise<void>): Promise<{ n
   return { name: download.suggestedFilename(), text: fs.readFileSync(await download.path(), 'utf8') };
 }
 
+/** Waits for what the page shows, as long as any test waits (the machine may be loaded). */
+const poll = <T>(read: () => Promise<T>, timeout = WAIT_LIMIT_MS) =>
+  expect.poll(read, { timeout, interval: 100 });
+
 const api$ = (
   key: string,
   method: string,
@@ -172,10 +176,13 @@ for (const language of ['vi', 'en'] as const) {
     const text = (selector: string) => page.locator(selector).first().innerText();
 
     async function signIn(who: { name: string; key: string }) {
+      // Whoever was signed in (a test that failed half-way) is signed out first.
       await page.goto(`${api.baseUrl}/console#/sign-in`);
+      await page.evaluate('sessionStorage.clear()');
+      await page.reload();
       await page.locator('#api-key').fill(who.key);
       await page.locator('#sign-in').click();
-      await expect.poll(() => page.locator('#signed-in-name').textContent()).toBe(who.name);
+      await poll(() => page.locator('#signed-in-name').textContent()).toBe(who.name);
     }
     async function signOut() {
       await page.locator('#sign-out').click();
@@ -196,16 +203,16 @@ for (const language of ['vi', 'en'] as const) {
       expect(await text('#page-heading')).toBe('Đăng nhập');
       if (language === 'en') {
         await page.locator('#language').selectOption('en');
-        await expect.poll(() => text('#page-heading')).toBe('Sign in');
+        await poll(() => text('#page-heading')).toBe('Sign in');
         await page.reload();
-        await expect.poll(() => text('#page-heading')).toBe('Sign in');
+        await poll(() => text('#page-heading')).toBe('Sign in');
         expect(await page.locator('html').getAttribute('lang')).toBe('en');
       }
       await page.locator('#api-key').fill('prk_000000000000_' + 'x'.repeat(43));
       await page.locator('#sign-in').click();
-      await expect
-        .poll(() => text('#sign-in-feedback'))
-        .toContain(tr('That key was not accepted. Check it, or ask an admin for a new one.'));
+      await poll(() => text('#sign-in-feedback')).toContain(
+        tr('That key was not accepted. Check it, or ask an admin for a new one.'),
+      );
       await shot(page, 'sign-in');
     });
 
@@ -280,7 +287,7 @@ for (const language of ['vi', 'en'] as const) {
       await page.locator('#submit-run').click();
       await page.waitForURL(/#\/runs\/run-\d{8}-[0-9a-f]{6}$/);
       const runId = decodeURIComponent(new URL(page.url()).hash.split('/')[2]!);
-      await expect.poll(() => text('#run-status')).toBe(status('awaiting_approval'));
+      await poll(() => text('#run-status')).toBe(status('awaiting_approval'));
       expect(await text('#run-actions')).toContain(tr('This run waits for a person with the approver role.'));
       await shot(page, 'run-awaiting-approval');
       await signOut();
@@ -288,23 +295,21 @@ for (const language of ['vi', 'en'] as const) {
       // The approver finds the run in the list (searched by file name) and approves it.
       await signIn(people.approver);
       await page.goto(`${api.baseUrl}/console#/runs?q=luong-thang-11`);
-      await expect.poll(() => rowOf(runId).count()).toBe(1);
+      await poll(() => rowOf(runId).count()).toBe(1);
       await shot(page, 'runs-list');
       await rowOf(runId).getByRole('link', { name: runId, exact: true }).click();
       await page.locator('#approve-run').click();
-      await expect.poll(() => text('#decided-by')).toBe(people.approver.name);
-      await expect
-        .poll(() => text('#run-status'), { timeout: 45_000, interval: 250 })
-        .toBe(status('reconciled'));
-      await expect
-        .poll(() => text('#reconciliation-outcome'))
-        .toContain(tr('Balanced: the gateway and payrun agree on every row and amount.'));
+      await poll(() => text('#decided-by')).toBe(people.approver.name);
+      await poll(() => text('#run-status'), 60_000).toBe(status('reconciled'));
+      await poll(() => text('#reconciliation-outcome')).toContain(
+        tr('Balanced: the gateway and payrun agree on every row and amount.'),
+      );
       expect(await page.locator('table.batches tbody tr').count()).toBe(3);
       expect(
         await page.locator(`a.workflow-link[href*="${encodeURIComponent(`payout-run/${runId}`)}"]`).count(),
       ).toBeGreaterThan(0);
       await page.locator('#item-state').selectOption('SUCCEEDED');
-      await expect.poll(() => page.locator('table.items tbody tr').count()).toBe(25);
+      await poll(() => page.locator('table.items tbody tr').count()).toBe(25);
       await shot(page, 'run-reconciled');
       const results = await downloadText(page, () => page.locator('#download-results').click());
       expect(results.text.trim().split(/\r?\n/)).toHaveLength(26);
@@ -330,24 +335,24 @@ for (const language of ['vi', 'en'] as const) {
 
       await signIn(people.admin);
       await page.goto(`${api.baseUrl}/console#/payments?status=authorized_not_captured&q=${paymentId}`);
-      await expect.poll(() => rowOf(paymentId).count()).toBe(1);
+      await poll(() => rowOf(paymentId).count()).toBe(1);
       expect(await rowOf(paymentId).textContent()).toContain(status('authorized_not_captured'));
       await shot(page, 'payments-list');
       await rowOf(paymentId).getByRole('link', { name: paymentId }).click();
       await page.locator('#capture').click();
-      await expect.poll(() => text('#action-outcome')).toBe(tr('Payment captured.'));
-      await expect.poll(() => text('#detail-status')).toBe(status('succeeded'));
-      await expect.poll(() => text('#refundable')).toBe(vnd(120_000));
+      await poll(() => text('#action-outcome')).toBe(tr('Payment captured.'));
+      await poll(() => text('#detail-status')).toBe(status('succeeded'));
+      await poll(() => text('#refundable')).toBe(vnd(120_000));
       // The browser runs in UTC: dates are still Vietnam's time, day first, with the zone.
       expect(await text('#detail-summary')).toMatch(/\d{2}\/\d{2}\/\d{4} \d{2}:\d{2}:\d{2} GMT\+7/);
 
       await page.locator('#refund-amount').fill('20000');
       await page.locator('#refund').click();
-      await expect.poll(() => text('#action-outcome')).toBe(tr('Refund requested.'));
-      await expect.poll(() => page.locator('table.refunds tbody tr').count()).toBe(1);
-      await expect.poll(() => text('#refundable'), { timeout: 30_000 }).toBe(vnd(100_000));
+      await poll(() => text('#action-outcome')).toBe(tr('Refund requested.'));
+      await poll(() => page.locator('table.refunds tbody tr').count()).toBe(1);
+      await poll(() => text('#refundable')).toBe(vnd(100_000));
       // The timeline holds the gateway's notification and both people's actions.
-      await expect.poll(() => text('#detail-timeline')).toContain('payment.capture');
+      await poll(() => text('#detail-timeline')).toContain('payment.capture');
       expect(await text('#detail-timeline')).toContain('payment.refund');
       expect(await text('#detail-timeline')).toContain(people.admin.name);
       await shot(page, 'payment-detail');
@@ -380,18 +385,18 @@ for (const language of ['vi', 'en'] as const) {
       });
 
       await page.goto(`${api.baseUrl}/console#/subscriptions?q=${subscriptionId}`);
-      await expect.poll(() => rowOf(subscriptionId).count()).toBe(1);
+      await poll(() => rowOf(subscriptionId).count()).toBe(1);
       expect(await rowOf(subscriptionId).textContent()).toContain(vnd(99_000));
       await shot(page, 'subscriptions-list');
       await rowOf(subscriptionId).getByRole('link', { name: subscriptionId }).click();
       await page.locator('#manage-reason').fill('Khách đi du lịch');
       await page.locator('#pause').click();
-      await expect.poll(() => text('#detail-status')).toBe(status('paused'));
+      await poll(() => text('#detail-status')).toBe(status('paused'));
       const [year, month, day] = nextDay.split('-');
       expect(await text('#next-charge')).toBe(`${day}/${month}/${year}`);
       await page.locator('#reactivate').click();
-      await expect.poll(() => text('#detail-status')).toBe(status('reactivating'));
-      await expect.poll(() => text('#detail-timeline')).toContain('subscription.pause');
+      await poll(() => text('#detail-status')).toBe(status('reactivating'));
+      await poll(() => text('#detail-timeline')).toContain('subscription.pause');
       await shot(page, 'subscription-detail');
     }, 60_000);
 
@@ -405,9 +410,9 @@ for (const language of ['vi', 'en'] as const) {
       await shot(page, 'disbursement-form');
       await page.locator('#disbursement-form-submit').click();
       await page.waitForURL(new RegExp(`#/disbursements/disb-${tag}$`));
-      await expect.poll(() => text('#detail-status'), { timeout: 30_000 }).toBe(status('succeeded'));
+      await poll(() => text('#detail-status')).toBe(status('succeeded'));
       await page.goto(`${api.baseUrl}/console#/disbursements?status=succeeded&q=disb-${tag}`);
-      await expect.poll(() => rowOf(`disb-${tag}`).count()).toBe(1);
+      await poll(() => rowOf(`disb-${tag}`).count()).toBe(1);
       expect(await rowOf(`disb-${tag}`).textContent()).toContain(vnd(75_000));
       await shot(page, 'disbursements-list');
     }, 60_000);
@@ -416,10 +421,10 @@ for (const language of ['vi', 'en'] as const) {
       await page.goto(`${api.baseUrl}/console#/remittances/new`);
       await page.locator('#remit-foreign-amount').fill('20');
       await page.locator('#get-quote').click();
-      await expect.poll(() => text('#quote')).toContain('1 USD = ');
-      await expect
-        .poll(() => text('#quote-age'))
-        .toMatch(language === 'vi' ? /báo giá \d+ giây trước/ : /quoted \d+ s ago/);
+      await poll(() => text('#quote')).toContain('1 USD = ');
+      await poll(() => text('#quote-age')).toMatch(
+        language === 'vi' ? /báo giá \d+ giây trước/ : /quoted \d+ s ago/,
+      );
       await page.locator('#remit-wallet').fill('0912345678');
       await page.locator('#remit-wallet-name').fill('Phạm Thị Dung');
       await page.locator('#remit-personal-id').fill('012345678901');
@@ -429,34 +434,34 @@ for (const language of ['vi', 'en'] as const) {
       await page.locator('#remittance-form-submit').click();
       await page.waitForURL(/#\/remittances\/rmt-\d{8}-[0-9a-f]{8}$/);
       const remittanceId = decodeURIComponent(new URL(page.url()).hash.split('/')[2]!);
-      await expect.poll(() => text('#detail-status'), { timeout: 30_000 }).toBe(status('succeeded'));
+      await poll(() => text('#detail-status')).toBe(status('succeeded'));
       expect(await text('#detail-summary')).toContain('wallet ****5678');
-      await expect.poll(() => text('#detail-timeline')).toContain('remittance.create');
+      await poll(() => text('#detail-timeline')).toContain('remittance.create');
       await shot(page, 'remittance-detail');
 
       const stuck = await seedRemittance(`rmt-20261123-${randomBytes(4).toString('hex')}`);
       await page.goto(`${api.baseUrl}/console#/remittances?status=needs_attention&q=${stuck}`);
-      await expect.poll(() => rowOf(stuck).count()).toBe(1);
+      await poll(() => rowOf(stuck).count()).toBe(1);
       expect(await rowOf(stuck).textContent()).toContain('receiver wallet closed');
       await page.goto(`${api.baseUrl}/console#/remittances?q=${remittanceId}`);
-      await expect.poll(() => rowOf(remittanceId).count()).toBe(1);
+      await poll(() => rowOf(remittanceId).count()).toBe(1);
       await shot(page, 'remittances-list');
     }, 60_000);
 
     it('token payments and saved methods: a payment waiting for an OTP, and the customer’s masked card', async () => {
       const seeded = await seedTokenPayment(tag);
       await page.goto(`${api.baseUrl}/console#/token-payments?status=awaiting_otp&q=${seeded.paymentId}`);
-      await expect.poll(() => rowOf(seeded.paymentId).count()).toBe(1);
+      await poll(() => rowOf(seeded.paymentId).count()).toBe(1);
       expect(await rowOf(seeded.paymentId).textContent()).toContain(status('awaiting_otp'));
       await shot(page, 'token-payments-list');
       await rowOf(seeded.paymentId).getByRole('link', { name: seeded.paymentId }).click();
-      await expect.poll(() => text('#detail-summary')).toContain(vnd(150_000));
+      await poll(() => text('#detail-summary')).toContain(vnd(150_000));
       expect(await text('#detail-summary')).toContain(tr('The customer must enter the one-time code.'));
       await shot(page, 'token-payment-detail');
 
       await page.goto(`${api.baseUrl}/console#/methods?customer=${seeded.customer}`);
       const method = page.locator('table.methods tbody tr', { hasText: seeded.methodId });
-      await expect.poll(() => method.count()).toBe(1);
+      await poll(() => method.count()).toBe(1);
       expect(await method.textContent()).toContain('•••• 4242');
       expect(await method.locator(`#revoke-${seeded.methodId}`).count()).toBe(1);
       await shot(page, 'saved-methods');
@@ -466,18 +471,16 @@ for (const language of ['vi', 'en'] as const) {
       await seedPausedSubscription(`paused${tag}`);
       await page.goto(`${api.baseUrl}/console#/dashboard`);
       const paused = page.locator('#dashboard li[data-check="#/subscriptions?status=paused"]');
-      await expect
-        .poll(async () =>
-          Number((await paused.locator('.dashboard-count').textContent())?.replace(/\D/g, '') || 0),
-        )
-        .toBeGreaterThan(0);
+      await poll(async () =>
+        Number((await paused.locator('.dashboard-count').textContent())?.replace(/\D/g, '') || 0),
+      ).toBeGreaterThan(0);
       expect(await paused.textContent()).toContain(tr('Paused subscriptions'));
       await shot(page, 'dashboard');
       await paused.getByRole('link').click();
       await page.waitForURL(/#\/subscriptions\?status=paused$/);
       await page.locator('#filter-q').fill(`paused${tag}`);
       await page.locator('#apply-filter').click();
-      await expect.poll(() => rowOf(`paused${tag}`).count()).toBe(1);
+      await poll(() => rowOf(`paused${tag}`).count()).toBe(1);
     });
 
     it('audit log: the actions of this file, filtered, and as CSV', async () => {
@@ -485,7 +488,7 @@ for (const language of ['vi', 'en'] as const) {
         `${api.baseUrl}/console#/audit?actor=${encodeURIComponent(people.admin.name)}&q=pay-${tag}`,
       );
       const rows = page.locator('#audit-body table tbody tr');
-      await expect.poll(() => rows.count()).toBe(3);
+      await poll(() => rows.count()).toBe(3);
       const actions = await rows.locator('td:nth-child(3)').allTextContents();
       expect(actions).toEqual(['payment.refund', 'payment.capture', 'payment.create']);
       await shot(page, 'audit-log');
