@@ -187,7 +187,7 @@ export function uploadPage(main, ctx) {
         ? h(
             'span',
             { class: 'filter' },
-            h('label', { for: 'sheet-choice' }, t('Sheet')),
+            h('label', { for: 'sheet-choice', class: 'visually-hidden' }, t('Sheet')),
             h(
               'select',
               {
