@@ -11,7 +11,7 @@ const forbiddenBuiltins = builtinModules
   .flatMap((name) => [name, `node:${name}`]);
 
 export default tseslint.config(
-  { ignores: ['node_modules/', '.data/', '.cache/', 'test-output/', 'api/console/vendor/'] },
+  { ignores: ['node_modules/', '.data/', '.cache/', 'test-output/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -57,45 +57,180 @@ export default tseslint.config(
       ),
     },
   },
-  {
-    files: ['workflows/**/*.ts'],
-    rules: {
-      '@typescript-eslint/no-restricted-imports': [
-        'error',
+  ...importDirections(),
+);
+
+/**
+ * DESIGN.md's import directions ("Layout"), at any folder depth: a folder pattern matches `../db/x`
+ * and `../../db/x` alike. Folders not named there (platform/: configuration, logging, codec) serve the
+ * process folders. Cycles, type imports included, are checked by `npm run lint:cycles`.
+ */
+function importDirections() {
+  /** An import of `folder` or anything in it, from any depth (`../db`, `../../db/knex`). */
+  const folder = (name, except = []) =>
+    `(^|/)${name}(/${except.length ? `(?!(${except.join('|')})$)` : ''}.*)?$`;
+  const forbid = (names, message, extra = {}) => ({
+    regex: `(${names.map((name) => folder(name)).join(')|(')})`,
+    message,
+    ...extra,
+  });
+  /** Workflow files that define a process; the rest of workflows/ (definitions, calendars, rules) is pure. */
+  const workflowImplementations = {
+    regex: folder('workflows', [
+      '[a-z-]+-definitions',
+      'billing-calendar',
+      'otp-rules',
+      'durations',
+      'search-attributes',
+    ]),
+  };
+  const direction = (files, patterns, paths = []) => ({
+    files,
+    rules: { '@typescript-eslint/no-restricted-imports': ['error', { paths, patterns }] },
+  });
+  return [
+    direction(
+      ['gateway/**/*.ts'],
+      [
+        forbid(
+          [
+            'sandbox',
+            'workflows',
+            'activities',
+            'workers',
+            'api',
+            'db',
+            'migrations',
+            'scripts',
+            'test',
+            'platform',
+          ],
+          'gateway/ is the protocol alone: it imports nothing of ours.',
+        ),
         {
-          paths: [
-            ...forbiddenBuiltins.map((name) => ({
-              name,
-              message: 'Workflow code must not use Node built-ins.',
-            })),
-            ...[
-              'knex',
-              'pg',
-              'express',
-              'pino',
-              '@temporalio/client',
-              '@temporalio/worker',
-              '@temporalio/activity',
-            ].map((name) => ({ name, message: 'Workflow code must not do I/O; call an activity instead.' })),
-          ],
-          patterns: [
-            {
-              group: [
-                '../activities/*',
-                '../activities',
-                '../db/*',
-                '../gateway/*',
-                '../api/*',
-                '../sandbox/*',
-                '../workers/*',
-              ],
-              allowTypeImports: true,
-              message:
-                'Workflows import only types from I/O folders; side effects go through proxyActivities.',
-            },
-          ],
+          group: ['@temporalio/*', 'express', 'knex', 'pg', 'pino'],
+          message: 'gateway/ knows nothing of Temporal, Express or the database.',
         },
       ],
-    },
-  },
-);
+    ),
+    direction(
+      ['sandbox/**/*.ts'],
+      [
+        forbid(
+          ['workflows', 'activities', 'workers', 'api', 'db', 'migrations', 'scripts', 'test', 'platform'],
+          'The sandbox simulates the gateway: it imports gateway/ only.',
+        ),
+      ],
+    ),
+    direction(
+      ['workflows/**/*.ts'],
+      [
+        forbid(
+          ['db', 'api', 'sandbox', 'workers', 'platform', 'migrations', 'scripts', 'test'],
+          'Workflow code does no I/O.',
+        ),
+        {
+          // Pure, dependency-free gateway facts may be imported as values: the result-code table and the limits.
+          regex: `(${folder('activities')})|(${folder('gateway', ['result-codes', 'limits'])})`,
+          allowTypeImports: true,
+          message: 'Workflows import only types from I/O folders; side effects go through proxyActivities.',
+        },
+      ],
+      [
+        ...forbiddenBuiltins.map((name) => ({ name, message: 'Workflow code must not use Node built-ins.' })),
+        ...[
+          'knex',
+          'pg',
+          'express',
+          'pino',
+          '@temporalio/client',
+          '@temporalio/worker',
+          '@temporalio/activity',
+        ].map((name) => ({ name, message: 'Workflow code must not do I/O; call an activity instead.' })),
+      ],
+    ),
+    direction(
+      ['activities/**/*.ts'],
+      [
+        forbid(
+          ['api', 'workers', 'sandbox', 'migrations', 'scripts', 'test'],
+          'Activities import gateway/ and db/.',
+        ),
+        {
+          ...workflowImplementations,
+          message: 'Activities share types with workflows through workflows/<process>-definitions.ts.',
+        },
+      ],
+    ),
+    direction(
+      ['api/**/*.ts'],
+      [
+        forbid(
+          ['activities', 'workers', 'sandbox', 'migrations', 'scripts', 'test'],
+          'The API imports gateway/, db/ and @temporalio/client.',
+        ),
+        {
+          ...workflowImplementations,
+          message:
+            'The API addresses workflows through workflows/<process>-definitions.ts, never their implementation.',
+        },
+        {
+          group: ['@temporalio/worker', '@temporalio/activity'],
+          message: 'The API starts and signals workflows; it runs none.',
+        },
+      ],
+    ),
+    direction(
+      ['db/**/*.ts'],
+      [
+        forbid(
+          ['gateway', 'activities', 'api', 'workers', 'sandbox', 'scripts', 'test'],
+          'db/ is tables and queries.',
+        ),
+        {
+          ...workflowImplementations,
+          message: 'db/ imports types from workflows/<process>-definitions.ts only.',
+        },
+        {
+          group: ['**/workflows/*-definitions'],
+          allowTypeImports: true,
+          message: 'db/ imports types from workflows/<process>-definitions.ts only.',
+        },
+        { group: ['@temporalio/*'], message: 'db/ knows nothing of Temporal.' },
+      ],
+    ),
+    direction(
+      ['workers/**/*.ts'],
+      [forbid(['api', 'sandbox', 'migrations', 'scripts', 'test'], 'Workers run workflows and activities.')],
+    ),
+    direction(
+      ['migrations/**/*.ts'],
+      [
+        forbid(
+          [
+            'gateway',
+            'sandbox',
+            'workflows',
+            'activities',
+            'workers',
+            'api',
+            'db',
+            'scripts',
+            'test',
+            'platform',
+          ],
+          'A migration stands alone: it must run the same years later, whatever the code became.',
+        ),
+      ],
+    ),
+    direction(
+      ['platform/**/*.ts'],
+      [
+        forbid(
+          ['sandbox', 'workflows', 'activities', 'workers', 'api', 'db', 'migrations', 'scripts', 'test'],
+          'platform/ serves the process folders; it imports only gateway/ facts.',
+        ),
+      ],
+    ),
+  ];
+}

@@ -1,7 +1,12 @@
-import { GatewayResultError, type GatewayClient } from '../gateway';
+import type { GatewayClient } from '../gateway';
 import type { Db } from '../db/knex';
-import type { DisbursementInput, DisbursementReceiver, DisbursementStatus } from '../workflows/disbursement';
-import { asActivityFailure, callGateway } from './gateway-failures';
+import { recordDisbursementStatus } from '../db/disbursements';
+import type {
+  DisbursementInput,
+  DisbursementReceiver,
+  DisbursementStatus,
+} from '../workflows/disbursement-definitions';
+import { askGateway, callGateway } from './gateway-calls';
 
 export interface DisbursementActivityDependencies {
   db: Db;
@@ -25,18 +30,6 @@ function method(receiver: DisbursementReceiver) {
   return bank;
 }
 
-/** Final answers come back as values; only transport trouble and "retry later" are retried. */
-async function answerOf<T>(call: () => Promise<T>) {
-  try {
-    return { ok: true as const, result: await call() };
-  } catch (error) {
-    if (error instanceof GatewayResultError && !error.retryable) {
-      return { ok: false as const, resultCode: error.resultCode, message: error.gatewayMessage };
-    }
-    throw asActivityFailure(error);
-  }
-}
-
 export function createDisbursementActivities({
   db,
   gateway,
@@ -45,21 +38,17 @@ export function createDisbursementActivities({
   return {
     async checkDisbursementWallet(input: { disbursementId: string; receiver: WalletReceiver }) {
       const orderId = await orderIdOf(db, input.disbursementId);
-      const answer = await answerOf(() =>
-        gateway.call('disbursement.verify', {
-          orderId: `${orderId}-chk`,
-          requestId: `${orderId}-chk`,
-          requestType: 'checkWallet',
-          disbursementMethod: {
-            walletId: input.receiver.walletId,
-            walletName: input.receiver.walletName,
-            personalId: input.receiver.personalId,
-          },
-        }),
-      );
-      return answer.ok
-        ? { resultCode: answer.result.resultCode, message: answer.result.message }
-        : { resultCode: answer.resultCode, message: answer.message };
+      const answer = await askGateway(gateway, 'disbursement.verify', {
+        orderId: `${orderId}-chk`,
+        requestId: `${orderId}-chk`,
+        requestType: 'checkWallet',
+        disbursementMethod: {
+          walletId: input.receiver.walletId,
+          walletName: input.receiver.walletName,
+          personalId: input.receiver.personalId,
+        },
+      });
+      return { resultCode: answer.resultCode, message: answer.message };
     },
 
     async disbursementBalance({ disbursementId }: { disbursementId: string }) {
@@ -75,23 +64,20 @@ export function createDisbursementActivities({
     /** requestId and orderId derive from the disbursement: a retry re-sends the same order, never a new one. */
     async payDisbursement(input: DisbursementInput) {
       const orderId = await orderIdOf(db, input.disbursementId);
-      const answer = await answerOf(() =>
-        gateway.call('disbursement.pay', {
-          orderId,
-          requestId: `${orderId}-pay`,
-          amount: input.amount,
-          requestType: input.receiver.kind === 'wallet' ? 'disburseToWallet' : 'disburseToBank',
-          disbursementMethod: method(input.receiver),
-          orderInfo: input.description,
-          ipnUrl: disbursementIpnUrl,
-          extraData: '',
-        }),
-      );
-      if (!answer.ok)
-        return { outcome: 'failed' as const, resultCode: answer.resultCode, message: answer.message };
-      const { resultCode, message, body } = answer.result;
+      const answer = await askGateway(gateway, 'disbursement.pay', {
+        orderId,
+        requestId: `${orderId}-pay`,
+        amount: input.amount,
+        requestType: input.receiver.kind === 'wallet' ? 'disburseToWallet' : 'disburseToBank',
+        disbursementMethod: method(input.receiver),
+        orderInfo: input.description,
+        ipnUrl: disbursementIpnUrl,
+        extraData: '',
+      });
+      const { resultCode, message, body } = answer;
+      if (!answer.accepted) return { outcome: 'failed' as const, resultCode, message };
       const transId = (body as { transId?: number }).transId;
-      if (resultCode === 0) {
+      if (answer.outcome === 'succeeded') {
         return {
           outcome: 'succeeded' as const,
           resultCode,
@@ -99,7 +85,7 @@ export function createDisbursementActivities({
           transId: transId === undefined ? undefined : String(transId),
         };
       }
-      // 7000/7002 pending; 40/41 "already submitted": either way the final result comes by notification.
+      // Pending, or already submitted: either way the final result comes by notification.
       return { outcome: 'pending' as const, resultCode, message };
     },
 
@@ -110,15 +96,7 @@ export function createDisbursementActivities({
       message?: string;
       transId?: string;
     }) {
-      await db('disbursements')
-        .where({ disbursement_id: input.disbursementId })
-        .update({
-          status: input.status,
-          ...(input.resultCode !== undefined ? { result_code: input.resultCode } : {}),
-          ...(input.message !== undefined ? { message: input.message } : {}),
-          ...(input.transId !== undefined ? { trans_id: input.transId } : {}),
-          updated_at: db.fn.now(),
-        });
+      await recordDisbursementStatus(db, input);
     },
   };
 }

@@ -7,17 +7,25 @@ import { createPayoutActivities } from './payouts';
 import { createRemittanceActivities } from './remittance';
 import { createStackCheckActivities } from './stack-check';
 import { createSubscriptionActivities, type SubscriptionSecrets } from './subscriptions';
-import { createTokenActivities, type TokenSettings } from './tokens';
+import { createTokenActivities } from './tokens';
+import { createWebhookActivities, type WebhookDeliverySettings } from './webhooks';
 
 export interface ActivityDependencies {
   db: Db;
   gateway: GatewayClient;
   /** Base URL the gateway uses to reach payrun's notification receivers (from configuration). */
   publicBaseUrl: string;
-  /** Merchant secret (aesToken) and the payload codec keyring (tokens at rest); without them subscriptions cannot bill. */
-  subscriptionSecrets?: SubscriptionSecrets;
-  /** Merchant secret (aesToken) and the payload codec keyring (tokens at rest); without them saved methods fail clearly. */
-  savedMethodSecrets?: TokenSettings;
+  /**
+   * The merchant secret (aesTokens are AES-encrypted with it) and the payload codec keyring (tokens at
+   * rest). Required: subscriptions and saved methods cannot work without them, so a worker built
+   * without them must not compile.
+   */
+  merchantSecrets: SubscriptionSecrets;
+  /**
+   * Opens endpoints' signing secrets (the payload codec keyring) and says whether http to loopback is
+   * allowed (development). Required: every worker delivers webhooks.
+   */
+  webhooks: WebhookDeliverySettings;
 }
 
 /** All activities, built from their dependencies so tests can hand in their own. */
@@ -32,7 +40,7 @@ export function createActivities(deps: ActivityDependencies) {
     ...createSubscriptionActivities({
       ...deps,
       subscriptionIpnUrl: `${deps.publicBaseUrl}${ipnPaths.subscription}`,
-      secrets: deps.subscriptionSecrets,
+      secrets: deps.merchantSecrets,
     }),
     ...createDisbursementActivities({
       ...deps,
@@ -47,8 +55,9 @@ export function createActivities(deps: ActivityDependencies) {
     ...createTokenActivities({
       ...deps,
       tokenIpnUrl: `${deps.publicBaseUrl}${ipnPaths.tokens}`,
-      tokens: deps.savedMethodSecrets,
+      tokens: deps.merchantSecrets,
     }),
+    ...createWebhookActivities(deps),
   };
 }
 

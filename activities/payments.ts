@@ -1,10 +1,10 @@
 import {
-  ASSUMED_CODES,
-  GatewayResultError,
-  GatewayValidationError,
+  isPending,
+  outcomeOf,
   type GatewayClient,
-  type GatewayResult,
   type OperationName,
+  type RequestFields,
+  type ResultOutcome,
 } from '../gateway';
 import type { Db } from '../db/knex';
 import {
@@ -23,9 +23,9 @@ import {
   type PaymentNotice,
   type PaymentStatus,
 } from '../workflows/payment-definitions';
-import type { RefundOutcome } from '../workflows/refund';
-import type { TerminalSettlementResult } from '../workflows/payment-terminal-settlement';
-import { asActivityFailure } from './gateway-failures';
+import type { RefundOutcome } from '../workflows/refund-definitions';
+import type { TerminalSettlementResult } from '../workflows/terminal-settlement-definitions';
+import { askGateway, type AskOptions } from './gateway-calls';
 
 export interface PaymentActivityDependencies {
   db: Db;
@@ -36,26 +36,6 @@ export interface PaymentActivityDependencies {
   cardPaymentIpnUrl: string;
   /** The customer's redirect lands here (GET, the notification parameters in the query). */
   paymentReturnUrl: string;
-}
-
-type Answer<Op extends OperationName> =
-  { ok: true; result: GatewayResult<Op> } | { ok: false; resultCode: number; message: string };
-
-/** Final answers and our own invalid requests come back as values; transport trouble is retried. */
-async function answerOf<Op extends OperationName>(
-  call: () => Promise<GatewayResult<Op>>,
-): Promise<Answer<Op>> {
-  try {
-    return { ok: true, result: await call() };
-  } catch (error) {
-    if (error instanceof GatewayResultError && !error.retryable) {
-      return { ok: false, resultCode: error.resultCode, message: error.gatewayMessage };
-    }
-    if (error instanceof GatewayValidationError) {
-      return { ok: false, resultCode: 20, message: error.message };
-    }
-    throw asActivityFailure(error);
-  }
 }
 
 const text = (value: unknown) => (value === undefined || value === null ? undefined : String(value));
@@ -94,7 +74,7 @@ function refundItemsFrom(
     return {
       ...item,
       resultCode: code,
-      status: code === 0 ? 'succeeded' : code === 7000 || code === 7002 ? 'pending' : 'failed',
+      status: itemStatusOf(outcomeOf(code)),
       ...(found.message !== undefined || found.resultDescription !== undefined
         ? { message: String(found.message ?? found.resultDescription) }
         : {}),
@@ -108,16 +88,13 @@ function refundItemsFrom(
 }
 
 /** What a confirm answer (or, after "already confirmed", the query) says happened to the authorization. */
-const confirmOutcomeOf = (code: number, action: ConfirmAction | undefined): ConfirmOutcome['outcome'] =>
-  code === 0 && action
-    ? action === 'capture'
-      ? 'captured'
-      : 'cancelled'
-    : code === ASSUMED_CODES.authorizationCancelled
-      ? 'cancelled'
-      : code === ASSUMED_CODES.authorizationExpired
-        ? 'expired'
-        : 'refused';
+const confirmOutcomeOf = (code: number, action: ConfirmAction | undefined): ConfirmOutcome['outcome'] => {
+  const outcome = outcomeOf(code);
+  if (outcome === 'succeeded' && action) return action === 'capture' ? 'captured' : 'cancelled';
+  if (outcome === 'authorization_cancelled') return 'cancelled';
+  if (outcome === 'authorization_expired') return 'expired';
+  return 'refused';
+};
 
 const CONFIRM_DESCRIPTION: Readonly<Record<ConfirmAction | 'hold-over', string>> = {
   capture: 'Captured by the merchant',
@@ -125,26 +102,33 @@ const CONFIRM_DESCRIPTION: Readonly<Record<ConfirmAction | 'hold-over', string>>
   'hold-over': 'Hold period over; released by the merchant',
 };
 
-const refundStatusOf = (code: number): RefundOutcome['status'] =>
-  code === 0 ? 'succeeded' : code === 7000 || code === 7002 || code === 10 ? 'pending' : 'failed';
+const itemStatusOf = (outcome: ResultOutcome): RefundItem['status'] =>
+  outcome === 'succeeded' ? 'succeeded' : isPending(outcome) ? 'pending' : 'failed';
+/** A refund the gateway is still processing (or could not answer for now) is pending. */
+const refundStatusOf = (code: number): RefundOutcome['status'] => {
+  const outcome = outcomeOf(code);
+  return outcome === 'retry_later' ? 'pending' : itemStatusOf(outcome);
+};
 
 export function createPaymentActivities(deps: PaymentActivityDependencies) {
   const { db, gateway } = deps;
+  /** Final answers and our own invalid requests come back as values; transport trouble is retried. */
+  const ask = <Op extends OperationName>(operation: Op, fields: RequestFields<Op>, options?: AskOptions) =>
+    askGateway(gateway, operation, fields, { ...options, invalidRequestIsAnswer: true });
 
   async function queryRefund({ refundId }: { refundId: string }): Promise<RefundOutcome> {
     const refund = await requireRefund(db, refundId);
-    const answer = await answerOf(() =>
-      gateway.call('refund.query', {
-        orderId: refund.order_id,
-        requestId: `${refund.order_id}-q${lookupSuffix()}`,
-        lang: 'en',
-      }),
-    );
-    const resultCode = answer.ok ? answer.result.resultCode : answer.resultCode;
-    const message = answer.ok ? answer.result.message : answer.message;
-    const body = answer.ok ? (answer.result.body as Record<string, unknown>) : {};
-    // 42 right after a create that was answered: the gateway has not seen it yet; keep asking.
-    const status = resultCode === 42 ? 'pending' : refundStatusOf(resultCode);
+    const answer = await ask('refund.query', {
+      orderId: refund.order_id,
+      requestId: `${refund.order_id}-q${lookupSuffix()}`,
+      lang: 'en',
+    });
+    const resultCode = answer.resultCode;
+    const message = answer.message;
+    // A refusal's body is not read: its items (if any) are not a record of this refund.
+    const body = answer.accepted ? answer.body : {};
+    // Not found right after a create that was answered: the gateway has not seen it yet; keep asking.
+    const status = outcomeOf(resultCode) === 'not_found' ? 'pending' : refundStatusOf(resultCode);
     const items = refundItemsFrom(
       refund.items,
       body.items as Array<Record<string, unknown>> | undefined,
@@ -170,27 +154,23 @@ export function createPaymentActivities(deps: PaymentActivityDependencies) {
       const row = await requirePayment(db, input.paymentId);
       const answer =
         row.request_type === 'pos'
-          ? await answerOf(() =>
-              gateway.call('payment.pos', {
-                orderId: row.order_id,
-                requestId: `${row.order_id}-c`,
-                amount: Number(row.amount),
-                paymentCode: input.paymentCode ?? '',
-                orderInfo: row.order_info,
-                extraData: row.extra_data,
-                ipnUrl: deps.paymentIpnUrl,
-                autoCapture: row.auto_capture,
-                ...row.request_details,
-                ...(row.store_id ? { storeId: row.store_id } : {}),
-              }),
-            )
-          : await answerOf(() =>
-              gateway.call(
-                `payment.${row.request_type}` as 'payment.captureWallet',
-                createFields(row, deps) as Parameters<GatewayClient['call']>[1],
-              ),
+          ? await ask('payment.pos', {
+              orderId: row.order_id,
+              requestId: `${row.order_id}-c`,
+              amount: Number(row.amount),
+              paymentCode: input.paymentCode ?? '',
+              orderInfo: row.order_info,
+              extraData: row.extra_data,
+              ipnUrl: deps.paymentIpnUrl,
+              autoCapture: row.auto_capture,
+              ...row.request_details,
+              ...(row.store_id ? { storeId: row.store_id } : {}),
+            })
+          : await ask(
+              `payment.${row.request_type}` as 'payment.captureWallet',
+              createFields(row, deps) as Parameters<GatewayClient['call']>[1],
             );
-      if (!answer.ok) {
+      if (!answer.accepted) {
         const notice: PaymentNotice = {
           resultCode: answer.resultCode,
           message: answer.message,
@@ -198,13 +178,12 @@ export function createPaymentActivities(deps: PaymentActivityDependencies) {
         };
         return { status: 'failed', notice };
       }
-      const { resultCode, message, classification } = answer.result;
-      const body = answer.result.body as Record<string, unknown>;
-      if (row.request_type === 'pos' && resultCode === 0) {
+      const { resultCode, message, action } = answer;
+      const body = answer.body;
+      if (row.request_type === 'pos' && answer.outcome === 'succeeded') {
         return { status: 'succeeded', notice: noticeOf(body, 'create') };
       }
-      const status: PaymentStatus =
-        classification.action === 'redirect-customer' ? 'awaiting_customer' : 'pending';
+      const status: PaymentStatus = action === 'redirect-customer' ? 'awaiting_customer' : 'pending';
       await updatePayment(db, input.paymentId, {
         status,
         result_code: resultCode,
@@ -221,15 +200,14 @@ export function createPaymentActivities(deps: PaymentActivityDependencies) {
 
     async queryPayment({ paymentId }: { paymentId: string }): Promise<PaymentNotice> {
       const row = await requirePayment(db, paymentId);
-      const answer = await answerOf(() =>
-        gateway.call('payment.query', {
-          orderId: row.order_id,
-          requestId: `${row.order_id}-q${lookupSuffix()}`,
-          lang: 'en',
-        }),
-      );
-      if (!answer.ok) return { resultCode: answer.resultCode, message: answer.message, source: 'query' };
-      return noticeOf(answer.result.body as Record<string, unknown>, 'query');
+      const answer = await ask('payment.query', {
+        orderId: row.order_id,
+        requestId: `${row.order_id}-q${lookupSuffix()}`,
+        lang: 'en',
+      });
+      if (!answer.accepted)
+        return { resultCode: answer.resultCode, message: answer.message, source: 'query' };
+      return noticeOf(answer.body, 'query');
     },
 
     async recordPaymentStatus(input: {
@@ -257,37 +235,33 @@ export function createPaymentActivities(deps: PaymentActivityDependencies) {
     }): Promise<ConfirmOutcome> {
       const row = await requirePayment(db, input.paymentId);
       const step = input.reason === 'hold-over' ? 'hold-over' : input.action;
-      const answer = await answerOf(() =>
-        gateway.call('payment.confirm', {
-          orderId: row.order_id,
-          requestId: `${row.order_id}-${step}`,
-          requestType: input.action,
-          amount: Number(row.amount),
-          description: CONFIRM_DESCRIPTION[step],
-          lang: 'en',
-        }),
-      );
-      if (!answer.ok)
+      const answer = await ask('payment.confirm', {
+        orderId: row.order_id,
+        requestId: `${row.order_id}-${step}`,
+        requestType: input.action,
+        amount: Number(row.amount),
+        description: CONFIRM_DESCRIPTION[step],
+        lang: 'en',
+      });
+      if (!answer.accepted)
         return {
           outcome: confirmOutcomeOf(answer.resultCode, undefined),
           resultCode: answer.resultCode,
           message: answer.message,
         };
-      const { resultCode, message, classification } = answer.result;
-      if (classification.action !== 'resolve-by-query')
+      const { resultCode, message, action } = answer;
+      if (action !== 'resolve-by-query')
         return { outcome: confirmOutcomeOf(resultCode, input.action), resultCode, message };
-      const asked = await answerOf(() =>
-        gateway.call('payment.query', {
-          orderId: row.order_id,
-          requestId: `${row.order_id}-q${lookupSuffix()}`,
-          lang: 'en',
-        }),
-      );
-      const code = asked.ok ? asked.result.resultCode : asked.resultCode;
+      const asked = await ask('payment.query', {
+        orderId: row.order_id,
+        requestId: `${row.order_id}-q${lookupSuffix()}`,
+        lang: 'en',
+      });
+      const code = asked.resultCode;
       return {
-        outcome: code === 0 ? 'captured' : confirmOutcomeOf(code, undefined),
+        outcome: outcomeOf(code) === 'succeeded' ? 'captured' : confirmOutcomeOf(code, undefined),
         resultCode: code,
-        message: asked.ok ? asked.result.message : asked.message,
+        message: asked.message,
       };
     },
 
@@ -337,30 +311,28 @@ export function createPaymentActivities(deps: PaymentActivityDependencies) {
       const refund = await requireRefund(db, refundId);
       const payment = await requirePayment(db, refund.payment_id);
       const transId = Number(payment.trans_id);
-      const answer = await answerOf(() =>
-        gateway.call(
-          'refund.create',
-          {
-            orderId: refund.order_id,
-            requestId: `${refund.order_id}-c`,
-            amount: Number(refund.amount),
-            transId,
-            description: refund.description,
-            lang: 'en',
-            ...(refund.items.length
-              ? {
-                  transGroup: refund.items.map((item) => ({
-                    itemId: item.itemId,
-                    amount: item.amount,
-                    transId,
-                  })),
-                }
-              : {}),
-          },
-          { context: { refundOf: payment.pay_type === 'domestic' ? 'domestic-card' : 'other' } },
-        ),
+      const answer = await ask(
+        'refund.create',
+        {
+          orderId: refund.order_id,
+          requestId: `${refund.order_id}-c`,
+          amount: Number(refund.amount),
+          transId,
+          description: refund.description,
+          lang: 'en',
+          ...(refund.items.length
+            ? {
+                transGroup: refund.items.map((item) => ({
+                  itemId: item.itemId,
+                  amount: item.amount,
+                  transId,
+                })),
+              }
+            : {}),
+        },
+        { context: { refundOf: payment.pay_type === 'domestic' ? 'domestic-card' : 'other' } },
       );
-      if (!answer.ok) {
+      if (!answer.accepted) {
         const failedItems = refund.items.map((item) => ({ ...item, status: 'failed' as const }));
         await recordRefundAnswer(db, refundId, {
           status: 'failed',
@@ -370,10 +342,10 @@ export function createPaymentActivities(deps: PaymentActivityDependencies) {
         });
         return { status: 'failed', resultCode: answer.resultCode, message: answer.message };
       }
-      const { resultCode, message, classification } = answer.result;
+      const { resultCode, message, action } = answer;
       // 40/41: already submitted (a retry after a lost answer): the query tells what happened.
-      if (classification.action === 'resolve-by-query') return queryRefund({ refundId });
-      const body = answer.result.body as Record<string, unknown>;
+      if (action === 'resolve-by-query') return queryRefund({ refundId });
+      const body = answer.body;
       const items = refundItemsFrom(
         refund.items,
         body.transGroup as Array<Record<string, unknown>> | undefined,
@@ -403,18 +375,16 @@ export function createPaymentActivities(deps: PaymentActivityDependencies) {
     async settleTerminal({ settlementId }: { settlementId: string }): Promise<TerminalSettlementResult> {
       const row = await db('terminal_settlements').where({ settlement_id: settlementId }).first();
       if (!row) throw new Error(`Settlement ${settlementId} has no record`);
-      const answer = await answerOf(() =>
-        gateway.call('card.settle', {
-          storeId: row.store_id,
-          serialNumber: row.serial_number,
-          requestId: row.request_id,
-        }),
-      );
-      const resultCode = answer.ok ? answer.result.resultCode : answer.resultCode;
-      const message = answer.ok ? answer.result.message : answer.message;
-      const settledPayments =
-        resultCode === 0 ? await markTerminalSettled(db, row.store_id, row.serial_number) : 0;
-      const status = resultCode === 0 ? 'settled' : 'failed';
+      const answer = await ask('card.settle', {
+        storeId: row.store_id,
+        serialNumber: row.serial_number,
+        requestId: row.request_id,
+      });
+      const resultCode = answer.resultCode;
+      const message = answer.message;
+      const settled = outcomeOf(resultCode) === 'succeeded';
+      const settledPayments = settled ? await markTerminalSettled(db, row.store_id, row.serial_number) : 0;
+      const status = settled ? 'settled' : 'failed';
       await db('terminal_settlements').where({ settlement_id: settlementId }).update({
         status,
         result_code: resultCode,

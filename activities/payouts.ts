@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Context } from '@temporalio/activity';
-import { GatewayResultError, type GatewayClient } from '../gateway';
+import { GatewayResultError, outcomeOf, type GatewayClient } from '../gateway';
 import type { Db } from '../db/knex';
 import {
   applyItemUpdates,
@@ -22,7 +22,7 @@ import type {
   RunStatus,
   StateCounts,
 } from '../workflows/payout-definitions';
-import { asActivityFailure, callGateway } from './gateway-failures';
+import { asActivityFailure, callGateway } from './gateway-calls';
 
 export interface PayoutActivityDependencies {
   db: Db;
@@ -113,7 +113,7 @@ export function createPayoutActivities({ db, gateway, batchIpnUrl }: PayoutActiv
         // 0: accepted; 40/41: this batch was already submitted — its outcome comes by IPN or query.
         return { outcome: 'accepted', amount };
       } catch (error) {
-        if (error instanceof GatewayResultError && error.resultCode === 1100)
+        if (error instanceof GatewayResultError && error.outcome === 'merchant_balance_short')
           return { outcome: 'insufficient_funds', amount };
         throw asActivityFailure(error);
       }
@@ -134,7 +134,7 @@ export function createPayoutActivities({ db, gateway, batchIpnUrl }: PayoutActiv
           pageNum,
         });
         const body = page.body as Record<string, unknown>;
-        if (page.resultCode !== 0)
+        if (outcomeOf(page.resultCode) !== 'succeeded')
           return { validating: true, counts: await itemCounts(db, { batch_id: batchId }) };
         totalPages = Number(body.totalPages ?? 1);
         totals = gatewayTotals(body);
@@ -189,7 +189,7 @@ export function createPayoutActivities({ db, gateway, batchIpnUrl }: PayoutActiv
         });
         return { outcome: 'accepted' };
       } catch (error) {
-        if (error instanceof GatewayResultError && error.resultCode === 1100)
+        if (error instanceof GatewayResultError && error.outcome === 'merchant_balance_short')
           return { outcome: 'insufficient_funds' };
         throw asActivityFailure(error);
       }

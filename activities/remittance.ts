@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/activity';
-import { GatewayResultError, type GatewayClient } from '../gateway';
+import { isPending, type GatewayClient } from '../gateway';
 import type { Db } from '../db/knex';
 import {
   getQuote,
@@ -12,14 +12,13 @@ import {
 } from '../db/remittances';
 import {
   FINAL_REMITTANCE_STATUSES,
-  isPendingCode,
   remittanceOrderIds,
   type BaseCurrency,
   type RemittanceResult,
   type RemittanceStatus,
   type ResultSource,
 } from '../workflows/remittance-definitions';
-import { asActivityFailure, callGateway } from './gateway-failures';
+import { askGateway, callGateway } from './gateway-calls';
 
 export interface RemittanceActivityDependencies {
   db: Db;
@@ -144,26 +143,21 @@ export function createRemittanceActivities({
         personalId?: string;
       };
       const orderId = remittanceOrderIds(remittanceId).verify;
-      try {
-        const result = await gateway.call('remittance.verify', {
-          orderId,
-          requestId: orderId,
-          requestType: 'checkWallet',
-          receiver: {
-            walletId: receiver.walletId,
-            walletName: receiver.walletName,
-            personalId: receiver.personalId ?? null,
-          },
-        });
-        if (result.resultCode === 0) return { accepted: true };
-        // 40: the same check is still running at the gateway.
-        throw stillInProgress('remittance.verify');
-      } catch (error) {
-        if (error instanceof GatewayResultError && !error.retryable) {
-          return { accepted: false, resultCode: error.resultCode, message: error.gatewayMessage };
-        }
-        throw asActivityFailure(error);
-      }
+      const answer = await askGateway(gateway, 'remittance.verify', {
+        orderId,
+        requestId: orderId,
+        requestType: 'checkWallet',
+        receiver: {
+          walletId: receiver.walletId,
+          walletName: receiver.walletName,
+          personalId: receiver.personalId ?? null,
+        },
+      });
+      if (!answer.accepted)
+        return { accepted: false, resultCode: answer.resultCode, message: answer.message };
+      if (answer.outcome === 'succeeded') return { accepted: true };
+      // Already submitted: the same check is still running at the gateway.
+      throw stillInProgress('remittance.verify');
     },
 
     /** disbursement/balance of one currency group (VND or the foreign currency being converted). */
@@ -197,29 +191,22 @@ export function createRemittanceActivities({
       const remittance = await loadRemittance(db, input.remittanceId);
       const quote = await getQuote(db, input.remittanceId, input.quoteSeq);
       const orderId = remittanceOrderIds(input.remittanceId).buy;
-      let body: Record<string, unknown>;
-      try {
-        const result = await gateway.call('remittance.buy', {
-          orderId,
-          requestId: orderId,
-          rateInfo: {
-            baseCurrency: remittance.base_currency,
-            exchangeCurrency: 'VND',
-            rate: input.rate,
-            amount: input.foreignAmount,
-          },
-        });
-        if (result.resultCode === 40) throw stillInProgress('remittance.buy');
-        if (result.resultCode !== 0)
-          return { outcome: 'unknown', resultCode: result.resultCode, message: result.message ?? '' };
-        body = result.body;
-      } catch (error) {
-        if (error instanceof GatewayResultError && !error.retryable) {
-          return { outcome: 'refused', resultCode: error.resultCode, message: error.gatewayMessage };
-        }
-        throw asActivityFailure(error);
-      }
-      const rateInfo = (body.rateInfo ?? {}) as { rate?: number; exchangeAmount?: number };
+      const answer = await askGateway(gateway, 'remittance.buy', {
+        orderId,
+        requestId: orderId,
+        rateInfo: {
+          baseCurrency: remittance.base_currency,
+          exchangeCurrency: 'VND',
+          rate: input.rate,
+          amount: input.foreignAmount,
+        },
+      });
+      if (!answer.accepted)
+        return { outcome: 'refused', resultCode: answer.resultCode, message: answer.message };
+      if (answer.outcome === 'duplicate_request') throw stillInProgress('remittance.buy');
+      if (answer.outcome !== 'succeeded')
+        return { outcome: 'unknown', resultCode: answer.resultCode, message: answer.message };
+      const rateInfo = (answer.body.rateInfo ?? {}) as { rate?: number; exchangeAmount?: number };
       const rate = Number(rateInfo.rate ?? input.rate);
       const exchangeAmount = Number(rateInfo.exchangeAmount);
       await updateRemittance(db, input.remittanceId, {
@@ -246,33 +233,26 @@ export function createRemittanceActivities({
     }): Promise<CreateOutcome> {
       const remittance = await loadRemittance(db, remittanceId);
       const orderId = remittanceOrderIds(remittanceId).create;
-      try {
-        const result = await gateway.call('remittance.create', {
-          orderId,
-          requestId: `${orderId}-create`,
-          requestType: remittance.request_type,
-          receiver: remittance.receiver_details,
-          amount,
-          ipnUrl: remittanceIpnUrl,
-          orderInfo: remittance.order_info,
-          lang: 'en',
-          remittanceInfo: remittance.remittance_info,
-          autoCapture: remittance.auto_capture,
-          extraData: '',
-        } as Parameters<typeof gateway.call<'remittance.create'>>[1]);
-        const message = result.message ?? '';
-        const transId = transIdOf(result.body);
-        if (result.resultCode === 0) return { outcome: 'succeeded', resultCode: 0, message, transId };
-        if (isPendingCode(result.resultCode))
-          return { outcome: 'pending', resultCode: result.resultCode, message, transId };
-        if (result.resultCode === 40) throw stillInProgress('remittance.create');
-        return { outcome: 'duplicate', resultCode: result.resultCode, message };
-      } catch (error) {
-        if (error instanceof GatewayResultError && !error.retryable) {
-          return { outcome: 'refused', resultCode: error.resultCode, message: error.gatewayMessage };
-        }
-        throw asActivityFailure(error);
-      }
+      const answer = await askGateway(gateway, 'remittance.create', {
+        orderId,
+        requestId: `${orderId}-create`,
+        requestType: remittance.request_type,
+        receiver: remittance.receiver_details,
+        amount,
+        ipnUrl: remittanceIpnUrl,
+        orderInfo: remittance.order_info,
+        lang: 'en',
+        remittanceInfo: remittance.remittance_info,
+        autoCapture: remittance.auto_capture,
+        extraData: '',
+      } as Parameters<typeof gateway.call<'remittance.create'>>[1]);
+      const { resultCode, message, outcome } = answer;
+      if (!answer.accepted) return { outcome: 'refused', resultCode, message };
+      const transId = transIdOf(answer.body);
+      if (outcome === 'succeeded') return { outcome: 'succeeded', resultCode, message, transId };
+      if (isPending(outcome)) return { outcome: 'pending', resultCode, message, transId };
+      if (outcome === 'duplicate_request') throw stillInProgress('remittance.create');
+      return { outcome: 'duplicate', resultCode, message };
     },
 
     /**
@@ -282,23 +262,21 @@ export function createRemittanceActivities({
      */
     async queryRemittanceResult({ remittanceId }: { remittanceId: string }): Promise<QueryOutcome> {
       const orderId = remittanceOrderIds(remittanceId).create;
-      try {
-        const result = await gateway.call('payment.query', { orderId, requestId: lookupId(orderId, 'q') });
-        const message = result.message ?? '';
-        if (result.resultCode === 0)
-          return { state: 'succeeded', resultCode: 0, message, transId: transIdOf(result.body) };
-        if (isPendingCode(result.resultCode))
-          return { state: 'pending', resultCode: result.resultCode, message };
-        return { state: 'unknown', resultCode: result.resultCode, message };
-      } catch (error) {
-        if (error instanceof GatewayResultError && !error.retryable) {
-          const transId = transIdOf(error.body);
-          if (error.body.orderId === orderId && transId !== undefined)
-            return { state: 'failed', resultCode: error.resultCode, message: error.gatewayMessage, transId };
-          return { state: 'unknown', resultCode: error.resultCode, message: error.gatewayMessage };
-        }
-        throw asActivityFailure(error);
+      const answer = await askGateway(gateway, 'payment.query', {
+        orderId,
+        requestId: lookupId(orderId, 'q'),
+      });
+      const { resultCode, message, outcome, body } = answer;
+      const transId = transIdOf(body);
+      if (!answer.accepted) {
+        // A refusal that names our order with a transId is the remittance's own failure.
+        if (body.orderId === orderId && transId !== undefined)
+          return { state: 'failed', resultCode, message, transId };
+        return { state: 'unknown', resultCode, message };
       }
+      if (outcome === 'succeeded') return { state: 'succeeded', resultCode, message, transId };
+      if (isPending(outcome)) return { state: 'pending', resultCode, message };
+      return { state: 'unknown', resultCode, message };
     },
 
     async recordRemittanceStatus(input: {

@@ -5,7 +5,15 @@
  * for each charge: the workflow (and so its history) only ever sees the subscription id.
  */
 import { ApplicationFailure } from '@temporalio/activity';
-import { decryptAesToken, GatewayResultError, type GatewayClient } from '../gateway';
+import {
+  decryptAesToken,
+  isAlreadySubmitted,
+  isPending,
+  outcomeOf,
+  type GatewayClient,
+  type OperationName,
+  type RequestFields,
+} from '../gateway';
 import type { Db } from '../db/knex';
 import {
   requireSubscription,
@@ -15,15 +23,10 @@ import {
   type SubscriptionUpdate,
 } from '../db/subscriptions';
 import { gatewayNextPaymentDate, type Frequency } from '../workflows/billing-calendar';
-import {
-  chargeOrderId,
-  isPendingCode,
-  manageOrderId,
-  type SubscriptionStatus,
-} from '../workflows/subscription-definitions';
+import { chargeOrderId, manageOrderId, type SubscriptionStatus } from '../workflows/subscription-definitions';
 import type { CodecKeyring } from '../platform/payload-codec';
 import { openSecret, sealSecret } from '../platform/sealed-secrets';
-import { asActivityFailure } from './gateway-failures';
+import { askGateway, type AskOptions } from './gateway-calls';
 
 export interface SubscriptionSecrets {
   /** The merchant secret key: aesToken is AES-encrypted with it (gateway/README assumption 7). */
@@ -36,8 +39,8 @@ export interface SubscriptionActivityDependencies {
   db: Db;
   gateway: GatewayClient;
   subscriptionIpnUrl: string;
-  /** Without them a subscription cannot be activated or charged (a non-retryable failure says so). */
-  secrets?: SubscriptionSecrets;
+  /** Required: without them a subscription can be neither activated nor charged. */
+  secrets: SubscriptionSecrets;
 }
 
 interface StoredToken {
@@ -52,29 +55,6 @@ const sealToken = (token: StoredToken, keyring: CodecKeyring, subscriptionId: st
 const openToken = (sealed: string, keyring: CodecKeyring, subscriptionId: string) =>
   JSON.parse(openSecret(sealed, keyring, subscriptionId)) as StoredToken;
 
-/** Final answers come back as values; transport trouble and "retry later" are retried by Temporal. */
-async function answerOf<T extends { resultCode: number; message: string; body: unknown }>(
-  call: () => Promise<T>,
-) {
-  try {
-    const result = await call();
-    return {
-      resultCode: result.resultCode,
-      message: result.message,
-      body: result.body as Record<string, unknown>,
-    };
-  } catch (error) {
-    if (error instanceof GatewayResultError && !error.retryable) {
-      return {
-        resultCode: error.resultCode,
-        message: error.gatewayMessage,
-        body: {} as Record<string, unknown>,
-      };
-    }
-    throw asActivityFailure(error);
-  }
-}
-
 const text = (value: unknown) =>
   value === undefined || value === null || value === '' ? undefined : String(value);
 
@@ -84,13 +64,14 @@ export function createSubscriptionActivities({
   subscriptionIpnUrl,
   secrets,
 }: SubscriptionActivityDependencies) {
-  const requireSecrets = (): SubscriptionSecrets => {
-    if (!secrets)
-      throw ApplicationFailure.nonRetryable(
-        'Subscription secrets are not configured (the payload codec keyring and the merchant secret).',
-        'SubscriptionNotConfigured',
-      );
-    return secrets;
+  /** Final answers come back as values (a refusal's body is not read); the rest is retried or typed. */
+  const ask = async <Op extends OperationName>(
+    operation: Op,
+    fields: RequestFields<Op>,
+    options?: AskOptions,
+  ) => {
+    const answer = await askGateway(gateway, operation, fields, options);
+    return answer.accepted ? answer : { ...answer, body: {} as Record<string, unknown> };
   };
   const tokenOf = async (subscriptionId: string) => {
     const row = await requireSubscription(db, subscriptionId);
@@ -99,7 +80,7 @@ export function createSubscriptionActivities({
         `Subscription ${subscriptionId} has no token`,
         'SubscriptionWithoutToken',
       );
-    return { row, token: openToken(row.token_ciphertext, requireSecrets().keyring, subscriptionId) };
+    return { row, token: openToken(row.token_ciphertext, secrets.keyring, subscriptionId) };
   };
 
   return {
@@ -116,19 +97,17 @@ export function createSubscriptionActivities({
         ...(row.requested_next_payment_date ? { nextPaymentDate: row.requested_next_payment_date } : {}),
         ...(row.expiry_date ? { expiryDate: row.expiry_date } : {}),
       };
-      const answer = await answerOf(() =>
-        gateway.call('subscription.start', {
-          orderId: subscriptionId,
-          requestId: `${subscriptionId}-start`,
-          amount: Number(row.initial_amount),
-          orderInfo: row.order_info || row.name,
-          partnerClientId: row.partner_client_id,
-          ipnUrl: subscriptionIpnUrl,
-          redirectUrl: subscriptionIpnUrl.replace(/\/ipn\/.*$/, '/'),
-          extraData: '',
-          subscriptionInfo: info,
-        }),
-      );
+      const answer = await ask('subscription.start', {
+        orderId: subscriptionId,
+        requestId: `${subscriptionId}-start`,
+        amount: Number(row.initial_amount),
+        orderInfo: row.order_info || row.name,
+        partnerClientId: row.partner_client_id,
+        ipnUrl: subscriptionIpnUrl,
+        redirectUrl: subscriptionIpnUrl.replace(/\/ipn\/.*$/, '/'),
+        extraData: '',
+        subscriptionInfo: info,
+      });
       await updateSubscription(db, subscriptionId, {
         start_result_code: answer.resultCode,
         start_message: answer.message,
@@ -141,12 +120,10 @@ export function createSubscriptionActivities({
 
     /** When the authorization IPN is late: api/query on the initial orderId (7000 = customer not done yet). */
     async checkSubscriptionAuthorization({ subscriptionId }: { subscriptionId: string }) {
-      const answer = await answerOf(() =>
-        gateway.call('payment.query', {
-          orderId: subscriptionId,
-          requestId: `${subscriptionId}-q${Date.now().toString(36)}`,
-        }),
-      );
+      const answer = await ask('payment.query', {
+        orderId: subscriptionId,
+        requestId: `${subscriptionId}-q${Date.now().toString(36)}`,
+      });
       return { resultCode: answer.resultCode, message: answer.message, transId: text(answer.body.transId) };
     },
 
@@ -155,30 +132,26 @@ export function createSubscriptionActivities({
      * here with the merchant secret and sealed at rest. Returns nothing secret.
      */
     async activateSubscription(input: { subscriptionId: string; callbackToken?: string }) {
-      const keys = requireSecrets();
+      const keys = secrets;
       const row = await requireSubscription(db, input.subscriptionId);
       let callbackToken = input.callbackToken;
       if (!callbackToken) {
-        const found = await answerOf(() =>
-          gateway.call('tokenization.cbQuery', {
-            orderId: input.subscriptionId,
-            requestId: `${input.subscriptionId}-cbq`,
-            partnerClientId: row.partner_client_id,
-          }),
-        );
+        const found = await ask('tokenization.cbQuery', {
+          orderId: input.subscriptionId,
+          requestId: `${input.subscriptionId}-cbq`,
+          partnerClientId: row.partner_client_id,
+        });
         callbackToken = text(found.body.callbackToken);
         if (!callbackToken) return { resultCode: found.resultCode, message: found.message };
       }
-      const created = await answerOf(() =>
-        gateway.call('subscription.create', {
-          orderId: input.subscriptionId,
-          requestId: `${input.subscriptionId}-create`,
-          partnerClientId: row.partner_client_id,
-          callbackToken: callbackToken!,
-        }),
-      );
+      const created = await ask('subscription.create', {
+        orderId: input.subscriptionId,
+        requestId: `${input.subscriptionId}-create`,
+        partnerClientId: row.partner_client_id,
+        callbackToken: callbackToken!,
+      });
       const aesToken = text(created.body.aesToken);
-      if (created.resultCode !== 0 || !aesToken)
+      if (outcomeOf(created.resultCode) !== 'succeeded' || !aesToken)
         return { resultCode: created.resultCode, message: created.message };
       const payload = decryptAesToken(aesToken, keys.merchantSecretKey) as {
         value: string;
@@ -193,7 +166,7 @@ export function createSubscriptionActivities({
         ),
         user_alias: payload.userAlias ?? null,
       });
-      return { resultCode: 0, message: created.message };
+      return { resultCode: created.resultCode, message: created.message };
     },
 
     /**
@@ -225,27 +198,27 @@ export function createSubscriptionActivities({
         next_payment_date_sent: input.nextPaymentDate,
       };
       await upsertCharge(db, { ...base, status: 'submitted' });
-      const answer = await answerOf(() =>
-        gateway.call(
-          'subscription.pay',
-          {
-            orderId,
-            requestId,
-            amount: input.amount,
-            token: { value: token.value, initialOrderId: token.initialOrderId },
-            partnerClientId: row.partner_client_id,
-            orderInfo: `${row.name} cycle ${input.cycle}`.slice(0, 200),
-            extraData: '',
-            nextPaymentDate: input.nextPaymentDate,
-          },
-          { context: { recurringAmount: Number(row.recurring_amount) } },
-        ),
+      const answer = await ask(
+        'subscription.pay',
+        {
+          orderId,
+          requestId,
+          amount: input.amount,
+          token: { value: token.value, initialOrderId: token.initialOrderId },
+          partnerClientId: row.partner_client_id,
+          orderInfo: `${row.name} cycle ${input.cycle}`.slice(0, 200),
+          extraData: '',
+          nextPaymentDate: input.nextPaymentDate,
+        },
+        { context: { recurringAmount: Number(row.recurring_amount) } },
       );
       const transId = text(answer.body.transId);
+      // Already submitted (a retry after a lost answer) is pending too: the query tells the outcome.
+      const answered = outcomeOf(answer.resultCode);
       const outcome: 'succeeded' | 'failed' | 'pending' =
-        answer.resultCode === 0
+        answered === 'succeeded'
           ? 'succeeded'
-          : isPendingCode(answer.resultCode) || answer.resultCode === 40 || answer.resultCode === 41
+          : isPending(answered) || isAlreadySubmitted(answered)
             ? 'pending'
             : 'failed';
       await upsertCharge(db, {
@@ -272,9 +245,7 @@ export function createSubscriptionActivities({
       check: number;
     }) {
       const orderId = chargeOrderId(input.subscriptionId, input.cycle, input.attempt);
-      const answer = await answerOf(() =>
-        gateway.call('payment.query', { orderId, requestId: `${orderId}-q${input.check}` }),
-      );
+      const answer = await ask('payment.query', { orderId, requestId: `${orderId}-q${input.check}` });
       return { resultCode: answer.resultCode, message: answer.message, transId: text(answer.body.transId) };
     },
 
@@ -286,18 +257,16 @@ export function createSubscriptionActivities({
     }) {
       const { row, token } = await tokenOf(input.subscriptionId);
       const orderId = manageOrderId(input.subscriptionId, input.seq);
-      const answer = await answerOf(() =>
-        gateway.call('subscription.manage', {
-          orderId,
-          requestId: `${orderId}-${input.action}`,
-          token: { value: token.value, initialOrderId: token.initialOrderId },
-          partnerClientId: row.partner_client_id,
-          action: input.action,
-          ...(input.action === 'reactivate' ? { ipnUrl: subscriptionIpnUrl } : {}),
-        }),
-      );
+      const answer = await ask('subscription.manage', {
+        orderId,
+        requestId: `${orderId}-${input.action}`,
+        token: { value: token.value, initialOrderId: token.initialOrderId },
+        partnerClientId: row.partner_client_id,
+        action: input.action,
+        ...(input.action === 'reactivate' ? { ipnUrl: subscriptionIpnUrl } : {}),
+      });
       const payUrl = text(answer.body.payUrl);
-      if (input.action === 'reactivate' && answer.resultCode === 8000) {
+      if (input.action === 'reactivate' && outcomeOf(answer.resultCode) === 'redirect_customer') {
         await updateSubscription(db, input.subscriptionId, {
           reactivation_order_id: orderId,
           reactivation_pay_url: payUrl ?? null,

@@ -6,8 +6,13 @@
 import { randomUUID } from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/activity';
 import {
+  codeOf,
   decryptAesToken,
-  GatewayResultError,
+  isAlreadySubmitted,
+  isPending,
+  isUndecided,
+  outcomeOf,
+  type ResultOutcome,
   type GatewayClient,
   type OperationName,
   type RequestFields,
@@ -18,15 +23,16 @@ import {
   getSavedMethod,
   getTokenPayment,
   recentOtpAttempts,
+  updateTokenPayment,
   recordOtpAttempt,
   type SavedMethodRow,
 } from '../db/saved-methods';
 import type { CodecKeyring } from '../platform/payload-codec';
 import { openSecret, sealSecret } from '../platform/sealed-secrets';
-import type { BindingLinks, BindingStatus, SavedMethodKind } from '../workflows/binding';
-import type { OtpAttemptOutcome } from '../workflows/otp-rules';
-import type { TokenPaymentState } from '../workflows/token-payment';
-import { asActivityFailure } from './gateway-failures';
+import type { BindingLinks, BindingStatus, SavedMethodKind } from '../workflows/binding-definitions';
+import type { OtpAttemptOutcome } from '../workflows/token-payment-definitions';
+import type { TokenPaymentState } from '../workflows/token-payment-definitions';
+import { askGateway, type AskOptions } from './gateway-calls';
 
 export interface TokenSettings {
   /** The merchant secret key: aesToken is AES-encrypted with it (document 1, security 6). */
@@ -39,7 +45,8 @@ export interface TokenActivityDependencies {
   db: Db;
   gateway: GatewayClient;
   tokenIpnUrl: string;
-  tokens?: TokenSettings;
+  /** Required: without them no method can be bound or charged. */
+  tokens: TokenSettings;
 }
 
 /** Authenticated context of a saved-method token: it opens only as one. */
@@ -54,46 +61,23 @@ const BINDING_OPERATION = {
 /** The user behind a gateway client id (wallet links are n<NNN>_<user>). */
 export const userOfClientId = (gatewayClientId: string) => gatewayClientId.replace(/^n\d{3}_/, '');
 
-type Answer =
-  | { ok: true; resultCode: number; message: string; body: Record<string, unknown> }
-  | { ok: false; resultCode: number; message: string };
-
-/** Final answers come back as values; transport trouble and "retry later" are retried by Temporal. */
-async function ask<Op extends OperationName>(
-  gateway: GatewayClient,
-  operation: Op,
-  fields: RequestFields<Op>,
-  options?: Parameters<GatewayClient['call']>[2],
-  passThrough: (error: GatewayResultError) => boolean = () => false,
-): Promise<Answer> {
-  try {
-    const result = await gateway.call(operation, fields, options);
-    return {
-      ok: true,
-      resultCode: result.resultCode,
-      message: result.message,
-      body: result.body as Record<string, unknown>,
-    };
-  } catch (error) {
-    if (error instanceof GatewayResultError && (!error.retryable || passThrough(error))) {
-      return { ok: false, resultCode: error.resultCode, message: error.gatewayMessage };
-    }
-    throw asActivityFailure(error);
-  }
-}
+const OTP_ATTEMPT_OUTCOMES: Partial<Record<ResultOutcome, OtpAttemptOutcome>> = {
+  otp_wrong: 'wrong',
+  otp_expired: 'expired',
+  otp_locked: 'locked',
+  otp_too_soon: 'too_soon',
+  otp_sms_limit: 'sms_limit',
+};
+/** What one tokenization/verify did: accepted (paid or pending), or why the code was refused. */
+const otpAttemptOutcomeOf = (outcome: ResultOutcome): OtpAttemptOutcome =>
+  outcome === 'succeeded' || isPending(outcome) ? 'accepted' : (OTP_ATTEMPT_OUTCOMES[outcome] ?? 'error');
 
 const text = (value: unknown) => (value === undefined || value === null ? undefined : String(value));
 
 export function createTokenActivities({ db, gateway, tokenIpnUrl, tokens }: TokenActivityDependencies) {
-  const settings = (): TokenSettings => {
-    if (!tokens) {
-      throw ApplicationFailure.nonRetryable(
-        'Saved methods are not configured on this worker (merchant secret key and token keyring).',
-        'TokensNotConfigured',
-      );
-    }
-    return tokens;
-  };
+  /** Final answers come back as values; transport trouble and "retry later" are retried by Temporal. */
+  const ask = <Op extends OperationName>(operation: Op, fields: RequestFields<Op>, options?: AskOptions) =>
+    askGateway(gateway, operation, fields, options);
 
   const bindingOf = async (bindingId: string) => {
     const row = await getBinding(db, bindingId);
@@ -110,7 +94,7 @@ export function createTokenActivities({ db, gateway, tokenIpnUrl, tokens }: Toke
     return { payment, method };
   };
   const tokenOf = (method: SavedMethodRow) => ({
-    value: openSecret(method.token_ciphertext, settings().keyring, TOKEN_CONTEXT),
+    value: openSecret(method.token_ciphertext, tokens.keyring, TOKEN_CONTEXT),
     requireSecurityCode: false,
   });
 
@@ -124,13 +108,13 @@ export function createTokenActivities({ db, gateway, tokenIpnUrl, tokens }: Toke
       ? text((JSON.parse(stored.raw_body) as Record<string, unknown>).callbackToken)
       : undefined;
     if (fromIpn) return fromIpn;
-    const asked = await ask(gateway, 'tokenization.cbQuery', {
+    const asked = await ask('tokenization.cbQuery', {
       orderId,
       requestId: `${orderId}-cbqx`,
       partnerClientId: gatewayClientId,
       lang: 'en',
     });
-    return asked.ok ? text(asked.body.callbackToken) : undefined;
+    return asked.accepted ? text(asked.body.callbackToken) : undefined;
   };
 
   return {
@@ -142,7 +126,7 @@ export function createTokenActivities({ db, gateway, tokenIpnUrl, tokens }: Toke
       const row = await bindingOf(bindingId);
       const operation = BINDING_OPERATION[row.kind];
       const userInfo = row.user_info;
-      const answer = await ask(gateway, operation, {
+      const answer = await ask(operation, {
         orderId: row.order_id,
         requestId: `${row.order_id}-create`,
         amount: Number(row.amount),
@@ -155,8 +139,11 @@ export function createTokenActivities({ db, gateway, tokenIpnUrl, tokens }: Toke
         lang: 'en',
         ...(Object.keys(userInfo).length ? { userInfo } : {}),
       } as RequestFields<typeof operation>);
-      if (!answer.ok) return answer;
-      if (answer.resultCode !== 0 && answer.resultCode !== 40 && answer.resultCode !== 41) {
+      if (!answer.accepted)
+        return { ok: false as const, resultCode: answer.resultCode, message: answer.message };
+      const created = outcomeOf(answer.resultCode);
+      // Already submitted (a retry after a lost answer): the link stands; its outcome comes by IPN or query.
+      if (created !== 'succeeded' && !isAlreadySubmitted(created)) {
         return { ok: false, resultCode: answer.resultCode, message: answer.message };
       }
       const links: BindingLinks = {
@@ -180,17 +167,13 @@ export function createTokenActivities({ db, gateway, tokenIpnUrl, tokens }: Toke
     /** tokenization/cbQuery without handing the callbackToken to the workflow. */
     async queryBindingCallback({ bindingId, attempt }: { bindingId: string; attempt: number }) {
       const row = await bindingOf(bindingId);
-      const answer = await ask(gateway, 'tokenization.cbQuery', {
+      const answer = await ask('tokenization.cbQuery', {
         orderId: row.order_id,
         requestId: `${row.order_id}-cbq${attempt}`,
         partnerClientId: row.gateway_client_id,
         lang: 'en',
       });
-      return {
-        resultCode: answer.resultCode,
-        message: answer.message,
-        hasCallbackToken: answer.ok && Boolean(answer.body.callbackToken),
-      };
+      return { resultCode: answer.resultCode, message: answer.message };
     },
 
     /** tokenization/bind → decrypt aesToken → store it sealed with its display fields. Idempotent. */
@@ -204,21 +187,31 @@ export function createTokenActivities({ db, gateway, tokenIpnUrl, tokens }: Toke
       if (existing) return { ok: true, methodId: existing.method_id };
       const callbackToken = await callbackTokenOf(row.order_id, row.gateway_client_id);
       if (!callbackToken)
-        return { ok: false, resultCode: 2001, message: 'No callbackToken for this binding.' };
-      const answer = await ask(gateway, 'tokenization.bind', {
+        return {
+          ok: false,
+          resultCode: codeOf('token_invalid'),
+          message: 'No callbackToken for this binding.',
+        };
+      const answer = await ask('tokenization.bind', {
         orderId: row.order_id,
         requestId: `${row.order_id}-bind`,
         callbackToken,
         partnerClientId: row.gateway_client_id,
         lang: 'en',
       });
-      if (!answer.ok) return answer;
-      const payload = decryptAesToken(String(answer.body.aesToken), settings().merchantSecretKey) as Record<
+      if (!answer.accepted)
+        return { ok: false as const, resultCode: answer.resultCode, message: answer.message };
+      const payload = decryptAesToken(String(answer.body.aesToken), tokens.merchantSecretKey) as Record<
         string,
         unknown
       >;
       const value = text(payload.value);
-      if (!value) return { ok: false, resultCode: 2001, message: 'The recurring token carries no value.' };
+      if (!value)
+        return {
+          ok: false,
+          resultCode: codeOf('token_invalid'),
+          message: 'The recurring token carries no value.',
+        };
       const methodId = `pm-${randomUUID()}`;
       await db.transaction(async (trx) => {
         await trx('saved_methods')
@@ -233,7 +226,7 @@ export function createTokenActivities({ db, gateway, tokenIpnUrl, tokens }: Toke
             card_type: text(payload.cardType) ?? null,
             bank_code: text(payload.bankCode) ?? null,
             wallet_alias: text(payload.userAlias) ?? null,
-            token_ciphertext: sealSecret(value, settings().keyring, TOKEN_CONTEXT),
+            token_ciphertext: sealSecret(value, tokens.keyring, TOKEN_CONTEXT),
             status: 'active',
           })
           .onConflict('binding_id')
@@ -265,7 +258,7 @@ export function createTokenActivities({ db, gateway, tokenIpnUrl, tokens }: Toke
         });
     },
 
-    /** tokenization/delete; a token the gateway no longer knows (2001) is deleted all the same. */
+    /** tokenization/delete; a token the gateway no longer knows (token_invalid) is deleted all the same. */
     async deleteSavedMethodAtGateway({ methodId }: { methodId: string }) {
       const method = await getSavedMethod(db, methodId);
       if (!method)
@@ -273,7 +266,7 @@ export function createTokenActivities({ db, gateway, tokenIpnUrl, tokens }: Toke
       let resultCode = 0;
       let message = 'Already removed';
       if (method.status === 'deleting') {
-        const answer = await ask(gateway, 'tokenization.delete', {
+        const answer = await ask('tokenization.delete', {
           orderId: `${method.initial_order_id}-del`,
           requestId: `${method.initial_order_id}-del`,
           partnerClientId: method.gateway_client_id,
@@ -282,7 +275,8 @@ export function createTokenActivities({ db, gateway, tokenIpnUrl, tokens }: Toke
         });
         resultCode = answer.resultCode;
         message = answer.message;
-        if (answer.resultCode !== 0 && answer.resultCode !== 2001) {
+        const deleted = outcomeOf(answer.resultCode);
+        if (deleted !== 'succeeded' && deleted !== 'token_invalid') {
           await db('saved_methods')
             .where({ method_id: methodId })
             .update({ status: 'active', updated_at: db.fn.now() });
@@ -307,12 +301,11 @@ export function createTokenActivities({ db, gateway, tokenIpnUrl, tokens }: Toke
       if (method.status !== 'active') {
         return {
           outcome: 'failed' as const,
-          resultCode: 2001,
+          resultCode: codeOf('token_invalid'),
           message: `The saved method is ${method.status}; it is never used again.`,
         };
       }
       const answer = await ask(
-        gateway,
         'tokenization.pay',
         {
           orderId: payment.order_id,
@@ -328,22 +321,23 @@ export function createTokenActivities({ db, gateway, tokenIpnUrl, tokens }: Toke
         },
         { context: { tokenKind: method.kind } },
       );
-      const transId = answer.ok ? text(answer.body.transId) : undefined;
+      const transId = answer.accepted ? text(answer.body.transId) : undefined;
       const base = { resultCode: answer.resultCode, message: answer.message, transId };
-      if (!answer.ok) return { outcome: 'failed' as const, ...base };
-      if (answer.resultCode === 0) return { outcome: 'succeeded' as const, ...base };
-      if (answer.resultCode === 8200) {
+      if (!answer.accepted) return { outcome: 'failed' as const, ...base };
+      const paid = answer.outcome;
+      if (paid === 'succeeded') return { outcome: 'succeeded' as const, ...base };
+      if (paid === 'otp_required') {
         await recordOtpAttempt(db, {
           paymentId,
           partnerClientId: userOfClientId(payment.gateway_client_id),
           kind: 'sms',
           outcome: 'sent',
-          resultCode: 8200,
+          resultCode: answer.resultCode,
           at,
         });
         return { outcome: 'otp' as const, ...base };
       }
-      if (answer.resultCode === 8000) {
+      if (paid === 'redirect_customer') {
         await db('token_payments')
           .where({ payment_id: paymentId })
           .update({
@@ -352,7 +346,7 @@ export function createTokenActivities({ db, gateway, tokenIpnUrl, tokens }: Toke
           });
         return { outcome: 'redirect' as const, ...base };
       }
-      // 7000/7002 pending; 40/41 already submitted: the IPN or api/query tells the outcome.
+      // Pending, or already submitted: the IPN or api/query tells the outcome.
       return { outcome: 'pending' as const, ...base };
     },
 
@@ -375,7 +369,6 @@ export function createTokenActivities({ db, gateway, tokenIpnUrl, tokens }: Toke
     }> {
       const { payment, method } = await paymentWithToken(paymentId);
       const answer = await ask(
-        gateway,
         'tokenization.verify',
         {
           orderId: payment.order_id,
@@ -384,15 +377,9 @@ export function createTokenActivities({ db, gateway, tokenIpnUrl, tokens }: Toke
           token: tokenOf(method),
           lang: 'en',
         },
-        undefined,
-        (error) => error.resultCode === 8204,
+        { answerAlso: (outcome) => outcome === 'otp_too_soon' },
       );
-      const attemptOutcome: OtpAttemptOutcome =
-        answer.resultCode === 0 || answer.resultCode === 7000 || answer.resultCode === 7002
-          ? 'accepted'
-          : ((
-              { 8201: 'wrong', 8202: 'expired', 8203: 'locked', 8204: 'too_soon', 8205: 'sms_limit' } as const
-            )[answer.resultCode as 8201] ?? 'error');
+      const attemptOutcome = otpAttemptOutcomeOf(answer.outcome);
       await recordOtpAttempt(db, {
         paymentId,
         partnerClientId: userOfClientId(payment.gateway_client_id),
@@ -405,7 +392,7 @@ export function createTokenActivities({ db, gateway, tokenIpnUrl, tokens }: Toke
         attemptOutcome,
         resultCode: answer.resultCode,
         message: answer.message,
-        transId: answer.ok ? text(answer.body.transId) : undefined,
+        transId: answer.accepted ? text(answer.body.transId) : undefined,
       };
     },
 
@@ -414,17 +401,16 @@ export function createTokenActivities({ db, gateway, tokenIpnUrl, tokens }: Toke
       const payment = await getTokenPayment(db, paymentId);
       if (!payment)
         throw ApplicationFailure.nonRetryable(`Token payment ${paymentId} has no record`, 'UnknownPayment');
-      const answer = await ask(gateway, 'payment.query', {
+      const answer = await ask('payment.query', {
         orderId: payment.order_id,
         requestId: `${payment.order_id}-q${attempt}`,
         lang: 'en',
       });
-      const waiting = [1000, 7000, 7002, 8000, 8200].includes(answer.resultCode);
       return {
-        final: !waiting,
+        final: !isUndecided(outcomeOf(answer.resultCode)),
         resultCode: answer.resultCode,
         message: answer.message,
-        transId: answer.ok ? text(answer.body.transId) : undefined,
+        transId: answer.accepted ? text(answer.body.transId) : undefined,
       };
     },
 
@@ -435,15 +421,7 @@ export function createTokenActivities({ db, gateway, tokenIpnUrl, tokens }: Toke
       message?: string;
       transId?: string;
     }) {
-      await db('token_payments')
-        .where({ payment_id: input.paymentId })
-        .update({
-          state: input.state,
-          ...(input.resultCode !== undefined ? { result_code: input.resultCode } : {}),
-          ...(input.message !== undefined ? { message: input.message } : {}),
-          ...(input.transId !== undefined ? { trans_id: input.transId } : {}),
-          updated_at: db.fn.now(),
-        });
+      await updateTokenPayment(db, input);
     },
 
     async otpAttemptsToday({ partnerClientId, now }: { partnerClientId: string; now: number }) {

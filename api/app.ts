@@ -3,32 +3,33 @@ import type { Client } from '@temporalio/client';
 import type { PayloadCodec } from '@temporalio/common';
 import { auditRoutes } from './audit/routes';
 import { requireRoles } from './auth/authenticate';
-import { createCodecRouter, devCodecAuthenticate } from './codec-router';
+import { createCodecRouter } from './codec-router';
 import { consoleRoutes, type ConsoleSettings } from './console/routes';
 import type { Db } from '../db/knex';
 import type { Logger } from '../platform/logger';
 import { ApiError, errorHandler } from './http/errors';
 import { observeRequests } from './http/observability';
+import { securityHeaders } from './http/security-headers';
+import { RateLimits, type RateLimitSettings } from './http/rate-limits';
 import { buildOpenApiDocument, renderDocsPage } from './http/openapi';
 import { mountRoutes, type AnyRoute } from './http/routes';
 import { systemRoutes } from './routes/system';
+import type { ApiSettings } from './settings';
 import type { SigningKeys } from '../gateway';
 import { ipnRoute } from './ipn/receiver';
 import { batchNotifications } from './payouts/batch-notifications';
-import type { PayoutSettings } from './payouts/payout-runs';
 import { payoutRunRoutes } from './payouts/routes';
 import { remittanceNotifications } from './remittance/notifications';
 import { remittanceRoutes } from './remittance/routes';
-import { defaultRemittanceSettings, type RemittanceSettings } from './remittance/settings';
 import { disbursementNotifications, disbursementRoutes } from './disbursements/routes';
 import { subscriptionNotifications, subscriptionRoutes } from './subscriptions/routes';
-import { defaultSubscriptionSettings, type SubscriptionSettings } from './subscriptions/settings';
-import { defaultPaymentSettings, type PaymentSettings } from './payments/payments';
 import { cardPaymentNotifications, paymentNotifications, paymentRoutes } from './payments/routes';
 import { tokenNotifications, tokenRoutes, unbindNotifications } from './tokens/routes';
-import { defaultTokenSettings, type TokenSettings } from './tokens/tokens';
+import { eventRoutes } from './events/routes';
+import { webhookRoutes } from './webhooks/routes';
+import type { WebhookSettings } from './webhooks/settings';
 
-export interface ApiDependencies {
+export interface ApiDependencies extends ApiSettings {
   db: Db;
   temporal: Client;
   logger: Logger;
@@ -36,23 +37,24 @@ export interface ApiDependencies {
   jsonLimit?: string;
   /** The merchant's credentials: notifications are verified with them. */
   merchant: SigningKeys & { partnerCode: string };
-  payouts: PayoutSettings & { uploadLimit: string };
-  /** Remittance settings (quote lifetime, waits); unset: the defaults on the payouts task queue. */
-  remittance?: RemittanceSettings;
-  /** Subscription billing (timing, task queue); unset: the defaults on the payouts task queue. */
-  subscriptions?: SubscriptionSettings;
-  /** One-time payments and refunds (waits); unset: the defaults on the payouts task queue. */
-  payments?: PaymentSettings;
-  /** Saved methods and token payments (waits); unset: the defaults on the payouts task queue. */
-  tokens?: TokenSettings;
   /** Serves /codec/encode and /codec/decode for the Temporal UI and CLI. */
   codec?: {
     codec: PayloadCodec;
     /** Origin(s) of the Temporal UI. */
     allowedOrigins: string[];
-    /** `npm run dev` only: the embedded UI cannot send a key, so its origin on loopback is let through. */
-    trustLocalUi?: boolean;
+    /**
+     * `npm run dev` only: the embedded UI cannot send a key, so it is given `/codec/<uiToken>` instead
+     * (an unguessable path segment only the operator's UI knows). Unset: keys only.
+     */
+    uiToken?: string;
   };
+  /** Per address, per key and auth-failure limits (`rateLimitSettingsFrom(config)`); unset: no limits. */
+  rateLimits?: RateLimitSettings;
+  /**
+   * Webhook endpoints (task queue, delivery timing, the keyring sealing signing secrets, the URL policy);
+   * without it the webhook-endpoint routes answer 503 webhooks_not_configured. The events API needs nothing.
+   */
+  webhooks?: WebhookSettings;
   /** The finance console's links to workflows; without it the console shows none. */
   console?: ConsoleSettings;
 }
@@ -73,7 +75,7 @@ export function apiRoutes(deps: ApiDependencies): AnyRoute[] {
   routes.push(
     ...payoutRunRoutes(
       { db: deps.db, temporal: deps.temporal, settings: deps.payouts },
-      deps.payouts.uploadLimit,
+      { limit: deps.payouts.uploadLimit, concurrency: deps.payouts.uploadConcurrency ?? 2 },
     ),
   );
   routes.push(ipnRoute(batchNotifications, deps));
@@ -91,7 +93,7 @@ export function apiRoutes(deps: ApiDependencies): AnyRoute[] {
     ...remittanceRoutes({
       db: deps.db,
       temporal: deps.temporal,
-      settings: deps.remittance ?? defaultRemittanceSettings(deps.payouts.taskQueue),
+      settings: deps.remittance,
     }),
     ipnRoute(remittanceNotifications, deps),
   );
@@ -99,7 +101,7 @@ export function apiRoutes(deps: ApiDependencies): AnyRoute[] {
     ...subscriptionRoutes({
       db: deps.db,
       temporal: deps.temporal,
-      settings: deps.subscriptions ?? defaultSubscriptionSettings(deps.payouts.taskQueue),
+      settings: deps.subscriptions,
     }),
     ipnRoute(subscriptionNotifications, deps),
   );
@@ -108,7 +110,7 @@ export function apiRoutes(deps: ApiDependencies): AnyRoute[] {
       {
         db: deps.db,
         temporal: deps.temporal,
-        settings: deps.payments ?? defaultPaymentSettings(deps.payouts.taskQueue),
+        settings: deps.payments,
       },
       deps.merchant,
     ),
@@ -119,13 +121,13 @@ export function apiRoutes(deps: ApiDependencies): AnyRoute[] {
     ...tokenRoutes({
       db: deps.db,
       temporal: deps.temporal,
-      settings:
-        deps.tokens ??
-        defaultTokenSettings(deps.payouts.taskQueue, String(deps.payouts.timing.gatewayAttemptTimeout)),
+      settings: deps.tokens,
     }),
     ipnRoute(tokenNotifications, deps),
     ipnRoute(unbindNotifications, deps),
   );
+  routes.push(...eventRoutes(deps));
+  routes.push(...webhookRoutes({ db: deps.db, temporal: deps.temporal, settings: deps.webhooks }));
   routes.push(...auditRoutes(deps.db));
   routes.push(...consoleRoutes(deps.console, () => deps.temporal.options.namespace, deps.db));
   return routes;
@@ -136,21 +138,23 @@ export function createApp(deps: ApiDependencies): Express {
   app.disable('x-powered-by');
   app.set('query parser', 'simple');
   app.use(observeRequests(deps.logger));
+  app.use(securityHeaders());
+  const limits = deps.rateLimits ? new RateLimits(deps.rateLimits) : undefined;
+  if (limits) app.use(limits.perAddress());
   if (deps.codec) {
-    const keyCheck = requireRoles(deps.db, CODEC_ROLES);
+    const keyCheck = requireRoles(deps.db, CODEC_ROLES, limits);
     const guard = express.Router().use(keyCheck);
     app.use(
       createCodecRouter({
         codec: deps.codec.codec,
         allowedOrigin: deps.codec.allowedOrigins,
-        authenticate: deps.codec.trustLocalUi
-          ? devCodecAuthenticate({ allowedOrigin: deps.codec.allowedOrigins, fallback: guard })
-          : guard,
+        authenticate: guard,
+        secretPathToken: deps.codec.uiToken,
       }),
     );
   }
   const router = express.Router();
-  mountRoutes(router, apiRoutes(deps), { db: deps.db, jsonLimit: deps.jsonLimit ?? '100kb' });
+  mountRoutes(router, apiRoutes(deps), { db: deps.db, jsonLimit: deps.jsonLimit ?? '100kb', limits });
   app.use(router);
   app.use((req) => {
     throw new ApiError(404, 'route_not_found', `No endpoint ${req.method} ${req.path}; see /docs.`);

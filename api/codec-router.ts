@@ -9,6 +9,7 @@
  * `X-Namespace`; payrun uses one keyring for every namespace, so it is accepted and not needed.
  */
 import express, { Router, type ErrorRequestHandler, type RequestHandler, type Response } from 'express';
+import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Payload, PayloadCodec } from '@temporalio/common';
 
 export interface CodecRouterOptions {
@@ -17,6 +18,11 @@ export interface CodecRouterOptions {
   allowedOrigin: string | readonly string[];
   /** Runs after CORS preflight handling (browsers send no credentials on a preflight), before any codec work. */
   authenticate: RequestHandler;
+  /**
+   * `npm run dev` only: also serve `/codec/<secretPathToken>/encode|decode` without a key, for the
+   * Temporal UI, which cannot send one. Unset (standalone API): keys only.
+   */
+  secretPathToken?: string;
   /** Largest accepted body; the UI sends whole pages of history. */
   bodyLimit?: string;
 }
@@ -121,26 +127,27 @@ const bodyErrors: ErrorRequestHandler = (error: { type?: string }, _req, res, ne
 const originSet = (allowed: string | readonly string[]): ReadonlySet<string> =>
   new Set(typeof allowed === 'string' ? [allowed] : allowed);
 
-const LOOPBACK = new Set(['127.0.0.1', '::1', '::ffff:127.0.0.1']);
+const SECRET_PATH = /^\/([^/]+)\/(encode|decode)$/;
+const digest = (text: string): Buffer => createHash('sha256').update(text).digest();
 
 /**
- * `npm run dev` only. The dev server's embedded UI can be given a codec endpoint but neither an
- * access token nor credentials, so it cannot present an API key. This lets the UI's origin through
- * from this machine and sends every other caller (the CLI with `--codec-auth`) to `fallback`.
- * Never use it with production keys: any local process can claim that Origin.
+ * `npm run dev` only: the Temporal UI reaches the codec at `/codec/<token>/…` instead of presenting a key
+ * (it cannot). A wrong token answers 404 like any unknown route, compared in constant time; every other
+ * path under /codec still needs `authenticate`. Headers such as Origin prove nothing: any local
+ * process can send them, which is why the UI's origin alone no longer opens the codec.
  */
-export function devCodecAuthenticate(options: {
-  allowedOrigin: string | readonly string[];
-  fallback: RequestHandler;
-}): RequestHandler {
-  const origins = originSet(options.allowedOrigin);
+function secretPathOrAuthenticate(token: string | undefined, authenticate: RequestHandler): RequestHandler {
+  const expected = token === undefined ? undefined : digest(token);
   return (req, res, next) => {
-    const origin = req.get('origin');
-    if (origin !== undefined && origins.has(origin) && LOOPBACK.has(req.socket.remoteAddress ?? '')) {
-      next();
+    const match = SECRET_PATH.exec(req.path);
+    if (!match) return authenticate(req, res, next);
+    if (expected === undefined || !timingSafeEqual(digest(match[1]!), expected)) {
+      sendError(res, 404, 'route_not_found', `No endpoint ${req.method} ${req.baseUrl}/…; see /docs.`);
       return;
     }
-    return options.fallback(req, res, next);
+    // The rest of the router serves /encode and /decode alike for both ways in.
+    req.url = `/${match[2]}`;
+    next();
   };
 }
 
@@ -153,7 +160,7 @@ export function createCodecRouter(options: CodecRouterOptions): Router {
     next();
   });
   codecRoutes.use(cors(origins));
-  codecRoutes.use(options.authenticate);
+  codecRoutes.use(secretPathOrAuthenticate(options.secretPathToken, options.authenticate));
   codecRoutes.use(express.json({ limit: options.bodyLimit ?? '8mb' }), bodyErrors);
 
   for (const operation of ['encode', 'decode'] as const) {

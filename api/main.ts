@@ -1,46 +1,42 @@
-/** A standalone API process (production, docker-compose). */
+/** A standalone API process (production: docker-compose, `npm run cluster`). */
 import { Client, Connection } from '@temporalio/client';
 import { ConfigError, loadConfig } from '../platform/config';
 import { createLogger } from '../platform/logger';
-import { requireServices } from '../platform/require-services';
+import { requireGateway, requireServices } from '../platform/require-services';
 import { createDb } from '../db/knex';
 import { createDataConverter } from '../platform/data-converter';
-import { AesGcmPayloadCodec, resolveCodecKeyring } from '../platform/payload-codec';
-import { requireGateway } from '../platform/require-services';
-import { payoutSettingsFrom } from './payouts/settings';
-import { remittanceSettingsFrom } from './remittance/settings';
-import { createApp } from './app';
+import { resolveCodecKeyring } from '../platform/payload-codec';
+import { buildApp } from './build';
 
 async function main(): Promise<void> {
   const config = loadConfig();
   const { databaseUrl, temporalAddress } = requireServices(config);
+  const merchant = requireGateway(config);
   const log = createLogger(config.LOG_LEVEL, 'payrun-api');
-  const db = createDb(databaseUrl);
-  const connection = await Connection.connect({ address: temporalAddress });
   const keyring = resolveCodecKeyring({
     keysText: config.PAYLOAD_CODEC_KEYS,
     currentId: config.PAYLOAD_CODEC_KEY_ID,
   });
+  const db = createDb(databaseUrl);
+  const connection = await Connection.connect({ address: temporalAddress });
   const temporal = new Client({
     connection,
     namespace: config.TEMPORAL_NAMESPACE,
     dataConverter: createDataConverter(keyring),
   });
-  const codec = config.TEMPORAL_UI_ORIGIN
-    ? { codec: new AesGcmPayloadCodec(keyring), allowedOrigins: [config.TEMPORAL_UI_ORIGIN] }
-    : undefined;
-  const merchant = requireGateway(config);
-  const server = createApp({
+  const server = buildApp(config, {
     db,
     temporal,
     logger: log,
-    codec,
     merchant,
-    payouts: payoutSettingsFrom(config),
-    remittance: remittanceSettingsFrom(config),
-    console: { temporalUiUrl: config.TEMPORAL_UI_URL, namespace: config.TEMPORAL_NAMESPACE },
+    keyring,
+    temporalUi: { origins: config.TEMPORAL_UI_ORIGIN ? [config.TEMPORAL_UI_ORIGIN] : [] },
   }).listen(config.API_PORT, config.API_HOST, () => {
     log.info({ host: config.API_HOST, port: config.API_PORT }, 'API listening');
+  });
+  server.once('error', (error) => {
+    log.error({ err: error }, 'The API could not listen');
+    process.exit(1);
   });
   const stop = () => {
     server.close(() => {

@@ -1,7 +1,10 @@
 /** Payments, refunds and terminal settlements: row types and the few queries that need care. */
 import type { Db } from './knex';
+import type { EventType, PaymentSnapshot, RefundSnapshot } from '../platform/event-catalogue';
+import { recordEvent, updateRecordingEvents } from './events';
+import { iso } from './snapshot-values';
 import type { PaymentRequestType, PaymentStatus } from '../workflows/payment-definitions';
-import type { RefundItemStatus, RefundStatus } from '../workflows/refund';
+import type { RefundItemStatus, RefundStatus } from '../workflows/refund-definitions';
 
 export interface PaymentRow {
   payment_id: string;
@@ -95,20 +98,33 @@ export async function requireRefund(db: Db, refundId: string): Promise<RefundRow
   return row;
 }
 
+const PAYMENT_EVENTS: Partial<Record<PaymentStatus, EventType & `payment.${string}`>> = {
+  succeeded: 'payment.succeeded',
+  failed: 'payment.failed',
+};
+
 export async function updatePayment(
   db: Db,
   paymentId: string,
   patch: Partial<Omit<PaymentRow, 'payment_id' | 'promotions'>> & { promotions?: unknown[] | null },
 ) {
   const { promotions, card_payment_info, ...rest } = patch;
-  await db('payments')
-    .where({ payment_id: paymentId })
-    .update({
+  await updateRecordingEvents<PaymentRow>(
+    db,
+    'payments',
+    { payment_id: paymentId },
+    {
       ...rest,
       ...(promotions !== undefined ? { promotions: JSON.stringify(promotions) } : {}),
       ...(card_payment_info !== undefined ? { card_payment_info: JSON.stringify(card_payment_info) } : {}),
       updated_at: db.fn.now(),
-    });
+    },
+    async (trx, before, after) => {
+      const type = PAYMENT_EVENTS[after.status];
+      if (type && before.status !== after.status)
+        await recordEvent(trx, type, after.payment_id, paymentSnapshot(after));
+    },
+  );
 }
 
 /** Why a refund cannot be reserved. */
@@ -128,6 +144,8 @@ export interface RefundRequest {
   createdBy: string;
   /** Smallest refund for this payment's method (document 1: 10 000 for a domestic card). */
   minimumFor(payment: PaymentRow): number;
+  /** The refund workflow's id (workflows/refund-definitions.ts): db/ knows tables, not workflows. */
+  workflowIdOf(refundId: string): string;
 }
 
 /**
@@ -169,7 +187,7 @@ export async function reserveRefund(
         payment_id: payment.payment_id,
         seq,
         order_id: `${payment.order_id}-r${seq}`,
-        workflow_id: `refund/${refundId}`,
+        workflow_id: request.workflowIdOf(refundId),
         amount: String(request.amount),
         description: request.description,
         status: 'created',
@@ -216,7 +234,7 @@ export async function recordRefundAnswer(
           .update({ refunded_amount: trx.raw('refunded_amount - ?', [released]), updated_at: trx.fn.now() });
       }
     }
-    await trx('refunds')
+    const [updated]: RefundRow[] = await trx('refunds')
       .where({ refund_id: refundId })
       .update({
         status: wasFinal ? refund.status : answer.status,
@@ -226,7 +244,15 @@ export async function recordRefundAnswer(
         ...(answer.transId !== undefined ? { trans_id: answer.transId } : {}),
         ...(isFinal && !wasFinal ? { completed_at: trx.fn.now() } : {}),
         updated_at: trx.fn.now(),
-      });
+      })
+      .returning('*');
+    if (!wasFinal && isFinal)
+      await recordEvent(
+        trx,
+        answer.status === 'succeeded' ? 'refund.succeeded' : 'refund.failed',
+        refundId,
+        refundSnapshot(updated!),
+      );
   });
 }
 
@@ -244,3 +270,31 @@ export async function markTerminalSettled(db: Db, storeId: string, serialNumber:
     })
     .update({ settled_at: db.fn.now(), updated_at: db.fn.now() });
 }
+
+/** The record as events carry it: its public fields, as the catalogue declares them. */
+export const paymentSnapshot = (row: PaymentRow): PaymentSnapshot => ({
+  paymentId: row.payment_id,
+  orderId: row.order_id,
+  requestType: row.request_type,
+  amount: Number(row.amount),
+  status: row.status,
+  resultCode: row.result_code,
+  message: row.result_message,
+  transId: row.trans_id,
+  payType: row.pay_type,
+  refundedAmount: Number(row.refunded_amount),
+  completedAt: iso(row.completed_at),
+});
+
+export const refundSnapshot = (row: RefundRow): RefundSnapshot => ({
+  refundId: row.refund_id,
+  paymentId: row.payment_id,
+  orderId: row.order_id,
+  amount: Number(row.amount),
+  status: row.status,
+  resultCode: row.result_code,
+  message: row.result_message,
+  transId: row.trans_id,
+  items: row.items.map((item) => ({ itemId: item.itemId, amount: item.amount, status: item.status })),
+  completedAt: iso(row.completed_at),
+});

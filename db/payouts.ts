@@ -1,6 +1,9 @@
 import type { Knex } from 'knex';
 import type { Db } from './knex';
 import type { BatchStatus, ItemState, RunStatus, StateCounts } from '../workflows/payout-definitions';
+import type { EventType, PayoutRunSnapshot } from '../platform/event-catalogue';
+import { recordEvent, updateRecordingEvents } from './events';
+import { iso } from './snapshot-values';
 
 export interface PayoutRunRow {
   run_id: string;
@@ -119,21 +122,40 @@ export async function itemCounts(
   return toCounts(rows);
 }
 
+const RUN_EVENTS: Partial<Record<RunStatus, EventType & `payout_run.${string}`>> = {
+  awaiting_approval: 'payout_run.awaiting_approval',
+  awaiting_funds: 'payout_run.awaiting_funds',
+  reconciled: 'payout_run.reconciled',
+  needs_attention: 'payout_run.needs_attention',
+};
+
+/** The event a run's arrival in `status` causes (within the caller's transaction), if any. */
+export async function recordRunEvent(trx: Knex.Transaction, run: PayoutRunRow): Promise<void> {
+  const type = RUN_EVENTS[run.status];
+  if (type) await recordEvent(trx, type, run.run_id, payoutRunSnapshot(run));
+}
+
 export async function setRunStatus(
   db: Db,
   runId: string,
   status: RunStatus,
   extra: Partial<Pick<PayoutRunRow, 'status_reason' | 'reconciliation' | 'completed_at'>> = {},
 ): Promise<void> {
-  await db('payout_runs')
-    .where({ run_id: runId })
-    .update({
+  await updateRecordingEvents<PayoutRunRow>(
+    db,
+    'payout_runs',
+    { run_id: runId },
+    {
       status,
       status_reason: extra.status_reason ?? null,
       ...(extra.reconciliation !== undefined ? { reconciliation: JSON.stringify(extra.reconciliation) } : {}),
       ...(extra.completed_at ? { completed_at: extra.completed_at } : {}),
       updated_at: db.fn.now(),
-    });
+    },
+    async (trx, before, after) => {
+      if (before.status !== after.status) await recordRunEvent(trx, after);
+    },
+  );
 }
 
 export async function setBatchStatus(
@@ -237,3 +259,16 @@ export async function cancelRunItems(db: Db, runId: string): Promise<void> {
     .where({ run_id: runId, state: 'QUEUED' })
     .update({ state: 'CANCELLED', updated_at: db.fn.now() });
 }
+
+/** The record as events carry it: its public fields, as the catalogue declares them. */
+export const payoutRunSnapshot = (row: PayoutRunRow): PayoutRunSnapshot => ({
+  runId: row.run_id,
+  status: row.status,
+  statusReason: row.status_reason,
+  fileName: row.file_name,
+  rowCount: Number(row.row_count),
+  totalAmount: Number(row.total_amount),
+  batchCount: Number(row.batch_count),
+  uploadedAt: row.uploaded_at.toISOString(),
+  completedAt: iso(row.completed_at),
+});

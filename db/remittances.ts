@@ -1,5 +1,8 @@
 import type { Db } from './knex';
 import { applyListFilter, pageOf, type ListFilter } from './list-filter';
+import type { EventType, RemittanceSnapshot } from '../platform/event-catalogue';
+import { recordEvent, updateRecordingEvents } from './events';
+import { iso, numberOrNull } from './snapshot-values';
 import type {
   BaseCurrency,
   RemittanceReason,
@@ -118,14 +121,27 @@ export type RemittanceUpdate = Partial<
   >
 >;
 
+const EVENTS: Partial<Record<RemittanceStatus, EventType & `remittance.${string}`>> = {
+  succeeded: 'remittance.succeeded',
+  needs_attention: 'remittance.needs_attention',
+};
+
 export async function updateRemittance(
   db: Db,
   remittanceId: string,
   update: RemittanceUpdate,
 ): Promise<void> {
-  await db('remittances')
-    .where({ remittance_id: remittanceId })
-    .update({ ...update, updated_at: db.fn.now() });
+  await updateRecordingEvents<RemittanceRow>(
+    db,
+    'remittances',
+    { remittance_id: remittanceId },
+    { ...update, updated_at: db.fn.now() },
+    async (trx, before, after) => {
+      const type = EVENTS[after.status];
+      if (type && before.status !== after.status)
+        await recordEvent(trx, type, after.remittance_id, remittanceSnapshot(after));
+    },
+  );
 }
 
 /** Records a quote once: a retried activity (same seq) finds the row it wrote before. */
@@ -150,3 +166,21 @@ export async function getQuote(
 export async function quotesOf(db: Db, remittanceId: string): Promise<RemittanceQuoteRow[]> {
   return db('remittance_quotes').where({ remittance_id: remittanceId }).orderBy('seq');
 }
+
+/** The record as events carry it: its public fields, as the catalogue declares them. */
+export const remittanceSnapshot = (row: RemittanceRow): RemittanceSnapshot => ({
+  remittanceId: row.remittance_id,
+  status: row.status,
+  statusReason: row.status_reason,
+  requestType: row.request_type,
+  baseCurrency: row.base_currency,
+  foreignAmount: Number(row.foreign_amount),
+  rateUsed: numberOrNull(row.rate_used),
+  exchangeAmount: numberOrNull(row.exchange_amount),
+  amountSent: numberOrNull(row.amount_sent),
+  receiverLabel: row.receiver_label,
+  resultCode: row.result_code,
+  transId: row.trans_id,
+  attentionReason: row.attention_reason,
+  completedAt: iso(row.completed_at),
+});

@@ -1,7 +1,14 @@
 import type { Db } from './knex';
-import type { BindingStatus, SavedMethodKind } from '../workflows/binding';
-import type { TokenPaymentState } from '../workflows/token-payment';
-import type { OtpAttempt, OtpAttemptKind, OtpAttemptOutcome } from '../workflows/otp-rules';
+import type { EventType, SavedMethodSnapshot, TokenPaymentSnapshot } from '../platform/event-catalogue';
+import { recordEvent, updateRecordingEvents } from './events';
+import { iso } from './snapshot-values';
+import type { BindingStatus, SavedMethodKind } from '../workflows/binding-definitions';
+import type {
+  OtpAttempt,
+  OtpAttemptKind,
+  OtpAttemptOutcome,
+  TokenPaymentState,
+} from '../workflows/token-payment-definitions';
 
 export type SavedMethodStatus = 'active' | 'deleting' | 'deleted' | 'revoked';
 
@@ -136,6 +143,54 @@ export function tokenPaymentView(row: TokenPaymentRow) {
   };
 }
 
+const TOKEN_PAYMENT_EVENTS: Partial<Record<TokenPaymentState, EventType & `token_payment.${string}`>> = {
+  awaiting_otp: 'token_payment.otp_required',
+  succeeded: 'token_payment.succeeded',
+  failed: 'token_payment.failed',
+};
+
+export async function updateTokenPayment(
+  db: Db,
+  input: {
+    paymentId: string;
+    state: TokenPaymentState;
+    resultCode?: number;
+    message?: string;
+    transId?: string;
+  },
+): Promise<void> {
+  await updateRecordingEvents<TokenPaymentRow>(
+    db,
+    'token_payments',
+    { payment_id: input.paymentId },
+    {
+      state: input.state,
+      ...(input.resultCode !== undefined ? { result_code: input.resultCode } : {}),
+      ...(input.message !== undefined ? { message: input.message } : {}),
+      ...(input.transId !== undefined ? { trans_id: input.transId } : {}),
+      updated_at: db.fn.now(),
+    },
+    async (trx, before, after) => {
+      const type = TOKEN_PAYMENT_EVENTS[after.state];
+      if (type && before.state !== after.state)
+        await recordEvent(trx, type, after.payment_id, tokenPaymentSnapshot(after));
+    },
+  );
+}
+
+/** The customer removed the method in the app: it is never used again. A second unbind changes nothing. */
+export async function revokeSavedMethod(db: Db, methodId: string): Promise<void> {
+  await db.transaction(async (trx) => {
+    const [revoked]: SavedMethodRow[] = await trx('saved_methods')
+      .where({ method_id: methodId })
+      .whereIn('status', ['active', 'deleting'])
+      .update({ status: 'revoked', revoked_at: trx.fn.now(), updated_at: trx.fn.now() })
+      .returning('*');
+    if (revoked)
+      await recordEvent(trx, 'saved_method.revoked', revoked.method_id, savedMethodSnapshot(revoked));
+  });
+}
+
 export async function recordOtpAttempt(
   db: Db,
   input: {
@@ -176,3 +231,25 @@ export async function otpAttemptsOf(db: Db, paymentId: string) {
     resultCode: row.result_code,
   }));
 }
+
+/** The record as events carry it: its public fields, as the catalogue declares them. */
+export const tokenPaymentSnapshot = (row: TokenPaymentRow): TokenPaymentSnapshot => ({
+  paymentId: row.payment_id,
+  methodId: row.method_id,
+  kind: row.kind,
+  amount: Number(row.amount),
+  state: row.state,
+  resultCode: row.result_code,
+  message: row.message,
+  transId: row.trans_id,
+});
+
+export const savedMethodSnapshot = (row: SavedMethodRow): SavedMethodSnapshot => ({
+  methodId: row.method_id,
+  kind: row.kind,
+  status: row.status,
+  last4: row.card_last4,
+  cardType: row.card_type,
+  bankCode: row.bank_code,
+  revokedAt: iso(row.revoked_at),
+});

@@ -1,7 +1,12 @@
 import type { Db } from './knex';
 import { applyListFilter, pageOf, type ListFilter } from './list-filter';
-import type { SubscriptionStatus, SubscriptionType } from '../workflows/subscription-definitions';
-import type { Frequency } from '../workflows/billing-calendar';
+import type {
+  EventType,
+  SubscriptionChargeSnapshot,
+  SubscriptionSnapshot,
+} from '../platform/event-catalogue';
+import { recordEvent, updateRecordingEvents } from './events';
+import type { Frequency, SubscriptionStatus, SubscriptionType } from '../workflows/subscription-definitions';
 
 export interface SubscriptionRow {
   subscription_id: string;
@@ -119,14 +124,34 @@ export type SubscriptionUpdate = Partial<
   >
 >;
 
+/** The event a status change causes: the customer's authorization (or reactivation), a pause, a cancellation. */
+function subscriptionEventOf(
+  before: SubscriptionStatus,
+  after: SubscriptionStatus,
+): (EventType & `subscription.${string}`) | undefined {
+  if (before === after) return undefined;
+  if (after === 'active' && (before === 'authorizing' || before === 'reactivating'))
+    return 'subscription.authorized';
+  if (after === 'paused') return 'subscription.paused';
+  if (after === 'cancelled') return 'subscription.cancelled';
+  return undefined;
+}
+
 export async function updateSubscription(
   db: Db,
   subscriptionId: string,
   update: SubscriptionUpdate,
 ): Promise<void> {
-  await db('subscriptions')
-    .where({ subscription_id: subscriptionId })
-    .update({ ...update, updated_at: db.fn.now() });
+  await updateRecordingEvents<SubscriptionRow>(
+    db,
+    'subscriptions',
+    { subscription_id: subscriptionId },
+    { ...update, updated_at: db.fn.now() },
+    async (trx, before, after) => {
+      const type = subscriptionEventOf(before.status, after.status);
+      if (type) await recordEvent(trx, type, after.subscription_id, subscriptionSnapshot(after));
+    },
+  );
 }
 
 export async function listSubscriptions(
@@ -177,12 +202,38 @@ export type ChargeRecord = Pick<
     >
   > & { amount: number };
 
-/** Upsert by orderId: a retried activity rewrites the same row. */
+const CHARGE_EVENTS: Partial<Record<ChargeStatus, EventType & `subscription.${string}`>> = {
+  succeeded: 'subscription.charged',
+  failed: 'subscription.charge_failed',
+};
+
+/**
+ * Upsert by orderId: a retried activity rewrites the same row. A charge reaching succeeded or failed
+ * records its event (about the subscription, so a subscription's events stay in one ordered stream).
+ */
 export async function upsertCharge(db: Db, charge: ChargeRecord): Promise<void> {
-  await db('subscription_charges')
-    .insert(charge)
-    .onConflict('order_id')
-    .merge({ ...charge, updated_at: db.fn.now() });
+  await db.transaction(async (trx) => {
+    // The subscription row is the lock: every change to one subscription's billing passes through it.
+    const subscription: SubscriptionRow | undefined = await trx('subscriptions')
+      .where({ subscription_id: charge.subscription_id })
+      .forUpdate()
+      .first();
+    const before: Pick<SubscriptionChargeRow, 'status'> | undefined = await trx('subscription_charges')
+      .where({ order_id: charge.order_id })
+      .first('status');
+    const [after] = (await trx('subscription_charges')
+      .insert(charge)
+      .onConflict('order_id')
+      .merge({ ...charge, updated_at: trx.fn.now() })
+      .returning('*')) as SubscriptionChargeRow[];
+    const type = CHARGE_EVENTS[after!.status];
+    if (subscription && type && before?.status !== after!.status) {
+      await recordEvent(trx, type, subscription.subscription_id, {
+        ...subscriptionSnapshot(subscription),
+        charge: subscriptionChargeSnapshot(after!),
+      });
+    }
+  });
 }
 
 export async function chargesOf(db: Db, subscriptionId: string): Promise<SubscriptionChargeRow[]> {
@@ -193,3 +244,28 @@ export async function chargesOf(db: Db, subscriptionId: string): Promise<Subscri
       { column: 'attempt', order: 'asc' },
     ]);
 }
+
+/** The record as events carry it: its public fields, as the catalogue declares them. */
+export const subscriptionSnapshot = (row: SubscriptionRow): SubscriptionSnapshot => ({
+  subscriptionId: row.subscription_id,
+  status: row.status,
+  statusReason: row.status_reason,
+  type: row.type,
+  frequency: row.frequency,
+  recurringAmount: Number(row.recurring_amount),
+  nextPaymentDate: row.next_payment_date,
+  expiryDate: row.expiry_date,
+  failures: Number(row.failures),
+});
+
+export const subscriptionChargeSnapshot = (row: SubscriptionChargeRow): SubscriptionChargeSnapshot => ({
+  orderId: row.order_id,
+  cycle: Number(row.cycle),
+  attempt: Number(row.attempt),
+  dueDate: row.due_date,
+  amount: Number(row.amount),
+  status: row.status,
+  resultCode: row.result_code,
+  message: row.message,
+  transId: row.trans_id,
+});

@@ -1,5 +1,5 @@
 import type { Violation } from './operations/types';
-import type { Classification } from './result-codes';
+import type { Classification, ResultOutcome } from './result-codes';
 
 /**
  * One class per kind of failure, each with an explicit `type` string (stripe-node style), so callers
@@ -67,6 +67,8 @@ export class GatewayResultError extends GatewayError {
   readonly type = 'gateway_result_error' as const;
   readonly retryable: boolean;
   readonly final: boolean;
+  /** What the code says happened (result-codes.ts): callers branch on this, never on the number. */
+  readonly outcome: ResultOutcome;
 
   constructor(
     readonly operation: string,
@@ -78,6 +80,7 @@ export class GatewayResultError extends GatewayError {
     super(`${operation}: result ${resultCode} (${classification.meaning}): ${gatewayMessage}`);
     this.retryable = classification.action === 'retry-later';
     this.final = classification.final;
+    this.outcome = classification.outcome;
   }
 }
 

@@ -45,6 +45,9 @@ export function interpretResponse<Op extends OperationName>(response: RawRespons
       new GatewayTransportError(operation, 'http_status', `HTTP ${status} from the gateway`, status),
     );
   }
+  // A 4xx without a result code (JSON or not) is a routing/configuration problem; repeating it will
+  // not help. Only "timeout" and "too many requests" may pass on their own.
+  const retryable = status < 400 || status === 408 || status === 429;
   let body: unknown;
   try {
     body = JSON.parse(bodyText);
@@ -52,16 +55,14 @@ export function interpretResponse<Op extends OperationName>(response: RawRespons
     return fail(
       new GatewayTransportError(
         operation,
-        'unparseable_body',
+        status >= 400 ? 'http_status' : 'unparseable_body',
         `HTTP ${status} with a body that is not JSON`,
         status,
-        { cause },
+        { cause, retryable },
       ),
     );
   }
   if (!isPlainObject(body) || typeof body.resultCode !== 'number') {
-    // A 4xx without a result code is a routing/configuration problem; repeating it will not help.
-    const retryable = status < 400 || status === 408 || status === 429;
     return fail(
       new GatewayTransportError(
         operation,

@@ -7,6 +7,8 @@ import * as subscriptions from './20261122_0005_subscriptions';
 import * as tokens from './20261122_0007_tokens';
 import * as payments from './20261122_0006_payments';
 import * as paymentConfirmations from './20261122_0008_payment_confirmations';
+import * as eventsAndWebhooks from './20261123_0009_events_and_webhooks';
+import * as ipnSignalClaims from './20261123_0010_ipn_signal_claims';
 import * as auditLog from './20261123_0011_audit_log';
 
 export interface Migration {
@@ -25,5 +27,7 @@ export const migrations: Migration[] = [
   { name: '20261122_0006_payments', ...payments },
   { name: '20261122_0007_tokens', ...tokens },
   { name: '20261122_0008_payment_confirmations', ...paymentConfirmations },
+  { name: '20261123_0009_events_and_webhooks', ...eventsAndWebhooks },
+  { name: '20261123_0010_ipn_signal_claims', ...ipnSignalClaims },
   { name: '20261123_0011_audit_log', ...auditLog },
 ];

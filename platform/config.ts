@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { z } from 'zod';
+import { CODEC_TOKEN_PATTERN } from './dev-codec-token';
 
 /**
  * Every setting payrun reads, declared once. Processes call `loadConfig()` at start-up so that a
@@ -32,6 +33,11 @@ export const configSchema = z.object({
   ),
   PAYLOAD_CODEC_KEY_ID: optionalText.describe('Which of PAYLOAD_CODEC_KEYS seals new payloads'),
   TEMPORAL_UI_ORIGIN: optionalText.describe('Origin of the Temporal UI allowed to call the codec endpoint'),
+  TEMPORAL_UI_CODEC_TOKEN: optionalText
+    .pipe(z.string().regex(CODEC_TOKEN_PATTERN, 'must be 32–128 characters of A-Z a-z 0-9 _ -').optional())
+    .describe(
+      'npm run dev only: secret path segment of the codec endpoint given to the Temporal UI; unset: generated into <PAYRUN_DATA_DIR>/codec-ui-token',
+    ),
   TEMPORAL_UI_URL: optionalUrl.describe(
     'Temporal UI base URL the finance console links workflows to; default under npm run dev: the dev server UI',
   ),
@@ -50,10 +56,26 @@ export const configSchema = z.object({
     .regex(/^\d+(kb|mb)$/)
     .default('32mb')
     .describe('Largest payout file accepted'),
+  PAYOUT_UPLOAD_CONCURRENCY: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(16)
+    .default(2)
+    .describe('Payout files parsed at once, each in its own worker thread; one more is answered 503'),
   PAYOUT_APPROVAL_TTL_HOURS: z.coerce.number().positive().default(72),
   PAYOUT_BATCH_SIZE: z.coerce.number().int().min(1).max(1000).default(1000),
   PAYOUT_PARALLEL_BATCHES: z.coerce.number().int().min(1).max(50).default(4),
   PAYOUT_IPN_TIMEOUT_SECONDS: z.coerce.number().positive().default(120),
+  PAYOUT_GATEWAY_ATTEMPT_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(30)
+    .max(600)
+    .default(120)
+    .describe(
+      'How long one payout gateway call may take before it is retried (same orderId); the spec asks for at least 30',
+    ),
   REMITTANCE_QUOTE_TTL_SECONDS: z.coerce
     .number()
     .positive()
@@ -72,6 +94,37 @@ export const configSchema = z.object({
     .max(23)
     .default(9)
     .describe('Hour (GMT+7) at which subscription cycles are charged on their date'),
+  RATE_LIMIT_PER_ADDRESS_PER_MINUTE: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .default(600)
+    .describe('Requests per minute from one client address (health probes excepted); 0: no limit'),
+  RATE_LIMIT_PER_KEY_PER_MINUTE: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .default(600)
+    .describe('Requests per minute with one API key; 0: no limit'),
+  RATE_LIMIT_AUTH_FAILURES_PER_MINUTE: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .default(10)
+    .describe('Failed authentications per minute from one address before it is refused; 0: no limit'),
+  REMITTANCE_QUOTE_CACHE_SECONDS: z.coerce
+    .number()
+    .min(0)
+    .default(10)
+    .describe(
+      'How long a quoted rate is served to GET /v1/remittance/quotes before asking again; 0: every time',
+    ),
+  WEBHOOK_ALLOW_LOOPBACK_HTTP: optionalText
+    .pipe(z.enum(['true', 'false'], { error: 'true or false' }).optional())
+    .transform((value) => value === 'true')
+    .describe(
+      'Development only: webhook endpoints may be http:// on this machine (127.0.0.1, ::1, localhost)',
+    ),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 

@@ -15,6 +15,9 @@ export function createLogger(level: string, name = 'payrun', destination?: Desti
       level,
       base: { pid: process.pid },
       formatters: { log: (object) => redact(object) },
+      // redact() has already turned errors into { type, message, code, stack, cause } without secrets;
+      // pino's own serializer would run after it and flatten that again.
+      serializers: { err: (error: unknown) => error },
     },
     destination,
   );

@@ -13,6 +13,16 @@ if (!Number.isInteger(port) || port < 0 || port > 65_535) {
   process.exit(1);
 }
 const dataDir = process.env.PAYRUN_DATA_DIR || '.data';
+/** SANDBOX_TIMING: JSON over the default delays, e.g. {"ipnDelayMs":0} (benchmarks, tests). */
+let timing: Record<string, number> | undefined;
+try {
+  timing = process.env.SANDBOX_TIMING
+    ? (JSON.parse(process.env.SANDBOX_TIMING) as Record<string, number>)
+    : undefined;
+} catch {
+  console.error(`SANDBOX_TIMING must be a JSON object of delays in ms, got ${process.env.SANDBOX_TIMING}`);
+  process.exit(1);
+}
 const identity = loadOrCreateSandboxIdentity(path.join(dataDir, 'sandbox'));
 const sandbox = await startSandbox({
   port,
@@ -20,6 +30,7 @@ const sandbox = await startSandbox({
   merchant: identity.merchant,
   keyPair: identity.keyPair,
   logger,
+  ...(timing && { timing }),
   // Demos and benchmarks: the simulated customer approves every order by itself.
   autoApprove: process.env.SANDBOX_AUTO_APPROVE === '1',
   ...(process.env.SANDBOX_UNBIND_URL ? { unbindUrl: process.env.SANDBOX_UNBIND_URL } : {}),

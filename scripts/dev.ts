@@ -6,19 +6,16 @@
 import type { Server } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
-import { createActivities } from '../activities';
-import { createApp } from '../api/app';
 import { ConfigError, loadConfig } from '../platform/config';
 import { createLogger } from '../platform/logger';
 import { createDb } from '../db/knex';
 import { migrateLatest } from '../db/migrator';
 import { createDataConverter } from '../platform/data-converter';
-import { AesGcmPayloadCodec, resolveCodecKeyring } from '../platform/payload-codec';
-import { createPayrunWorker } from '../workers/worker';
+import { resolveCodecKeyring } from '../platform/payload-codec';
+import { buildApp } from '../api/build';
+import { buildWorker } from '../workers/build';
+import { resolveDevCodecToken } from '../platform/dev-codec-token';
 import { stackCheck, stackCheckWorkflowId } from '../workflows/stack-check';
-import { payoutSettingsFrom } from '../api/payouts/settings';
-import { remittanceSettingsFrom } from '../api/remittance/settings';
-import { createInstrumentedGateway } from '../workers/gateway';
 import { startDatabase, startGateway, startTemporal } from './stack';
 
 async function main(): Promise<void> {
@@ -57,26 +54,25 @@ async function main(): Promise<void> {
     });
     const dataConverter = createDataConverter(keyring);
     const apiUrl = `http://${config.API_HOST === '0.0.0.0' ? '127.0.0.1' : config.API_HOST}:${config.API_PORT}`;
-    const temporal = await startTemporal(config, log, { dataConverter, uiCodecEndpoint: `${apiUrl}/codec` });
+    // Not given to the dev server: its UI publishes its codec endpoint to anyone (/api/v1/settings).
+    const codecToken = resolveDevCodecToken({
+      configured: config.TEMPORAL_UI_CODEC_TOKEN,
+      dataDir: config.PAYRUN_DATA_DIR,
+    });
+    const temporal = await startTemporal(config, log, { dataConverter });
     stops.push({ name: 'Temporal', stop: temporal.stop });
 
     const gateway = await startGateway(config, log);
     stops.push({ name: 'gateway sandbox', stop: gateway.stop });
     const publicBaseUrl = config.PUBLIC_BASE_URL ?? apiUrl;
 
-    const worker = await createPayrunWorker({
+    const worker = await buildWorker(config, {
       connection: temporal.value.workerConnection,
-      namespace: config.TEMPORAL_NAMESPACE,
-      taskQueue: config.TEMPORAL_TASK_QUEUE,
-      activities: createActivities({
-        db,
-        gateway: createInstrumentedGateway(gateway.value, log),
-        publicBaseUrl,
-        // Tokens at rest are sealed with the payload codec keyring; aesTokens open with the merchant secret.
-        subscriptionSecrets: { merchantSecretKey: gateway.value.secretKey, keyring },
-        savedMethodSecrets: { merchantSecretKey: gateway.value.secretKey, keyring },
-      }),
-      dataConverter,
+      db,
+      gateway: gateway.value,
+      keyring,
+      publicBaseUrl,
+      logger: log,
     });
     const workerRun = worker.run();
     stops.push({
@@ -91,25 +87,20 @@ async function main(): Promise<void> {
       void shutdown('worker failure', 1);
     });
 
-    const app = createApp({
+    const app = buildApp(config, {
       db,
       temporal: temporal.value.client,
       logger: log.child({ component: 'api' }),
       merchant: gateway.value,
-      payouts: payoutSettingsFrom(config),
-      remittance: remittanceSettingsFrom(config),
-      codec: {
-        codec: new AesGcmPayloadCodec(keyring),
-        allowedOrigins: [
+      keyring,
+      temporalUi: {
+        origins: [
           `http://127.0.0.1:${config.TEMPORAL_UI_PORT}`,
           `http://localhost:${config.TEMPORAL_UI_PORT}`,
         ],
-        trustLocalUi: true,
-      },
-      console: {
         // The dev server's own UI unless told otherwise; an external Temporal has none of ours to guess.
-        temporalUiUrl: config.TEMPORAL_UI_URL ?? temporal.value.uiUrl,
-        namespace: config.TEMPORAL_NAMESPACE,
+        url: config.TEMPORAL_UI_URL ?? temporal.value.uiUrl,
+        uiToken: codecToken,
       },
     });
     const server: Server = await new Promise((resolve, reject) => {
@@ -136,6 +127,7 @@ async function main(): Promise<void> {
       `  API          ${apiUrl}   (health: ${apiUrl}/healthz)`,
       `  Console      ${apiUrl}/console`,
       `  Temporal UI  ${temporal.value.uiUrl ?? '(external Temporal at ' + temporal.value.address + ')'}`,
+      `  UI codec     ${apiUrl}/codec/${codecToken}   (Temporal UI → Codec Server, in your browser only)`,
       `  Temporal     ${temporal.value.address}  namespace ${config.TEMPORAL_NAMESPACE}`,
       `  PostgreSQL   ${config.DATABASE_URL ? 'DATABASE_URL' : `embedded, port ${config.EMBEDDED_PG_PORT}`}`,
       `  Gateway      ${gateway.value.baseUrl}${config.GATEWAY_BASE_URL ? '' : '  (sandbox; admin API under /__sandbox)'}`,

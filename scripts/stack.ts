@@ -68,7 +68,7 @@ export interface TemporalHandles {
 export async function startTemporal(
   config: Config,
   log: Logger,
-  options: { dataConverter: DataConverter; uiCodecEndpoint: string },
+  options: { dataConverter: DataConverter; uiCodecEndpoint?: string },
 ): Promise<Started<TemporalHandles>> {
   const { dataConverter } = options;
   const namespace = config.TEMPORAL_NAMESPACE;
@@ -107,8 +107,9 @@ export async function startTemporal(
       uiPort: config.TEMPORAL_UI_PORT,
       dbFilename,
       searchAttributes: PAYRUN_SEARCH_ATTRIBUTES,
-      // The UI asks payrun's API to decode payloads: operators see data, the server stores ciphertext.
-      extraArgs: ['--ui-codec-endpoint', options.uiCodecEndpoint],
+      // The UI asks a codec to decode payloads: operators see data, the server stores ciphertext. An
+      // endpoint given here is served to anyone who asks the UI, so only a key-protected one belongs here.
+      extraArgs: options.uiCodecEndpoint ? ['--ui-codec-endpoint', options.uiCodecEndpoint] : [],
     },
     client: { dataConverter },
   });

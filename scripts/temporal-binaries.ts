@@ -4,6 +4,7 @@
  *   dev server (Temporal CLI):  TEMPORAL_CLI_PATH → cached binary → `go install` → SDK download
  *   time-skipping test server:  TEMPORAL_TEST_SERVER_PATH → cached → Maven Central + java → SDK download
  *   server for PostgreSQL + SQL schema tool (the production shape): cached → `go install`
+ *   standalone Web UI server (the production shape): cached → `go install`
  *
  * Builds land in a per-user cache outside the clone (CI starts from a fresh clone, but the same
  * machine keeps ~/.cache, ~/go and ~/.m2), and the repository's git-ignored `.cache/temporal` links to it.
@@ -247,6 +248,54 @@ export async function resolveTemporalServer(
 }
 
 // ---------------------------------------------------------------------------------------------
+// The standalone Temporal UI server (npm run cluster), the same version docker-compose runs
+// ---------------------------------------------------------------------------------------------
+
+/** The UI version the CLI above embeds and docker-compose.yml's `temporalio/ui` image runs. */
+export const TEMPORAL_UI_VERSION = 'v2.42.1';
+const UI_MODULE = 'github.com/temporalio/ui-server/v2';
+
+export interface TemporalUiBinaries {
+  /** `ui-server --root <home> --env docker start`: its web assets are compiled in. */
+  server: string;
+  /** Holds `config/docker.yaml`, the image's configuration, read from the same environment variables. */
+  home: string;
+}
+
+export function cachedUiBinaries(env: NodeJS.ProcessEnv = process.env): TemporalUiBinaries {
+  const home = path.join(cacheDir(env), `temporal-ui-${TEMPORAL_UI_VERSION}`);
+  return { server: path.join(home, 'ui-server'), home };
+}
+
+export async function resolveTemporalUi(
+  options: ResolveOptions = {},
+): Promise<TemporalUiBinaries | undefined> {
+  const env = options.env ?? process.env;
+  const log = options.log ?? (() => {});
+  const cached = cachedUiBinaries(env);
+  const configFile = path.join(cached.home, 'config', 'docker.yaml');
+  if (isExecutable(cached.server) && fs.existsSync(configFile)) return cached;
+  if (!options.build || !hasCommand('go')) {
+    log('No Temporal UI server built; run npm run temporal:binaries (needs Go and its module proxy).');
+    return undefined;
+  }
+  await goInstall(
+    'the Temporal UI server',
+    [{ path: `${UI_MODULE}/cmd/server`, binary: 'server', target: cached.server }],
+    TEMPORAL_UI_VERSION,
+    log,
+  );
+  const modCache = spawnSync('go', ['env', 'GOMODCACHE'], { encoding: 'utf8' }).stdout.trim();
+  fs.mkdirSync(path.dirname(configFile), { recursive: true });
+  fs.copyFileSync(
+    path.join(modCache, `${UI_MODULE}@${TEMPORAL_UI_VERSION}`, 'config', 'docker.yaml'),
+    configFile,
+  );
+  fs.chmodSync(configFile, 0o644);
+  return cached;
+}
+
+// ---------------------------------------------------------------------------------------------
 // Time-skipping test server: the Java one from Maven Central
 // ---------------------------------------------------------------------------------------------
 
@@ -361,8 +410,11 @@ async function main(): Promise<void> {
   const server = await resolveTemporalServer({ build: true, log });
   log(`Temporal server (PostgreSQL):  ${server?.server ?? 'not built'}`);
   log(`Temporal SQL schema tool:      ${server?.schemaTool ?? 'not built'}`);
+  const ui = await resolveTemporalUi({ build: true, log });
+  log(`Temporal UI server:            ${ui?.server ?? 'not built'}`);
   log(`Temporal binaries ready in ${((Date.now() - started) / 1000).toFixed(1)}s`);
   if (!server) throw new Error('The Temporal server for PostgreSQL could not be built (see above).');
+  if (!ui) throw new Error('The Temporal UI server could not be built (see above).');
   if (devServer.type !== 'existing-path' || testServer.type !== 'existing-path') {
     log('Warning: a server will be downloaded by the SDK, which needs internet access.');
   }

@@ -1,16 +1,13 @@
-/** A standalone worker process (production, docker-compose). Scale by running more of them. */
+/** A standalone worker process (production: docker-compose, `npm run cluster`). Scale by running more. */
 import http from 'node:http';
 import { NativeConnection } from '@temporalio/worker';
 import { metricsRegistry } from '../platform/metrics';
-import { createActivities } from '../activities';
 import { ConfigError, loadConfig } from '../platform/config';
 import { createLogger } from '../platform/logger';
 import { requireGateway, requireServices } from '../platform/require-services';
 import { createDb } from '../db/knex';
-import { createDataConverter } from '../platform/data-converter';
 import { resolveCodecKeyring } from '../platform/payload-codec';
-import { createInstrumentedGateway } from './gateway';
-import { createPayrunWorker } from './worker';
+import { buildWorker } from './build';
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -25,16 +22,13 @@ async function main(): Promise<void> {
   });
   const db = createDb(databaseUrl);
   const connection = await NativeConnection.connect({ address: temporalAddress });
-  const worker = await createPayrunWorker({
+  const worker = await buildWorker(config, {
     connection,
-    namespace: config.TEMPORAL_NAMESPACE,
-    taskQueue: config.TEMPORAL_TASK_QUEUE,
-    activities: createActivities({
-      db,
-      gateway: createInstrumentedGateway(gatewaySettings, log),
-      publicBaseUrl: config.PUBLIC_BASE_URL,
-    }),
-    dataConverter: createDataConverter(keyring),
+    db,
+    gateway: gatewaySettings,
+    keyring,
+    publicBaseUrl: config.PUBLIC_BASE_URL,
+    logger: log,
   });
   // Prometheus scrapes workers directly: gateway calls by operation and result code live here.
   const metrics = http
@@ -46,7 +40,11 @@ async function main(): Promise<void> {
     })
     .listen(config.WORKER_METRICS_PORT, '0.0.0.0');
   log.info(
-    { taskQueue: config.TEMPORAL_TASK_QUEUE, temporalAddress, metricsPort: config.WORKER_METRICS_PORT },
+    {
+      taskQueue: config.TEMPORAL_TASK_QUEUE,
+      temporalAddress,
+      metricsPort: config.WORKER_METRICS_PORT,
+    },
     'Worker started',
   );
   // The SDK shuts the worker down gracefully on SIGINT/SIGTERM; run() resolves once tasks drain.

@@ -6,16 +6,9 @@
  * Cycle dates are always computed from the ANCHOR (the first billing day), never by adding to the
  * previous date: MONTHLY from Jan 31 bills Feb 28 (29 in a leap year), then Mar 31, not Mar 28.
  */
-export const FREQUENCIES = [
-  'DAILY',
-  'WEEKLY',
-  'BI_WEEKLY',
-  'MONTHLY',
-  'BI_MONTHLY',
-  'QUARTERLY',
-  'SEMI_ANNUALLY',
-] as const;
-export type Frequency = (typeof FREQUENCIES)[number];
+import type { SubscriptionFrequency } from '../gateway/limits';
+
+export type Frequency = SubscriptionFrequency;
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 const GMT7_OFFSET_MS = 7 * 60 * 60 * 1000;

@@ -1,55 +1,20 @@
-import {
-  allHandlersFinished,
-  ApplicationFailure,
-  condition,
-  defineQuery,
-  defineSignal,
-  defineUpdate,
-  proxyActivities,
-  setHandler,
-} from '@temporalio/workflow';
-import type { Duration } from '@temporalio/common';
+import { allHandlersFinished, ApplicationFailure, condition, setHandler } from '@temporalio/workflow';
+import { gatewayOf, recordsOf } from './activity-profiles';
 import type { TokenActivities } from '../activities/tokens';
+import { codeOf, isUndecided, outcomeOf } from '../gateway/result-codes';
+import {
+  bindingLinksUpdate,
+  bindingResultSignal,
+  bindingStatusQuery,
+  transition,
+  type BindingInput,
+  type BindingLinks,
+  type BindingNotice,
+  type BindingResult,
+  type BindingStatus,
+  type DeleteSavedMethodInput,
+} from './binding-definitions';
 import { durationMs } from './durations';
-
-export type SavedMethodKind = 'card' | 'domestic' | 'wallet';
-export type BindingStatus = 'creating' | 'awaiting_customer' | 'binding' | 'active' | 'failed' | 'expired';
-
-export const bindingWorkflowId = (bindingId: string) => `binding/${bindingId}`;
-export const deleteMethodWorkflowId = (methodId: string) => `saved-method-delete/${methodId}`;
-
-export interface BindingTiming {
-  gatewayAttemptTimeout: Duration;
-  /** How long to wait for the IPN before asking tokenization/cbQuery (and between queries). */
-  callbackWait: Duration;
-  /** The link's validity (document 2: 15 minutes by default, per merchant). */
-  linkValidity: Duration;
-}
-
-export interface BindingInput {
-  bindingId: string;
-  timing: BindingTiming;
-}
-
-export interface BindingLinks {
-  payUrl?: string;
-  deeplink?: string;
-  qrCodeUrl?: string;
-  deeplinkMiniApp?: string;
-}
-
-export interface BindingResult {
-  status: BindingStatus;
-  methodId?: string;
-  resultCode?: number;
-  message?: string;
-}
-
-/** The gateway's list-B notification for the binding order. The callbackToken stays out of history. */
-export const bindingResultSignal = defineSignal<[{ resultCode: number; message: string }]>('bindingResult');
-/** Answers once the gateway created the link: what the API hands the customer. */
-export const bindingLinksUpdate = defineUpdate<BindingLinks, []>('bindingLinks');
-export const bindingStatusQuery = defineQuery<BindingStatus>('bindingStatus');
 
 const LINK_GRACE_MS = 60_000;
 
@@ -60,23 +25,17 @@ const LINK_GRACE_MS = 60_000;
  */
 export async function binding(input: BindingInput): Promise<BindingResult> {
   const { bindingId, timing } = input;
-  const records = proxyActivities<TokenActivities>({
-    startToCloseTimeout: '30 seconds',
-    retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
-  });
-  const gateway = proxyActivities<TokenActivities>({
-    startToCloseTimeout: timing.gatewayAttemptTimeout,
-    retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '5 minutes' },
-  });
+  const records = recordsOf<TokenActivities>();
+  const gateway = gatewayOf<TokenActivities>(timing.gatewayAttemptTimeout);
 
   let status: BindingStatus = 'creating';
   let links: BindingLinks | undefined = undefined;
   let refusal: { resultCode?: number; message?: string } | undefined;
-  let notified: { resultCode: number; message: string } | undefined;
+  let notified: BindingNotice | undefined;
   setHandler(bindingStatusQuery, () => status);
   setHandler(bindingResultSignal, (result) => {
-    // 7000 "waiting" is not an outcome; the first final word wins.
-    if (result.resultCode !== 7000) notified ??= result;
+    // "Waiting" is not an outcome; the first final word wins.
+    if (!isUndecided(outcomeOf(result.resultCode))) notified ??= result;
   });
   setHandler(bindingLinksUpdate, async () => {
     await condition(() => links !== undefined || refusal !== undefined);
@@ -89,7 +48,7 @@ export async function binding(input: BindingInput): Promise<BindingResult> {
   });
 
   const finish = async (next: BindingStatus, extra: Omit<BindingResult, 'status'> = {}) => {
-    status = next;
+    status = transition(status, next);
     await records.recordBinding({
       bindingId,
       status: next,
@@ -107,7 +66,7 @@ export async function binding(input: BindingInput): Promise<BindingResult> {
   }
   const startedAt = Date.now();
   const deadline = startedAt + durationMs(timing.linkValidity) + LINK_GRACE_MS;
-  status = 'awaiting_customer';
+  status = transition(status, 'awaiting_customer');
   links = created.links;
 
   // IPN or poll: wait for the notification; on silence ask cbQuery, until the link is past its validity.
@@ -119,30 +78,27 @@ export async function binding(input: BindingInput): Promise<BindingResult> {
       break;
     }
     const asked = await gateway.queryBindingCallback({ bindingId, attempt });
-    if (asked.resultCode === 0 && asked.hasCallbackToken) outcome = { resultCode: 0, message: asked.message };
-    else if (asked.resultCode !== 7000 && asked.resultCode !== 1000) outcome = asked;
+    if (!isUndecided(outcomeOf(asked.resultCode)))
+      outcome = { resultCode: asked.resultCode, message: asked.message };
     else if (Date.now() >= deadline)
-      outcome = { resultCode: 1005, message: 'The customer did not use the link in time.' };
+      outcome = { resultCode: codeOf('link_expired'), message: 'The customer did not use the link in time.' };
   }
   const final = outcome!;
-  if (final.resultCode === 1005) return finish('expired', final);
-  if (final.resultCode !== 0) return finish('failed', final);
+  const decided = outcomeOf(final.resultCode);
+  if (decided === 'link_expired') return finish('expired', final);
+  if (decided !== 'succeeded') return finish('failed', final);
 
-  status = 'binding';
+  status = transition(status, 'binding');
   await records.recordBinding({ bindingId, status });
   const bound = await gateway.exchangeBindingToken({ bindingId });
   if (!bound.ok) return finish('failed', { resultCode: bound.resultCode, message: bound.message });
-  return finish('active', { methodId: bound.methodId, resultCode: 0, message: 'Saved' });
+  return finish('active', { methodId: bound.methodId, resultCode: codeOf('succeeded'), message: 'Saved' });
 }
 
 /** Deleting a saved method: tokenization/delete, then the method is never used again. */
-export async function deleteSavedMethod(input: {
-  methodId: string;
-  gatewayAttemptTimeout: Duration;
-}): Promise<{ status: 'deleted'; resultCode: number; message: string }> {
-  const gateway = proxyActivities<TokenActivities>({
-    startToCloseTimeout: input.gatewayAttemptTimeout,
-    retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute' },
-  });
+export async function deleteSavedMethod(
+  input: DeleteSavedMethodInput,
+): Promise<{ status: 'deleted'; resultCode: number; message: string }> {
+  const gateway = gatewayOf<TokenActivities>(input.gatewayAttemptTimeout, { maxRetryInterval: '1 minute' });
   return gateway.deleteSavedMethodAtGateway({ methodId: input.methodId });
 }

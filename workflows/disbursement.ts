@@ -1,47 +1,18 @@
-import { condition, defineQuery, defineSignal, proxyActivities, setHandler } from '@temporalio/workflow';
-import type { Duration } from '@temporalio/common';
+import { condition, setHandler } from '@temporalio/workflow';
+import { gatewayOf, recordsOf } from './activity-profiles';
 import type { DisbursementActivities } from '../activities/disbursement';
+import { codeOf, outcomeOf } from '../gateway/result-codes';
+import {
+  disbursementResultSignal,
+  disbursementStatusQuery,
+  transition,
+  type DisbursementInput,
+  type DisbursementNotice,
+  type DisbursementResult,
+  type DisbursementStatus,
+} from './disbursement-definitions';
 
-export const disbursementWorkflowId = (disbursementId: string) => `disbursement/${disbursementId}`;
-
-export type DisbursementStatus =
-  'checking_wallet' | 'checking_balance' | 'paying' | 'pending' | 'succeeded' | 'failed' | 'needs_attention';
-
-export type DisbursementReceiver =
-  | { kind: 'wallet'; walletId: string; walletName: string; personalId: string | null }
-  | {
-      kind: 'bank';
-      bankAccountNo?: string;
-      bankCardNo?: string;
-      bankAccountHolderName: string;
-      bankCode: string;
-    };
-
-export interface DisbursementInput {
-  disbursementId: string;
-  amount: number;
-  description: string;
-  receiver: DisbursementReceiver;
-  /** Attempt timeout of one gateway call (see PayoutTiming.gatewayAttemptTimeout). */
-  gatewayAttemptTimeout: Duration;
-  /** How long to wait for the final result of a pending payout before asking an operator. */
-  resultWait: Duration;
-}
-
-export interface DisbursementResult {
-  status: DisbursementStatus;
-  resultCode?: number;
-  message?: string;
-}
-
-export const disbursementResultSignal =
-  defineSignal<[{ resultCode: number; message: string; transId?: string }]>('disbursementResult');
-export const disbursementStatusQuery = defineQuery<DisbursementStatus>('disbursementStatus');
-
-const records = proxyActivities<DisbursementActivities>({
-  startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
-});
+const records = recordsOf<DisbursementActivities>();
 
 /**
  * One payout to a wallet (check wallet → balance → pay) or to a bank account or card (pay). A pending
@@ -49,12 +20,9 @@ const records = proxyActivities<DisbursementActivities>({
  * a result that never comes ends as needs_attention for an operator, never as a guess.
  */
 export async function disbursement(input: DisbursementInput): Promise<DisbursementResult> {
-  const gateway = proxyActivities<DisbursementActivities>({
-    startToCloseTimeout: input.gatewayAttemptTimeout,
-    retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '5 minutes' },
-  });
+  const gateway = gatewayOf<DisbursementActivities>(input.gatewayAttemptTimeout);
   let status: DisbursementStatus = input.receiver.kind === 'wallet' ? 'checking_wallet' : 'paying';
-  let notified: { resultCode: number; message: string; transId?: string } | undefined;
+  let notified: DisbursementNotice | undefined;
   setHandler(disbursementStatusQuery, () => status);
   setHandler(disbursementResultSignal, (result) => {
     notified ??= result;
@@ -66,7 +34,7 @@ export async function disbursement(input: DisbursementInput): Promise<Disburseme
     message?: string,
     transId?: string,
   ) => {
-    status = next;
+    status = transition(status, next);
     await records.recordDisbursement({
       disbursementId: input.disbursementId,
       status: next,
@@ -83,23 +51,27 @@ export async function disbursement(input: DisbursementInput): Promise<Disburseme
       disbursementId: input.disbursementId,
       receiver: input.receiver,
     });
-    if (check.resultCode !== 0) return finish('failed', check.resultCode, check.message);
+    if (outcomeOf(check.resultCode) !== 'succeeded') return finish('failed', check.resultCode, check.message);
 
     status = 'checking_balance';
     await records.recordDisbursement({ disbursementId: input.disbursementId, status });
     const { balance } = await gateway.disbursementBalance({ disbursementId: input.disbursementId });
     if (balance < input.amount) {
-      return finish('failed', 1100, `The merchant balance (${balance} VND) is short of ${input.amount} VND.`);
+      return finish(
+        'failed',
+        codeOf('merchant_balance_short'),
+        `The merchant balance (${balance} VND) is short of ${input.amount} VND.`,
+      );
     }
   }
 
-  status = 'paying';
+  status = transition(status, 'paying');
   await records.recordDisbursement({ disbursementId: input.disbursementId, status });
   const paid = await gateway.payDisbursement(input);
   if (paid.outcome === 'succeeded') return finish('succeeded', paid.resultCode, paid.message, paid.transId);
   if (paid.outcome === 'failed') return finish('failed', paid.resultCode, paid.message);
 
-  status = 'pending';
+  status = transition(status, 'pending');
   await records.recordDisbursement({
     disbursementId: input.disbursementId,
     status,
@@ -115,7 +87,7 @@ export async function disbursement(input: DisbursementInput): Promise<Disburseme
   }
   const final = notified!;
   return finish(
-    final.resultCode === 0 ? 'succeeded' : 'failed',
+    outcomeOf(final.resultCode) === 'succeeded' ? 'succeeded' : 'failed',
     final.resultCode,
     final.message,
     final.transId,

@@ -10,3 +10,4 @@ export { terminalSettlement } from './payment-terminal-settlement';
 export { subscription } from './subscription';
 export { binding, deleteSavedMethod } from './binding';
 export { tokenPayment } from './token-payment';
+export { webhookEndpoint, webhookResend } from './webhook-endpoint';

@@ -4,16 +4,10 @@
  * Asia/Ho_Chi_Minh days (UTC+7, no daylight saving).
  */
 
-export const OTP_RULES = {
-  /** A code is good for 5 minutes from when the 8200 answer (the SMS) arrived. */
-  codeLifetimeMs: 5 * 60_000,
-  /** At least 3 s between two consecutive requests of a user. */
-  minSpacingMs: 3_000,
-  /** The 5th wrong code of a day locks the user until the next day. */
-  maxWrongPerDay: 5,
-  /** At most 5 codes (SMS) per user per day. */
-  maxSmsPerDay: 5,
-} as const;
+import { OTP_LIMITS } from '../gateway/limits';
+
+/** The limits themselves are gateway facts (gateway/limits.ts); this module applies them. */
+export const OTP_RULES = OTP_LIMITS;
 
 const DAY_MS = 86_400_000;
 const UTC_OFFSET_MS = 7 * 3_600_000;
@@ -39,9 +33,6 @@ export type OtpRefusal =
   | { reason: 'otp_expired'; expiredAt: number }
   | { reason: 'otp_locked'; until: number }
   | { reason: 'otp_sms_limit'; until: number };
-
-export const wrongToday = (attempts: readonly OtpAttempt[], now: number): number =>
-  attempts.filter((a) => a.kind === 'verify' && a.outcome === 'wrong' && dayOf(a.at) === dayOf(now)).length;
 
 export const smsToday = (attempts: readonly OtpAttempt[], now: number): number =>
   attempts.filter((a) => a.kind === 'sms' && a.outcome === 'sent' && dayOf(a.at) === dayOf(now)).length;

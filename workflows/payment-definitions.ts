@@ -1,6 +1,7 @@
 /** Types, signals and pure helpers of the payment workflow, shared with the API and activities. */
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { Duration } from '@temporalio/common';
+import { isUndecided, outcomeOf } from '../gateway/result-codes';
 
 export const paymentWorkflowId = (paymentId: string) => `payment/${paymentId}`;
 
@@ -108,16 +109,12 @@ export const confirmedStatus: Readonly<Record<Exclude<ConfirmOutcome['outcome'],
   };
 export const paymentStatusQuery = defineQuery<PaymentStatus>('paymentStatus');
 
-/**
- * Codes that are not an outcome yet: 7000/7002 pending, 1000 waiting for the customer (real gateway),
- * 10 connection trouble, 8000/8200 customer steps. Everything else decides the payment.
- */
-const NOT_FINAL = new Set([7000, 7002, 1000, 10, 8000, 8200]);
-export const isFinalPaymentCode = (code: number) => !NOT_FINAL.has(code);
+/** Pending, waiting for the customer, a customer step or connection trouble are not an outcome yet. */
+export const isFinalPaymentCode = (code: number) => !isUndecided(outcomeOf(code));
 
 /** Final status of a decided payment. */
 export const decidedStatus = (resultCode: number, autoCapture: boolean): PaymentStatus =>
-  resultCode !== 0 ? 'failed' : autoCapture ? 'succeeded' : 'authorized_not_captured';
+  outcomeOf(resultCode) !== 'succeeded' ? 'failed' : autoCapture ? 'succeeded' : 'authorized_not_captured';
 
 const text = (value: unknown) => (value === undefined || value === null ? undefined : String(value));
 

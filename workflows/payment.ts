@@ -3,10 +3,11 @@ import {
   ApplicationFailure,
   condition,
   patched,
-  proxyActivities,
   setHandler,
 } from '@temporalio/workflow';
+import { gatewayOf, recordsOf } from './activity-profiles';
 import type { PaymentActivities } from '../activities/payments';
+import { outcomeOf } from '../gateway/result-codes';
 import { durationMs } from './durations';
 import {
   CONFIRM_REFUSED,
@@ -24,10 +25,7 @@ import {
   type PaymentStatus,
 } from './payment-definitions';
 
-const records = proxyActivities<PaymentActivities>({
-  startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
-});
+const records = recordsOf<PaymentActivities>();
 
 /**
  * One one-time payment: api/create (or api/pos) → the customer pays → the IPN (list A or B by
@@ -38,10 +36,7 @@ const records = proxyActivities<PaymentActivities>({
  */
 export async function payment(input: PaymentInput): Promise<PaymentResult> {
   const { paymentId, timing } = input;
-  const gateway = proxyActivities<PaymentActivities>({
-    startToCloseTimeout: timing.gatewayAttemptTimeout,
-    retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '5 minutes' },
-  });
+  const gateway = gatewayOf<PaymentActivities>(timing.gatewayAttemptTimeout);
   let status: PaymentStatus = 'created';
   let final: PaymentNotice | undefined;
   let pendingNotices = 0;
@@ -70,7 +65,7 @@ export async function payment(input: PaymentInput): Promise<PaymentResult> {
   status = created.status;
   if (created.notice && isFinalPaymentCode(created.notice.resultCode)) {
     let decided = created.notice;
-    if (decided.resultCode === 0 && decided.payType === undefined) {
+    if (outcomeOf(decided.resultCode) === 'succeeded' && decided.payType === undefined) {
       // POS answers 0 without payType: record the success now, then take payType from the IPN (or query).
       await record(decided);
       const more = (await condition(() => final !== undefined, timing.ipnTimeout))
@@ -107,7 +102,7 @@ export async function payment(input: PaymentInput): Promise<PaymentResult> {
       final = asked;
       break;
     }
-    if (asked.resultCode === 7002 && status !== 'pending') {
+    if (outcomeOf(asked.resultCode) === 'provider_processing' && status !== 'pending') {
       status = 'pending';
       await records.recordPaymentStatus({ paymentId, status });
     }

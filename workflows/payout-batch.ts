@@ -1,4 +1,5 @@
-import { condition, proxyActivities, setHandler } from '@temporalio/workflow';
+import { condition, setHandler } from '@temporalio/workflow';
+import { gatewayOf, pageReaderOf, recordsOf } from './activity-profiles';
 import type { Duration } from '@temporalio/common';
 import type { PayoutActivities } from '../activities/payouts';
 import {
@@ -11,10 +12,7 @@ import {
 } from './payout-definitions';
 import { durationMs } from './durations';
 
-const records = proxyActivities<PayoutActivities>({
-  startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
-});
+const records = recordsOf<PayoutActivities>();
 
 /**
  * One gateway batch (≤ 1000 items): init → create → 8003 → balance → pay → result → every page of
@@ -25,17 +23,9 @@ export async function payoutBatch(input: PayoutBatchInput): Promise<PayoutBatchR
   const { batchId, runId, timing } = input;
   // Gateway calls: retried with backoff on transport failures and "retry later" answers; the same
   // requestId is re-sent on every attempt, so a lost response never becomes a second order.
-  const retry = { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '5 minutes' };
-  const gateway = proxyActivities<PayoutActivities>({
-    startToCloseTimeout: timing.gatewayAttemptTimeout,
-    retry,
-  });
+  const gateway = gatewayOf<PayoutActivities>(timing.gatewayAttemptTimeout);
   // Reading every page of a batch takes longer; it heartbeats after each page instead.
-  const reader = proxyActivities<PayoutActivities>({
-    startToCloseTimeout: '30 minutes',
-    heartbeatTimeout: timing.gatewayAttemptTimeout,
-    retry,
-  });
+  const reader = pageReaderOf<PayoutActivities>(timing.gatewayAttemptTimeout);
   let status: BatchStatus = 'queued';
   let created = false;
   let paidNotices = 0;

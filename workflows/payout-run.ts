@@ -3,11 +3,11 @@ import {
   condition,
   executeChild,
   getExternalWorkflowHandle,
-  proxyActivities,
   setHandler,
   allHandlersFinished,
 } from '@temporalio/workflow';
 import type { PayoutActivities } from '../activities/payouts';
+import { runRecordsOf } from './activity-profiles';
 import { payoutBatch } from './payout-batch';
 import { payrunKind, payrunOrderId, payrunRunId } from './search-attributes';
 import {
@@ -22,10 +22,7 @@ import {
   type RunStatus,
 } from './payout-definitions';
 
-const records = proxyActivities<PayoutActivities>({
-  startToCloseTimeout: '1 minute',
-  retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
-});
+const records = runRecordsOf<PayoutActivities>();
 
 /**
  * A payout run: waits for a second person's approval (or a rejection, or the deadline), then runs one

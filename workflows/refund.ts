@@ -1,37 +1,10 @@
-import { proxyActivities, sleep } from '@temporalio/workflow';
-import type { Duration } from '@temporalio/common';
+import { sleep } from '@temporalio/workflow';
+import { gatewayOf, recordsOf } from './activity-profiles';
 import type { PaymentActivities } from '../activities/payments';
 import { durationMs } from './durations';
+import { transition, type RefundInput, type RefundOutcome } from './refund-definitions';
 
-export const refundWorkflowId = (refundId: string) => `refund/${refundId}`;
-
-export type RefundStatus = 'created' | 'pending' | 'succeeded' | 'failed' | 'needs_attention';
-export type RefundItemStatus = 'pending' | 'succeeded' | 'failed';
-
-export interface RefundTiming {
-  gatewayAttemptTimeout: Duration;
-  /** First wait before api/refund/query when the refund (or one of its items) is pending; doubles. */
-  firstCheck: Duration;
-  maxInterval: Duration;
-  /** Still pending after this: an operator looks at it. */
-  giveUpAfter: Duration;
-}
-
-export interface RefundInput {
-  refundId: string;
-  timing: RefundTiming;
-}
-
-export interface RefundOutcome {
-  status: RefundStatus;
-  resultCode?: number;
-  message?: string;
-}
-
-const records = proxyActivities<PaymentActivities>({
-  startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
-});
+const records = recordsOf<PaymentActivities>();
 
 /**
  * One refund, already reserved against the payment by the API (the sum of refunds never exceeds the
@@ -41,10 +14,7 @@ const records = proxyActivities<PaymentActivities>({
  */
 export async function refund(input: RefundInput): Promise<RefundOutcome> {
   const { refundId, timing } = input;
-  const gateway = proxyActivities<PaymentActivities>({
-    startToCloseTimeout: timing.gatewayAttemptTimeout,
-    retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '5 minutes' },
-  });
+  const gateway = gatewayOf<PaymentActivities>(timing.gatewayAttemptTimeout);
   let outcome: RefundOutcome = await gateway.createRefund({ refundId });
   let interval = durationMs(timing.firstCheck);
   let waited = 0;
@@ -56,7 +26,7 @@ export async function refund(input: RefundInput): Promise<RefundOutcome> {
   }
   if (outcome.status === 'pending') {
     await records.markRefundNeedsAttention({ refundId });
-    return { ...outcome, status: 'needs_attention' };
+    return { ...outcome, status: transition(outcome.status, 'needs_attention') };
   }
   return outcome;
 }

@@ -4,6 +4,7 @@
  */
 import { defineQuery, defineSignal } from '@temporalio/workflow';
 import type { Duration } from '@temporalio/common';
+import type { REMITTANCE_AMOUNT_RANGES } from '../gateway/limits';
 
 // ---- identities: every gateway id derives from the remittance, so a retry or a replay never invents a new order
 export const remittanceWorkflowId = (remittanceId: string) => `remittance/${remittanceId}`;
@@ -22,15 +23,7 @@ export type BaseCurrency = (typeof BASE_CURRENCIES)[number];
 export const REMITTANCE_REASONS = ['RSN01', 'RSN02', 'RSN03', 'RSN04', 'RSN05', 'RSN06'] as const;
 export type RemittanceReason = (typeof REMITTANCE_REASONS)[number];
 
-export type RemittanceRequestType = 'remitToWallet' | 'remitToBank';
-
-/** VND per transaction, per request type (spec, "Limits"). */
-export const REMITTANCE_AMOUNT_RANGE: Readonly<Record<RemittanceRequestType, readonly [number, number]>> = {
-  remitToWallet: [1_000, 200_000_000],
-  remitToBank: [50_000, 200_000_000],
-};
-/** exchangeAmount: "up to 12 digits". */
-export const MAX_EXCHANGE_AMOUNT = 999_999_999_999;
+export type RemittanceRequestType = keyof typeof REMITTANCE_AMOUNT_RANGES;
 
 /**
  * Where a remittance is. Before `buying` nothing has moved and a stop is `failed`; from the buy on,
@@ -112,9 +105,6 @@ export interface RemittanceProgress {
 /** The gateway's result notification for this remittance (final codes only matter). */
 export const remittanceResultSignal = defineSignal<[RemittanceResult]>('remittanceResult');
 export const remittanceProgressQuery = defineQuery<RemittanceProgress>('remittanceProgress');
-
-/** Codes that leave the outcome open: the gateway is still working (pending, two-step authorized). */
-export const isPendingCode = (code: number) => code === 7000 || code === 7002;
 
 /** exchangeAmount = amount × rate, rounded to whole VND (what the gateway's buy answers). */
 export const exchangeAmountOf = (foreignAmount: number, rate: number) => Math.round(foreignAmount * rate);

@@ -1,12 +1,12 @@
-import { condition, proxyActivities, setHandler } from '@temporalio/workflow';
+import { condition, setHandler } from '@temporalio/workflow';
+import { gatewayOf, quoteOf, recordsOf } from './activity-profiles';
 import type { Duration } from '@temporalio/common';
 import type { RemittanceActivities } from '../activities/remittance';
 import { durationMs } from './durations';
+import { MAX_EXCHANGE_AMOUNT, REMITTANCE_AMOUNT_RANGES } from '../gateway/limits';
+import { isPending, outcomeOf } from '../gateway/result-codes';
 import {
-  MAX_EXCHANGE_AMOUNT,
-  REMITTANCE_AMOUNT_RANGE,
   exchangeAmountOf,
-  isPendingCode,
   remittanceProgressQuery,
   remittanceResultSignal,
   type BaseCurrency,
@@ -16,18 +16,11 @@ import {
   type ResultSource,
 } from './remittance-definitions';
 
-const records = proxyActivities<RemittanceActivities>({
-  startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
-});
+const records = recordsOf<RemittanceActivities>();
 
 /** A live quote for the API's GET /v1/remittance/quotes: one exchange-rate call, nothing recorded. */
 export async function remittanceQuote(input: { baseCurrency: BaseCurrency }): Promise<{ rate: number }> {
-  const gateway = proxyActivities<RemittanceActivities>({
-    startToCloseTimeout: '20 seconds',
-    retry: { initialInterval: '500 milliseconds', maximumAttempts: 3 },
-  });
-  return gateway.fetchExchangeRate(input);
+  return quoteOf<RemittanceActivities>().fetchExchangeRate(input);
 }
 
 /**
@@ -42,13 +35,8 @@ export async function remittance(input: RemittanceInput): Promise<RemittanceStat
   const { remittanceId, timing } = input;
   // Gateway calls: retried with backoff on transport failures and "retry later"; every attempt re-sends
   // the same requestId, so a lost answer never becomes a second buy or a second order.
-  const gateway = proxyActivities<RemittanceActivities>({
-    startToCloseTimeout: timing.gatewayAttemptTimeout,
-    retry: {
-      initialInterval: timing.gatewayRetryInterval,
-      backoffCoefficient: 2,
-      maximumInterval: '5 minutes',
-    },
+  const gateway = gatewayOf<RemittanceActivities>(timing.gatewayAttemptTimeout, {
+    firstRetry: timing.gatewayRetryInterval,
   });
 
   let status: RemittanceStatus = 'accepted';
@@ -69,7 +57,7 @@ export async function remittance(input: RemittanceInput): Promise<RemittanceStat
   }));
   setHandler(remittanceResultSignal, (notice) => {
     // Duplicates and late notices are harmless: only the first final code counts.
-    if (!notified && !isPendingCode(notice.resultCode)) notified = notice;
+    if (!notified && !isPending(outcomeOf(notice.resultCode))) notified = notice;
   });
 
   const setStatus = async (
@@ -124,7 +112,7 @@ export async function remittance(input: RemittanceInput): Promise<RemittanceStat
     quote = await takeQuote();
   }
   const expected = exchangeAmountOf(input.foreignAmount, quote.rate);
-  const [min, max] = REMITTANCE_AMOUNT_RANGE[input.requestType];
+  const [min, max] = REMITTANCE_AMOUNT_RANGES[input.requestType];
   const toSend = input.amount ?? expected;
   if (expected > MAX_EXCHANGE_AMOUNT) {
     return stop(
@@ -202,7 +190,12 @@ export async function remittance(input: RemittanceInput): Promise<RemittanceStat
     );
   }
   if (created.outcome === 'succeeded') {
-    result = { resultCode: 0, message: created.message, transId: created.transId, source: 'create' };
+    result = {
+      resultCode: created.resultCode,
+      message: created.message,
+      transId: created.transId,
+      source: 'create',
+    };
     await setStatus('succeeded', { result });
     return status;
   }
@@ -240,7 +233,7 @@ export async function remittance(input: RemittanceInput): Promise<RemittanceStat
     }
     wait = Math.min(durationMs(wait) * 2, durationMs('1 hour'));
   }
-  if (result.resultCode === 0) {
+  if (outcomeOf(result.resultCode) === 'succeeded') {
     await setStatus('succeeded', { result });
     return status;
   }

@@ -6,6 +6,8 @@ import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { Duration } from '@temporalio/common';
 import type { Frequency } from './billing-calendar';
 
+export type { Frequency };
+
 export const subscriptionWorkflowId = (subscriptionId: string) => `subscription/${subscriptionId}`;
 /** Gateway orderIds derive from the subscription and the cycle: a replay or a crash never invents a new one. */
 export const chargeOrderId = (subscriptionId: string, cycle: number, attempt: number) =>
@@ -158,6 +160,3 @@ export const cycleAmountUpdate = defineUpdate<
   { cycle: number; amount: number },
   [{ amount: number; cycle?: number }]
 >('cycleAmount');
-
-export const isPendingCode = (code: number) => code === 7000 || code === 7002;
-export const INSUFFICIENT_FUNDS = 1001;

@@ -8,21 +8,22 @@ import {
   allHandlersFinished,
   condition,
   continueAsNew,
-  proxyActivities,
   setHandler,
   workflowInfo,
 } from '@temporalio/workflow';
+import { gatewayOf, recordsOf } from './activity-profiles';
 import type { SubscriptionActivities } from '../activities/subscriptions';
+import { inRange, SUBSCRIPTION_MIN_AMOUNT } from '../gateway/limits';
+import { codeOf, isPending, outcomeOf, type ResultOutcome } from '../gateway/result-codes';
 import { cycleDate, dayOfGmt7, firstCycleOnOrAfter, instantOf, type BillingAnchor } from './billing-calendar';
 import { durationMs } from './durations';
 import {
   authorizationSignal,
   cancelUpdate,
+  chargeOrderId,
   chargeResultSignal,
   cycleAmountUpdate,
   FINAL_SUBSCRIPTION_STATUSES,
-  INSUFFICIENT_FUNDS,
-  isPendingCode,
   pauseUpdate,
   reactivateUpdate,
   reactivationSignal,
@@ -36,10 +37,7 @@ import {
   type SubscriptionView,
 } from './subscription-definitions';
 
-const records = proxyActivities<SubscriptionActivities>({
-  startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
-});
+const records = recordsOf<SubscriptionActivities>();
 
 export async function subscription(input: SubscriptionInput): Promise<SubscriptionView> {
   const result = await billSubscription(input);
@@ -48,12 +46,13 @@ export async function subscription(input: SubscriptionInput): Promise<Subscripti
   return result;
 }
 
+/** Whether the gateway's answer is one of the outcomes the caller expects. */
+const answered = (answer: { resultCode: number }, ...expected: ResultOutcome[]) =>
+  expected.includes(outcomeOf(answer.resultCode));
+
 async function billSubscription(input: SubscriptionInput): Promise<SubscriptionView> {
   const { timing, subscriptionId: id } = input;
-  const gateway = proxyActivities<SubscriptionActivities>({
-    startToCloseTimeout: timing.gatewayAttemptTimeout,
-    retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '5 minutes' },
-  });
+  const gateway = gatewayOf<SubscriptionActivities>(timing.gatewayAttemptTimeout);
   const state: SubscriptionState = input.state ?? {
     status: 'authorizing',
     anchorDate: '',
@@ -111,7 +110,7 @@ async function billSubscription(input: SubscriptionInput): Promise<SubscriptionV
     if (result.orderId === state.reactivationOrderId) reactivation ??= result;
   });
   setHandler(chargeResultSignal, (result) => {
-    if (!isPendingCode(result.resultCode)) chargeResults.set(result.orderId, result);
+    if (!isPending(outcomeOf(result.resultCode))) chargeResults.set(result.orderId, result);
   });
 
   const manage = async (action: 'pause' | 'cancel' | 'reactivate') => {
@@ -131,7 +130,7 @@ async function billSubscription(input: SubscriptionInput): Promise<SubscriptionV
     pauseUpdate,
     async ({ by, reason }) => {
       const answer = await manage('pause');
-      if (answer.resultCode !== 0 && answer.resultCode !== 2101)
+      if (!answered(answer, 'succeeded', 'subscription_paused'))
         refuse(`The gateway refused the pause: ${answer.resultCode} ${answer.message}`);
       if (state.status === 'active' || state.status === 'retrying')
         await move('paused', `Paused by ${by}${reason ? `: ${reason}` : ''}`);
@@ -149,7 +148,7 @@ async function billSubscription(input: SubscriptionInput): Promise<SubscriptionV
     async ({ by, reason }) => {
       if (state.status !== 'needs_reauthorization') {
         const answer = await manage('cancel');
-        if (answer.resultCode !== 0 && answer.resultCode !== 2100)
+        if (!answered(answer, 'succeeded', 'subscription_cancelled'))
           refuse(`The gateway refused the cancel: ${answer.resultCode} ${answer.message}`);
       }
       if (!isFinal() || state.status === 'needs_reauthorization')
@@ -167,7 +166,7 @@ async function billSubscription(input: SubscriptionInput): Promise<SubscriptionV
     reactivateUpdate,
     async () => {
       const answer = await manage('reactivate');
-      if (answer.resultCode !== 8000 && answer.resultCode !== 0)
+      if (!answered(answer, 'redirect_customer', 'succeeded'))
         refuse(`The gateway refused the reactivation: ${answer.resultCode} ${answer.message}`);
       state.reactivationOrderId = answer.orderId;
       reactivation = undefined;
@@ -192,8 +191,10 @@ async function billSubscription(input: SubscriptionInput): Promise<SubscriptionV
     {
       validator: ({ amount, cycle }) => {
         if (input.type !== 'VARIABLE') refuse('Only a VARIABLE subscription takes a cycle amount.');
-        if (!Number.isInteger(amount) || amount < 1000 || amount > input.recurringAmount)
-          refuse(`The amount must be 1000..${input.recurringAmount} VND (the recurringAmount).`);
+        if (!Number.isInteger(amount) || !inRange(amount, [SUBSCRIPTION_MIN_AMOUNT, input.recurringAmount]))
+          refuse(
+            `The amount must be ${SUBSCRIPTION_MIN_AMOUNT}..${input.recurringAmount} VND (the recurringAmount).`,
+          );
         if (cycle !== undefined && cycle < state.nextCycle) refuse(`Cycle ${cycle} is already billed.`);
         if (isFinal()) refuse(`This subscription is ${state.status}.`);
       },
@@ -203,7 +204,7 @@ async function billSubscription(input: SubscriptionInput): Promise<SubscriptionV
   // ---- authorization (first run only)
   if (state.status === 'authorizing') {
     const started = await gateway.startSubscriptionAuthorization({ subscriptionId: id });
-    if (started.resultCode !== 0) {
+    if (outcomeOf(started.resultCode) !== 'succeeded') {
       await move(
         'not_authorized',
         `The gateway refused the subscription: ${started.resultCode} ${started.message}`,
@@ -216,7 +217,7 @@ async function billSubscription(input: SubscriptionInput): Promise<SubscriptionV
       if (await condition(() => authorization !== undefined, timing.authorizationIpnWait)) break;
       const checked = await gateway.checkSubscriptionAuthorization({ subscriptionId: id });
       checks += 1;
-      if (checked.resultCode !== 7000 && checked.resultCode !== 42) {
+      if (!answered(checked, 'pending', 'not_found')) {
         authorization = {
           resultCode: checked.resultCode,
           message: checked.message,
@@ -224,14 +225,14 @@ async function billSubscription(input: SubscriptionInput): Promise<SubscriptionV
         };
       } else if (Date.now() >= giveUpAt) {
         authorization = {
-          resultCode: 1005,
+          resultCode: codeOf('link_expired'),
           message: `The customer did not authorize (checked ${checks} times)`,
         };
       }
     }
     if (state.status !== 'authorizing') return view(); // cancelled meanwhile
     const auth = authorization!;
-    if (auth.resultCode !== 0) {
+    if (outcomeOf(auth.resultCode) !== 'succeeded') {
       await move(
         'not_authorized',
         `The customer did not authorize: ${auth.resultCode} ${auth.message ?? ''}`.trim(),
@@ -242,7 +243,7 @@ async function billSubscription(input: SubscriptionInput): Promise<SubscriptionV
       subscriptionId: id,
       callbackToken: auth.callbackToken,
     });
-    if (activated.resultCode !== 0) {
+    if (outcomeOf(activated.resultCode) !== 'succeeded') {
       await move(
         'not_authorized',
         `subscription/create failed: ${activated.resultCode} ${activated.message}`,
@@ -259,7 +260,7 @@ async function billSubscription(input: SubscriptionInput): Promise<SubscriptionV
       state.anchorCycle = 0;
     }
     state.nextCycle = 1;
-    if (input.initialAmount >= 1000) {
+    if (input.initialAmount >= SUBSCRIPTION_MIN_AMOUNT) {
       await records.recordSubscriptionCharge({
         subscriptionId: id,
         orderId: id,
@@ -268,7 +269,7 @@ async function billSubscription(input: SubscriptionInput): Promise<SubscriptionV
         amount: input.initialAmount,
         dueDate: authorizedOn,
         status: 'succeeded',
-        resultCode: 0,
+        resultCode: auth.resultCode,
         ...(auth.transId ? { transId: auth.transId } : {}),
       });
     }
@@ -316,14 +317,15 @@ async function billSubscription(input: SubscriptionInput): Promise<SubscriptionV
           dueDate,
           check,
         }));
-      if (!isPendingCode(result.resultCode) && result.resultCode !== 42) {
+      const settled = outcomeOf(result.resultCode);
+      if (!isPending(settled) && settled !== 'not_found') {
         await records.recordSubscriptionCharge({
           subscriptionId: id,
           cycle,
           attempt,
           amount,
           dueDate,
-          status: result.resultCode === 0 ? 'succeeded' : 'failed',
+          status: settled === 'succeeded' ? 'succeeded' : 'failed',
           resultCode: result.resultCode,
           ...(result.message ? { message: result.message } : {}),
           ...(result.transId ? { transId: result.transId } : {}),
@@ -370,18 +372,24 @@ async function billSubscription(input: SubscriptionInput): Promise<SubscriptionV
         resultCode = paid.resultCode;
         message = paid.message;
         if (paid.outcome === 'pending') {
-          const orderId = `${id}-c${cycle}${attempt ? `-r${attempt}` : ''}`;
-          resultCode = await settlePending(cycle, attempt, amount, dueDate, orderId);
+          resultCode = await settlePending(
+            cycle,
+            attempt,
+            amount,
+            dueDate,
+            chargeOrderId(id, cycle, attempt),
+          );
         }
       } finally {
         busy = false;
       }
-      if (resultCode === undefined || resultCode === 0) {
+      const outcome = resultCode === undefined ? undefined : outcomeOf(resultCode);
+      if (outcome === undefined || outcome === 'succeeded') {
         state.failures = 0;
         if (state.status === 'retrying') await move('active');
         return;
       }
-      if (resultCode === INSUFFICIENT_FUNDS) {
+      if (outcome === 'insufficient_funds') {
         state.failures += 1;
         if (attempt === 0) {
           await move(
@@ -401,18 +409,19 @@ async function billSubscription(input: SubscriptionInput): Promise<SubscriptionV
         );
         return;
       }
-      if (resultCode === 2001) {
+      if (outcome === 'token_invalid') {
         await move(
           'needs_reauthorization',
-          `Cycle ${cycle}: the token is no longer valid (2001); the customer must authorize a new subscription`,
+          `Cycle ${cycle}: the token is no longer valid (${resultCode}); the customer must authorize a new subscription`,
         );
         return;
       }
-      if (resultCode === 2100)
-        return move('cancelled', `The gateway reports the subscription cancelled (2100)`);
-      if (resultCode === 2101)
-        return move('paused', `The gateway reports the subscription paused (2101); reactivate it`);
-      if (resultCode === 2102) return move('expired', `The gateway reports the subscription expired (2102)`);
+      if (outcome === 'subscription_cancelled')
+        return move('cancelled', `The gateway reports the subscription cancelled (${resultCode})`);
+      if (outcome === 'subscription_paused')
+        return move('paused', `The gateway reports the subscription paused (${resultCode}); reactivate it`);
+      if (outcome === 'subscription_expired')
+        return move('expired', `The gateway reports the subscription expired (${resultCode})`);
       // Any other final code: the cycle is recorded as failed, billing goes on with the next cycle.
       if (state.status === 'retrying')
         await move('active', `Cycle ${cycle} failed: ${resultCode} ${message ?? ''}`.trim());
@@ -439,12 +448,12 @@ async function billSubscription(input: SubscriptionInput): Promise<SubscriptionV
           'expired',
           `Expired on ${input.expiryDate} before the customer confirmed the reactivation`,
         );
-      } else if (answer.resultCode === 0) {
+      } else if (outcomeOf(answer.resultCode) === 'succeeded') {
         state.failures = 0;
         // Cycles whose dates passed while paused are not charged afterwards.
         state.nextCycle = firstCycleOnOrAfter(anchor(), state.nextCycle, today());
         await move('active', null);
-      } else if (answer.resultCode === 2102) {
+      } else if (outcomeOf(answer.resultCode) === 'subscription_expired') {
         await move('expired', 'The subscription expired before the customer confirmed the reactivation');
       } else {
         await move(

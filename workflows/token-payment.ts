@@ -1,15 +1,7 @@
-import {
-  allHandlersFinished,
-  ApplicationFailure,
-  condition,
-  defineQuery,
-  defineSignal,
-  defineUpdate,
-  proxyActivities,
-  setHandler,
-} from '@temporalio/workflow';
-import type { Duration } from '@temporalio/common';
+import { allHandlersFinished, ApplicationFailure, condition, setHandler } from '@temporalio/workflow';
+import { gatewayOf, recordsOf } from './activity-profiles';
 import type { TokenActivities } from '../activities/tokens';
+import { codeOf, isUndecided, outcomeOf } from '../gateway/result-codes';
 import { durationMs } from './durations';
 import {
   attemptsLeft,
@@ -20,52 +12,23 @@ import {
   type OtpAttempt,
   type OtpRefusal,
 } from './otp-rules';
-
-export type TokenPaymentState =
-  'starting' | 'awaiting_otp' | 'awaiting_customer' | 'pending' | 'succeeded' | 'failed' | 'needs_attention';
-
-export const tokenPaymentWorkflowId = (paymentId: string) => `token-payment/${paymentId}`;
-
-export interface TokenPaymentTiming {
-  gatewayAttemptTimeout: Duration;
-  /** Wait for the IPN before asking api/query, and between queries. */
-  resultWait: Duration;
-  /** After this long without a final result: the customer did not confirm (8000), or an operator looks (pending). */
-  giveUpAfter: Duration;
-}
-
-export interface TokenPaymentInput {
-  paymentId: string;
-  /** The user (partnerClientId without the n<NNN>_ wallet prefix): the OTP rules are per user. */
-  partnerClientId: string;
-  timing: TokenPaymentTiming;
-}
-
-export interface TokenPaymentSnapshot {
-  state: TokenPaymentState;
-  resultCode?: number;
-  message?: string;
-}
-
-export interface OtpVerdict {
-  state: TokenPaymentState;
-  resultCode?: number;
-  message?: string;
-}
-
-export const tokenPaymentResultSignal =
-  defineSignal<[{ resultCode: number; message: string; transId?: string }]>('tokenPaymentResult');
-/** Answers once the first gateway answer is known (so the API can hand over payUrl/deeplink or ask for the code). */
-export const tokenPaymentStartedUpdate = defineUpdate<TokenPaymentSnapshot, []>('tokenPaymentStarted');
-/** The customer's code after 8200. Refusals fail the update with type otp_too_soon / otp_expired / otp_locked / otp_wrong. */
-export const submitOtpUpdate = defineUpdate<OtpVerdict, [{ code: string }]>('submitOtp');
-export const tokenPaymentStateQuery = defineQuery<TokenPaymentState>('tokenPaymentState');
+import {
+  FINAL_TOKEN_PAYMENT_STATES,
+  submitOtpUpdate,
+  tokenPaymentResultSignal,
+  tokenPaymentStartedUpdate,
+  tokenPaymentStateQuery,
+  transition,
+  type OtpVerdict,
+  type TokenPaymentInput,
+  type TokenPaymentNotice,
+  type TokenPaymentSnapshot,
+  type TokenPaymentState,
+} from './token-payment-definitions';
 
 const refuse = (refusal: OtpRefusal): never => {
   throw ApplicationFailure.nonRetryable(refusalMessage(refusal), refusal.reason, refusal);
 };
-
-const FINAL: readonly TokenPaymentState[] = ['succeeded', 'failed', 'needs_attention'];
 
 /**
  * Pay with a saved method: tokenization/pay → 0 done · 7000/7002 (and 40/41) wait for the IPN, then
@@ -75,18 +38,12 @@ const FINAL: readonly TokenPaymentState[] = ['succeeded', 'failed', 'needs_atten
  */
 export async function tokenPayment(input: TokenPaymentInput): Promise<TokenPaymentSnapshot> {
   const { paymentId, timing } = input;
-  const records = proxyActivities<TokenActivities>({
-    startToCloseTimeout: '30 seconds',
-    retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
-  });
-  const gateway = proxyActivities<TokenActivities>({
-    startToCloseTimeout: timing.gatewayAttemptTimeout,
-    retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '5 minutes' },
-  });
+  const records = recordsOf<TokenActivities>();
+  const gateway = gatewayOf<TokenActivities>(timing.gatewayAttemptTimeout);
 
   let state = 'starting' as TokenPaymentState;
   let last: { resultCode?: number; message?: string } = {};
-  let notified: { resultCode: number; message: string; transId?: string } | undefined;
+  let notified: TokenPaymentNotice | undefined;
   // The two-factor round: when the code was sent, the user's latest request, the user's attempts today.
   let sentAt = 0;
   let lastRequestAt = 0;
@@ -97,8 +54,7 @@ export async function tokenPayment(input: TokenPaymentInput): Promise<TokenPayme
 
   setHandler(tokenPaymentStateQuery, () => state);
   setHandler(tokenPaymentResultSignal, (result) => {
-    if (result.resultCode !== 7000 && result.resultCode !== 7002 && result.resultCode !== 8000)
-      notified ??= result;
+    if (!isUndecided(outcomeOf(result.resultCode))) notified ??= result;
   });
   setHandler(tokenPaymentStartedUpdate, async () => {
     await condition(() => state !== 'starting');
@@ -109,8 +65,9 @@ export async function tokenPayment(input: TokenPaymentInput): Promise<TokenPayme
     next: TokenPaymentState,
     extra: { resultCode?: number; message?: string; transId?: string } = {},
   ) => {
+    const moved = transition(state, next);
     await records.recordTokenPayment({ paymentId, state: next, ...extra });
-    state = next;
+    state = moved;
     last = { resultCode: extra.resultCode, message: extra.message };
   };
 
@@ -125,7 +82,7 @@ export async function tokenPayment(input: TokenPaymentInput): Promise<TokenPayme
         attempts.push({ at: now, kind: 'verify', outcome: answer.attemptOutcome });
         switch (answer.attemptOutcome) {
           case 'accepted':
-            if (answer.resultCode === 0) await record('succeeded', answer);
+            if (outcomeOf(answer.resultCode) === 'succeeded') await record('succeeded', answer);
             else await record('pending', answer);
             return { state, resultCode: answer.resultCode, message: answer.message };
           case 'wrong': {
@@ -138,7 +95,7 @@ export async function tokenPayment(input: TokenPaymentInput): Promise<TokenPayme
               );
             }
             otpFailure = { reason: 'otp_locked', until: nextDayStart(now) };
-            await record('failed', { resultCode: 8203, message: refusalMessage(otpFailure) });
+            await record('failed', { resultCode: codeOf('otp_locked'), message: refusalMessage(otpFailure) });
             return refuse(otpFailure);
           }
           case 'locked':
@@ -208,7 +165,7 @@ export async function tokenPayment(input: TokenPaymentInput): Promise<TokenPayme
         await condition(() => !verifying);
         if (state === 'awaiting_otp') {
           otpFailure = { reason: 'otp_expired', expiredAt: sentAt + OTP_RULES.codeLifetimeMs };
-          await record('failed', { resultCode: 8202, message: refusalMessage(otpFailure) });
+          await record('failed', { resultCode: codeOf('otp_expired'), message: refusalMessage(otpFailure) });
         }
       }
       if (state !== 'pending') return done();
@@ -224,16 +181,16 @@ export async function tokenPayment(input: TokenPaymentInput): Promise<TokenPayme
 
   // IPN or poll: wait for the notification, then ask api/query, until giveUpAfter.
   const giveUpAt = Date.now() + durationMs(timing.giveUpAfter);
-  for (let attempt = 1; !FINAL.includes(state); attempt++) {
+  for (let attempt = 1; !FINAL_TOKEN_PAYMENT_STATES.includes(state); attempt++) {
     const wait = Math.max(1, Math.min(durationMs(timing.resultWait), giveUpAt - Date.now()));
     if (await condition(() => notified !== undefined, wait)) {
       const result = notified!;
-      await record(result.resultCode === 0 ? 'succeeded' : 'failed', result);
+      await record(outcomeOf(result.resultCode) === 'succeeded' ? 'succeeded' : 'failed', result);
       break;
     }
     const asked = await gateway.queryTokenPayment({ paymentId, attempt });
     if (asked.final) {
-      await record(asked.resultCode === 0 ? 'succeeded' : 'failed', asked);
+      await record(outcomeOf(asked.resultCode) === 'succeeded' ? 'succeeded' : 'failed', asked);
     } else if (Date.now() >= giveUpAt) {
       if (state === 'awaiting_customer') {
         await record('failed', {

@@ -2,6 +2,7 @@ import type { RequestHandler } from 'express';
 import { findActiveApiKey, touchApiKey } from '../../db/api-keys';
 import type { Db } from '../../db/knex';
 import { forbidden, unauthorized } from '../http/errors';
+import type { RateLimits } from '../http/rate-limits';
 import { hasAnyRole, isRole, type Principal, type Role } from './roles';
 
 function presentedKey(header: string | undefined, alternative: string | undefined): string | undefined {
@@ -9,13 +10,25 @@ function presentedKey(header: string | undefined, alternative: string | undefine
   return alternative?.trim() || undefined;
 }
 
-/** Resolves the caller from `Authorization: Bearer <key>` (or `X-API-Key`) and stores it in res.locals. */
-export function authenticate(db: Db): RequestHandler {
+/**
+ * Resolves the caller from `Authorization: Bearer <key>` (or `X-API-Key`) and stores it in res.locals.
+ * With rate limits: an address that failed too often is refused before its key is looked up, every
+ * failure counts against it, and a known key spends one of its own requests.
+ */
+export function authenticate(db: Db, limits?: RateLimits): RequestHandler {
   return async (req, res, next) => {
+    limits?.refuseAfterAuthFailures(req);
     const key = presentedKey(req.header('authorization'), req.header('x-api-key'));
-    if (!key) throw unauthorized();
+    if (!key) {
+      limits?.recordAuthFailure(req);
+      throw unauthorized();
+    }
     const row = await findActiveApiKey(db, key);
-    if (!row) throw unauthorized('The API key is unknown or revoked.');
+    if (!row) {
+      limits?.recordAuthFailure(req);
+      throw unauthorized('The API key is unknown or revoked.');
+    }
+    limits?.perKey(row.key_id);
     const principal: Principal = { keyId: row.key_id, name: row.name, roles: row.roles.filter(isRole) };
     res.locals.principal = principal;
     // Attribution, not security: a failed write here must not refuse the request.
@@ -31,9 +44,9 @@ export function principalOf(locals: Record<string, unknown>): Principal {
 }
 
 /** Authentication then a role check (admin always passes): the guard of every non-public endpoint. */
-export function requireRoles(db: Db, allowed: readonly Role[]): RequestHandler[] {
+export function requireRoles(db: Db, allowed: readonly Role[], limits?: RateLimits): RequestHandler[] {
   return [
-    authenticate(db),
+    authenticate(db, limits),
     (_req, res, next) => {
       if (!hasAnyRole(principalOf(res.locals), allowed)) {
         throw forbidden(`This action needs one of the roles: ${['admin', ...allowed].join(', ')}.`);

@@ -30,6 +30,8 @@ const DUTIES = {
   payments: ['payments', 'viewer'],
   confirmPayments: ['payments'],
   audit: ['viewer'],
+  // Webhook endpoints are admin-only (the API's role); admin passes every duty.
+  webhooks: [],
 };
 
 /** Signed-in state; rebuilt from the stored key on reload. */
@@ -124,6 +126,7 @@ function navLinks() {
   if (ctx.can('tokenPayments'))
     links.push(['#/token-payments', t('Token payments')], ['#/methods', t('Saved methods')]);
   if (ctx.can('remittances')) links.push(['#/remittances', t('Remittances')]);
+  if (ctx.can('webhooks')) links.push(['#/webhook-endpoints', t('Webhook endpoints')]);
   if (ctx.can('audit')) links.push(['#/audit', t('Audit log')]);
   return links;
 }

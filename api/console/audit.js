@@ -12,6 +12,7 @@ const ACTIONS = [
   'payout_run.reject',
   'payout_run.resume',
   'payment.create',
+  'payment.create_pos',
   'payment.refund',
   'payment.capture',
   'payment.cancel',
@@ -29,6 +30,11 @@ const ACTIONS = [
   'disbursement.create',
   'api_key.create',
   'api_key.revoke',
+  'webhook_endpoint.create',
+  'webhook_endpoint.delete',
+  'webhook_endpoint.rotate_secret',
+  'webhook_endpoint.enable',
+  'webhook_endpoint.resend',
 ];
 const FIELDS = ['action', 'actor', 'outcome', 'from', 'to', 'q'];
 

@@ -1,6 +1,7 @@
 /**
  * What needs a person now: runs waiting for approval or funds, anything that needs attention, paused
- * subscriptions, and payments waiting too long. Each line links to the list, filtered.
+ * subscriptions, payments waiting too long, and webhook endpoints disabled because their receiver
+ * kept failing (each with its reason). Each line links to the list, filtered.
  */
 import { request } from './api.js';
 import { fill, fillIfChanged, h } from './dom.js';
@@ -13,8 +14,8 @@ const WAITING_TOO_LONG_MS = 15 * 60_000;
 
 function checks(ctx) {
   const list = [];
-  const add = (duty, hash, endpoint, key, text, onlyOld = false) => {
-    if (ctx.can(duty)) list.push({ hash, endpoint, key, text, onlyOld });
+  const add = (duty, hash, endpoint, key, text, onlyOld = false, more = {}) => {
+    if (ctx.can(duty)) list.push({ hash, endpoint, key, text, onlyOld, ...more });
   };
   add('readRuns', '#/runs?status=awaiting_approval', '/v1/payout-runs?status=awaiting_approval', 'runs', () =>
     t('Payout runs awaiting approval'),
@@ -76,6 +77,34 @@ function checks(ctx) {
     () => t('Payments pending for more than 15 minutes'),
     true,
   );
+  add(
+    'webhooks',
+    '#/webhook-endpoints?status=disabled',
+    '/v1/webhook-endpoints?status=disabled',
+    'endpoints',
+    () => t('Webhook endpoints disabled: their receiver kept failing, no events are sent to them'),
+    false,
+    {
+      since: (row) => row.disabledAt,
+      // Each endpoint with why it was disabled: the fix is on the receiver's side.
+      detail: (rows) =>
+        h(
+          'ul',
+          { class: 'dashboard-detail' },
+          rows
+            .slice(0, 5)
+            .map((row) =>
+              h(
+                'li',
+                { 'data-endpoint': row.endpointId },
+                h('a', { href: `#/webhook-endpoints/${encodeURIComponent(row.endpointId)}` }, row.url),
+                ': ',
+                h('span', { class: 'disabled-reason' }, row.disabledReason ?? '—'),
+              ),
+            ),
+        ),
+    },
+  );
   return list;
 }
 
@@ -95,14 +124,18 @@ export function dashboardPage(main, ctx) {
           let rows = answer[check.key] ?? [];
           if (check.onlyOld)
             rows = rows.filter((row) => Date.now() - new Date(row.createdAt).getTime() > WAITING_TOO_LONG_MS);
+          const since = check.since ?? ((row) => row.createdAt ?? row.uploadedAt);
           const oldest = rows.reduce(
-            (first, row) =>
-              !first || new Date(row.createdAt ?? row.uploadedAt) < new Date(first)
-                ? (row.createdAt ?? row.uploadedAt)
-                : first,
+            (first, row) => (!first || new Date(since(row)) < new Date(first) ? since(row) : first),
             null,
           );
-          return { ...check, n: rows.length, more: answer.nextOffset !== null && !check.onlyOld, oldest };
+          return {
+            ...check,
+            n: rows.length,
+            more: answer.nextOffset !== null && !check.onlyOld,
+            oldest,
+            rows: check.detail ? rows : [],
+          };
         } catch {
           return { ...check, n: null };
         }
@@ -110,7 +143,7 @@ export function dashboardPage(main, ctx) {
     );
     fillIfChanged(
       body,
-      lines.map(({ hash, n, more, oldest }) => [hash, n, more, oldest]),
+      lines.map(({ hash, n, more, oldest, rows }) => [hash, n, more, oldest, rows]),
       () =>
         lines.map((line) =>
           h(
@@ -130,6 +163,7 @@ export function dashboardPage(main, ctx) {
             line.n && line.oldest
               ? h('span', { class: 'hint' }, ` · ${t('oldest {age}', { age: age(line.oldest) })}`)
               : null,
+            line.n && line.detail ? line.detail(line.rows) : null,
           ),
         ),
     );

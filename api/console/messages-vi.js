@@ -369,6 +369,31 @@ export const VI = {
   'Request id: {id}': 'Mã yêu cầu: {id}',
   'Open in Temporal UI': 'Mở trong Temporal UI',
   'workflow {id}, opens in a new tab': 'workflow {id}, mở trong thẻ mới',
+  'Webhook endpoints': 'Địa chỉ nhận webhook',
+  'Webhook endpoint': 'Địa chỉ nhận webhook',
+  'Webhook endpoints disabled: their receiver kept failing, no events are sent to them':
+    'Địa chỉ webhook đã bị tắt: máy nhận liên tục lỗi, không sự kiện nào được gửi đến',
+  'Where payrun sends signed events. An endpoint whose receiver kept refusing an event for the whole retry window (3 days) is disabled, with the reason beside it. Fix the receiver, then Enable: deliveries resume where they stopped.':
+    'Nơi payrun gửi các sự kiện có chữ ký. Địa chỉ nào mà máy nhận từ chối một sự kiện suốt thời gian thử lại (3 ngày) sẽ bị tắt, kèm lý do bên cạnh. Hãy sửa máy nhận, rồi bấm Bật lại: việc gửi tiếp tục từ chỗ đã dừng.',
+  'Search by id, URL or description': 'Tìm theo mã, URL hoặc mô tả',
+  Endpoint: 'Địa chỉ',
+  URL: 'URL',
+  'Event types': 'Loại sự kiện',
+  'Why it is disabled': 'Lý do bị tắt',
+  Disabled: 'Bị tắt lúc',
+  'Secret rotated': 'Đổi khóa ký lúc',
+  'Signing secret rotated': 'Đã đổi khóa ký',
+  'Disabled: {reason}': 'Bị tắt: {reason}',
+  'Latest deliveries': 'Các lần gửi gần nhất',
+  'The last {n} delivery attempts, newest first': '{n} lần gửi gần nhất, mới nhất trước',
+  Event: 'Sự kiện',
+  Attempt: 'Lần thử',
+  Duration: 'Thời gian',
+  resent: 'gửi lại',
+  'Nothing delivered yet.': 'Chưa gửi lần nào.',
+  Enable: 'Bật lại',
+  'Endpoint enabled: deliveries resume where they stopped.':
+    'Đã bật lại địa chỉ: việc gửi tiếp tục từ chỗ đã dừng.',
 };
 
 export const VI_STATUS = {
@@ -429,6 +454,7 @@ export const VI_STATUS = {
   capture: 'Thu tiền',
   cancel: 'Hủy',
   expire: 'Hết hạn',
+  disabled: 'Đã tắt',
 };
 
 export const VI_ERRORS = {
@@ -481,6 +507,14 @@ export const VI_ERRORS = {
   otp_too_soon: 'Gửi mã quá nhanh; hãy chờ vài giây.',
   otp_sms_limit: 'Đã gửi quá nhiều tin nhắn OTP; hãy thử lại sau.',
   otp_failed: 'Cổng thanh toán không xác minh được mã OTP.',
+  uploads_busy: 'Đang có nhiều file chi trả được đọc cùng lúc; hãy gửi lại sau vài giây.',
+  upload_aborted: 'Việc tải lên bị ngắt trước khi gửi hết file; hãy tải lên lại.',
+  rate_limited: 'Quá nhiều yêu cầu trong thời gian ngắn; hãy thử lại sau ít giây.',
+  too_many_auth_failures: 'Quá nhiều lần đăng nhập bằng khóa sai; hãy chờ một lát rồi thử lại.',
+  endpoint_not_disabled: 'Địa chỉ webhook này không bị tắt; không cần bật lại.',
+  endpoint_not_active: 'Địa chỉ webhook này không hoạt động.',
+  event_type_not_subscribed: 'Địa chỉ webhook này không đăng ký loại sự kiện đó.',
+  webhooks_not_configured: 'Máy chủ này chưa được cấu hình để gửi webhook.',
 };
 
 export const VI_RULES = {

@@ -7,7 +7,7 @@ import {
   disbursementWorkflowId,
   type DisbursementInput,
   type DisbursementReceiver,
-} from '../../workflows/disbursement';
+} from '../../workflows/disbursement-definitions';
 import { payrunKind, payrunOrderId } from '../../workflows/search-attributes';
 import type { Principal } from '../auth/roles';
 import { conflict, notFound } from '../http/errors';

@@ -1,7 +1,8 @@
 import { z } from 'zod';
+import { DISBURSEMENT_AMOUNT_RANGES, inRange, rangeText } from '../../gateway/limits';
 import { ORDER_ID_PATTERN } from '../../gateway/operations/shared';
 import { ipnPaths } from '../../platform/ipn-paths';
-import { disbursementResultSignal } from '../../workflows/disbursement';
+import { disbursementResultSignal } from '../../workflows/disbursement-definitions';
 import type { IpnChannel } from '../ipn/receiver';
 import { listQuery } from '../http/list-query';
 import { defineRoute, type AnyRoute } from '../http/routes';
@@ -41,7 +42,6 @@ const bank = z
     path: ['bankAccountNo'],
   });
 
-/** Document 3's ranges: to a wallet 1,000..200,000,000 VND; to a bank 10,000..20,000,000 VND. */
 const createBody = z
   .object({
     disbursementId: z.string().max(50).regex(ORDER_ID_PATTERN, 'letters and digits, joined by - _ or .'),
@@ -59,12 +59,12 @@ const createBody = z
       });
       return;
     }
-    const [min, max] = body.wallet ? [1000, 200_000_000] : [10_000, 20_000_000];
-    if (body.amount < min || body.amount > max) {
+    const range = DISBURSEMENT_AMOUNT_RANGES[body.wallet ? 'disburseToWallet' : 'disburseToBank'];
+    if (!inRange(body.amount, range)) {
       context.addIssue({
         code: 'custom',
         path: ['amount'],
-        message: `to a ${body.wallet ? 'wallet' : 'bank'} the amount must be ${min}..${max} VND`,
+        message: `to a ${body.wallet ? 'wallet' : 'bank'} the amount must be ${rangeText(range)} VND`,
       });
     }
   });

@@ -18,6 +18,8 @@ export class ApiError extends Error {
     readonly code: string,
     message: string,
     readonly problems: FieldProblem[] = [],
+    /** Sent with the answer, e.g. `Retry-After` on 429 and 503. */
+    readonly headers: Record<string, string> = {},
   ) {
     super(message);
     this.name = 'ApiError';
@@ -93,6 +95,7 @@ export function errorHandler(): ErrorRequestHandler {
         : fromParserError(error as { type?: string; status?: number; limit?: number });
     if (known) {
       res.locals.errorCode = known.code;
+      if (known instanceof ApiError) res.set(known.headers);
       res.status(known.status).json(errorBody(known, requestId));
       return;
     }

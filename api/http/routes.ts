@@ -9,6 +9,7 @@ import { ApiError, invalidInput } from './errors';
 import { refuseControlCharacters } from './control-characters';
 import { runIdempotently } from './idempotency';
 import { keptDetails, RequestAuditTrail, type AuditSpec, type AuditTrail } from './audit-trail';
+import type { RateLimits } from './rate-limits';
 
 /** Who may call a route: API keys with one of these roles (admin always), or nobody needs one, and why. */
 export type Access = { roles: readonly Role[] } | { public: string };
@@ -46,8 +47,17 @@ export interface RouteSpec<
   tag: string;
   access: Access;
   body?: Body;
-  /** The body as bytes instead of JSON (CSV uploads, signed notifications), with its own size limit. */
-  rawBody?: { contentType: string; limit: string };
+  /**
+   * The body as bytes instead of JSON (signed notifications), with its own size limit; or, with `read`,
+   * streamed by the route itself (uploads: parsed off the event loop as they arrive). `read` gets the
+   * validated query and answers the handler's body and a fingerprint of the bytes for Idempotency-Key
+   * comparisons.
+   */
+  rawBody?: {
+    contentType: string;
+    limit: string;
+    read?(req: Request, query: unknown): Promise<{ body: unknown; fingerprint: string }>;
+  };
   query?: Query;
   params?: Params;
   response?: z.ZodType;
@@ -102,14 +112,18 @@ function send(res: Response, result: RouteResult, defaultStatus: number): void {
 export interface MountOptions {
   db: Db;
   jsonLimit: string;
+  limits?: RateLimits;
 }
 
 /** Mounts routes with their authentication, role check, validation and idempotency, in that order. */
 export function mountRoutes(router: Router, routes: readonly AnyRoute[], options: MountOptions): void {
   for (const route of routes) {
     const handlers: express.RequestHandler[] = [];
-    if ('roles' in route.access) handlers.push(...requireRoles(options.db, route.access.roles));
-    if (route.rawBody) {
+    if ('roles' in route.access)
+      handlers.push(...requireRoles(options.db, route.access.roles, options.limits));
+    if (route.rawBody?.read) {
+      // The route reads the stream itself, after authentication, so strangers never occupy a parser.
+    } else if (route.rawBody) {
       handlers.push(express.raw({ type: () => true, limit: route.rawBody.limit }));
     } else if (route.method !== 'get' && route.method !== 'delete') {
       handlers.push(express.json({ limit: options.jsonLimit, strict: true, type: () => true }));
@@ -173,14 +187,19 @@ async function answer(
     query: req.query,
     ...(route.rawBody ? {} : { body: req.body }),
   });
+  const query = parse('query', route.query, req.query);
+  const params = parse('path', route.params, req.params);
+  const streamed = route.rawBody?.read ? await route.rawBody.read(req, query) : undefined;
   const ctx = {
-    body: route.rawBody
-      ? Buffer.isBuffer(req.body)
-        ? req.body
-        : Buffer.alloc(0)
-      : parse('body', route.body, req.body ?? {}),
-    query: parse('query', route.query, req.query),
-    params: parse('path', route.params, req.params),
+    body: streamed
+      ? streamed.body
+      : route.rawBody
+        ? Buffer.isBuffer(req.body)
+          ? req.body
+          : Buffer.alloc(0)
+        : parse('body', route.body, req.body ?? {}),
+    query,
+    params,
     principal: res.locals.principal as Principal,
     log: res.locals.log as Logger,
     req,
@@ -198,7 +217,11 @@ async function answer(
         method: route.method,
         path: req.path,
         // A file is fingerprinted by its hash, not carried whole into the comparison.
-        body: Buffer.isBuffer(ctx.body) ? createHash('sha256').update(ctx.body).digest('hex') : req.body,
+        body: streamed
+          ? streamed.fingerprint
+          : Buffer.isBuffer(ctx.body)
+            ? createHash('sha256').update(ctx.body).digest('hex')
+            : req.body,
       },
       async () => {
         const result = await route.handler(ctx);

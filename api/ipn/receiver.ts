@@ -9,13 +9,13 @@ import type { Client } from '@temporalio/client';
 import {
   acknowledge,
   isGatewayError,
+  notificationSpecs,
   parseNotification,
-  redact,
   type OperationName,
   type SigningKeys,
   type VerifiedNotification,
 } from '../../gateway';
-import type { NotificationKind } from '../../gateway/operations/types';
+import type { NotificationKind, NotificationSpec } from '../../gateway/operations/types';
 import type { Db } from '../../db/knex';
 import { ipnsReceived } from '../../platform/metrics';
 import { ApiError } from '../http/errors';
@@ -50,6 +50,33 @@ const refuse = (kind: string, verdict: string, message: string): never => {
   throw new ApiError(400, 'notification_refused', message);
 };
 
+/** How long a claim holds before a redelivery may signal again (the receiver died mid-signal). */
+const SIGNAL_CLAIM_SECONDS = 60;
+
+/**
+ * The one atomic step that decides who signals: a single UPDATE takes the row only when it is not
+ * signalled and not claimed by a live lease. PostgreSQL serialises concurrent updates of one row, and
+ * the loser re-evaluates the WHERE clause on the winner's version, so exactly one copy gets it.
+ */
+async function claimSignal(db: Db, dedupeKey: string): Promise<boolean> {
+  const claimed = await db('ipn_notifications')
+    .where({ dedupe_key: dedupeKey })
+    .whereNull('signalled_at')
+    .whereRaw('(signal_claimed_until is null or signal_claimed_until < now())')
+    .update({ signal_claimed_until: db.raw(`now() + interval '${SIGNAL_CLAIM_SECONDS} seconds'`) })
+    .returning(['id']);
+  return claimed.length === 1;
+}
+
+async function releaseSignal(db: Db, dedupeKey: string): Promise<void> {
+  await db('ipn_notifications').where({ dedupe_key: dedupeKey }).update({ signal_claimed_until: null });
+}
+
+function expectedOrderType(kind: NotificationKind): string | undefined {
+  const spec: NotificationSpec = notificationSpecs[kind];
+  return spec.orderType;
+}
+
 export function ipnRoute(channel: IpnChannel, deps: IpnDependencies): AnyRoute {
   return defineRoute({
     method: 'post',
@@ -74,38 +101,51 @@ export function ipnRoute(channel: IpnChannel, deps: IpnDependencies): AnyRoute {
         refuse('unknown', 'malformed', 'The notification is not a JSON object.');
       const hints = parsed as Record<string, unknown>;
       const kind = channel.kindOf(hints);
+      // Refusals are logged by kind, reason, orderId and size only: an unauthenticated caller decides
+      // the body, so it never reaches the log (no flooding, no personal data).
+      const refused = (reason: string, message: string, orderId = hints.orderId): never => {
+        log.warn(
+          {
+            kind,
+            reason,
+            orderId: typeof orderId === 'string' ? orderId.slice(0, 64) : undefined,
+            size: raw.length,
+          },
+          'Refused a notification',
+        );
+        return refuse(kind, reason, message);
+      };
       let notification: VerifiedNotification<NotificationKind>;
       try {
         notification = parseNotification(kind, raw, deps.merchant);
       } catch (error) {
-        log.warn({ kind, reason: (error as Error).message, body: redact(hints) }, 'Refused a notification');
-        return refuse(
-          kind,
+        return refused(
           isGatewayError(error) ? error.type : 'invalid',
           'The notification failed verification.',
         );
       }
       const fields = notification.fields as Record<string, unknown>;
       if (fields.partnerCode !== deps.merchant.partnerCode) {
-        refuse(kind, 'wrong_partner', 'The notification is for another merchant.');
+        refused('wrong_partner', 'The notification is for another merchant.');
+      }
+      // Kinds that share a signed list (a disbursement and a remittance result) differ only by the
+      // signed orderType: a notification is accepted only by the receiver of its own kind.
+      const orderType = expectedOrderType(kind);
+      if (orderType !== undefined && fields.orderType !== orderType) {
+        refused('wrong_kind', `This receiver accepts only notifications with orderType ${orderType}.`);
       }
       const orderId = String(fields.orderId);
       const target = await channel.locate(deps.db, orderId);
       if (!target) {
-        log.warn({ kind, orderId }, 'Refused a notification for an unknown order');
-        return refuse(kind, 'unknown_order', 'The notification names an order payrun does not know.');
+        return refused('unknown_order', 'The notification names an order payrun does not know.');
       }
       if (fields.amount !== undefined && Number(fields.amount) !== target.expectedAmount) {
-        log.warn(
-          { kind, orderId, amount: fields.amount, expected: target.expectedAmount },
-          'Refused an altered notification',
-        );
-        return refuse(kind, 'amount_mismatch', 'The notification amount does not match the order.');
+        return refused('amount_mismatch', 'The notification amount does not match the order.');
       }
 
       // The signature covers everything that matters, so it identifies this exact notification.
       const dedupeKey = `${kind}:${String(fields.signature)}`;
-      const [stored] = await deps
+      await deps
         .db('ipn_notifications')
         .insert({
           kind,
@@ -116,25 +156,25 @@ export function ipnRoute(channel: IpnChannel, deps: IpnDependencies): AnyRoute {
           workflow_id: target.workflowId,
         })
         .onConflict('dedupe_key')
-        .ignore()
-        .returning(['id']);
-      const existing = stored
-        ? undefined
-        : await deps.db('ipn_notifications').where({ dedupe_key: dedupeKey }).first();
-      if (existing?.signalled_at) {
-        ipnsReceived.inc({ kind, verdict: 'duplicate' });
-      } else {
+        .ignore();
+      if (await claimSignal(deps.db, dedupeKey)) {
         try {
           await target.signal(deps.temporal, notification);
         } catch (error) {
           // A finished workflow no longer needs the news; anything else must be redelivered.
-          if ((error as Error).name !== 'WorkflowNotFoundError') throw error;
+          if ((error as Error).name !== 'WorkflowNotFoundError') {
+            await releaseSignal(deps.db, dedupeKey);
+            throw error;
+          }
         }
         await deps
           .db('ipn_notifications')
           .where({ dedupe_key: dedupeKey })
-          .update({ signalled_at: deps.db.fn.now() });
+          .update({ signalled_at: deps.db.fn.now(), signal_claimed_until: null });
         ipnsReceived.inc({ kind, verdict: 'accepted' });
+      } else {
+        // Signalled already, or being signalled by the copy that claimed it.
+        ipnsReceived.inc({ kind, verdict: 'duplicate' });
       }
       const ack = acknowledge(notification, deps.merchant, { operation: channel.operation });
       return ack.status === 204

@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import { ApplicationFailure, WorkflowIdReusePolicy } from '@temporalio/common';
-import { AUTHORIZATION_HOLD_MS } from '../../gateway';
+import { AUTHORIZATION_HOLD_MS, REFUND_AMOUNT_RANGES } from '../../gateway';
 import type { Db } from '../../db/knex';
 import { applyListFilter, pageOf, type ListFilter } from '../../db/list-filter';
 import {
@@ -21,11 +21,11 @@ import {
   type PaymentRequestType,
   type PaymentTiming,
 } from '../../workflows/payment-definitions';
-import type { RefundInput, RefundTiming } from '../../workflows/refund';
+import { refundWorkflowId, type RefundInput, type RefundTiming } from '../../workflows/refund-definitions';
 import {
   terminalSettlementWorkflowId,
   type TerminalSettlementResult,
-} from '../../workflows/payment-terminal-settlement';
+} from '../../workflows/terminal-settlement-definitions';
 import { payrunKind, payrunOrderId } from '../../workflows/search-attributes';
 import type { Principal } from '../auth/roles';
 import { ApiError, conflict, notFound } from '../http/errors';
@@ -64,9 +64,9 @@ export interface PaymentDeps {
   settings: PaymentSettings;
 }
 
-/** Document 1 refund limits: 1 000..50 000 000; at least 10 000 for a domestic card payment. */
-export const REFUND_RANGE = [1000, 50_000_000] as const;
-export const refundMinimumFor = (payment: PaymentRow) => (payment.pay_type === 'domestic' ? 10_000 : 1000);
+/** The smallest refund of this payment (a domestic card payment has a higher floor). */
+export const refundMinimumFor = (payment: PaymentRow) =>
+  REFUND_AMOUNT_RANGES[payment.pay_type === 'domestic' ? 'domestic-card' : 'other'][0];
 
 export interface NewPayment {
   paymentId: string;
@@ -302,6 +302,7 @@ export async function refundPayment(
     createdByKey: input.principal.keyId,
     createdBy: input.principal.name,
     minimumFor: refundMinimumFor,
+    workflowIdOf: refundWorkflowId,
   });
   if (!reserved.ok) {
     switch (reserved.reason) {

@@ -1,3 +1,5 @@
+import { isPending, outcomeOf } from '../../gateway';
+
 /** The small page a customer sees after paying. It only shows; the IPN changes state. */
 const escape = (value: string) => value.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
 
@@ -13,9 +15,9 @@ export type ReturnPageInput =
     };
 
 function headline(input: Extract<ReturnPageInput, { verified: true }>): string {
-  if (input.resultCode === 0) return 'Payment received';
-  if (input.resultCode === 7000 || input.resultCode === 7002 || input.resultCode === 1000)
-    return 'Payment is being processed';
+  const outcome = outcomeOf(input.resultCode);
+  if (outcome === 'succeeded') return 'Payment received';
+  if (isPending(outcome) || outcome === 'awaiting_customer') return 'Payment is being processed';
   return 'Payment not completed';
 }
 

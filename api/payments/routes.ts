@@ -1,5 +1,12 @@
 import { z } from 'zod';
-import { parseRedirectQuery, type SigningKeys } from '../../gateway';
+import {
+  inRange,
+  parseRedirectQuery,
+  PAYMENT_AMOUNT_RANGES,
+  rangeText,
+  REFUND_AMOUNT_RANGE,
+  type SigningKeys,
+} from '../../gateway';
 import { ORDER_ID_PATTERN } from '../../gateway/operations/shared';
 import type { Db } from '../../db/knex';
 import { findPaymentByOrderId } from '../../db/payments';
@@ -15,7 +22,6 @@ import {
   getPayment,
   listPayments,
   listRefunds,
-  REFUND_RANGE,
   refundPayment,
   settleTerminal,
   type PaymentDeps,
@@ -76,19 +82,6 @@ const common = {
   lang: z.enum(['vi', 'en']).default('vi'),
 };
 
-/** Document 1's amount range per requestType. */
-const RANGES = {
-  captureWallet: [1000, 50_000_000],
-  payWithCC: [1000, 10_000_000],
-  payWithPlatformPayA: [1000, 50_000_000],
-  payWithPlatformPayB: [1000, 50_000_000],
-  onDelivery: [1000, 20_000_000],
-  payWithVTS: [1000, 50_000_000],
-  payWithEdc: [1000, 50_000_000],
-  payWithMethod: [1000, 50_000_000],
-  pos: [1000, 5_000_000],
-} as const;
-
 const createBody = z
   .discriminatedUnion('requestType', [
     z.strictObject({ requestType: z.literal('captureWallet'), ...common }),
@@ -135,16 +128,16 @@ function encodeExtraData(value: Record<string, unknown> | undefined): string {
 }
 
 function checkAmountAndExtra(
-  requestType: keyof typeof RANGES,
+  requestType: keyof typeof PAYMENT_AMOUNT_RANGES,
   body: { amount: number; extraData?: Record<string, unknown> },
   context: z.RefinementCtx,
 ) {
-  const [min, max] = RANGES[requestType];
-  if (body.amount < min || body.amount > max) {
+  const range = PAYMENT_AMOUNT_RANGES[requestType];
+  if (!inRange(body.amount, range)) {
     context.addIssue({
       code: 'custom',
       path: ['amount'],
-      message: `for ${requestType} the amount must be ${min}..${max} VND`,
+      message: `for ${requestType} the amount must be ${rangeText(range)} VND`,
     });
   }
   if (encodeExtraData(body.extraData).length > 1000) {
@@ -158,7 +151,7 @@ function checkAmountAndExtra(
 
 const refundBody = z
   .strictObject({
-    amount: z.number().int().min(REFUND_RANGE[0]).max(REFUND_RANGE[1]),
+    amount: z.number().int().min(REFUND_AMOUNT_RANGE[0]).max(REFUND_AMOUNT_RANGE[1]),
     description: z.string().max(255).default(''),
     /** Per-item refund (buy-now-pay-later transGroup): the item amounts add up to `amount`. */
     items: z

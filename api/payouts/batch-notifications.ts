@@ -1,12 +1,13 @@
+import { outcomeOf } from '../../gateway';
 import { ipnPaths } from '../../platform/ipn-paths';
 import { batchNotificationSignal } from '../../workflows/payout-definitions';
 import type { IpnChannel } from '../ipn/receiver';
 
-/** The gateway's batch notifications: creation validated (8003), then the payment result. */
+/** The gateway's batch notifications: creation validated (batch created), then the payment result. */
 export const batchNotifications: IpnChannel = {
   path: ipnPaths.batch,
   summary: 'Receives batch disbursement notifications (8003 created, payment result) from the gateway.',
-  kindOf: (body) => (Number(body.resultCode) === 8003 ? 'batch.created' : 'batch.paid'),
+  kindOf: (body) => (outcomeOf(Number(body.resultCode)) === 'batch_created' ? 'batch.created' : 'batch.paid'),
   locate: async (db, orderId) => {
     const batch = await db('payout_batches').where({ order_id: orderId }).first();
     if (!batch) return undefined;

@@ -1,55 +1,19 @@
 /**
- * Reads a payout CSV as it comes out of a spreadsheet: UTF-8 (with or without a BOM) or the UTF-16
- * of Excel's "Unicode Text", separated by `,`, `;` (Excel on a Vietnamese-locale computer, where the
- * decimal mark is `,`) or a tab, with Excel's optional `sep=;` first line. The separator is the one
- * that makes the header name the most payout columns.
+ * Reads a payout CSV as it comes out of a spreadsheet, chunk by chunk as the upload arrives: UTF-8
+ * (with or without a BOM) or the UTF-16 of Excel's "Unicode Text", separated by `,`, `;` (Excel on a
+ * Vietnamese-locale computer, where the decimal mark is `,`) or a tab, with Excel's optional `sep=;`
+ * first line. The separator is the one that makes the header name the most payout columns, so only
+ * the first line (or two, after `sep=`) is held back before rows start to flow.
  */
-import { parse } from 'csv-parse/sync';
+import { finished } from 'node:stream/promises';
+import { TextDecoder } from 'node:util';
+import { parse, type Parser } from 'csv-parse';
 import { columnOfHeader } from './payout-columns';
-import type { FileError, TableRow } from './payout-file';
+import type { FileError, TableRow } from './payout-file-rows';
 
 export type Separator = 'comma' | 'semicolon' | 'tab';
 const SEPARATORS: Record<Separator, string> = { comma: ',', semicolon: ';', tab: '\t' };
-
-export interface CsvTable {
-  separator: Separator;
-  rows: TableRow[];
-}
-
-/** The text of the file, or why it is not text we can read. */
-function decodeText(input: Buffer): string | FileError {
-  if (input[0] === 0xff && input[1] === 0xfe) return new TextDecoder('utf-16le').decode(input.subarray(2));
-  if (input[0] === 0xfe && input[1] === 0xff) return new TextDecoder('utf-16be').decode(input.subarray(2));
-  try {
-    return new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(input);
-  } catch {
-    const line = lineOfFirstInvalidByte(input);
-    return {
-      rule: 'encoding',
-      message:
-        `The file is not UTF-8 text (line ${line} has a byte that is not UTF-8, as in a file saved as ` +
-        '"CSV (Comma delimited)" on Windows); save it as "CSV UTF-8" and upload it again.',
-    };
-  }
-}
-
-function lineOfFirstInvalidByte(input: Buffer): number {
-  const decoder = new TextDecoder('utf-8', { fatal: true });
-  let line = 1;
-  let start = 0;
-  for (let index = 0; index <= input.length; index++) {
-    if (index === input.length || input[index] === 0x0a) {
-      try {
-        decoder.decode(input.subarray(start, index));
-      } catch {
-        return line;
-      }
-      line += 1;
-      start = index + 1;
-    }
-  }
-  return line;
-}
+const LINE_FEED = 0x0a;
 
 /** The cells of one line, honouring quotes; enough to choose a separator from the header. */
 function splitLine(line: string, separator: string): string[] {
@@ -88,6 +52,32 @@ export function chooseSeparator(headerLine: string): Separator {
   return best.separator;
 }
 
+/** The line (from 1) of the first byte that is not UTF-8; every line is decoded on its own. */
+function lineOfFirstInvalidByte(input: Uint8Array): number {
+  const decoder = new TextDecoder('utf-8', { fatal: true });
+  let line = 1;
+  let start = 0;
+  for (let index = 0; index <= input.length; index++) {
+    if (index === input.length || input[index] === LINE_FEED) {
+      try {
+        decoder.decode(input.subarray(start, index));
+      } catch {
+        return line;
+      }
+      line += 1;
+      start = index + 1;
+    }
+  }
+  return line;
+}
+
+const notUtf8 = (line: number): FileError => ({
+  rule: 'encoding',
+  message:
+    `The file is not UTF-8 text (line ${line} has a byte that is not UTF-8, as in a file saved as ` +
+    '"CSV (Comma delimited)" on Windows); save it as "CSV UTF-8" and upload it again.',
+});
+
 /** csv-parse's errors, said as one line a finance person can act on. */
 function unreadable(error: unknown, separator: Separator): FileError {
   const { code, lines, message } = error as { code?: string; lines?: number; message?: string };
@@ -119,45 +109,185 @@ function unreadable(error: unknown, separator: Separator): FileError {
   }
 }
 
-export function readCsvTable(input: Buffer): CsvTable | FileError {
-  const text = decodeText(input);
-  if (typeof text !== 'string') return text;
-  if (text.includes('\u0000')) return { rule: 'not_csv', message: 'The file is binary, not CSV text.' };
-  if (text.trim() === '') return { rule: 'empty', message: 'The file is empty.' };
+/**
+ * One CSV upload, fed its bytes with `write` and closed with `end`. Rows go to `visit` as they are
+ * parsed; `visit` answers false when reading further is pointless (a bad header, the row cap). After
+ * the first file-level failure, or once `visit` said stop, `stopped` is true and the rest is ignored.
+ */
+export class CsvTableReader {
+  private decoder: TextDecoder | undefined;
+  private utf8 = false;
+  /** The first bytes, until two tell the encoding. */
+  private head: Uint8Array = new Uint8Array(0);
+  /** UTF-8: bytes of the line being read, and the lines before it, to say where a bad byte is. */
+  private lineBytes: Uint8Array[] = [];
+  private linesBefore = 0;
+  /** Text before the separator is chosen. */
+  private pending = '';
+  private parser: Parser | undefined;
+  private chosen: Separator | undefined;
+  private csvError: unknown;
+  private failure: FileError | undefined;
+  private visitorStopped = false;
 
-  const content = text.replace(/^\uFEFF/, '');
-  const firstLineEnd = content.search(/\r\n|\n|\r/);
-  const firstLine = firstLineEnd === -1 ? content : content.slice(0, firstLineEnd);
-  // Excel writes and honours a `sep=;` first line naming the separator.
-  const hint = /^"?sep=(.)"?$/i.exec(firstLine.trim());
-  const hinted = hint
-    ? (Object.keys(SEPARATORS) as Separator[]).find((s) => SEPARATORS[s] === hint[1])
-    : undefined;
-  const headerLine = hint
-    ? content
-        .slice(firstLineEnd)
-        .replace(/^(\r\n|\n|\r)+/, '')
-        .split(/\r\n|\n|\r/)[0]!
-    : firstLine;
-  const separator = hinted ?? chooseSeparator(headerLine);
+  constructor(private readonly visit: (row: TableRow) => boolean) {}
 
-  let records: Array<{ record: string[]; info: { lines: number } }>;
-  try {
-    records = parse(content, {
+  get stopped(): boolean {
+    return this.failure !== undefined || this.visitorStopped || this.csvError !== undefined;
+  }
+
+  get separator(): Separator | undefined {
+    return this.chosen;
+  }
+
+  async write(chunk: Uint8Array): Promise<void> {
+    if (this.stopped) return;
+    let bytes = chunk;
+    if (!this.decoder) {
+      this.head = concat([this.head, chunk]);
+      if (this.head.length < 2) return;
+      this.openDecoder(this.head);
+      bytes = this.head;
+      this.head = new Uint8Array(0);
+    }
+    await this.decode(bytes, false);
+  }
+
+  /** The input ended: the separator used, or why the file cannot be read. */
+  async end(): Promise<{ separator: Separator } | FileError> {
+    if (!this.stopped) {
+      if (this.decoder) await this.decode(new Uint8Array(0), true);
+      else {
+        this.openDecoder(this.head);
+        await this.decode(this.head, true);
+      }
+    }
+    if (!this.failure && !this.parser && !this.visitorStopped) {
+      if (this.pending.trim() === '') this.failure = { rule: 'empty', message: 'The file is empty.' };
+      else await this.startParser(this.pending);
+    }
+    if (this.parser) {
+      this.parser.end();
+      await finished(this.parser).catch(() => {});
+    }
+    if (this.failure) return this.failure;
+    if (this.csvError !== undefined) return unreadable(this.csvError, this.chosen ?? 'comma');
+    return { separator: this.chosen ?? 'comma' };
+  }
+
+  private openDecoder(head: Uint8Array): void {
+    if (head[0] === 0xff && head[1] === 0xfe) this.decoder = new TextDecoder('utf-16le');
+    else if (head[0] === 0xfe && head[1] === 0xff) this.decoder = new TextDecoder('utf-16be');
+    else {
+      this.decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
+      this.utf8 = true;
+    }
+  }
+
+  private async decode(bytes: Uint8Array, last: boolean): Promise<void> {
+    let text: string;
+    try {
+      text = this.decoder!.decode(bytes, { stream: !last });
+    } catch {
+      this.failure = notUtf8(this.linesBefore + lineOfFirstInvalidByte(concat([...this.lineBytes, bytes])));
+      return;
+    }
+    if (this.utf8) this.rememberLines(bytes);
+    if (text.includes('\u0000')) {
+      this.failure = { rule: 'not_csv', message: 'The file is binary, not CSV text.' };
+      return;
+    }
+    if (this.parser) await this.feed(text);
+    else {
+      this.pending += text;
+      const header = headerOf(this.pending, last);
+      if (header !== undefined) {
+        const text = this.pending;
+        this.pending = '';
+        if (text.trim() !== '') await this.startParser(text, header);
+      }
+    }
+  }
+
+  /** Keeps the bytes of the current line only (a line feed is never inside a UTF-8 character). */
+  private rememberLines(bytes: Uint8Array): void {
+    const lastFeed = bytes.lastIndexOf(LINE_FEED);
+    if (lastFeed === -1) {
+      this.lineBytes.push(bytes);
+      return;
+    }
+    for (const chunk of this.lineBytes) this.linesBefore += countFeeds(chunk);
+    this.linesBefore += countFeeds(bytes.subarray(0, lastFeed + 1));
+    this.lineBytes = [bytes.subarray(lastFeed + 1)];
+  }
+
+  private async startParser(text: string, header = headerOf(text, true)): Promise<void> {
+    const { separator, hinted } = header ?? { separator: 'comma' as Separator, hinted: false };
+    this.chosen = separator;
+    const parser = parse({
       delimiter: SEPARATORS[separator],
       info: true,
-      from_line: hint ? 2 : 1,
+      from_line: hinted ? 2 : 1,
       relax_column_count: false,
       // Files edited on several systems mix line endings; accept each on any line.
       record_delimiter: ['\r\n', '\n', '\r'],
       skip_empty_lines: true,
       trim: false,
-    }) as unknown as Array<{ record: string[]; info: { lines: number } }>;
-  } catch (error) {
-    return unreadable(error, separator);
+    });
+    parser.on('data', ({ record, info }: { record: string[]; info: { lines: number } }) => {
+      if (this.stopped) return;
+      if (!this.visit({ rowNumber: info.lines, cells: record })) this.visitorStopped = true;
+    });
+    parser.on('error', (error: unknown) => {
+      // Once the rows already said why the file is refused (its header), that reason stands.
+      if (!this.visitorStopped) this.csvError ??= error;
+    });
+    this.parser = parser;
+    await this.feed(text);
   }
-  return {
-    separator,
-    rows: records.map(({ record, info }) => ({ rowNumber: info.lines, cells: record })),
-  };
+
+  private feed(text: string): Promise<void> {
+    if (text === '' || this.stopped) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      this.parser!.write(text, () => resolve());
+    });
+  }
+}
+
+/**
+ * The separator, once the text holds the header line (after an optional `sep=` line), or undefined
+ * while it does not yet. Excel writes and honours a `sep=;` first line naming the separator.
+ */
+function headerOf(text: string, complete: boolean): { separator: Separator; hinted: boolean } | undefined {
+  const content = text.replace(/^\uFEFF/, '');
+  const firstEnd = content.search(/\r\n|\n|\r/);
+  if (firstEnd === -1 && !complete) return undefined;
+  const firstLine = firstEnd === -1 ? content : content.slice(0, firstEnd);
+  const hint = /^"?sep=(.)"?$/i.exec(firstLine.trim());
+  if (!hint) return { separator: chooseSeparator(firstLine), hinted: false };
+  const hinted = (Object.keys(SEPARATORS) as Separator[]).find((s) => SEPARATORS[s] === hint[1]);
+  const rest = content.slice(firstEnd === -1 ? content.length : firstEnd).replace(/^(\r\n|\n|\r)+/, '');
+  const headerEnd = rest.search(/\r\n|\n|\r/);
+  if (headerEnd === -1 && !complete) return undefined;
+  const headerLine = headerEnd === -1 ? rest : rest.slice(0, headerEnd);
+  return { separator: hinted ?? chooseSeparator(headerLine), hinted: true };
+}
+
+function concat(parts: Uint8Array[]): Uint8Array {
+  if (parts.length === 1) return parts[0]!;
+  const total = parts.reduce((sum, part) => sum + part.length, 0);
+  const joined = new Uint8Array(total);
+  let offset = 0;
+  for (const part of parts) {
+    joined.set(part, offset);
+    offset += part.length;
+  }
+  return joined;
+}
+
+function countFeeds(bytes: Uint8Array): number {
+  let count = 0;
+  for (let index = bytes.indexOf(LINE_FEED); index !== -1; index = bytes.indexOf(LINE_FEED, index + 1))
+    count += 1;
+  return count;
 }

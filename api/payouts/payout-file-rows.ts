@@ -5,12 +5,24 @@
  * in `wallet_id` is a phone number that has lost its leading 0, which is a row error, never repaired.
  * The limits come from the gateway's operation table (not restated here).
  */
-import { checkFields, operationSpec } from '../../gateway';
+import { BATCH_ITEM_AMOUNT_RANGE, checkFields, operationSpec } from '../../gateway';
 import type { FieldMap, ListField, ObjectField } from '../../gateway/operations/types';
 import type { PayoutColumn } from './payout-columns';
 
 /** A cell as a reader hands it over: CSV cells are always text. */
 export type Cell = string | number | boolean | Date | { error: string } | null;
+
+/** A row of a file or sheet as its reader hands it over, numbered as the spreadsheet numbers it. */
+export interface TableRow {
+  rowNumber: number;
+  cells: Cell[];
+}
+
+/** Why a whole file is refused, in one line. */
+export interface FileError {
+  rule: string;
+  message: string;
+}
 
 export interface PayoutRow {
   rowNumber: number;
@@ -155,7 +167,8 @@ export class PayoutRowChecker {
         walletName: walletName ?? '',
         personalId: personalId || null,
       },
-      amount: Number.isNaN(amount) ? 1000 : amount,
+      // A placeholder within the range, so the other fields are still checked.
+      amount: Number.isNaN(amount) ? BATCH_ITEM_AMOUNT_RANGE[0] : amount,
       description: description ?? '',
       ...(storeId ? { storeId } : {}),
     };

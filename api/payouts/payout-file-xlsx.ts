@@ -1,26 +1,42 @@
 /**
- * Reads the rows of one sheet of an `.xlsx` workbook with ExcelJS's streaming reader: rows are
- * handed over one at a time as the zip is inflated, so a 100,000-row workbook never exists in memory
- * as a whole (only its shared strings, which the format keeps in one table).
+ * Reads the rows of one sheet of an `.xlsx` workbook, one row at a time, so a 100,000-row workbook
+ * never exists in memory as a whole (only its shared strings, which the format keeps in one table).
+ *
+ * The workbook is a zip whose parts come in any order (Excel and ExcelJS both store the sheets before
+ * the shared strings, ExcelJS the workbook part last), so the upload is written to a temporary file as
+ * it arrives and read through the zip's central directory: the workbook part (sheet names), its
+ * relationships, the shared strings and the styles (which tell dates from numbers) first, then only
+ * the chosen sheet, inflated and parsed row by row by ExcelJS's streaming worksheet reader. ExcelJS's
+ * own single-pass reader is not used: it loses the parts after the shared strings when the zip's bytes
+ * arrive faster than it reads them (exceljs/exceljs#3064), which is exactly the case of an upload.
  *
  * The sheet is the one chosen by name, else the first visible sheet in the workbook's own order.
  */
-import { Readable } from 'node:stream';
+import fs from 'node:fs';
+import type { Readable } from 'node:stream';
 import ExcelJS from 'exceljs';
-import type { Cell, FileError, TableRow } from './payout-file';
+import unzipper from 'unzipper';
+import type { Cell, FileError, TableRow } from './payout-file-rows';
 
 export interface XlsxSheetInfo {
   sheet: string;
   sheets: string[];
 }
 
-/** What ExcelJS's streaming reader exposes beyond its published types. */
-interface StreamingWorkbook {
-  model?: { sheets?: Array<{ name: string; state?: string }> };
-  [Symbol.asyncIterator](): AsyncIterator<StreamingWorksheet>;
+/** Shared strings larger than this once inflated are refused: a small zip may unpack to gigabytes. */
+const MAX_SHARED_STRINGS_BYTES = 256 * 1024 * 1024;
+
+/** The parts of ExcelJS's streaming reader used here, beyond its published types. */
+interface ReaderParts {
+  model?: { sheets?: Array<{ name: string; id: number; rId: string; state?: string }> };
+  workbookRels?: Array<{ Id: string; Target: string }>;
+  _parseRels(entry: Readable): Promise<void>;
+  _parseWorkbook(entry: Readable): Promise<void>;
+  _parseSharedStrings(entry: Readable): AsyncIterable<unknown>;
+  _parseStyles(entry: Readable): Promise<void>;
+  _parseWorksheet(entry: Readable, sheetNo: string): Iterable<{ eventType: string; value: SheetRows }>;
 }
-interface StreamingWorksheet {
-  name?: string;
+interface SheetRows {
   [Symbol.asyncIterator](): AsyncIterator<{ number: number; values: unknown[] | Record<string, unknown> }>;
 }
 
@@ -51,62 +67,115 @@ function cellsOf(values: unknown[] | Record<string, unknown>): Cell[] {
   return cells;
 }
 
-export const looksLikeZip = (input: Buffer) =>
-  input.length >= 4 && input[0] === 0x50 && input[1] === 0x4b && input[2] === 0x03 && input[3] === 0x04;
-export const looksLikeOldExcel = (input: Buffer) =>
-  input.length >= 8 &&
-  input.subarray(0, 8).equals(Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]));
+const ZIP_MAGIC = [0x50, 0x4b, 0x03, 0x04];
+/** The compound file of Excel 97–2003 (.xls). */
+const OLE_MAGIC = [0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1];
+const startsWith = (input: Uint8Array, magic: number[]) =>
+  input.length >= magic.length && magic.every((byte, index) => input[index] === byte);
+
+/** How many first bytes tell the formats apart. */
+export const MAGIC_BYTES = OLE_MAGIC.length;
+export const looksLikeZip = (input: Uint8Array) => startsWith(input, ZIP_MAGIC);
+export const looksLikeOldExcel = (input: Uint8Array) => startsWith(input, OLE_MAGIC);
 
 /**
- * Hands each row of the chosen sheet to `visit` (which returns false to stop early) and says which
- * sheet it read; a workbook that cannot be read, or has no such sheet, is a file error.
+ * The zip in `file`, read by ranges. Every stream opened is closed at the end, read to its end or
+ * not (a sheet abandoned at its header), so nothing stays open in a long-lived parser thread.
+ */
+function rangedSource(file: string) {
+  const opened: fs.ReadStream[] = [];
+  return {
+    source: {
+      stream(offset: number, length?: number) {
+        const stream = fs.createReadStream(file, {
+          start: offset,
+          end: length ? offset + length : undefined,
+        });
+        opened.push(stream);
+        return stream;
+      },
+      size: async () => (await fs.promises.stat(file)).size,
+    },
+    close: () => opened.forEach((stream) => stream.destroy()),
+  };
+}
+
+const notXlsx = (why: string): FileError => ({
+  rule: 'not_xlsx',
+  message: `The file is not a readable .xlsx workbook: ${why.split('\n')[0]}`,
+});
+
+/** `worksheets/sheet2.xml` (relative to xl/) or `/xl/worksheets/sheet2.xml` → the zip path. */
+const partPath = (target: string) => (target.startsWith('/') ? target.slice(1) : `xl/${target}`);
+
+/**
+ * Hands each row of the chosen sheet of the workbook in `file` to `visit` (which returns false to
+ * stop early) and says which sheet it read; a workbook that cannot be read, or has no such sheet, is a
+ * file error.
  */
 export async function readXlsxTable(
-  input: Buffer,
+  file: string,
   options: { sheet?: string },
   visit: (row: TableRow) => boolean,
 ): Promise<XlsxSheetInfo | FileError> {
-  const workbook = new ExcelJS.stream.xlsx.WorkbookReader(Readable.from([input]), {
-    worksheets: 'emit',
-    sharedStrings: 'cache',
-    // Styles tell dates from numbers.
-    styles: 'cache',
-    hyperlinks: 'ignore',
-    entries: 'ignore',
-  }) as unknown as StreamingWorkbook;
-
-  const declared = () => workbook.model?.sheets ?? [];
-  const target = () =>
-    options.sheet ??
-    declared().find((sheet) => sheet.state !== 'hidden' && sheet.state !== 'veryHidden')?.name;
-  let read: string | undefined;
+  const { source, close } = rangedSource(file);
   try {
-    sheets: for await (const worksheet of workbook) {
-      const wanted = target();
-      // Without a declared sheet list (a damaged workbook), the first sheet in the file is the first.
-      if (wanted !== undefined && worksheet.name !== wanted) continue; // the reader skips its bytes
-      read = worksheet.name ?? 'Sheet1';
-      for await (const row of worksheet) {
-        if (!visit({ rowNumber: row.number, cells: cellsOf(row.values) })) break sheets;
+    const directory = await unzipper.Open.custom(source);
+    const part = (name: string) => directory.files.find((entry) => entry.path === name);
+    const reader = new ExcelJS.stream.xlsx.WorkbookReader(file, {
+      worksheets: 'emit',
+      sharedStrings: 'cache',
+      // Styles tell dates from numbers.
+      styles: 'cache',
+      hyperlinks: 'ignore',
+      entries: 'ignore',
+    }) as unknown as ReaderParts;
+
+    const workbookPart = part('xl/workbook.xml');
+    const relsPart = part('xl/_rels/workbook.xml.rels');
+    if (!workbookPart || !relsPart) return notXlsx('it has no workbook part.');
+    await reader._parseRels(relsPart.stream());
+    await reader._parseWorkbook(workbookPart.stream());
+    const strings = part('xl/sharedStrings.xml');
+    if (strings) {
+      if (strings.uncompressedSize > MAX_SHARED_STRINGS_BYTES) {
+        return notXlsx('its text table is larger than 256 MB once unpacked.');
       }
-      // One sheet is read; the sheets after it are not even inflated.
-      break;
+      for await (const event of reader._parseSharedStrings(strings.stream())) void event;
     }
+    const styles = part('xl/styles.xml');
+    if (styles) await reader._parseStyles(styles.stream());
+
+    const declared = reader.model?.sheets ?? [];
+    const sheets = declared.map((sheet) => sheet.name);
+    const wanted =
+      options.sheet === undefined
+        ? declared.find((sheet) => sheet.state !== 'hidden' && sheet.state !== 'veryHidden')
+        : declared.find((sheet) => sheet.name === options.sheet);
+    if (!wanted) {
+      if (options.sheet !== undefined) {
+        return {
+          rule: 'unknown_sheet',
+          message: `The workbook has no sheet "${options.sheet}"; its sheets are ${sheets.map((name) => `"${name}"`).join(', ') || 'none'}.`,
+        };
+      }
+      return { rule: 'empty', message: 'The workbook has no sheet with rows.' };
+    }
+    const target = reader.workbookRels?.find((rel) => rel.Id === wanted.rId)?.Target;
+    const sheetPart = target === undefined ? undefined : part(partPath(target));
+    if (!target || !sheetPart) return notXlsx(`sheet "${wanted.name}" is missing from the file.`);
+
+    const sheetNo = /sheet(\d+)\.xml$/.exec(target)?.[1] ?? String(wanted.id);
+    for (const { eventType, value: rows } of reader._parseWorksheet(sheetPart.stream(), sheetNo)) {
+      if (eventType !== 'worksheet') continue;
+      for await (const row of rows) {
+        if (!visit({ rowNumber: row.number, cells: cellsOf(row.values) })) break;
+      }
+    }
+    return { sheet: wanted.name, sheets };
   } catch (error) {
-    return {
-      rule: 'not_xlsx',
-      message: `The file is not a readable .xlsx workbook: ${String((error as Error).message ?? error).split('\n')[0]}`,
-    };
+    return notXlsx(String((error as Error).message ?? error));
+  } finally {
+    close();
   }
-  const sheets = declared().map((sheet) => sheet.name);
-  if (read === undefined) {
-    if (options.sheet !== undefined) {
-      return {
-        rule: 'unknown_sheet',
-        message: `The workbook has no sheet "${options.sheet}"; its sheets are ${sheets.map((name) => `"${name}"`).join(', ') || 'none'}.`,
-      };
-    }
-    return { rule: 'empty', message: 'The workbook has no sheet with rows.' };
-  }
-  return { sheet: read, sheets: sheets.length ? sheets : [read] };
 }

@@ -4,6 +4,10 @@
  * rules. Nothing is guessed: a text amount written `1.000.000`, `1e6` or `-5` is a row error, never a
  * number; a header that names no column is named in the error.
  */
+import { once } from 'node:events';
+import { createWriteStream, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import {
   COLUMN_ALIASES,
   PAYOUT_COLUMNS,
@@ -11,23 +15,21 @@ import {
   columnOfHeader,
   type PayoutColumn,
 } from './payout-columns';
-import { readCsvTable, type Separator } from './payout-file-csv';
-import { PayoutRowChecker, isBlankRow, type Cell, type PayoutRow, type RowError } from './payout-file-rows';
-import { looksLikeOldExcel, looksLikeZip, readXlsxTable } from './payout-file-xlsx';
+import { CsvTableReader, type Separator } from './payout-file-csv';
+import {
+  PayoutRowChecker,
+  isBlankRow,
+  type Cell,
+  type FileError,
+  type PayoutRow,
+  type RowError,
+  type TableRow,
+} from './payout-file-rows';
+import { looksLikeOldExcel, looksLikeZip, MAGIC_BYTES, readXlsxTable } from './payout-file-xlsx';
 
-export type { Cell, PayoutRow, RowError } from './payout-file-rows';
+export type { Cell, FileError, PayoutRow, RowError, TableRow } from './payout-file-rows';
 export type { PayoutColumn } from './payout-columns';
 export { PAYOUT_COLUMNS } from './payout-columns';
-
-export interface FileError {
-  rule: string;
-  message: string;
-}
-
-export interface TableRow {
-  rowNumber: number;
-  cells: Cell[];
-}
 
 /** How the file was read, for the preview: which separator or sheet, and which header named which column. */
 export interface FileSource {
@@ -127,18 +129,17 @@ class TableCollector {
     return true;
   }
 
-  /** File-level problems found once the rows are read. */
-  finish(complete: boolean): void {
+  /** File-level problems found once the rows are read (or reading stopped at the row cap). */
+  finish(): void {
     if (this.fileErrors.length) return;
     if (!this.indexOf) this.fileErrors = [{ rule: 'empty', message: 'The file is empty.' }];
     else if (this.rowCount === 0) {
       this.fileErrors = [{ rule: 'no_rows', message: 'The file has a header but no payout rows.' }];
     } else if (this.rowCount > this.maxRows) {
-      const count = complete ? `${this.rowCount} rows` : `more than ${this.maxRows} rows`;
       this.fileErrors = [
         {
           rule: 'too_many_rows',
-          message: `The file has ${count}; the limit is ${this.maxRows}. Split it into several files.`,
+          message: `The file has more than ${this.maxRows} rows; the limit is ${this.maxRows}. Split it into several files.`,
         },
       ];
     }
@@ -166,44 +167,144 @@ const fileFailure = (error: FileError): PayoutFileReport => ({
   rowErrors: [],
 });
 
-export async function parsePayoutFile(
-  input: Buffer | string,
-  options: ParseOptions,
-): Promise<PayoutFileReport> {
-  const bytes = typeof input === 'string' ? Buffer.from(input, 'utf8') : input;
-  if (bytes.length === 0) return fileFailure({ rule: 'empty', message: 'The file is empty.' });
-  const collector = new TableCollector(options.maxRows);
+/** One format's reader. */
+interface FormatReader {
+  /** Resolves once the bytes are taken (backpressure). */
+  write(chunk: Uint8Array): Promise<void>;
+  /** True once the file is refused whatever follows (its header, the row cap): reading may stop. */
+  readonly stopped: boolean;
+  /** The input ended (or reading stopped): the report. */
+  end(): Promise<PayoutFileReport>;
+  /** The input failed: let go of whatever the reader holds. */
+  abandon(): void;
+}
 
-  if (looksLikeOldExcel(bytes)) {
-    return fileFailure({
+function csvReader(collector: TableCollector): FormatReader {
+  const reader = new CsvTableReader((row) => collector.add(row));
+  return {
+    write: (chunk) => reader.write(chunk),
+    get stopped() {
+      return reader.stopped;
+    },
+    abandon: () => undefined,
+    async end() {
+      const read = await reader.end();
+      if ('rule' in read) return fileFailure(read);
+      collector.finish();
+      return reportOf(collector, { format: 'csv', separator: read.separator });
+    },
+  };
+}
+
+/**
+ * A workbook is written to a temporary file as it arrives (its parts come in any order, the shared
+ * strings usually last), then read by its central directory, the chosen sheet row by row.
+ */
+function xlsxReader(collector: TableCollector, sheet: string | undefined): FormatReader {
+  const dir = mkdtempSync(path.join(tmpdir(), 'payrun-upload-'));
+  const file = path.join(dir, 'upload.xlsx');
+  const output = createWriteStream(file);
+  const written = new Promise<void>((resolve, reject) => {
+    output.once('finish', resolve);
+    output.once('error', reject);
+  });
+  const cleanUp = () => {
+    output.destroy();
+    rmSync(dir, { recursive: true, force: true });
+  };
+  return {
+    async write(chunk) {
+      if (!output.write(chunk)) await Promise.race([once(output, 'drain'), written]);
+    },
+    // The rows can be read only once the whole zip is here.
+    stopped: false,
+    abandon: cleanUp,
+    async end() {
+      try {
+        output.end();
+        await written;
+        const read = await readXlsxTable(file, { sheet }, (row) => collector.add(row));
+        if ('rule' in read) return fileFailure(read);
+        collector.finish();
+        const others = read.sheets.filter((name) => name !== read.sheet);
+        if (collector.fileErrors.length && sheet === undefined && others.length) {
+          // The payouts are often on another sheet than the first: say so, first.
+          collector.fileErrors.unshift({
+            rule: 'choose_sheet',
+            message: `Sheet "${read.sheet}" was read (the first); the workbook also has ${others.map((name) => `"${name}"`).join(', ')}: choose the sheet that holds the payouts.`,
+          });
+        }
+        return reportOf(collector, { format: 'xlsx', sheet: read.sheet, sheets: read.sheets });
+      } finally {
+        cleanUp();
+      }
+    },
+  };
+}
+
+/** Chooses the reader from the first bytes (an .xlsx is a zip), whatever the file is called. */
+function readerFor(head: Uint8Array, options: ParseOptions): FormatReader | FileError {
+  if (looksLikeOldExcel(head)) {
+    return {
       rule: 'old_excel',
       message:
         'The file is an Excel 97–2003 workbook (.xls); save it as .xlsx or "CSV UTF-8" and upload it again.',
-    });
+    };
   }
-  if (looksLikeZip(bytes)) {
-    const read = await readXlsxTable(bytes, { sheet: options.sheet }, (row) => collector.add(row));
-    if ('rule' in read) return fileFailure(read);
-    collector.finish(false);
-    const others = read.sheets.filter((name) => name !== read.sheet);
-    if (collector.fileErrors.length && options.sheet === undefined && others.length) {
-      // The payouts are often on another sheet than the first: say so, first.
-      collector.fileErrors.unshift({
-        rule: 'choose_sheet',
-        message: `Sheet "${read.sheet}" was read (the first); the workbook also has ${others.map((name) => `"${name}"`).join(', ')}: choose the sheet that holds the payouts.`,
-      });
-    }
-    return reportOf(collector, { format: 'xlsx', sheet: read.sheet, sheets: read.sheets });
-  }
+  const collector = new TableCollector(options.maxRows);
+  return looksLikeZip(head) ? xlsxReader(collector, options.sheet) : csvReader(collector);
+}
 
-  const table = readCsvTable(bytes);
-  if ('rule' in table) return fileFailure(table);
-  // A CSV is in memory already: past the limit its rows are still counted, so the message says how many.
-  for (const row of table.rows) {
-    if (!collector.add(row) && collector.fileErrors.length) break;
+/**
+ * Reads a payout file from its chunks as they arrive. A CSV is checked as it comes, and leaving the
+ * loop at its first file-level failure (a bad header, the row cap) stops the source: the rest is never
+ * read. A workbook is taken whole (to a temporary file) before its rows are read.
+ */
+export async function parsePayoutChunks(
+  chunks: AsyncIterable<Uint8Array>,
+  options: ParseOptions,
+): Promise<PayoutFileReport> {
+  let reader: FormatReader | undefined;
+  let head: Uint8Array = new Uint8Array(0);
+  const open = async (bytes: Uint8Array): Promise<FileError | undefined> => {
+    const chosen = readerFor(bytes, options);
+    if ('rule' in chosen) return chosen;
+    reader = chosen;
+    await reader.write(bytes);
+    return undefined;
+  };
+  try {
+    for await (const chunk of chunks) {
+      if (reader) await reader.write(chunk);
+      else {
+        head = head.length ? Buffer.concat([head, chunk]) : chunk;
+        if (head.length < MAGIC_BYTES) continue;
+        const refused = await open(head);
+        if (refused) return fileFailure(refused);
+      }
+      if (reader!.stopped) break;
+    }
+  } catch (error) {
+    reader?.abandon();
+    throw error;
   }
-  collector.finish(true);
-  return reportOf(collector, { format: 'csv', separator: table.separator });
+  if (!reader) {
+    if (head.length === 0) return fileFailure({ rule: 'empty', message: 'The file is empty.' });
+    const refused = await open(head);
+    if (refused) return fileFailure(refused);
+  }
+  return reader!.end();
+}
+
+/** A whole file at once (tests, scripts): the same reading as an upload's. */
+export function parsePayoutFile(input: Buffer | string, options: ParseOptions): Promise<PayoutFileReport> {
+  const bytes = typeof input === 'string' ? Buffer.from(input, 'utf8') : input;
+  return parsePayoutChunks(
+    (async function* () {
+      if (bytes.length) yield bytes;
+    })(),
+    options,
+  );
 }
 
 /** Rows whose payout id was paid, or is being paid, by an earlier run. */

@@ -2,7 +2,8 @@
  * The payout run stories: upload (validate, refuse or create and start), decide (approve / reject),
  * resume after a top-up, and read progress and results. Routes stay thin and call these.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
+import type { ReadPayoutFile } from './payout-file-stream';
 import { WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import { WorkflowIdReusePolicy } from '@temporalio/common';
 import type { Db } from '../../db/knex';
@@ -13,6 +14,7 @@ import {
   itemCounts,
   itemCountsByBatch,
   listBatches,
+  recordRunEvent,
   type PayoutItemRow,
   type PayoutRunRow,
 } from '../../db/payouts';
@@ -33,7 +35,7 @@ import type { Principal } from '../auth/roles';
 import type { AuditTrail } from '../http/audit-trail';
 import { ApiError, conflict, forbidden, notFound } from '../http/errors';
 import { toCsv } from './payout-csv';
-import { markAlreadyPaid, parsePayoutFile, type PayoutFileReport, type PayoutRow } from './payout-file';
+import { markAlreadyPaid, type PayoutFileReport, type PayoutRow } from './payout-file';
 
 export interface PayoutSettings {
   maxRows: number;
@@ -59,10 +61,8 @@ export function newRunId(now = new Date()): string {
 /** Validation of a file, including payout ids an earlier run already paid or is paying. */
 export async function validatePayoutFile(
   deps: PayoutDeps,
-  file: Buffer,
-  options: { sheet?: string } = {},
+  report: PayoutFileReport,
 ): Promise<PayoutFileReport> {
-  const report = await parsePayoutFile(file, { maxRows: deps.settings.maxRows, sheet: options.sheet });
   if (report.fileErrors.length || report.rows.length === 0) return report;
   return markAlreadyPaid(
     report,
@@ -110,10 +110,10 @@ function invalidFile(report: PayoutFileReport): ApiError {
 /** Creates the run's records and starts its workflow; a file with any error creates nothing. */
 export async function uploadPayoutRun(
   deps: PayoutDeps,
-  input: { file: Buffer; fileName: string; sheet?: string; principal: Principal; audit?: AuditTrail },
+  input: { file: ReadPayoutFile; fileName: string; principal: Principal; audit?: AuditTrail },
 ) {
   const { db, temporal, settings } = deps;
-  const report = await validatePayoutFile(deps, input.file, { sheet: input.sheet });
+  const report = await validatePayoutFile(deps, input.file.report);
   if (report.fileErrors.length || report.rowErrors.length) throw invalidFile(report);
 
   const runId = newRunId();
@@ -128,19 +128,22 @@ export async function uploadPayoutRun(
 
   try {
     await db.transaction(async (trx) => {
-      await trx('payout_runs').insert({
-        run_id: runId,
-        status: 'awaiting_approval' satisfies RunStatus,
-        file_name: input.fileName,
-        file_sha256: createHash('sha256').update(input.file).digest('hex'),
-        row_count: report.rows.length,
-        total_amount: report.totalAmount,
-        batch_count: batches.length,
-        workflow_id: payoutRunWorkflowId(runId),
-        uploaded_by_key: actor.keyId,
-        uploaded_by: actor.name,
-        expires_at: expiresAt,
-      });
+      const [run] = await trx('payout_runs')
+        .insert({
+          run_id: runId,
+          status: 'awaiting_approval' satisfies RunStatus,
+          file_name: input.fileName,
+          file_sha256: input.file.sha256,
+          row_count: report.rows.length,
+          total_amount: report.totalAmount,
+          batch_count: batches.length,
+          workflow_id: payoutRunWorkflowId(runId),
+          uploaded_by_key: actor.keyId,
+          uploaded_by: actor.name,
+          expires_at: expiresAt,
+        })
+        .returning('*');
+      await recordRunEvent(trx, run);
       await trx('payout_batches').insert(
         batches.map((batch) => ({
           batch_id: batch.batchId,

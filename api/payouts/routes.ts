@@ -1,5 +1,8 @@
+import type { Request } from 'express';
 import { z } from 'zod';
 import { listQuery } from '../http/list-query';
+import type { ReadPayoutFile } from './payout-file-stream';
+import { sizeInBytes, UploadParsers } from './upload-parsers';
 import { defineRoute, type AnyRoute } from '../http/routes';
 import { errorReportCsv } from './payout-csv';
 import { templateCsv, templateXlsx } from './payout-template';
@@ -34,9 +37,27 @@ const itemStates = [
   'CANCELLED',
 ] as const;
 
-export function payoutRunRoutes(deps: PayoutDeps, uploadLimit: string): AnyRoute[] {
-  // The bytes decide the format (an .xlsx is a zip), whatever Content-Type the client sends.
-  const fileUpload = { contentType: `text/csv or ${XLSX_TYPE}`, limit: uploadLimit };
+export function payoutRunRoutes(
+  deps: PayoutDeps,
+  upload: { limit: string; concurrency: number },
+): AnyRoute[] {
+  const parsers = new UploadParsers({
+    concurrency: upload.concurrency,
+    limitBytes: sizeInBytes(upload.limit),
+    maxRows: deps.settings.maxRows,
+  });
+  // The bytes decide the format (an .xlsx is a zip), whatever Content-Type the client sends. The file
+  // is parsed in an upload worker thread as it arrives, never buffered whole.
+  const fileUpload = {
+    contentType: `text/csv or ${XLSX_TYPE}`,
+    limit: upload.limit,
+    read: async (req: Request, query: unknown) => {
+      const { sheet } = query as { sheet?: string };
+      const file = await parsers.read(req, { sheet });
+      // Another sheet of the same workbook is another request.
+      return { body: file, fingerprint: sheet === undefined ? file.sha256 : `${file.sha256}:${sheet}` };
+    },
+  };
   return [
     defineRoute({
       method: 'get',
@@ -73,7 +94,7 @@ export function payoutRunRoutes(deps: PayoutDeps, uploadLimit: string): AnyRoute
       responseStatus: 200,
       query: z.object({ format: z.enum(['json', 'csv']).default('json'), sheet: sheetQuery }),
       handler: async ({ body, query }) => {
-        const report = await validatePayoutFile(deps, body as Buffer, { sheet: query.sheet });
+        const report = await validatePayoutFile(deps, (body as ReadPayoutFile).report);
         if (query.format === 'csv') {
           return {
             body: errorReportCsv(report),
@@ -97,9 +118,8 @@ export function payoutRunRoutes(deps: PayoutDeps, uploadLimit: string): AnyRoute
       query: z.object({ fileName: z.string().min(1).max(200).default('upload.csv'), sheet: sheetQuery }),
       handler: async ({ body, query, principal, audit }) => ({
         body: await uploadPayoutRun(deps, {
-          file: body as Buffer,
+          file: body as ReadPayoutFile,
           fileName: query.fileName,
-          sheet: query.sheet,
           principal,
           audit,
         }),

@@ -2,7 +2,9 @@ import type { Config } from '../../platform/config';
 import { DEFAULT_PAYOUT_TIMING } from '../../workflows/payout-definitions';
 import type { PayoutSettings } from './payout-runs';
 
-export function payoutSettingsFrom(config: Config): PayoutSettings & { uploadLimit: string } {
+export function payoutSettingsFrom(
+  config: Config,
+): PayoutSettings & { uploadLimit: string; uploadConcurrency: number } {
   return {
     maxRows: config.PAYOUT_MAX_ROWS,
     batchSize: config.PAYOUT_BATCH_SIZE,
@@ -10,6 +12,11 @@ export function payoutSettingsFrom(config: Config): PayoutSettings & { uploadLim
     approvalTtlHours: config.PAYOUT_APPROVAL_TTL_HOURS,
     taskQueue: config.TEMPORAL_TASK_QUEUE,
     uploadLimit: config.PAYOUT_UPLOAD_LIMIT,
-    timing: { ...DEFAULT_PAYOUT_TIMING, ipnTimeout: `${config.PAYOUT_IPN_TIMEOUT_SECONDS} seconds` },
+    uploadConcurrency: config.PAYOUT_UPLOAD_CONCURRENCY,
+    timing: {
+      ...DEFAULT_PAYOUT_TIMING,
+      ipnTimeout: `${config.PAYOUT_IPN_TIMEOUT_SECONDS} seconds`,
+      gatewayAttemptTimeout: `${config.PAYOUT_GATEWAY_ATTEMPT_SECONDS} seconds`,
+    },
   };
 }

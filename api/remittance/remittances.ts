@@ -29,6 +29,7 @@ import {
 } from '../../workflows/remittance-definitions';
 import { payrunKind, payrunOrderId } from '../../workflows/search-attributes';
 import type { Principal } from '../auth/roles';
+import type { CachedQuote } from './quote-cache';
 import { ApiError, notFound } from '../http/errors';
 import type { RemittanceSettings } from './settings';
 
@@ -98,35 +99,44 @@ export function receiverLabel(
     : `bank ${bank.bankCode} card ${lastFour(bank.bankCardNo ?? '')}`;
 }
 
-/** A live quote through a one-activity workflow (the API holds no gateway credentials). */
-export async function quoteRate(
+/** A live rate through a one-activity workflow (the API holds no gateway credentials). */
+export async function fetchLiveRate(
   deps: Pick<RemittanceDeps, 'temporal' | 'settings'>,
-  input: { baseCurrency: BaseCurrency; foreignAmount?: number },
-) {
+  baseCurrency: BaseCurrency,
+): Promise<number> {
   if (!(await workersPolling(deps.temporal, deps.settings.taskQueue))) {
     throw new ApiError(503, 'quote_unavailable', 'No worker is running to ask the gateway for a rate.');
   }
-  let rate: number;
   try {
-    ({ rate } = await deps.temporal.workflow.execute('remittanceQuote', {
+    const { rate } = await deps.temporal.workflow.execute('remittanceQuote', {
       taskQueue: deps.settings.taskQueue,
       workflowId: remittanceQuoteWorkflowId(randomUUID()),
-      args: [{ baseCurrency: input.baseCurrency }],
+      args: [{ baseCurrency }],
       workflowExecutionTimeout: '30 seconds',
       typedSearchAttributes: [{ key: payrunKind, value: 'remittance-quote' }],
-    }));
+    });
+    return rate;
   } catch {
     throw new ApiError(502, 'quote_unavailable', 'The gateway did not quote a rate; try again shortly.');
   }
-  const quotedAt = new Date();
+}
+
+/** A quote for reading, from `quotes` (the short-lived cache in front of `fetchLiveRate`). */
+export async function quoteRate(
+  deps: Pick<RemittanceDeps, 'settings'>,
+  input: { baseCurrency: BaseCurrency; foreignAmount?: number },
+  quotes: (baseCurrency: BaseCurrency) => Promise<CachedQuote>,
+) {
+  const { rate, quotedAt } = await quotes(input.baseCurrency);
   const lifetimeMs = durationMs(deps.settings.timing.quoteTtl);
+  const expiresAt = new Date(quotedAt.getTime() + lifetimeMs);
   return {
     baseCurrency: input.baseCurrency,
     exchangeCurrency: 'VND',
     rate,
     quotedAt: quotedAt.toISOString(),
-    validForSeconds: lifetimeMs / 1000,
-    expiresAt: new Date(quotedAt.getTime() + lifetimeMs).toISOString(),
+    validForSeconds: Math.max(0, Math.round((expiresAt.getTime() - Date.now()) / 1000)),
+    expiresAt: expiresAt.toISOString(),
     ...(input.foreignAmount === undefined
       ? {}
       : { foreignAmount: input.foreignAmount, exchangeAmount: exchangeAmountOf(input.foreignAmount, rate) }),

@@ -1,15 +1,19 @@
 import { z } from 'zod';
 import { listQuery } from '../http/list-query';
+import { createQuoteCache } from './quote-cache';
+import { DEFAULT_QUOTE_CACHE_SECONDS } from './settings';
+import { REMITTANCE_AMOUNT_RANGES } from '../../gateway/limits';
 import { defineRoute, type AnyRoute } from '../http/routes';
 import {
   BASE_CURRENCIES,
-  REMITTANCE_AMOUNT_RANGE,
   REMITTANCE_REASONS,
+  type BaseCurrency,
   type RemittanceRequestType,
 } from '../../workflows/remittance-definitions';
 import {
   createRemittance,
   listRemittanceSummaries,
+  fetchLiveRate,
   quoteRate,
   remittanceView,
   type NewRemittanceRequest,
@@ -51,7 +55,7 @@ const foreignAmount = z
   .max(10_000_000_000)
   .refine(twoDecimals, 'at most two decimals');
 const vndAmount = (requestType: RemittanceRequestType) => {
-  const [min, max] = REMITTANCE_AMOUNT_RANGE[requestType];
+  const [min, max] = REMITTANCE_AMOUNT_RANGES[requestType];
   const range = `${requestType} sends ${min.toLocaleString('en')}..${max.toLocaleString('en')} VND`;
   return z.number().int('whole VND, no decimals').min(min, range).max(max, range);
 };
@@ -148,6 +152,10 @@ const remittanceParams = z.object({
 });
 
 export function remittanceRoutes(deps: RemittanceDeps): AnyRoute[] {
+  const quotes = createQuoteCache<BaseCurrency>({
+    lifetimeMs: (deps.settings.quoteCacheSeconds ?? DEFAULT_QUOTE_CACHE_SECONDS) * 1000,
+    fetchRate: (baseCurrency) => fetchLiveRate(deps, baseCurrency),
+  });
   return [
     defineRoute({
       method: 'get',
@@ -164,7 +172,7 @@ export function remittanceRoutes(deps: RemittanceDeps): AnyRoute[] {
           .refine(twoDecimals, 'at most two decimals')
           .optional(),
       }),
-      handler: async ({ query }) => ({ body: await quoteRate(deps, query) }),
+      handler: async ({ query }) => ({ body: await quoteRate(deps, query, quotes) }),
     }),
     defineRoute({
       method: 'post',

@@ -4,11 +4,16 @@ import { DEFAULT_REMITTANCE_TIMING, type RemittanceTiming } from '../../workflow
 export interface RemittanceSettings {
   taskQueue: string;
   timing: RemittanceTiming;
+  /** How long GET /v1/remittance/quotes serves one rate per currency; unset: DEFAULT_QUOTE_CACHE_SECONDS. */
+  quoteCacheSeconds?: number;
 }
+
+export const DEFAULT_QUOTE_CACHE_SECONDS = 10;
 
 export function remittanceSettingsFrom(config: Config): RemittanceSettings {
   return {
     taskQueue: config.TEMPORAL_TASK_QUEUE,
+    quoteCacheSeconds: config.REMITTANCE_QUOTE_CACHE_SECONDS,
     timing: {
       ...DEFAULT_REMITTANCE_TIMING,
       quoteTtl: `${config.REMITTANCE_QUOTE_TTL_SECONDS} seconds`,
@@ -16,9 +21,3 @@ export function remittanceSettingsFrom(config: Config): RemittanceSettings {
     },
   };
 }
-
-/** For an app built without remittance settings (tests of other features): the defaults. */
-export const defaultRemittanceSettings = (taskQueue: string): RemittanceSettings => ({
-  taskQueue,
-  timing: DEFAULT_REMITTANCE_TIMING,
-});

@@ -2,9 +2,19 @@ import { z } from 'zod';
 import { metricsRegistry } from '../../platform/metrics';
 import { ROLES } from '../auth/roles';
 import { defineRoute, type AnyRoute } from '../http/routes';
-import type { ApiDependencies } from '../app';
+import type { Client } from '@temporalio/client';
+import type { Db } from '../../db/knex';
 
-async function readiness({ db, temporal }: ApiDependencies): Promise<Record<string, 'ok' | 'unreachable'>> {
+/** What the system routes probe; the app's dependencies satisfy it (no import back to app.ts). */
+export interface SystemDependencies {
+  db: Db;
+  temporal: Client;
+}
+
+async function readiness({
+  db,
+  temporal,
+}: SystemDependencies): Promise<Record<string, 'ok' | 'unreachable'>> {
   const probe = (check: Promise<unknown>) =>
     check.then(
       () => 'ok' as const,
@@ -18,7 +28,7 @@ async function readiness({ db, temporal }: ApiDependencies): Promise<Record<stri
 }
 
 export function systemRoutes(
-  deps: ApiDependencies,
+  deps: SystemDependencies,
   docs: { openApi: () => unknown; page: () => string },
 ): AnyRoute[] {
   return [

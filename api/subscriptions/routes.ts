@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { ORDER_ID_PATTERN } from '../../gateway/operations/shared';
 import { ipnPaths } from '../../platform/ipn-paths';
-import { FREQUENCIES, isCalendarDate } from '../../workflows/billing-calendar';
+import { SUBSCRIPTION_FREQUENCIES, SUBSCRIPTION_MIN_AMOUNT } from '../../gateway/limits';
+import { isCalendarDate } from '../../workflows/billing-calendar';
 import {
   authorizationSignal,
   chargeResultSignal,
@@ -47,19 +48,19 @@ const createBody = z
       partnerSubsId: z.string().max(100).optional(),
       subsOwner: z.string().max(100).optional(),
       type: z.enum(['FIXED', 'VARIABLE']),
-      recurringAmount: z.number().int().min(1000),
-      frequency: z.enum(FREQUENCIES),
+      recurringAmount: z.number().int().min(SUBSCRIPTION_MIN_AMOUNT),
+      frequency: z.enum(SUBSCRIPTION_FREQUENCIES),
       nextPaymentDate: date.optional(),
       expiryDate: date.optional(),
     }),
   })
   .superRefine((body, context) => {
     const info = body.subscriptionInfo;
-    if (body.amount > 0 && body.amount < 1000)
+    if (body.amount > 0 && body.amount < SUBSCRIPTION_MIN_AMOUNT)
       context.addIssue({
         code: 'custom',
         path: ['amount'],
-        message: '0 (free trial or later start) or at least 1000',
+        message: `0 (free trial or later start) or at least ${SUBSCRIPTION_MIN_AMOUNT}`,
       });
     if (body.amount === 0 && !info.nextPaymentDate)
       context.addIssue({

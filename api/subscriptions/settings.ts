@@ -11,11 +11,6 @@ export interface SubscriptionSettings {
   linksWaitMs?: number;
 }
 
-export const defaultSubscriptionSettings = (taskQueue: string): SubscriptionSettings => ({
-  taskQueue,
-  timing: DEFAULT_SUBSCRIPTION_TIMING,
-});
-
 export function subscriptionSettingsFrom(config: Config, taskQueue: string): SubscriptionSettings {
   return {
     taskQueue,

@@ -1,4 +1,5 @@
 /** Subscription stories: create (answers the customer's links), list, read, manage, report a VARIABLE amount. */
+import { outcomeOf } from '../../gateway';
 import type { Client } from '@temporalio/client';
 import { WorkflowIdReusePolicy, WorkflowUpdateFailedError } from '@temporalio/client';
 import type { Db } from '../../db/knex';
@@ -102,7 +103,7 @@ export async function createSubscription(
   for (;;) {
     const row = await getSubscription(db, input.subscriptionId);
     if (row && (row.start_result_code !== null || Date.now() > deadline)) {
-      if (row.start_result_code !== null && row.start_result_code !== 0)
+      if (row.start_result_code !== null && outcomeOf(row.start_result_code) !== 'succeeded')
         throw new ApiError(
           422,
           'gateway_refused',

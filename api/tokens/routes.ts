@@ -1,8 +1,10 @@
 import { z } from 'zod';
+import { BINDING_AMOUNT_RANGES, inRange, rangeText } from '../../gateway/limits';
 import { LINK_WALLET_CLIENT_ID_PATTERN, ORDER_ID_PATTERN } from '../../gateway/operations/shared';
 import { ipnPaths } from '../../platform/ipn-paths';
-import { bindingResultSignal, bindingWorkflowId } from '../../workflows/binding';
-import { tokenPaymentResultSignal } from '../../workflows/token-payment';
+import { revokeSavedMethod } from '../../db/saved-methods';
+import { bindingResultSignal, bindingWorkflowId } from '../../workflows/binding-definitions';
+import { tokenPaymentResultSignal } from '../../workflows/token-payment-definitions';
 import type { IpnChannel } from '../ipn/receiver';
 import { listQueryFields } from '../http/list-query';
 import { defineRoute, type AnyRoute } from '../http/routes';
@@ -20,13 +22,6 @@ import {
 
 const WRITERS = ['payments'] as const;
 const READERS = ['viewer', 'payments'] as const;
-
-/** Document 2's binding amounts: card 0 or 1000..10 000 000; domestic 0 or 10 000..50 000 000; wallet 0 or ≥ 1000. */
-const BINDING_AMOUNTS: Record<'card' | 'domestic' | 'wallet', [number, number]> = {
-  card: [1000, 10_000_000],
-  domestic: [10_000, 50_000_000],
-  wallet: [1000, 50_000_000],
-};
 
 const bindingBody = z
   .object({
@@ -48,12 +43,12 @@ const bindingBody = z
       .default({}),
   })
   .superRefine((body, context) => {
-    const [min, max] = BINDING_AMOUNTS[body.kind];
-    if (body.amount !== 0 && (body.amount < min || body.amount > max)) {
+    const range = BINDING_AMOUNT_RANGES[body.kind];
+    if (body.amount !== 0 && !inRange(body.amount, range)) {
       context.addIssue({
         code: 'custom',
         path: ['amount'],
-        message: `${body.kind} binding: 0 (bind only) or ${min}..${max} VND (bind and pay)`,
+        message: `${body.kind} binding: 0 (bind only) or ${rangeText(range)} VND (bind and pay)`,
       });
     }
     if (body.kind !== 'wallet' && !body.userInfo.email) {
@@ -254,10 +249,7 @@ export const unbindNotifications: IpnChannel = {
       expectedAmount: 0,
       // No workflow waits for it: the record is the state, and payments read it before any call.
       signal: async () => {
-        await db('saved_methods')
-          .where({ method_id: method.method_id })
-          .whereIn('status', ['active', 'deleting'])
-          .update({ status: 'revoked', revoked_at: db.fn.now(), updated_at: db.fn.now() });
+        await revokeSavedMethod(db, method.method_id);
       },
     };
   },

@@ -2,6 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import { WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import { ApplicationFailure, WorkflowIdReusePolicy } from '@temporalio/common';
+import { inRange, outcomeOf, rangeText, TOKEN_PAY_AMOUNT_RANGES } from '../../gateway';
 import type { Db } from '../../db/knex';
 import { applyListFilter, pageOf, type ListFilter } from '../../db/list-filter';
 import {
@@ -24,15 +25,17 @@ import {
   type BindingInput,
   type BindingTiming,
   type SavedMethodKind,
-} from '../../workflows/binding';
-import { checkNewCode, refusalMessage } from '../../workflows/otp-rules';
+} from '../../workflows/binding-definitions';
+
 import {
+  checkNewCode,
+  refusalMessage,
   submitOtpUpdate,
   tokenPaymentStartedUpdate,
   tokenPaymentWorkflowId,
   type TokenPaymentInput,
   type TokenPaymentTiming,
-} from '../../workflows/token-payment';
+} from '../../workflows/token-payment-definitions';
 import { payrunCustomer, payrunKind, payrunOrderId } from '../../workflows/search-attributes';
 import type { Principal } from '../auth/roles';
 import { ApiError, conflict, notFound } from '../http/errors';
@@ -59,13 +62,6 @@ const REQUEST_TYPE: Record<SavedMethodKind, string> = {
   card: 'payWithCC',
   domestic: 'payWithATM',
   wallet: 'linkWallet',
-};
-
-/** Document 2, pay with token: card 1000..10 000 000, domestic 10 000..50 000 000, wallet 1000..30 000 000. */
-export const TOKEN_PAY_LIMITS: Record<SavedMethodKind, [number, number]> = {
-  card: [1000, 10_000_000],
-  domestic: [10_000, 50_000_000],
-  wallet: [1000, 30_000_000],
 };
 
 const OTP_STATUS: Record<string, number> = {
@@ -202,9 +198,9 @@ export async function createTokenPayment(
       `Saved method ${input.methodId} is ${method.status}; it is never used again.`,
     );
   }
-  const [min, max] = TOKEN_PAY_LIMITS[method.kind];
-  if (input.amount < min || input.amount > max) {
-    const message = `a ${method.kind} token pays ${min}..${max} VND`;
+  const range = TOKEN_PAY_AMOUNT_RANGES[method.kind];
+  if (!inRange(input.amount, range)) {
+    const message = `a ${method.kind} token pays ${rangeText(range)} VND`;
     throw new ApiError(400, 'invalid_request', `The request is invalid: body.amount: ${message}`, [
       { field: 'body.amount', rule: 'range', message },
     ]);
@@ -281,10 +277,11 @@ export async function listTokenPayments(db: Db, filter: ListFilter) {
 
 /** Why a payment that no longer waits refuses a code: expired (410), locked (423), or simply settled (409). */
 function notAwaitingCode(row: TokenPaymentRow): ApiError {
-  if (row.state === 'failed' && row.result_code === 8202) {
+  const outcome = row.result_code === null ? undefined : outcomeOf(row.result_code);
+  if (row.state === 'failed' && outcome === 'otp_expired') {
     return new ApiError(410, 'otp_expired', row.message ?? 'The code expired.');
   }
-  if (row.state === 'failed' && row.result_code === 8203) {
+  if (row.state === 'failed' && outcome === 'otp_locked') {
     return new ApiError(423, 'otp_locked', row.message ?? 'Too many wrong codes today.');
   }
   return conflict(

@@ -1,4 +1,12 @@
 import {
+  BATCH_ITEM_AMOUNT_RANGE,
+  DISBURSEMENT_AMOUNT_RANGES,
+  MAX_BATCH_ITEMS,
+  MAX_BATCH_PAGE_SIZE,
+  MAX_EXCHANGE_AMOUNT,
+  REMITTANCE_AMOUNT_RANGES,
+} from '../limits';
+import {
   bool,
   constant,
   decimal,
@@ -51,7 +59,7 @@ const rateInfo = () =>
     exchangeCurrency: oneOf(['VND']),
     rate: long(1),
     amount: decimal({ exclusiveMin: 1, maxDecimals: 2 }),
-    exchangeAmount: long(0, 999_999_999_999),
+    exchangeAmount: long(0, MAX_EXCHANGE_AMOUNT),
   });
 
 /** Wallet and bank receiver fields in one payload; the request type decides which must be present. */
@@ -188,7 +196,7 @@ export const disbursementOperations = {
       'requestType',
     ],
     rules: [
-      amountRangeByRequestType({ remitToWallet: [1000, 200_000_000], remitToBank: [50_000, 200_000_000] }),
+      amountRangeByRequestType(REMITTANCE_AMOUNT_RANGES),
       receiverMatchesRequestType('receiver', ['remitToBank']),
       remittanceInfoRules(),
       {
@@ -275,10 +283,7 @@ export const disbursementOperations = {
       'requestType',
     ],
     rules: [
-      amountRangeByRequestType({
-        disburseToWallet: [1000, 200_000_000],
-        disburseToBank: [10_000, 20_000_000],
-      }),
+      amountRangeByRequestType(DISBURSEMENT_AMOUNT_RANGES),
       receiverMatchesRequestType('disbursementMethod', ['disburseToBank']),
     ],
     timeoutMs: TIMEOUT.moneyMovement,
@@ -292,7 +297,7 @@ export const disbursementOperations = {
     request: {
       partnerCode: partnerCode(),
       requestId: requestId(),
-      amount: required(long(1000, 1000 * 200_000_000)),
+      amount: required(long(BATCH_ITEM_AMOUNT_RANGE[0], MAX_BATCH_ITEMS * BATCH_ITEM_AMOUNT_RANGE[1])),
       orderId: orderId(),
       orderInfo: text(255),
       redirectUrl: url(),
@@ -326,7 +331,7 @@ export const disbursementOperations = {
           object({
             id: required(text(undefined, { pattern: ORDER_ID_PATTERN })),
             method: required(walletReceiver(DOMESTIC_PHONE_PATTERN)),
-            amount: required(long(1000, 200_000_000)),
+            amount: required(long(...BATCH_ITEM_AMOUNT_RANGE)),
             description: text(),
             storeId: text(),
           }),
@@ -376,7 +381,7 @@ export const disbursementOperations = {
       partnerCode: partnerCode(),
       requestId: requestId(),
       orderId: orderId(),
-      pageSize: required(long(1, 50)),
+      pageSize: required(long(1, MAX_BATCH_PAGE_SIZE)),
       pageNum: required(long(1)),
       states: list(oneOf(['INELIGIBLE', 'ELIGIBLE', 'SUCCEEDED', 'FAILED', 'PENDING'])),
       lang: lang(),

@@ -1,4 +1,5 @@
 import { bool, constant, list, long, object, oneOf, required, text, encrypted } from './fields';
+import { PAYMENT_AMOUNT_RANGES, type AmountRange } from '../limits';
 import { amountRange, refundAmount, requires } from './rules';
 import {
   deliveryInfo,
@@ -98,7 +99,7 @@ const emailRequired = requires('userInfo.email', 'for this requestType (document
 
 interface CreateOptions<E extends FieldMap> {
   summary: string;
-  range: readonly [number, number];
+  range: AmountRange;
   orderIdMax?: number;
   extra: E;
   rules?: readonly Rule[];
@@ -124,7 +125,7 @@ export const paymentOperations = {
   'payment.captureWallet': {
     ...paymentCreate('captureWallet', {
       summary: 'Wallet payment (web, app, QR); answers payUrl/deeplink/qrCodeUrl',
-      range: [1000, 50_000_000],
+      range: PAYMENT_AMOUNT_RANGES.captureWallet,
       orderIdMax: 200,
       extra: {},
     }),
@@ -133,7 +134,7 @@ export const paymentOperations = {
   'payment.payWithCC': {
     ...paymentCreate('payWithCC', {
       summary: 'One-time international credit card payment',
-      range: [1000, 10_000_000],
+      range: PAYMENT_AMOUNT_RANGES.payWithCC,
       extra: {},
       rules: [emailRequired],
       notification: 'payment.resultB',
@@ -142,30 +143,30 @@ export const paymentOperations = {
   },
   'payment.payWithPlatformPayA': paymentCreate('payWithPlatformPayA', {
     summary: 'Device-platform wallet A (web merchants)',
-    range: [1000, 50_000_000],
+    range: PAYMENT_AMOUNT_RANGES.payWithPlatformPayA,
     extra: {},
     rules: [emailRequired],
   }),
   'payment.payWithPlatformPayB': paymentCreate('payWithPlatformPayB', {
     summary: 'Device-platform wallet B (web merchants)',
-    range: [1000, 50_000_000],
+    range: PAYMENT_AMOUNT_RANGES.payWithPlatformPayB,
     extra: {},
     rules: [emailRequired],
   }),
   'payment.onDelivery': paymentCreate('onDelivery', {
     summary: 'QR printed on the parcel, paid on delivery',
-    range: [1000, 20_000_000],
+    range: PAYMENT_AMOUNT_RANGES.onDelivery,
     extra: {},
   }),
   'payment.payWithVTS': paymentCreate('payWithVTS', {
     summary: 'Pay-later payment',
-    range: [1000, 50_000_000],
+    range: PAYMENT_AMOUNT_RANGES.payWithVTS,
     extra: {},
   }),
   'payment.payWithEdc': {
     ...paymentCreate('payWithEdc', {
       summary: 'Push a payment to a card/QR terminal; the result arrives by IPN',
-      range: [1000, 50_000_000],
+      range: PAYMENT_AMOUNT_RANGES.payWithEdc,
       orderIdMax: 200,
       extra: {
         storeId: required(text(50)),
@@ -177,7 +178,7 @@ export const paymentOperations = {
   },
   'payment.payWithMethod': paymentCreate('payWithMethod', {
     summary: 'Collection link: the customer picks wallet, domestic card or international card',
-    range: [1000, 50_000_000],
+    range: PAYMENT_AMOUNT_RANGES.payWithMethod,
     extra: { items: list(methodItem, 50), orderExpireTime: long(0) },
   }),
   'payment.pos': {
@@ -211,7 +212,7 @@ export const paymentOperations = {
       'paymentCode',
       'requestId',
     ],
-    rules: [amountRange([1000, 5_000_000], 'POS amount')],
+    rules: [amountRange(PAYMENT_AMOUNT_RANGES.pos, 'POS amount')],
     timeoutMs: TIMEOUT.moneyMovement,
     response: {
       fields: { ...resultFields(), amount: long(), transId: long(), promotionInfo: promotionInfo() },

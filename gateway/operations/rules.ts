@@ -1,15 +1,18 @@
-import type { Fields, Rule, ValidationContext, Violation } from './types';
+import {
+  rangeText,
+  REFUND_AMOUNT_RANGES,
+  TOKEN_PAY_AMOUNT_RANGE,
+  TOKEN_PAY_AMOUNT_RANGES,
+  type AmountRange as Range,
+} from '../limits';
+import type { Fields, Rule, Violation } from './types';
 
 /**
  * Cross-field rules of the spec. Each rule is a value in the table; validation runs them after the
  * per-field checks, so they may assume every present field already has the right type.
  */
 
-type Range = readonly [min: number, max: number];
-
 const violation = (field: string, rule: string, message: string): Violation => ({ field, rule, message });
-
-const rangeText = ([min, max]: Range) => `${min}..${max}`;
 
 function outside(value: unknown, [min, max]: Range): value is number {
   return typeof value === 'number' && (value < min || value > max);
@@ -210,16 +213,10 @@ export function remittanceInfoRules(): Rule {
 
 /** tokenization/pay: the range depends on the flow of the saved token, which only the caller knows. */
 export function tokenPayAmount(): Rule {
-  const ranges: Record<NonNullable<ValidationContext['tokenKind']>, Range> = {
-    card: [1000, 10_000_000],
-    domestic: [10_000, 50_000_000],
-    wallet: [1000, 30_000_000],
-  };
-  const widest: Range = [1000, 50_000_000];
   return {
     name: 'token pay amount per token flow',
     check(fields, context) {
-      const range = context.tokenKind ? ranges[context.tokenKind] : widest;
+      const range = context.tokenKind ? TOKEN_PAY_AMOUNT_RANGES[context.tokenKind] : TOKEN_PAY_AMOUNT_RANGE;
       const label = context.tokenKind ? `token flow ${context.tokenKind}` : 'any token flow';
       return outside(fields.amount, range)
         ? [
@@ -238,12 +235,7 @@ export function refundAmount(): Rule {
   return {
     name: 'refund amount per purchase method',
     check(fields, context) {
-      const range: Range =
-        context.refundOf === 'domestic-card'
-          ? [10_000, 50_000_000]
-          : context.refundOf === 'tokenization'
-            ? [1000, 30_000_000]
-            : [1000, 50_000_000];
+      const range = REFUND_AMOUNT_RANGES[context.refundOf ?? 'other'];
       const label = context.refundOf ? `refund of ${context.refundOf}` : 'refund';
       return outside(fields.amount, range)
         ? [

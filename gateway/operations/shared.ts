@@ -13,11 +13,6 @@ export const CURRENCY_PATTERN = /^[A-Z]{3}$/;
 /** Client timeouts: the spec asks ≥30 s for money-moving calls; lookups get a shorter budget. */
 export const TIMEOUT = { moneyMovement: 30_000, lookup: 15_000 } as const;
 
-export const MAX_AMOUNT = {
-  wallet: 50_000_000,
-  disbursement: 200_000_000,
-} as const;
-
 export const partnerCode = () => required(text(50));
 export const requestId = () => required(text(50));
 export const orderId = (maxLength?: number) =>

@@ -1,3 +1,9 @@
+import {
+  BINDING_AMOUNT_RANGES,
+  SUBSCRIPTION_FREQUENCIES,
+  SUBSCRIPTION_MIN_AMOUNT,
+  type AmountRange,
+} from '../limits';
 import { bool, constant, encrypted, long, object, oneOf, required, text } from './fields';
 import {
   amountRange,
@@ -104,7 +110,7 @@ function bindingCreate<E extends FieldMap>(
 const cardEmail = requires('userInfo.email', 'for card binding (document 2)');
 
 /** Card flows accept 0 (bind only, document 2 "What the service does") or the Limits range. */
-function zeroOrRange(min: number, max: number): Rule[] {
+function zeroOrRange([min, max]: AmountRange): Rule[] {
   return [zeroOrAtLeast(min), amountRange([0, max])];
 }
 
@@ -130,13 +136,13 @@ export const tokenizationOperations = {
     'payWithCC',
     'International card: first payment (or 0 to bind only) with card saving',
     {},
-    [...zeroOrRange(1000, 10_000_000), cardEmail],
+    [...zeroOrRange(BINDING_AMOUNT_RANGES.card), cardEmail],
   ),
   'binding.payWithATM': bindingCreate(
     'payWithATM',
     'Domestic card: first payment (or 0 to bind only) with card saving',
     {},
-    [...zeroOrRange(10_000, 50_000_000), cardEmail],
+    [...zeroOrRange(BINDING_AMOUNT_RANGES.domestic), cardEmail],
   ),
   'binding.linkWallet': bindingCreate(
     'linkWallet',
@@ -146,7 +152,7 @@ export const tokenizationOperations = {
       partnerClientId: required(text(undefined, { pattern: LINK_WALLET_CLIENT_ID_PATTERN })),
       userInfo: object({ phoneNumber: text(), partnerClientAlias: text() }),
     },
-    [zeroOrAtLeast(1000)],
+    [zeroOrAtLeast(BINDING_AMOUNT_RANGES.wallet[0])],
   ),
   'subscription.start': bindingCreate(
     'subscription',
@@ -160,22 +166,14 @@ export const tokenizationOperations = {
           partnerSubsId: text(),
           subsOwner: text(),
           type: oneOf(['FIXED', 'VARIABLE']),
-          recurringAmount: long(1000),
-          frequency: oneOf([
-            'DAILY',
-            'WEEKLY',
-            'BI_WEEKLY',
-            'MONTHLY',
-            'BI_MONTHLY',
-            'QUARTERLY',
-            'SEMI_ANNUALLY',
-          ]),
+          recurringAmount: long(SUBSCRIPTION_MIN_AMOUNT),
+          frequency: oneOf(SUBSCRIPTION_FREQUENCIES),
           nextPaymentDate: text(10, { format: 'date' }),
           expiryDate: text(10, { format: 'date' }),
         }),
       ),
     },
-    [zeroOrAtLeast(1000), subscriptionInfoRules()],
+    [zeroOrAtLeast(SUBSCRIPTION_MIN_AMOUNT), subscriptionInfoRules()],
   ),
   'tokenization.cbQuery': {
     document: 2,

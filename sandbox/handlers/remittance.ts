@@ -1,3 +1,4 @@
+import { MAX_EXCHANGE_AMOUNT } from '../../gateway';
 import { CODE } from '../codes';
 import { outcome, type HandlerOutcome, type HandlerTable } from '../handler';
 import type { ForeignCurrency } from '../options';
@@ -6,9 +7,6 @@ import { receiverOf, scenarioOf } from './receivers';
 import type { SandboxWorld } from '../world';
 
 /** Document 3, remittance: exchange rate, buy (convert), check wallet, create order. */
-
-/** exchangeAmount "up to 12 digits". */
-const MAX_EXCHANGE_AMOUNT = 999_999_999_999;
 
 type RateInfo = Readonly<Record<string, unknown>>;
 

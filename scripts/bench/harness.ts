@@ -9,9 +9,7 @@ import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
-import { createActivities } from '../../activities';
-import { createApp } from '../../api/app';
-import { payoutSettingsFrom } from '../../api/payouts/settings';
+import { buildApp } from '../../api/build';
 import { createApiKey } from '../../db/api-keys';
 import { startEmbeddedPostgres } from '../../db/embedded-postgres';
 import { createDb, withDatabaseName, type Db } from '../../db/knex';
@@ -19,19 +17,28 @@ import { migrateLatest } from '../../db/migrator';
 import { loadConfig } from '../../platform/config';
 import { createDataConverter } from '../../platform/data-converter';
 import { createLogger } from '../../platform/logger';
-import { generateSandboxKeyPair, startSandbox, type Sandbox } from '../../sandbox';
-import { createInstrumentedGateway } from '../../workers/gateway';
-import { createPayrunWorker } from '../../workers/worker';
+import { generateSandboxKeyPair, startSandbox } from '../../sandbox';
+import type { LedgerEntry } from '../../sandbox/ledger';
+import { buildWorker } from '../../workers/build';
 import { PAYRUN_SEARCH_ATTRIBUTES } from '../../workflows/search-attributes';
 import { createDatabaseIfMissing } from '../stack';
 import { resolveDevServer } from '../temporal-binaries';
 
+/** The sandbox's side, in process or over its HTTP admin API. */
+export interface BenchGateway {
+  ledger(): Promise<LedgerEntry[]>;
+  setAutoApprove(enabled: boolean): Promise<void>;
+}
+
 export interface BenchStack {
+  /** Which shape the figures are from. */
+  shape: 'dev' | 'cluster';
   db: Db;
-  sandbox: Sandbox;
+  gateway: BenchGateway;
   apiUrl: string;
   makerKey: string;
   approverKey: string;
+  viewerKey: string;
   close(): Promise<void>;
 }
 
@@ -44,6 +51,20 @@ async function freePort(): Promise<number> {
     });
   });
 }
+
+/** No artificial delays: the figures measure payrun and Temporal, not the simulator's pauses. */
+export const NO_RATE_LIMITS = {
+  RATE_LIMIT_PER_ADDRESS_PER_MINUTE: '0',
+  RATE_LIMIT_PER_KEY_PER_MINUTE: '0',
+  RATE_LIMIT_AUTH_FAILURES_PER_MINUTE: '0',
+};
+
+export const BENCH_SANDBOX_TIMING = {
+  ipnDelayMs: 0,
+  batchValidationMs: 0,
+  batchPaymentMs: 0,
+  pendingSettleMs: 1000,
+};
 
 export async function startBenchStack(): Promise<BenchStack> {
   Runtime.install({ logger: new DefaultLogger('ERROR') });
@@ -76,41 +97,42 @@ export async function startBenchStack(): Promise<BenchStack> {
   const sandbox = await startSandbox({
     merchant,
     keyPair,
-    timing: { ipnDelayMs: 0, batchValidationMs: 0, batchPaymentMs: 0, pendingSettleMs: 1000 },
+    timing: BENCH_SANDBOX_TIMING,
     balances: { VND: 10_000_000_000_000 },
   });
-  const config = loadConfig({});
-  const taskQueue = 'bench';
-  const payouts = { ...payoutSettingsFrom(config), taskQueue };
+  // Benchmarks measure throughput, so no rate limit unless asked; PAYOUT_, RATE_LIMIT_ and REMITTANCE_
+  // settings come from the environment (the uploads and rate-limit benches set them).
+  const config = loadConfig({
+    TEMPORAL_TASK_QUEUE: 'bench',
+    ...NO_RATE_LIMITS,
+    ...Object.fromEntries(
+      Object.entries(process.env).filter(([name]) => /^(PAYOUT|RATE_LIMIT|REMITTANCE)_/.test(name)),
+    ),
+  });
   const logger = createLogger('silent');
-  const app = createApp({ db, temporal: env.client, logger, merchant, payouts });
+  const app = buildApp(config, { db, temporal: env.client, logger, merchant, keyring });
   const server = app.listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
   const apiUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const worker = await createPayrunWorker({
+  const worker = await buildWorker(config, {
     connection: env.nativeConnection,
-    namespace: 'default',
-    taskQueue,
-    dataConverter,
-    activities: createActivities({
-      db,
-      gateway: createInstrumentedGateway({
-        baseUrl: sandbox.url,
-        ...merchant,
-        publicKey: keyPair.publicKeyPem,
-      }),
-      publicBaseUrl: apiUrl,
-      subscriptionSecrets: { merchantSecretKey: merchant.secretKey, keyring },
-      savedMethodSecrets: { merchantSecretKey: merchant.secretKey, keyring },
-    }),
+    db,
+    gateway: { baseUrl: sandbox.url, ...merchant, publicKey: keyPair.publicKeyPem },
+    keyring,
+    publicBaseUrl: apiUrl,
   });
   const running = worker.run();
   return {
+    shape: 'dev',
     db,
-    sandbox,
+    gateway: {
+      ledger: async () => sandbox.admin.ledger(),
+      setAutoApprove: async (enabled) => sandbox.admin.setAutoApprove(enabled),
+    },
     apiUrl,
     makerKey: (await createApiKey(db, 'bench-maker', ['payouts-maker'])).key,
     approverKey: (await createApiKey(db, 'bench-approver', ['payouts-approver'])).key,
+    viewerKey: (await createApiKey(db, 'bench-viewer', ['viewer'])).key,
     async close() {
       worker.shutdown();
       await running;

@@ -101,7 +101,7 @@ export async function benchPayouts(stack: BenchStack): Promise<void> {
     `  single disbursements (one by one): ${singleSeconds.toFixed(1)} s  (${(ROWS / singleSeconds).toFixed(0)} payouts/s)`,
   );
   console.log(`  ratio single / batch:              ${(singleSeconds / batchSeconds).toFixed(1)}×`);
-  const moved = stack.sandbox.admin.ledger().filter((entry) => entry.outcome === 'succeeded');
+  const moved = (await stack.gateway.ledger()).filter((entry) => entry.outcome === 'succeeded');
   const keys = new Set(moved.map((entry) => `${entry.orderId}/${entry.itemId ?? ''}`));
   console.log(
     `  sandbox ledger: ${moved.length} movements, ${keys.size} distinct (each paid at most once: ${keys.size === moved.length})`,

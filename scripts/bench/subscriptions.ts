@@ -14,7 +14,7 @@ const COUNT = Number(process.env.BENCH_SUBSCRIPTIONS ?? 1000);
 
 export async function benchSubscriptions(stack: BenchStack): Promise<void> {
   const key = (await createApiKey(stack.db, `bench-billing-${randomUUID().slice(0, 6)}`, ['billing'])).key;
-  stack.sandbox.admin.setAutoApprove(true);
+  await stack.gateway.setAutoApprove(true);
   const tag = randomUUID().slice(0, 6);
   const firstDate = addDays(dayOfGmt7(Date.now()), -1);
   console.log(`subscriptions: ${COUNT} subscriptions, cycle 1 each (subscription/pay), sandbox autoApprove`);
@@ -69,7 +69,7 @@ export async function benchSubscriptions(stack: BenchStack): Promise<void> {
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
   const seconds = (performance.now() - started) / 1000;
-  const ledger = stack.sandbox.admin.ledger().filter((entry) => entry.orderId.startsWith(`b${tag}-`));
+  const ledger = (await stack.gateway.ledger()).filter((entry) => entry.orderId.startsWith(`b${tag}-`));
   console.log(`  ${COUNT} subscriptions created, authorized and charged cycle 1: ${seconds.toFixed(1)} s`);
   console.log(`  charges per second: ${(COUNT / seconds).toFixed(1)}`);
   console.log(

@@ -8,7 +8,7 @@ import { ROLES, type Role } from '../../api/auth/roles';
 import { revokeApiKey, parseKeyId } from '../../db/api-keys';
 import { newKey } from '../support/api';
 import { useApiOnDevServer } from '../support/api-on-dev-server';
-import { testMerchant, testPayoutSettings } from '../support/settings';
+import { testApiSettings, testMerchant } from '../support/settings';
 
 const t = useApiOnDevServer();
 
@@ -25,7 +25,7 @@ async function call(method: string, path: string, key?: string) {
 
 describe('access to every route', () => {
   // Building the table reads only settings; handlers (not run here) would use the database.
-  const routes = apiRoutes({ merchant: testMerchant, payouts: testPayoutSettings() } as ApiDependencies);
+  const routes = apiRoutes({ merchant: testMerchant, ...testApiSettings() } as ApiDependencies);
 
   it('has routes to check, and each declares who may call it', () => {
     expect(routes.length).toBeGreaterThan(0);

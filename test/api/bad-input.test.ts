@@ -10,7 +10,7 @@ import { ROLES } from '../../api/auth/roles';
 import { ipnPaths, paymentReturnPath } from '../../platform/ipn-paths';
 import { newKey } from '../support/api';
 import { useApiOnDevServer } from '../support/api-on-dev-server';
-import { testMerchant, testPayoutSettings } from '../support/settings';
+import { testApiSettings, testMerchant } from '../support/settings';
 
 const t = useApiOnDevServer();
 let everyRole: string;
@@ -29,7 +29,7 @@ async function send(method: string, path: string, body?: string) {
 }
 
 // Building the table reads only settings; handlers run with the test database behind them.
-const routes = apiRoutes({ merchant: testMerchant, payouts: testPayoutSettings() } as ApiDependencies);
+const routes = apiRoutes({ merchant: testMerchant, ...testApiSettings() } as ApiDependencies);
 const hasBody = (method: string) => method !== 'get' && method !== 'delete';
 const withParams = (path: string, value: string) => path.replace(/:([A-Za-z0-9_]+)/g, value);
 

@@ -14,13 +14,15 @@ import { ipnPaths } from '../../platform/ipn-paths';
 import { createLogger } from '../../platform/logger';
 import { jsonOf, listen, type RunningApi } from '../support/api';
 import { connectTestDatabase } from '../support/database';
-import { testMerchant, testPayoutSettings } from '../support/settings';
+import { testApiSettings, testMerchant } from '../support/settings';
 import { testDataConverter } from '../support/temporal';
 
 let db: Db;
 let connection: Connection;
 let temporal: Client;
 let api: RunningApi;
+/** The API's log lines, to check what a refusal writes. */
+const logLines: string[] = [];
 
 beforeAll(async () => {
   db = connectTestDatabase();
@@ -30,9 +32,9 @@ beforeAll(async () => {
     createApp({
       db,
       temporal,
-      logger: createLogger('silent'),
+      logger: createLogger('warn', 'ipn-test', { write: (line: string) => void logLines.push(line) }),
       merchant: testMerchant,
-      payouts: testPayoutSettings(),
+      ...testApiSettings(),
     }),
   );
 });
@@ -103,6 +105,55 @@ function created(orderId: string, amount: number, keys = testMerchant) {
   );
 }
 
+/** A disbursement record and a listening workflow, for the receivers of single-payout results. */
+async function listeningDisbursement(amount = 50_000) {
+  const disbursementId = `dsb-${randomUUID().slice(0, 8)}`;
+  const workflowId = `disbursement/${disbursementId}`;
+  await db('disbursements').insert({
+    disbursement_id: disbursementId,
+    order_id: disbursementId,
+    workflow_id: workflowId,
+    request_type: 'disburseToWallet',
+    amount,
+    receiver_label: 'wallet ****5678',
+    status: 'awaiting_result',
+    created_by_key: 'k',
+    created_by: 'u',
+  });
+  await temporal.workflow.start('disbursement', {
+    taskQueue: `nobody-${randomUUID()}`,
+    workflowId,
+    args: [],
+  });
+  return { disbursementId };
+}
+
+function moneyOutResult(kind: 'disbursement.result' | 'remittance.result', orderId: string, amount: number) {
+  return buildNotification(
+    kind,
+    {
+      partnerCode: testMerchant.partnerCode,
+      orderId,
+      requestId: `${orderId}-pay`,
+      amount,
+      orderInfo: 'Salary for Nguyen Van A',
+      transId: 4_100_000_001,
+      resultCode: 0,
+      message: 'Successful.',
+      responseTime: 1_763_800_000_000,
+      extraData: '',
+    },
+    testMerchant,
+  );
+}
+
+const postTo = (path: string, body: unknown) =>
+  fetch(`${api.baseUrl}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+
 const post = (body: unknown) =>
   fetch(`${api.baseUrl}${ipnPaths.batch}`, {
     method: 'POST',
@@ -159,5 +210,51 @@ describe('IPN receiver', () => {
 
   it('refuses a body that is not JSON', async () => {
     expect((await post('partnerCode=x&signature=y')).status).toBe(400);
+  });
+
+  it('signals a notification delivered five times at once only once', async () => {
+    const batch = await listeningBatch();
+    const notification = created(batch.batchId, 150_000);
+    const answers = await Promise.all(Array.from({ length: 5 }, () => post(notification)));
+    expect(answers.map((answer) => answer.status)).toEqual([204, 204, 204, 204, 204]);
+    expect(await stored(batch.batchId)).toHaveLength(1);
+    expect(await batch.signals()).toBe(1);
+  });
+
+  it('accepts a notification only at the receiver of its kind (orderType)', async () => {
+    const { disbursementId } = await listeningDisbursement();
+    const remittanceResult = moneyOutResult('remittance.result', disbursementId, 50_000);
+    const misrouted = await postTo(ipnPaths.disbursement, remittanceResult);
+    expect(misrouted.status).toBe(400);
+    expect((await jsonOf(misrouted)).error.message).toContain('svc_disbursement');
+    expect(await stored(disbursementId)).toHaveLength(0);
+
+    const ownKind = await postTo(
+      ipnPaths.disbursement,
+      moneyOutResult('disbursement.result', disbursementId, 50_000),
+    );
+    expect(ownKind.status).toBe(204);
+    expect(await stored(disbursementId)).toHaveLength(1);
+  });
+
+  it('logs a refused notification by kind, reason, orderId and size, never its body', async () => {
+    const orderId = `run-20261122-${randomUUID().slice(0, 6)}-b001`;
+    const forged = {
+      ...created(orderId, 150_000),
+      partnerClientId: 'alice@example.com',
+      orderInfo: 'Payout to Nguyen Van A',
+      padding: 'x'.repeat(100_000),
+      signature: 'f'.repeat(64),
+    };
+    const before = logLines.length;
+    expect((await post(forged)).status).toBe(400);
+    const lines = logLines.slice(before).filter((line) => line.includes(orderId));
+    expect(lines).toHaveLength(1);
+    const entry = JSON.parse(lines[0]!);
+    expect(entry).toMatchObject({ kind: 'batch.created', reason: 'signature_error', orderId });
+    expect(entry.size).toBeGreaterThan(100_000);
+    expect(lines[0]!.length).toBeLessThan(1000);
+    expect(lines[0]).not.toContain('alice@example.com');
+    expect(lines[0]).not.toContain('Nguyen');
   });
 });

@@ -12,7 +12,7 @@ import type { Db } from '../../db/knex';
 import { createLogger } from '../../platform/logger';
 import { jsonOf, listen, newKey, type RunningApi } from '../support/api';
 import { connectTestDatabase } from '../support/database';
-import { testMerchant, testPayoutSettings } from '../support/settings';
+import { testApiSettings, testMerchant, testPayoutSettings } from '../support/settings';
 import { testDataConverter } from '../support/temporal';
 
 let db: Db;
@@ -31,7 +31,7 @@ beforeAll(async () => {
       temporal,
       logger: createLogger('silent'),
       merchant: testMerchant,
-      payouts: { ...testPayoutSettings(), maxRows: 100_000 },
+      ...testApiSettings('payrun-test', { payouts: { ...testPayoutSettings(), maxRows: 100_000 } }),
     }),
   );
   maker = await newKey(db, ['payouts-maker']);

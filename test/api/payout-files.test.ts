@@ -11,7 +11,7 @@ import { parseKeyId } from '../../db/api-keys';
 import { createLogger } from '../../platform/logger';
 import { jsonOf, listen, newKey, type RunningApi } from '../support/api';
 import { connectTestDatabase } from '../support/database';
-import { testMerchant, testPayoutSettings } from '../support/settings';
+import { testApiSettings, testMerchant, testPayoutSettings } from '../support/settings';
 import { testDataConverter } from '../support/temporal';
 
 let db: Db;
@@ -45,7 +45,7 @@ beforeAll(async () => {
       temporal,
       logger: createLogger('silent'),
       merchant: testMerchant,
-      payouts: { ...testPayoutSettings(), maxRows: 100_000 },
+      ...testApiSettings('payrun-test', { payouts: { ...testPayoutSettings(), maxRows: 100_000 } }),
     }),
   );
   maker = await newKey(db, ['payouts-maker']);

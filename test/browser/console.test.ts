@@ -18,13 +18,15 @@ import type { Worker } from '@temporalio/worker';
 import { createActivities } from '../../activities';
 import { createApp } from '../../api/app';
 import type { Db } from '../../db/knex';
+import { disableEndpoint } from '../../db/webhooks';
 import { createLogger } from '../../platform/logger';
+import { DEFAULT_WEBHOOK_TIMING } from '../../workflows/webhook-definitions';
 import { generateSandboxKeyPair, startSandbox, type Sandbox } from '../../sandbox';
 import { createInstrumentedGateway } from '../../workers/gateway';
 import { callApi, listen, newKey, type RunningApi } from '../support/api';
 import { connectTestDatabase } from '../support/database';
-import { testMerchant, testPayoutSettings } from '../support/settings';
-import { connectDevServer, createTestWorker } from '../support/temporal';
+import { testApiSettings, testMerchant, testPayoutSettings } from '../support/settings';
+import { connectDevServer, createTestWorker, testCodecKeyring } from '../support/temporal';
 import { eventually, WAIT_LIMIT_MS } from '../support/wait';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -70,7 +72,13 @@ beforeAll(async () => {
       temporal: env.client,
       logger: createLogger('silent'),
       merchant: testMerchant,
-      payouts,
+      ...testApiSettings(taskQueue, { payouts }),
+      webhooks: {
+        taskQueue,
+        timing: DEFAULT_WEBHOOK_TIMING,
+        keyring: testCodecKeyring,
+        allowLoopbackHttp: true,
+      },
       console: { temporalUiUrl: 'http://127.0.0.1:8233', namespace: env.namespace ?? 'default' },
     }),
   );
@@ -82,10 +90,8 @@ beforeAll(async () => {
       publicKey: keyPair.publicKeyPem,
     }),
     publicBaseUrl: api.baseUrl,
-    subscriptionSecrets: {
-      merchantSecretKey: testMerchant.secretKey,
-      keyring: { currentKeyId: 'test', keys: new Map([['test', randomBytes(32)]]) },
-    },
+    merchantSecrets: { merchantSecretKey: testMerchant.secretKey, keyring: testCodecKeyring },
+    webhooks: { keyring: testCodecKeyring, allowLoopbackHttp: true },
   });
   worker = (await createTestWorker(env, activities, taskQueue)).worker;
   workerRun = worker.run();
@@ -481,6 +487,49 @@ for (const language of ['vi', 'en'] as const) {
       await page.locator('#filter-q').fill(`paused${tag}`);
       await page.locator('#apply-filter').click();
       await poll(() => rowOf(`paused${tag}`).count()).toBe(1);
+    });
+
+    it('webhook endpoints: a disabled one on the dashboard with its reason, enabled again from its page', async () => {
+      await signIn(people.admin);
+      // Nothing listens on port 9; the endpoint receives saved-method revocations only (none here).
+      const created = await api$(people.admin.key, 'POST', '/v1/webhook-endpoints', {
+        url: 'http://127.0.0.1:9/hook',
+        eventTypes: ['saved_method.revoked'],
+        description: `console ${tag}`,
+      });
+      expect(created.status, JSON.stringify(created.body)).toBe(201);
+      const endpointId = created.body.endpointId as string;
+      // As the delivery workflow writes it when the receiver refused an event for the whole window.
+      const reason = `saved_method.revoked evt_${tag} refused for 3 days: connect ECONNREFUSED`;
+      await disableEndpoint(db, endpointId, reason);
+
+      await page.goto(`${api.baseUrl}/console#/dashboard`);
+      const disabled = page.locator('#dashboard li[data-check="#/webhook-endpoints?status=disabled"]');
+      const line = disabled.locator(`li[data-endpoint="${endpointId}"]`);
+      await poll(() => line.count()).toBe(1);
+      expect(await disabled.textContent()).toContain(
+        tr('Webhook endpoints disabled: their receiver kept failing, no events are sent to them'),
+      );
+      expect(await line.textContent()).toBe(`http://127.0.0.1:9/hook: ${reason}`);
+      await shot(page, 'dashboard-webhook-disabled');
+
+      await line.getByRole('link').click();
+      await page.waitForURL(new RegExp(`#/webhook-endpoints/${endpointId}$`));
+      await poll(() => text('#disabled-reason')).toBe(reason);
+      expect(await text('#detail-status')).toBe(status('disabled'));
+      await page.locator('#enable-endpoint').click();
+      await poll(() => text('#action-outcome')).toBe(
+        tr('Endpoint enabled: deliveries resume where they stopped.'),
+      );
+      await poll(() => text('#detail-status')).toBe(status('active'));
+      await poll(() => text('#detail-timeline')).toContain('webhook_endpoint.enable');
+      await shot(page, 'webhook-endpoint');
+
+      await page.goto(`${api.baseUrl}/console#/webhook-endpoints?status=active&q=${endpointId}`);
+      await poll(() => rowOf(endpointId).count()).toBe(1);
+      expect(await rowOf(endpointId).textContent()).toContain('http://127.0.0.1:9/hook');
+      await shot(page, 'webhook-endpoints-list');
+      await api$(people.admin.key, 'DELETE', `/v1/webhook-endpoints/${endpointId}`);
     });
 
     it('audit log: the actions of this file, filtered, and as CSV', async () => {

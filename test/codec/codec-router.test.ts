@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import express, { type RequestHandler } from 'express';
 import { defaultPayloadConverter, type Payload } from '@temporalio/common';
-import { createCodecRouter, devCodecAuthenticate } from '../../api/codec-router';
+import { createCodecRouter } from '../../api/codec-router';
 import { AesGcmPayloadCodec, ENCRYPTED_ENCODING } from '../../platform/payload-codec';
 
 const UI_ORIGIN = 'http://127.0.0.1:8233';
@@ -232,28 +232,56 @@ describe('codec router', () => {
     }
   });
 
-  it('in dev, lets the Temporal UI through from this machine and asks everyone else for a key', async () => {
+  it('in dev, opens the codec to the secret path only: a forged UI Origin from this machine still needs a key', async () => {
+    const token = randomBytes(32).toString('base64url');
     const app = express();
     app.use(
       createCodecRouter({
         codec,
         allowedOrigin: UI_ORIGIN,
-        authenticate: devCodecAuthenticate({ allowedOrigin: UI_ORIGIN, fallback: requireTestKey }),
+        authenticate: requireTestKey,
+        secretPathToken: token,
       }),
     );
     const dev = await new Promise<Server>((resolve) => {
       const listening = app.listen(0, '127.0.0.1', () => resolve(listening));
     });
-    const url = `http://127.0.0.1:${(dev.address() as AddressInfo).port}/codec/decode`;
-    const decode = (headers: Record<string, string>) =>
-      fetch(url, { method: 'POST', headers: { ...JSON_HEADERS, ...headers }, body: '{"payloads":[]}' });
+    const base = `http://127.0.0.1:${(dev.address() as AddressInfo).port}/codec`;
+    const sealed = await codec.encode([defaultPayloadConverter.toPayload(secret)]);
+    const decode = (path: string, headers: Record<string, string>) =>
+      fetch(`${base}${path}`, {
+        method: 'POST',
+        headers: { ...JSON_HEADERS, ...headers },
+        body: JSON.stringify({ payloads: sealed.map(toWire) }),
+      });
     try {
-      expect((await decode({ origin: UI_ORIGIN })).status).toBe(200);
-      expect((await decode({})).status).toBe(401);
-      expect((await decode(AUTH)).status).toBe(200);
-      expect((await decode({ origin: 'http://evil.example' })).status).toBe(403);
+      // What any local process could send before: the UI's Origin, from loopback, no key.
+      const forged = await decode('/decode', { origin: UI_ORIGIN });
+      expect(forged.status).toBe(401);
+      expect(await forged.text()).not.toContain('wallet-0912345678');
+      expect((await decode(`/${token}-x/decode`, { origin: UI_ORIGIN })).status).toBe(404);
+      expect((await decode(`/${token.slice(1)}/decode`, {})).status).toBe(404);
+      expect((await decode(`/${token}/decode`, { origin: 'http://evil.example' })).status).toBe(403);
+
+      const viaUi = await decode(`/${token}/decode`, { origin: UI_ORIGIN });
+      expect(viaUi.status).toBe(200);
+      expect(viaUi.headers.get('access-control-allow-origin')).toBe(UI_ORIGIN);
+      const { payloads } = (await viaUi.json()) as {
+        payloads: Array<{ metadata: Record<string, string>; data: string }>;
+      };
+      expect(defaultPayloadConverter.fromPayload(fromWire(payloads[0]!))).toEqual(secret);
+      expect((await decode('/decode', AUTH)).status).toBe(200);
     } finally {
       await new Promise<void>((resolve) => dev.close(() => resolve()));
     }
+  });
+
+  it('without a secret path (standalone API), every path needs a key', async () => {
+    const response = await fetch(`${base}/codec/${randomBytes(32).toString('base64url')}/decode`, {
+      method: 'POST',
+      headers: { ...JSON_HEADERS, origin: UI_ORIGIN },
+      body: '{"payloads":[]}',
+    });
+    expect(response.status).toBe(404);
   });
 });

@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { paymentWorkflowId } from '../../workflows/payment-definitions';
-import { terminalSettlementWorkflowId } from '../../workflows/payment-terminal-settlement';
+import { terminalSettlementWorkflowId } from '../../workflows/terminal-settlement-definitions';
 import { captureHistory } from '../support/history-capture';
 import { createTimeSkippingEnv } from '../support/temporal';
 import { eventually } from '../support/wait';

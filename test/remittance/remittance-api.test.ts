@@ -17,7 +17,7 @@ import {
   testRemittanceSettings,
   walletRemittance,
 } from '../support/remittance-stack';
-import { testMerchant, testPayoutSettings } from '../support/settings';
+import { testApiSettings, testMerchant } from '../support/settings';
 
 let db: Db;
 let connection: Connection;
@@ -34,8 +34,7 @@ beforeAll(async () => {
       temporal: new Client({ connection }),
       logger: createLogger('silent'),
       merchant: testMerchant,
-      payouts: testPayoutSettings(),
-      remittance: testRemittanceSettings('remittance-api-test'),
+      ...testApiSettings('payrun-test', { remittance: testRemittanceSettings('remittance-api-test') }),
     }),
   );
   operatorKey = await newKey(db, ['remittance']);

@@ -8,7 +8,9 @@ import { ids, startTestGateway, wallet, type TestGateway } from './support';
 let gw: TestGateway;
 
 beforeAll(async () => {
-  gw = await startTestGateway();
+  // Pending movements wait for settle-pending: settling on their own (200 ms in the fast timing) raced
+  // the test's own steps on a loaded machine.
+  gw = await startTestGateway({ timing: { pendingSettleMs: 600_000 } });
 });
 afterAll(async () => {
   await gw.close();

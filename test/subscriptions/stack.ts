@@ -5,8 +5,8 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import type { SubscriptionSettings } from '../../api/subscriptions/settings';
-import { DEFAULT_SUBSCRIPTION_TIMING } from '../../workflows/subscription-definitions';
+import { subscriptionSettingsFrom, type SubscriptionSettings } from '../../api/subscriptions/settings';
+import { loadConfig } from '../../platform/config';
 import { callApi } from '../support/api';
 import { testMerchant } from '../support/settings';
 import { useStack, type StackFixture, type StackOptions } from '../support/stack';
@@ -17,15 +17,19 @@ export type SubscriptionFixture = StackFixture<'billingKey' | 'viewerKey'> & {
 
 export function useSubscriptionStack(
   createEnv: () => Promise<TestWorkflowEnvironment>,
-  options: { sandbox?: StackOptions<string>['sandbox'] } = {},
+  options: {
+    sandbox?: StackOptions<string>['sandbox'];
+    /** Environment variables the settings are built from, as `api/main.ts` builds them. */
+    environment?: Record<string, string>;
+  } = {},
 ): SubscriptionFixture {
   const taskQueue = `subscriptions-${randomUUID()}`;
+  const fromConfig = subscriptionSettingsFrom(loadConfig(options.environment ?? {}), taskQueue);
   const settings: SubscriptionSettings = {
-    taskQueue,
+    ...fromConfig,
     linksWaitMs: 10_000,
     timing: {
-      ...DEFAULT_SUBSCRIPTION_TIMING,
-      insufficientFundsRetryDelay: '1 day',
+      ...fromConfig.timing,
       authorizationIpnWait: '10 minutes',
       gatewayAttemptTimeout: '3 seconds',
       pendingCheckInterval: '1 minute',
@@ -38,7 +42,7 @@ export function useSubscriptionStack(
     clock: 'server',
     app: { subscriptions: settings },
     activities: {
-      subscriptionSecrets: {
+      merchantSecrets: {
         merchantSecretKey: testMerchant.secretKey,
         keyring: { currentKeyId: 'test', keys: new Map([['test', randomBytes(32)]]) },
       },
@@ -48,7 +52,7 @@ export function useSubscriptionStack(
       viewerKey: { name: 'viewer', roles: ['viewer'] },
     },
     workerTuning: { maxCachedWorkflows: 0 },
-    ...options,
+    ...(options.sandbox && { sandbox: options.sandbox }),
   });
   return Object.assign(fixture, { settings });
 }

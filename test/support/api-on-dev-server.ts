@@ -9,7 +9,9 @@ import type { Db } from '../../db/knex';
 import { createLogger } from '../../platform/logger';
 import { listen, type RunningApi } from './api';
 import { connectTestDatabase } from './database';
-import { testMerchant, testPayoutSettings } from './settings';
+import { testApiSettings, testMerchant } from './settings';
+import { testCodecKeyring } from './temporal';
+import { DEFAULT_WEBHOOK_TIMING } from '../../workflows/webhook-definitions';
 
 export interface ApiFixture {
   db: Db;
@@ -29,7 +31,13 @@ export function useApiOnDevServer(): ApiFixture {
       temporal: new Client({ connection }),
       logger: createLogger('silent'),
       merchant: testMerchant,
-      payouts: testPayoutSettings(),
+      ...testApiSettings(),
+      webhooks: {
+        taskQueue: 'payrun-test',
+        timing: DEFAULT_WEBHOOK_TIMING,
+        keyring: testCodecKeyring,
+        allowLoopbackHttp: true,
+      },
     };
     fixture.api = await listen(createApp(fixture.deps));
   });

@@ -1,4 +1,6 @@
 import type { PayoutSettings } from '../../api/payouts/payout-runs';
+import { apiSettingsFrom, type ApiSettings } from '../../api/settings';
+import { loadConfig } from '../../platform/config';
 
 /** Payout settings for tests: small waits so fallbacks and retries happen within a test's time. */
 export const testPayoutSettings = (taskQueue = 'payrun-test'): PayoutSettings & { uploadLimit: string } => ({
@@ -22,3 +24,16 @@ export const testMerchant = {
   accessKey: 'test-access-key',
   secretKey: 'test-secret-key-32-bytes-long!!!',
 };
+
+/**
+ * Every capability's settings as production builds them (`apiSettingsFrom` over the defaults), on the
+ * test's task queue, with the test payout timing; a test overrides what it exercises.
+ */
+export const testApiSettings = (
+  taskQueue = 'payrun-test',
+  overrides: Partial<ApiSettings> = {},
+): ApiSettings => ({
+  ...apiSettingsFrom(loadConfig({ TEMPORAL_TASK_QUEUE: taskQueue })),
+  payouts: testPayoutSettings(taskQueue),
+  ...overrides,
+});

@@ -21,8 +21,8 @@ import { createInstrumentedGateway } from '../../workers/gateway';
 import { durationMs } from '../../workflows/durations';
 import { listen, newKey, type RunningApi } from './api';
 import { connectTestDatabase } from './database';
-import { testMerchant, testPayoutSettings } from './settings';
-import { createTestWorker, testDataConverter } from './temporal';
+import { testApiSettings, testMerchant } from './settings';
+import { createTestWorker, testCodecKeyring, testDataConverter } from './temporal';
 
 export interface StackOptions<K extends string> {
   taskQueue: string;
@@ -39,12 +39,13 @@ export interface StackOptions<K extends string> {
   /** The API's and the gateway client's logger; silent by default. */
   logger?: Logger;
   /** Settings of the capabilities under test (the payouts' are always the test ones). */
-  app?: Pick<ApiDependencies, 'remittance' | 'subscriptions' | 'payments' | 'tokens'>;
+  app?: Partial<Pick<ApiDependencies, 'remittance' | 'subscriptions' | 'payments' | 'tokens' | 'webhooks'>>;
   /** The API gets a client that does not skip time, so only `advance()` moves workflow time. */
   plainApiClient?: boolean;
   /** Points the sandbox's unbind notifications at the API's receiver. */
   unbindToApi?: boolean;
-  activities?: Pick<ActivityDependencies, 'subscriptionSecrets' | 'savedMethodSecrets'>;
+  /** Merchant secret, token keyring and webhook delivery; unset: the test merchant's, the public test keyring. */
+  activities?: Partial<Pick<ActivityDependencies, 'merchantSecrets' | 'webhooks'>>;
   workerTuning?: PayrunWorkerOptions['tuning'];
 }
 
@@ -88,8 +89,7 @@ export async function startStack<K extends string>(
         : env.client,
       logger,
       merchant: testMerchant,
-      payouts: testPayoutSettings(taskQueue),
-      ...options.app,
+      ...testApiSettings(taskQueue, options.app),
     }),
   );
   if (options.unbindToApi) sandbox.admin.setUnbindUrl(`${api.baseUrl}${ipnPaths.unbind}`);
@@ -107,7 +107,14 @@ export async function startStack<K extends string>(
           },
         }
       : real;
-  const activities = createActivities({ db, gateway, publicBaseUrl: api.baseUrl, ...options.activities });
+  const activities = createActivities({
+    db,
+    gateway,
+    publicBaseUrl: api.baseUrl,
+    merchantSecrets: { merchantSecretKey: testMerchant.secretKey, keyring: testCodecKeyring },
+    webhooks: { keyring: testCodecKeyring, allowLoopbackHttp: true },
+    ...options.activities,
+  });
 
   const keys = {} as Record<K, string>;
   for (const [property, { name, roles }] of Object.entries(options.keys) as [

@@ -40,7 +40,7 @@ export function useTokenStack(): TokenFixture {
     plainApiClient: true,
     unbindToApi: true,
     app: { tokens: defaultTokenSettings(taskQueue, '3 seconds') },
-    activities: { savedMethodSecrets: { merchantSecretKey: testMerchant.secretKey, keyring } },
+    activities: { merchantSecrets: { merchantSecretKey: testMerchant.secretKey, keyring } },
     keys: {
       payKey: { name: 'payments', roles: ['payments'] },
       viewerKey: { name: 'viewer', roles: ['viewer'] },

@@ -4,8 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { Client } from '@temporalio/client';
 import proto from '@temporalio/proto';
 import { parseKeyId } from '../../db/api-keys';
-import { bindingWorkflowId } from '../../workflows/binding';
-import { tokenPaymentWorkflowId } from '../../workflows/token-payment';
+import { bindingWorkflowId } from '../../workflows/binding-definitions';
+import { tokenPaymentWorkflowId } from '../../workflows/token-payment-definitions';
 import { captureHistory } from '../support/history-capture';
 import { testMerchant } from '../support/settings';
 import { useTokenStack, waitFor } from './token-stack';
@@ -153,6 +153,11 @@ describe('binding', () => {
     expect(viewer.status).toBe(403);
   });
 
+  it('binds a wallet with a first payment above 50 000 000 VND: document 2 sets no maximum for linkWallet', async () => {
+    const created = await bind('wallet', user('big'), { amount: 60_000_000 });
+    expect(created.payUrl ?? created.deeplink).toBeTruthy();
+  });
+
   it('asks tokenization/cbQuery when the IPN does not come', async () => {
     t.sandbox.admin.setFaults({ operation: 'binding.payWithCC', ipn: { drop: true } });
     try {
@@ -207,8 +212,11 @@ describe('delete and revoke', () => {
       (status) => status === 'revoked',
       'revoked',
     );
-    const delivered = t.sandbox.admin.ipnLog().filter((entry) => entry.kind === 'token.unbind');
-    expect(delivered.at(-1)).toMatchObject({ httpStatus: 204, outcome: 'delivered' });
+    // The sandbox logs the delivery once it has read the answer, a moment after payrun acted on it.
+    await eventually(() => {
+      const delivered = t.sandbox.admin.ipnLog().filter((entry) => entry.kind === 'token.unbind');
+      expect(delivered.at(-1)).toMatchObject({ httpStatus: 204, outcome: 'delivered' });
+    });
     const { created } = await pay(methodId, 50_000);
     expect(created.status).toBe(409);
     expect(created.body.error.code).toBe('method_revoked');

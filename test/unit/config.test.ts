@@ -1,4 +1,8 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { DEV_CODEC_TOKEN_FILE, resolveDevCodecToken } from '../../platform/dev-codec-token';
 import { ConfigError, loadConfig } from '../../platform/config';
 import { requireServices } from '../../platform/require-services';
 
@@ -35,5 +39,24 @@ describe('configuration', () => {
         loadConfig({ DATABASE_URL: 'postgres://u:p@db:5432/payrun', TEMPORAL_ADDRESS: 'temporal:7233' }),
       ),
     ).toEqual({ databaseUrl: 'postgres://u:p@db:5432/payrun', temporalAddress: 'temporal:7233' });
+  });
+
+  it('refuses a guessable codec token for the Temporal UI', () => {
+    expect(() => loadConfig({ TEMPORAL_UI_CODEC_TOKEN: 'secret' })).toThrow(/TEMPORAL_UI_CODEC_TOKEN/);
+    const token = 'a'.repeat(16) + 'B_-9'.repeat(5);
+    expect(loadConfig({ TEMPORAL_UI_CODEC_TOKEN: token }).TEMPORAL_UI_CODEC_TOKEN).toBe(token);
+  });
+
+  it('keeps the dev codec token in an owner-only file and reuses it after a restart', () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'payrun-token-'));
+    try {
+      const first = resolveDevCodecToken({ configured: undefined, dataDir });
+      expect(first).toMatch(/^[A-Za-z0-9_-]{43}$/);
+      expect(fs.statSync(path.join(dataDir, DEV_CODEC_TOKEN_FILE)).mode & 0o077).toBe(0);
+      expect(resolveDevCodecToken({ configured: undefined, dataDir })).toBe(first);
+      expect(resolveDevCodecToken({ configured: 'x'.repeat(40), dataDir })).toBe('x'.repeat(40));
+    } finally {
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });

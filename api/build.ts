@@ -1,0 +1,47 @@
+/**
+ * How every API process is built: `api/main.ts`, `npm run dev` and the bench harness call this, with
+ * every capability's settings read from the validated configuration (`apiSettingsFrom`).
+ */
+import type { Express } from 'express';
+import type { Client } from '@temporalio/client';
+import type { SigningKeys } from '../gateway';
+import type { Db } from '../db/knex';
+import type { Config } from '../platform/config';
+import type { Logger } from '../platform/logger';
+import { AesGcmPayloadCodec, type CodecKeyring } from '../platform/payload-codec';
+import { createApp } from './app';
+import { rateLimitSettingsFrom } from './http/rate-limit-settings';
+import { apiSettingsFrom } from './settings';
+import { webhookSettingsFrom } from './webhooks/settings';
+
+export interface ApiServices {
+  db: Db;
+  temporal: Client;
+  logger: Logger;
+  merchant: SigningKeys & { partnerCode: string };
+  keyring: CodecKeyring;
+  /** Where the Temporal UI runs: its origin may call /codec, and the console links workflows to it. */
+  /** `uiToken`: `npm run dev` only, the secret path the dev UI decodes at (`/codec/<token>`). */
+  temporalUi?: { origins: string[]; url?: string; uiToken?: string };
+}
+
+export function buildApp(config: Config, services: ApiServices): Express {
+  const ui = services.temporalUi;
+  return createApp({
+    db: services.db,
+    temporal: services.temporal,
+    logger: services.logger,
+    merchant: services.merchant,
+    ...apiSettingsFrom(config),
+    rateLimits: rateLimitSettingsFrom(config),
+    webhooks: webhookSettingsFrom(config, services.keyring),
+    ...(ui?.origins.length && {
+      codec: {
+        codec: new AesGcmPayloadCodec(services.keyring),
+        allowedOrigins: ui.origins,
+        uiToken: ui.uiToken,
+      },
+    }),
+    console: { temporalUiUrl: ui?.url ?? config.TEMPORAL_UI_URL, namespace: config.TEMPORAL_NAMESPACE },
+  });
+}

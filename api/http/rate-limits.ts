@@ -1,0 +1,109 @@
+/**
+ * Rate limits, in memory per API process (each replica enforces its own): token buckets per client
+ * address (every request but the health probes), per API key (after authentication), and per address
+ * for authentication failures, the tightest, so guessing keys costs minutes, not seconds. A request over
+ * a limit is answered 429 with Retry-After and does nothing else. A limit of 0 turns that bucket off.
+ */
+import type { Request, RequestHandler } from 'express';
+import { ApiError } from './errors';
+
+export interface RateLimitSettings {
+  /** Requests per minute from one client address (bursts up to the same number). */
+  perAddressPerMinute: number;
+  /** Requests per minute with one API key. */
+  perKeyPerMinute: number;
+  /** Failed authentications (no key, unknown or revoked key) per minute from one address. */
+  authFailuresPerMinute: number;
+}
+
+/** Probes must keep answering whatever a client does. */
+const UNLIMITED_PATHS = new Set(['/healthz', '/readyz']);
+/** Buckets that refilled completely carry no information; past this many, they are dropped. */
+const SWEEP_ABOVE = 10_000;
+
+class TokenBuckets {
+  private readonly buckets = new Map<string, { tokens: number; at: number }>();
+  private readonly perMs: number;
+
+  constructor(
+    private readonly capacity: number,
+    private readonly now: () => number,
+  ) {
+    this.perMs = capacity / 60_000;
+  }
+
+  private current(key: string) {
+    const now = this.now();
+    const bucket = this.buckets.get(key) ?? { tokens: this.capacity, at: now };
+    bucket.tokens = Math.min(this.capacity, bucket.tokens + (now - bucket.at) * this.perMs);
+    bucket.at = now;
+    return bucket;
+  }
+
+  /** Seconds until a token is available; 0 when there is one now. */
+  wait(key: string): number {
+    const bucket = this.current(key);
+    return bucket.tokens >= 1 ? 0 : Math.max(1, Math.ceil((1 - bucket.tokens) / this.perMs / 1000));
+  }
+
+  /** Takes a token; answers the seconds to wait when there was none (nothing is taken then). */
+  take(key: string): number {
+    const wait = this.wait(key);
+    if (wait > 0) return wait;
+    const bucket = this.current(key);
+    bucket.tokens -= 1;
+    this.buckets.set(key, bucket);
+    if (this.buckets.size > SWEEP_ABOVE) this.sweep();
+    return 0;
+  }
+
+  private sweep(): void {
+    for (const [key] of this.buckets) if (this.current(key).tokens >= this.capacity) this.buckets.delete(key);
+  }
+}
+
+const tooMany = (code: string, message: string, seconds: number) =>
+  new ApiError(429, code, `${message} Try again in ${seconds} s.`, [], { 'Retry-After': String(seconds) });
+
+export const clientAddress = (req: Request): string => req.socket.remoteAddress ?? 'unknown';
+
+export class RateLimits {
+  private readonly addresses: TokenBuckets | undefined;
+  private readonly keys: TokenBuckets | undefined;
+  private readonly authFailures: TokenBuckets | undefined;
+
+  constructor(settings: RateLimitSettings, now: () => number = Date.now) {
+    const buckets = (perMinute: number) => (perMinute > 0 ? new TokenBuckets(perMinute, now) : undefined);
+    this.addresses = buckets(settings.perAddressPerMinute);
+    this.keys = buckets(settings.perKeyPerMinute);
+    this.authFailures = buckets(settings.authFailuresPerMinute);
+  }
+
+  /** The first middleware after request logging: one token per request from the client's address. */
+  perAddress(): RequestHandler {
+    return (req, _res, next) => {
+      if (this.addresses && !UNLIMITED_PATHS.has(req.path)) {
+        const wait = this.addresses.take(clientAddress(req));
+        if (wait > 0) throw tooMany('rate_limited', 'Too many requests from this address.', wait);
+      }
+      next();
+    };
+  }
+
+  /** Before a key is looked up: an address that failed too often is not heard. */
+  refuseAfterAuthFailures(req: Request): void {
+    const wait = this.authFailures?.wait(clientAddress(req)) ?? 0;
+    if (wait > 0) {
+      throw tooMany('too_many_auth_failures', 'Too many failed authentications from this address.', wait);
+    }
+  }
+
+  recordAuthFailure(req: Request): void {
+    this.authFailures?.take(clientAddress(req));
+  }
+
+  perKey(keyId: string): void {
+    const wait = this.keys?.take(keyId) ?? 0;
+    if (wait > 0) throw tooMany('rate_limited', 'Too many requests with this API key.', wait);
+  }
+}

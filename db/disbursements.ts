@@ -1,0 +1,68 @@
+import type { Db } from './knex';
+import type { DisbursementStatus } from '../workflows/disbursement-definitions';
+import type { EventType, DisbursementSnapshot } from '../platform/event-catalogue';
+import { recordEvent, updateRecordingEvents } from './events';
+
+export interface DisbursementRow {
+  disbursement_id: string;
+  order_id: string;
+  workflow_id: string;
+  request_type: string;
+  amount: string;
+  receiver_label: string;
+  description: string;
+  status: DisbursementStatus | 'queued';
+  result_code: number | null;
+  message: string | null;
+  trans_id: string | null;
+  created_by_key: string;
+  created_by: string;
+  created_at: Date;
+  updated_at: Date;
+}
+
+const EVENTS: Partial<Record<DisbursementRow['status'], EventType & `disbursement.${string}`>> = {
+  succeeded: 'disbursement.succeeded',
+  failed: 'disbursement.failed',
+};
+
+export async function recordDisbursementStatus(
+  db: Db,
+  input: {
+    disbursementId: string;
+    status: DisbursementStatus;
+    resultCode?: number;
+    message?: string;
+    transId?: string;
+  },
+): Promise<void> {
+  await updateRecordingEvents<DisbursementRow>(
+    db,
+    'disbursements',
+    { disbursement_id: input.disbursementId },
+    {
+      status: input.status,
+      ...(input.resultCode !== undefined ? { result_code: input.resultCode } : {}),
+      ...(input.message !== undefined ? { message: input.message } : {}),
+      ...(input.transId !== undefined ? { trans_id: input.transId } : {}),
+      updated_at: db.fn.now(),
+    },
+    async (trx, before, after) => {
+      const type = EVENTS[after.status];
+      if (type && before.status !== after.status)
+        await recordEvent(trx, type, after.disbursement_id, disbursementSnapshot(after));
+    },
+  );
+}
+
+/** The record as events carry it: its public fields, as the catalogue declares them. */
+export const disbursementSnapshot = (row: DisbursementRow): DisbursementSnapshot => ({
+  disbursementId: row.disbursement_id,
+  status: row.status,
+  requestType: row.request_type,
+  amount: Number(row.amount),
+  receiverLabel: row.receiver_label,
+  resultCode: row.result_code,
+  message: row.message,
+  transId: row.trans_id,
+});

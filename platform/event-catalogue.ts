@@ -1,0 +1,208 @@
+/**
+ * The events payrun tells the merchant's other systems about: every type, the object it is about and the
+ * shape of its snapshot, declared once. The database writer, the events API, webhook delivery, the
+ * OpenAPI document and docs/events.md all follow this module. Pure code: no I/O.
+ *
+ * Versioning: `EVENT_SCHEMA_VERSION` changes only for a breaking change (a field removed, renamed or
+ * given another meaning). New types and new snapshot fields are additions within a version, so
+ * integrators must ignore what they do not know.
+ */
+
+export const EVENT_SCHEMA_VERSION = 1;
+
+/** What each event type means, in the words docs/events.md uses. */
+export const EVENT_CATALOGUE = {
+  'payout_run.awaiting_approval': 'A payout file was uploaded and waits for a second person to approve it.',
+  'payout_run.awaiting_funds': "A batch of the run is short of the merchant's disbursement balance.",
+  'payout_run.reconciled': 'Every row reached a final state and the totals match the gateway.',
+  'payout_run.needs_attention': 'The run ended with differences or pending items; statusReason says which.',
+  'disbursement.succeeded': 'A single disbursement reached the receiver.',
+  'disbursement.failed': 'A single disbursement was refused; nothing was paid.',
+  'remittance.succeeded': 'A remittance reached the receiver.',
+  'remittance.needs_attention': 'VND was bought but not delivered; attentionReason says what to do.',
+  'subscription.authorized': 'The customer authorized the subscription (or confirmed its reactivation).',
+  'subscription.charged': 'A cycle was charged; `charge` says which.',
+  'subscription.charge_failed': 'A cycle charge was refused; `charge` has the result code.',
+  'subscription.paused': 'Billing is paused (two insufficient-funds failures, an operator, or the gateway).',
+  'subscription.cancelled': 'The subscription is cancelled for good.',
+  'payment.succeeded': 'A one-time payment was paid (or an authorization captured).',
+  'payment.failed': 'A one-time payment was refused or abandoned.',
+  'refund.succeeded': 'A refund (or every item of it that was paid back) succeeded.',
+  'refund.failed': 'A refund was refused; its amount is refundable again.',
+  'token_payment.otp_required': "A payment with a saved wallet waits for the customer's one-time code.",
+  'token_payment.succeeded': 'A payment with a saved method was paid.',
+  'token_payment.failed': 'A payment with a saved method was refused.',
+  'saved_method.revoked': 'The customer removed a saved method in the app; it is never used again.',
+} as const;
+
+export type EventType = keyof typeof EVENT_CATALOGUE;
+export const EVENT_TYPES = Object.keys(EVENT_CATALOGUE) as EventType[];
+
+export type EventObjectType =
+  | 'payout_run'
+  | 'disbursement'
+  | 'remittance'
+  | 'subscription'
+  | 'payment'
+  | 'refund'
+  | 'token_payment'
+  | 'saved_method';
+
+/** The object an event type is about: the part of its name before the dot. */
+export const objectTypeOf = (type: EventType): EventObjectType =>
+  type.slice(0, type.indexOf('.')) as EventObjectType;
+
+export const isEventType = (value: string): value is EventType => Object.hasOwn(EVENT_CATALOGUE, value);
+
+// ---- snapshots: public fields only. No secrets or tokens, no personal ids, no receiver names; wallet
+// and account numbers appear only masked to their last four digits.
+
+export interface PayoutRunSnapshot {
+  runId: string;
+  status: string;
+  statusReason: string | null;
+  fileName: string;
+  rowCount: number;
+  totalAmount: number;
+  batchCount: number;
+  uploadedAt: string;
+  completedAt: string | null;
+}
+
+export interface DisbursementSnapshot {
+  disbursementId: string;
+  status: string;
+  requestType: string;
+  amount: number;
+  /** `wallet …5678` or `bank 970436 …6789`. */
+  receiverLabel: string;
+  resultCode: number | null;
+  message: string | null;
+  transId: string | null;
+}
+
+export interface RemittanceSnapshot {
+  remittanceId: string;
+  status: string;
+  statusReason: string | null;
+  requestType: string;
+  baseCurrency: string;
+  foreignAmount: number;
+  rateUsed: number | null;
+  exchangeAmount: number | null;
+  amountSent: number | null;
+  receiverLabel: string;
+  resultCode: number | null;
+  transId: string | null;
+  attentionReason: string | null;
+  completedAt: string | null;
+}
+
+export interface SubscriptionChargeSnapshot {
+  orderId: string;
+  cycle: number;
+  attempt: number;
+  dueDate: string;
+  amount: number;
+  status: string;
+  resultCode: number | null;
+  message: string | null;
+  transId: string | null;
+}
+
+export interface SubscriptionSnapshot {
+  subscriptionId: string;
+  status: string;
+  statusReason: string | null;
+  type: string;
+  frequency: string;
+  recurringAmount: number;
+  nextPaymentDate: string | null;
+  expiryDate: string | null;
+  failures: number;
+}
+
+export type SubscriptionChargeEventSnapshot = SubscriptionSnapshot & { charge: SubscriptionChargeSnapshot };
+
+export interface PaymentSnapshot {
+  paymentId: string;
+  orderId: string;
+  requestType: string;
+  amount: number;
+  status: string;
+  resultCode: number | null;
+  message: string | null;
+  transId: string | null;
+  payType: string | null;
+  refundedAmount: number;
+  completedAt: string | null;
+}
+
+export interface RefundSnapshot {
+  refundId: string;
+  paymentId: string;
+  orderId: string;
+  amount: number;
+  status: string;
+  resultCode: number | null;
+  message: string | null;
+  transId: string | null;
+  items: Array<{ itemId: string; amount: number; status: string }>;
+  completedAt: string | null;
+}
+
+export interface TokenPaymentSnapshot {
+  paymentId: string;
+  methodId: string;
+  kind: string;
+  amount: number;
+  state: string;
+  resultCode: number | null;
+  message: string | null;
+  transId: string | null;
+}
+
+export interface SavedMethodSnapshot {
+  methodId: string;
+  kind: string;
+  status: string;
+  last4: string | null;
+  cardType: string | null;
+  bankCode: string | null;
+  revokedAt: string | null;
+}
+
+/** The snapshot each event type carries. */
+export interface EventSnapshots {
+  'payout_run.awaiting_approval': PayoutRunSnapshot;
+  'payout_run.awaiting_funds': PayoutRunSnapshot;
+  'payout_run.reconciled': PayoutRunSnapshot;
+  'payout_run.needs_attention': PayoutRunSnapshot;
+  'disbursement.succeeded': DisbursementSnapshot;
+  'disbursement.failed': DisbursementSnapshot;
+  'remittance.succeeded': RemittanceSnapshot;
+  'remittance.needs_attention': RemittanceSnapshot;
+  'subscription.authorized': SubscriptionSnapshot;
+  'subscription.charged': SubscriptionChargeEventSnapshot;
+  'subscription.charge_failed': SubscriptionChargeEventSnapshot;
+  'subscription.paused': SubscriptionSnapshot;
+  'subscription.cancelled': SubscriptionSnapshot;
+  'payment.succeeded': PaymentSnapshot;
+  'payment.failed': PaymentSnapshot;
+  'refund.succeeded': RefundSnapshot;
+  'refund.failed': RefundSnapshot;
+  'token_payment.otp_required': TokenPaymentSnapshot;
+  'token_payment.succeeded': TokenPaymentSnapshot;
+  'token_payment.failed': TokenPaymentSnapshot;
+  'saved_method.revoked': SavedMethodSnapshot;
+}
+
+/** An event as the events API lists it and as a webhook's body carries it. */
+export interface PayrunEvent<T extends EventType = EventType> {
+  id: string;
+  type: T;
+  apiVersion: number;
+  createdAt: string;
+  object: { type: EventObjectType; id: string };
+  data: EventSnapshots[T];
+}

@@ -1,0 +1,57 @@
+/**
+ * The benchmarks on the production shape: `startCluster` (what `npm run cluster` runs) on free ports in a
+ * throwaway folder, with the same sandbox timing as the dev-shape bench so the figures compare.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { createApiKey } from '../../db/api-keys';
+import { createDb } from '../../db/knex';
+import type { LedgerEntry } from '../../sandbox/ledger';
+import { freeClusterPorts, startCluster } from '../cluster/cluster';
+import { BENCH_SANDBOX_TIMING, type BenchStack } from './harness';
+
+export async function startClusterBenchStack(
+  workers = Number(process.env.BENCH_WORKERS ?? 2),
+): Promise<BenchStack> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'payrun-bench-cluster-'));
+  const cluster = await startCluster({
+    dataDir,
+    workers,
+    ports: await freeClusterPorts(workers),
+    logLevel: 'warn',
+    sandboxTiming: BENCH_SANDBOX_TIMING,
+    apiSettings: {
+      RATE_LIMIT_PER_ADDRESS_PER_MINUTE: 0,
+      RATE_LIMIT_PER_KEY_PER_MINUTE: 0,
+      RATE_LIMIT_AUTH_FAILURES_PER_MINUTE: 0,
+    },
+  });
+  const db = createDb(cluster.urls.database, { poolMax: 20 });
+  const admin = async (method: string, route: string, body?: unknown) => {
+    const response = await fetch(`${cluster.urls.sandbox}/__sandbox${route}`, {
+      method,
+      headers: { 'content-type': 'application/json' },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    if (!response.ok) throw new Error(`sandbox ${method} ${route}: ${response.status}`);
+    return response.json() as Promise<unknown>;
+  };
+  return {
+    shape: 'cluster',
+    db,
+    gateway: {
+      ledger: async () => (await admin('GET', '/ledger')) as LedgerEntry[],
+      setAutoApprove: async (enabled) => void (await admin('PUT', '/auto-approve', { enabled })),
+    },
+    apiUrl: cluster.urls.api,
+    makerKey: (await createApiKey(db, 'bench-maker', ['payouts-maker'])).key,
+    approverKey: (await createApiKey(db, 'bench-approver', ['payouts-approver'])).key,
+    viewerKey: (await createApiKey(db, 'bench-viewer', ['viewer'])).key,
+    async close() {
+      await db.destroy();
+      await cluster.stop();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,302 @@
+/**
+ * `npm run cluster`: the production shape on one machine, each part its own OS process: PostgreSQL
+ * (embedded unless DATABASE_URL), the Temporal server persisted in it, the Temporal UI with payrun's
+ * codec, the gateway sandbox, the migrations, `api/main.ts` and N `workers/main.ts`. payrun's processes
+ * get only the environment variables docker-compose.yml passes (`clusterEnvironment`), so this rehearses
+ * the deployed configuration, not a convenient one. The chaos harness and the shape tests start it too.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from '../../db/embedded-postgres';
+import { withDatabaseName } from '../../db/knex';
+import { loadOrCreateDevCodecKeys, type CodecKeyring } from '../../platform/payload-codec';
+import { ipnPaths } from '../../platform/ipn-paths';
+import type { GatewaySettings } from '../../platform/require-services';
+import { loadOrCreateSandboxIdentity } from '../../sandbox/identity';
+import { createDatabaseIfMissing } from '../stack';
+import { resolveTemporalServer, resolveTemporalUi } from '../temporal-binaries';
+import {
+  clusterEnvironment,
+  DEFAULT_API_TUNABLES,
+  type ApiTunables,
+  type ClusterEnvironment,
+} from './environment';
+import { ProcessGroup, type ProcessRecord, type ProcessSpec } from './process-group';
+import { freePort, freePortBetween, httpAnswers, portIsFree, waitFor } from './readiness';
+import {
+  postgresTargetOf,
+  prepareNamespace,
+  prepareTemporalDatabases,
+  temporalServerSpec,
+  writeServerConfig,
+  type TemporalPorts,
+} from './temporal-server';
+
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+export const PAYRUN_DATABASE = 'payrun';
+const NAMESPACE = 'default';
+
+export interface ClusterPorts {
+  postgres: number;
+  temporal: TemporalPorts;
+  ui: number;
+  sandbox: number;
+  api: number;
+  /** Worker i serves /metrics on metrics + i. */
+  metrics: number;
+}
+
+/** Fixed ports beside (never on) `npm run dev`'s 3000/7233/8233/8950/54329, so both can run at once. */
+export const DEFAULT_CLUSTER_PORTS: ClusterPorts = {
+  postgres: 54339,
+  temporal: {
+    frontend: 7333,
+    frontendHttp: 7343,
+    history: 7334,
+    matching: 7335,
+    worker: 7339,
+    membership: [6833, 6834, 6835, 6839],
+  },
+  ui: 8333,
+  sandbox: 8960,
+  api: 3300,
+  metrics: 9470,
+};
+
+/** Ports nobody holds right now (tests run several clusters in one suite). */
+export async function freeClusterPorts(workers: number): Promise<ClusterPorts> {
+  const next = () => freePort();
+  const reserved = new Set<number>();
+  // The server keeps membership ports in a smallint column: below 32768.
+  const low = () => freePortBetween(20_000, 32_000, reserved);
+  const ports = {
+    postgres: await next(),
+    temporal: {
+      frontend: await next(),
+      frontendHttp: await next(),
+      history: await next(),
+      matching: await next(),
+      worker: await next(),
+      membership: [await low(), await low(), await low(), await low()] as [number, number, number, number],
+    },
+    ui: await next(),
+    sandbox: await next(),
+    api: await next(),
+    metrics: await next(),
+  };
+  // Worker metrics take consecutive ports from `metrics`: find a free run of them.
+  for (let base = ports.metrics; ; base += workers + 1) {
+    const run = await Promise.all(Array.from({ length: workers }, (_, i) => portIsFree(base + i)));
+    if (run.every(Boolean)) return { ...ports, metrics: base };
+  }
+}
+
+export interface ClusterOptions {
+  /** Everything the cluster keeps: databases, logs, keys, processes.json. */
+  dataDir: string;
+  workers: number;
+  ports: ClusterPorts;
+  /** An existing PostgreSQL server (needs rights to create databases); unset: embedded. */
+  databaseUrl?: string;
+  logLevel?: string;
+  /** Over the production defaults: tests bill at hour 0 and time out calls and notifications sooner. */
+  apiSettings?: Partial<ApiTunables>;
+  /** The sandbox's delays (SANDBOX_TIMING); unset: its defaults. Benchmarks remove them. */
+  sandboxTiming?: Record<string, number>;
+  log?: (line: string) => void;
+  /** Called when a process dies without being asked to (the cluster restarts nothing by itself). */
+  onUnexpectedExit?: (name: string, code: number | null) => void;
+}
+
+export interface Cluster {
+  urls: { api: string; ui: string; temporal: string; sandbox: string; database: string };
+  gateway: GatewaySettings;
+  environment: ClusterEnvironment;
+  processes: ProcessGroup;
+  workerNames: string[];
+  records(): ProcessRecord[];
+  /** SIGKILLs a process (a crash, not a shutdown). */
+  kill(name: string): Promise<void>;
+  /** Starts a process again with the same command and environment, and waits until it serves. */
+  restart(name: string): Promise<void>;
+  stop(): Promise<void>;
+}
+
+function keysText(keyring: CodecKeyring): string {
+  return [...keyring.keys.entries()].map(([id, key]) => `${id}:${key.toString('base64')}`).join(',');
+}
+
+const node = (entry: string) => ['--import', 'tsx', entry];
+
+/** PATH and HOME only, plus what a part is configured with: nothing leaks in from the caller's shell. */
+function baseEnv(): NodeJS.ProcessEnv {
+  return { PATH: process.env.PATH, HOME: process.env.HOME, PAYRUN_CACHE_DIR: process.env.PAYRUN_CACHE_DIR };
+}
+
+export async function startCluster(options: ClusterOptions): Promise<Cluster> {
+  const log = options.log ?? (() => {});
+  const { ports, dataDir } = options;
+  fs.mkdirSync(dataDir, { recursive: true });
+  // Run as root, the embedded PostgreSQL runs as the `postgres` user, which must reach its data folder
+  // (a mkdtemp folder is 0700).
+  if (!options.databaseUrl) fs.chmodSync(dataDir, 0o755);
+  const group = new ProcessGroup(dataDir, options.onUnexpectedExit);
+  let postgres: EmbeddedPostgresHandle | undefined;
+  const stop = async () => {
+    await group.stopAll(log);
+    if (postgres) {
+      log('Stopping PostgreSQL');
+      await postgres.stop();
+      group.removeExternal('postgres');
+    }
+  };
+
+  try {
+    const binaries = await resolveTemporalServer({ build: true, log });
+    const ui = await resolveTemporalUi({ build: true, log });
+    if (!binaries || !ui)
+      throw new Error('The Temporal server or UI could not be built: run npm run temporal:binaries');
+
+    let serverUrl = options.databaseUrl;
+    if (!serverUrl) {
+      postgres = await startEmbeddedPostgres({
+        dataDir: path.join(dataDir, 'postgres'),
+        port: ports.postgres,
+        persistent: true,
+      });
+      serverUrl = postgres.url;
+      const pidFile = path.join(dataDir, 'postgres', 'postmaster.pid');
+      const pid = Number(fs.readFileSync(pidFile, 'utf8').split('\n')[0]);
+      group.addExternal({ name: 'postgres', pid, role: 'postgres', port: postgres.port });
+      log(`PostgreSQL (embedded) on ${postgres.port}, pid ${pid}`);
+    }
+    await createDatabaseIfMissing(serverUrl, PAYRUN_DATABASE);
+    const databaseUrl = withDatabaseName(serverUrl, PAYRUN_DATABASE);
+
+    const temporalRoot = path.join(dataDir, 'temporal');
+    const target = postgresTargetOf(serverUrl);
+    await prepareTemporalDatabases(binaries, target, log);
+    writeServerConfig(temporalRoot, ports.temporal, target);
+    const temporalAddress = `127.0.0.1:${ports.temporal.frontend}`;
+    const specs = new Map<string, ProcessSpec>();
+    const start = async (spec: ProcessSpec) => {
+      specs.set(spec.name, spec);
+      const record = await group.start(spec);
+      if (record)
+        log(`${record.name} started (pid ${record.pid}${record.port ? `, port ${record.port}` : ''})`);
+    };
+    await start(temporalServerSpec(binaries, temporalRoot, ports.temporal, baseEnv()));
+    await prepareNamespace(temporalAddress, NAMESPACE, log);
+
+    const sandboxDir = path.join(dataDir, 'sandbox');
+    const identity = loadOrCreateSandboxIdentity(sandboxDir);
+    const sandboxUrl = `http://127.0.0.1:${ports.sandbox}`;
+    const apiUrl = `http://127.0.0.1:${ports.api}`;
+    const uiUrl = `http://127.0.0.1:${ports.ui}`;
+    const gateway: GatewaySettings = {
+      baseUrl: sandboxUrl,
+      partnerCode: identity.merchant.partnerCode,
+      accessKey: identity.merchant.accessKey,
+      secretKey: identity.merchant.secretKey,
+      publicKey: identity.keyPair.publicKeyPem,
+    };
+    const keyring = loadOrCreateDevCodecKeys(dataDir);
+    const environment = clusterEnvironment({
+      databaseUrl,
+      temporalAddress,
+      logLevel: options.logLevel ?? 'info',
+      codecKeys: keysText(keyring),
+      codecKeyId: keyring.currentKeyId,
+      gateway,
+      publicBaseUrl: apiUrl,
+      apiPort: ports.api,
+      uiUrl,
+      apiSettings: { ...DEFAULT_API_TUNABLES, ...options.apiSettings },
+      metricsPort: (index) => ports.metrics + index,
+    });
+
+    await start({
+      name: 'temporal-ui',
+      role: 'temporal-ui',
+      command: ui.server,
+      args: ['--root', ui.home, '--env', 'docker', 'start'],
+      env: { ...baseEnv(), ...environment.temporalUi(ports.ui) },
+      port: ports.ui,
+      ready: () => waitFor('the Temporal UI', httpAnswers(`${uiUrl}/api/v1/settings`)),
+    });
+    await start({
+      name: 'sandbox',
+      role: 'sandbox',
+      command: process.execPath,
+      args: node('sandbox/main.ts'),
+      cwd: repoRoot,
+      env: {
+        ...baseEnv(),
+        SANDBOX_PORT: String(ports.sandbox),
+        PAYRUN_DATA_DIR: dataDir,
+        LOG_LEVEL: options.logLevel ?? 'info',
+        SANDBOX_UNBIND_URL: `${apiUrl}${ipnPaths.unbind}`,
+        ...(options.sandboxTiming && { SANDBOX_TIMING: JSON.stringify(options.sandboxTiming) }),
+      },
+      port: ports.sandbox,
+      ready: () => waitFor('the sandbox', httpAnswers(`${sandboxUrl}/__sandbox/`)),
+    });
+    await start({
+      name: 'migrate',
+      role: 'migrate',
+      command: process.execPath,
+      args: node('scripts/migrate.ts'),
+      cwd: repoRoot,
+      env: { ...baseEnv(), ...environment.migrate },
+      ready: async () => {},
+      oneShot: true,
+    });
+    await start({
+      name: 'api',
+      role: 'api',
+      command: process.execPath,
+      args: node('api/main.ts'),
+      cwd: repoRoot,
+      env: { ...baseEnv(), ...environment.api },
+      port: ports.api,
+      ready: () => waitFor('the API', httpAnswers(`${apiUrl}/healthz`)),
+    });
+    const workerNames = Array.from({ length: options.workers }, (_, i) => `worker-${i + 1}`);
+    // Workers bundle their workflows at start: started together, they share the wait.
+    await Promise.all(
+      workerNames.map((name, index) =>
+        start({
+          name,
+          role: 'worker',
+          command: process.execPath,
+          args: node('workers/main.ts'),
+          cwd: repoRoot,
+          env: { ...baseEnv(), ...environment.worker(index) },
+          port: ports.metrics + index,
+          ready: () =>
+            waitFor(`${name}`, httpAnswers(`http://127.0.0.1:${ports.metrics + index}/metrics`), 120_000),
+        }),
+      ),
+    );
+
+    return {
+      urls: { api: apiUrl, ui: uiUrl, temporal: temporalAddress, sandbox: sandboxUrl, database: databaseUrl },
+      gateway,
+      environment,
+      processes: group,
+      workerNames,
+      records: () => group.records(),
+      kill: (name) => group.kill(name, 'SIGKILL'),
+      restart: async (name) => {
+        const spec = specs.get(name);
+        if (!spec) throw new Error(`No process named ${name}`);
+        await group.restart(name, spec);
+      },
+      stop,
+    };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}

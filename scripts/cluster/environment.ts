@@ -1,0 +1,90 @@
+/**
+ * The environment each part of the production shape gets: the same variables docker-compose.yml passes
+ * to the same service (a test holds the two together), so `npm run cluster` rehearses the deployed
+ * configuration. payrun's processes read nothing else.
+ */
+import type { GatewaySettings } from '../../platform/require-services';
+
+export interface ApiTunables {
+  SUBSCRIPTION_BILLING_HOUR: number;
+  SUBSCRIPTION_RETRY_DELAY_HOURS: number;
+  PAYOUT_IPN_TIMEOUT_SECONDS: number;
+  PAYOUT_GATEWAY_ATTEMPT_SECONDS: number;
+  RATE_LIMIT_PER_ADDRESS_PER_MINUTE: number;
+  RATE_LIMIT_PER_KEY_PER_MINUTE: number;
+  RATE_LIMIT_AUTH_FAILURES_PER_MINUTE: number;
+}
+
+/** The production defaults (platform/config.ts), which docker-compose.yml repeats. */
+export const DEFAULT_API_TUNABLES: ApiTunables = {
+  SUBSCRIPTION_BILLING_HOUR: 9,
+  SUBSCRIPTION_RETRY_DELAY_HOURS: 24,
+  PAYOUT_IPN_TIMEOUT_SECONDS: 120,
+  PAYOUT_GATEWAY_ATTEMPT_SECONDS: 120,
+  RATE_LIMIT_PER_ADDRESS_PER_MINUTE: 600,
+  RATE_LIMIT_PER_KEY_PER_MINUTE: 600,
+  RATE_LIMIT_AUTH_FAILURES_PER_MINUTE: 10,
+};
+
+export interface ClusterEnvironmentInput {
+  databaseUrl: string;
+  temporalAddress: string;
+  logLevel: string;
+  codecKeys: string;
+  codecKeyId: string;
+  gateway: GatewaySettings;
+  publicBaseUrl: string;
+  apiPort: number;
+  uiUrl: string;
+  /**
+   * Settings the API reads and sends to the workflows it starts (SUBSCRIPTION_BILLING_HOUR, …), each with
+   * a default in docker-compose.yml; the cluster always passes all of them.
+   */
+  apiSettings: ApiTunables;
+  metricsPort: (workerIndex: number) => number;
+}
+
+export interface ClusterEnvironment {
+  /** docker-compose's `migrate` service (and the base every payrun service shares). */
+  migrate: Record<string, string>;
+  api: Record<string, string>;
+  worker(index: number): Record<string, string>;
+  /** docker-compose's `temporal-ui` service. */
+  temporalUi(port: number): Record<string, string>;
+}
+
+export function clusterEnvironment(input: ClusterEnvironmentInput): ClusterEnvironment {
+  const shared = {
+    DATABASE_URL: input.databaseUrl,
+    TEMPORAL_ADDRESS: input.temporalAddress,
+    LOG_LEVEL: input.logLevel,
+    PAYLOAD_CODEC_KEYS: input.codecKeys,
+    PAYLOAD_CODEC_KEY_ID: input.codecKeyId,
+    GATEWAY_BASE_URL: input.gateway.baseUrl,
+    GATEWAY_PARTNER_CODE: input.gateway.partnerCode,
+    GATEWAY_ACCESS_KEY: input.gateway.accessKey,
+    GATEWAY_SECRET_KEY: input.gateway.secretKey,
+    GATEWAY_PUBLIC_KEY: input.gateway.publicKey,
+    PUBLIC_BASE_URL: input.publicBaseUrl,
+  };
+  const uiOrigin = new URL(input.uiUrl).origin;
+  return {
+    migrate: shared,
+    api: {
+      ...shared,
+      API_HOST: '127.0.0.1',
+      API_PORT: String(input.apiPort),
+      TEMPORAL_UI_ORIGIN: uiOrigin,
+      TEMPORAL_UI_URL: input.uiUrl,
+      ...Object.fromEntries(Object.entries(input.apiSettings).map(([name, value]) => [name, String(value)])),
+    },
+    worker: (index) => ({ ...shared, WORKER_METRICS_PORT: String(input.metricsPort(index)) }),
+    temporalUi: (port) => ({
+      TEMPORAL_ADDRESS: input.temporalAddress,
+      TEMPORAL_UI_PORT: String(port),
+      TEMPORAL_CORS_ORIGINS: input.publicBaseUrl,
+      // The UI asks the payrun API to decode the encrypted payloads it shows.
+      TEMPORAL_CODEC_ENDPOINT: `${input.publicBaseUrl}/codec`,
+    }),
+  };
+}

@@ -1,0 +1,138 @@
+/**
+ * `npm run cluster [-- --workers N] [--free-ports]`: starts the production shape (see cluster.ts), prints the URLs and
+ * the processes, and stops everything it started, newest first, on Ctrl-C.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { loadConfig, ConfigError } from '../../platform/config';
+import { DEFAULT_CLUSTER_PORTS, freeClusterPorts, startCluster, type ClusterPorts } from './cluster';
+import type { ProcessRecord } from './process-group';
+import { portIsFree } from './readiness';
+
+const MAX_WORKERS = 16;
+
+function workersFrom(argv: string[]): number {
+  const index = argv.findIndex((arg) => arg === '--workers' || arg.startsWith('--workers='));
+  if (index === -1) return 2;
+  const text = argv[index]!.includes('=') ? argv[index]!.split('=')[1] : argv[index + 1];
+  const workers = Number(text);
+  if (!Number.isInteger(workers) || workers < 1 || workers > MAX_WORKERS)
+    throw new ConfigError(`--workers must be a whole number from 1 to ${MAX_WORKERS}, got "${text ?? ''}"`);
+  return workers;
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** A cluster already running from this data folder, or a port taken by something else: refuse, naming it. */
+async function refuseConflicts(dataDir: string, ports: ClusterPorts, workers: number): Promise<void> {
+  const file = path.join(dataDir, 'processes.json');
+  if (fs.existsSync(file)) {
+    const alive = (JSON.parse(fs.readFileSync(file, 'utf8')) as ProcessRecord[]).filter(
+      (record) => record.role !== 'postgres' && isAlive(record.pid),
+    );
+    if (alive.length)
+      throw new ConfigError(
+        `A cluster from ${dataDir} is still running (${alive.map((r) => `${r.name} pid ${r.pid}`).join(', ')}); stop it with Ctrl-C in its terminal or kill those pids.`,
+      );
+  }
+  const wanted: Array<[string, number]> = [
+    ['Temporal frontend', ports.temporal.frontend],
+    ['Temporal frontend HTTP', ports.temporal.frontendHttp],
+    ['Temporal history', ports.temporal.history],
+    ['Temporal matching', ports.temporal.matching],
+    ['Temporal worker service', ports.temporal.worker],
+    ...ports.temporal.membership.map((port): [string, number] => ['Temporal membership', port]),
+    ['Temporal UI', ports.ui],
+    ['sandbox', ports.sandbox],
+    ['API', ports.api],
+    ...Array.from({ length: workers }, (_, i): [string, number] => [
+      `worker-${i + 1} metrics`,
+      ports.metrics + i,
+    ]),
+  ];
+  for (const [what, port] of wanted) {
+    if (!(await portIsFree(port)))
+      throw new ConfigError(
+        `Port ${port} (${what}) is taken: is another cluster or program using it? npm run dev uses 3000, 7233, 8233, 8950 and 54329; the cluster uses its own.`,
+      );
+  }
+}
+
+async function main(): Promise<void> {
+  const started = Date.now();
+  const workers = workersFrom(process.argv.slice(2));
+  const config = loadConfig();
+  const dataDir = path.join(config.PAYRUN_DATA_DIR, 'cluster');
+  // --free-ports: any free ports, printed below (tests, or a second cluster from another data folder).
+  const ports = process.argv.includes('--free-ports')
+    ? await freeClusterPorts(workers)
+    : DEFAULT_CLUSTER_PORTS;
+  await refuseConflicts(dataDir, ports, workers);
+  const log = (line: string) => console.log(`[cluster] ${line}`);
+  let stopping = false;
+  const cluster = await startCluster({
+    dataDir,
+    workers,
+    ports,
+    databaseUrl: config.DATABASE_URL,
+    logLevel: config.LOG_LEVEL,
+    apiSettings: {
+      SUBSCRIPTION_BILLING_HOUR: config.SUBSCRIPTION_BILLING_HOUR,
+      SUBSCRIPTION_RETRY_DELAY_HOURS: config.SUBSCRIPTION_RETRY_DELAY_HOURS,
+      PAYOUT_IPN_TIMEOUT_SECONDS: config.PAYOUT_IPN_TIMEOUT_SECONDS,
+      PAYOUT_GATEWAY_ATTEMPT_SECONDS: config.PAYOUT_GATEWAY_ATTEMPT_SECONDS,
+      RATE_LIMIT_PER_ADDRESS_PER_MINUTE: config.RATE_LIMIT_PER_ADDRESS_PER_MINUTE,
+      RATE_LIMIT_PER_KEY_PER_MINUTE: config.RATE_LIMIT_PER_KEY_PER_MINUTE,
+      RATE_LIMIT_AUTH_FAILURES_PER_MINUTE: config.RATE_LIMIT_AUTH_FAILURES_PER_MINUTE,
+    },
+    log,
+    onUnexpectedExit: (name, code) => {
+      if (!stopping)
+        log(
+          `${name} exited unexpectedly (code ${code}); nothing restarts it. Its log: ${dataDir}/logs/${name}.log`,
+        );
+    },
+  });
+  const stop = async (reason: string) => {
+    if (stopping) return;
+    stopping = true;
+    log(`Stopping the cluster (${reason}), newest first`);
+    await cluster.stop();
+    log('Stopped; no process left running.');
+    process.exit(0);
+  };
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => void stop(signal));
+
+  const table = cluster
+    .records()
+    .map((r) => `  ${r.name.padEnd(12)} pid ${String(r.pid).padEnd(8)} ${r.role.padEnd(12)} ${r.port ?? ''}`);
+  console.log(
+    [
+      '',
+      `payrun cluster is running (started in ${((Date.now() - started) / 1000).toFixed(1)}s)`,
+      `  API          ${cluster.urls.api}   (console: ${cluster.urls.api}/console)`,
+      `  Temporal UI  ${cluster.urls.ui}`,
+      `  Temporal     ${cluster.urls.temporal}  (server on PostgreSQL)`,
+      `  Gateway      ${cluster.urls.sandbox}  (sandbox; admin API under /__sandbox)`,
+      `  PostgreSQL   ${config.DATABASE_URL ? 'DATABASE_URL' : `embedded, port ${ports.postgres}`}`,
+      `  Logs         ${path.join(dataDir, 'logs')}`,
+      `Processes (${path.join(dataDir, 'processes.json')}):`,
+      ...table,
+      'Create an API key: npm run keys -- create <name> <role> with DATABASE_URL set to the cluster database.',
+      'Press Ctrl-C to stop everything.',
+      '',
+    ].join('\n'),
+  );
+}
+
+main().catch((error: unknown) => {
+  console.error(error instanceof ConfigError ? error.message : error);
+  process.exit(1);
+});

@@ -1,0 +1,261 @@
+/**
+ * The Temporal server persisted in PostgreSQL, as production runs it: the schema tool creates and
+ * migrates its two databases, a generated configuration points the server at them, and the namespace
+ * and payrun's search attributes are registered once the frontend answers.
+ */
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import pg from 'pg';
+import Long from 'long';
+import { Connection } from '@temporalio/client';
+import { ensureSearchAttributes } from '../search-attributes';
+import type { TemporalServerBinaries } from '../temporal-binaries';
+import type { ProcessSpec } from './process-group';
+import { waitFor } from './readiness';
+
+export interface TemporalPorts {
+  frontend: number;
+  frontendHttp: number;
+  history: number;
+  matching: number;
+  worker: number;
+  /** Ringpop membership ports of frontend, history, matching and worker. */
+  membership: [number, number, number, number];
+}
+
+export interface PostgresTarget {
+  host: string;
+  port: number;
+  user: string;
+  password: string;
+  /** A URL to any database of the server, for existence checks. */
+  url: string;
+}
+
+export const TEMPORAL_DATABASES = { history: 'temporal', visibility: 'temporal_visibility' } as const;
+
+export function postgresTargetOf(url: string): PostgresTarget {
+  const parsed = new URL(url);
+  return {
+    host: parsed.hostname,
+    port: Number(parsed.port || 5432),
+    user: decodeURIComponent(parsed.username),
+    password: decodeURIComponent(parsed.password),
+    url,
+  };
+}
+
+function runTool(tool: string, args: string[], log: (line: string) => void): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(tool, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.once('error', reject);
+    child.once('exit', (code) => {
+      if (code === 0) {
+        log(`temporal-sql-tool ${args.slice(-3).join(' ')}: ok`);
+        resolve();
+      } else reject(new Error(`temporal-sql-tool ${args.join(' ')} exited with ${code}:\n${output}`));
+    });
+  });
+}
+
+async function schemaIsSetUp(
+  target: PostgresTarget,
+  database: string,
+): Promise<{ exists: boolean; setUp: boolean }> {
+  const admin = new pg.Client({ connectionString: target.url });
+  await admin.connect();
+  try {
+    const found = await admin.query('select 1 from pg_database where datname = $1', [database]);
+    if (found.rowCount === 0) return { exists: false, setUp: false };
+  } finally {
+    await admin.end();
+  }
+  const url = new URL(target.url);
+  url.pathname = `/${database}`;
+  const client = new pg.Client({ connectionString: url.toString() });
+  await client.connect();
+  try {
+    const table = await client.query(`select to_regclass('public.schema_version') as name`);
+    return { exists: true, setUp: table.rows[0]?.name !== null };
+  } finally {
+    await client.end();
+  }
+}
+
+/** Creates (first time) and migrates (every time: it is idempotent) the history and visibility databases. */
+export async function prepareTemporalDatabases(
+  binaries: TemporalServerBinaries,
+  target: PostgresTarget,
+  log: (line: string) => void,
+): Promise<void> {
+  const common = [
+    '--plugin',
+    'postgres12',
+    '--ep',
+    target.host,
+    '-p',
+    String(target.port),
+    '-u',
+    target.user,
+    '--pw',
+    target.password,
+  ];
+  const plan = [
+    {
+      database: TEMPORAL_DATABASES.history,
+      versioned: path.join(binaries.schemaDir, 'temporal', 'versioned'),
+    },
+    {
+      database: TEMPORAL_DATABASES.visibility,
+      versioned: path.join(binaries.schemaDir, 'visibility', 'versioned'),
+    },
+  ];
+  for (const { database, versioned } of plan) {
+    const state = await schemaIsSetUp(target, database);
+    const withDb = [...common, '--db', database];
+    if (!state.exists) await runTool(binaries.schemaTool, [...withDb, 'create'], log);
+    if (!state.setUp) await runTool(binaries.schemaTool, [...withDb, 'setup-schema', '-v', '0.0'], log);
+    await runTool(binaries.schemaTool, [...withDb, 'update-schema', '-d', versioned], log);
+  }
+}
+
+/** The server's configuration for one machine: every service in one process, on the given ports. */
+export function writeServerConfig(root: string, ports: TemporalPorts, target: PostgresTarget): void {
+  const configDir = path.join(root, 'config');
+  fs.mkdirSync(path.join(configDir, 'dynamicconfig'), { recursive: true });
+  const store = (database: string, maxConns: number) => `
+      sql:
+        pluginName: "postgres12"
+        databaseName: "${database}"
+        connectAddr: "${target.host}:${target.port}"
+        connectProtocol: "tcp"
+        user: ${JSON.stringify(target.user)}
+        password: ${JSON.stringify(target.password)}
+        maxConns: ${maxConns}
+        maxIdleConns: ${maxConns}
+        maxConnLifetime: "1h"`;
+  const service = (grpcPort: number, membershipPort: number, extra = '') => `
+    rpc:
+      grpcPort: ${grpcPort}
+      membershipPort: ${membershipPort}
+      bindOnLocalHost: true${extra}`;
+  const [frontendMembership, historyMembership, matchingMembership, workerMembership] = ports.membership;
+  const yaml = `# Written by npm run cluster on every start; edit scripts/cluster/temporal-server.ts instead.
+log:
+  stdout: true
+  level: warn
+
+persistence:
+  defaultStore: postgres-default
+  visibilityStore: postgres-visibility
+  numHistoryShards: 4
+  datastores:
+    postgres-default:${store(TEMPORAL_DATABASES.history, 20)}
+    postgres-visibility:${store(TEMPORAL_DATABASES.visibility, 10)}
+
+global:
+  membership:
+    maxJoinDuration: 30s
+    broadcastAddress: "127.0.0.1"
+
+services:
+  frontend:${service(ports.frontend, frontendMembership, `\n      httpPort: ${ports.frontendHttp}`)}
+  history:${service(ports.history, historyMembership)}
+  matching:${service(ports.matching, matchingMembership)}
+  worker:${service(ports.worker, workerMembership)}
+
+clusterMetadata:
+  enableGlobalNamespace: false
+  failoverVersionIncrement: 10
+  masterClusterName: "active"
+  currentClusterName: "active"
+  clusterInformation:
+    active:
+      enabled: true
+      initialFailoverVersion: 1
+      rpcName: "frontend"
+      rpcAddress: "127.0.0.1:${ports.frontend}"
+
+dcRedirectionPolicy:
+  policy: "noop"
+
+dynamicConfigClient:
+  filepath: "${path.join(configDir, 'dynamicconfig', 'cluster.yaml')}"
+  pollInterval: "10s"
+`;
+  fs.writeFileSync(path.join(configDir, 'cluster.yaml'), yaml);
+  // Namespaces registered a moment ago become usable within a second, not the default ten.
+  fs.writeFileSync(
+    path.join(configDir, 'dynamicconfig', 'cluster.yaml'),
+    `system.namespaceCacheRefreshInterval:\n  - value: 1s\nlimit.maxIDLength:\n  - value: 255\n`,
+  );
+}
+
+export function temporalServerSpec(
+  binaries: TemporalServerBinaries,
+  root: string,
+  ports: TemporalPorts,
+  env: NodeJS.ProcessEnv,
+): ProcessSpec {
+  return {
+    name: 'temporal',
+    role: 'temporal',
+    command: binaries.server,
+    args: ['--root', root, '--config', 'config', '--env', 'cluster', '--allow-no-auth', 'start'],
+    env,
+    port: ports.frontend,
+    ready: async () => {
+      await waitFor(
+        `the Temporal frontend on ${ports.frontend}`,
+        () => frontendAnswers(ports.frontend),
+        90_000,
+      );
+    },
+  };
+}
+
+async function frontendAnswers(port: number): Promise<boolean> {
+  const connection = await Connection.connect({ address: `127.0.0.1:${port}`, connectTimeout: 1000 });
+  try {
+    await connection.workflowService.getSystemInfo({});
+    return true;
+  } finally {
+    await connection.close();
+  }
+}
+
+/** Registers the namespace (3 days of retention) and payrun's search attributes, then waits until both are usable. */
+export async function prepareNamespace(
+  address: string,
+  namespace: string,
+  log: (line: string) => void,
+): Promise<void> {
+  const connection = await Connection.connect({ address });
+  try {
+    const exists = await connection.workflowService.describeNamespace({ namespace }).then(
+      () => true,
+      () => false,
+    );
+    if (!exists) {
+      await connection.workflowService.registerNamespace({
+        namespace,
+        workflowExecutionRetentionPeriod: { seconds: Long.fromNumber(3 * 24 * 3600) },
+      });
+      log(`Registered namespace ${namespace}`);
+    }
+    await waitFor(`namespace ${namespace}`, async () => {
+      await connection.workflowService.listWorkflowExecutions({ namespace, pageSize: 1 });
+      return true;
+    });
+    const added = await waitFor('payrun search attributes', () =>
+      ensureSearchAttributes(connection, namespace),
+    );
+    if (added.length) log(`Registered search attributes ${added.join(', ')}`);
+  } finally {
+    await connection.close();
+  }
+}

@@ -1,0 +1,196 @@
+/**
+ * Hard faults on the production shape (`npm run cluster`: separate processes, the Temporal server on
+ * PostgreSQL): a worker SIGKILLed while it holds a batch's gateway call, the Temporal server killed in
+ * the middle of a run, the API killed while the gateway is sending notifications. In each case the run
+ * reconciles, every row is paid exactly once in the sandbox's ledger, and no notification is lost.
+ */
+import { describe, expect, it } from 'vitest';
+import { temporal } from '@temporalio/proto';
+import { subscriptionWorkflowId } from '../../workflows/subscription-definitions';
+import { payoutFile } from '../support/payout-stack';
+import { eventually } from '../support/wait';
+import type { IpnLogEntry } from '../../sandbox/ipn';
+import { useCluster } from './cluster-fixture';
+
+const t = useCluster({ workers: 2 });
+/** Real time on a real server: a killed worker's gateway call is retried after its 2-minute timeout. */
+const RUN_TIMEOUT = 240_000;
+
+async function startRun(prefix: string, rows: number): Promise<string> {
+  const maker = await t.key(['payouts-maker']);
+  const approver = await t.key(['payouts-approver']);
+  const uploaded = await t.api(
+    maker,
+    'POST',
+    `/v1/payout-runs?fileName=${prefix}.csv`,
+    payoutFile(prefix, rows),
+    'text/csv',
+  );
+  expect(uploaded.status, JSON.stringify(uploaded.body)).toBe(201);
+  const runId = uploaded.body.runId as string;
+  const approved = await t.api(approver, 'POST', `/v1/payout-runs/${runId}/approve`, {});
+  expect(approved.status, JSON.stringify(approved.body)).toBe(200);
+  return runId;
+}
+
+async function reconciled(runId: string, timeout = RUN_TIMEOUT) {
+  const viewer = await t.key(['viewer']);
+  return eventually(
+    async () => {
+      const run = await t.api(viewer, 'GET', `/v1/payout-runs/${runId}`);
+      expect(run.body.status).toBe('reconciled');
+      return run.body;
+    },
+    { timeout },
+  );
+}
+
+const batchesOf = (runId: string) =>
+  t.db('payout_batches').where({ run_id: runId }).select('order_id', 'workflow_id');
+
+/** Each of the run's rows moved money exactly once. */
+async function expectPaidOnce(runId: string, rows: number) {
+  const orders = new Set((await batchesOf(runId)).map((batch) => batch.order_id as string));
+  const moved = (await t.ledger()).filter(
+    (entry) => orders.has(entry.orderId) && entry.outcome === 'succeeded',
+  );
+  const items = moved.map((entry) => `${entry.orderId}/${entry.itemId}`);
+  expect(new Set(items).size).toBe(rows);
+  expect(items).toHaveLength(rows);
+}
+
+/** The identity of the worker process running a started activity of one of these workflows. */
+function heldActivity(workflowIds: string[]): Promise<string> {
+  return eventually(
+    async () => {
+      for (const workflowId of workflowIds) {
+        const described = await t.temporal.workflow.getHandle(workflowId).describe();
+        const held = described.raw.pendingActivities?.find(
+          (activity) =>
+            activity.state === temporal.api.enums.v1.PendingActivityState.PENDING_ACTIVITY_STATE_STARTED &&
+            activity.lastWorkerIdentity,
+        );
+        if (held) return held.lastWorkerIdentity!;
+      }
+      throw new Error('no activity held by a worker yet');
+    },
+    { timeout: 120_000 },
+  );
+}
+
+/** SIGKILLs the worker process with this Temporal identity; returns its name and the survivor's. */
+async function killWorker(identity: string) {
+  const victim = t.cluster.workerNames.find((name) => t.identityOf(name) === identity);
+  expect(victim, `identity ${identity}`).toBeDefined();
+  const survivor = t.cluster.workerNames.find((name) => name !== victim)!;
+  const survivorIdentity = t.identityOf(survivor);
+  await t.cluster.kill(victim!);
+  return { victim: victim!, survivorIdentity };
+}
+
+describe('the production shape under hard faults', () => {
+  it('a worker SIGKILLed while it holds a batch activity: the other worker finishes, each row paid once', async () => {
+    // Batch pay calls take 4 s at the gateway, so the activity is surely held when the worker dies.
+    await t.sandbox('PUT', '/faults', { operation: 'batch.pay', latencyMs: 4000, times: 2 });
+    const runId = await startRun('kill-worker', 1500);
+    const holder = await heldActivity((await batchesOf(runId)).map((batch) => batch.workflow_id as string));
+    const { victim, survivorIdentity } = await killWorker(holder);
+
+    await reconciled(runId);
+    await expectPaidOnce(runId, 1500);
+    // The work after the kill ran on the survivor.
+    for (const batch of await batchesOf(runId)) {
+      expect([...(await t.workerIdentities(batch.workflow_id))]).toContain(survivorIdentity);
+    }
+    await t.cluster.restart(victim);
+  }, 300_000);
+
+  it('a worker SIGKILLed in the middle of a subscription charge: charged once, by the other worker', async () => {
+    const billing = await t.key(['billing']);
+    const subscriptionId = `kill-sub-${Date.now().toString(36)}`;
+    // The cluster bills at hour 0 (GMT+7): a cycle due today is charged as soon as it is authorized.
+    const today = new Date(Date.now() + 7 * 3600_000).toISOString().slice(0, 10);
+    const created = await t.api(billing, 'POST', '/v1/subscriptions', {
+      subscriptionId,
+      partnerClientId: `${subscriptionId}-member`,
+      amount: 0,
+      orderInfo: 'Gym membership',
+      subscriptionInfo: {
+        name: 'Gym',
+        type: 'FIXED',
+        recurringAmount: 99_000,
+        frequency: 'MONTHLY',
+        nextPaymentDate: today,
+      },
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const workflowId = subscriptionWorkflowId(subscriptionId);
+    // The charge takes 4 s at the gateway, so the worker surely holds it when it dies.
+    await t.sandbox('PUT', '/faults', { operation: 'subscription.pay', latencyMs: 4000, times: 1 });
+    await eventually(() => t.sandbox('POST', `/payments/${subscriptionId}/approve`, {}));
+    const { victim, survivorIdentity } = await killWorker(await heldActivity([workflowId]));
+
+    const charged = await eventually(
+      async () => {
+        const view = await t.api(billing, 'GET', `/v1/subscriptions/${subscriptionId}`);
+        expect(view.body.charges?.[0]?.status).toBe('succeeded');
+        return view.body;
+      },
+      { timeout: RUN_TIMEOUT },
+    );
+    expect(charged.charges).toHaveLength(1);
+    const ledger = (await t.ledger()).filter((entry) => entry.orderId.startsWith(`${subscriptionId}-c1`));
+    expect(ledger.map((entry) => entry.outcome)).toEqual(['succeeded']);
+    expect([...(await t.workerIdentities(workflowId))]).toContain(survivorIdentity);
+    await t.cluster.restart(victim);
+  }, 300_000);
+
+  it('the Temporal server killed and started again in the middle of a run: the run completes', async () => {
+    await t.sandbox('PUT', '/faults', { operation: 'batch.pay', latencyMs: 2000, times: 1 });
+    const runId = await startRun('kill-temporal', 1200);
+    await eventually(async () => expect((await batchesOf(runId)).length).toBeGreaterThan(0), {
+      timeout: 60_000,
+    });
+    await t.cluster.kill('temporal');
+    await t.cluster.restart('temporal');
+    await reconciled(runId);
+    await expectPaidOnce(runId, 1200);
+  }, 300_000);
+
+  it('the API killed while the gateway sends notifications: retried ones are accepted once, none lost', async () => {
+    const runId = await startRun('kill-api', 1000);
+    const [batch] = await eventually(async () => {
+      const batches = await batchesOf(runId);
+      expect(batches.length).toBe(1);
+      return batches;
+    });
+    // Down as soon as the batch exists: its notifications (8003, then the result) meet a dead API.
+    await t.cluster.kill('api');
+    const refused = await eventually(
+      async () => {
+        const log = await t.sandbox<IpnLogEntry[]>('GET', '/ipn-log');
+        const failed = log.filter((entry) => entry.orderId === batch!.order_id && entry.outcome === 'failed');
+        expect(failed.length).toBeGreaterThan(0);
+        return failed;
+      },
+      { timeout: 60_000 },
+    );
+    await t.cluster.restart('api');
+    await reconciled(runId);
+    await expectPaidOnce(runId, 1000);
+
+    const log = await t.sandbox<IpnLogEntry[]>('GET', '/ipn-log');
+    for (const { requestId } of refused) {
+      // Each notification that met the dead API was delivered on a later attempt...
+      expect(
+        log.some((entry) => entry.requestId === requestId && entry.outcome === 'delivered'),
+        `notification ${requestId}`,
+      ).toBe(true);
+    }
+    // ...and payrun stored and signalled each notification of the batch once.
+    const stored = await t.db('ipn_notifications').where({ order_id: batch!.order_id });
+    expect(stored.length).toBeGreaterThan(0);
+    expect(new Set(stored.map((row) => row.dedupe_key)).size).toBe(stored.length);
+    expect(stored.every((row) => row.signalled_at !== null)).toBe(true);
+  }, 300_000);
+});

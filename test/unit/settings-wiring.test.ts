@@ -1,0 +1,122 @@
+/**
+ * Every setting in platform/config.ts reaches the process that uses it. `apiSettingsFrom` is what every
+ * API process is built with; the process-level settings (ports, addresses, keys) are proven by the tests
+ * that start real processes with them, listed in PROOFS, so a new setting without a proof fails here.
+ */
+import fs from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { rateLimitSettingsFrom } from '../../api/http/rate-limit-settings';
+import { apiSettingsFrom } from '../../api/settings';
+import { configSchema, loadConfig, type Config } from '../../platform/config';
+
+/**
+ * Settings the production-shape tests (test/cluster/) start real processes with: `npm run cluster` passes
+ * them (scripts/cluster/environment.ts), and those tests fail when a process cannot start or serve.
+ */
+const CLUSTER = 'scripts/cluster/environment.ts';
+
+const PROOFS: Record<keyof Config, string> = {
+  DATABASE_URL: CLUSTER,
+  PAYRUN_DATA_DIR: 'test/e2e/dev-stack.test.ts',
+  EMBEDDED_PG_PORT: 'test/e2e/dev-stack.test.ts',
+  TEMPORAL_ADDRESS: CLUSTER,
+  TEMPORAL_NAMESPACE: 'test/unit/settings-wiring.test.ts',
+  TEMPORAL_TASK_QUEUE: 'test/unit/settings-wiring.test.ts',
+  TEMPORAL_PORT: 'test/e2e/dev-stack.test.ts',
+  TEMPORAL_UI_PORT: 'test/e2e/dev-stack.test.ts',
+  API_HOST: CLUSTER,
+  API_PORT: 'test/e2e/dev-stack.test.ts',
+  PAYLOAD_CODEC_KEYS: 'test/codec/payload-codec.test.ts',
+  PAYLOAD_CODEC_KEY_ID: 'test/codec/payload-codec.test.ts',
+  TEMPORAL_UI_ORIGIN: CLUSTER,
+  TEMPORAL_UI_URL: CLUSTER,
+  GATEWAY_BASE_URL: 'test/e2e/dev-stack.test.ts',
+  GATEWAY_PARTNER_CODE: CLUSTER,
+  GATEWAY_ACCESS_KEY: CLUSTER,
+  GATEWAY_SECRET_KEY: CLUSTER,
+  GATEWAY_PUBLIC_KEY: CLUSTER,
+  SANDBOX_PORT: 'test/e2e/dev-stack.test.ts',
+  PUBLIC_BASE_URL: CLUSTER,
+  PAYOUT_MAX_ROWS: 'test/unit/settings-wiring.test.ts',
+  PAYOUT_UPLOAD_LIMIT: 'test/unit/settings-wiring.test.ts',
+  PAYOUT_APPROVAL_TTL_HOURS: 'test/unit/settings-wiring.test.ts',
+  PAYOUT_BATCH_SIZE: 'test/unit/settings-wiring.test.ts',
+  PAYOUT_PARALLEL_BATCHES: 'test/unit/settings-wiring.test.ts',
+  PAYOUT_IPN_TIMEOUT_SECONDS: 'test/unit/settings-wiring.test.ts',
+  PAYOUT_GATEWAY_ATTEMPT_SECONDS: 'test/unit/settings-wiring.test.ts',
+  REMITTANCE_QUOTE_TTL_SECONDS: 'test/unit/settings-wiring.test.ts',
+  WORKER_METRICS_PORT: CLUSTER,
+  SUBSCRIPTION_RETRY_DELAY_HOURS: 'test/subscriptions/billing-settings.test.ts',
+  SUBSCRIPTION_BILLING_HOUR: 'test/subscriptions/billing-settings.test.ts',
+  LOG_LEVEL: CLUSTER,
+  TEMPORAL_UI_CODEC_TOKEN: 'test/unit/config.test.ts',
+  PAYOUT_UPLOAD_CONCURRENCY: 'test/unit/settings-wiring.test.ts',
+  RATE_LIMIT_PER_ADDRESS_PER_MINUTE: 'test/unit/settings-wiring.test.ts',
+  RATE_LIMIT_PER_KEY_PER_MINUTE: 'test/unit/settings-wiring.test.ts',
+  RATE_LIMIT_AUTH_FAILURES_PER_MINUTE: 'test/unit/settings-wiring.test.ts',
+  REMITTANCE_QUOTE_CACHE_SECONDS: 'test/unit/settings-wiring.test.ts',
+  WEBHOOK_ALLOW_LOOPBACK_HTTP: 'test/unit/webhook-signing.test.ts',
+};
+
+describe('every setting reaches its process', () => {
+  it('API settings are built from the configuration, each changing what the API sends to workflows', () => {
+    const settings = apiSettingsFrom(
+      loadConfig({
+        TEMPORAL_TASK_QUEUE: 'q-custom',
+        PAYOUT_MAX_ROWS: '123',
+        PAYOUT_UPLOAD_LIMIT: '7mb',
+        PAYOUT_APPROVAL_TTL_HOURS: '5',
+        PAYOUT_BATCH_SIZE: '250',
+        PAYOUT_PARALLEL_BATCHES: '3',
+        PAYOUT_IPN_TIMEOUT_SECONDS: '42',
+        PAYOUT_GATEWAY_ATTEMPT_SECONDS: '45',
+        REMITTANCE_QUOTE_TTL_SECONDS: '17',
+        REMITTANCE_QUOTE_CACHE_SECONDS: '3',
+        PAYOUT_UPLOAD_CONCURRENCY: '4',
+        SUBSCRIPTION_BILLING_HOUR: '10',
+        SUBSCRIPTION_RETRY_DELAY_HOURS: '6',
+      }),
+    );
+    expect(settings.payouts).toMatchObject({
+      maxRows: 123,
+      uploadLimit: '7mb',
+      approvalTtlHours: 5,
+      batchSize: 250,
+      uploadConcurrency: 4,
+      parallelBatches: 3,
+      taskQueue: 'q-custom',
+      timing: { ipnTimeout: '42 seconds', gatewayAttemptTimeout: '45 seconds' },
+    });
+    expect(settings.remittance).toMatchObject({
+      taskQueue: 'q-custom',
+      quoteCacheSeconds: 3,
+      timing: { quoteTtl: '17 seconds', ipnTimeout: '42 seconds' },
+    });
+    expect(settings.subscriptions).toMatchObject({
+      taskQueue: 'q-custom',
+      timing: { billingHourGmt7: 10, insufficientFundsRetryDelay: '6 hours' },
+    });
+    expect(settings.payments.taskQueue).toBe('q-custom');
+    expect(settings.tokens.taskQueue).toBe('q-custom');
+  });
+
+  it('rate limits are built from the configuration (the behaviour: test/api/rate-limits.test.ts)', () => {
+    expect(
+      rateLimitSettingsFrom(
+        loadConfig({
+          RATE_LIMIT_PER_ADDRESS_PER_MINUTE: '11',
+          RATE_LIMIT_PER_KEY_PER_MINUTE: '12',
+          RATE_LIMIT_AUTH_FAILURES_PER_MINUTE: '13',
+        }),
+      ),
+    ).toEqual({ perAddressPerMinute: 11, perKeyPerMinute: 12, authFailuresPerMinute: 13 });
+  });
+
+  it.each(Object.keys(configSchema.shape) as (keyof Config)[])('%s has a test that proves it', (name) => {
+    const proof = PROOFS[name];
+    expect(proof, `${name} has no entry in PROOFS`).toBeDefined();
+    if (proof === CLUSTER)
+      expect(fs.readdirSync('test/cluster').some((f) => f.endsWith('.test.ts'))).toBe(true);
+    expect(fs.readFileSync(proof, 'utf8')).toContain(name === 'TEMPORAL_NAMESPACE' ? 'namespace' : name);
+  });
+});

@@ -1,0 +1,65 @@
+/**
+ * What the disbursement workflow shares with its callers: identity, statuses and their transitions,
+ * input and result, the signal and the query. Pure code: the API, activities and db/ import it.
+ */
+import { defineQuery, defineSignal } from '@temporalio/workflow';
+import type { Duration } from '@temporalio/common';
+
+export const disbursementWorkflowId = (disbursementId: string) => `disbursement/${disbursementId}`;
+
+/** checking_wallet → checking_balance → paying → pending → succeeded | failed | needs_attention. */
+export type DisbursementStatus =
+  'checking_wallet' | 'checking_balance' | 'paying' | 'pending' | 'succeeded' | 'failed' | 'needs_attention';
+
+const TRANSITIONS: Readonly<Record<DisbursementStatus, readonly DisbursementStatus[]>> = {
+  checking_wallet: ['checking_balance', 'failed'],
+  checking_balance: ['paying', 'failed'],
+  paying: ['pending', 'succeeded', 'failed'],
+  pending: ['succeeded', 'failed', 'needs_attention'],
+  succeeded: [],
+  failed: [],
+  needs_attention: [],
+};
+
+/** The next status, or an error naming the forbidden move. */
+export function transition(from: DisbursementStatus, to: DisbursementStatus): DisbursementStatus {
+  if (from !== to && !TRANSITIONS[from].includes(to))
+    throw new Error(`A disbursement cannot go from ${from} to ${to}`);
+  return to;
+}
+
+export type DisbursementReceiver =
+  | { kind: 'wallet'; walletId: string; walletName: string; personalId: string | null }
+  | {
+      kind: 'bank';
+      bankAccountNo?: string;
+      bankCardNo?: string;
+      bankAccountHolderName: string;
+      bankCode: string;
+    };
+
+export interface DisbursementInput {
+  disbursementId: string;
+  amount: number;
+  description: string;
+  receiver: DisbursementReceiver;
+  /** Attempt timeout of one gateway call (see PayoutTiming.gatewayAttemptTimeout). */
+  gatewayAttemptTimeout: Duration;
+  /** How long to wait for the final result of a pending payout before asking an operator. */
+  resultWait: Duration;
+}
+
+export interface DisbursementResult {
+  status: DisbursementStatus;
+  resultCode?: number;
+  message?: string;
+}
+
+export interface DisbursementNotice {
+  resultCode: number;
+  message: string;
+  transId?: string;
+}
+
+export const disbursementResultSignal = defineSignal<[DisbursementNotice]>('disbursementResult');
+export const disbursementStatusQuery = defineQuery<DisbursementStatus>('disbursementStatus');

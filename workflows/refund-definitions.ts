@@ -1,0 +1,46 @@
+/**
+ * What the refund workflow shares with its callers: identity, statuses and their transitions, input
+ * and outcome. Pure code: the API, activities and db/ import it.
+ */
+import type { Duration } from '@temporalio/common';
+
+export const refundWorkflowId = (refundId: string) => `refund/${refundId}`;
+
+/** created → pending → succeeded | failed | needs_attention (still pending when payrun stops asking). */
+export type RefundStatus = 'created' | 'pending' | 'succeeded' | 'failed' | 'needs_attention';
+export type RefundItemStatus = 'pending' | 'succeeded' | 'failed';
+
+const TRANSITIONS: Readonly<Record<RefundStatus, readonly RefundStatus[]>> = {
+  created: ['pending', 'succeeded', 'failed'],
+  pending: ['succeeded', 'failed', 'needs_attention'],
+  succeeded: [],
+  failed: [],
+  needs_attention: [],
+};
+
+/** The next status, or an error naming the forbidden move. */
+export function transition(from: RefundStatus, to: RefundStatus): RefundStatus {
+  if (from !== to && !TRANSITIONS[from].includes(to))
+    throw new Error(`A refund cannot go from ${from} to ${to}`);
+  return to;
+}
+
+export interface RefundTiming {
+  gatewayAttemptTimeout: Duration;
+  /** First wait before api/refund/query when the refund (or one of its items) is pending; doubles. */
+  firstCheck: Duration;
+  maxInterval: Duration;
+  /** Still pending after this: an operator looks at it. */
+  giveUpAfter: Duration;
+}
+
+export interface RefundInput {
+  refundId: string;
+  timing: RefundTiming;
+}
+
+export interface RefundOutcome {
+  status: RefundStatus;
+  resultCode?: number;
+  message?: string;
+}

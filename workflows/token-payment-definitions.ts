@@ -1,0 +1,82 @@
+/**
+ * What the token payment workflow (paying with a saved method) shares with its callers: identity,
+ * states and their transitions, inputs, and the signal, updates and query. Pure code: the API,
+ * activities and db/ import it.
+ */
+import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+import type { Duration } from '@temporalio/common';
+
+export type { OtpAttempt, OtpAttemptKind, OtpAttemptOutcome } from './otp-rules';
+export { checkNewCode, refusalMessage } from './otp-rules';
+
+export const tokenPaymentWorkflowId = (paymentId: string) => `token-payment/${paymentId}`;
+
+/**
+ * starting → succeeded | failed, or on to awaiting_otp (the customer's code), awaiting_customer
+ * (confirm at the provider) or pending; those end succeeded, failed or (pending) needs_attention.
+ */
+export type TokenPaymentState =
+  'starting' | 'awaiting_otp' | 'awaiting_customer' | 'pending' | 'succeeded' | 'failed' | 'needs_attention';
+
+const TRANSITIONS: Readonly<Record<TokenPaymentState, readonly TokenPaymentState[]>> = {
+  starting: ['awaiting_otp', 'awaiting_customer', 'pending', 'succeeded', 'failed'],
+  awaiting_otp: ['pending', 'succeeded', 'failed'],
+  awaiting_customer: ['succeeded', 'failed', 'needs_attention'],
+  pending: ['succeeded', 'failed', 'needs_attention'],
+  succeeded: [],
+  failed: [],
+  needs_attention: [],
+};
+
+export const FINAL_TOKEN_PAYMENT_STATES: readonly TokenPaymentState[] = [
+  'succeeded',
+  'failed',
+  'needs_attention',
+];
+
+/** The next state, or an error naming the forbidden move. */
+export function transition(from: TokenPaymentState, to: TokenPaymentState): TokenPaymentState {
+  if (from !== to && !TRANSITIONS[from].includes(to))
+    throw new Error(`A token payment cannot go from ${from} to ${to}`);
+  return to;
+}
+
+export interface TokenPaymentTiming {
+  gatewayAttemptTimeout: Duration;
+  /** Wait for the IPN before asking api/query, and between queries. */
+  resultWait: Duration;
+  /** After this long without a final result: the customer did not confirm (redirect), or an operator looks (pending). */
+  giveUpAfter: Duration;
+}
+
+export interface TokenPaymentInput {
+  paymentId: string;
+  /** The user (partnerClientId without the n<NNN>_ wallet prefix): the OTP rules are per user. */
+  partnerClientId: string;
+  timing: TokenPaymentTiming;
+}
+
+export interface TokenPaymentSnapshot {
+  state: TokenPaymentState;
+  resultCode?: number;
+  message?: string;
+}
+
+export interface OtpVerdict {
+  state: TokenPaymentState;
+  resultCode?: number;
+  message?: string;
+}
+
+export interface TokenPaymentNotice {
+  resultCode: number;
+  message: string;
+  transId?: string;
+}
+
+export const tokenPaymentResultSignal = defineSignal<[TokenPaymentNotice]>('tokenPaymentResult');
+/** Answers once the first gateway answer is known (so the API can hand over payUrl/deeplink or ask for the code). */
+export const tokenPaymentStartedUpdate = defineUpdate<TokenPaymentSnapshot, []>('tokenPaymentStarted');
+/** The customer's code. Refusals fail the update with type otp_too_soon / otp_expired / otp_locked / otp_wrong. */
+export const submitOtpUpdate = defineUpdate<OtpVerdict, [{ code: string }]>('submitOtp');
+export const tokenPaymentStateQuery = defineQuery<TokenPaymentState>('tokenPaymentState');
