@@ -1,22 +1,38 @@
+// @ts-check
 /**
  * The finance console: sign-in, the language, navigation by role, and a hash router (#/runs,
  * #/payments/<id>, #/payments?status=…), so the server serves one page and every view has its own
- * address to bookmark or share.
+ * address to bookmark or share. Each page is a module of its own; this one only chooses which.
  */
-import { ApiProblem, request, session, whenUnauthorized } from './api.js';
+import { request, session, whenUnauthorized } from './api.js';
 import { auditPage } from './audit.js';
 import { dashboardPage } from './dashboard.js';
+import { detailPage } from './detail-page.js';
+import { disbursements, newDisbursementPage } from './disbursements.js';
 import { announce, fill, h } from './dom.js';
-import { methodsPage, newDisbursementPage, newRemittancePage } from './forms.js';
 import { LANGUAGES, language, setLanguage, t } from './i18n.js';
-import { detailPage, listPage } from './pages.js';
-import { runPage, runsResource, uploadPage } from './payouts.js';
-import { RESOURCES } from './resources.js';
+import { listPage } from './list-page.js';
+import { payments } from './payments.js';
+import { runPage } from './payout-run.js';
+import { payoutRuns } from './payout-runs.js';
+import { uploadPage } from './payout-upload.js';
+import { newRemittancePage, remittances } from './remittances.js';
+import { methodsPage } from './saved-methods.js';
+import { signInPage } from './sign-in.js';
+import { subscriptions } from './subscriptions.js';
+import { tokenPayments } from './token-payments.js';
 import { errorBox, pageHeading } from './ui.js';
+import { webhookEndpoints } from './webhook-endpoints.js';
+
+/** @typedef {import('./types.js').Ctx} Ctx */
+/** @typedef {import('./types.js').Duty} Duty */
+/** @typedef {import('./types.js').Leave} Leave */
+/** @typedef {import('./types.js').Resource} Resource */
 
 /**
  * What each duty may do, mirroring the API's route roles (admin may do everything). The console
  * only hides what would be refused; the API is what enforces it.
+ * @type {Record<Duty, string[]>}
  */
 const DUTIES = {
   readRuns: ['viewer', 'payouts-maker', 'payouts-approver'],
@@ -34,7 +50,23 @@ const DUTIES = {
   webhooks: [],
 };
 
-/** Signed-in state; rebuilt from the stored key on reload. */
+/**
+ * The capabilities whose records have the shared list and detail pages, by address.
+ * @type {Record<string, Resource>}
+ */
+const RESOURCES = {
+  subscriptions,
+  'token-payments': tokenPayments,
+  remittances,
+  payments,
+  disbursements,
+  'webhook-endpoints': webhookEndpoints,
+};
+
+/**
+ * Signed-in state; rebuilt from the stored key on reload.
+ * @type {Ctx}
+ */
 const ctx = {
   me: null,
   config: { temporalUiUrl: null, namespace: 'default' },
@@ -48,17 +80,31 @@ const ctx = {
   },
 };
 
+/** Stops what the current page started (timers, polling) when another opens. */
 let leavePage = () => {};
 
+/**
+ * @param {string} key
+ * @returns {Promise<void>}
+ */
 async function signIn(key) {
   const me = await request('/v1/me', { key });
   session.save(key);
-  ctx.me = me;
+  ctx.me = { name: me.name, roles: me.roles };
   try {
-    ctx.config = await request('/v1/console/config');
+    const config = await request('/v1/console/config');
+    ctx.config = { temporalUiUrl: config.temporalUiUrl, namespace: config.namespace };
   } catch {
     // Without it only the workflow links are missing; the console works.
   }
+}
+
+/** @param {string} key */
+async function signInFromPage(key) {
+  await signIn(key);
+  renderChrome();
+  announce(t('Signed in as {name}.', { name: ctx.me?.name ?? '' }));
+  ctx.navigate(defaultPage());
 }
 
 function signOut() {
@@ -69,54 +115,9 @@ function signOut() {
   announce(t('Signed out.'));
 }
 
-function signInPage(main) {
-  const input = h('input', {
-    id: 'api-key',
-    name: 'api-key',
-    type: 'password',
-    autocomplete: 'off',
-    spellcheck: 'false',
-    required: true,
-    'aria-describedby': 'api-key-hint',
-  });
-  const feedback = h('div', { id: 'sign-in-feedback' });
-  const form = h(
-    'form',
-    {
-      class: 'card narrow',
-      onsubmit: async (event) => {
-        event.preventDefault();
-        fill(feedback, h('p', { role: 'status' }, t('Signing in…')));
-        try {
-          await signIn(input.value.trim());
-          renderChrome();
-          announce(t('Signed in as {name}.', { name: ctx.me.name }));
-          ctx.navigate(defaultPage());
-        } catch (error) {
-          const message =
-            error instanceof ApiProblem && error.status === 401
-              ? { message: t('That key was not accepted. Check it, or ask an admin for a new one.') }
-              : error;
-          fill(feedback, errorBox(message, t('Not signed in')));
-          input.focus();
-        }
-      },
-    },
-    h('label', { for: 'api-key' }, t('API key')),
-    h(
-      'p',
-      { id: 'api-key-hint', class: 'hint' },
-      t('Your personal key (prk_…). It is kept only in this browser tab and forgotten when the tab closes.'),
-    ),
-    input,
-    h('button', { type: 'submit', class: 'primary', id: 'sign-in' }, t('Sign in')),
-    feedback,
-  );
-  fill(main, pageHeading(t('Sign in')), form);
-  input.focus();
-}
-
+/** @returns {Array<[string, string]>} */
 function navLinks() {
+  /** @type {Array<[string, string]>} */
   const links = [['#/dashboard', t('Needs you now')]];
   if (ctx.can('readRuns')) links.push(['#/runs', t('Payout runs')]);
   if (ctx.can('upload')) links.push(['#/upload', t('Upload payouts')]);
@@ -136,6 +137,7 @@ function defaultPage() {
 }
 
 function languageSwitch() {
+  /** @type {HTMLSelectElement} */
   const select = h(
     'select',
     {
@@ -153,12 +155,22 @@ function languageSwitch() {
   return h('p', { class: 'language' }, h('label', { for: 'language' }, t('Language')), ' ', select);
 }
 
+/**
+ * An element of index.html that is always there.
+ * @param {string} id
+ */
+function byId(id) {
+  const element = document.getElementById(id);
+  if (!element) throw new Error(`index.html has no #${id}`);
+  return element;
+}
+
 /** Header: navigation for the signed-in roles, the language, who is signed in, and sign-out. */
 function renderChrome() {
-  const nav = document.getElementById('nav');
-  const who = document.getElementById('who');
-  document.getElementById('skip-link').textContent = t('Skip to main content');
-  document.getElementById('brand-sub').textContent = t('finance console');
+  const nav = byId('nav');
+  const who = byId('who');
+  byId('skip-link').textContent = t('Skip to main content');
+  byId('brand-sub').textContent = t('finance console');
   nav.setAttribute('aria-label', t('Main'));
   if (!ctx.me) {
     fill(nav);
@@ -191,12 +203,17 @@ function renderChrome() {
   );
 }
 
-/** The page for an address: [title, open(main) → leave function]. */
+/**
+ * The page for an address: its title, and what opens it in `main`.
+ * @param {string[]} parts
+ * @param {URLSearchParams} query
+ * @returns {[string, (main: HTMLElement) => Leave] | undefined}
+ */
 function route(parts, query) {
   const [name, id] = parts;
   if (name === 'dashboard') return [t('Needs you now'), (main) => dashboardPage(main, ctx)];
   if (name === 'runs' && id) return [t('Run {id}', { id }), (main) => runPage(main, ctx, id)];
-  if (name === 'runs') return [t('Payout runs'), (main) => listPage(main, ctx, runsResource, query)];
+  if (name === 'runs') return [t('Payout runs'), (main) => listPage(main, ctx, payoutRuns, query)];
   if (name === 'upload') return [t('Upload payouts'), (main) => uploadPage(main, ctx)];
   if (name === 'audit') return [t('Audit log'), (main) => auditPage(main, ctx, query)];
   if (name === 'methods') return [t('Saved methods'), (main) => methodsPage(main, ctx, query)];
@@ -208,12 +225,15 @@ function route(parts, query) {
   if (name === 'authorized-payments') {
     return [
       t('Payments'),
-      (main) =>
-        listPage(main, ctx, RESOURCES.payments, new URLSearchParams({ status: 'authorized_not_captured' })),
+      (main) => listPage(main, ctx, payments, new URLSearchParams({ status: 'authorized_not_captured' })),
     ];
   }
-  const resource = RESOURCES[name];
-  if (resource && id) return [`${resource.singular()} ${id}`, (main) => detailPage(main, ctx, resource, id)];
+  const resource = name === undefined ? undefined : RESOURCES[name];
+  if (resource && id)
+    return [
+      `${resource.singular?.() ?? resource.title()} ${id}`,
+      (main) => detailPage(main, ctx, resource, id),
+    ];
   if (resource) return [resource.title(), (main) => listPage(main, ctx, resource, query)];
   return undefined;
 }
@@ -221,15 +241,16 @@ function route(parts, query) {
 async function render() {
   leavePage();
   leavePage = () => {};
-  const main = document.getElementById('main');
+  const main = byId('main');
   const hash = location.hash || '#/';
-  const [path, search = ''] = hash.replace(/^#\/?/, '').split('?');
+  const [path = '', search = ''] = hash.replace(/^#\/?/, '').split('?');
   const parts = path.split('/').map(decodeURIComponent);
   const query = new URLSearchParams(search);
 
-  if (!ctx.me && session.key()) {
+  const storedKey = session.key();
+  if (!ctx.me && storedKey) {
     try {
-      await signIn(session.key());
+      await signIn(storedKey);
     } catch {
       session.clear();
     }
@@ -238,7 +259,7 @@ async function render() {
   if (!ctx.me) {
     if (hash !== '#/sign-in') history.replaceState(null, '', '#/sign-in');
     document.title = `${t('Sign in')} · payrun`;
-    signInPage(main);
+    signInPage(main, signInFromPage);
     return;
   }
   if (parts[0] === '' || parts[0] === 'sign-in') {
@@ -270,10 +291,10 @@ whenUnauthorized(() => {
   ctx.navigate('#/sign-in');
 });
 
-document.getElementById('skip-link').addEventListener('click', (event) => {
+byId('skip-link').addEventListener('click', (event) => {
   // The hash is the router's; move focus without changing it.
   event.preventDefault();
-  document.getElementById('main').focus();
+  byId('main').focus();
 });
 window.addEventListener('hashchange', () => void render());
 void render();

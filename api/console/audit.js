@@ -1,9 +1,12 @@
+// @ts-check
 /** The audit log page: who did what, filtered, paged newest first, and downloadable as CSV. */
 import { request } from './api.js';
 import { announce, fill, fillIfChanged, h, saveBlob, table } from './dom.js';
 import { dateTime } from './format.js';
 import { t } from './i18n.js';
 import { errorBox, pageHeading, statusBadge } from './ui.js';
+
+/** @typedef {import('./types.js').ApiRecord} ApiRecord */
 
 const PAGE_SIZE = 50;
 const ACTIONS = [
@@ -36,11 +39,21 @@ const ACTIONS = [
   'webhook_endpoint.enable',
   'webhook_endpoint.resend',
 ];
-const FIELDS = ['action', 'actor', 'outcome', 'from', 'to', 'q'];
+const FIELDS = /** @type {const} */ (['action', 'actor', 'outcome', 'from', 'to', 'q']);
+/** @typedef {(typeof FIELDS)[number]} Field */
+/** @typedef {Record<Field, string>} AuditFilter */
 
+/**
+ * @param {HTMLElement} main
+ * @param {import('./types.js').Ctx} ctx
+ * @param {URLSearchParams} query
+ */
 export function auditPage(main, ctx, query) {
-  const filter = Object.fromEntries(FIELDS.map((name) => [name, query.get(name) ?? '']));
+  const filter = /** @type {AuditFilter} */ (
+    Object.fromEntries(FIELDS.map((name) => [name, query.get(name) ?? '']))
+  );
   const offset = Number(query.get('offset') ?? 0) || 0;
+  /** @type {Record<Field, HTMLInputElement | HTMLSelectElement>} */
   const inputs = {
     action: h(
       'select',
@@ -68,13 +81,18 @@ export function auditPage(main, ctx, query) {
     to: t('To (GMT+7)'),
     q: t('Record, request or key id'),
   };
+  /**
+   * @param {AuditFilter} values
+   * @param {number} [at]
+   */
   const hashOf = (values, at = 0) => {
     const params = new URLSearchParams();
     for (const [name, value] of Object.entries(values)) if (value) params.set(name, value);
     if (at) params.set('offset', String(at));
     return `#/audit${params.toString() ? `?${params}` : ''}`;
   };
-  const current = () => Object.fromEntries(FIELDS.map((name) => [name, inputs[name].value.trim()]));
+  const current = () =>
+    /** @type {AuditFilter} */ (Object.fromEntries(FIELDS.map((name) => [name, inputs[name].value.trim()])));
   const body = h('div', { id: 'audit-body' }, h('p', {}, t('Loading…')));
   const status = h('p', { role: 'status' });
   fill(
@@ -143,7 +161,7 @@ export function auditPage(main, ctx, query) {
                   t('Request id'),
                 ],
                 className: 'audit',
-                rows: entries.map((entry) => [
+                rows: entries.map((/** @type {ApiRecord} */ entry) => [
                   dateTime(entry.at),
                   entry.actor,
                   entry.action,
@@ -180,7 +198,7 @@ export function auditPage(main, ctx, query) {
           : h('p', {}, t('Nothing matches this filter.')),
       );
     } catch (error) {
-      fillIfChanged(body, { error: error.message }, () =>
+      fillIfChanged(body, { error: String(error) }, () =>
         errorBox(error, t('The audit log could not be loaded')),
       );
     }

@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * The console's two languages. Every text is written in English at its place of use, wrapped in
  * t('…'); Vietnamese, the default, comes from messages-vi.js, keyed by that English text (a test
@@ -8,11 +9,22 @@ import { VI } from './messages-vi.js';
 
 const LANGUAGE_STORAGE = 'payrun.console.language';
 export const LANGUAGES = { vi: 'Tiếng Việt', en: 'English' };
+/** @typedef {keyof typeof LANGUAGES} Language */
 
+/** @type {Record<string, string>} */
+const vietnamese = VI;
+
+/**
+ * @param {string | null} code
+ * @returns {code is Language}
+ */
+const isLanguage = (code) => code !== null && code in LANGUAGES;
+
+/** @type {Language} */
 let current = (() => {
   try {
     const stored = localStorage.getItem(LANGUAGE_STORAGE);
-    return stored && stored in LANGUAGES ? stored : 'vi';
+    return isLanguage(stored) ? stored : 'vi';
   } catch {
     return 'vi';
   }
@@ -20,8 +32,9 @@ let current = (() => {
 
 export const language = () => current;
 
+/** @param {string} code */
 export function setLanguage(code) {
-  if (!(code in LANGUAGES)) return;
+  if (!isLanguage(code)) return;
   current = code;
   try {
     localStorage.setItem(LANGUAGE_STORAGE, code);
@@ -31,13 +44,14 @@ export function setLanguage(code) {
   document.documentElement.lang = code;
 }
 
-/** The text in the chosen language, with {name} placeholders filled from `params`. */
+/**
+ * The text in the chosen language, with {name} placeholders filled from `params`.
+ * @param {string} text
+ * @param {Record<string, string | number>} [params]
+ */
 export function t(text, params = {}) {
-  const chosen = current === 'vi' ? (VI[text] ?? text) : text;
+  const chosen = current === 'vi' ? (vietnamese[text] ?? text) : text;
   return chosen.replace(/\{(\w+)\}/g, (whole, name) => (name in params ? String(params[name]) : whole));
 }
-
-/** A text that exists only when translated: t.maybe('status.paused') → undefined without an entry. */
-t.has = (text) => current === 'en' || text in VI;
 
 document.documentElement.lang = current;

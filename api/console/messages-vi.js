@@ -1,8 +1,10 @@
+// @ts-check
 /**
  * The console in Vietnamese, keyed by the English text written at each place of use (see i18n.js):
  * VI for texts, VI_STATUS for statuses, VI_ERRORS for the API's error codes and VI_RULES for the
  * rules a file row or field breaks. test/unit/console-messages.test.ts checks that nothing is missing.
  */
+/** @type {Record<string, string>} */
 export const VI = {
   'Signed out.': 'Đã đăng xuất.',
   'Signing in…': 'Đang đăng nhập…',
@@ -396,6 +398,7 @@ export const VI = {
     'Đã bật lại địa chỉ: việc gửi tiếp tục từ chỗ đã dừng.',
 };
 
+/** @type {Record<string, string>} */
 export const VI_STATUS = {
   awaiting_approval: 'Chờ duyệt',
   rejected: 'Đã từ chối',
@@ -457,6 +460,7 @@ export const VI_STATUS = {
   disabled: 'Đã tắt',
 };
 
+/** @type {Record<string, string>} */
 export const VI_ERRORS = {
   unauthorized: 'Cần khóa API hợp lệ.',
   forbidden: 'Bạn không có quyền thực hiện thao tác này.',
@@ -517,6 +521,7 @@ export const VI_ERRORS = {
   webhooks_not_configured: 'Máy chủ này chưa được cấu hình để gửi webhook.',
 };
 
+/** @type {Record<string, string>} */
 export const VI_RULES = {
   empty: 'File trống.',
   no_rows: 'File chỉ có dòng tiêu đề, không có dòng chi trả nào.',
