@@ -33,6 +33,7 @@ export const VI = {
   'Signed in as': 'Đăng nhập với tên',
   'Sign out': 'Đăng xuất',
   'Run {id}': 'Đợt {id}',
+  'All payout runs': 'Tất cả các đợt chi trả',
   'New disbursement': 'Chi trả đơn lẻ mới',
   'New remittance': 'Kiều hối mới',
   'Nothing here': 'Không có gì ở đây',

@@ -37,7 +37,7 @@ export function runPage(main, ctx, runId) {
   const problem = h('div');
   fill(
     main,
-    h('p', { class: 'crumbs' }, h('a', { href: '#/runs' }, '← All payout runs')),
+    h('p', { class: 'crumbs' }, h('a', { href: '#/runs' }, `← ${t('All payout runs')}`)),
     pageHeading(t('Payout run {id}', { id: runId })),
     live,
     problem,
