@@ -1,6 +1,6 @@
 import type { Db } from './knex';
 import type { DisbursementStatus } from '../workflows/disbursement-definitions';
-import type { EventType, DisbursementSnapshot } from '../platform/event-catalogue';
+import type { DisbursementSnapshot, EventType } from '../platform/event-catalogue';
 import { recordEvent, updateRecordingEvents } from './events';
 
 export interface DisbursementRow {
@@ -55,7 +55,7 @@ export async function recordDisbursementStatus(
   );
 }
 
-/** The record as events carry it: its public fields, as the catalogue declares them. */
+/** The public fields of the record that its events carry (platform/event-catalogue.ts). */
 export const disbursementSnapshot = (row: DisbursementRow): DisbursementSnapshot => ({
   disbursementId: row.disbursement_id,
   status: row.status,

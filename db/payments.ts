@@ -2,7 +2,7 @@
 import type { Db } from './knex';
 import type { EventType, PaymentSnapshot, RefundSnapshot } from '../platform/event-catalogue';
 import { recordEvent, updateRecordingEvents } from './events';
-import { iso } from './snapshot-values';
+import { isoOrNull } from './values';
 import type { PaymentRequestType, PaymentStatus } from '../workflows/payment-definitions';
 import type { RefundItemStatus, RefundStatus } from '../workflows/refund-definitions';
 
@@ -271,7 +271,7 @@ export async function markTerminalSettled(db: Db, storeId: string, serialNumber:
     .update({ settled_at: db.fn.now(), updated_at: db.fn.now() });
 }
 
-/** The record as events carry it: its public fields, as the catalogue declares them. */
+/** The public fields of the record that its events carry (platform/event-catalogue.ts). */
 export const paymentSnapshot = (row: PaymentRow): PaymentSnapshot => ({
   paymentId: row.payment_id,
   orderId: row.order_id,
@@ -283,7 +283,7 @@ export const paymentSnapshot = (row: PaymentRow): PaymentSnapshot => ({
   transId: row.trans_id,
   payType: row.pay_type,
   refundedAmount: Number(row.refunded_amount),
-  completedAt: iso(row.completed_at),
+  completedAt: isoOrNull(row.completed_at),
 });
 
 export const refundSnapshot = (row: RefundRow): RefundSnapshot => ({
@@ -296,5 +296,5 @@ export const refundSnapshot = (row: RefundRow): RefundSnapshot => ({
   message: row.result_message,
   transId: row.trans_id,
   items: row.items.map((item) => ({ itemId: item.itemId, amount: item.amount, status: item.status })),
-  completedAt: iso(row.completed_at),
+  completedAt: isoOrNull(row.completed_at),
 });

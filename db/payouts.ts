@@ -3,7 +3,7 @@ import type { Db } from './knex';
 import type { BatchStatus, ItemState, RunStatus, StateCounts } from '../workflows/payout-definitions';
 import type { EventType, PayoutRunSnapshot } from '../platform/event-catalogue';
 import { recordEvent, updateRecordingEvents } from './events';
-import { iso } from './snapshot-values';
+import { isoOrNull } from './values';
 
 export interface PayoutRunRow {
   run_id: string;
@@ -260,7 +260,7 @@ export async function cancelRunItems(db: Db, runId: string): Promise<void> {
     .update({ state: 'CANCELLED', updated_at: db.fn.now() });
 }
 
-/** The record as events carry it: its public fields, as the catalogue declares them. */
+/** The public fields of the record that its events carry (platform/event-catalogue.ts). */
 export const payoutRunSnapshot = (row: PayoutRunRow): PayoutRunSnapshot => ({
   runId: row.run_id,
   status: row.status,
@@ -270,5 +270,5 @@ export const payoutRunSnapshot = (row: PayoutRunRow): PayoutRunSnapshot => ({
   totalAmount: Number(row.total_amount),
   batchCount: Number(row.batch_count),
   uploadedAt: row.uploaded_at.toISOString(),
-  completedAt: iso(row.completed_at),
+  completedAt: isoOrNull(row.completed_at),
 });

@@ -2,7 +2,7 @@ import type { Db } from './knex';
 import { applyListFilter, pageOf, type ListFilter } from './list-filter';
 import type { EventType, RemittanceSnapshot } from '../platform/event-catalogue';
 import { recordEvent, updateRecordingEvents } from './events';
-import { iso, numberOrNull } from './snapshot-values';
+import { isoOrNull, numberOrNull } from './values';
 import type {
   BaseCurrency,
   RemittanceReason,
@@ -167,7 +167,7 @@ export async function quotesOf(db: Db, remittanceId: string): Promise<Remittance
   return db('remittance_quotes').where({ remittance_id: remittanceId }).orderBy('seq');
 }
 
-/** The record as events carry it: its public fields, as the catalogue declares them. */
+/** The public fields of the record that its events carry (platform/event-catalogue.ts). */
 export const remittanceSnapshot = (row: RemittanceRow): RemittanceSnapshot => ({
   remittanceId: row.remittance_id,
   status: row.status,
@@ -182,5 +182,5 @@ export const remittanceSnapshot = (row: RemittanceRow): RemittanceSnapshot => ({
   resultCode: row.result_code,
   transId: row.trans_id,
   attentionReason: row.attention_reason,
-  completedAt: iso(row.completed_at),
+  completedAt: isoOrNull(row.completed_at),
 });

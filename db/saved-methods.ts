@@ -1,7 +1,7 @@
 import type { Db } from './knex';
 import type { EventType, SavedMethodSnapshot, TokenPaymentSnapshot } from '../platform/event-catalogue';
 import { recordEvent, updateRecordingEvents } from './events';
-import { iso } from './snapshot-values';
+import { isoOrNull } from './values';
 import type { BindingStatus, SavedMethodKind } from '../workflows/binding-definitions';
 import type {
   OtpAttempt,
@@ -232,7 +232,17 @@ export async function otpAttemptsOf(db: Db, paymentId: string) {
   }));
 }
 
-/** The record as events carry it: its public fields, as the catalogue declares them. */
+/** The public fields of the record that its events carry (platform/event-catalogue.ts). */
+export const savedMethodSnapshot = (row: SavedMethodRow): SavedMethodSnapshot => ({
+  methodId: row.method_id,
+  kind: row.kind,
+  status: row.status,
+  last4: row.card_last4,
+  cardType: row.card_type,
+  bankCode: row.bank_code,
+  revokedAt: isoOrNull(row.revoked_at),
+});
+
 export const tokenPaymentSnapshot = (row: TokenPaymentRow): TokenPaymentSnapshot => ({
   paymentId: row.payment_id,
   methodId: row.method_id,
@@ -242,14 +252,4 @@ export const tokenPaymentSnapshot = (row: TokenPaymentRow): TokenPaymentSnapshot
   resultCode: row.result_code,
   message: row.message,
   transId: row.trans_id,
-});
-
-export const savedMethodSnapshot = (row: SavedMethodRow): SavedMethodSnapshot => ({
-  methodId: row.method_id,
-  kind: row.kind,
-  status: row.status,
-  last4: row.card_last4,
-  cardType: row.card_type,
-  bankCode: row.bank_code,
-  revokedAt: iso(row.revoked_at),
 });

@@ -245,19 +245,7 @@ export async function chargesOf(db: Db, subscriptionId: string): Promise<Subscri
     ]);
 }
 
-/** The record as events carry it: its public fields, as the catalogue declares them. */
-export const subscriptionSnapshot = (row: SubscriptionRow): SubscriptionSnapshot => ({
-  subscriptionId: row.subscription_id,
-  status: row.status,
-  statusReason: row.status_reason,
-  type: row.type,
-  frequency: row.frequency,
-  recurringAmount: Number(row.recurring_amount),
-  nextPaymentDate: row.next_payment_date,
-  expiryDate: row.expiry_date,
-  failures: Number(row.failures),
-});
-
+/** The public fields of the record that its events carry (platform/event-catalogue.ts). */
 export const subscriptionChargeSnapshot = (row: SubscriptionChargeRow): SubscriptionChargeSnapshot => ({
   orderId: row.order_id,
   cycle: Number(row.cycle),
@@ -268,4 +256,16 @@ export const subscriptionChargeSnapshot = (row: SubscriptionChargeRow): Subscrip
   resultCode: row.result_code,
   message: row.message,
   transId: row.trans_id,
+});
+
+export const subscriptionSnapshot = (row: SubscriptionRow): SubscriptionSnapshot => ({
+  subscriptionId: row.subscription_id,
+  status: row.status,
+  statusReason: row.status_reason,
+  type: row.type,
+  frequency: row.frequency,
+  recurringAmount: Number(row.recurring_amount),
+  nextPaymentDate: row.next_payment_date,
+  expiryDate: row.expiry_date,
+  failures: Number(row.failures),
 });

@@ -36,6 +36,7 @@ import type { AuditTrail } from '../http/audit-trail';
 import { ApiError, conflict, forbidden, notFound } from '../http/errors';
 import { toCsv } from './payout-csv';
 import { markAlreadyPaid, type PayoutFileReport, type PayoutRow } from './payout-file';
+import { startWorkflow } from '../workflow-starts';
 
 export interface PayoutSettings {
   maxRows: number;
@@ -192,7 +193,7 @@ export async function uploadPayoutRun(
     timing: settings.timing,
   };
   try {
-    await temporal.workflow.start('payoutRun', {
+    await startWorkflow(temporal, 'payoutRun', {
       taskQueue: settings.taskQueue,
       workflowId: payoutRunWorkflowId(runId),
       args: [workflowInput],

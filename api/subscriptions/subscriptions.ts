@@ -25,6 +25,7 @@ import { payrunCustomer, payrunKind, payrunOrderId } from '../../workflows/searc
 import type { Principal } from '../auth/roles';
 import { ApiError, conflict, notFound } from '../http/errors';
 import type { SubscriptionSettings } from './settings';
+import { startWorkflow } from '../workflow-starts';
 
 export interface SubscriptionDeps {
   db: Db;
@@ -86,7 +87,7 @@ export async function createSubscription(
     ...(info.expiryDate ? { expiryDate: info.expiryDate } : {}),
     timing: settings.timing,
   };
-  await temporal.workflow.start('subscription', {
+  await startWorkflow(temporal, 'subscription', {
     taskQueue: settings.taskQueue,
     workflowId,
     args: [workflowInput],

@@ -8,17 +8,16 @@ import path from 'node:path';
 import { createApiKey } from '../../db/api-keys';
 import { createDb } from '../../db/knex';
 import type { LedgerEntry } from '../../sandbox/ledger';
-import { freeClusterPorts, startCluster } from '../cluster/cluster';
+import { startClusterOnFreePorts } from '../cluster/cluster';
 import { BENCH_SANDBOX_TIMING, type BenchStack } from './harness';
 
 export async function startClusterBenchStack(
   workers = Number(process.env.BENCH_WORKERS ?? 2),
 ): Promise<BenchStack> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'payrun-bench-cluster-'));
-  const cluster = await startCluster({
+  const cluster = await startClusterOnFreePorts({
     dataDir,
     workers,
-    ports: await freeClusterPorts(workers),
     logLevel: 'warn',
     sandboxTiming: BENCH_SANDBOX_TIMING,
     apiSettings: {

@@ -92,6 +92,26 @@ export async function freeClusterPorts(workers: number): Promise<ClusterPorts> {
   }
 }
 
+/**
+ * `startCluster` on ports free right now. Between choosing a port and binding it another process may
+ * take it (tests and benchmarks start clusters side by side); such a start is stopped and tried again
+ * on new ports.
+ */
+export async function startClusterOnFreePorts(
+  options: Omit<ClusterOptions, 'ports'>,
+  attempts = 3,
+): Promise<Cluster> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startCluster({ ...options, ports: await freeClusterPorts(options.workers) });
+    } catch (error) {
+      const portTaken = error instanceof Error && /address already in use|EADDRINUSE/i.test(error.message);
+      if (!portTaken || attempt >= attempts) throw error;
+      options.log?.(`A port was taken while the cluster started; starting again on other ports`);
+    }
+  }
+}
+
 export interface ClusterOptions {
   /** Everything the cluster keeps: databases, logs, keys, processes.json. */
   dataDir: string;

@@ -12,7 +12,7 @@ import { Client, Connection } from '@temporalio/client';
 import type { Role } from '../../api/auth/roles';
 import { createApiKey } from '../../db/api-keys';
 import { createDb, type Db } from '../../db/knex';
-import { freeClusterPorts, startCluster, type Cluster } from '../../scripts/cluster/cluster';
+import { startClusterOnFreePorts, type Cluster } from '../../scripts/cluster/cluster';
 import type { LedgerEntry } from '../../sandbox/ledger';
 import { jsonOf } from '../support/api';
 
@@ -45,10 +45,9 @@ export function useCluster(options: { workers?: number } = {}): ClusterFixture {
   beforeAll(async () => {
     dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'payrun-cluster-test-'));
     const workers = options.workers ?? 2;
-    const cluster = await startCluster({
+    const cluster = await startClusterOnFreePorts({
       dataDir,
       workers,
-      ports: await freeClusterPorts(workers),
       logLevel: 'info',
       // Bill subscriptions due today at once; a killed worker's call and a lost notification are
       // retried or asked about within a test's patience (the production defaults are 2 minutes).
