@@ -28,9 +28,10 @@ export default tseslint.config(
     },
   },
   {
-    // The finance console is plain browser JavaScript, served as is (no build step): no TypeScript
-    // project to type-check it against, and browser globals instead of Node's. The globals package
-    // is not installed, so the few the console uses are listed here.
+    // The finance console is plain browser JavaScript, served as is (no build step), with browser
+    // globals instead of Node's. Its types are checked by its own project (api/console/tsconfig.json,
+    // JSDoc and the DOM library, in `npm run typecheck`), not by these type-aware rules. The globals
+    // package is not installed, so the few the console uses are listed here.
     files: ['api/console/**/*.js'],
     ...tseslint.configs.disableTypeChecked,
     languageOptions: {
@@ -43,6 +44,7 @@ export default tseslint.config(
           'location',
           'history',
           'sessionStorage',
+          'localStorage',
           'fetch',
           'URL',
           'URLSearchParams',

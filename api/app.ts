@@ -1,6 +1,7 @@
 import express, { type Express } from 'express';
 import type { Client } from '@temporalio/client';
 import type { PayloadCodec } from '@temporalio/common';
+import { auditRoutes } from './audit/routes';
 import { requireRoles } from './auth/authenticate';
 import { createCodecRouter } from './codec-router';
 import { consoleRoutes, type ConsoleSettings } from './console/routes';
@@ -127,7 +128,8 @@ export function apiRoutes(deps: ApiDependencies): AnyRoute[] {
   );
   routes.push(...eventRoutes(deps));
   routes.push(...webhookRoutes({ db: deps.db, temporal: deps.temporal, settings: deps.webhooks }));
-  routes.push(...consoleRoutes(deps.console, () => deps.temporal.options.namespace));
+  routes.push(...auditRoutes(deps.db));
+  routes.push(...consoleRoutes(deps.console, () => deps.temporal.options.namespace, deps.db));
   return routes;
 }
 

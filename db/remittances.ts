@@ -1,4 +1,5 @@
 import type { Db } from './knex';
+import { applyListFilter, pageOf, type ListFilter } from './list-filter';
 import type { EventType, RemittanceSnapshot } from '../platform/event-catalogue';
 import { recordEvent, updateRecordingEvents } from './events';
 import { isoOrNull, numberOrNull } from './values';
@@ -89,11 +90,15 @@ export async function getRemittanceByOrderId(db: Db, orderId: string): Promise<R
 
 export async function listRemittances(
   db: Db,
-  filter: { status?: string; limit: number },
-): Promise<RemittanceRow[]> {
-  const query = db('remittances').orderBy('created_at', 'desc').limit(filter.limit);
-  if (filter.status) query.where({ status: filter.status });
-  return query;
+  filter: ListFilter,
+): Promise<{ rows: RemittanceRow[]; nextOffset: number | null }> {
+  const query = applyListFilter(db('remittances'), filter, {
+    created: 'created_at',
+    status: 'status',
+    ids: ['remittance_id', 'order_id'],
+    tiebreak: 'remittance_id',
+  });
+  return pageOf((await query) as RemittanceRow[], filter);
 }
 
 export type RemittanceUpdate = Partial<

@@ -1,4 +1,5 @@
 import type { Db } from './knex';
+import { applyListFilter, pageOf, type ListFilter } from './list-filter';
 import type {
   EventType,
   SubscriptionChargeSnapshot,
@@ -155,11 +156,15 @@ export async function updateSubscription(
 
 export async function listSubscriptions(
   db: Db,
-  filter: { status?: string; limit: number },
-): Promise<SubscriptionRow[]> {
-  const query = db('subscriptions').orderBy('created_at', 'desc').limit(filter.limit);
-  if (filter.status) query.where({ status: filter.status });
-  return query;
+  filter: ListFilter,
+): Promise<{ rows: SubscriptionRow[]; nextOffset: number | null }> {
+  const query = applyListFilter(db('subscriptions'), filter, {
+    created: 'created_at',
+    status: 'status',
+    ids: ['subscription_id', 'partner_client_id', 'name'],
+    tiebreak: 'subscription_id',
+  });
+  return pageOf((await query) as SubscriptionRow[], filter);
 }
 
 /** The subscription an IPN's orderId names: its initial orderId or a reactivation's. */

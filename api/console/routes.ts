@@ -12,6 +12,8 @@ import { z } from 'zod';
 import { ROLES } from '../auth/roles';
 import { notFound } from '../http/errors';
 import { defineRoute, type AnyRoute } from '../http/routes';
+import type { Db } from '../../db/knex';
+import { timelineOf } from './timeline';
 
 export interface ConsoleSettings {
   /** Base URL of the Temporal Web UI; without it the console shows no workflow links. */
@@ -56,6 +58,7 @@ function loadAssets(): Map<string, { body: Buffer; contentType: string }> {
 export function consoleRoutes(
   settings: ConsoleSettings | undefined,
   defaultNamespace: () => string,
+  db: Db,
 ): AnyRoute[] {
   const assets = loadAssets();
   const serve = (name: string) => {
@@ -94,6 +97,21 @@ export function consoleRoutes(
           namespace: settings?.namespace ?? defaultNamespace(),
         },
       }),
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/v1/console/timeline',
+      summary:
+        "A record's timeline for its detail page: the gateway's notifications for its order ids or workflow (kind, result code, when; never the body) and what people did to it (from the audit log).",
+      tag: 'console',
+      access: { roles: ROLES },
+      query: z.object({
+        targetType: z.string().max(40).optional(),
+        targetId: z.string().max(100).optional(),
+        workflowId: z.string().max(200).optional(),
+        orderIds: z.string().max(2000).optional(),
+      }),
+      handler: async ({ query }) => ({ body: await timelineOf(db, query) }),
     }),
   ];
 }

@@ -2,6 +2,7 @@
 import type { Client } from '@temporalio/client';
 import { WorkflowIdReusePolicy } from '@temporalio/common';
 import type { Db } from '../../db/knex';
+import { applyListFilter, pageOf, type ListFilter } from '../../db/list-filter';
 import {
   disbursementWorkflowId,
   type DisbursementInput,
@@ -105,12 +106,14 @@ export async function disbursementView(db: Db, disbursementId: string) {
   };
 }
 
-export async function listDisbursements(db: Db, filter: { status?: string; limit: number }) {
-  const query = db('disbursements')
-    .orderBy('created_at', 'desc')
-    .limit(filter.limit)
-    .select('disbursement_id');
-  if (filter.status) query.where({ status: filter.status });
-  const rows: Array<{ disbursement_id: string }> = await query;
-  return Promise.all(rows.map((row) => disbursementView(db, row.disbursement_id)));
+export async function listDisbursements(db: Db, filter: ListFilter) {
+  const query = applyListFilter(db('disbursements').select('disbursement_id'), filter, {
+    created: 'created_at',
+    status: 'status',
+    ids: ['disbursement_id', 'order_id'],
+    tiebreak: 'disbursement_id',
+  });
+  const page = pageOf((await query) as Array<{ disbursement_id: string }>, filter);
+  const rows = await Promise.all(page.rows.map((row) => disbursementView(db, row.disbursement_id)));
+  return { rows, nextOffset: page.nextOffset };
 }

@@ -4,6 +4,7 @@ import { ORDER_ID_PATTERN } from '../../gateway/operations/shared';
 import { ipnPaths } from '../../platform/ipn-paths';
 import { disbursementResultSignal } from '../../workflows/disbursement-definitions';
 import type { IpnChannel } from '../ipn/receiver';
+import { listQuery } from '../http/list-query';
 import { defineRoute, type AnyRoute } from '../http/routes';
 import {
   createDisbursement,
@@ -77,6 +78,7 @@ export function disbursementRoutes(deps: DisbursementDeps): AnyRoute[] {
         'Pay one receiver now: a wallet (check wallet → balance → pay) or a bank account or card (pay).',
       tag: 'payouts',
       access: { roles: ['payouts-maker'] },
+      audit: { action: 'disbursement.create', target: 'disbursement' },
       idempotent: true,
       body: createBody,
       handler: async ({ body, principal }) => ({
@@ -95,11 +97,11 @@ export function disbursementRoutes(deps: DisbursementDeps): AnyRoute[] {
       summary: 'Single disbursements, newest first.',
       tag: 'payouts',
       access: { roles: READERS },
-      query: z.object({
-        status: z.string().max(40).optional(),
-        limit: z.coerce.number().int().min(1).max(200).default(50),
-      }),
-      handler: async ({ query }) => ({ body: { disbursements: await listDisbursements(deps.db, query) } }),
+      query: listQuery,
+      handler: async ({ query }) => {
+        const page = await listDisbursements(deps.db, query);
+        return { body: { disbursements: page.rows, nextOffset: page.nextOffset } };
+      },
     }),
     defineRoute({
       method: 'get',

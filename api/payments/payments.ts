@@ -4,6 +4,7 @@ import { WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import { ApplicationFailure, WorkflowIdReusePolicy } from '@temporalio/common';
 import { AUTHORIZATION_HOLD_MS, REFUND_AMOUNT_RANGES } from '../../gateway';
 import type { Db } from '../../db/knex';
+import { applyListFilter, pageOf, type ListFilter } from '../../db/list-filter';
 import {
   findPayment,
   reserveRefund,
@@ -240,11 +241,17 @@ export async function getPayment(db: Db, paymentId: string) {
   return paymentView(row);
 }
 
-export async function listPayments(db: Db, filter: { status?: string; requestType?: string; limit: number }) {
-  const query = db<PaymentRow>('payments').orderBy('created_at', 'desc').limit(filter.limit);
-  if (filter.status) query.where({ status: filter.status as PaymentRow['status'] });
+export async function listPayments(db: Db, filter: ListFilter & { requestType?: string }) {
+  const query = db<PaymentRow>('payments');
   if (filter.requestType) query.where({ request_type: filter.requestType as PaymentRow['request_type'] });
-  return (await query).map(paymentView);
+  applyListFilter(query, filter, {
+    created: 'created_at',
+    status: 'status',
+    ids: ['payment_id', 'order_id', 'trans_id'],
+    tiebreak: 'payment_id',
+  });
+  const page = pageOf((await query) as PaymentRow[], filter);
+  return { rows: page.rows.map(paymentView), nextOffset: page.nextOffset };
 }
 
 export function refundView(row: RefundRow) {

@@ -14,6 +14,7 @@ import { ipnPaths, paymentReturnPath } from '../../platform/ipn-paths';
 import { noticeOf, paymentResultSignal } from '../../workflows/payment-definitions';
 import type { IpnChannel } from '../ipn/receiver';
 import { ApiError } from '../http/errors';
+import { listQueryFields } from '../http/list-query';
 import { defineRoute, type AnyRoute } from '../http/routes';
 import {
   confirmPayment,
@@ -181,6 +182,7 @@ export function paymentRoutes(deps: PaymentDeps, merchant: SigningKeys): AnyRout
         'Create a one-time payment of any document-1 requestType; answers the links the customer pays with.',
       tag: 'payments',
       access: { roles: WRITERS },
+      audit: { action: 'payment.create', target: 'payment' },
       idempotent: true,
       body: createBody,
       handler: async ({ body, principal }) => {
@@ -220,6 +222,7 @@ export function paymentRoutes(deps: PaymentDeps, merchant: SigningKeys): AnyRout
       summary: 'POS quick pay: charge the payment code the cashier scanned from the customer app.',
       tag: 'payments',
       access: { roles: WRITERS },
+      audit: { action: 'payment.create_pos', target: 'payment' },
       idempotent: true,
       body: posBody,
       handler: async ({ body, principal }) => {
@@ -253,12 +256,11 @@ export function paymentRoutes(deps: PaymentDeps, merchant: SigningKeys): AnyRout
       summary: 'One-time payments, newest first.',
       tag: 'payments',
       access: { roles: READERS },
-      query: z.object({
-        status: z.string().max(40).optional(),
-        requestType: z.string().max(40).optional(),
-        limit: z.coerce.number().int().min(1).max(200).default(50),
-      }),
-      handler: async ({ query }) => ({ body: { payments: await listPayments(deps.db, query) } }),
+      query: z.object({ ...listQueryFields, requestType: z.string().max(40).optional() }),
+      handler: async ({ query }) => {
+        const page = await listPayments(deps.db, query);
+        return { body: { payments: page.rows, nextOffset: page.nextOffset } };
+      },
     }),
     defineRoute({
       method: 'get',
@@ -276,6 +278,7 @@ export function paymentRoutes(deps: PaymentDeps, merchant: SigningKeys): AnyRout
         'Refund all or part of a succeeded payment (optionally per item); never more than what is left to refund.',
       tag: 'payments',
       access: { roles: WRITERS },
+      audit: { action: 'payment.refund', target: 'payment' },
       idempotent: true,
       params: z.object({ paymentId: z.string().max(64) }),
       body: refundBody,
@@ -294,6 +297,7 @@ export function paymentRoutes(deps: PaymentDeps, merchant: SigningKeys): AnyRout
             : 'Cancel an authorized payment (autoCapture false): the held money goes back to the customer.',
         tag: 'payments',
         access: { roles: WRITERS },
+        audit: { action: `payment.${action}`, target: 'payment' },
         params: z.object({ paymentId: z.string().max(64) }),
         body: z.strictObject({}),
         responseStatus: 200,
@@ -318,6 +322,7 @@ export function paymentRoutes(deps: PaymentDeps, merchant: SigningKeys): AnyRout
         "Settle a card terminal's card transactions (card/settle); payrun then refuses API refunds of them.",
       tag: 'payments',
       access: { roles: WRITERS },
+      audit: { action: 'terminal.settle', target: 'terminal' },
       idempotent: true,
       body: z.object({ storeId: z.string().min(1).max(50), serialNumber: z.string().min(1).max(100) }),
       handler: async ({ body, principal }) => ({

@@ -7,6 +7,7 @@ import type { ReadPayoutFile } from './payout-file-stream';
 import { WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import { WorkflowIdReusePolicy } from '@temporalio/common';
 import type { Db } from '../../db/knex';
+import { applyListFilter, pageOf, type ListFilter } from '../../db/list-filter';
 import {
   findLivePayoutIds,
   getRun,
@@ -31,8 +32,10 @@ import {
 } from '../../workflows/payout-definitions';
 import { payrunKind, payrunRunId } from '../../workflows/search-attributes';
 import type { Principal } from '../auth/roles';
+import type { AuditTrail } from '../http/audit-trail';
 import { ApiError, conflict, forbidden, notFound } from '../http/errors';
-import { markAlreadyPaid, toCsv, type PayoutFileReport, type PayoutRow } from './payout-csv';
+import { toCsv } from './payout-csv';
+import { markAlreadyPaid, type PayoutFileReport, type PayoutRow } from './payout-file';
 import { startWorkflow } from '../workflow-starts';
 
 export interface PayoutSettings {
@@ -79,6 +82,7 @@ export function reportSummary(report: PayoutFileReport, batchSize: number) {
     validRowCount: report.rows.length,
     totalAmount: report.totalAmount,
     batchCount: valid ? Math.ceil(report.rows.length / batchSize) : 0,
+    source: report.source,
     fileErrors: report.fileErrors,
     rowErrors: report.rowErrors,
   };
@@ -107,7 +111,7 @@ function invalidFile(report: PayoutFileReport): ApiError {
 /** Creates the run's records and starts its workflow; a file with any error creates nothing. */
 export async function uploadPayoutRun(
   deps: PayoutDeps,
-  input: { file: ReadPayoutFile; fileName: string; principal: Principal },
+  input: { file: ReadPayoutFile; fileName: string; principal: Principal; audit?: AuditTrail },
 ) {
   const { db, temporal, settings } = deps;
   const report = await validatePayoutFile(deps, input.file.report);
@@ -158,6 +162,12 @@ export async function uploadPayoutRun(
           await trx('payout_items').insert(rows.map((row) => itemRecord(runId, batch.batchId, row)));
         }
       }
+      // The upload is in the audit log exactly when its run exists.
+      input.audit?.note({
+        targetId: runId,
+        details: { rowCount: report.rows.length, totalAmount: report.totalAmount },
+      });
+      await input.audit?.recordIn(trx);
     });
   } catch (error) {
     // Another upload claimed one of these payout ids between our check and our insert.
@@ -329,11 +339,15 @@ export async function runView(deps: Pick<PayoutDeps, 'db'>, runId: string) {
   };
 }
 
-export async function listRuns(db: Db, filter: { status?: string; limit: number }) {
-  const query = db('payout_runs').orderBy('uploaded_at', 'desc').limit(filter.limit);
-  if (filter.status) query.where({ status: filter.status });
-  const runs: PayoutRunRow[] = await query;
-  return runs.map((run) => ({
+export async function listRuns(db: Db, filter: ListFilter) {
+  const query = applyListFilter(db('payout_runs'), filter, {
+    created: 'uploaded_at',
+    status: 'status',
+    ids: ['run_id', 'file_name'],
+    tiebreak: 'run_id',
+  });
+  const page = pageOf((await query) as PayoutRunRow[], filter);
+  const rows = page.rows.map((run) => ({
     runId: run.run_id,
     status: run.status,
     fileName: run.file_name,
@@ -344,6 +358,7 @@ export async function listRuns(db: Db, filter: { status?: string; limit: number 
     decidedBy: run.decided_by,
     workflowId: run.workflow_id,
   }));
+  return { rows, nextOffset: page.nextOffset };
 }
 
 const itemView = (item: PayoutItemRow) => ({

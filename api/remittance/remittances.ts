@@ -6,6 +6,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import { WorkflowIdReusePolicy } from '@temporalio/common';
 import type { Db } from '../../db/knex';
+import type { ListFilter } from '../../db/list-filter';
 import {
   getRemittance,
   insertRemittance,
@@ -287,6 +288,7 @@ export async function remittanceView(db: Db, remittanceId: string) {
   };
 }
 
-export async function listRemittanceSummaries(db: Db, filter: { status?: string; limit: number }) {
-  return (await listRemittances(db, filter)).map(summary);
+export async function listRemittanceSummaries(db: Db, filter: ListFilter) {
+  const page = await listRemittances(db, filter);
+  return { rows: page.rows.map(summary), nextOffset: page.nextOffset };
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { listQuery } from '../http/list-query';
 import { createQuoteCache } from './quote-cache';
 import { DEFAULT_QUOTE_CACHE_SECONDS } from './settings';
 import { REMITTANCE_AMOUNT_RANGES } from '../../gateway/limits';
@@ -180,6 +181,7 @@ export function remittanceRoutes(deps: RemittanceDeps): AnyRoute[] {
         'Create a remittance to a wallet or a bank: quote → verify the wallet → buy VND → remittance/create → result. Send an Idempotency-Key.',
       tag: 'remittance',
       access: { roles: ['remittance'] },
+      audit: { action: 'remittance.create', target: 'remittance' },
       body: newRemittanceBody,
       idempotent: true,
       handler: async ({ body, principal }) => ({
@@ -192,13 +194,11 @@ export function remittanceRoutes(deps: RemittanceDeps): AnyRoute[] {
       summary: 'Remittances, newest first; receivers masked.',
       tag: 'remittance',
       access: { roles: READERS },
-      query: z.object({
-        status: z.string().max(40).optional(),
-        limit: z.coerce.number().int().min(1).max(200).default(50),
-      }),
-      handler: async ({ query }) => ({
-        body: { remittances: await listRemittanceSummaries(deps.db, query) },
-      }),
+      query: listQuery,
+      handler: async ({ query }) => {
+        const page = await listRemittanceSummaries(deps.db, query);
+        return { body: { remittances: page.rows, nextOffset: page.nextOffset } };
+      },
     }),
     defineRoute({
       method: 'get',

@@ -10,6 +10,7 @@ import {
 } from '../../workflows/subscription-definitions';
 import { findSubscriptionByOrderId } from '../../db/subscriptions';
 import type { IpnChannel } from '../ipn/receiver';
+import { listQuery } from '../http/list-query';
 import { defineRoute, type AnyRoute } from '../http/routes';
 import {
   createSubscription,
@@ -92,6 +93,7 @@ export function subscriptionRoutes(deps: SubscriptionDeps): AnyRoute[] {
       summary,
       tag: 'subscriptions',
       access: { roles: WRITERS },
+      audit: { action: `subscription.${action}`, target: 'subscription' },
       params,
       body: manageBody,
       responseStatus: 200,
@@ -110,6 +112,7 @@ export function subscriptionRoutes(deps: SubscriptionDeps): AnyRoute[] {
         'Create a subscription; answers the customer authorization links (payUrl, deeplink, qrCodeUrl).',
       tag: 'subscriptions',
       access: { roles: WRITERS },
+      audit: { action: 'subscription.create', target: 'subscription' },
       idempotent: true,
       body: createBody,
       handler: async ({ body, principal }) => ({
@@ -122,13 +125,11 @@ export function subscriptionRoutes(deps: SubscriptionDeps): AnyRoute[] {
       summary: 'Subscriptions, newest first, with status and the reason when paused or stopped.',
       tag: 'subscriptions',
       access: { roles: READERS },
-      query: z.object({
-        status: z.string().max(40).optional(),
-        limit: z.coerce.number().int().min(1).max(200).default(50),
-      }),
-      handler: async ({ query }) => ({
-        body: { subscriptions: await listSubscriptionSummaries(deps.db, query) },
-      }),
+      query: listQuery,
+      handler: async ({ query }) => {
+        const page = await listSubscriptionSummaries(deps.db, query);
+        return { body: { subscriptions: page.rows, nextOffset: page.nextOffset } };
+      },
     }),
     defineRoute({
       method: 'get',
@@ -148,6 +149,7 @@ export function subscriptionRoutes(deps: SubscriptionDeps): AnyRoute[] {
       summary: 'VARIABLE: the amount of the next (or a given) cycle, 1000..recurringAmount, before its date.',
       tag: 'subscriptions',
       access: { roles: WRITERS },
+      audit: { action: 'subscription.set_amount', target: 'subscription' },
       params,
       body: z.object({ amount: z.number().int(), cycle: z.number().int().min(1).optional() }),
       responseStatus: 200,

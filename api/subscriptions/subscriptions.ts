@@ -3,6 +3,7 @@ import { outcomeOf } from '../../gateway';
 import type { Client } from '@temporalio/client';
 import { WorkflowIdReusePolicy, WorkflowUpdateFailedError } from '@temporalio/client';
 import type { Db } from '../../db/knex';
+import type { ListFilter } from '../../db/list-filter';
 import {
   chargesOf,
   getSubscription,
@@ -169,8 +170,9 @@ export async function subscriptionView(db: Db, subscriptionId: string) {
   };
 }
 
-export async function listSubscriptionSummaries(db: Db, filter: { status?: string; limit: number }) {
-  return (await listSubscriptions(db, filter)).map(summary);
+export async function listSubscriptionSummaries(db: Db, filter: ListFilter) {
+  const page = await listSubscriptions(db, filter);
+  return { rows: page.rows.map(summary), nextOffset: page.nextOffset };
 }
 
 /** An update refused by the workflow's validator (wrong state) answers 409 with its reason. */

@@ -4,6 +4,7 @@ import { WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import { ApplicationFailure, WorkflowIdReusePolicy } from '@temporalio/common';
 import { inRange, outcomeOf, rangeText, TOKEN_PAY_AMOUNT_RANGES } from '../../gateway';
 import type { Db } from '../../db/knex';
+import { applyListFilter, pageOf, type ListFilter } from '../../db/list-filter';
 import {
   bindingView,
   getBinding,
@@ -264,10 +265,15 @@ export async function tokenPaymentDetails(db: Db, paymentId: string) {
   return { ...tokenPaymentView(row), otpAttempts: await otpAttemptsOf(db, paymentId) };
 }
 
-export async function listTokenPayments(db: Db, filter: { state?: string; limit: number }) {
-  const query = db<TokenPaymentRow>('token_payments').orderBy('created_at', 'desc').limit(filter.limit);
-  if (filter.state) query.where({ state: filter.state as TokenPaymentRow['state'] });
-  return (await query).map(tokenPaymentView);
+export async function listTokenPayments(db: Db, filter: ListFilter) {
+  const query = applyListFilter(db<TokenPaymentRow>('token_payments'), filter, {
+    created: 'created_at',
+    status: 'state',
+    ids: ['payment_id', 'order_id', 'method_id', 'partner_client_id'],
+    tiebreak: 'payment_id',
+  });
+  const page = pageOf((await query) as TokenPaymentRow[], filter);
+  return { rows: page.rows.map(tokenPaymentView), nextOffset: page.nextOffset };
 }
 
 /** Why a payment that no longer waits refuses a code: expired (410), locked (423), or simply settled (409). */

@@ -1,7 +1,8 @@
 import { z } from 'zod';
-import { listDeliveries, listEndpoints } from '../../db/webhooks';
+import { listDeliveries, listEndpointsPage } from '../../db/webhooks';
 import { EVENT_TYPES, isEventType } from '../../platform/event-catalogue';
 import { webhookUrlProblem } from '../../platform/webhook-url';
+import { listQuery } from '../http/list-query';
 import { defineRoute, type AnyRoute } from '../http/routes';
 import { ApiError } from '../http/errors';
 import {
@@ -59,25 +60,31 @@ export function webhookRoutes(deps: { db: Db; temporal: Client; settings?: Webho
         'secret: shown this once, stored sealed.',
       tag: TAG,
       access: { roles: ADMINS },
+      audit: { action: 'webhook_endpoint.create', target: 'webhook_endpoint' },
       body: createBody,
-      handler: async ({ body, principal }) => ({
-        body: await createEndpoint(configured(), {
+      handler: async ({ body, principal, audit }) => {
+        const created = await createEndpoint(configured(), {
           url: body.url,
           eventTypes: body.eventTypes.filter(isEventType),
           description: body.description,
           principal,
-        }),
-      }),
+        });
+        audit.note({ targetId: created.endpointId, details: { eventTypes: body.eventTypes } });
+        return { body: created };
+      },
     }),
     defineRoute({
       method: 'get',
       path: '/v1/webhook-endpoints',
-      summary: 'Webhook endpoints (never their secrets); disabled ones with the reason.',
+      summary:
+        'Webhook endpoints (never their secrets), disabled ones with the reason: filter by status (active, disabled) and creation days (from/to, GMT+7), search by id, URL or description, pages of limit from offset, newest first.',
       tag: TAG,
       access: { roles: ADMINS },
-      handler: async () => ({
-        body: { endpoints: (await listEndpoints(deps.db, { includeDeleted: false })).map(endpointView) },
-      }),
+      query: listQuery,
+      handler: async ({ query }) => {
+        const page = await listEndpointsPage(deps.db, query);
+        return { body: { endpoints: page.rows.map(endpointView), nextOffset: page.nextOffset } };
+      },
     }),
     defineRoute({
       method: 'get',
@@ -96,6 +103,7 @@ export function webhookRoutes(deps: { db: Db; temporal: Client; settings?: Webho
       summary: 'Delete a webhook endpoint: nothing more is sent to it.',
       tag: TAG,
       access: { roles: ADMINS },
+      audit: { action: 'webhook_endpoint.delete', target: 'webhook_endpoint' },
       params: endpointParams,
       responseStatus: 204,
       handler: async ({ params }) => {
@@ -111,6 +119,7 @@ export function webhookRoutes(deps: { db: Db; temporal: Client; settings?: Webho
         'so receivers can switch without refusing a delivery.',
       tag: TAG,
       access: { roles: ADMINS },
+      audit: { action: 'webhook_endpoint.rotate_secret', target: 'webhook_endpoint' },
       params: endpointParams,
       body: z.object({ overlapHours: z.number().min(0).max(168).default(24) }),
       responseStatus: 200,
@@ -124,6 +133,7 @@ export function webhookRoutes(deps: { db: Db; temporal: Client; settings?: Webho
       summary: 'Re-enable a disabled endpoint: deliveries resume where they stopped.',
       tag: TAG,
       access: { roles: ADMINS },
+      audit: { action: 'webhook_endpoint.enable', target: 'webhook_endpoint' },
       params: endpointParams,
       body: z.object({}),
       responseStatus: 200,
@@ -152,6 +162,7 @@ export function webhookRoutes(deps: { db: Db; temporal: Client; settings?: Webho
       summary: 'Send one event to the endpoint again, now (outside its order; receivers deduplicate by id).',
       tag: TAG,
       access: { roles: ADMINS },
+      audit: { action: 'webhook_endpoint.resend', target: 'webhook_endpoint' },
       params: endpointParams,
       body: z.object({ eventId }),
       responseStatus: 202,
