@@ -24,7 +24,7 @@ import {
   codecProbeStage,
   type CodecProbeActivities,
   type CodecProbeInput,
-} from '../../workflows/codec-probe';
+} from './codec-probe-workflow';
 import { eventually } from '../support/wait';
 
 const { History } = proto.temporal.api.history.v1;
@@ -110,7 +110,7 @@ describe('payload encryption on a real Temporal server', () => {
         client: { dataConverter: createDataConverter(ringA) },
       }),
       bundleWorkflowCode({
-        workflowsPath: fileURLToPath(new URL('../../workflows/codec-probe.ts', import.meta.url)),
+        workflowsPath: fileURLToPath(new URL('./codec-probe-workflow.ts', import.meta.url)),
         logger: new DefaultLogger('WARN'),
       }),
     ]);
