@@ -24,6 +24,7 @@ import { disbursementNotifications, disbursementRoutes } from './disbursements/r
 import { subscriptionNotifications, subscriptionRoutes } from './subscriptions/routes';
 import { cardPaymentNotifications, paymentNotifications, paymentRoutes } from './payments/routes';
 import { tokenNotifications, tokenRoutes, unbindNotifications } from './tokens/routes';
+import { customerRoutes } from './customers/routes';
 import { eventRoutes } from './events/routes';
 import { webhookRoutes } from './webhooks/routes';
 import type { WebhookSettings } from './webhooks/settings';
@@ -101,6 +102,7 @@ export function apiRoutes(deps: ApiDependencies): AnyRoute[] {
       db: deps.db,
       temporal: deps.temporal,
       settings: deps.subscriptions,
+      customerKeyOf: deps.customers.keyOf,
     }),
     ipnRoute(subscriptionNotifications, deps),
   );
@@ -121,9 +123,11 @@ export function apiRoutes(deps: ApiDependencies): AnyRoute[] {
       db: deps.db,
       temporal: deps.temporal,
       settings: deps.tokens,
+      customerKeyOf: deps.customers.keyOf,
     }),
     ipnRoute(tokenNotifications, deps),
     ipnRoute(unbindNotifications, deps),
+    ...customerRoutes({ temporal: deps.temporal, customerKeyOf: deps.customers.keyOf }),
   );
   routes.push(...eventRoutes(deps));
   routes.push(...webhookRoutes({ db: deps.db, temporal: deps.temporal, settings: deps.webhooks }));
