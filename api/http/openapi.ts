@@ -26,11 +26,14 @@ function parameters(route: AnyRoute): JsonSchema[] {
   };
   const list: JsonSchema[] = [...fromObject(route.params, 'path'), ...fromObject(route.query, 'query')];
   if (route.idempotent) {
+    const required = route.idempotent === 'required';
     list.push({
       name: 'Idempotency-Key',
       in: 'header',
-      required: false,
-      description: 'The same key with the same body returns the first answer; with another body, 409.',
+      required,
+      description:
+        'The same key with the same body returns the first answer; with another body, 409.' +
+        (required ? ' Required: this create moves money and has no caller-supplied id.' : ''),
       schema: { type: 'string', maxLength: 255 },
     });
   }

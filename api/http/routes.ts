@@ -58,8 +58,12 @@ export interface RouteSpec<
   params?: Params;
   response?: z.ZodType;
   responseStatus?: number;
-  /** Create endpoints: honour `Idempotency-Key`. */
-  idempotent?: boolean;
+  /**
+   * Create endpoints: honour `Idempotency-Key`. `'required'`: money-moving creates whose identity payrun
+   * makes up (no caller-supplied business id): without a key a retried request would move money twice,
+   * so a request without one is refused with 400 `idempotency_key_required`.
+   */
+  idempotent?: boolean | 'required';
   handler(
     ctx: RouteContext<
       Body extends z.ZodType ? z.infer<Body> : undefined,
@@ -148,6 +152,20 @@ export function mountRoutes(router: Router, routes: readonly AnyRoute[], options
       };
       const status = route.responseStatus ?? (route.method === 'post' ? 201 : 200);
       const idempotencyKey = req.header('idempotency-key');
+      if (route.idempotent === 'required' && idempotencyKey === undefined) {
+        throw new ApiError(
+          400,
+          'idempotency_key_required',
+          'This request moves money and payrun gives it its identity, so it needs an Idempotency-Key header: a retry with the same key returns the first answer instead of paying twice.',
+          [
+            {
+              field: 'header.Idempotency-Key',
+              rule: 'required',
+              message: 'required on this create (1 to 255 visible ASCII characters)',
+            },
+          ],
+        );
+      }
       if (route.idempotent && idempotencyKey !== undefined) {
         const stored = await runIdempotently(
           options.db,

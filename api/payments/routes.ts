@@ -273,10 +273,10 @@ export function paymentRoutes(deps: PaymentDeps, merchant: SigningKeys): AnyRout
       method: 'post',
       path: '/v1/payments/:paymentId/refunds',
       summary:
-        'Refund all or part of a succeeded payment (optionally per item); never more than what is left to refund.',
+        'Refund all or part of a succeeded payment (optionally per item); never more than what is left to refund. Idempotency-Key required (payrun numbers refunds itself).',
       tag: 'payments',
       access: { roles: WRITERS },
-      idempotent: true,
+      idempotent: 'required',
       params: z.object({ paymentId: z.string().max(64) }),
       body: refundBody,
       handler: async ({ params, body, principal }) => ({

@@ -177,11 +177,11 @@ export function remittanceRoutes(deps: RemittanceDeps): AnyRoute[] {
       method: 'post',
       path: '/v1/remittances',
       summary:
-        'Create a remittance to a wallet or a bank: quote → verify the wallet → buy VND → remittance/create → result. Send an Idempotency-Key.',
+        'Create a remittance to a wallet or a bank: quote → verify the wallet → buy VND → remittance/create → result. Idempotency-Key required (payrun makes up the remittance id).',
       tag: 'remittance',
       access: { roles: ['remittance'] },
       body: newRemittanceBody,
-      idempotent: true,
+      idempotent: 'required',
       handler: async ({ body, principal }) => ({
         body: await createRemittance(deps, { request: body as NewRemittanceRequest, principal }),
       }),

@@ -66,3 +66,26 @@ describe('access to every route', () => {
     });
   }
 });
+
+describe('one documented way to pass a key', () => {
+  it('accepts Authorization: Bearer and refuses a valid key in X-API-Key, saying which header to use', async () => {
+    const viewer = await newKey(t.db, ['viewer']);
+    const bearer = await fetch(`${t.api.baseUrl}/v1/payout-runs`, {
+      headers: { authorization: `Bearer ${viewer}` },
+    });
+    expect(bearer.status).toBe(200);
+    const header = await fetch(`${t.api.baseUrl}/v1/payout-runs`, { headers: { 'x-api-key': viewer } });
+    expect(header.status).toBe(401);
+    expect((await header.json()).error.message).toBe(
+      'X-API-Key is not accepted: pass the key as Authorization: Bearer <key>.',
+    );
+  });
+
+  it('the OpenAPI document declares the bearer scheme only', async () => {
+    const document = await (await fetch(`${t.api.baseUrl}/openapi.json`)).json();
+    expect(document.components.securitySchemes).toEqual({
+      apiKey: expect.objectContaining({ type: 'http', scheme: 'bearer' }),
+    });
+    expect(JSON.stringify(document)).not.toMatch(/x-api-key/i);
+  });
+});

@@ -212,6 +212,38 @@ describe('reading', () => {
   });
 });
 
+describe('retrying a create', () => {
+  it('refuses a remittance without an Idempotency-Key, naming the header, and creates nothing', async () => {
+    const mine = () =>
+      db('remittances')
+        .where({ created_by_key: parseKeyId(operatorKey) })
+        .count({ n: '*' })
+        .first();
+    const before = await mine();
+    const answer = await remittanceCall({ api }, operatorKey, 'POST', '/v1/remittances', walletRemittance(), {
+      'idempotency-key': '',
+    });
+    expect(answer.status).toBe(400);
+    expect(answer.body.error).toMatchObject({
+      code: 'idempotency_key_required',
+      problems: [{ field: 'header.Idempotency-Key', rule: 'required' }],
+    });
+    expect(answer.body.error.message).toContain('Idempotency-Key');
+    expect(await mine()).toEqual(before);
+  });
+
+  it('two identical remittances with the same key are one remittance (the second is the first answer)', async () => {
+    const headers = { 'idempotency-key': `rmt-retry-${Date.now()}` };
+    const body = walletRemittance();
+    const first = await remittanceCall({ api }, operatorKey, 'POST', '/v1/remittances', body, headers);
+    const second = await remittanceCall({ api }, operatorKey, 'POST', '/v1/remittances', body, headers);
+    expect(first.status, JSON.stringify(first.body)).toBe(201);
+    expect(second.status).toBe(201);
+    expect(second.body.remittanceId).toBe(first.body.remittanceId);
+    expect(await db('remittances').where({ remittance_id: first.body.remittanceId })).toHaveLength(1);
+  });
+});
+
 describe('roles', () => {
   it('lets the remittance role create and read, a viewer only read, and nobody else either', async () => {
     const viewerCreates = await remittanceCall(
