@@ -114,7 +114,8 @@ export function payoutRunRoutes(
     defineRoute({
       method: 'get',
       path: '/v1/payout-runs/:runId/items',
-      summary: "A run's items with state, gateway transId and message; filter by state.",
+      summary:
+        "A run's items with state, gateway transId and message; filter by state. Wallet ids and names in full for payouts-maker/approver and admin, masked (****5678, N. V. A.) for other readers.",
       tag: 'payouts',
       access: { roles: READERS },
       params: runParams,
@@ -123,17 +124,20 @@ export function payoutRunRoutes(
         limit: z.coerce.number().int().min(1).max(1000).default(100),
         offset: z.coerce.number().int().min(0).default(0),
       }),
-      handler: async ({ params, query }) => ({ body: await listItems(deps.db, params.runId, query) }),
+      handler: async ({ params, query, principal }) => ({
+        body: await listItems(deps.db, params.runId, query, principal),
+      }),
     }),
     defineRoute({
       method: 'get',
       path: '/v1/payout-runs/:runId/results.csv',
-      summary: 'Every item and its outcome as CSV, safe to open in a spreadsheet.',
+      summary:
+        'Every item and its outcome as CSV, safe to open in a spreadsheet; wallets masked as in the items list for readers other than the payout duties.',
       tag: 'payouts',
       access: { roles: READERS },
       params: runParams,
-      handler: async ({ params }) => ({
-        body: await resultsCsv(deps.db, params.runId),
+      handler: async ({ params, principal }) => ({
+        body: await resultsCsv(deps.db, params.runId, principal),
         contentType: 'text/csv; charset=utf-8',
         headers: { 'content-disposition': `attachment; filename="${params.runId}-results.csv"` },
       }),

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { apiRoutes, type ApiDependencies } from '../../api/app';
 import { ROLES, type Role } from '../../api/auth/roles';
 import { revokeApiKey, parseKeyId } from '../../db/api-keys';
-import { newKey } from '../support/api';
+import { jsonOf, newKey } from '../support/api';
 import { useApiOnDevServer } from '../support/api-on-dev-server';
 import { testApiSettings, testMerchant } from '../support/settings';
 
@@ -76,13 +76,13 @@ describe('one documented way to pass a key', () => {
     expect(bearer.status).toBe(200);
     const header = await fetch(`${t.api.baseUrl}/v1/payout-runs`, { headers: { 'x-api-key': viewer } });
     expect(header.status).toBe(401);
-    expect((await header.json()).error.message).toBe(
+    expect((await jsonOf(header)).error.message).toBe(
       'X-API-Key is not accepted: pass the key as Authorization: Bearer <key>.',
     );
   });
 
   it('the OpenAPI document declares the bearer scheme only', async () => {
-    const document = await (await fetch(`${t.api.baseUrl}/openapi.json`)).json();
+    const document = await jsonOf(await fetch(`${t.api.baseUrl}/openapi.json`));
     expect(document.components.securitySchemes).toEqual({
       apiKey: expect.objectContaining({ type: 'http', scheme: 'bearer' }),
     });
