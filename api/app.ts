@@ -156,11 +156,44 @@ export function createApp(deps: ApiDependencies): Express {
     );
   }
   const router = express.Router();
-  mountRoutes(router, apiRoutes(deps), { db: deps.db, jsonLimit: deps.jsonLimit ?? '100kb', limits });
+  const routes = apiRoutes(deps);
+  mountRoutes(router, routes, { db: deps.db, jsonLimit: deps.jsonLimit ?? '100kb', limits });
   app.use(router);
-  app.use((req) => {
+  const methodsAt = allowedMethods(routes);
+  app.use((req, res) => {
+    // A path payrun serves, asked with a method it does not: 405 with the methods it does (Allow).
+    const allowed = methodsAt(req.path);
+    if (allowed.length) {
+      res.setHeader('Allow', allowed.join(', '));
+      throw new ApiError(
+        405,
+        'method_not_allowed',
+        `${req.method} is not served at ${req.path}; use ${allowed.join(' or ')} (see /docs).`,
+      );
+    }
     throw new ApiError(404, 'route_not_found', `No endpoint ${req.method} ${req.path}; see /docs.`);
   });
   app.use(errorHandler());
   return app;
+}
+
+/** The methods each route path answers (HEAD with GET), as a lookup from a request path. */
+function allowedMethods(routes: readonly AnyRoute[]): (path: string) => string[] {
+  const byPattern = new Map<string, { pattern: RegExp; methods: Set<string> }>();
+  for (const route of routes) {
+    const source = `^${route.path
+      .split('/')
+      .map((part) => (part.startsWith(':') ? '[^/]+' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+      .join('/')}/?$`;
+    const entry = byPattern.get(source) ?? { pattern: new RegExp(source), methods: new Set<string>() };
+    entry.methods.add(route.method.toUpperCase());
+    if (route.method === 'get') entry.methods.add('HEAD');
+    byPattern.set(source, entry);
+  }
+  return (path) => {
+    const found = new Set<string>();
+    for (const { pattern, methods } of byPattern.values())
+      if (pattern.test(path)) for (const method of methods) found.add(method);
+    return [...found].sort();
+  };
 }
