@@ -59,6 +59,11 @@ export interface RouteSpec<
   response?: z.ZodType;
   responseStatus?: number;
   /**
+   * The content types a route answers instead of JSON (pages, CSV, metrics), for the OpenAPI document;
+   * `errors: true` when its refusals are that type too (a page a customer's browser shows).
+   */
+  produces?: { types: readonly string[]; errors?: boolean };
+  /**
    * Create endpoints: honour `Idempotency-Key`. `'required'`: money-moving creates whose identity payrun
    * makes up (no caller-supplied business id): without a key a retried request would move money twice,
    * so a request without one is refused with 400 `idempotency_key_required`.

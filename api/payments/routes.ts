@@ -334,6 +334,7 @@ export function paymentRoutes(deps: PaymentDeps, merchant: SigningKeys): AnyRout
       access: {
         public: 'the customer presents no key; the parameters are signed by the gateway and verified',
       },
+      produces: { types: ['text/html'], errors: true },
       handler: async ({ req }) => {
         const query = req.query as Record<string, string | string[] | undefined>;
         const orderId = typeof query.orderId === 'string' ? query.orderId : '';

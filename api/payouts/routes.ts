@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { ReadPayoutFile } from './payout-file-stream';
 import { sizeInBytes, UploadParsers } from './upload-parsers';
 import { defineRoute, type AnyRoute } from '../http/routes';
+import { ApiError } from '../http/errors';
 import { errorReportCsv } from './payout-csv';
 import {
   decideRun,
@@ -45,6 +46,15 @@ export function payoutRunRoutes(
     contentType: 'text/csv',
     limit: upload.limit,
     read: async (req: Request) => {
+      // No body at all is a request without its file, not an empty file: 400, before any parser starts.
+      const length = req.headers['content-length'];
+      if (length === '0' || (length === undefined && req.headers['transfer-encoding'] === undefined))
+        throw new ApiError(
+          400,
+          'missing_body',
+          'The request has no file: send the payout CSV as the body (text/csv).',
+          [{ field: 'body', rule: 'required', message: 'the payout CSV file' }],
+        );
       const file = await parsers.read(req);
       return { body: file, fingerprint: file.sha256 };
     },
@@ -59,6 +69,7 @@ export function payoutRunRoutes(
       access: { roles: ['payouts-maker'] },
       rawBody: csvUpload,
       responseStatus: 200,
+      produces: { types: ['application/json', 'text/csv'] },
       query: z.object({ format: z.enum(['json', 'csv']).default('json') }),
       handler: async ({ body, query }) => {
         const report = await validatePayoutFile(deps, (body as ReadPayoutFile).report);
@@ -136,6 +147,7 @@ export function payoutRunRoutes(
       tag: 'payouts',
       access: { roles: READERS },
       params: runParams,
+      produces: { types: ['text/csv'] },
       handler: async ({ params, principal }) => ({
         body: await resultsCsv(deps.db, params.runId, principal),
         contentType: 'text/csv; charset=utf-8',

@@ -10,6 +10,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { freePort } from '../cluster/readiness';
 
@@ -95,6 +96,8 @@ async function main(): Promise<number> {
     if (keys.status !== 0 || !key) throw new Error(`Could not create a key:\n${keys.stdout}${keys.stderr}`);
     const reportDir = path.join(dataDir, 'report');
     const args = [
+      '--config-file',
+      fileURLToPath(new URL('./schemathesis.toml', import.meta.url)),
       'run',
       `${apiUrl}/openapi.json`,
       '--url',

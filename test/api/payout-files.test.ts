@@ -165,7 +165,6 @@ describe('payout file validation', () => {
   });
 
   const fileCases: Array<[string, string | Buffer, string]> = [
-    ['an empty file', '', 'empty'],
     ['a header without rows', HEADER + '\n', 'no_rows'],
     [
       'a file that is not CSV',
@@ -191,6 +190,19 @@ describe('payout file validation', () => {
       expect(await snapshot()).toEqual(before);
     });
   }
+
+  it('refuses a request without a file (no body) with 400 naming the body, creating nothing', async () => {
+    const before = await snapshot();
+    for (const path of ['/v1/payout-runs', '/v1/payout-runs/dry-run']) {
+      const { status, body } = await upload('', path);
+      expect(status).toBe(400);
+      expect(body.error).toMatchObject({
+        code: 'missing_body',
+        problems: [{ field: 'body', rule: 'required' }],
+      });
+    }
+    expect(await snapshot()).toEqual(before);
+  });
 
   it('refuses a file of 100,001 rows and accepts the row count at the limit in a dry run', async () => {
     const rows = Array.from(
