@@ -39,7 +39,19 @@ const bank = z
   .refine((value) => Boolean(value.bankAccountNo) !== Boolean(value.bankCardNo), {
     message: 'give exactly one of bankAccountNo or bankCardNo',
     path: ['bankAccountNo'],
-  });
+  })
+  // The same rule, stated in the OpenAPI document.
+  .meta({ oneOf: exactlyOneOf('bankAccountNo', 'bankCardNo') });
+
+/** JSON Schema for "exactly one of these two properties". */
+function exactlyOneOf(first: string, second: string) {
+  return [
+    { required: [first], not: { required: [second] } },
+    { required: [second], not: { required: [first] } },
+  ];
+}
+
+const amountRange = (range: readonly [number, number]) => ({ minimum: range[0], maximum: range[1] });
 
 const createBody = z
   .object({
@@ -66,6 +78,21 @@ const createBody = z
         message: `to a ${body.wallet ? 'wallet' : 'bank'} the amount must be ${rangeText(range)} VND`,
       });
     }
+  })
+  // The cross-field rules above, stated in the OpenAPI document: one receiver, and its amount range.
+  .meta({
+    oneOf: [
+      {
+        required: ['wallet'],
+        not: { required: ['bank'] },
+        properties: { amount: amountRange(DISBURSEMENT_AMOUNT_RANGES.disburseToWallet) },
+      },
+      {
+        required: ['bank'],
+        not: { required: ['wallet'] },
+        properties: { amount: amountRange(DISBURSEMENT_AMOUNT_RANGES.disburseToBank) },
+      },
+    ],
   });
 
 export function disbursementRoutes(deps: DisbursementDeps): AnyRoute[] {

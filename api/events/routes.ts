@@ -20,7 +20,9 @@ const typeList = z
       )
       .min(1)
       .max(EVENT_TYPES.length),
-  );
+  )
+  // For the OpenAPI document: one type of the catalogue (the API also takes `a,b` and repeats).
+  .meta({ enum: [...EVENT_TYPES] });
 
 const cursor = z
   .string()

@@ -64,7 +64,7 @@ function parameters(route: AnyRoute): JsonSchema[] {
       description:
         'The same key with the same body returns the first answer; with another body, 409.' +
         (required ? ' Required: this create moves money and has no caller-supplied id.' : ''),
-      schema: { type: 'string', maxLength: 255 },
+      schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e]+$' },
     });
   }
   return list;
@@ -92,6 +92,12 @@ const errorSchema: JsonSchema = {
     },
   },
 };
+
+/** `mountRoutes` refuses unknown top-level fields (`strict`); the document says so. */
+const strictTop = (schema: JsonSchema): JsonSchema =>
+  schema.type === 'object' && schema.additionalProperties === undefined
+    ? { ...schema, additionalProperties: false }
+    : schema;
 
 /** A stable id per operation, from its method and path (`get_v1_payout-runs_runId`). */
 const operationId = (route: AnyRoute) =>
@@ -126,7 +132,19 @@ export function buildOpenApiDocument(routes: readonly AnyRoute[], version: strin
     const success: JsonSchema = route.produces
       ? {
           description: 'Success',
-          content: Object.fromEntries(route.produces.types.map((type) => [type, { schema: text }])),
+          content: Object.fromEntries(
+            route.produces.types.map((type) => [
+              type,
+              {
+                schema:
+                  type === 'application/json' && route.response
+                    ? toSchema(route.response, 'output')
+                    : type === 'application/json'
+                      ? {}
+                      : text,
+              },
+            ]),
+          ),
         }
       : {
           description: 'Success',
@@ -157,7 +175,7 @@ export function buildOpenApiDocument(routes: readonly AnyRoute[], version: strin
     if (route.body) {
       operation.requestBody = {
         required: true,
-        content: { 'application/json': { schema: toSchema(route.body, 'input') } },
+        content: { 'application/json': { schema: strictTop(toSchema(route.body, 'input')) } },
       };
     } else if (route.rawBody) {
       operation.requestBody = {

@@ -88,7 +88,7 @@ export function defineRoute<Body extends z.ZodType, Query extends z.ZodType, Par
   return spec as AnyRoute;
 }
 
-/** Unknown fields are refused: an object schema is made strict at its top level. */
+/** Unknown fields are refused: an object schema is made strict at its top level (the OpenAPI says so too). */
 function strict(schema: z.ZodType): z.ZodType {
   return schema instanceof z.ZodObject ? schema.strict() : schema;
 }

@@ -81,17 +81,40 @@ const common = {
   lang: z.enum(['vi', 'en']).default('vi'),
 };
 
+/** The amount of one requestType: checked by `checkAmountAndExtra` (one message), stated for the OpenAPI. */
+const amountOf = (requestType: keyof typeof PAYMENT_AMOUNT_RANGES) =>
+  z.number().int().meta({
+    minimum: PAYMENT_AMOUNT_RANGES[requestType][0],
+    maximum: PAYMENT_AMOUNT_RANGES[requestType][1],
+  });
+
 const createBody = z
   .discriminatedUnion('requestType', [
-    z.strictObject({ requestType: z.literal('captureWallet'), ...common }),
-    z.strictObject({ requestType: z.literal('payWithCC'), ...common, userInfo: userInfoWithEmail }),
-    z.strictObject({ requestType: z.literal('payWithPlatformPayA'), ...common, userInfo: userInfoWithEmail }),
-    z.strictObject({ requestType: z.literal('payWithPlatformPayB'), ...common, userInfo: userInfoWithEmail }),
-    z.strictObject({ requestType: z.literal('onDelivery'), ...common }),
-    z.strictObject({ requestType: z.literal('payWithVTS'), ...common }),
+    z.strictObject({ requestType: z.literal('captureWallet'), ...common, amount: amountOf('captureWallet') }),
+    z.strictObject({
+      requestType: z.literal('payWithCC'),
+      ...common,
+      amount: amountOf('payWithCC'),
+      userInfo: userInfoWithEmail,
+    }),
+    z.strictObject({
+      requestType: z.literal('payWithPlatformPayA'),
+      ...common,
+      amount: amountOf('payWithPlatformPayA'),
+      userInfo: userInfoWithEmail,
+    }),
+    z.strictObject({
+      requestType: z.literal('payWithPlatformPayB'),
+      ...common,
+      amount: amountOf('payWithPlatformPayB'),
+      userInfo: userInfoWithEmail,
+    }),
+    z.strictObject({ requestType: z.literal('onDelivery'), ...common, amount: amountOf('onDelivery') }),
+    z.strictObject({ requestType: z.literal('payWithVTS'), ...common, amount: amountOf('payWithVTS') }),
     z.strictObject({
       requestType: z.literal('payWithEdc'),
       ...common,
+      amount: amountOf('payWithEdc'),
       storeId: z.string().min(1).max(50),
       serialNumber: z.string().min(1).max(100).optional(),
       instrumentType: z.enum(['QR', 'CARD', '']).default(''),
@@ -99,6 +122,7 @@ const createBody = z
     z.strictObject({
       requestType: z.literal('payWithMethod'),
       ...common,
+      amount: amountOf('payWithMethod'),
       items: z.array(methodItem).max(50).optional(),
       orderExpireTime: z.number().int().min(0).optional(),
     }),
@@ -110,7 +134,7 @@ const posBody = z
     paymentId,
     storeId: z.string().min(1).max(50),
     storeName: z.string().max(255).optional(),
-    amount: z.number().int(),
+    amount: amountOf('pos'),
     /** The code scanned from the customer's app; payrun's gateway client RSA-encrypts it. */
     paymentCode: z.string().min(1).max(200),
     orderInfo: z.string().max(255).default(''),

@@ -25,15 +25,23 @@ const READERS = ['viewer', 'remittance'] as const;
 const regions = new Intl.DisplayNames(['en'], { type: 'region' });
 /** Reserved or user-assigned codes that Intl names but ISO 3166-1 does not assign to a country. */
 const NOT_COUNTRIES = new Set(['EU', 'EZ', 'UN', 'UK', 'QO', 'XK', 'ZZ']);
+/** Every two-letter code Intl names as a region, less those ISO 3166-1 does not assign to a country. */
+const LETTERS = [...'ABCDEFGHIJKLMNOPQRSTUVWXYZ'];
+const COUNTRY_CODES = LETTERS.flatMap((first) => LETTERS.map((second) => first + second)).filter(
+  (code) => !NOT_COUNTRIES.has(code) && regions.of(code) !== code,
+);
+// zod runs the list check even when the pattern failed; the list holds only two-letter codes, so a
+// malformed one (which made Intl throw before) is simply not in it. Found by test/api/fuzz.test.ts.
 const country = z
   .string()
   .regex(/^[A-Z]{2}$/, 'an ISO 3166-1 alpha-2 country code, like VN')
-  // zod runs this even when the pattern failed, and Intl throws on a malformed code: only a two-letter
-  // code is asked about (the pattern's own issue names anything else). Found by test/api/fuzz.test.ts.
-  .refine(
-    (code) => !/^[A-Z]{2}$/.test(code) || (!NOT_COUNTRIES.has(code) && regions.of(code) !== code),
-    'not an ISO 3166-1 alpha-2 country code',
-  );
+  .refine((code) => COUNTRY_CODES.includes(code), 'not an ISO 3166-1 alpha-2 country code')
+  .meta({ enum: COUNTRY_CODES });
+// Years 0100–9999 (Date.UTC reads 0–99 as 1900–1999, so those are refused), leap years included.
+const YEAR = '(?:0[1-9]|[1-9]\\d)\\d\\d';
+const LEAP_YEAR =
+  '(?:(?:0[1-9]|[1-9]\\d)(?:[2468][048]|[13579][26]|0[48])|(?:[2468][048]|[13579][26]|0[48])00)';
+const DMY_DATE_PATTERN = `^(?:29/02/${LEAP_YEAR}|(?:(?:0[1-9]|[12]\\d|3[01])/(?:0[13578]|1[02])|(?:0[1-9]|[12]\\d|30)/(?:0[469]|11)|(?:0[1-9]|1\\d|2[0-8])/02)/${YEAR})$`;
 const dmyDate = z
   .string()
   .regex(/^\d{2}\/\d{2}\/\d{4}$/, 'a date written DD/MM/YYYY')
@@ -41,7 +49,9 @@ const dmyDate = z
     const [day, month, year] = text.split('/').map(Number) as [number, number, number];
     const date = new Date(Date.UTC(year, month - 1, day));
     return date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
-  }, 'not a real date (DD/MM/YYYY)');
+  }, 'not a real date (DD/MM/YYYY)')
+  // For the OpenAPI document: real dates written DD/MM/YYYY.
+  .meta({ pattern: DMY_DATE_PATTERN });
 const gender = z.enum(['Male', 'Female', 'Other', 'MALE', 'FEMALE', 'OTHER'], {
   error: 'Male, Female or Other',
 });
@@ -54,7 +64,8 @@ const foreignAmount = z
   .number()
   .gt(1, 'must be more than 1.00')
   .max(10_000_000_000)
-  .refine(twoDecimals, 'at most two decimals');
+  .refine(twoDecimals, 'at most two decimals')
+  .meta({ multipleOf: 0.01 });
 const vndAmount = (requestType: RemittanceRequestType) => {
   const [min, max] = REMITTANCE_AMOUNT_RANGES[requestType];
   const range = `${requestType} sends ${min.toLocaleString('en')}..${max.toLocaleString('en')} VND`;
@@ -93,6 +104,12 @@ const bankReceiver = z
         path: ['bankAccountNo'],
         message: 'exactly one of bankAccountNo (account) or bankCardNo (card)',
       });
+  })
+  .meta({
+    oneOf: [
+      { required: ['bankAccountNo'], not: { required: ['bankCardNo'] } },
+      { required: ['bankCardNo'], not: { required: ['bankAccountNo'] } },
+    ],
   });
 
 const commonInfo = {
@@ -103,7 +120,13 @@ const commonInfo = {
     .string()
     .regex(/^[A-Z]{3}$/, 'an ISO 4217 currency code')
     .optional(),
-  sourceAmount: z.number().positive().refine(twoDecimals, 'at most two decimals').optional(),
+  sourceAmount: z
+    .number()
+    .positive()
+    .max(10_000_000_000)
+    .refine(twoDecimals, 'at most two decimals')
+    .meta({ multipleOf: 0.01 })
+    .optional(),
   reason: z.enum(REMITTANCE_REASONS, { error: 'RSN01 … RSN06' }),
 };
 
@@ -170,7 +193,9 @@ export function remittanceRoutes(deps: RemittanceDeps): AnyRoute[] {
         foreignAmount: z.coerce
           .number()
           .gt(1, 'must be more than 1.00')
+          .max(10_000_000_000)
           .refine(twoDecimals, 'at most two decimals')
+          .meta({ multipleOf: 0.01 })
           .optional(),
       }),
       handler: async ({ query }) => ({ body: await quoteRate(deps, query, quotes) }),

@@ -23,7 +23,7 @@ import {
 const WRITERS = ['billing'] as const;
 const READERS = ['viewer', 'billing'] as const;
 
-const date = z.string().refine(isCalendarDate, 'a real date written YYYY-MM-DD');
+const date = z.string().refine(isCalendarDate, 'a real date written YYYY-MM-DD').meta({ format: 'date' });
 const subscriptionId = z
   .string()
   .min(1)

@@ -1,5 +1,5 @@
 /**
- * `npm run fuzz:schemathesis [-- --max-examples 20 --seed 1 --checks all]`: schemathesis against a whole
+ * `npm run fuzz:schemathesis [-- --max-examples 20 --seed 1 --checks not_a_server_error]`: schemathesis against a whole
  * started stack. It starts `npm run dev` on free ports with a throwaway data folder and no rate limits (the
  * sandbox as the gateway, a worker, the API), creates an admin key, runs schemathesis with every check
  * over /openapi.json, prints its summary, and stops everything it started. Schemathesis (Python, pinned)
@@ -44,7 +44,9 @@ async function main(): Promise<number> {
     options: {
       'max-examples': { type: 'string', default: '20' },
       seed: { type: 'string', default: '1' },
-      checks: { type: 'string', default: 'all' },
+      // Unset: every check (schemathesis's default), with the per-operation settings of schemathesis.toml;
+      // a list given here overrides those settings.
+      checks: { type: 'string' },
     },
   });
   const st = ensureSchemathesis();
@@ -102,8 +104,7 @@ async function main(): Promise<number> {
       `${apiUrl}/openapi.json`,
       '--url',
       apiUrl,
-      '--checks',
-      values.checks!,
+      ...(values.checks ? ['--checks', values.checks] : []),
       '--max-examples',
       values['max-examples']!,
       '--seed',
@@ -121,7 +122,7 @@ async function main(): Promise<number> {
       reportDir,
     ];
     console.log(
-      `schemathesis ${SCHEMATHESIS_VERSION} against ${apiUrl} (${values.checks} checks, ${values['max-examples']} examples an operation, seed ${values.seed})`,
+      `schemathesis ${SCHEMATHESIS_VERSION} against ${apiUrl} (${values.checks ?? 'every'} check(s), ${values['max-examples']} examples an operation, seed ${values.seed})`,
     );
     const result = spawnSync(st, args, { stdio: 'inherit', env: { ...process.env, NO_COLOR: '1' } });
     return result.status ?? 1;

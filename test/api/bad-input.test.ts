@@ -98,5 +98,9 @@ describe('a method a path does not serve', () => {
     const withParameter = await fetch(`${t.api.baseUrl}/v1/methods/m-1`, { method: 'PUT' });
     expect(withParameter.headers.get('allow')).toBe('DELETE');
     expect((await fetch(`${t.api.baseUrl}/v1/nothing-here`, { method: 'PUT' })).status).toBe(404);
+    // OPTIONS lists what the path itself serves, not a parameter route that matches the same text.
+    const options = await fetch(`${t.api.baseUrl}/v1/payout-runs/dry-run`, { method: 'OPTIONS' });
+    expect(options.status).toBe(204);
+    expect(options.headers.get('allow')).toBe('POST');
   });
 });
