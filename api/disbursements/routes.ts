@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { NOT_BLANK } from '../http/openapi';
 import { DISBURSEMENT_AMOUNT_RANGES, inRange, rangeText } from '../../gateway/limits';
 import { ORDER_ID_PATTERN } from '../../gateway/operations/shared';
 import { ipnPaths } from '../../platform/ipn-paths';
@@ -16,7 +17,7 @@ const READERS = ['viewer', 'payouts-maker', 'payouts-approver'] as const;
 
 const wallet = z.strictObject({
   walletId: z.string().regex(/^0[0-9]+$/, 'a wallet number: 0 then digits'),
-  walletName: z.string().trim().min(1),
+  walletName: z.string().trim().min(1).meta(NOT_BLANK),
   personalId: z
     .string()
     .regex(/^[0-9]{1,12}$/, 'up to 12 digits')
@@ -33,8 +34,8 @@ const bank = z
       .string()
       .regex(/^[0-9]{12,19}$/, 'a card number of 12 to 19 digits')
       .optional(),
-    bankAccountHolderName: z.string().trim().min(1),
-    bankCode: z.string().trim().min(1).max(20),
+    bankAccountHolderName: z.string().trim().min(1).meta(NOT_BLANK),
+    bankCode: z.string().trim().min(1).meta(NOT_BLANK).max(20),
   })
   .refine((value) => Boolean(value.bankAccountNo) !== Boolean(value.bankCardNo), {
     message: 'give exactly one of bankAccountNo or bankCardNo',

@@ -3,7 +3,7 @@ import { decodeCursor, encodeCursor, eventView, findEvent, readFeed } from '../.
 import type { Db } from '../../db/knex';
 import { EVENT_TYPES, isEventType } from '../../platform/event-catalogue';
 import { defineRoute, type AnyRoute } from '../http/routes';
-import { notFound } from '../http/errors';
+import { beyondSchema, notFound } from '../http/errors';
 
 const READERS = ['viewer'] as const;
 
@@ -30,7 +30,11 @@ const cursor = z
   .transform((text, ctx) => {
     const decoded = decodeCursor(text);
     if (!decoded) {
-      ctx.addIssue({ code: 'custom', message: 'a nextCursor this API answered with' });
+      ctx.addIssue({
+        code: 'custom',
+        message: 'a nextCursor this API answered with',
+        params: beyondSchema('cursor'),
+      });
       return z.NEVER;
     }
     return decoded;

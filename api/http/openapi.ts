@@ -8,6 +8,9 @@ type JsonSchema = Record<string, unknown>;
  * but tab, line feed and carriage return, and DEL. Stated on every string the document describes, so a
  * client (or a fuzzer) reading the schema knows the rule instead of meeting a 400 it could not predict.
  */
+/** For the OpenAPI document: text that is not only spaces (what `.trim().min(1)` accepts). */
+export const NOT_BLANK = { pattern: '\\S' };
+
 export const NO_CONTROL_CHARACTERS = '^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$';
 
 function withTextRules(node: unknown, io: 'input' | 'output'): unknown {
@@ -22,7 +25,10 @@ function withTextRules(node: unknown, io: 'input' | 'output'): unknown {
         : withTextRules(value, io),
     ]),
   ) as JsonSchema;
-  if (io === 'input' && schema.type === 'string' && schema.enum === undefined && schema.const === undefined) {
+  // `type` may be a list (a union of primitives); a pattern applies to the strings among them.
+  const takesText =
+    schema.type === 'string' || (Array.isArray(schema.type) && schema.type.includes('string'));
+  if (io === 'input' && takesText && schema.enum === undefined && schema.const === undefined) {
     if (schema.pattern === undefined) schema.pattern = NO_CONTROL_CHARACTERS;
     else if (!/^\^.*\$$/.test(String(schema.pattern)))
       schema.allOf = [...((schema.allOf as unknown[]) ?? []), { pattern: NO_CONTROL_CHARACTERS }];
@@ -98,6 +104,19 @@ const strictTop = (schema: JsonSchema): JsonSchema =>
   schema.type === 'object' && schema.additionalProperties === undefined
     ? { ...schema, additionalProperties: false }
     : schema;
+
+/** The read operation of what a create at `path` makes: `GET <path>/:id`. */
+function readAfter(
+  routes: readonly AnyRoute[],
+  path: string,
+): { route: AnyRoute; param: string } | undefined {
+  for (const candidate of routes) {
+    const match = /^(.*)\/:([A-Za-z0-9_]+)$/.exec(candidate.path);
+    if (candidate.method === 'get' && match && match[1] === path)
+      return { route: candidate, param: match[2]! };
+  }
+  return undefined;
+}
 
 /** A stable id per operation, from its method and path (`get_v1_payout-runs_runId`). */
 const operationId = (route: AnyRoute) =>
@@ -190,6 +209,20 @@ export function buildOpenApiDocument(routes: readonly AnyRoute[], version: strin
                     description: 'A notification signed by the gateway (verified, not schema-checked)',
                   }
                 : { type: 'string', minLength: 1 },
+          },
+        },
+      };
+    }
+    // Create → read: the id the create answers is the read's path parameter (OpenAPI links, which
+    // stateful fuzzers follow).
+    const read = route.method === 'post' ? readAfter(routes, route.path) : undefined;
+    if (read) {
+      (operation.responses as Record<string, JsonSchema>)[status] = {
+        ...success,
+        links: {
+          [`read_${read.param}`]: {
+            operationId: operationId(read.route),
+            parameters: { [read.param]: `$response.body#/${read.param}` },
           },
         },
       };

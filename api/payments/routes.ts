@@ -13,7 +13,7 @@ import { findPaymentByOrderId } from '../../db/payments';
 import { ipnPaths, paymentReturnPath } from '../../platform/ipn-paths';
 import { noticeOf, paymentResultSignal } from '../../workflows/payment-definitions';
 import type { IpnChannel } from '../ipn/receiver';
-import { ApiError } from '../http/errors';
+import { ApiError, beyondSchema } from '../http/errors';
 import { defineRoute, type AnyRoute } from '../http/routes';
 import {
   confirmPayment,
@@ -189,6 +189,7 @@ const refundBody = z
         code: 'custom',
         path: ['items'],
         message: `items add up to ${sum}, not ${body.amount}`,
+        params: beyondSchema('sum_of_items'),
       });
     }
     if (new Set(body.items.map((entry) => entry.itemId)).size !== body.items.length) {

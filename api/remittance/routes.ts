@@ -59,7 +59,8 @@ const phone = z
   .string()
   .regex(/^(0|\+84)\d{8,10}$/, 'a Vietnamese phone number written 0xxxxxxxxx or +84xxxxxxxxx');
 const name = z.string().trim().min(1, 'required').max(100);
-const twoDecimals = (value: number) => Math.abs(Math.round(value * 100) - value * 100) < 1e-6;
+/** At most two decimals as written: 1.15 yes, 1.0000000000000002 no (the schema says multipleOf 0.01). */
+const twoDecimals = (value: number) => /^-?\d+(\.\d{1,2})?$/.test(String(value));
 const foreignAmount = z
   .number()
   .gt(1, 'must be more than 1.00')

@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { NOT_BLANK } from '../http/openapi';
+import { beyondSchema } from '../http/errors';
 import { ORDER_ID_PATTERN } from '../../gateway/operations/shared';
 import { ipnPaths } from '../../platform/ipn-paths';
 import { SUBSCRIPTION_FREQUENCIES, SUBSCRIPTION_MIN_AMOUNT } from '../../gateway/limits';
@@ -43,7 +45,7 @@ const createBody = z
     amount: z.number().int().min(0),
     orderInfo: z.string().max(200).default(''),
     subscriptionInfo: z.strictObject({
-      name: z.string().trim().min(1).max(100),
+      name: z.string().trim().min(1).meta(NOT_BLANK).max(100),
       partnerSubsId: z.string().max(100).optional(),
       subsOwner: z.string().max(100).optional(),
       type: z.enum(['FIXED', 'VARIABLE']),
@@ -78,6 +80,7 @@ const createBody = z
         code: 'custom',
         path: ['subscriptionInfo', 'expiryDate'],
         message: 'must be after nextPaymentDate',
+        params: beyondSchema('after_next_payment_date'),
       });
   });
 

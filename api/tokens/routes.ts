@@ -88,7 +88,13 @@ const bindingBody = z
         amount: {
           anyOf: [
             { const: 0 },
-            { minimum: BINDING_AMOUNT_RANGES[kind][0], maximum: BINDING_AMOUNT_RANGES[kind][1] },
+            {
+              minimum: BINDING_AMOUNT_RANGES[kind][0],
+              // An open range (no maximum) has none to state.
+              ...(Number.isFinite(BINDING_AMOUNT_RANGES[kind][1])
+                ? { maximum: BINDING_AMOUNT_RANGES[kind][1] }
+                : {}),
+            },
           ],
         },
         userInfo:

@@ -4,6 +4,8 @@
  * amount ranges per requestType, the required Idempotency-Key, strict bodies, every refusal by status.
  */
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { beyondSchema, invalidInput } from '../../api/http/errors';
 import { apiRoutes, type ApiDependencies } from '../../api/app';
 import { buildOpenApiDocument, NO_CONTROL_CHARACTERS } from '../../api/http/openapi';
 import { DISBURSEMENT_AMOUNT_RANGES, PAYMENT_AMOUNT_RANGES } from '../../gateway/limits';
@@ -75,5 +77,36 @@ describe('the OpenAPI document states the real rules', () => {
     expect(Object.keys(page['200'].content)).toEqual(['text/html']);
     expect(Object.keys(page['400'].content)).toEqual(['text/html']);
     expect(page['401']).toBeUndefined();
+  });
+});
+
+describe('a rule the document cannot state', () => {
+  const schema = z
+    .object({ amount: z.number().int(), items: z.array(z.number().int()) })
+    .superRefine((body, context) => {
+      const sum = body.items.reduce((total, item) => total + item, 0);
+      if (sum !== body.amount)
+        context.addIssue({
+          code: 'custom',
+          path: ['items'],
+          message: `items add up to ${sum}`,
+          params: beyondSchema('sum_of_items'),
+        });
+    });
+  const refusal = (value: unknown) => {
+    const result = schema.safeParse(value);
+    return result.success ? undefined : invalidInput('body', result.error.issues);
+  };
+
+  it('answers 422 naming field and rule when the request satisfies the document but breaks only such a rule', () => {
+    expect(refusal({ amount: 10, items: [3, 4] })).toMatchObject({
+      status: 422,
+      code: 'invalid_request',
+      problems: [{ field: 'body.items', rule: 'sum_of_items' }],
+    });
+  });
+
+  it('answers 400 when the request breaks the document itself', () => {
+    expect(refusal({ amount: 'ten', items: [3, 4] })).toMatchObject({ status: 400 });
   });
 });
