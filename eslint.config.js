@@ -57,6 +57,22 @@ export default tseslint.config(
     },
   },
   ...importDirections(),
+  {
+    // A string name alone lets a workflow's name or arguments drift from what the worker registers.
+    files: ['api/**/*.ts'],
+    ignores: ['api/workflow-starts.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector:
+            "CallExpression[callee.object.property.name='workflow'][callee.property.name=/^(start|execute|signalWithStart)$/]",
+          message:
+            'Start workflows with startWorkflow/executeWorkflow (api/workflow-starts.ts): the name and arguments are checked.',
+        },
+      ],
+    },
+  },
 );
 
 /**

@@ -1,7 +1,7 @@
 import type { Db } from './knex';
-import type { EventType } from '../platform/event-catalogue';
+import type { EventType, RemittanceSnapshot } from '../platform/event-catalogue';
 import { recordEvent, updateRecordingEvents } from './events';
-import { remittanceSnapshot } from './event-snapshots';
+import { isoOrNull, numberOrNull } from './values';
 import type {
   BaseCurrency,
   RemittanceReason,
@@ -161,3 +161,21 @@ export async function getQuote(
 export async function quotesOf(db: Db, remittanceId: string): Promise<RemittanceQuoteRow[]> {
   return db('remittance_quotes').where({ remittance_id: remittanceId }).orderBy('seq');
 }
+
+/** The public fields of the record that its events carry (platform/event-catalogue.ts). */
+export const remittanceSnapshot = (row: RemittanceRow): RemittanceSnapshot => ({
+  remittanceId: row.remittance_id,
+  status: row.status,
+  statusReason: row.status_reason,
+  requestType: row.request_type,
+  baseCurrency: row.base_currency,
+  foreignAmount: Number(row.foreign_amount),
+  rateUsed: numberOrNull(row.rate_used),
+  exchangeAmount: numberOrNull(row.exchange_amount),
+  amountSent: numberOrNull(row.amount_sent),
+  receiverLabel: row.receiver_label,
+  resultCode: row.result_code,
+  transId: row.trans_id,
+  attentionReason: row.attention_reason,
+  completedAt: isoOrNull(row.completed_at),
+});

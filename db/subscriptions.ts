@@ -1,7 +1,10 @@
 import type { Db } from './knex';
-import type { EventType } from '../platform/event-catalogue';
+import type {
+  EventType,
+  SubscriptionChargeSnapshot,
+  SubscriptionSnapshot,
+} from '../platform/event-catalogue';
 import { recordEvent, updateRecordingEvents } from './events';
-import { subscriptionChargeSnapshot, subscriptionSnapshot } from './event-snapshots';
 import type { Frequency, SubscriptionStatus, SubscriptionType } from '../workflows/subscription-definitions';
 
 export interface SubscriptionRow {
@@ -236,3 +239,28 @@ export async function chargesOf(db: Db, subscriptionId: string): Promise<Subscri
       { column: 'attempt', order: 'asc' },
     ]);
 }
+
+/** The public fields of the record that its events carry (platform/event-catalogue.ts). */
+export const subscriptionChargeSnapshot = (row: SubscriptionChargeRow): SubscriptionChargeSnapshot => ({
+  orderId: row.order_id,
+  cycle: Number(row.cycle),
+  attempt: Number(row.attempt),
+  dueDate: row.due_date,
+  amount: Number(row.amount),
+  status: row.status,
+  resultCode: row.result_code,
+  message: row.message,
+  transId: row.trans_id,
+});
+
+export const subscriptionSnapshot = (row: SubscriptionRow): SubscriptionSnapshot => ({
+  subscriptionId: row.subscription_id,
+  status: row.status,
+  statusReason: row.status_reason,
+  type: row.type,
+  frequency: row.frequency,
+  recurringAmount: Number(row.recurring_amount),
+  nextPaymentDate: row.next_payment_date,
+  expiryDate: row.expiry_date,
+  failures: Number(row.failures),
+});

@@ -11,6 +11,7 @@ import { payrunKind, payrunOrderId } from '../../workflows/search-attributes';
 import type { Principal } from '../auth/roles';
 import { conflict, notFound } from '../http/errors';
 import { maskNumber } from '../http/masking';
+import { startWorkflow } from '../workflow-starts';
 
 export interface DisbursementDeps {
   db: Db;
@@ -71,7 +72,7 @@ export async function createDisbursement(
     gatewayAttemptTimeout: deps.gatewayAttemptTimeout,
     resultWait: deps.resultWait,
   };
-  await temporal.workflow.start('disbursement', {
+  await startWorkflow(temporal, 'disbursement', {
     taskQueue: deps.taskQueue,
     workflowId,
     args: [workflowInput],

@@ -28,6 +28,7 @@ import {
 import { payrunKind, payrunOrderId } from '../../workflows/search-attributes';
 import type { Principal } from '../auth/roles';
 import { ApiError, conflict, notFound } from '../http/errors';
+import { executeWorkflow, startWorkflow } from '../workflow-starts';
 
 export interface PaymentSettings {
   taskQueue: string;
@@ -129,7 +130,7 @@ export async function createPayment(deps: PaymentDeps, input: NewPayment) {
     timing: settings.payment,
     ...(input.paymentCode !== undefined ? { paymentCode: input.paymentCode } : {}),
   };
-  await temporal.workflow.start('payment', {
+  await startWorkflow(temporal, 'payment', {
     taskQueue: settings.taskQueue,
     workflowId,
     args: [workflowInput],
@@ -328,7 +329,7 @@ export async function refundPayment(
   }
   const refund = reserved.refund;
   const workflowInput: RefundInput = { refundId: refund.refund_id, timing: settings.refund };
-  await temporal.workflow.start('refund', {
+  await startWorkflow(temporal, 'refund', {
     taskQueue: settings.taskQueue,
     workflowId: refund.workflow_id,
     args: [workflowInput],
@@ -362,7 +363,7 @@ export async function settleTerminal(
     created_by_key: input.principal.keyId,
     created_by: input.principal.name,
   });
-  const result: TerminalSettlementResult = await temporal.workflow.execute('terminalSettlement', {
+  const result: TerminalSettlementResult = await executeWorkflow(temporal, 'terminalSettlement', {
     taskQueue: settings.taskQueue,
     workflowId: terminalSettlementWorkflowId(settlementId),
     args: [{ settlementId }],

@@ -34,6 +34,7 @@ import type { Principal } from '../auth/roles';
 import { ApiError, conflict, forbidden, notFound } from '../http/errors';
 import { maskName, maskNumber, seesReceiversInFull } from '../http/masking';
 import { markAlreadyPaid, toCsv, type PayoutFileReport, type PayoutRow } from './payout-csv';
+import { startWorkflow } from '../workflow-starts';
 
 export interface PayoutSettings {
   maxRows: number;
@@ -183,7 +184,7 @@ export async function uploadPayoutRun(
     timing: settings.timing,
   };
   try {
-    await temporal.workflow.start('payoutRun', {
+    await startWorkflow(temporal, 'payoutRun', {
       taskQueue: settings.taskQueue,
       workflowId: payoutRunWorkflowId(runId),
       args: [workflowInput],

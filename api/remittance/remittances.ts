@@ -32,6 +32,7 @@ import type { CachedQuote } from './quote-cache';
 import { ApiError, notFound } from '../http/errors';
 import { maskNumber } from '../http/masking';
 import type { RemittanceSettings } from './settings';
+import { executeWorkflow, startWorkflow } from '../workflow-starts';
 
 export interface RemittanceDeps {
   db: Db;
@@ -108,7 +109,7 @@ export async function fetchLiveRate(
     throw new ApiError(503, 'quote_unavailable', 'No worker is running to ask the gateway for a rate.');
   }
   try {
-    const { rate } = await deps.temporal.workflow.execute('remittanceQuote', {
+    const { rate } = await executeWorkflow(deps.temporal, 'remittanceQuote', {
       taskQueue: deps.settings.taskQueue,
       workflowId: remittanceQuoteWorkflowId(randomUUID()),
       args: [{ baseCurrency }],
@@ -203,7 +204,7 @@ export async function createRemittance(
     timing: settings.timing,
   };
   try {
-    await temporal.workflow.start('remittance', {
+    await startWorkflow(temporal, 'remittance', {
       taskQueue: settings.taskQueue,
       workflowId: remittanceWorkflowId(remittanceId),
       args: [workflowInput],

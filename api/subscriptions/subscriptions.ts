@@ -25,6 +25,7 @@ import type { Principal } from '../auth/roles';
 import { ApiError, conflict, notFound } from '../http/errors';
 import type { SubscriptionSettings } from './settings';
 import type { CustomerKeyOf } from '../../platform/customer-key';
+import { startWorkflow } from '../workflow-starts';
 
 export interface SubscriptionDeps {
   db: Db;
@@ -88,7 +89,7 @@ export async function createSubscription(
     ...(info.expiryDate ? { expiryDate: info.expiryDate } : {}),
     timing: settings.timing,
   };
-  await temporal.workflow.start('subscription', {
+  await startWorkflow(temporal, 'subscription', {
     taskQueue: settings.taskQueue,
     workflowId,
     args: [workflowInput],

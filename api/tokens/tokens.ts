@@ -39,6 +39,7 @@ import {
 import { payrunCustomer, payrunKind, payrunOrderId } from '../../workflows/search-attributes';
 import type { Principal } from '../auth/roles';
 import { ApiError, conflict, notFound } from '../http/errors';
+import { startWorkflow } from '../workflow-starts';
 
 export interface TokenSettings {
   taskQueue: string;
@@ -120,7 +121,7 @@ export async function startBinding(
     created_by: input.principal.name,
   });
   const workflowInput: BindingInput = { bindingId, timing: deps.settings.binding };
-  const handle = await temporal.workflow.start('binding', {
+  const handle = await startWorkflow(temporal, 'binding', {
     taskQueue: deps.settings.taskQueue,
     workflowId,
     args: [workflowInput],
@@ -167,7 +168,7 @@ export async function deleteMethod(deps: TokenDeps, methodId: string) {
   await db('saved_methods')
     .where({ method_id: methodId, status: 'active' })
     .update({ status: 'deleting', updated_at: db.fn.now() });
-  const handle = await temporal.workflow.start('deleteSavedMethod', {
+  const handle = await startWorkflow(temporal, 'deleteSavedMethod', {
     taskQueue: deps.settings.taskQueue,
     workflowId: deleteMethodWorkflowId(methodId),
     args: [{ methodId, gatewayAttemptTimeout: deps.settings.binding.gatewayAttemptTimeout }],
@@ -244,7 +245,7 @@ export async function createTokenPayment(
     partnerClientId: method.partner_client_id,
     timing: deps.settings.payment,
   };
-  const handle = await temporal.workflow.start('tokenPayment', {
+  const handle = await startWorkflow(temporal, 'tokenPayment', {
     taskQueue: deps.settings.taskQueue,
     workflowId,
     args: [workflowInput],
