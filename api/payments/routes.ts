@@ -193,7 +193,12 @@ const refundBody = z
       });
     }
     if (new Set(body.items.map((entry) => entry.itemId)).size !== body.items.length) {
-      context.addIssue({ code: 'custom', path: ['items'], message: 'item ids must be unique' });
+      context.addIssue({
+        code: 'custom',
+        path: ['items'],
+        message: 'item ids must be unique',
+        params: beyondSchema('unique_item_ids'),
+      });
     }
   });
 

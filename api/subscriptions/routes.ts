@@ -42,7 +42,11 @@ const createBody = z
       .min(1)
       .max(50)
       .regex(/^[0-9a-zA-Z]([-_.@]*[0-9a-zA-Z]+)*$/, 'letters and digits'),
-    amount: z.number().int().min(0),
+    amount: z
+      .number()
+      .int()
+      .min(0)
+      .meta({ anyOf: [{ const: 0 }, { minimum: SUBSCRIPTION_MIN_AMOUNT }] }),
     orderInfo: z.string().max(200).default(''),
     subscriptionInfo: z.strictObject({
       name: z.string().trim().min(1).meta(NOT_BLANK).max(100),
@@ -74,6 +78,7 @@ const createBody = z
         code: 'custom',
         path: ['amount'],
         message: 'a FIXED subscription charges its recurringAmount',
+        params: beyondSchema('fixed_amount'),
       });
     if (info.nextPaymentDate && info.expiryDate && info.expiryDate <= info.nextPaymentDate)
       context.addIssue({
@@ -82,6 +87,14 @@ const createBody = z
         message: 'must be after nextPaymentDate',
         params: beyondSchema('after_next_payment_date'),
       });
+  })
+  // The rules above that JSON Schema can state: amount 0 or at least the minimum, and a first payment date
+  // when nothing is charged now (the FIXED amount and the date order answer 422 when broken).
+  .meta({
+    anyOf: [
+      { properties: { amount: { minimum: 1 } } },
+      { properties: { subscriptionInfo: { required: ['nextPaymentDate'] } } },
+    ],
   });
 
 const manageBody = z.object({ reason: z.string().max(200).optional() });
