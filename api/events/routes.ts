@@ -26,7 +26,7 @@ const typeList = z
 
 const cursor = z
   .string()
-  .max(60)
+  .regex(/^[A-Za-z0-9_-]{1,60}$/, 'a nextCursor this API answered with: 1 to 60 of A-Z a-z 0-9 _ -')
   .transform((text, ctx) => {
     const decoded = decodeCursor(text);
     if (!decoded) {
