@@ -10,6 +10,7 @@ import * as paymentConfirmations from './20261122_0008_payment_confirmations';
 import * as eventsAndWebhooks from './20261123_0009_events_and_webhooks';
 import * as ipnSignalClaims from './20261123_0010_ipn_signal_claims';
 import * as auditLog from './20261123_0011_audit_log';
+import * as ipnSignedFields from './20261123_0012_ipn_signed_fields';
 
 export interface Migration {
   name: string;
@@ -30,4 +31,5 @@ export const migrations: Migration[] = [
   { name: '20261123_0009_events_and_webhooks', ...eventsAndWebhooks },
   { name: '20261123_0010_ipn_signal_claims', ...ipnSignalClaims },
   { name: '20261123_0011_audit_log', ...auditLog },
+  { name: '20261123_0012_ipn_signed_fields', ...ipnSignedFields },
 ];

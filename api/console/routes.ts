@@ -73,6 +73,7 @@ export function consoleRoutes(
       summary: 'The finance console (sign in with an API key).',
       tag: 'console',
       access: { public: 'the page holds no data; it calls the API with the key the operator enters' },
+      produces: { types: ['text/html'] },
       handler: () => serve('index.html'),
     }),
     defineRoute({
@@ -81,6 +82,7 @@ export function consoleRoutes(
       summary: "The console's scripts and styles.",
       tag: 'console',
       access: { public: 'static files of the console, no data' },
+      produces: { types: ['text/javascript', 'text/css', 'text/html', 'image/svg+xml'] },
       params: z.object({ file: z.string().regex(/^[a-z0-9-]+\.[a-z]+$/, 'a console file name') }),
       handler: ({ params }) => serve(params.file),
     }),

@@ -11,6 +11,7 @@ import {
 import { payrunKind, payrunOrderId } from '../../workflows/search-attributes';
 import type { Principal } from '../auth/roles';
 import { conflict, notFound } from '../http/errors';
+import { maskNumber } from '../http/masking';
 import { startWorkflow } from '../workflow-starts';
 
 export interface DisbursementDeps {
@@ -21,12 +22,12 @@ export interface DisbursementDeps {
   resultWait: string;
 }
 
-/** What an operator may see of a receiver: the kind and the last four digits. */
+/** What an operator may see of a receiver: the kind and the last four digits (the masking every list uses). */
 export function receiverLabel(receiver: DisbursementReceiver): string {
   const number =
     receiver.kind === 'wallet' ? receiver.walletId : (receiver.bankAccountNo ?? receiver.bankCardNo ?? '');
   const kind = receiver.kind === 'wallet' ? 'wallet' : `bank ${receiver.bankCode}`;
-  return `${kind} …${number.slice(-4)}`;
+  return `${kind} ${maskNumber(number)}`;
 }
 
 export async function createDisbursement(

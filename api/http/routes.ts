@@ -62,10 +62,19 @@ export interface RouteSpec<
   params?: Params;
   response?: z.ZodType;
   responseStatus?: number;
-  /** Create endpoints: honour `Idempotency-Key`. */
-  idempotent?: boolean;
+  /**
+   * Create endpoints: honour `Idempotency-Key`. `'required'`: money-moving creates whose identity payrun
+   * makes up (no caller-supplied business id): without a key a retried request would move money twice,
+   * so a request without one is refused with 400 `idempotency_key_required`.
+   */
+  idempotent?: boolean | 'required';
   /** An action a person takes: every call is recorded in the audit log, succeeded or refused. */
   audit?: AuditSpec;
+  /**
+   * The content types a route answers instead of JSON (pages, CSV, metrics), for the OpenAPI document;
+   * `errors: true` when its refusals are that type too (a page a customer's browser shows).
+   */
+  produces?: { types: readonly string[]; errors?: boolean };
   handler(
     ctx: RouteContext<
       Body extends z.ZodType ? z.infer<Body> : undefined,
@@ -85,7 +94,7 @@ export function defineRoute<Body extends z.ZodType, Query extends z.ZodType, Par
   return spec as AnyRoute;
 }
 
-/** Unknown fields are refused: an object schema is made strict at its top level. */
+/** Unknown fields are refused: an object schema is made strict at its top level (the OpenAPI says so too). */
 function strict(schema: z.ZodType): z.ZodType {
   return schema instanceof z.ZodObject ? schema.strict() : schema;
 }
@@ -208,6 +217,20 @@ async function answer(
   };
   const status = route.responseStatus ?? (route.method === 'post' ? 201 : 200);
   const idempotencyKey = req.header('idempotency-key');
+  if (route.idempotent === 'required' && idempotencyKey === undefined) {
+    throw new ApiError(
+      400,
+      'idempotency_key_required',
+      'This request moves money and payrun gives it its identity, so it needs an Idempotency-Key header: a retry with the same key returns the first answer instead of paying twice.',
+      [
+        {
+          field: 'header.Idempotency-Key',
+          rule: 'required',
+          message: 'required on this create (1 to 255 visible ASCII characters)',
+        },
+      ],
+    );
+  }
   if (route.idempotent && idempotencyKey !== undefined) {
     const stored = await runIdempotently(
       options.db,

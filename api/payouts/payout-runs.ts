@@ -34,6 +34,7 @@ import { payrunKind, payrunRunId } from '../../workflows/search-attributes';
 import type { Principal } from '../auth/roles';
 import type { AuditTrail } from '../http/audit-trail';
 import { ApiError, conflict, forbidden, notFound } from '../http/errors';
+import { maskName, maskNumber, seesReceiversInFull } from '../http/masking';
 import { toCsv } from './payout-csv';
 import { markAlreadyPaid, type PayoutFileReport, type PayoutRow } from './payout-file';
 import { startWorkflow } from '../workflow-starts';
@@ -361,12 +362,13 @@ export async function listRuns(db: Db, filter: ListFilter) {
   return { rows, nextOffset: page.nextOffset };
 }
 
-const itemView = (item: PayoutItemRow) => ({
+/** Wallet ids and names in full for the payout duties, masked for every other reader (api/http/masking). */
+const itemView = (item: PayoutItemRow, full: boolean) => ({
   payoutId: item.payout_id,
   row: item.row_number,
   batchId: item.batch_id,
-  walletId: item.wallet_id,
-  walletName: item.wallet_name,
+  walletId: full ? item.wallet_id : maskNumber(item.wallet_id),
+  walletName: full ? item.wallet_name : maskName(item.wallet_name),
   amount: Number(item.amount),
   description: item.description,
   state: item.state,
@@ -380,8 +382,10 @@ export async function listItems(
   db: Db,
   runId: string,
   filter: { state?: ItemState; limit: number; offset: number },
+  reader: Principal,
 ) {
   await requireRun(db, runId);
+  const full = seesReceiversInFull(reader);
   const query = db('payout_items')
     .where({ run_id: runId })
     .orderBy('row_number')
@@ -389,11 +393,17 @@ export async function listItems(
     .offset(filter.offset);
   if (filter.state) query.where({ state: filter.state });
   const items: PayoutItemRow[] = await query;
-  return { runId, items: items.map(itemView), limit: filter.limit, offset: filter.offset };
+  return {
+    runId,
+    items: items.map((item) => itemView(item, full)),
+    limit: filter.limit,
+    offset: filter.offset,
+  };
 }
 
-export async function resultsCsv(db: Db, runId: string): Promise<string> {
+export async function resultsCsv(db: Db, runId: string, reader: Principal): Promise<string> {
   await requireRun(db, runId);
+  const full = seesReceiversInFull(reader);
   const items: PayoutItemRow[] = await db('payout_items').where({ run_id: runId }).orderBy('row_number');
   return toCsv(
     [
@@ -411,8 +421,8 @@ export async function resultsCsv(db: Db, runId: string): Promise<string> {
     items.map((item) => [
       item.payout_id,
       item.row_number,
-      item.wallet_id,
-      item.wallet_name,
+      full ? item.wallet_id : maskNumber(item.wallet_id),
+      full ? item.wallet_name : maskName(item.wallet_name),
       Number(item.amount),
       item.description,
       item.state,

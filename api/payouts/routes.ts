@@ -4,6 +4,7 @@ import { listQuery } from '../http/list-query';
 import type { ReadPayoutFile } from './payout-file-stream';
 import { sizeInBytes, UploadParsers } from './upload-parsers';
 import { defineRoute, type AnyRoute } from '../http/routes';
+import { ApiError } from '../http/errors';
 import { errorReportCsv } from './payout-csv';
 import { templateCsv, templateXlsx } from './payout-template';
 import {
@@ -52,6 +53,15 @@ export function payoutRunRoutes(
     contentType: `text/csv or ${XLSX_TYPE}`,
     limit: upload.limit,
     read: async (req: Request, query: unknown) => {
+      // No body at all is a request without its file, not an empty file: 400, before any parser starts.
+      const length = req.headers['content-length'];
+      if (length === '0' || (length === undefined && req.headers['transfer-encoding'] === undefined))
+        throw new ApiError(
+          400,
+          'missing_body',
+          'The request has no file: send the payout file (CSV or .xlsx) as the body.',
+          [{ field: 'body', rule: 'required', message: 'the payout file' }],
+        );
       const { sheet } = query as { sheet?: string };
       const file = await parsers.read(req, { sheet });
       // Another sheet of the same workbook is another request.
@@ -92,6 +102,7 @@ export function payoutRunRoutes(
       access: { roles: ['payouts-maker'] },
       rawBody: fileUpload,
       responseStatus: 200,
+      produces: { types: ['application/json', 'text/csv'] },
       query: z.object({ format: z.enum(['json', 'csv']).default('json'), sheet: sheetQuery }),
       handler: async ({ body, query }) => {
         const report = await validatePayoutFile(deps, (body as ReadPayoutFile).report);
@@ -150,7 +161,8 @@ export function payoutRunRoutes(
     defineRoute({
       method: 'get',
       path: '/v1/payout-runs/:runId/items',
-      summary: "A run's items with state, gateway transId and message; filter by state.",
+      summary:
+        "A run's items with state, gateway transId and message; filter by state. Wallet ids and names in full for payouts-maker/approver and admin, masked (****5678, N. V. A.) for other readers.",
       tag: 'payouts',
       access: { roles: READERS },
       params: runParams,
@@ -159,17 +171,21 @@ export function payoutRunRoutes(
         limit: z.coerce.number().int().min(1).max(1000).default(100),
         offset: z.coerce.number().int().min(0).default(0),
       }),
-      handler: async ({ params, query }) => ({ body: await listItems(deps.db, params.runId, query) }),
+      handler: async ({ params, query, principal }) => ({
+        body: await listItems(deps.db, params.runId, query, principal),
+      }),
     }),
     defineRoute({
       method: 'get',
       path: '/v1/payout-runs/:runId/results.csv',
-      summary: 'Every item and its outcome as CSV, safe to open in a spreadsheet.',
+      summary:
+        'Every item and its outcome as CSV, safe to open in a spreadsheet; wallets masked as in the items list for readers other than the payout duties.',
       tag: 'payouts',
       access: { roles: READERS },
       params: runParams,
-      handler: async ({ params }) => ({
-        body: await resultsCsv(deps.db, params.runId),
+      produces: { types: ['text/csv'] },
+      handler: async ({ params, principal }) => ({
+        body: await resultsCsv(deps.db, params.runId, principal),
         contentType: 'text/csv; charset=utf-8',
         headers: { 'content-disposition': `attachment; filename="${params.runId}-results.csv"` },
       }),

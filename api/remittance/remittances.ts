@@ -31,6 +31,7 @@ import { payrunKind, payrunOrderId } from '../../workflows/search-attributes';
 import type { Principal } from '../auth/roles';
 import type { CachedQuote } from './quote-cache';
 import { ApiError, notFound } from '../http/errors';
+import { maskNumber } from '../http/masking';
 import type { RemittanceSettings } from './settings';
 import { executeWorkflow, startWorkflow } from '../workflow-starts';
 
@@ -86,7 +87,7 @@ export function newRemittanceId(now = new Date()): string {
   return `rmt-${now.toISOString().slice(0, 10).replaceAll('-', '')}-${randomBytes(4).toString('hex')}`;
 }
 
-const lastFour = (value: string) => `****${value.replace(/\D/g, '').slice(-4)}`;
+const lastFour = maskNumber;
 
 /** What lists, logs and exports may show of a receiver: its kind and the last four digits. */
 export function receiverLabel(

@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { NOT_BLANK } from '../http/openapi';
+import { beyondSchema } from '../http/errors';
 import { ORDER_ID_PATTERN } from '../../gateway/operations/shared';
 import { ipnPaths } from '../../platform/ipn-paths';
 import { SUBSCRIPTION_FREQUENCIES, SUBSCRIPTION_MIN_AMOUNT } from '../../gateway/limits';
@@ -24,7 +26,7 @@ import {
 const WRITERS = ['billing'] as const;
 const READERS = ['viewer', 'billing'] as const;
 
-const date = z.string().refine(isCalendarDate, 'a real date written YYYY-MM-DD');
+const date = z.string().refine(isCalendarDate, 'a real date written YYYY-MM-DD').meta({ format: 'date' });
 const subscriptionId = z
   .string()
   .min(1)
@@ -41,10 +43,14 @@ const createBody = z
       .min(1)
       .max(50)
       .regex(/^[0-9a-zA-Z]([-_.@]*[0-9a-zA-Z]+)*$/, 'letters and digits'),
-    amount: z.number().int().min(0),
+    amount: z
+      .number()
+      .int()
+      .min(0)
+      .meta({ anyOf: [{ const: 0 }, { minimum: SUBSCRIPTION_MIN_AMOUNT }] }),
     orderInfo: z.string().max(200).default(''),
     subscriptionInfo: z.strictObject({
-      name: z.string().trim().min(1).max(100),
+      name: z.string().trim().min(1).meta(NOT_BLANK).max(100),
       partnerSubsId: z.string().max(100).optional(),
       subsOwner: z.string().max(100).optional(),
       type: z.enum(['FIXED', 'VARIABLE']),
@@ -73,13 +79,23 @@ const createBody = z
         code: 'custom',
         path: ['amount'],
         message: 'a FIXED subscription charges its recurringAmount',
+        params: beyondSchema('fixed_amount'),
       });
     if (info.nextPaymentDate && info.expiryDate && info.expiryDate <= info.nextPaymentDate)
       context.addIssue({
         code: 'custom',
         path: ['subscriptionInfo', 'expiryDate'],
         message: 'must be after nextPaymentDate',
+        params: beyondSchema('after_next_payment_date'),
       });
+  })
+  // The rules above that JSON Schema can state: amount 0 or at least the minimum, and a first payment date
+  // when nothing is charged now (the FIXED amount and the date order answer 422 when broken).
+  .meta({
+    anyOf: [
+      { properties: { amount: { minimum: 1 } } },
+      { properties: { subscriptionInfo: { required: ['nextPaymentDate'] } } },
+    ],
   });
 
 const manageBody = z.object({ reason: z.string().max(200).optional() });

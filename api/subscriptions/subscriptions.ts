@@ -25,12 +25,15 @@ import { payrunCustomer, payrunKind, payrunOrderId } from '../../workflows/searc
 import type { Principal } from '../auth/roles';
 import { ApiError, conflict, notFound } from '../http/errors';
 import type { SubscriptionSettings } from './settings';
+import type { CustomerKeyOf } from '../../platform/customer-key';
 import { startWorkflow } from '../workflow-starts';
 
 export interface SubscriptionDeps {
   db: Db;
   temporal: Client;
   settings: SubscriptionSettings;
+  /** The PayrunCustomer search attribute's value: a keyed hash, never the partnerClientId. */
+  customerKeyOf: CustomerKeyOf;
 }
 
 export interface NewSubscriptionRequest {
@@ -96,7 +99,7 @@ export async function createSubscription(
     typedSearchAttributes: [
       { key: payrunKind, value: 'subscription' },
       { key: payrunOrderId, value: input.subscriptionId },
-      { key: payrunCustomer, value: input.partnerClientId },
+      { key: payrunCustomer, value: deps.customerKeyOf(input.partnerClientId) },
     ],
   });
   // The workflow asks the gateway for the customer's links; answer with them once they are recorded.

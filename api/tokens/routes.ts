@@ -79,6 +79,32 @@ const bindingBody = z
         message: 'letters and digits, joined by - _ . or @',
       });
     }
+  })
+  // The rules above, stated in the OpenAPI document, one branch per kind.
+  .meta({
+    oneOf: (['card', 'domestic', 'wallet'] as const).map((kind) => ({
+      properties: {
+        kind: { const: kind },
+        partnerClientId: { pattern: LINK_WALLET_CLIENT_ID_PATTERN.source },
+        amount: {
+          anyOf: [
+            { const: 0 },
+            {
+              minimum: BINDING_AMOUNT_RANGES[kind][0],
+              // An open range (no maximum) has none to state.
+              ...(Number.isFinite(BINDING_AMOUNT_RANGES[kind][1])
+                ? { maximum: BINDING_AMOUNT_RANGES[kind][1] }
+                : {}),
+            },
+          ],
+        },
+        userInfo:
+          kind === 'wallet'
+            ? { not: { anyOf: [{ required: ['name'] }, { required: ['email'] }] } }
+            : { required: ['email'], not: { required: ['partnerClientAlias'] } },
+      },
+      ...(kind === 'wallet' ? {} : { required: ['userInfo'] }),
+    })),
   });
 
 const paymentBody = z.object({

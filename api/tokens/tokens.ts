@@ -5,6 +5,7 @@ import { ApplicationFailure, WorkflowIdReusePolicy } from '@temporalio/common';
 import { inRange, outcomeOf, rangeText, TOKEN_PAY_AMOUNT_RANGES } from '../../gateway';
 import type { Db } from '../../db/knex';
 import { applyListFilter, pageOf, type ListFilter } from '../../db/list-filter';
+import type { CustomerKeyOf } from '../../platform/customer-key';
 import {
   bindingView,
   getBinding,
@@ -51,6 +52,8 @@ export interface TokenDeps {
   db: Db;
   temporal: Client;
   settings: TokenSettings;
+  /** The PayrunCustomer search attribute's value: a keyed hash, never the partnerClientId. */
+  customerKeyOf: CustomerKeyOf;
 }
 
 export const defaultTokenSettings = (taskQueue: string, gatewayAttemptTimeout: string): TokenSettings => ({
@@ -128,7 +131,7 @@ export async function startBinding(
     typedSearchAttributes: [
       { key: payrunKind, value: 'binding' },
       { key: payrunOrderId, value: bindingId },
-      { key: payrunCustomer, value: input.partnerClientId },
+      { key: payrunCustomer, value: deps.customerKeyOf(input.partnerClientId) },
     ],
   });
   try {
@@ -252,7 +255,7 @@ export async function createTokenPayment(
     typedSearchAttributes: [
       { key: payrunKind, value: 'token-payment' },
       { key: payrunOrderId, value: input.paymentId },
-      { key: payrunCustomer, value: method.partner_client_id },
+      { key: payrunCustomer, value: deps.customerKeyOf(method.partner_client_id) },
     ],
   });
   await handle.executeUpdate(tokenPaymentStartedUpdate);

@@ -35,17 +35,27 @@ export function webhookRoutes(deps: { db: Db; temporal: Client; settings?: Webho
       throw new ApiError(503, 'webhooks_not_configured', 'This API was started without webhook settings.');
     return { db: deps.db, temporal: deps.temporal, settings: deps.settings };
   };
+  const WEBHOOK_URL_PATTERN =
+    '^https://(?![^/]*localhost)[a-z][a-z0-9-]{0,30}(\\.[a-z][a-z0-9-]{0,30})*\\.[a-z]{2,10}(/[A-Za-z0-9._~-]{0,40}){0,5}$';
   const policy = { allowLoopbackHttp: deps.settings?.allowLoopbackHttp ?? false };
   const createBody = z.object({
-    url: z.string().superRefine((url, ctx) => {
-      const problem = webhookUrlProblem(url, policy);
-      if (problem) ctx.addIssue({ code: 'custom', message: problem });
-    }),
+    url: z
+      .string()
+      .superRefine((url, ctx) => {
+        const problem = webhookUrlProblem(url, policy);
+        if (problem) ctx.addIssue({ code: 'custom', message: problem });
+      })
+      // For the OpenAPI document: https to a named public host (what every policy accepts; loopback http
+      // in development is accepted too, and not described).
+      .meta({ maxLength: 2048, pattern: WEBHOOK_URL_PATTERN }),
     eventTypes: z
       .array(
-        z.string().refine(isEventType, {
-          error: `an event type of the catalogue (${EVENT_TYPES.length} types, see docs/events.md)`,
-        }),
+        z
+          .string()
+          .refine(isEventType, {
+            error: `an event type of the catalogue (${EVENT_TYPES.length} types, see docs/events.md)`,
+          })
+          .meta({ enum: [...EVENT_TYPES] }),
       )
       .min(1, 'at least one event type')
       .max(EVENT_TYPES.length),

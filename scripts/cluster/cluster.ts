@@ -10,6 +10,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from '../../db/embedded-postgres';
 import { withDatabaseName } from '../../db/knex';
+import { resolveDevCustomerKeySecret } from '../../platform/customer-key';
 import { loadOrCreateDevCodecKeys, type CodecKeyring } from '../../platform/payload-codec';
 import { ipnPaths } from '../../platform/ipn-paths';
 import type { GatewaySettings } from '../../platform/require-services';
@@ -232,6 +233,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
       publicBaseUrl: apiUrl,
       apiPort: ports.api,
       uiUrl,
+      customerKeySecret: resolveDevCustomerKeySecret({ configured: undefined, dataDir }),
       apiSettings: { ...DEFAULT_API_TUNABLES, ...options.apiSettings },
       metricsPort: (index) => ports.metrics + index,
     });

@@ -4,6 +4,7 @@
  * payrun's API, and the sandbox's admin API for the customer's side (approvals, OTPs, the ledger).
  * The one shortcut is creating API keys in the cluster's database, as `npm run keys` does.
  */
+import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -79,7 +80,12 @@ export function useCluster(options: { workers?: number } = {}): ClusterFixture {
       ) {
         const response = await fetch(`${cluster.urls.api}${route}`, {
           method,
-          headers: { authorization: `Bearer ${key}`, 'content-type': contentType },
+          // Every create carries a fresh Idempotency-Key, as a careful client does (required on some).
+          headers: {
+            authorization: `Bearer ${key}`,
+            'content-type': contentType,
+            ...(method === 'POST' ? { 'idempotency-key': randomUUID() } : {}),
+          },
           ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }),
         });
         const text = await response.text();

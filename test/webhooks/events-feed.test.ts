@@ -91,9 +91,14 @@ describe('the events feed', () => {
     await eventually(async () => expect((await readAll(key, null, 'payment.failed')).ids).toContain(failed));
     expect((await readAll(key, null, 'refund.failed,payment.succeeded')).ids).not.toContain(failed);
 
+    // Shaped like a cursor but not one the API minted: 422 (the document cannot state it); not even
+    // shaped like one: 400.
     const badCursor = await callApi(t.api, key, 'GET', '/v1/events?after=not-a-cursor');
-    expect(badCursor.status).toBe(400);
-    expect(badCursor.body.error.problems[0].field).toBe('query.after');
+    expect(badCursor.status).toBe(422);
+    expect(badCursor.body.error.problems[0]).toMatchObject({ field: 'query.after', rule: 'cursor' });
+    const malformed = await callApi(t.api, key, 'GET', '/v1/events?after=not%20a%20cursor');
+    expect(malformed.status).toBe(400);
+    expect(malformed.body.error.problems[0].field).toBe('query.after');
     const badType = await callApi(t.api, key, 'GET', '/v1/events?type=payment.exploded');
     expect(badType.status).toBe(400);
     expect(badType.body.error.problems[0].field).toMatch(/^query\.type/);
