@@ -571,7 +571,7 @@ async function seedRemittance(remittanceId: string) {
     auto_capture: true,
     base_currency: 'USD',
     foreign_amount: 100,
-    receiver_label: 'wallet …5678',
+    receiver_label: 'wallet ****5678',
     receiver_details: JSON.stringify({ walletId: '0912345678' }),
     remittance_info: JSON.stringify({ reason: 'RSN01' }),
     reason: 'RSN01',

@@ -39,7 +39,9 @@ export interface ClusterFixture {
 
 let keyCounter = 0;
 
-export function useCluster(options: { workers?: number } = {}): ClusterFixture {
+export function useCluster(
+  options: { workers?: number; sandboxTiming?: Record<string, number> } = {},
+): ClusterFixture {
   const fixture = {} as ClusterFixture;
   let dataDir: string;
   let connection: Connection | undefined;
@@ -50,6 +52,7 @@ export function useCluster(options: { workers?: number } = {}): ClusterFixture {
       dataDir,
       workers,
       logLevel: 'info',
+      ...(options.sandboxTiming && { sandboxTiming: options.sandboxTiming }),
       // Bill subscriptions due today at once; a killed worker's call and a lost notification are
       // retried or asked about within a test's patience (the production defaults are 2 minutes).
       // Tests poll their runs' status far more often than people do: no rate limits here.
