@@ -478,6 +478,10 @@ export const VI_ERRORS = {
   malformed_path: 'Đường dẫn không hợp lệ.',
   internal_error: 'Đã có lỗi ở phía hệ thống. Hãy thử lại hoặc báo mã yêu cầu cho bộ phận hỗ trợ.',
   idempotency_key_reused: 'Mã idempotency này đã dùng cho một yêu cầu khác.',
+  idempotency_key_required:
+    'Yêu cầu này chuyển tiền nên cần tiêu đề Idempotency-Key, để gửi lại không trả tiền hai lần.',
+  method_not_allowed: 'Địa chỉ này không nhận phương thức HTTP đó.',
+  missing_body: 'Yêu cầu không kèm file: hãy gửi file chi trả (CSV hoặc .xlsx).',
   payment_exists: 'Mã thanh toán này đã tồn tại.',
   method_deleted: 'Phương thức đã bị xóa; không dùng được nữa.',
   method_revoked: 'Phương thức đã bị khách hàng thu hồi; không dùng được nữa.',

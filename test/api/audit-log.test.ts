@@ -51,6 +51,7 @@ async function call(
     status: response.status,
     requestId,
     text,
+    allow: response.headers.get('allow'),
     body: text && response.headers.get('content-type')?.includes('json') ? JSON.parse(text) : undefined,
   };
 }
@@ -209,10 +210,11 @@ describe('audit log', () => {
     expect(await db('audit_log').where({ id: entry.id }).first()).toMatchObject({
       actor_name: `Audit Admin ${tag}`,
     });
-    // And the API has no way to change it: only reading routes exist under /v1/audit-log.
+    // And the API has no way to change it: /v1/audit-log answers reads only (405, Allow: GET).
     for (const method of ['PUT', 'PATCH', 'DELETE', 'POST']) {
       const response = await call(admin, method, `/v1/audit-log`, '{}');
-      expect(response.status, method).toBe(404);
+      expect(response.status, method).toBe(405);
+      expect(response.allow, method).not.toMatch(/PUT|PATCH|DELETE|POST/);
     }
   });
 });
