@@ -2,6 +2,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { CUSTOMER_KEY_SECRET_PATTERN } from './customer-key';
 import { CODEC_TOKEN_PATTERN } from './dev-codec-token';
+import { parseGatewayRateLimits } from './gateway-rate-limits';
 
 /**
  * Every setting payrun reads, declared once. Processes call `loadConfig()` at start-up so that a
@@ -60,6 +61,17 @@ export const configSchema = z.object({
   GATEWAY_ACCESS_KEY: optionalText,
   GATEWAY_SECRET_KEY: optionalText,
   GATEWAY_PUBLIC_KEY: optionalText.describe("The gateway's RSA public key: PEM, or Base64 DER"),
+  GATEWAY_RATE_LIMITS: z
+    .string()
+    .optional()
+    .transform((text, context) => {
+      const { limits, problems } = parseGatewayRateLimits(text ?? '');
+      for (const problem of problems) context.addIssue({ code: 'custom', message: problem });
+      return limits;
+    })
+    .describe(
+      'Gateway calls per second per operation, across all workers, e.g. subscription.pay=50,disbursement.pay=20 (operations with a queue of their own: subscription.pay, disbursement.pay); unset: no limit',
+    ),
   SANDBOX_PORT: port.default(8950).describe('Port of the sandbox that npm run dev starts'),
   PUBLIC_BASE_URL: optionalUrl.describe(
     'How the gateway reaches payrun (IPN and redirect URLs); default: the API URL',

@@ -3,16 +3,17 @@
  * dependency a capability needs (the merchant secret for aesTokens, the keyring for tokens at rest)
  * cannot be left out of one of them. The tests build activities with the same typed `createActivities`.
  */
-import type { NativeConnection, Worker, WorkerOptions } from '@temporalio/worker';
+import type { NativeConnection, WorkerOptions } from '@temporalio/worker';
 import { createActivities, type Activities } from '../activities';
 import type { Db } from '../db/knex';
-import type { Config } from '../platform/config';
+import { ConfigError, type Config } from '../platform/config';
 import { createDataConverter } from '../platform/data-converter';
 import type { Logger } from '../platform/logger';
 import type { CodecKeyring } from '../platform/payload-codec';
 import type { GatewaySettings } from '../platform/require-services';
 import { createInstrumentedGateway } from './gateway';
-import { createPayrunWorker } from './worker';
+import { QUEUED_OPERATIONS, type QueuedOperation } from '../workflows/gateway-queues';
+import { createPayrunWorker, type PayrunWorker } from './worker';
 
 export interface WorkerServices {
   db: Db;
@@ -33,6 +34,22 @@ export function buildActivities(config: Config, services: WorkerServices): Activ
   });
 }
 
+/**
+ * GATEWAY_RATE_LIMITS, checked against the operations that have a queue of their own: a limit on any
+ * other operation would be accepted and do nothing, so the process refuses to start instead.
+ */
+export function operationRateLimitsOf(config: Config): Partial<Record<QueuedOperation, number>> {
+  const limits: Partial<Record<QueuedOperation, number>> = {};
+  for (const [operation, rate] of Object.entries(config.GATEWAY_RATE_LIMITS)) {
+    if (!(QUEUED_OPERATIONS as string[]).includes(operation))
+      throw new ConfigError(
+        `GATEWAY_RATE_LIMITS: ${operation} cannot be limited; operations with a queue of their own: ${QUEUED_OPERATIONS.join(', ')}`,
+      );
+    limits[operation as QueuedOperation] = rate;
+  }
+  return limits;
+}
+
 export async function buildWorker(
   config: Config,
   services: WorkerServices & {
@@ -40,8 +57,9 @@ export async function buildWorker(
     /** A prebuilt bundle (the bench builds one); otherwise the worker bundles `workflows/` itself. */
     workflowBundle?: WorkerOptions['workflowBundle'];
   },
-): Promise<Worker> {
+): Promise<PayrunWorker> {
   return createPayrunWorker({
+    operationRateLimits: operationRateLimitsOf(config),
     connection: services.connection,
     namespace: config.TEMPORAL_NAMESPACE,
     taskQueue: config.TEMPORAL_TASK_QUEUE,

@@ -33,6 +33,16 @@ export const gatewayOf = <Activities>(
   options?: { firstRetry?: Duration; maxRetryInterval?: Duration },
 ) => proxyActivities<Activities>(gatewayCalls(attemptTimeout, options));
 
+/**
+ * Proxies of `Activities` with the gateway profile on another task queue: an operation's own queue
+ * (workflows/gateway-queues.ts), where the rate limit of that operation applies.
+ */
+export const gatewayOnQueueOf = <Activities>(
+  taskQueue: string,
+  attemptTimeout: Duration,
+  options?: { firstRetry?: Duration; maxRetryInterval?: Duration },
+) => proxyActivities<Activities>({ ...gatewayCalls(attemptTimeout, options), taskQueue });
+
 /** Reading every page of a batch takes long: it heartbeats after each page, and may run 30 minutes. */
 export const pageReaderOf = <Activities>(heartbeatTimeout: Duration) =>
   proxyActivities<Activities>({

@@ -1,5 +1,6 @@
-import { condition, setHandler } from '@temporalio/workflow';
-import { gatewayOf, recordsOf } from './activity-profiles';
+import { condition, patched, setHandler, workflowInfo } from '@temporalio/workflow';
+import { gatewayOf, gatewayOnQueueOf, recordsOf } from './activity-profiles';
+import { operationQueueOf } from './gateway-queues';
 import type { DisbursementActivities } from '../activities/disbursement';
 import { codeOf, outcomeOf } from '../gateway/result-codes';
 import {
@@ -67,7 +68,15 @@ export async function disbursement(input: DisbursementInput): Promise<Disburseme
 
   status = transition(status, 'paying');
   await records.recordDisbursement({ disbursementId: input.disbursementId, status });
-  const paid = await gateway.payDisbursement(input);
+  // disbursement/pay on its own queue, where GATEWAY_RATE_LIMITS applies; runs recorded before the
+  // operation queues paid on the main queue and replay that way.
+  const payer = patched('pay-on-operation-queue')
+    ? gatewayOnQueueOf<DisbursementActivities>(
+        operationQueueOf(workflowInfo().taskQueue, 'disbursement.pay'),
+        input.gatewayAttemptTimeout,
+      )
+    : gateway;
+  const paid = await payer.payDisbursement(input);
   if (paid.outcome === 'succeeded') return finish('succeeded', paid.resultCode, paid.message, paid.transId);
   if (paid.outcome === 'failed') return finish('failed', paid.resultCode, paid.message);
 

@@ -8,10 +8,12 @@ import {
   allHandlersFinished,
   condition,
   continueAsNew,
+  patched,
   setHandler,
   workflowInfo,
 } from '@temporalio/workflow';
-import { gatewayOf, recordsOf } from './activity-profiles';
+import { gatewayOf, gatewayOnQueueOf, recordsOf } from './activity-profiles';
+import { operationQueueOf } from './gateway-queues';
 import type { SubscriptionActivities } from '../activities/subscriptions';
 import { inRange, SUBSCRIPTION_MIN_AMOUNT } from '../gateway/limits';
 import { codeOf, isPending, outcomeOf, type ResultOutcome } from '../gateway/result-codes';
@@ -53,6 +55,11 @@ const answered = (answer: { resultCode: number }, ...expected: ResultOutcome[]) 
 async function billSubscription(input: SubscriptionInput): Promise<SubscriptionView> {
   const { timing, subscriptionId: id } = input;
   const gateway = gatewayOf<SubscriptionActivities>(timing.gatewayAttemptTimeout);
+  /** subscription/pay on its own queue, where GATEWAY_RATE_LIMITS spreads a billing day's charges. */
+  const chargeQueue = gatewayOnQueueOf<SubscriptionActivities>(
+    operationQueueOf(workflowInfo().taskQueue, 'subscription.pay'),
+    timing.gatewayAttemptTimeout,
+  );
   const state: SubscriptionState = input.state ?? {
     status: 'authorizing',
     anchorDate: '',
@@ -359,7 +366,9 @@ async function billSubscription(input: SubscriptionInput): Promise<SubscriptionV
       let resultCode: number | undefined;
       let message: string | undefined;
       try {
-        const paid = await gateway.chargeSubscriptionCycle({
+        // Runs recorded before the operation queues charged on the main queue and replay that way.
+        const charges = patched('charge-on-operation-queue') ? chargeQueue : gateway;
+        const paid = await charges.chargeSubscriptionCycle({
           subscriptionId: id,
           cycle,
           attempt,

@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import ExcelJS from 'exceljs';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import type { Worker } from '@temporalio/worker';
+import type { PayrunWorker as Worker } from '../../workers/worker';
 import { createActivities } from '../../activities';
 import { createApp } from '../../api/app';
 import type { Db } from '../../db/knex';

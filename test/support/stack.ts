@@ -7,7 +7,7 @@
 import { afterAll, beforeAll } from 'vitest';
 import { Client } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import type { Worker } from '@temporalio/worker';
+import type { PayrunWorker as Worker } from '../../workers/worker';
 import { createActivities, type ActivityDependencies } from '../../activities';
 import { createApp, type ApiDependencies } from '../../api/app';
 import type { Role } from '../../api/auth/roles';

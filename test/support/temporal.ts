@@ -2,10 +2,10 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { inject } from 'vitest';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { DefaultLogger, Runtime, type Worker } from '@temporalio/worker';
+import { DefaultLogger, Runtime } from '@temporalio/worker';
 import type { Activities } from '../../activities';
 import { createDataConverter } from '../../platform/data-converter';
-import { createPayrunWorker, type PayrunWorkerOptions } from '../../workers/worker';
+import { createPayrunWorker, type PayrunWorker, type PayrunWorkerOptions } from '../../workers/worker';
 import { PAYRUN_SEARCH_ATTRIBUTES } from '../../workflows/search-attributes';
 
 /** IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD: every payrun search attribute is a keyword. */
@@ -78,7 +78,7 @@ export async function createTestWorker(
   tuning?: PayrunWorkerOptions['tuning'],
   /** Another version of the workflow code (an upgrade rehearsal); the run's bundle by default. */
   workflowBundlePath = inject('workflowBundlePath'),
-): Promise<{ worker: Worker; taskQueue: string }> {
+): Promise<{ worker: PayrunWorker; taskQueue: string }> {
   const worker = await createPayrunWorker({
     connection: env.nativeConnection,
     namespace: env.namespace ?? 'default',

@@ -57,6 +57,7 @@ const PROOFS: Record<keyof Config, string> = {
   REMITTANCE_QUOTE_CACHE_SECONDS: 'test/unit/settings-wiring.test.ts',
   WEBHOOK_ALLOW_LOOPBACK_HTTP: 'test/unit/webhook-signing.test.ts',
   CUSTOMER_KEY_SECRET: 'test/unit/settings-wiring.test.ts',
+  GATEWAY_RATE_LIMITS: 'test/subscriptions/gateway-rate-limit.test.ts',
 };
 
 describe('every setting reaches its process', () => {

@@ -7,7 +7,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import type { Worker } from '@temporalio/worker';
+import type { PayrunWorker as Worker } from '../../workers/worker';
 import { createWebhookActivities } from '../../activities/webhooks';
 import { createApp } from '../../api/app';
 import { defaultTokenSettings } from '../../api/tokens/tokens';
