@@ -10,7 +10,10 @@ export type GatewayRateLimits = Partial<Record<OperationName, number>>;
 export function parseGatewayRateLimits(text: string): { limits: GatewayRateLimits; problems: string[] } {
   const limits: GatewayRateLimits = {};
   const problems: string[] = [];
-  for (const entry of text.split(',').map((part) => part.trim()).filter(Boolean)) {
+  for (const entry of text
+    .split(',')
+    .map((part) => part.trim())
+    .filter(Boolean)) {
     const match = /^([A-Za-z.]+)\s*=\s*(\d+(?:\.\d+)?)$/.exec(entry);
     if (!match) {
       problems.push(`"${entry}" is not operation=callsPerSecond`);

@@ -21,6 +21,8 @@ export function useSubscriptionStack(
     sandbox?: StackOptions<string>['sandbox'];
     /** Environment variables the settings are built from, as `api/main.ts` builds them. */
     environment?: Record<string, string>;
+    /** Rate limits of the operation queues and how many workers poll them. */
+    workers?: Pick<StackOptions<string>, 'operationRateLimits' | 'workers'>;
   } = {},
 ): SubscriptionFixture {
   const taskQueue = `subscriptions-${randomUUID()}`;
@@ -53,6 +55,7 @@ export function useSubscriptionStack(
     },
     workerTuning: { maxCachedWorkflows: 0 },
     ...(options.sandbox && { sandbox: options.sandbox }),
+    ...options.workers,
   });
   return Object.assign(fixture, { settings });
 }

@@ -7,6 +7,7 @@
 import { afterAll, beforeAll } from 'vitest';
 import { Client } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { NativeConnection } from '@temporalio/worker';
 import type { PayrunWorker as Worker } from '../../workers/worker';
 import { createActivities, type ActivityDependencies } from '../../activities';
 import { createApp, type ApiDependencies } from '../../api/app';
@@ -47,6 +48,10 @@ export interface StackOptions<K extends string> {
   /** Merchant secret, token keyring and webhook delivery; unset: the test merchant's, the public test keyring. */
   activities?: Partial<Pick<ActivityDependencies, 'merchantSecrets' | 'webhooks'>>;
   workerTuning?: PayrunWorkerOptions['tuning'];
+  /** Per-operation rate limits of the workers' operation queues (GATEWAY_RATE_LIMITS). */
+  operationRateLimits?: PayrunWorkerOptions['operationRateLimits'];
+  /** Worker processes polling the same queues (as `npm run cluster` runs several); 1 by default. */
+  workers?: number;
 }
 
 export type Stack<K extends string = never> = {
@@ -124,23 +129,39 @@ export async function startStack<K extends string>(
     keys[property] = await newKey(db, roles, `${name}-${taskQueue}`);
   }
 
-  let worker: Worker | undefined;
-  let running: Promise<void> | undefined;
+  let workers: Worker[] = [];
+  let running: Promise<void>[] = [];
+  let connections: NativeConnection[] = [];
   const stack = {
     sandbox,
     api,
     taskQueue,
     ...keys,
     async startWorker(workflowBundlePath?: string) {
-      worker = (await createTestWorker(env, activities, taskQueue, options.workerTuning, workflowBundlePath))
-        .worker;
-      running = worker.run();
+      for (let i = 0; i < (options.workers ?? 1); i += 1) {
+        const connection =
+          i === 0 ? env.nativeConnection : await NativeConnection.connect({ address: env.address });
+        if (i > 0) connections.push(connection);
+        const { worker } = await createTestWorker(
+          env,
+          activities,
+          taskQueue,
+          options.workerTuning,
+          workflowBundlePath,
+          options.operationRateLimits,
+          connection,
+        );
+        workers.push(worker);
+        running.push(worker.run());
+      }
     },
     async stopWorker() {
-      if (!worker) return;
-      worker.shutdown();
-      await running;
-      worker = undefined;
+      for (const worker of workers) worker.shutdown();
+      await Promise.all(running);
+      workers = [];
+      running = [];
+      await Promise.all(connections.map((connection) => connection.close()));
+      connections = [];
     },
     async advance(duration: string) {
       offset += durationMs(duration);

@@ -78,15 +78,19 @@ export async function createTestWorker(
   tuning?: PayrunWorkerOptions['tuning'],
   /** Another version of the workflow code (an upgrade rehearsal); the run's bundle by default. */
   workflowBundlePath = inject('workflowBundlePath'),
+  operationRateLimits?: PayrunWorkerOptions['operationRateLimits'],
+  /** Another connection stands for another worker process: the SDK allows one worker per queue and connection. */
+  connection = env.nativeConnection,
 ): Promise<{ worker: PayrunWorker; taskQueue: string }> {
   const worker = await createPayrunWorker({
-    connection: env.nativeConnection,
+    connection,
     namespace: env.namespace ?? 'default',
     taskQueue,
     activities,
     dataConverter: testDataConverter,
     tuning,
     workflowBundle: { codePath: workflowBundlePath },
+    ...(operationRateLimits && { operationRateLimits }),
   });
   return { worker, taskQueue };
 }

@@ -1,0 +1,89 @@
+/**
+ * GATEWAY_RATE_LIMITS on a billing day: many authorized subscriptions due at once, two workers, and
+ * subscription/pay limited to a few calls per second. The Temporal server (the dev server: the test
+ * server does not rate-limit task queues) hands out the charges of the operation's queue at the
+ * configured rate, whichever worker polls, so the sandbox sees them spread; each cycle is still charged
+ * exactly once, also when the workers stop and start again while charges wait in the queue.
+ */
+import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../../platform/config';
+import type { LedgerEntry } from '../../sandbox/ledger';
+import { operationRateLimitsOf } from '../../workers/build';
+import { addDays } from '../../workflows/billing-calendar';
+import { connectDevServer } from '../support/temporal';
+import { eventually } from '../support/wait';
+import { subscriptionSteps } from './steps';
+import { useSubscriptionStack } from './stack';
+
+const LIMIT = 4;
+const config = loadConfig({ GATEWAY_RATE_LIMITS: `subscription.pay=${LIMIT}` });
+const t = useSubscriptionStack(connectDevServer, {
+  sandbox: { autoApprove: true, timing: { customerDelayMs: 0 } },
+  workers: { workers: 2, operationRateLimits: operationRateLimitsOf(config) },
+});
+const { today, create } = subscriptionSteps(t);
+
+/** Everything the sandbox charged for these subscriptions' cycles (subscription/pay, not the first payment). */
+const cycleCharges = (ids: string[]): LedgerEntry[] =>
+  t.sandbox.admin.ledger().filter((entry) => ids.some((id) => entry.orderId.startsWith(`${id}-c`)));
+
+/** The most charges the sandbox recorded within any one second (sliding over every charge). */
+function mostInOneSecond(entries: LedgerEntry[]): number {
+  const times = entries.map((entry) => Date.parse(entry.at)).sort((a, b) => a - b);
+  let most = 0;
+  for (let first = 0, last = 0; last < times.length; last += 1) {
+    while (times[last]! - times[first]! >= 1000) first += 1;
+    most = Math.max(most, last - first + 1);
+  }
+  return most;
+}
+
+/** `count` subscriptions whose first cycle was due yesterday: each is charged as soon as it is authorized. */
+async function billingDay(count: number): Promise<string[]> {
+  const due = addDays(await today(), -1);
+  const created = await Promise.all(
+    Array.from({ length: count }, () =>
+      create({
+        amount: 0,
+        subscriptionInfo: {
+          type: 'FIXED',
+          recurringAmount: 25_000,
+          frequency: 'MONTHLY',
+          nextPaymentDate: due,
+        },
+      }),
+    ),
+  );
+  return created.map((c) => c.subscriptionId);
+}
+
+async function eachChargedOnce(ids: string[]) {
+  await eventually(async () => {
+    const rows = await t
+      .db('subscription_charges')
+      .whereIn('subscription_id', ids)
+      .where({ cycle: 1, status: 'succeeded' });
+    expect(rows).toHaveLength(ids.length);
+  });
+  const charges = cycleCharges(ids).filter((entry) => entry.outcome === 'succeeded');
+  expect(charges.map((entry) => entry.orderId).sort()).toEqual(ids.map((id) => `${id}-c1`).sort());
+  return charges;
+}
+
+describe('GATEWAY_RATE_LIMITS across workers', () => {
+  it('spreads a billing day’s charges at the configured rate, each cycle charged once', async () => {
+    const ids = await billingDay(32);
+    const charges = await eachChargedOnce(ids);
+    // A token bucket lets one second's worth through at once, then the rate: never more than twice it.
+    expect(mostInOneSecond(charges)).toBeLessThanOrEqual(2 * LIMIT);
+  });
+
+  it('charges each cycle once when the workers stop and start again while charges wait for the rate', async () => {
+    const ids = await billingDay(16);
+    await eventually(() => expect(cycleCharges(ids).length).toBeGreaterThanOrEqual(2));
+    await t.stopWorker();
+    await t.startWorker();
+    const charges = await eachChargedOnce(ids);
+    expect(mostInOneSecond(charges)).toBeLessThanOrEqual(2 * LIMIT);
+  });
+});
