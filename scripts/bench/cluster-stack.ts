@@ -8,6 +8,9 @@ import path from 'node:path';
 import { createApiKey } from '../../db/api-keys';
 import { createDb } from '../../db/knex';
 import type { LedgerEntry } from '../../sandbox/ledger';
+import { loadConfig } from '../../platform/config';
+import { resolveCodecKeyring } from '../../platform/payload-codec';
+import { buildActivities } from '../../workers/build';
 import { startClusterOnFreePorts } from '../cluster/cluster';
 import { BENCH_SANDBOX_TIMING, type BenchStack } from './harness';
 
@@ -20,6 +23,7 @@ export async function startClusterBenchStack(
     workers,
     logLevel: 'warn',
     sandboxTiming: BENCH_SANDBOX_TIMING,
+    ...(process.env.GATEWAY_RATE_LIMITS && { gatewayRateLimits: process.env.GATEWAY_RATE_LIMITS }),
     apiSettings: {
       RATE_LIMIT_PER_ADDRESS_PER_MINUTE: 0,
       RATE_LIMIT_PER_KEY_PER_MINUTE: 0,
@@ -42,7 +46,19 @@ export async function startClusterBenchStack(
     gateway: {
       ledger: async () => (await admin('GET', '/ledger')) as LedgerEntry[],
       setAutoApprove: async (enabled) => void (await admin('PUT', '/auto-approve', { enabled })),
+      approve: async (orderId) => void (await admin('POST', `/payments/${orderId}/approve`, {})),
     },
+    // The floor's activities, built from what a worker of this cluster is given.
+    activities: buildActivities(loadConfig(cluster.environment.worker(0)), {
+      db,
+      gateway: cluster.gateway,
+      keyring: resolveCodecKeyring({
+        keysText: cluster.environment.worker(0).PAYLOAD_CODEC_KEYS,
+        currentId: cluster.environment.worker(0).PAYLOAD_CODEC_KEY_ID,
+      }),
+      publicBaseUrl: cluster.environment.worker(0).PUBLIC_BASE_URL ?? cluster.urls.api,
+    }),
+    processes: () => cluster.records().map(({ name, pid }) => ({ name, pid })),
     apiUrl: cluster.urls.api,
     makerKey: (await createApiKey(db, 'bench-maker', ['payouts-maker'])).key,
     approverKey: (await createApiKey(db, 'bench-approver', ['payouts-approver'])).key,

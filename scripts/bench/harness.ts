@@ -19,7 +19,8 @@ import { createDataConverter } from '../../platform/data-converter';
 import { createLogger } from '../../platform/logger';
 import { generateSandboxKeyPair, startSandbox } from '../../sandbox';
 import type { LedgerEntry } from '../../sandbox/ledger';
-import { buildWorker } from '../../workers/build';
+import type { Activities } from '../../activities';
+import { buildActivities, buildWorker } from '../../workers/build';
 import { PAYRUN_SEARCH_ATTRIBUTES } from '../../workflows/search-attributes';
 import { createDatabaseIfMissing } from '../stack';
 import { resolveDevServer } from '../temporal-binaries';
@@ -28,6 +29,14 @@ import { resolveDevServer } from '../temporal-binaries';
 export interface BenchGateway {
   ledger(): Promise<LedgerEntry[]>;
   setAutoApprove(enabled: boolean): Promise<void>;
+  /** The simulated customer approves an order waiting for them. */
+  approve(orderId: string): Promise<void>;
+}
+
+/** A process of the stack, for its peak RSS. */
+export interface BenchProcess {
+  name: string;
+  pid: number;
 }
 
 export interface BenchStack {
@@ -39,6 +48,9 @@ export interface BenchStack {
   makerKey: string;
   approverKey: string;
   viewerKey: string;
+  /** The activities as a worker of this stack builds them: the floor calls them without Temporal. */
+  activities: Activities;
+  processes(): BenchProcess[];
   close(): Promise<void>;
 }
 
@@ -107,7 +119,9 @@ export async function startBenchStack(): Promise<BenchStack> {
     CUSTOMER_KEY_SECRET: randomBytes(32).toString('base64url'),
     ...NO_RATE_LIMITS,
     ...Object.fromEntries(
-      Object.entries(process.env).filter(([name]) => /^(PAYOUT|RATE_LIMIT|REMITTANCE)_/.test(name)),
+      Object.entries(process.env).filter(([name]) =>
+        /^(PAYOUT|RATE_LIMIT|REMITTANCE)_|^GATEWAY_RATE_LIMITS$/.test(name),
+      ),
     ),
   });
   const logger = createLogger('silent');
@@ -115,13 +129,13 @@ export async function startBenchStack(): Promise<BenchStack> {
   const server = app.listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
   const apiUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const worker = await buildWorker(config, {
-    connection: env.nativeConnection,
+  const services = {
     db,
     gateway: { baseUrl: sandbox.url, ...merchant, publicKey: keyPair.publicKeyPem },
     keyring,
     publicBaseUrl: apiUrl,
-  });
+  };
+  const worker = await buildWorker(config, { connection: env.nativeConnection, ...services });
   const running = worker.run();
   return {
     shape: 'dev',
@@ -129,7 +143,11 @@ export async function startBenchStack(): Promise<BenchStack> {
     gateway: {
       ledger: async () => sandbox.admin.ledger(),
       setAutoApprove: async (enabled) => sandbox.admin.setAutoApprove(enabled),
+      approve: async (orderId) => void sandbox.admin.approvePayment(orderId),
     },
+    activities: buildActivities(config, services),
+    // One process: the API, the worker and the sandbox (the dev server is the SDK's child, not measured).
+    processes: () => [{ name: 'payrun (API + worker + sandbox)', pid: process.pid }],
     apiUrl,
     makerKey: (await createApiKey(db, 'bench-maker', ['payouts-maker'])).key,
     approverKey: (await createApiKey(db, 'bench-approver', ['payouts-approver'])).key,

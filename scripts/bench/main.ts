@@ -1,34 +1,37 @@
 /**
- * `npm run bench -- payouts [--shape dev|cluster]`. Prints figures; never fails on a duration. The dev
- * shape is one process on the dev server; the cluster shape is `npm run cluster` (separate processes,
- * the Temporal server on PostgreSQL).
+ * `npm run bench -- [NAME …|all] [--shape dev|cluster|both]`. Prints figures; never fails on a duration.
+ * The dev shape is one process on the dev server; the cluster shape is `npm run cluster` (separate
+ * processes, the Temporal server on PostgreSQL); both runs one after the other. A name the issue lists
+ * whose benchmark does not exist yet is reported as such, never with a figure, and the exit code is 2.
  */
+import { benchBillingDay } from './billing-day';
 import { startClusterBenchStack } from './cluster-stack';
-import { startBenchStack } from './harness';
+import { startBenchStack, type BenchStack } from './harness';
 import { benchPayouts } from './payouts';
 import { benchSubscriptions } from './subscriptions';
 import { benchUploads } from './uploads';
 import { benchRateLimits } from './rate-limits';
 
-const suites: Record<string, (stack: Awaited<ReturnType<typeof startBenchStack>>) => Promise<void>> = {
+const suites: Record<string, (stack: BenchStack) => Promise<void>> = {
+  'billing-day': benchBillingDay,
   payouts: benchPayouts,
   subscriptions: benchSubscriptions,
   uploads: benchUploads,
   'rate-limits': benchRateLimits,
 };
 
-async function main(): Promise<void> {
-  const args = process.argv.slice(2);
-  const shapeAt = args.indexOf('--shape');
-  const shape = shapeAt === -1 ? 'dev' : args[shapeAt + 1];
-  if (shape !== 'dev' && shape !== 'cluster')
-    throw new Error(`--shape must be dev or cluster, got "${shape ?? ''}"`);
-  const shapeValueAt = shapeAt === -1 ? -1 : shapeAt + 1;
-  const requested = args.filter((arg, index) => !arg.startsWith('--') && index !== shapeValueAt);
-  const names = requested.length ? requested : Object.keys(suites);
-  const unknown = names.filter((name) => !suites[name]);
-  if (unknown.length)
-    throw new Error(`Unknown benchmark ${unknown.join(', ')}; choose from ${Object.keys(suites).join(', ')}`);
+/** Benchmarks issue 19 asks for that are not written yet, and the nearest figure that exists. */
+const notYet: Record<string, string> = {
+  disbursements:
+    'not implemented yet: 10,000 single disbursements are measured inside `payouts` (its second part)',
+  'payout-file': 'not implemented yet: the nearest is `uploads` (a 100,000-row dry run, in the same process)',
+  ipn: 'not implemented yet: no notification-ingestion benchmark exists',
+  payments: 'not implemented yet: no one-time-payment creation benchmark exists',
+};
+
+const EXIT_NOT_IMPLEMENTED = 2;
+
+async function runShape(shape: 'dev' | 'cluster', names: string[]): Promise<void> {
   const stack = shape === 'cluster' ? await startClusterBenchStack() : await startBenchStack();
   console.log(`Shape: ${stack.shape}`);
   try {
@@ -38,8 +41,31 @@ async function main(): Promise<void> {
   }
 }
 
+async function main(): Promise<number> {
+  const args = process.argv.slice(2);
+  const shapeAt = args.indexOf('--shape');
+  const given = shapeAt === -1 ? 'dev' : args[shapeAt + 1];
+  if (given !== 'dev' && given !== 'cluster' && given !== 'both')
+    throw new Error(`--shape must be dev, cluster or both, got "${given ?? ''}"`);
+  const shapes: ('dev' | 'cluster')[] = given === 'both' ? ['dev', 'cluster'] : [given];
+  const shapeValueAt = shapeAt === -1 ? -1 : shapeAt + 1;
+  const requested = args.filter((arg, index) => !arg.startsWith('--') && index !== shapeValueAt);
+  const all = requested.length === 0 || requested.includes('all');
+  const names = all ? [...Object.keys(suites), ...Object.keys(notYet)] : requested;
+  const unknown = names.filter((name) => !suites[name] && !notYet[name]);
+  if (unknown.length)
+    throw new Error(
+      `Unknown benchmark ${unknown.join(', ')}; choose from ${[...Object.keys(suites), ...Object.keys(notYet)].join(', ')}, all`,
+    );
+  const missing = names.filter((name) => notYet[name]);
+  for (const name of missing) console.log(`${name}: ${notYet[name]}`);
+  const runnable = names.filter((name) => suites[name]);
+  for (const shape of shapes) if (runnable.length) await runShape(shape, runnable);
+  return missing.length ? EXIT_NOT_IMPLEMENTED : 0;
+}
+
 main().then(
-  () => process.exit(0),
+  (code) => process.exit(code),
   (error: unknown) => {
     console.error(error);
     process.exit(1);

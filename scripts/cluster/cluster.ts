@@ -125,6 +125,8 @@ export interface ClusterOptions {
   apiSettings?: Partial<ApiTunables>;
   /** The sandbox's delays (SANDBOX_TIMING); unset: its defaults. Benchmarks remove them. */
   sandboxTiming?: Record<string, number>;
+  /** GATEWAY_RATE_LIMITS of the workers; unset: no limit. */
+  gatewayRateLimits?: string;
   log?: (line: string) => void;
   /** Called when a process dies without being asked to (the cluster restarts nothing by itself). */
   onUnexpectedExit?: (name: string, code: number | null) => void;
@@ -229,6 +231,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
       logLevel: options.logLevel ?? 'info',
       codecKeys: keysText(keyring),
       codecKeyId: keyring.currentKeyId,
+      ...(options.gatewayRateLimits && { gatewayRateLimits: options.gatewayRateLimits }),
       gateway,
       publicBaseUrl: apiUrl,
       apiPort: ports.api,

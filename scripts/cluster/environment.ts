@@ -44,6 +44,8 @@ export interface ClusterEnvironmentInput {
    */
   apiSettings: ApiTunables;
   metricsPort: (workerIndex: number) => number;
+  /** GATEWAY_RATE_LIMITS of every worker; unset: no limit (docker-compose passes it through). */
+  gatewayRateLimits?: string;
 }
 
 export interface ClusterEnvironment {
@@ -81,7 +83,11 @@ export function clusterEnvironment(input: ClusterEnvironmentInput): ClusterEnvir
       CUSTOMER_KEY_SECRET: input.customerKeySecret,
       ...Object.fromEntries(Object.entries(input.apiSettings).map(([name, value]) => [name, String(value)])),
     },
-    worker: (index) => ({ ...shared, WORKER_METRICS_PORT: String(input.metricsPort(index)) }),
+    worker: (index) => ({
+      ...shared,
+      WORKER_METRICS_PORT: String(input.metricsPort(index)),
+      GATEWAY_RATE_LIMITS: input.gatewayRateLimits ?? '',
+    }),
     temporalUi: (port) => ({
       TEMPORAL_ADDRESS: input.temporalAddress,
       TEMPORAL_UI_PORT: String(port),

@@ -1,0 +1,138 @@
+/**
+ * Billing day: N subscriptions whose first cycle is due at once. They are created and wait for their
+ * customer; then every customer authorizes in one burst, so N workflows reach their due cycle together
+ * (a dev server's timers cannot be skipped to a real billing hour, and this is the same crowd:
+ * authorization notice → subscription/create → subscription/pay → records). Prints charges per second
+ * against the floor (the same charge activity, called directly without Temporal, 32 at once, for
+ * cycle 2 of the same subscriptions), their ratio, the most subscription/pay calls the sandbox saw in
+ * one second, peak RSS and the ledger check. GATEWAY_RATE_LIMITS from the environment applies.
+ * A benchmark, not a test: nothing here asserts a duration.
+ */
+import { randomUUID } from 'node:crypto';
+import { createApiKey } from '../../db/api-keys';
+import type { LedgerEntry } from '../../sandbox/ledger';
+import { addDays, cycleDate, dayOfGmt7, type BillingAnchor } from '../../workflows/billing-calendar';
+import type { BenchStack } from './harness';
+import { peakRssLines } from './process-memory';
+
+const COUNT = Number(process.env.BENCH_SUBSCRIPTIONS ?? 1000);
+const IN_FLIGHT = 32;
+const AMOUNT = 25_000;
+
+async function inParallel(count: number, each: (index: number) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(IN_FLIGHT, count) }, async () => {
+      for (let i = next++; i < count; i = next++) await each(i);
+    }),
+  );
+}
+
+function mostInOneSecond(entries: LedgerEntry[]): number {
+  const times = entries.map((entry) => Date.parse(entry.at)).sort((a, b) => a - b);
+  let most = 0;
+  for (let first = 0, last = 0; last < times.length; last += 1) {
+    while (times[last]! - times[first]! >= 1000) first += 1;
+    most = Math.max(most, last - first + 1);
+  }
+  return most;
+}
+
+export async function benchBillingDay(stack: BenchStack): Promise<void> {
+  const key = (await createApiKey(stack.db, `bench-billing-day-${randomUUID().slice(0, 6)}`, ['billing']))
+    .key;
+  await stack.gateway.setAutoApprove(false);
+  const tag = `d${randomUUID().slice(0, 6)}`;
+  const ids = Array.from({ length: COUNT }, (_, i) => `${tag}-${i}`);
+  const firstDate = addDays(dayOfGmt7(Date.now()), -1);
+  const limits = process.env.GATEWAY_RATE_LIMITS || 'none';
+  console.log(`billing-day: ${COUNT} subscriptions due at once, GATEWAY_RATE_LIMITS=${limits}`);
+
+  await inParallel(COUNT, async (i) => {
+    const response = await fetch(`${stack.apiUrl}/v1/subscriptions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        subscriptionId: ids[i],
+        partnerClientId: `billing${i}`,
+        amount: 0,
+        subscriptionInfo: {
+          name: 'Bench',
+          type: 'FIXED',
+          recurringAmount: AMOUNT,
+          frequency: 'MONTHLY',
+          nextPaymentDate: firstDate,
+        },
+      }),
+    });
+    if (response.status !== 201) throw new Error(`create ${i}: ${response.status} ${await response.text()}`);
+  });
+
+  // The billing hour: every customer's authorization arrives in one burst.
+  const started = performance.now();
+  await inParallel(COUNT, (i) => stack.gateway.approve(ids[i]!));
+  for (;;) {
+    const row = await stack
+      .db('subscription_charges')
+      .whereIn('subscription_id', ids)
+      .where({ cycle: 1, status: 'succeeded' })
+      .count({ n: '*' })
+      .first();
+    if (Number(row?.n) >= COUNT) break;
+    const refused = await stack
+      .db('subscriptions')
+      .whereIn('subscription_id', ids)
+      .whereNotIn('status', ['authorizing', 'active'])
+      .first('subscription_id', 'status', 'status_reason');
+    if (refused)
+      throw new Error(`${refused.subscription_id} ended ${refused.status}: ${refused.status_reason}`);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  const seconds = (performance.now() - started) / 1000;
+
+  const cycleOne = (await stack.gateway.ledger()).filter(
+    (entry) => entry.orderId.startsWith(`${tag}-`) && entry.orderId.endsWith('-c1'),
+  );
+  const chargeTimes = cycleOne.map((entry) => Date.parse(entry.at));
+  const chargeSpan = (Math.max(...chargeTimes) - Math.min(...chargeTimes)) / 1000;
+
+  // The floor: the charge activity itself (token from the database, signed subscription/pay, records),
+  // without Temporal, on cycle 2 of the same subscriptions.
+  const anchor: BillingAnchor = { anchorDate: firstDate, anchorCycle: 1, frequency: 'MONTHLY' };
+  const floorStarted = performance.now();
+  await inParallel(COUNT, async (i) => {
+    const paid = await stack.activities.chargeSubscriptionCycle({
+      subscriptionId: ids[i]!,
+      cycle: 2,
+      attempt: 0,
+      amount: AMOUNT,
+      dueDate: cycleDate(anchor, 2),
+      nextPaymentDate: cycleDate(anchor, 3),
+      chargedOn: dayOfGmt7(Date.now()),
+      frequency: 'MONTHLY',
+    });
+    if (paid.outcome !== 'succeeded')
+      throw new Error(`floor charge ${i}: ${paid.resultCode} ${paid.message}`);
+  });
+  const floorSeconds = (performance.now() - floorStarted) / 1000;
+
+  const rate = COUNT / seconds;
+  const floorRate = COUNT / floorSeconds;
+  console.log(
+    `  authorization burst → every cycle 1 charged and recorded: ${seconds.toFixed(1)} s (${rate.toFixed(1)} charges/s)`,
+  );
+  console.log(
+    `  subscription/pay calls at the sandbox: first to last ${chargeSpan.toFixed(1)} s, at most ${mostInOneSecond(cycleOne)} in one second`,
+  );
+  console.log(
+    `  floor (the charge activity alone, ${IN_FLIGHT} at once, no Temporal): ${floorSeconds.toFixed(1)} s (${floorRate.toFixed(1)} charges/s)`,
+  );
+  console.log(`  ratio floor / billing day: ${(floorRate / rate).toFixed(1)}×`);
+  for (const line of peakRssLines(stack.processes())) console.log(line);
+  const ledger = (await stack.gateway.ledger()).filter((entry) => entry.orderId.startsWith(`${tag}-`));
+  const paid = ledger.filter((entry) => entry.outcome === 'succeeded');
+  const distinct = new Set(paid.map((entry) => entry.orderId)).size;
+  console.log(
+    `  sandbox ledger: ${paid.length} charges, ${distinct} distinct orders (each paid at most once: ${distinct === paid.length}; expected ${2 * COUNT})`,
+  );
+}
