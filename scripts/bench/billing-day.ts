@@ -12,6 +12,7 @@ import { randomUUID } from 'node:crypto';
 import { createApiKey } from '../../db/api-keys';
 import type { LedgerEntry } from '../../sandbox/ledger';
 import { addDays, cycleDate, dayOfGmt7, type BillingAnchor } from '../../workflows/billing-calendar';
+import { subscriptionWorkflowId } from '../../workflows/subscription-definitions';
 import type { BenchStack } from './harness';
 import { peakRssLines } from './process-memory';
 
@@ -128,6 +129,13 @@ export async function benchBillingDay(stack: BenchStack): Promise<void> {
     `  floor (the charge activity alone, ${IN_FLIGHT} at once, no Temporal): ${floorSeconds.toFixed(1)} s (${floorRate.toFixed(1)} charges/s)`,
   );
   console.log(`  ratio floor / billing day: ${(floorRate / rate).toFixed(1)}×`);
+  const history = await stack.history(subscriptionWorkflowId(ids[0]!));
+  const activities = Object.entries(history.activities)
+    .map(([name, times]) => `${name} ×${times}`)
+    .join(', ');
+  console.log(
+    `  one subscription's history to its first charge: ${history.events} events, ${history.workflowTasks} workflow tasks, activities: ${activities}`,
+  );
   for (const line of peakRssLines(stack.processes())) console.log(line);
   const ledger = (await stack.gateway.ledger()).filter((entry) => entry.orderId.startsWith(`${tag}-`));
   const paid = ledger.filter((entry) => entry.outcome === 'succeeded');

@@ -5,6 +5,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { Client, Connection } from '@temporalio/client';
 import { createApiKey } from '../../db/api-keys';
 import { createDb } from '../../db/knex';
 import type { LedgerEntry } from '../../sandbox/ledger';
@@ -12,7 +13,7 @@ import { loadConfig } from '../../platform/config';
 import { resolveCodecKeyring } from '../../platform/payload-codec';
 import { buildActivities } from '../../workers/build';
 import { startClusterOnFreePorts } from '../cluster/cluster';
-import { BENCH_SANDBOX_TIMING, type BenchStack } from './harness';
+import { BENCH_SANDBOX_TIMING, summarizeHistory, type BenchStack } from './harness';
 
 export async function startClusterBenchStack(
   workers = Number(process.env.BENCH_WORKERS ?? 2),
@@ -31,6 +32,9 @@ export async function startClusterBenchStack(
     },
   });
   const db = createDb(cluster.urls.database, { poolMax: 20 });
+  // Histories are only counted, never decoded: no data converter needed.
+  const connection = await Connection.connect({ address: cluster.urls.temporal });
+  const temporal = new Client({ connection });
   const admin = async (method: string, route: string, body?: unknown) => {
     const response = await fetch(`${cluster.urls.sandbox}/__sandbox${route}`, {
       method,
@@ -59,12 +63,14 @@ export async function startClusterBenchStack(
       publicBaseUrl: cluster.environment.worker(0).PUBLIC_BASE_URL ?? cluster.urls.api,
     }),
     processes: () => cluster.records().map(({ name, pid }) => ({ name, pid })),
+    history: (workflowId) => summarizeHistory(temporal, workflowId),
     apiUrl: cluster.urls.api,
     makerKey: (await createApiKey(db, 'bench-maker', ['payouts-maker'])).key,
     approverKey: (await createApiKey(db, 'bench-approver', ['payouts-approver'])).key,
     viewerKey: (await createApiKey(db, 'bench-viewer', ['viewer'])).key,
     async close() {
       await db.destroy();
+      await connection.close();
       await cluster.stop();
       fs.rmSync(dataDir, { recursive: true, force: true });
     },

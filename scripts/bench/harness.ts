@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
+import type { Client } from '@temporalio/client';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { buildApp } from '../../api/build';
@@ -51,7 +52,29 @@ export interface BenchStack {
   /** The activities as a worker of this stack builds them: the floor calls them without Temporal. */
   activities: Activities;
   processes(): BenchProcess[];
+  /** One workflow's history, where the time of a process goes in events and activities. */
+  history(workflowId: string): Promise<HistorySummary>;
   close(): Promise<void>;
+}
+
+export interface HistorySummary {
+  events: number;
+  workflowTasks: number;
+  /** Activity type → times scheduled. */
+  activities: Record<string, number>;
+}
+
+/** Counts what one history asked of Temporal: events, workflow tasks, activities by type. */
+export async function summarizeHistory(client: Client, workflowId: string): Promise<HistorySummary> {
+  const history = await client.workflow.getHandle(workflowId).fetchHistory();
+  const events = history.events ?? [];
+  const activities: Record<string, number> = {};
+  for (const event of events) {
+    const name = event.activityTaskScheduledEventAttributes?.activityType?.name;
+    if (name) activities[name] = (activities[name] ?? 0) + 1;
+  }
+  const workflowTasks = events.filter((event) => event.workflowTaskCompletedEventAttributes).length;
+  return { events: events.length, workflowTasks, activities };
 }
 
 async function freePort(): Promise<number> {
@@ -97,6 +120,12 @@ export async function startBenchStack(): Promise<BenchStack> {
     server: {
       executable: await resolveDevServer({ build: true }),
       searchAttributes: PAYRUN_SEARCH_ATTRIBUTES,
+      ...(process.env.BENCH_TASK_QUEUE_PARTITIONS && {
+        extraArgs: ['Read', 'Write'].flatMap((kind) => [
+          '--dynamic-config-value',
+          `matching.numTaskqueue${kind}Partitions=${process.env.BENCH_TASK_QUEUE_PARTITIONS}`,
+        ]),
+      }),
     },
     client: { dataConverter },
   });
@@ -148,6 +177,7 @@ export async function startBenchStack(): Promise<BenchStack> {
     activities: buildActivities(config, services),
     // One process: the API, the worker and the sandbox (the dev server is the SDK's child, not measured).
     processes: () => [{ name: 'payrun (API + worker + sandbox)', pid: process.pid }],
+    history: (workflowId) => summarizeHistory(env.client, workflowId),
     apiUrl,
     makerKey: (await createApiKey(db, 'bench-maker', ['payouts-maker'])).key,
     approverKey: (await createApiKey(db, 'bench-approver', ['payouts-approver'])).key,

@@ -13,6 +13,7 @@ import { ensureSearchAttributes } from '../search-attributes';
 import type { TemporalServerBinaries } from '../temporal-binaries';
 import type { ProcessSpec } from './process-group';
 import { waitFor } from './readiness';
+import { operationQueueOf, QUEUED_OPERATIONS } from '../../workflows/gateway-queues';
 
 export interface TemporalPorts {
   frontend: number;
@@ -191,8 +192,21 @@ dynamicConfigClient:
   // Namespaces registered a moment ago become usable within a second, not the default ten.
   fs.writeFileSync(
     path.join(configDir, 'dynamicconfig', 'cluster.yaml'),
-    `system.namespaceCacheRefreshInterval:\n  - value: 1s\nlimit.maxIDLength:\n  - value: 255\n`,
+    `system.namespaceCacheRefreshInterval:\n  - value: 1s\nlimit.maxIDLength:\n  - value: 255\n${onePartitionForRateLimitedQueues()}`,
   );
+}
+
+/**
+ * A rate-limited operation queue (GATEWAY_RATE_LIMITS) gets one partition: the server divides a queue's
+ * rate over its partitions (4 by default), and with 4 the measured rate of subscription/pay was well under
+ * the configured one (docs/performance.md). The cluster's workers use the default task queue, `payrun`.
+ */
+function onePartitionForRateLimitedQueues(taskQueue = 'payrun'): string {
+  const entries = QUEUED_OPERATIONS.map(
+    (operation) =>
+      `  - value: 1\n    constraints:\n      taskQueueName: "${operationQueueOf(taskQueue, operation)}"\n`,
+  ).join('');
+  return `matching.numTaskqueueReadPartitions:\n${entries}matching.numTaskqueueWritePartitions:\n${entries}`;
 }
 
 export function temporalServerSpec(
