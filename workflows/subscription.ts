@@ -280,13 +280,30 @@ async function billSubscription(input: SubscriptionInput): Promise<SubscriptionV
         ...(auth.transId ? { transId: auth.transId } : {}),
       });
     }
-    await records.recordSubscription({
-      subscriptionId: id,
-      status: 'authorizing',
-      anchorDate: state.anchorDate,
-      anchorCycle: state.anchorCycle,
-    });
-    await move('active');
+    if (patched('activation-one-record')) {
+      // The anchor and the active status in one write: one activity (six history events) fewer per
+      // subscription, which counts on a billing day (docs/performance.md).
+      state.status = transition(state.status, 'active');
+      state.statusReason = undefined;
+      await records.recordSubscription({
+        subscriptionId: id,
+        status: state.status,
+        statusReason: null,
+        failures: state.failures,
+        anchorDate: state.anchorDate,
+        anchorCycle: state.anchorCycle,
+        nextCycle: state.nextCycle,
+        nextPaymentDate: cycleDate(anchor(), state.nextCycle),
+      });
+    } else {
+      await records.recordSubscription({
+        subscriptionId: id,
+        status: 'authorizing',
+        anchorDate: state.anchorDate,
+        anchorCycle: state.anchorCycle,
+      });
+      await move('active');
+    }
   }
 
   // ---- waiting helpers
