@@ -116,7 +116,10 @@ export interface Cluster {
   processes: ProcessGroup;
   workerNames: string[];
   records(): ProcessRecord[];
-  /** SIGKILLs a process (a crash, not a shutdown). */
+  /**
+   * SIGKILLs a process (a crash, not a shutdown). `postgres` (the embedded one) is killed with every
+   * backend, as a power cut would: the restart recovers from the write-ahead log.
+   */
   kill(name: string): Promise<void>;
   /** Starts a process again with the same command and environment, and waits until it serves. */
   restart(name: string): Promise<void>;
@@ -158,19 +161,26 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
     if (!binaries || !ui)
       throw new Error('The Temporal server or UI could not be built: run npm run temporal:binaries');
 
-    let serverUrl = options.databaseUrl;
-    if (!serverUrl) {
+    const startPostgres = async () => {
       postgres = await startEmbeddedPostgres({
         dataDir: path.join(dataDir, 'postgres'),
         port: ports.postgres,
         persistent: true,
       });
-      serverUrl = postgres.url;
       const pidFile = path.join(dataDir, 'postgres', 'postmaster.pid');
       const pid = Number(fs.readFileSync(pidFile, 'utf8').split('\n')[0]);
       group.addExternal({ name: 'postgres', pid, role: 'postgres', port: postgres.port });
       log(`PostgreSQL (embedded) on ${postgres.port}, pid ${pid}`);
-    }
+      return postgres.url;
+    };
+    const killPostgres = async () => {
+      if (!postgres) throw new Error('PostgreSQL is not the embedded one: the cluster cannot kill it');
+      await postgres.kill();
+      postgres = undefined;
+      group.removeExternal('postgres');
+    };
+    let serverUrl = options.databaseUrl;
+    if (!serverUrl) serverUrl = await startPostgres();
     await createDatabaseIfMissing(serverUrl, PAYRUN_DATABASE);
     const databaseUrl = withDatabaseName(serverUrl, PAYRUN_DATABASE);
 
@@ -287,8 +297,14 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
       processes: group,
       workerNames,
       records: () => group.records(),
-      kill: (name) => group.kill(name, 'SIGKILL'),
+      kill: (name) => (name === 'postgres' ? killPostgres() : group.kill(name, 'SIGKILL')),
       restart: async (name) => {
+        if (name === 'postgres') {
+          if (options.databaseUrl) throw new Error('PostgreSQL is DATABASE_URL: the cluster does not run it');
+          if (postgres) await killPostgres();
+          await startPostgres();
+          return;
+        }
         const spec = specs.get(name);
         if (!spec) throw new Error(`No process named ${name}`);
         await group.restart(name, spec);
