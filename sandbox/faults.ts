@@ -108,10 +108,13 @@ export const faultRuleSchema = z.strictObject({
 
 export const faultRulesSchema = z.union([faultRuleSchema, z.array(faultRuleSchema)]);
 
+/** A rule as listed: `times` is what is left; `applied` counts the events it changed so far. */
+export type ListedFaultRule = FaultRule & { applied: number };
+
 export interface FaultLayer {
   set(rules: FaultRule | readonly FaultRule[]): void;
   clear(): void;
-  list(): FaultRule[];
+  list(): ListedFaultRule[];
   /** `identity` names the event for `probability` rules: see FaultRule.probability. */
   forRequest(operation: OperationName, identity?: string): RequestFaults;
   forIpn(kind: NotificationKind, source: OperationName, identity?: string): IpnFaults;
@@ -136,6 +139,7 @@ interface ActiveRule {
   index: number;
   /** How many times each event identity met this rule. */
   seen: Map<string, number>;
+  applied: number;
 }
 
 export function createFaultLayer(): FaultLayer {
@@ -155,7 +159,10 @@ export function createFaultLayer(): FaultLayer {
     const taken = rules.filter(
       (entry) => entry.remaining > 0 && matches(entry.rule) && chosen(entry, identity),
     );
-    for (const entry of taken) entry.remaining -= 1;
+    for (const entry of taken) {
+      entry.remaining -= 1;
+      entry.applied += 1;
+    }
     rules = rules.filter((entry) => entry.remaining > 0);
     return taken.map((entry) => entry.rule);
   }
@@ -168,12 +175,13 @@ export function createFaultLayer(): FaultLayer {
         remaining: rule.times ?? Number.POSITIVE_INFINITY,
         index,
         seen: new Map(),
+        applied: 0,
       }));
     },
     clear: () => void (rules = []),
     list: () =>
-      rules.map(({ rule, remaining }) =>
-        Number.isFinite(remaining) ? { ...rule, times: remaining } : { ...rule },
+      rules.map(({ rule, remaining, applied }) =>
+        Number.isFinite(remaining) ? { ...rule, times: remaining, applied } : { ...rule, applied },
       ),
     forRequest(operation, identity = '') {
       const applied = take(

@@ -144,6 +144,7 @@ describe('request faults', () => {
           );
         outcomes.push(failed);
       }
+      expect(gw.sandbox.admin.faults()[0]?.applied).toBe(outcomes.filter(Boolean).length);
       return outcomes;
     };
     const first = await faulted(7);
