@@ -9,6 +9,7 @@ import * as payments from './20261122_0006_payments';
 import * as paymentConfirmations from './20261122_0008_payment_confirmations';
 import * as eventsAndWebhooks from './20261123_0009_events_and_webhooks';
 import * as ipnSignalClaims from './20261123_0010_ipn_signal_claims';
+import * as resumableCreates from './20261124_0011_resumable_creates';
 
 export interface Migration {
   name: string;
@@ -28,4 +29,5 @@ export const migrations: Migration[] = [
   { name: '20261122_0008_payment_confirmations', ...paymentConfirmations },
   { name: '20261123_0009_events_and_webhooks', ...eventsAndWebhooks },
   { name: '20261123_0010_ipn_signal_claims', ...ipnSignalClaims },
+  { name: '20261124_0011_resumable_creates', ...resumableCreates },
 ];

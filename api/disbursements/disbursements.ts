@@ -10,6 +10,8 @@ import {
 import { payrunKind, payrunOrderId } from '../../workflows/search-attributes';
 import type { Principal } from '../auth/roles';
 import { conflict, notFound } from '../http/errors';
+import type { CreateRequest } from '../http/idempotency';
+import { isOwnInterruptedRecord, startOnce } from '../http/resumable';
 
 export interface DisbursementDeps {
   db: Db;
@@ -35,6 +37,7 @@ export async function createDisbursement(
     description: string;
     receiver: DisbursementReceiver;
     principal: Principal;
+    create?: CreateRequest;
   },
 ) {
   const { db, temporal } = deps;
@@ -56,7 +59,11 @@ export async function createDisbursement(
     .onConflict('disbursement_id')
     .ignore()
     .returning('disbursement_id');
-  if (inserted.length === 0) {
+  const existing =
+    inserted.length === 0
+      ? await db('disbursements').where({ disbursement_id: input.disbursementId }).first('created_by_key')
+      : undefined;
+  if (inserted.length === 0 && !isOwnInterruptedRecord(input.create, existing, input.principal.keyId)) {
     throw conflict(
       'disbursement_exists',
       `Disbursement ${input.disbursementId} already exists; a payout id is paid once.`,
@@ -70,17 +77,19 @@ export async function createDisbursement(
     gatewayAttemptTimeout: deps.gatewayAttemptTimeout,
     resultWait: deps.resultWait,
   };
-  await temporal.workflow.start('disbursement', {
-    taskQueue: deps.taskQueue,
-    workflowId,
-    args: [workflowInput],
-    workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
-    staticSummary: `Disbursement ${input.disbursementId}: ${input.amount} VND to ${receiverLabel(input.receiver)}`,
-    typedSearchAttributes: [
-      { key: payrunKind, value: 'disbursement' },
-      { key: payrunOrderId, value: input.disbursementId },
-    ],
-  });
+  await startOnce(() =>
+    temporal.workflow.start('disbursement', {
+      taskQueue: deps.taskQueue,
+      workflowId,
+      args: [workflowInput],
+      workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+      staticSummary: `Disbursement ${input.disbursementId}: ${input.amount} VND to ${receiverLabel(input.receiver)}`,
+      typedSearchAttributes: [
+        { key: payrunKind, value: 'disbursement' },
+        { key: payrunOrderId, value: input.disbursementId },
+      ],
+    }),
+  );
   return disbursementView(db, input.disbursementId);
 }
 

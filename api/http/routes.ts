@@ -7,7 +7,7 @@ import { requireRoles } from '../auth/authenticate';
 import type { Principal, Role } from '../auth/roles';
 import { ApiError, invalidInput } from './errors';
 import { refuseControlCharacters } from './control-characters';
-import { runIdempotently } from './idempotency';
+import { runIdempotently, type CreateRequest } from './idempotency';
 import type { RateLimits } from './rate-limits';
 
 /** Who may call a route: API keys with one of these roles (admin always), or nobody needs one, and why. */
@@ -22,6 +22,8 @@ export interface RouteContext<Body, Query, Params> {
   log: Logger;
   req: Request;
   res: Response;
+  /** Create routes called with an Idempotency-Key: the request's stable key, and whether it resumes. */
+  create?: CreateRequest;
 }
 
 export interface RouteResult {
@@ -163,8 +165,8 @@ export function mountRoutes(router: Router, routes: readonly AnyRoute[], options
                 ? createHash('sha256').update(ctx.body).digest('hex')
                 : req.body,
           },
-          async () => {
-            const result = await route.handler(ctx);
+          async (create) => {
+            const result = await route.handler({ ...ctx, create });
             if (result.contentType)
               throw new ApiError(500, 'internal_error', 'Idempotent routes answer JSON.');
             return { status: result.status ?? status, body: result.body };

@@ -28,6 +28,8 @@ import {
 import { payrunKind, payrunOrderId } from '../../workflows/search-attributes';
 import type { Principal } from '../auth/roles';
 import { ApiError, conflict, notFound } from '../http/errors';
+import type { CreateRequest } from '../http/idempotency';
+import { isOwnInterruptedRecord, startOnce } from '../http/resumable';
 
 export interface PaymentSettings {
   taskQueue: string;
@@ -82,6 +84,7 @@ export interface NewPayment {
   details: Record<string, unknown>;
   paymentCode?: string;
   principal: Principal;
+  create?: CreateRequest;
 }
 
 async function waitWhile<T>(read: () => Promise<T>, busy: (value: T) => boolean, ms: number): Promise<T> {
@@ -119,7 +122,11 @@ export async function createPayment(deps: PaymentDeps, input: NewPayment) {
     .onConflict('payment_id')
     .ignore()
     .returning('payment_id');
-  if (inserted.length === 0) {
+  const existing =
+    inserted.length === 0
+      ? await db('payments').where({ payment_id: input.paymentId }).first('created_by_key')
+      : undefined;
+  if (inserted.length === 0 && !isOwnInterruptedRecord(input.create, existing, input.principal.keyId)) {
     throw conflict('payment_exists', `Payment ${input.paymentId} already exists; a payment id is used once.`);
   }
   const workflowInput: PaymentInput = {
@@ -129,17 +136,19 @@ export async function createPayment(deps: PaymentDeps, input: NewPayment) {
     timing: settings.payment,
     ...(input.paymentCode !== undefined ? { paymentCode: input.paymentCode } : {}),
   };
-  await temporal.workflow.start('payment', {
-    taskQueue: settings.taskQueue,
-    workflowId,
-    args: [workflowInput],
-    workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
-    staticSummary: `Payment ${input.paymentId}: ${input.amount} VND by ${input.requestType}`,
-    typedSearchAttributes: [
-      { key: payrunKind, value: 'payment' },
-      { key: payrunOrderId, value: input.paymentId },
-    ],
-  });
+  await startOnce(() =>
+    temporal.workflow.start('payment', {
+      taskQueue: settings.taskQueue,
+      workflowId,
+      args: [workflowInput],
+      workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+      staticSummary: `Payment ${input.paymentId}: ${input.amount} VND by ${input.requestType}`,
+      typedSearchAttributes: [
+        { key: payrunKind, value: 'payment' },
+        { key: payrunOrderId, value: input.paymentId },
+      ],
+    }),
+  );
   // The customer needs the links from the gateway's answer: wait for it (bounded).
   const row = await waitWhile(
     () => findPayment(db, input.paymentId),
@@ -284,10 +293,13 @@ export async function refundPayment(
     description: string;
     items: Array<{ itemId: string; amount: number }>;
     principal: Principal;
+    create?: CreateRequest;
   },
 ) {
   const { db, temporal, settings } = deps;
   const reserved = await reserveRefund(db, {
+    // Any retry of this request (same Idempotency-Key) finds the refund it reserved, never a second one.
+    ...(input.create && { requestKey: input.create.requestKey }),
     paymentId: input.paymentId,
     amount: input.amount,
     description: input.description,
@@ -328,17 +340,19 @@ export async function refundPayment(
   }
   const refund = reserved.refund;
   const workflowInput: RefundInput = { refundId: refund.refund_id, timing: settings.refund };
-  await temporal.workflow.start('refund', {
-    taskQueue: settings.taskQueue,
-    workflowId: refund.workflow_id,
-    args: [workflowInput],
-    workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
-    staticSummary: `Refund ${refund.refund_id}: ${input.amount} VND of payment ${input.paymentId}`,
-    typedSearchAttributes: [
-      { key: payrunKind, value: 'refund' },
-      { key: payrunOrderId, value: refund.order_id },
-    ],
-  });
+  await startOnce(() =>
+    temporal.workflow.start('refund', {
+      taskQueue: settings.taskQueue,
+      workflowId: refund.workflow_id,
+      args: [workflowInput],
+      workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+      staticSummary: `Refund ${refund.refund_id}: ${input.amount} VND of payment ${input.paymentId}`,
+      typedSearchAttributes: [
+        { key: payrunKind, value: 'refund' },
+        { key: payrunOrderId, value: refund.order_id },
+      ],
+    }),
+  );
   const row = await waitWhile(
     () => db<RefundRow>('refunds').where({ refund_id: refund.refund_id }).first(),
     (found) => found?.status === 'created',

@@ -183,7 +183,7 @@ export function paymentRoutes(deps: PaymentDeps, merchant: SigningKeys): AnyRout
       access: { roles: WRITERS },
       idempotent: true,
       body: createBody,
-      handler: async ({ body, principal }) => {
+      handler: async ({ body, principal, create }) => {
         const { paymentId: id, requestType, amount, orderInfo, autoCapture } = body;
         const {
           extraData: extra,
@@ -208,6 +208,7 @@ export function paymentRoutes(deps: PaymentDeps, merchant: SigningKeys): AnyRout
           autoCapture,
           details,
           principal,
+          create,
           ...(storeId !== undefined ? { storeId } : {}),
           ...(serialNumber !== undefined ? { serialNumber } : {}),
           ...(instrumentType !== undefined ? { instrumentType } : {}),
@@ -222,7 +223,7 @@ export function paymentRoutes(deps: PaymentDeps, merchant: SigningKeys): AnyRout
       access: { roles: WRITERS },
       idempotent: true,
       body: posBody,
-      handler: async ({ body, principal }) => {
+      handler: async ({ body, principal, create }) => {
         const {
           paymentId: id,
           amount,
@@ -244,6 +245,7 @@ export function paymentRoutes(deps: PaymentDeps, merchant: SigningKeys): AnyRout
           details,
           paymentCode,
           principal,
+          create,
         });
       },
     }),
@@ -279,9 +281,9 @@ export function paymentRoutes(deps: PaymentDeps, merchant: SigningKeys): AnyRout
       idempotent: true,
       params: z.object({ paymentId: z.string().max(64) }),
       body: refundBody,
-      handler: async ({ params, body, principal }) => ({
+      handler: async ({ params, body, principal, create }) => ({
         status: 201,
-        body: await refundPayment(deps, { paymentId: params.paymentId, ...body, principal }),
+        body: await refundPayment(deps, { paymentId: params.paymentId, ...body, principal, create }),
       }),
     }),
     ...(['capture', 'cancel'] as const).map((action) =>

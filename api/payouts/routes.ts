@@ -82,11 +82,12 @@ export function payoutRunRoutes(
       rawBody: csvUpload,
       idempotent: true,
       query: z.object({ fileName: z.string().min(1).max(200).default('upload.csv') }),
-      handler: async ({ body, query, principal }) => ({
+      handler: async ({ body, query, principal, create }) => ({
         body: await uploadPayoutRun(deps, {
           file: body as ReadPayoutFile,
           fileName: query.fileName,
           principal,
+          create,
         }),
       }),
     }),

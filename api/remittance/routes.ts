@@ -182,8 +182,8 @@ export function remittanceRoutes(deps: RemittanceDeps): AnyRoute[] {
       access: { roles: ['remittance'] },
       body: newRemittanceBody,
       idempotent: true,
-      handler: async ({ body, principal }) => ({
-        body: await createRemittance(deps, { request: body as NewRemittanceRequest, principal }),
+      handler: async ({ body, principal, create }) => ({
+        body: await createRemittance(deps, { request: body as NewRemittanceRequest, principal, create }),
       }),
     }),
     defineRoute({

@@ -112,8 +112,8 @@ export function subscriptionRoutes(deps: SubscriptionDeps): AnyRoute[] {
       access: { roles: WRITERS },
       idempotent: true,
       body: createBody,
-      handler: async ({ body, principal }) => ({
-        body: await createSubscription(deps, { ...body, principal }),
+      handler: async ({ body, principal, create }) => ({
+        body: await createSubscription(deps, { ...body, principal, create }),
       }),
     }),
     defineRoute({

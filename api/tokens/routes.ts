@@ -98,7 +98,7 @@ export function tokenRoutes(deps: TokenDeps): AnyRoute[] {
       access: { roles: WRITERS },
       idempotent: true,
       body: bindingBody,
-      handler: async ({ body, principal }) => ({
+      handler: async ({ body, principal, create }) => ({
         body: await startBinding(deps, {
           kind: body.kind,
           partnerClientId: body.partnerClientId,
@@ -109,6 +109,7 @@ export function tokenRoutes(deps: TokenDeps): AnyRoute[] {
           ) as Record<string, string>,
           redirectUrl: body.redirectUrl,
           principal,
+          create,
         }),
       }),
     }),
@@ -150,8 +151,8 @@ export function tokenRoutes(deps: TokenDeps): AnyRoute[] {
       access: { roles: WRITERS },
       idempotent: true,
       body: paymentBody,
-      handler: async ({ body, principal }) => ({
-        body: await createTokenPayment(deps, { ...body, principal }),
+      handler: async ({ body, principal, create }) => ({
+        body: await createTokenPayment(deps, { ...body, principal, create }),
       }),
     }),
     defineRoute({
