@@ -12,8 +12,9 @@ export interface IdempotencyRecord {
 }
 
 /**
- * How long a claim holds without an answer. Longer than any create request takes (the slowest wait
- * 40 s for the gateway), so a claim that outlives it belongs to a request whose process died.
+ * How long a claim holds without an answer. Longer than a create request takes (the slowest wait 40 s
+ * for the gateway), so a claim that outlives it belongs to a request whose process died; were one still
+ * running, the resumed retry is safe anyway (one record per id, one workflow per id).
  */
 export const IDEMPOTENCY_LEASE_SECONDS = 60;
 
@@ -81,7 +82,7 @@ export async function takeOverIdempotencyKey(
       state: 'in_progress',
       request_hash: requestHash,
     })
-    .where((lapsed) => lapsed.whereNull('claimed_until').orWhere('claimed_until', '<', db.fn.now()))
+    .whereRaw('(claimed_until is null or claimed_until < now())')
     .update({ claimed_until: leaseEnd(db) })
     .returning('key_id');
   return taken.length === 1;
