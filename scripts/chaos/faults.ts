@@ -5,7 +5,7 @@
  */
 import type { Cluster } from '../cluster/cluster';
 import type { SandboxAdminClient } from '../cluster/sandbox-admin';
-import type { ListedFaultRule } from '../../sandbox/faults';
+import type { FaultRule, ListedFaultRule } from '../../sandbox/faults';
 import type { Probe } from './probe';
 import type { FaultPlan, ProcessFault, ProcessFaultKind } from './schedule';
 import { sleep } from './workload/context';
@@ -83,10 +83,10 @@ export async function runFaults(input: {
     }
   };
   const window = sleep(input.windowMs - (Date.now() - startedAt)).then(async () => {
-    const rules = await sandbox.faults();
+    const left = await sandbox.faults();
     await sandbox.clearFaults();
     log('fault window closed: gateway and notification faults off');
-    return rules;
+    return appliedCounts(plan.gatewayRules, left);
   });
   const [gatewayRules] = await Promise.all([
     window,
@@ -94,4 +94,17 @@ export async function runFaults(input: {
     timeline(plan.processFaults.filter((fault) => fault.kind !== 'worker')),
   ]);
   return { injected, gatewayRules };
+}
+
+/**
+ * How often each planned rule applied. The sandbox lists the rules still active; a rule with `times`
+ * leaves the list once used up, so a planned rule missing from it applied all its `times`.
+ */
+function appliedCounts(planned: FaultRule[], left: ListedFaultRule[]): ListedFaultRule[] {
+  const identity = (rule: FaultRule) => JSON.stringify({ ...rule, times: undefined, applied: undefined });
+  const remaining = new Map(left.map((rule) => [identity(rule), rule]));
+  return planned.map((rule) => {
+    const listed = remaining.get(identity(rule));
+    return { ...rule, applied: listed ? listed.applied : (rule.times ?? 0) };
+  });
 }

@@ -40,7 +40,7 @@ export interface ChaosOptions {
 /**
  * The payrun settings the cluster runs with: production's, except what makes a run finish in minutes —
  * a notification is asked about after 10 s, a lost gateway call is retried after 30 s (the spec's
- * minimum), subscriptions due today are billed at once and an insufficient-funds retry comes after 20 s.
+ * minimum), subscriptions due today are billed at once and an insufficient-funds retry comes after 10 s.
  */
 const PAYOUT_IPN_TIMEOUT_SECONDS = 10;
 const CHAOS_API_SETTINGS = {
@@ -48,7 +48,7 @@ const CHAOS_API_SETTINGS = {
   RATE_LIMIT_PER_KEY_PER_MINUTE: 0,
   RATE_LIMIT_AUTH_FAILURES_PER_MINUTE: 0,
   SUBSCRIPTION_BILLING_HOUR: 0,
-  SUBSCRIPTION_RETRY_DELAY_HOURS: 20 / 3600,
+  SUBSCRIPTION_RETRY_DELAY_HOURS: 10 / 3600,
   PAYOUT_IPN_TIMEOUT_SECONDS,
   PAYOUT_GATEWAY_ATTEMPT_SECONDS: 30,
 };
