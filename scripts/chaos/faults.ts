@@ -43,6 +43,9 @@ export async function runFaults(input: {
   const injected: InjectedFault[] = [];
   const timeline = async (faults: ProcessFault[]) => {
     for (const fault of faults) {
+      // Each fault waits for the previous one's recovery: a kill planned meanwhile comes late, and one
+      // that would come after the window is not made (the report counts planned and injected).
+      if (Date.now() - startedAt > input.windowMs) return;
       const wait = startedAt + fault.atMs - Date.now();
       if (wait > 0) await sleep(wait);
       injected.push(await inject(fault));

@@ -6,7 +6,7 @@
  */
 import fs from 'node:fs';
 import { formatReport } from './report';
-import { runChaos } from './run';
+import { runChaos, stopRunningClusters } from './run';
 import { SIZES } from './sizes';
 
 function option(args: string[], name: string): string | undefined {
@@ -18,6 +18,11 @@ function option(args: string[], name: string): string | undefined {
 }
 
 async function main(): Promise<number> {
+  for (const signal of ['SIGINT', 'SIGTERM'] as const)
+    process.once(signal, () => {
+      console.error(`\n${signal}: stopping the cluster, newest process first`);
+      void stopRunningClusters().then(() => process.exit(130));
+    });
   const args = process.argv.slice(2);
   const seedText = option(args, '--seed');
   const seed = seedText ? Number(seedText) : Math.floor(Math.random() * 1_000_000);

@@ -30,6 +30,8 @@ export interface ChaosReport {
   processes: ProcessCheck;
   notifications: NotificationCheck;
   faults: {
+    /** Process faults the seeded plan held, by kind (a worker kill comes only once the last is back). */
+    planned: Partial<Record<ProcessFaultKind, number>>;
     recovery: Partial<Record<ProcessFaultKind, RecoveryFigures>>;
     injected: InjectedFault[];
     /** Gateway calls and notifications each rule changed. */
@@ -49,6 +51,7 @@ export function buildReport(input: {
   money: MoneyCheck;
   processes: ProcessCheck;
   notifications: NotificationCheck;
+  planned: ProcessFaultKind[];
   injected: InjectedFault[];
   rules: ListedFaultRule[];
   retries: Map<string, number>;
@@ -108,6 +111,10 @@ export function buildReport(input: {
     processes: input.processes,
     notifications: input.notifications,
     faults: {
+      planned: input.planned.reduce<Partial<Record<ProcessFaultKind, number>>>(
+        (counts, kind) => ({ ...counts, [kind]: (counts[kind] ?? 0) + 1 }),
+        {},
+      ),
       recovery: recoveryFigures(input.injected),
       injected: input.injected,
       applied: Object.fromEntries(input.rules.map((rule) => [describeRule(rule), rule.applied])),
@@ -228,10 +235,10 @@ export function formatReport(report: ChaosReport): string {
   add('Faults injected');
   for (const [rule, count] of Object.entries(report.faults.applied))
     add(`  ${rule.padEnd(56)} ${String(count).padStart(5)}`);
-  add('  recovery (kill → served end to end again)      count   median     max');
+  add('  recovery (kill → served end to end again)   planned  done   median     max');
   for (const [kind, figures] of Object.entries(report.faults.recovery))
     add(
-      `    ${kind.padEnd(44)} ${String(figures.count).padStart(5)}   ${figures.medianSeconds === undefined ? '—' : `${figures.medianSeconds}s`.padStart(6)}  ${figures.maxSeconds === undefined ? '—' : `${figures.maxSeconds}s`.padStart(6)}${figures.notRecovered ? `   (${figures.notRecovered} not recovered)` : ''}`,
+      `    ${kind.padEnd(40)} ${String(report.faults.planned[kind as ProcessFaultKind] ?? 0).padStart(5)} ${String(figures.count).padStart(5)}   ${figures.medianSeconds === undefined ? '—' : `${figures.medianSeconds}s`.padStart(6)}  ${figures.maxSeconds === undefined ? '—' : `${figures.maxSeconds}s`.padStart(6)}${figures.notRecovered ? `   (${figures.notRecovered} not recovered)` : ''}`,
     );
   add();
   const retried = Object.entries(report.client.retries);

@@ -53,6 +53,13 @@ const CHAOS_API_SETTINGS = {
   PAYOUT_GATEWAY_ATTEMPT_SECONDS: 30,
 };
 
+/** Clusters of runs in progress, so that Ctrl-C stops them instead of leaving their processes behind. */
+const running = new Set<Cluster>();
+
+export async function stopRunningClusters(): Promise<void> {
+  await Promise.all([...running].map((cluster) => cluster.stop().catch(() => undefined)));
+}
+
 export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   const { seed, size } = options;
   const started = Date.now();
@@ -81,6 +88,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
         log(`${name} exited by itself (code ${code})`);
       },
     });
+    running.add(cluster);
     // The harness stops PostgreSQL on purpose: its own pool's complaints meanwhile are expected noise.
     const quiet = () => undefined;
     const db = createDb(cluster.urls.database, {
@@ -146,6 +154,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       money: checkMoney(workload, evidence.records, evidence.ledger),
       processes: checkProcesses(workload, evidence),
       notifications: checkNotifications(evidence.ipnLog, evidence.storedNotifications),
+      planned: plan.processFaults.map((fault) => fault.kind),
       injected: faults.injected,
       rules: faults.gatewayRules,
       retries: api.retries,
@@ -163,6 +172,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     return report;
   } finally {
     await connection?.close().catch(() => undefined);
+    if (cluster) running.delete(cluster);
     await cluster?.stop().catch((error: unknown) => log(`stopping the cluster: ${String(error)}`));
     if (options.keepData) log(`data kept in ${dataDir}`);
     else fs.rmSync(dataDir, { recursive: true, force: true });
