@@ -19,6 +19,8 @@ export interface DisbursementDeps {
   taskQueue: string;
   gatewayAttemptTimeout: string;
   resultWait: string;
+  /** How long a pending disbursement waits for its notification before asking the gateway. */
+  ipnTimeout: string;
 }
 
 /** What an operator may see of a receiver: the kind and the last four digits. */
@@ -76,6 +78,7 @@ export async function createDisbursement(
     receiver: input.receiver,
     gatewayAttemptTimeout: deps.gatewayAttemptTimeout,
     resultWait: deps.resultWait,
+    ipnTimeout: deps.ipnTimeout,
   };
   await startOnce(() =>
     temporal.workflow.start('disbursement', {
