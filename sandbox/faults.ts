@@ -108,8 +108,11 @@ export const faultRuleSchema = z.strictObject({
 
 export const faultRulesSchema = z.union([faultRuleSchema, z.array(faultRuleSchema)]);
 
-/** A rule as listed: `times` is what is left; `applied` counts the events it changed so far. */
-export type ListedFaultRule = FaultRule & { applied: number };
+/**
+ * A rule as listed: `times` is what is left; `applied` counts the events it changed so far, `matched`
+ * the events it was weighed for (with `probability`, applied ÷ matched is the share it hit).
+ */
+export type ListedFaultRule = FaultRule & { applied: number; matched: number };
 
 export interface FaultLayer {
   set(rules: FaultRule | readonly FaultRule[]): void;
@@ -140,6 +143,7 @@ interface ActiveRule {
   /** How many times each event identity met this rule. */
   seen: Map<string, number>;
   applied: number;
+  matched: number;
 }
 
 export function createFaultLayer(): FaultLayer {
@@ -156,9 +160,11 @@ export function createFaultLayer(): FaultLayer {
 
   /** Matching rules, each consuming one of its `times`. */
   function take(matches: (rule: FaultRule) => boolean, identity: string): FaultRule[] {
-    const taken = rules.filter(
-      (entry) => entry.remaining > 0 && matches(entry.rule) && chosen(entry, identity),
-    );
+    const taken = rules.filter((entry) => {
+      if (entry.remaining <= 0 || !matches(entry.rule)) return false;
+      entry.matched += 1;
+      return chosen(entry, identity);
+    });
     for (const entry of taken) {
       entry.remaining -= 1;
       entry.applied += 1;
@@ -176,12 +182,15 @@ export function createFaultLayer(): FaultLayer {
         index,
         seen: new Map(),
         applied: 0,
+        matched: 0,
       }));
     },
     clear: () => void (rules = []),
     list: () =>
-      rules.map(({ rule, remaining, applied }) =>
-        Number.isFinite(remaining) ? { ...rule, times: remaining, applied } : { ...rule, applied },
+      rules.map(({ rule, remaining, applied, matched }) =>
+        Number.isFinite(remaining)
+          ? { ...rule, times: remaining, applied, matched }
+          : { ...rule, applied, matched },
       ),
     forRequest(operation, identity = '') {
       const applied = take(

@@ -1,7 +1,8 @@
 /**
  * Carries out a fault plan on a running cluster: the sandbox's gateway and notification rules for the
- * fault window, and each process fault at its moment — SIGKILL, a few seconds down for the services a
- * supervisor would restart anyway, start again, then measure until the stack serves (probe.ts).
+ * fault window, and each process fault at its moment — SIGKILL, a few seconds down for the services (a
+ * worker is started again at once, as a supervisor would), start again, then measure until the stack
+ * serves a client end to end (probe.ts).
  */
 import type { Cluster } from '../cluster/cluster';
 import type { SandboxAdminClient } from '../cluster/sandbox-admin';
@@ -28,50 +29,98 @@ export interface FaultRun {
 /** Seconds a service stays down before it is started again (a worker is restarted at once). */
 const DOWN_MS: Record<ProcessFaultKind, number> = { worker: 0, api: 3_000, temporal: 3_000, postgres: 3_000 };
 
-export async function runFaults(input: {
+export interface FaultRunner {
+  /** Processes being started again by the runner: their exits while starting are expected. */
+  restarting: Set<string>;
+  run(): Promise<FaultRun>;
+}
+
+export function faultRunner(input: {
   plan: FaultPlan;
   windowMs: number;
+  workers: number;
   cluster: Cluster;
   sandbox: SandboxAdminClient;
   probe: Probe;
   startedAt: number;
   deadline: number;
   log(line: string): void;
-}): Promise<FaultRun> {
+}): FaultRunner {
   const { plan, cluster, sandbox, probe, startedAt, log } = input;
-  await sandbox.setFaults(plan.gatewayRules);
+  const restarting = new Set<string>();
   const injected: InjectedFault[] = [];
-  const timeline = async (faults: ProcessFault[]) => {
+  const inWindow = () => Date.now() - startedAt <= input.windowMs;
+  const until = async (fault: ProcessFault) => {
+    const wait = startedAt + fault.atMs - Date.now();
+    if (wait > 0) await sleep(wait);
+  };
+
+  /** API, Temporal and PostgreSQL faults one after the other, each measured until the stack serves. */
+  const services = async (faults: ProcessFault[]) => {
     for (const fault of faults) {
-      // Each fault waits for the previous one's recovery: a kill planned meanwhile comes late, and one
-      // that would come after the window is not made (the report counts planned and injected).
-      if (Date.now() - startedAt > input.windowMs) return;
-      const wait = startedAt + fault.atMs - Date.now();
-      if (wait > 0) await sleep(wait);
-      injected.push(await inject(fault));
+      if (!inWindow()) return;
+      await until(fault);
+      injected.push(await inject(fault, fault.target));
     }
   };
-  const inject = async (fault: ProcessFault): Promise<InjectedFault> => {
+
+  /**
+   * Worker kills at their planned moments, without waiting for the last one to come back (a worker
+   * takes 10–30 s to start here): the planned worker, or another one when it is still starting. One
+   * worker is always left running, so a kill never stops all the work on its own.
+   */
+  const workers = async (faults: ProcessFault[]) => {
+    const pending: Promise<void>[] = [];
+    const names = Array.from({ length: input.workers }, (_, i) => `worker-${i + 1}`);
+    for (const fault of faults) {
+      await until(fault);
+      if (!inWindow()) break;
+      const up = names.filter((name) => !restarting.has(name));
+      if (up.length <= 1) {
+        log(
+          `fault: worker kill at ${(fault.atMs / 1000).toFixed(0)}s skipped: only ${up.join('') || 'no worker'} is up`,
+        );
+        continue;
+      }
+      const target = up.includes(fault.target) ? fault.target : up[fault.atMs % up.length]!;
+      restarting.add(target);
+      pending.push(
+        inject(fault, target).then((done) => {
+          injected.push(done);
+        }),
+      );
+    }
+    await Promise.all(pending);
+  };
+
+  const inject = async (fault: ProcessFault, target: string): Promise<InjectedFault> => {
     const killedAt = Date.now();
-    log(`fault: ${fault.kind === 'postgres' ? 'stopping PostgreSQL hard' : `SIGKILL ${fault.target}`}`);
-    await cluster
-      .kill(fault.target)
-      .catch((error: unknown) => log(`  could not kill ${fault.target}: ${String(error)}`));
-    await sleep(DOWN_MS[fault.kind]);
-    await restart(fault.target);
+    restarting.add(target);
+    log(`fault: ${fault.kind === 'postgres' ? 'stopping PostgreSQL hard' : `SIGKILL ${target}`}`);
+    try {
+      await cluster
+        .kill(target)
+        .catch((error: unknown) => log(`  could not kill ${target}: ${String(error)}`));
+      await sleep(DOWN_MS[fault.kind]);
+      await restart(target);
+    } finally {
+      restarting.delete(target);
+    }
     const restartedAfterMs = Date.now() - killedAt;
     const healthy = await probe.untilHealthy(input.deadline);
     const recoveredAfterMs = healthy ? Date.now() - killedAt : undefined;
     log(
-      `  ${fault.target} back after ${(restartedAfterMs / 1000).toFixed(1)}s, serving after ${recoveredAfterMs === undefined ? '—' : `${(recoveredAfterMs / 1000).toFixed(1)}s`}`,
+      `  ${target} back after ${(restartedAfterMs / 1000).toFixed(1)}s, serving after ${recoveredAfterMs === undefined ? '—' : `${(recoveredAfterMs / 1000).toFixed(1)}s`}`,
     );
     return {
       ...fault,
+      target,
       startedMs: killedAt - startedAt,
       restartedAfterMs,
       ...(recoveredAfterMs !== undefined && { recoveredAfterMs }),
     };
   };
+
   /** A process that cannot start yet (a worker while Temporal is down) is started again until it serves. */
   const restart = async (name: string) => {
     for (let attempt = 1; ; attempt++) {
@@ -85,18 +134,25 @@ export async function runFaults(input: {
       }
     }
   };
-  const window = sleep(input.windowMs - (Date.now() - startedAt)).then(async () => {
-    const left = await sandbox.faults();
-    await sandbox.clearFaults();
-    log('fault window closed: gateway and notification faults off');
-    return appliedCounts(plan.gatewayRules, left);
-  });
-  const [gatewayRules] = await Promise.all([
-    window,
-    timeline(plan.processFaults.filter((fault) => fault.kind === 'worker')),
-    timeline(plan.processFaults.filter((fault) => fault.kind !== 'worker')),
-  ]);
-  return { injected, gatewayRules };
+
+  return {
+    restarting,
+    async run() {
+      await sandbox.setFaults(plan.gatewayRules);
+      const window = sleep(input.windowMs - (Date.now() - startedAt)).then(async () => {
+        const left = await sandbox.faults();
+        await sandbox.clearFaults();
+        log('fault window closed: gateway and notification faults off');
+        return appliedCounts(plan.gatewayRules, left);
+      });
+      const [gatewayRules] = await Promise.all([
+        window,
+        workers(plan.processFaults.filter((fault) => fault.kind === 'worker')),
+        services(plan.processFaults.filter((fault) => fault.kind !== 'worker')),
+      ]);
+      return { injected: injected.sort((a, b) => a.startedMs - b.startedMs), gatewayRules };
+    },
+  };
 }
 
 /**
@@ -104,10 +160,13 @@ export async function runFaults(input: {
  * leaves the list once used up, so a planned rule missing from it applied all its `times`.
  */
 function appliedCounts(planned: FaultRule[], left: ListedFaultRule[]): ListedFaultRule[] {
-  const identity = (rule: FaultRule) => JSON.stringify({ ...rule, times: undefined, applied: undefined });
+  const identity = (rule: FaultRule) =>
+    JSON.stringify({ ...rule, times: undefined, applied: undefined, matched: undefined });
   const remaining = new Map(left.map((rule) => [identity(rule), rule]));
   return planned.map((rule) => {
     const listed = remaining.get(identity(rule));
-    return { ...rule, applied: listed ? listed.applied : (rule.times ?? 0) };
+    return listed
+      ? { ...rule, applied: listed.applied, matched: listed.matched }
+      : { ...rule, applied: rule.times ?? 0, matched: rule.times ?? 0 };
   });
 }

@@ -34,8 +34,8 @@ export interface ChaosReport {
     planned: Partial<Record<ProcessFaultKind, number>>;
     recovery: Partial<Record<ProcessFaultKind, RecoveryFigures>>;
     injected: InjectedFault[];
-    /** Gateway calls and notifications each rule changed. */
-    applied: Record<string, number>;
+    /** Gateway calls and notifications each rule changed, of those it was weighed for. */
+    applied: Record<string, { applied: number; of: number }>;
   };
   client: { retries: Record<string, number>; unanswered: string[]; driveFailures: DriveFailure[] };
   verdict: { moneySafe: boolean; reasons: string[] };
@@ -117,7 +117,9 @@ export function buildReport(input: {
       ),
       recovery: recoveryFigures(input.injected),
       injected: input.injected,
-      applied: Object.fromEntries(input.rules.map((rule) => [describeRule(rule), rule.applied])),
+      applied: Object.fromEntries(
+        input.rules.map((rule) => [describeRule(rule), { applied: rule.applied, of: rule.matched }]),
+      ),
     },
     client: {
       retries: Object.fromEntries(input.retries),
@@ -233,8 +235,9 @@ export function formatReport(report: ChaosReport): string {
   );
   add();
   add('Faults injected');
-  for (const [rule, count] of Object.entries(report.faults.applied))
-    add(`  ${rule.padEnd(56)} ${String(count).padStart(5)}`);
+  add(`  ${''.padEnd(56)} applied   of`);
+  for (const [rule, { applied, of }] of Object.entries(report.faults.applied))
+    add(`  ${rule.padEnd(56)} ${String(applied).padStart(5)} ${String(of).padStart(6)}`);
   add('  recovery (kill → served end to end again)   planned  done   median     max');
   for (const [kind, figures] of Object.entries(report.faults.recovery))
     add(

@@ -18,7 +18,7 @@ import { freeClusterPorts, startCluster, type Cluster } from '../cluster/cluster
 import { sandboxAdminClient } from '../cluster/sandbox-admin';
 import { ChaosApi } from './api-client';
 import { collectEvidence } from './evidence';
-import { runFaults } from './faults';
+import { faultRunner, type FaultRunner } from './faults';
 import { checkMoney } from './ledger-check';
 import { checkNotifications } from './notification-check';
 import { createProbe } from './probe';
@@ -69,6 +69,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     );
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'payrun-chaos-'));
   const unexpectedExits: string[] = [];
+  let faults: FaultRunner | undefined;
   let cluster: Cluster | undefined;
   let connection: Connection | undefined;
   const plan = faultPlan({ seed, size, payoutIpnTimeoutSeconds: PAYOUT_IPN_TIMEOUT_SECONDS });
@@ -84,6 +85,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       apiSettings: CHAOS_API_SETTINGS,
       log: (line) => log(`cluster: ${line}`),
       onUnexpectedExit: (name, code) => {
+        // A worker started while Temporal is down exits; the fault runner starts it again.
+        if (faults?.restarting.has(name)) return;
         unexpectedExits.push(`${name} (code ${code})`);
         log(`${name} exited by itself (code ${code})`);
       },
@@ -127,19 +130,18 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       log,
     };
     log('workload and faults start');
-    const [faults, workload] = await Promise.all([
-      runFaults({
-        plan,
-        windowMs,
-        cluster,
-        sandbox,
-        probe: createProbe(cluster.urls.api, temporal, loadConfig({}).TEMPORAL_TASK_QUEUE),
-        startedAt,
-        deadline,
-        log,
-      }),
-      driveWorkload(ctx, size.workload),
-    ]);
+    faults = faultRunner({
+      plan,
+      windowMs,
+      workers: size.workers,
+      cluster,
+      sandbox,
+      probe: createProbe(cluster.urls.api, temporal, loadConfig({}).TEMPORAL_TASK_QUEUE),
+      startedAt,
+      deadline,
+      log,
+    });
+    const [injected, workload] = await Promise.all([faults.run(), driveWorkload(ctx, size.workload)]);
     log('workload driven; waiting for everything to settle');
     await settle(ctx, workload);
     log('settled; reading the ledger, the records and Temporal');
@@ -155,8 +157,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       processes: checkProcesses(workload, evidence),
       notifications: checkNotifications(evidence.ipnLog, evidence.storedNotifications),
       planned: plan.processFaults.map((fault) => fault.kind),
-      injected: faults.injected,
-      rules: faults.gatewayRules,
+      injected: injected.injected,
+      rules: injected.gatewayRules,
       retries: api.retries,
       unanswered: api.unanswered,
       driveFailures: [
