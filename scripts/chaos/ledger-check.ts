@@ -32,7 +32,7 @@ export interface MoneyCheck {
   recordDisagreesWithLedger: string[];
   /** Final states other than the receiver's or customer's scenario predicts (shown, not fatal). */
   unexpectedOutcomes: string[];
-  /** Ledger movements no business item of the workload explains. */
+  /** Money that moved for no business item of the workload (must be empty: nobody can account for it). */
   unexplainedMovements: string[];
   moved: { entries: number; succeeded: number; succeededAmount: number };
 }
@@ -61,6 +61,12 @@ export function checkMoney(workload: Workload, records: Records, ledger: LedgerE
   }
   const entriesOf = (orderId: string, itemId?: string) =>
     byOrder.get(itemId === undefined ? orderId : `${orderId}/${itemId}`) ?? [];
+  /** The order and any other order named after it (`<orderId>-…`): a second order for one item. */
+  const ordersOf = (orderId: string) =>
+    ledger.filter(
+      (entry) =>
+        entry.itemId === undefined && (entry.orderId === orderId || entry.orderId.startsWith(`${orderId}-`)),
+    );
 
   // Payout rows: batch items in the ledger carry the payout id.
   const batchOrders = new Map(records.batches.map((batch) => [str(batch.order_id), str(batch.run_id)]));
@@ -104,11 +110,16 @@ export function checkMoney(workload: Workload, records: Records, ledger: LedgerE
     }
   }
 
-  // Subscription cycles: cycle 1 (orderId <id>-c1) and its one retry (<id>-c1-r1) are one item.
+  // Subscription cycles: every order of a cycle (<id>-c1, its one retry <id>-c1-r1, and any other order
+  // that claims to be for it) is one item: money moved twice for a cycle under two orderIds shows.
+  const subscriptionIds = new Set(workload.subscriptions.subscriptions.map((item) => item.subscriptionId));
+  for (const entry of ledger) {
+    const cycle = /^(.+)-c(\d+)(-.+)?$/.exec(entry.orderId);
+    if (entry.kind === 'subscription-charge' && cycle && subscriptionIds.has(cycle[1]!))
+      file(`subscription ${cycle[1]} cycle ${cycle[2]}`, entry);
+  }
   for (const subscription of workload.subscriptions.subscriptions) {
     const id = subscription.subscriptionId;
-    const entries = [...entriesOf(`${id}-c1`), ...entriesOf(`${id}-c1-r1`)];
-    for (const entry of entries) file(`subscription ${id} cycle 1`, entry);
     const record = records.subscriptions.find((row) => row.subscription_id === id);
     if (!record) {
       if (!workload.subscriptions.failures.some((failure) => failure.id === id))
@@ -132,9 +143,9 @@ export function checkMoney(workload: Workload, records: Records, ledger: LedgerE
       );
   }
 
-  // Token payments: the payment id is the gateway orderId.
+  // Token payments: the payment id is the gateway orderId (an order named after it also counts).
   for (const payment of workload.tokenPayments.payments) {
-    for (const entry of entriesOf(payment.paymentId)) file(`token payment ${payment.paymentId}`, entry);
+    for (const entry of ordersOf(payment.paymentId)) file(`token payment ${payment.paymentId}`, entry);
     const record = records.tokenPayments.find((row) => row.payment_id === payment.paymentId);
     if (!record) {
       if (!workload.tokenPayments.failures.some((failure) => failure.id === payment.paymentId))
@@ -150,7 +161,7 @@ export function checkMoney(workload: Workload, records: Records, ledger: LedgerE
     const id = item.disbursementId;
     const record = records.disbursements.find((row) => row.disbursement_id === id);
     const orderId = record ? str(record.order_id) : id;
-    for (const entry of entriesOf(orderId)) file(`disbursement ${id}`, entry);
+    for (const entry of ordersOf(orderId)) file(`disbursement ${id}`, entry);
     if (!record) {
       if (!workload.disbursements.failures.some((failure) => failure.id === id))
         lost.push(`disbursement ${id}: no record`);
@@ -193,7 +204,8 @@ export function checkMoney(workload: Workload, records: Records, ledger: LedgerE
   for (const payment of workload.payments.payments) {
     const record = records.payments.find((row) => row.payment_id === payment.paymentId);
     const orderId = record ? str(record.order_id) : payment.paymentId;
-    for (const entry of entriesOf(orderId)) file(`payment ${payment.paymentId}`, entry);
+    for (const entry of ordersOf(orderId).filter((e) => e.kind === 'payment'))
+      file(`payment ${payment.paymentId}`, entry);
     const refundEntries = ledger.filter((entry) => entry.kind === 'refund' && entry.refundOf === orderId);
     for (const entry of refundEntries) file(`refund of ${payment.paymentId}`, entry);
     if (!record) {
@@ -239,7 +251,7 @@ export function checkMoney(workload: Workload, records: Records, ledger: LedgerE
     recordDisagreesWithLedger: disagree,
     unexpectedOutcomes: unexpected,
     unexplainedMovements: ledger
-      .filter((entry) => !explained.has(entry))
+      .filter((entry) => !explained.has(entry) && moving(entry))
       .map(
         (entry) => `${entry.kind} ${entry.orderId}${entry.itemId ? `/${entry.itemId}` : ''} ${entry.outcome}`,
       ),

@@ -72,6 +72,9 @@ export function buildReport(input: {
     ...(money.recordDisagreesWithLedger.length
       ? [`${money.recordDisagreesWithLedger.length} records disagree with the gateway's ledger`]
       : []),
+    ...(money.unexplainedMovements.length
+      ? [`${money.unexplainedMovements.length} movements no item accounts for`]
+      : []),
   ];
   return {
     seed: input.seed,
@@ -197,9 +200,7 @@ export function formatReport(report: ChaosReport): string {
   add(
     `  ${'ledger movements (succeeded)'.padEnd(48)} ${String(report.money.moved.entries).padStart(6)}   (${report.money.moved.succeeded}, ${report.money.moved.succeededAmount.toLocaleString('en-US')} VND)`,
   );
-  add(
-    `  ${'movements no workload item explains'.padEnd(48)} ${String(report.money.unexplainedMovements.length).padStart(6)}`,
-  );
+  mustBeZero('money moved for no item of the workload', report.money.unexplainedMovements);
   add(
     `  ${'outcomes other than the scenario predicts'.padEnd(48)} ${String(report.money.unexpectedOutcomes.length).padStart(6)}`,
   );

@@ -30,6 +30,7 @@ describe('chaos, small: money survives hard faults on the production shape', () 
     expect(report.money.paidTwice, table).toEqual([]);
     expect(report.money.lost, table).toEqual([]);
     expect(report.money.recordDisagreesWithLedger, table).toEqual([]);
+    expect(report.money.unexplainedMovements, table).toEqual([]);
     expect(report.verdict.moneySafe, table).toBe(true);
   }, 420_000);
 

@@ -101,6 +101,16 @@ describe('money check', () => {
     expect(check.paidTwice).toEqual([expect.stringMatching(/^subscription s-1 cycle 1: 2 movements/)]);
   });
 
+  it('names a cycle charged again under an order named after it, and money nothing accounts for', () => {
+    const check = checkMoney(workload, records(), [
+      ...ledger(),
+      entry('s-1-c1-a2', undefined, 50_050),
+      entry('stray-order', undefined, 1_000),
+    ]);
+    expect(check.paidTwice).toEqual([expect.stringMatching(/^subscription s-1 cycle 1: 2 movements/)]);
+    expect(check.unexplainedMovements).toEqual(['subscription-charge stray-order succeeded']);
+  });
+
   it('names a payout row paid twice by the gateway', () => {
     const check = checkMoney(workload, records(), [...ledger(), entry('run-1-b001', 'p-2')]);
     expect(check.paidTwice).toContain('gateway order run-1-b001/p-2: 2 ledger entries');
