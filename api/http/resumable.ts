@@ -6,6 +6,7 @@
  * makes a second start of the same workflow impossible, so nothing is ever paid twice.
  */
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
+import { ApiError } from './errors';
 import type { CreateRequest } from './idempotency';
 
 /** A start whose workflow the interrupted attempt already started is done, not a failure. */
@@ -21,6 +22,7 @@ export async function startOnce(start: () => Promise<unknown>): Promise<void> {
  * After a failed start: true only when Temporal says the workflow does not exist, so compensating the
  * record (marking it failed, releasing its ids) cannot contradict a workflow that did start (the server
  * can persist a start and die before answering). Unknown (Temporal unreachable) is not "absent".
+ * A request with an Idempotency-Key is not compensated at all: its retry finishes it (`resumed`).
  */
 export async function certainlyNotStarted(temporal: Client, workflowId: string): Promise<boolean> {
   try {
@@ -30,6 +32,15 @@ export async function certainlyNotStarted(temporal: Client, workflowId: string):
     return error instanceof WorkflowNotFoundError;
   }
 }
+
+/** The answer to a create whose workflow did not start: retry with the same Idempotency-Key to finish it. */
+export const workflowNotStarted = (what: string) =>
+  new ApiError(
+    503,
+    'workflow_not_started',
+    `${what} is recorded but its workflow could not be started (Temporal unavailable); ` +
+      'send the same request with the same Idempotency-Key again to finish it.',
+  );
 
 /** Whether a record that already holds the requested id is this request's own, left by its interrupted attempt. */
 export const isOwnInterruptedRecord = (

@@ -33,7 +33,7 @@ import { payrunKind, payrunRunId } from '../../workflows/search-attributes';
 import type { Principal } from '../auth/roles';
 import { ApiError, conflict, forbidden, notFound } from '../http/errors';
 import type { CreateRequest } from '../http/idempotency';
-import { certainlyNotStarted, startOnce } from '../http/resumable';
+import { certainlyNotStarted, startOnce, workflowNotStarted } from '../http/resumable';
 import { markAlreadyPaid, toCsv, type PayoutFileReport, type PayoutRow } from './payout-csv';
 
 export interface PayoutSettings {
@@ -184,8 +184,10 @@ export async function uploadPayoutRun(
   try {
     await startRunWorkflow(deps, runId);
   } catch (error) {
-    // Nothing was paid: release the payout ids so the file can be uploaded again — but only when Temporal
+    // With an Idempotency-Key the retry starts it (the run waits, recorded); without one nothing can, so
+    // nothing having been paid, the payout ids are released for another upload — but only when Temporal
     // is sure the workflow did not start (it may have persisted the start and failed to answer).
+    if (input.create) throw workflowNotStarted(`Payout run ${runId}`);
     if (await certainlyNotStarted(deps.temporal, payoutRunWorkflowId(runId))) {
       await db('payout_items').where({ run_id: runId }).update({ state: 'CANCELLED' });
       await db('payout_runs')

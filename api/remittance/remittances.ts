@@ -31,7 +31,7 @@ import type { Principal } from '../auth/roles';
 import type { CachedQuote } from './quote-cache';
 import { ApiError, notFound } from '../http/errors';
 import type { CreateRequest } from '../http/idempotency';
-import { certainlyNotStarted, startOnce } from '../http/resumable';
+import { certainlyNotStarted, startOnce, workflowNotStarted } from '../http/resumable';
 import type { RemittanceSettings } from './settings';
 
 export interface RemittanceDeps {
@@ -226,7 +226,9 @@ export async function createRemittance(
       }),
     );
   } catch (error) {
-    // Only when Temporal is sure nothing started: a start it persisted before failing to answer runs on.
+    // With an Idempotency-Key the retry starts it. Without one, it is marked failed (nothing was bought)
+    // only when Temporal is sure nothing started: a start it persisted before failing to answer runs on.
+    if (input.create) throw workflowNotStarted(`Remittance ${remittanceId}`);
     if (await certainlyNotStarted(temporal, remittanceWorkflowId(remittanceId)))
       await updateRemittance(db, remittanceId, {
         status: 'failed',

@@ -67,10 +67,10 @@ export async function driveSubscriptions(ctx: WorkloadContext, count: number): P
       .db('subscriptions')
       .whereIn('subscription_id', ids)
       .select('subscription_id', 'status');
-    const pendingCharges = await ctx
+    const chargesInFlight = await ctx
       .db('subscription_charges')
       .whereIn('subscription_id', ids)
-      .where({ status: 'pending' });
+      .whereIn('status', ['submitted', 'pending']);
     const unsettled = rows.filter((row) => !SUBSCRIPTION_SETTLED.includes(row.status as string));
     const charged = await ctx
       .db('subscription_charges')
@@ -81,7 +81,7 @@ export async function driveSubscriptions(ctx: WorkloadContext, count: number): P
     const waitingForCycle = active.filter((id) => !chargedIds.has(id));
     return rows.length === ids.length - failures.length &&
       unsettled.length === 0 &&
-      pendingCharges.length === 0 &&
+      chargesInFlight.length === 0 &&
       waitingForCycle.length === 0
       ? true
       : undefined;
