@@ -28,9 +28,10 @@ export default tseslint.config(
     },
   },
   {
-    // The finance console is plain browser JavaScript, served as is (no build step): no TypeScript
-    // project to type-check it against, and browser globals instead of Node's. The globals package
-    // is not installed, so the few the console uses are listed here.
+    // The finance console is plain browser JavaScript, served as is (no build step), with browser
+    // globals instead of Node's. Its types are checked by its own project (api/console/tsconfig.json,
+    // JSDoc and the DOM library, in `npm run typecheck`), not by these type-aware rules. The globals
+    // package is not installed, so the few the console uses are listed here.
     files: ['api/console/**/*.js'],
     ...tseslint.configs.disableTypeChecked,
     languageOptions: {
@@ -43,6 +44,7 @@ export default tseslint.config(
           'location',
           'history',
           'sessionStorage',
+          'localStorage',
           'fetch',
           'URL',
           'URLSearchParams',
@@ -57,6 +59,22 @@ export default tseslint.config(
     },
   },
   ...importDirections(),
+  {
+    // A string name alone lets a workflow's name or arguments drift from what the worker registers.
+    files: ['api/**/*.ts'],
+    ignores: ['api/workflow-starts.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector:
+            "CallExpression[callee.object.property.name='workflow'][callee.property.name=/^(start|execute|signalWithStart)$/]",
+          message:
+            'Start workflows with startWorkflow/executeWorkflow (api/workflow-starts.ts): the name and arguments are checked.',
+        },
+      ],
+    },
+  },
 );
 
 /**

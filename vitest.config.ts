@@ -13,6 +13,8 @@ export default defineConfig({
     globalSetup: ['test/support/global-setup.ts'],
     testTimeout: 60_000,
     hookTimeout: 120_000,
-    expect: { requireAssertions: true },
+    // expect.poll waits as long as eventually() does (test/support/wait.ts): its 1 s default fails a
+    // browser test whenever the machine is busy.
+    expect: { requireAssertions: true, poll: { timeout: 30_000, interval: 100 } },
   },
 });

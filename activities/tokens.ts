@@ -103,10 +103,13 @@ export function createTokenActivities({ db, gateway, tokenIpnUrl, tokens }: Toke
     const stored = await db('ipn_notifications')
       .where({ order_id: orderId, kind: 'payment.resultB', result_code: 0 })
       .orderBy('id', 'desc')
-      .first('raw_body');
-    const fromIpn = stored
-      ? text((JSON.parse(stored.raw_body) as Record<string, unknown>).callbackToken)
-      : undefined;
+      .first('signed_fields', 'raw_body');
+    // callbackToken is signed (list B); rows stored before migration 0011 have only their raw body.
+    const fields = (stored?.signed_fields ?? (stored?.raw_body ? JSON.parse(stored.raw_body) : {})) as Record<
+      string,
+      unknown
+    >;
+    const fromIpn = stored ? text(fields.callbackToken) : undefined;
     if (fromIpn) return fromIpn;
     const asked = await ask('tokenization.cbQuery', {
       orderId,

@@ -175,8 +175,8 @@ export function createWebhookActivities({ db, webhooks }: WebhookActivityDepende
       return { delivered: true };
     },
 
-    /** The retry window of one event ran out: the endpoint stops, with the reason in words. */
-    async disableWebhookEndpoint(input: { endpointId: string; eventId: string; retryWindow: string }) {
+    /** One event could not be delivered (its retry window ran out, or its URL is refused): the endpoint stops, with the reason. */
+    async disableWebhookEndpoint(input: { endpointId: string; eventId: string; why: string }) {
       const { last, attempts } = await lastDelivery(db, input.endpointId, input.eventId);
       const lastWord = last
         ? `last: ${last.status_code !== null ? `HTTP ${last.status_code}` : (last.error ?? 'no answer')} at ${last.attempted_at.toISOString()}`
@@ -184,9 +184,8 @@ export function createWebhookActivities({ db, webhooks }: WebhookActivityDepende
       await disableEndpoint(
         db,
         input.endpointId,
-        `Event ${input.eventId} was not accepted within ${input.retryWindow} ` +
-          `(${attempts} attempts; ${lastWord}). Deliveries stopped: fix the receiver, then ` +
-          `POST /v1/webhook-endpoints/${input.endpointId}/enable.`,
+        `Event ${input.eventId} was not accepted: ${input.why} (${attempts} attempts; ${lastWord}). ` +
+          `Deliveries stopped: fix the receiver, then POST /v1/webhook-endpoints/${input.endpointId}/enable.`,
       );
     },
   };

@@ -1,6 +1,7 @@
 import express, { type Express } from 'express';
 import type { Client } from '@temporalio/client';
 import type { PayloadCodec } from '@temporalio/common';
+import { auditRoutes } from './audit/routes';
 import { requireRoles } from './auth/authenticate';
 import { createCodecRouter } from './codec-router';
 import { consoleRoutes, type ConsoleSettings } from './console/routes';
@@ -24,6 +25,7 @@ import { disbursementNotifications, disbursementRoutes } from './disbursements/r
 import { subscriptionNotifications, subscriptionRoutes } from './subscriptions/routes';
 import { cardPaymentNotifications, paymentNotifications, paymentRoutes } from './payments/routes';
 import { tokenNotifications, tokenRoutes, unbindNotifications } from './tokens/routes';
+import { customerRoutes } from './customers/routes';
 import { eventRoutes } from './events/routes';
 import { webhookRoutes } from './webhooks/routes';
 import type { WebhookSettings } from './webhooks/settings';
@@ -102,6 +104,7 @@ export function apiRoutes(deps: ApiDependencies): AnyRoute[] {
       db: deps.db,
       temporal: deps.temporal,
       settings: deps.subscriptions,
+      customerKeyOf: deps.customers.keyOf,
     }),
     ipnRoute(subscriptionNotifications, deps),
   );
@@ -122,13 +125,16 @@ export function apiRoutes(deps: ApiDependencies): AnyRoute[] {
       db: deps.db,
       temporal: deps.temporal,
       settings: deps.tokens,
+      customerKeyOf: deps.customers.keyOf,
     }),
     ipnRoute(tokenNotifications, deps),
     ipnRoute(unbindNotifications, deps),
+    ...customerRoutes({ temporal: deps.temporal, customerKeyOf: deps.customers.keyOf }),
   );
   routes.push(...eventRoutes(deps));
   routes.push(...webhookRoutes({ db: deps.db, temporal: deps.temporal, settings: deps.webhooks }));
-  routes.push(...consoleRoutes(deps.console, () => deps.temporal.options.namespace));
+  routes.push(...auditRoutes(deps.db));
+  routes.push(...consoleRoutes(deps.console, () => deps.temporal.options.namespace, deps.db));
   return routes;
 }
 
@@ -153,11 +159,81 @@ export function createApp(deps: ApiDependencies): Express {
     );
   }
   const router = express.Router();
-  mountRoutes(router, apiRoutes(deps), { db: deps.db, jsonLimit: deps.jsonLimit ?? '100kb', limits });
+  const routes = apiRoutes(deps);
+  const methodsAt = allowedMethods(routes);
+  // OPTIONS answers the methods the path serves (Express would also list those of a parameter route that
+  // merely matches the same text, e.g. GET /v1/payout-runs/:runId for /v1/payout-runs/dry-run).
+  app.use((req, res, next) => {
+    const allowed = methodsAt(req.path);
+    if (!allowed.length) return next();
+    if (req.method === 'OPTIONS') {
+      res.setHeader('Allow', allowed.join(', '));
+      res.status(204).end();
+      return;
+    }
+    // A path written out in full (`/v1/payout-runs/dry-run`) asked with another method is 405, before a
+    // parameter route (GET /v1/payout-runs/:runId) takes it for an id.
+    if (!allowed.includes(req.method) && methodsAt.literal(req.path)) {
+      res.setHeader('Allow', allowed.join(', '));
+      throw new ApiError(
+        405,
+        'method_not_allowed',
+        `${req.method} is not served at ${req.path}; use ${allowed.join(' or ')} (see /docs).`,
+      );
+    }
+    next();
+  });
+  mountRoutes(router, routes, { db: deps.db, jsonLimit: deps.jsonLimit ?? '100kb', limits });
   app.use(router);
-  app.use((req) => {
+  app.use((req, res) => {
+    // A path payrun serves, asked with a method it does not: 405 with the methods it does (Allow).
+    const allowed = methodsAt(req.path);
+    if (allowed.length) {
+      res.setHeader('Allow', allowed.join(', '));
+      throw new ApiError(
+        405,
+        'method_not_allowed',
+        `${req.method} is not served at ${req.path}; use ${allowed.join(' or ')} (see /docs).`,
+      );
+    }
     throw new ApiError(404, 'route_not_found', `No endpoint ${req.method} ${req.path}; see /docs.`);
   });
   app.use(errorHandler());
   return app;
+}
+
+/**
+ * The methods each route path answers (HEAD with GET), as a lookup from a request path; a path written
+ * out in full (`/v1/payout-runs/dry-run`) takes precedence over a parameter route matching the same text.
+ */
+function allowedMethods(routes: readonly AnyRoute[]): ((path: string) => string[]) & {
+  literal(path: string): boolean;
+} {
+  const byPattern = new Map<string, { pattern: RegExp; literal: boolean; methods: Set<string> }>();
+  for (const route of routes) {
+    const source = `^${route.path
+      .split('/')
+      .map((part) => (part.startsWith(':') ? '[^/]+' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+      .join('/')}/?$`;
+    const entry = byPattern.get(source) ?? {
+      pattern: new RegExp(source),
+      literal: !route.path.includes(':'),
+      methods: new Set<string>(),
+    };
+    entry.methods.add(route.method.toUpperCase());
+    if (route.method === 'get') entry.methods.add('HEAD');
+    byPattern.set(source, entry);
+  }
+  const lookup = (path: string) => {
+    const matching = [...byPattern.values()].filter(({ pattern }) => pattern.test(path));
+    const literal = matching.filter((entry) => entry.literal);
+    const found = new Set<string>();
+    for (const { methods } of literal.length ? literal : matching)
+      for (const method of methods) found.add(method);
+    return [...found].sort();
+  };
+  return Object.assign(lookup, {
+    literal: (path: string) =>
+      [...byPattern.values()].some((entry) => entry.literal && entry.pattern.test(path)),
+  });
 }

@@ -3,7 +3,8 @@
  * `npm run dev`, the cluster, the bench harness and the tests all build the API from this, so a setting
  * in the README's table cannot be validated and then ignored by one of them.
  */
-import type { Config } from '../platform/config';
+import { ConfigError, type Config } from '../platform/config';
+import { CUSTOMER_KEY_SECRET_VARIABLE, customerKeyer, type CustomerKeyOf } from '../platform/customer-key';
 import { defaultPaymentSettings, type PaymentSettings } from './payments/payments';
 import type { PayoutSettings } from './payouts/payout-runs';
 import { payoutSettingsFrom } from './payouts/settings';
@@ -19,6 +20,21 @@ export interface ApiSettings {
   subscriptions: SubscriptionSettings;
   payments: PaymentSettings;
   tokens: TokenSettings;
+  /** What the PayrunCustomer search attribute holds for a partnerClientId (an HMAC, never the id). */
+  customers: { keyOf: CustomerKeyOf };
+}
+
+/** The customer key's secret is required: without it the API would have to put the id itself in visibility. */
+export function customerSettingsFrom(config: Config): ApiSettings['customers'] {
+  const secret = config.CUSTOMER_KEY_SECRET;
+  if (!secret) {
+    throw new ConfigError(
+      `${CUSTOMER_KEY_SECRET_VARIABLE} is missing: set it to 32 or more random characters ` +
+        `(node -e "console.log(require('crypto').randomBytes(32).toString('base64'))"); ` +
+        'it keys the PayrunCustomer search attribute so that no partnerClientId reaches Temporal visibility.',
+    );
+  }
+  return { keyOf: customerKeyer(secret) };
 }
 
 export function apiSettingsFrom(config: Config): ApiSettings {
@@ -30,5 +46,6 @@ export function apiSettingsFrom(config: Config): ApiSettings {
     subscriptions: subscriptionSettingsFrom(config, taskQueue),
     payments: defaultPaymentSettings(taskQueue),
     tokens: defaultTokenSettings(taskQueue, String(payouts.timing.gatewayAttemptTimeout)),
+    customers: customerSettingsFrom(config),
   };
 }

@@ -1,8 +1,7 @@
 import type { Db } from './knex';
 import type { DisbursementStatus } from '../workflows/disbursement-definitions';
-import type { EventType } from '../platform/event-catalogue';
+import type { DisbursementSnapshot, EventType } from '../platform/event-catalogue';
 import { recordEvent, updateRecordingEvents } from './events';
-import { disbursementSnapshot } from './event-snapshots';
 
 export interface DisbursementRow {
   disbursement_id: string;
@@ -55,3 +54,15 @@ export async function recordDisbursementStatus(
     },
   );
 }
+
+/** The public fields of the record that its events carry (platform/event-catalogue.ts). */
+export const disbursementSnapshot = (row: DisbursementRow): DisbursementSnapshot => ({
+  disbursementId: row.disbursement_id,
+  status: row.status,
+  requestType: row.request_type,
+  amount: Number(row.amount),
+  receiverLabel: row.receiver_label,
+  resultCode: row.result_code,
+  message: row.message,
+  transId: row.trans_id,
+});

@@ -1,8 +1,8 @@
 /** Payments, refunds and terminal settlements: row types and the few queries that need care. */
 import type { Db } from './knex';
-import type { EventType } from '../platform/event-catalogue';
+import type { EventType, PaymentSnapshot, RefundSnapshot } from '../platform/event-catalogue';
 import { recordEvent, updateRecordingEvents } from './events';
-import { paymentSnapshot, refundSnapshot } from './event-snapshots';
+import { isoOrNull } from './values';
 import type { PaymentRequestType, PaymentStatus } from '../workflows/payment-definitions';
 import type { RefundItemStatus, RefundStatus } from '../workflows/refund-definitions';
 
@@ -279,3 +279,31 @@ export async function markTerminalSettled(db: Db, storeId: string, serialNumber:
     })
     .update({ settled_at: db.fn.now(), updated_at: db.fn.now() });
 }
+
+/** The public fields of the record that its events carry (platform/event-catalogue.ts). */
+export const paymentSnapshot = (row: PaymentRow): PaymentSnapshot => ({
+  paymentId: row.payment_id,
+  orderId: row.order_id,
+  requestType: row.request_type,
+  amount: Number(row.amount),
+  status: row.status,
+  resultCode: row.result_code,
+  message: row.result_message,
+  transId: row.trans_id,
+  payType: row.pay_type,
+  refundedAmount: Number(row.refunded_amount),
+  completedAt: isoOrNull(row.completed_at),
+});
+
+export const refundSnapshot = (row: RefundRow): RefundSnapshot => ({
+  refundId: row.refund_id,
+  paymentId: row.payment_id,
+  orderId: row.order_id,
+  amount: Number(row.amount),
+  status: row.status,
+  resultCode: row.result_code,
+  message: row.result_message,
+  transId: row.trans_id,
+  items: row.items.map((item) => ({ itemId: item.itemId, amount: item.amount, status: item.status })),
+  completedAt: isoOrNull(row.completed_at),
+});

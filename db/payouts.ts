@@ -1,9 +1,9 @@
 import type { Knex } from 'knex';
 import type { Db } from './knex';
 import type { BatchStatus, ItemState, RunStatus, StateCounts } from '../workflows/payout-definitions';
-import type { EventType } from '../platform/event-catalogue';
+import type { EventType, PayoutRunSnapshot } from '../platform/event-catalogue';
 import { recordEvent, updateRecordingEvents } from './events';
-import { payoutRunSnapshot } from './event-snapshots';
+import { isoOrNull } from './values';
 
 export interface PayoutRunRow {
   run_id: string;
@@ -259,3 +259,16 @@ export async function cancelRunItems(db: Db, runId: string): Promise<void> {
     .where({ run_id: runId, state: 'QUEUED' })
     .update({ state: 'CANCELLED', updated_at: db.fn.now() });
 }
+
+/** The public fields of the record that its events carry (platform/event-catalogue.ts). */
+export const payoutRunSnapshot = (row: PayoutRunRow): PayoutRunSnapshot => ({
+  runId: row.run_id,
+  status: row.status,
+  statusReason: row.status_reason,
+  fileName: row.file_name,
+  rowCount: Number(row.row_count),
+  totalAmount: Number(row.total_amount),
+  batchCount: Number(row.batch_count),
+  uploadedAt: row.uploaded_at.toISOString(),
+  completedAt: isoOrNull(row.completed_at),
+});

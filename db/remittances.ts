@@ -1,7 +1,8 @@
 import type { Db } from './knex';
-import type { EventType } from '../platform/event-catalogue';
+import { applyListFilter, pageOf, type ListFilter } from './list-filter';
+import type { EventType, RemittanceSnapshot } from '../platform/event-catalogue';
 import { recordEvent, updateRecordingEvents } from './events';
-import { remittanceSnapshot } from './event-snapshots';
+import { isoOrNull, numberOrNull } from './values';
 import type {
   BaseCurrency,
   RemittanceReason,
@@ -92,11 +93,15 @@ export async function getRemittanceByOrderId(db: Db, orderId: string): Promise<R
 
 export async function listRemittances(
   db: Db,
-  filter: { status?: string; limit: number },
-): Promise<RemittanceRow[]> {
-  const query = db('remittances').orderBy('created_at', 'desc').limit(filter.limit);
-  if (filter.status) query.where({ status: filter.status });
-  return query;
+  filter: ListFilter,
+): Promise<{ rows: RemittanceRow[]; nextOffset: number | null }> {
+  const query = applyListFilter(db('remittances'), filter, {
+    created: 'created_at',
+    status: 'status',
+    ids: ['remittance_id', 'order_id'],
+    tiebreak: 'remittance_id',
+  });
+  return pageOf((await query) as RemittanceRow[], filter);
 }
 
 export type RemittanceUpdate = Partial<
@@ -164,3 +169,21 @@ export async function getQuote(
 export async function quotesOf(db: Db, remittanceId: string): Promise<RemittanceQuoteRow[]> {
   return db('remittance_quotes').where({ remittance_id: remittanceId }).orderBy('seq');
 }
+
+/** The public fields of the record that its events carry (platform/event-catalogue.ts). */
+export const remittanceSnapshot = (row: RemittanceRow): RemittanceSnapshot => ({
+  remittanceId: row.remittance_id,
+  status: row.status,
+  statusReason: row.status_reason,
+  requestType: row.request_type,
+  baseCurrency: row.base_currency,
+  foreignAmount: Number(row.foreign_amount),
+  rateUsed: numberOrNull(row.rate_used),
+  exchangeAmount: numberOrNull(row.exchange_amount),
+  amountSent: numberOrNull(row.amount_sent),
+  receiverLabel: row.receiver_label,
+  resultCode: row.result_code,
+  transId: row.trans_id,
+  attentionReason: row.attention_reason,
+  completedAt: isoOrNull(row.completed_at),
+});

@@ -1,7 +1,7 @@
 import type { Db } from './knex';
-import type { EventType } from '../platform/event-catalogue';
+import type { EventType, SavedMethodSnapshot, TokenPaymentSnapshot } from '../platform/event-catalogue';
 import { recordEvent, updateRecordingEvents } from './events';
-import { savedMethodSnapshot, tokenPaymentSnapshot } from './event-snapshots';
+import { isoOrNull } from './values';
 import type { BindingStatus, SavedMethodKind } from '../workflows/binding-definitions';
 import type {
   OtpAttempt,
@@ -231,3 +231,25 @@ export async function otpAttemptsOf(db: Db, paymentId: string) {
     resultCode: row.result_code,
   }));
 }
+
+/** The public fields of the record that its events carry (platform/event-catalogue.ts). */
+export const savedMethodSnapshot = (row: SavedMethodRow): SavedMethodSnapshot => ({
+  methodId: row.method_id,
+  kind: row.kind,
+  status: row.status,
+  last4: row.card_last4,
+  cardType: row.card_type,
+  bankCode: row.bank_code,
+  revokedAt: isoOrNull(row.revoked_at),
+});
+
+export const tokenPaymentSnapshot = (row: TokenPaymentRow): TokenPaymentSnapshot => ({
+  paymentId: row.payment_id,
+  methodId: row.method_id,
+  kind: row.kind,
+  amount: Number(row.amount),
+  state: row.state,
+  resultCode: row.result_code,
+  message: row.message,
+  transId: row.trans_id,
+});

@@ -1,7 +1,11 @@
 import type { Db } from './knex';
-import type { EventType } from '../platform/event-catalogue';
+import { applyListFilter, pageOf, type ListFilter } from './list-filter';
+import type {
+  EventType,
+  SubscriptionChargeSnapshot,
+  SubscriptionSnapshot,
+} from '../platform/event-catalogue';
 import { recordEvent, updateRecordingEvents } from './events';
-import { subscriptionChargeSnapshot, subscriptionSnapshot } from './event-snapshots';
 import type { Frequency, SubscriptionStatus, SubscriptionType } from '../workflows/subscription-definitions';
 
 export interface SubscriptionRow {
@@ -152,11 +156,15 @@ export async function updateSubscription(
 
 export async function listSubscriptions(
   db: Db,
-  filter: { status?: string; limit: number },
-): Promise<SubscriptionRow[]> {
-  const query = db('subscriptions').orderBy('created_at', 'desc').limit(filter.limit);
-  if (filter.status) query.where({ status: filter.status });
-  return query;
+  filter: ListFilter,
+): Promise<{ rows: SubscriptionRow[]; nextOffset: number | null }> {
+  const query = applyListFilter(db('subscriptions'), filter, {
+    created: 'created_at',
+    status: 'status',
+    ids: ['subscription_id', 'partner_client_id', 'name'],
+    tiebreak: 'subscription_id',
+  });
+  return pageOf((await query) as SubscriptionRow[], filter);
 }
 
 /** The subscription an IPN's orderId names: its initial orderId or a reactivation's. */
@@ -236,3 +244,28 @@ export async function chargesOf(db: Db, subscriptionId: string): Promise<Subscri
       { column: 'attempt', order: 'asc' },
     ]);
 }
+
+/** The public fields of the record that its events carry (platform/event-catalogue.ts). */
+export const subscriptionChargeSnapshot = (row: SubscriptionChargeRow): SubscriptionChargeSnapshot => ({
+  orderId: row.order_id,
+  cycle: Number(row.cycle),
+  attempt: Number(row.attempt),
+  dueDate: row.due_date,
+  amount: Number(row.amount),
+  status: row.status,
+  resultCode: row.result_code,
+  message: row.message,
+  transId: row.trans_id,
+});
+
+export const subscriptionSnapshot = (row: SubscriptionRow): SubscriptionSnapshot => ({
+  subscriptionId: row.subscription_id,
+  status: row.status,
+  statusReason: row.status_reason,
+  type: row.type,
+  frequency: row.frequency,
+  recurringAmount: Number(row.recurring_amount),
+  nextPaymentDate: row.next_payment_date,
+  expiryDate: row.expiry_date,
+  failures: Number(row.failures),
+});

@@ -1,5 +1,6 @@
 /** Webhook endpoints and their delivery attempts. */
 import type { Db } from './knex';
+import { applyListFilter, pageOf, type ListFilter } from './list-filter';
 import type { EventType } from '../platform/event-catalogue';
 import { readFeed, type EventRow, type FeedCursor } from './events';
 
@@ -76,10 +77,19 @@ export async function insertEndpoint(
 export const getEndpoint = (db: Db, endpointId: string): Promise<WebhookEndpointRow | undefined> =>
   db<WebhookEndpointRow>('webhook_endpoints').where({ endpoint_id: endpointId }).first();
 
-export async function listEndpoints(db: Db, options: { includeDeleted: boolean }) {
-  const query = db<WebhookEndpointRow>('webhook_endpoints').orderBy('created_at', 'desc');
-  if (!options.includeDeleted) query.whereNot({ status: 'deleted' });
-  return query as Promise<WebhookEndpointRow[]>;
+/** A page of the endpoints not deleted, newest first, with the filters every list shares. */
+export async function listEndpointsPage(db: Db, filter: ListFilter) {
+  const query = applyListFilter(
+    db<WebhookEndpointRow>('webhook_endpoints').whereNot({ status: 'deleted' }),
+    filter,
+    {
+      created: 'created_at',
+      status: 'status',
+      ids: ['endpoint_id', 'url', 'description'],
+      tiebreak: 'endpoint_id',
+    },
+  );
+  return pageOf((await query) as WebhookEndpointRow[], filter);
 }
 
 export async function deleteEndpoint(db: Db, endpointId: string): Promise<void> {

@@ -231,3 +231,68 @@ const GMT7_OFFSET_MS = 7 * 60 * 60 * 1000;
 export function formatGmt7(date: Date): string {
   return new Date(date.getTime() + GMT7_OFFSET_MS).toISOString().slice(0, 19).replace('T', ' ');
 }
+
+/** A card number kept for display: its last four digits only (`************1111`). */
+export function maskCardNumber(value: unknown): unknown {
+  if (typeof value !== 'string') return value;
+  const digits = value.replace(/\D/g, '');
+  return digits.length <= 4
+    ? '*'.repeat(digits.length)
+    : `${'*'.repeat(digits.length - 4)}${digits.slice(-4)}`;
+}
+
+/** The fields the spec declares, card numbers masked; undeclared keys inside declared objects dropped. */
+function declaredOnly(spec: FieldSpec, value: unknown): unknown {
+  if (spec.kind === 'object' && isPlainObject(value)) {
+    const declared = Object.keys(spec.fields);
+    // An object the spec only sketches (no declared fields) is kept as sent, card numbers masked.
+    const names = declared.length > 0 ? declared.filter((name) => name in value) : Object.keys(value);
+    return Object.fromEntries(
+      names.map((name) => {
+        const inner = spec.fields[name];
+        const item = value[name];
+        if (name === 'cardNumber') return [name, maskCardNumber(item)];
+        return [name, inner ? declaredOnly(inner, item) : item];
+      }),
+    );
+  }
+  if (spec.kind === 'list' && Array.isArray(value)) return value.map((item) => declaredOnly(spec.of, item));
+  return value;
+}
+
+/**
+ * What payrun keeps of a verified notification (DESIGN decision 4, issue 23): the signed fields as
+ * received, and apart from them the fields the spec lists but does not sign (`paymentOption`,
+ * `promotionInfo`, `cardPaymentInfo`, batch counts…), which anyone on the path could have altered, with
+ * card numbers masked to their last four digits. Fields the spec does not list are dropped.
+ */
+export function notificationRecord<K extends NotificationKind>(
+  notification: VerifiedNotification<K>,
+): { signed: Record<string, unknown>; unverified: Record<string, unknown> } {
+  const spec = notificationSpecs[notification.kind];
+  const body = notification.fields as Record<string, unknown>;
+  const signedNames = new Set<string>(spec.signed);
+  const signed: Record<string, unknown> = {};
+  const unverified: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(body)) {
+    // The signature itself is kept with what it signs (it is the notification's identity).
+    if (signedNames.has(name) || name === 'signature') {
+      signed[name] = value;
+      continue;
+    }
+    const field = (spec.fields as Record<string, FieldSpec>)[name];
+    if (field && value !== undefined) unverified[name] = declaredOnly(field, value);
+  }
+  return { signed, unverified };
+}
+
+/**
+ * The notification a workflow is signalled with: the same fields as `notificationRecord` keeps (signed
+ * and listed unsigned ones, card numbers masked), so nothing the spec does not list reaches history.
+ */
+export function withListedFieldsOnly<K extends NotificationKind>(
+  notification: VerifiedNotification<K>,
+): VerifiedNotification<K> {
+  const { signed, unverified } = notificationRecord(notification);
+  return { ...notification, fields: { ...unverified, ...signed } as NotificationFields<K> };
+}

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { z } from 'zod';
+import { CUSTOMER_KEY_SECRET_PATTERN } from './customer-key';
 import { CODEC_TOKEN_PATTERN } from './dev-codec-token';
 
 /**
@@ -37,6 +38,19 @@ export const configSchema = z.object({
     .pipe(z.string().regex(CODEC_TOKEN_PATTERN, 'must be 32–128 characters of A-Z a-z 0-9 _ -').optional())
     .describe(
       'npm run dev only: secret path segment of the codec endpoint given to the Temporal UI; unset: generated into <PAYRUN_DATA_DIR>/codec-ui-token',
+    ),
+  CUSTOMER_KEY_SECRET: optionalText
+    .pipe(
+      z
+        .string()
+        .regex(
+          CUSTOMER_KEY_SECRET_PATTERN,
+          'must be 32–256 visible ASCII characters (e.g. 32 random bytes, base64)',
+        )
+        .optional(),
+    )
+    .describe(
+      'Keys the PayrunCustomer search attribute (HMAC of partnerClientId); required by the API; unset under npm run dev: generated into <PAYRUN_DATA_DIR>/customer-key-secret',
     ),
   TEMPORAL_UI_URL: optionalUrl.describe(
     'Temporal UI base URL the finance console links workflows to; default under npm run dev: the dev server UI',

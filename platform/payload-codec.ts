@@ -46,10 +46,22 @@ export class PayloadCodecError extends Error {
 
 const utf8 = (text: string): Uint8Array => Buffer.from(text, 'utf8');
 
+export interface PayloadCodecOptions {
+  /**
+   * Refuse (throw on) a payload that is not encrypted instead of passing it through. Workers and
+   * clients set it (`createDataConverter`): a workflow started in plaintext by anyone who reaches the
+   * Temporal frontend must not run. The UI's codec endpoint leaves it off: showing a plaintext payload
+   * decrypts nothing. Search attributes and headers never pass through a codec (Temporal reads them).
+   */
+  refuseUnencrypted?: boolean;
+}
+
 export class AesGcmPayloadCodec implements PayloadCodec {
   private readonly keyring: CodecKeyring;
+  private readonly refuseUnencrypted: boolean;
 
-  constructor(keyring: CodecKeyring) {
+  constructor(keyring: CodecKeyring, options: PayloadCodecOptions = {}) {
+    this.refuseUnencrypted = options.refuseUnencrypted ?? false;
     for (const [id, key] of keyring.keys) {
       if (key.length !== KEY_BYTES) {
         throw new PayloadCodecError(`Codec key "${id}" has ${key.length} bytes; AES-256 needs ${KEY_BYTES}`);
@@ -66,7 +78,11 @@ export class AesGcmPayloadCodec implements PayloadCodec {
   }
 
   async decode(payloads: Payload[]): Promise<Payload[]> {
-    return payloads.map((payload) => (isEncrypted(payload) ? this.open(payload) : payload));
+    return payloads.map((payload) => {
+      if (isEncrypted(payload)) return this.open(payload);
+      if (this.refuseUnencrypted) throw unencryptedPayloadError(payload);
+      return payload;
+    });
   }
 
   private seal(payload: Payload): Payload {
@@ -115,6 +131,17 @@ export class AesGcmPayloadCodec implements PayloadCodec {
     // The decoded message keeps every Payload field, including ones newer SDKs may add.
     return ProtoPayload.decode(plaintext);
   }
+}
+
+/** Names the encoding it found, never the data. */
+export function unencryptedPayloadError(payload: Payload): PayloadCodecError {
+  const encoding = payload.metadata?.encoding;
+  const found = encoding ? Buffer.from(encoding).toString('utf8').slice(0, 40) : 'none';
+  return new PayloadCodecError(
+    `Refused a payload that is not encrypted (encoding "${found}", expected "${ENCRYPTED_ENCODING}"): ` +
+      `payrun accepts only payloads sealed by its payload codec; start and signal workflows through a ` +
+      `client configured with payrun's data converter (${CODEC_KEYS_VARIABLE})`,
+  );
 }
 
 function isEncrypted(payload: Payload): boolean {

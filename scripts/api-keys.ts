@@ -4,9 +4,11 @@
  * `npm run keys -- revoke <keyId>`                                   the key stops working at once
  * Uses DATABASE_URL, or the dev stack's embedded PostgreSQL (shared if `npm run dev` is running).
  */
+import { userInfo } from 'node:os';
 import { parseArgs } from 'node:util';
 import { ROLES, isRole } from '../api/auth/roles';
 import { createApiKey, listApiKeys, revokeApiKey } from '../db/api-keys';
+import { recordAudit } from '../db/audit-log';
 import { createDb } from '../db/knex';
 import { migrateLatest } from '../db/migrator';
 import { loadConfig } from '../platform/config';
@@ -44,7 +46,19 @@ async function main(): Promise<void> {
           `--roles must list one or more of: ${ROLES.join(', ')}${unknown.length ? ` (unknown: ${unknown.join(', ')})` : ''}`,
         );
       }
-      const { key, row } = await createApiKey(db, name, roles);
+      // The key and its audit entry are committed together: a key never exists unrecorded.
+      const { key, row } = await db.transaction(async (trx) => {
+        const created = await createApiKey(trx, name, roles);
+        await recordAudit(trx, {
+          ...byShellUser(),
+          action: 'api_key.create',
+          targetType: 'api_key',
+          targetId: created.row.key_id,
+          outcome: 'succeeded',
+          details: { name, roles },
+        });
+        return created;
+      });
       console.log(`Created key ${row.key_id} for "${name}" with roles ${roles.join(', ')}.`);
       console.log(`\n  ${key}\n`);
       console.log('Store it now: only its hash is kept, so it cannot be shown again.');
@@ -61,12 +75,29 @@ async function main(): Promise<void> {
       }
     } else {
       if (!argument) throw new Error(`revoke needs a key id.\n${usage}`);
-      console.log((await revokeApiKey(db, argument)) ? `Revoked ${argument}.` : `No active key ${argument}.`);
+      const revoked = await db.transaction(async (trx) => {
+        const changed = await revokeApiKey(trx, argument);
+        await recordAudit(trx, {
+          ...byShellUser(),
+          action: 'api_key.revoke',
+          targetType: 'api_key',
+          targetId: argument,
+          outcome: changed ? 'succeeded' : 'refused',
+          ...(changed ? {} : { errorCode: 'not_found' }),
+        });
+        return changed;
+      });
+      console.log(revoked ? `Revoked ${argument}.` : `No active key ${argument}.`);
     }
   } finally {
     await db.destroy();
     await database.stop();
   }
+}
+
+/** The key tool runs at a shell, without an API key: the person is the operating-system user. */
+function byShellUser() {
+  return { actorKeyId: null, actorName: `${userInfo().username} (npm run keys)` };
 }
 
 main().catch((error: unknown) => {

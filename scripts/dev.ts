@@ -15,11 +15,20 @@ import { resolveCodecKeyring } from '../platform/payload-codec';
 import { buildApp } from '../api/build';
 import { buildWorker } from '../workers/build';
 import { resolveDevCodecToken } from '../platform/dev-codec-token';
+import { resolveDevCustomerKeySecret } from '../platform/customer-key';
 import { stackCheck, stackCheckWorkflowId } from '../workflows/stack-check';
 import { startDatabase, startGateway, startTemporal } from './stack';
 
 async function main(): Promise<void> {
-  const config = loadConfig();
+  const loaded = loadConfig();
+  // The customer key's secret, generated once into the data folder when not configured (dev only).
+  const config = {
+    ...loaded,
+    CUSTOMER_KEY_SECRET: resolveDevCustomerKeySecret({
+      configured: loaded.CUSTOMER_KEY_SECRET,
+      dataDir: loaded.PAYRUN_DATA_DIR,
+    }),
+  };
   const log = createLogger(config.LOG_LEVEL, 'payrun-dev');
   Runtime.install({ logger: new DefaultLogger('WARN') });
 

@@ -15,6 +15,7 @@ import {
   type DeleteSavedMethodInput,
 } from './binding-definitions';
 import { durationMs } from './durations';
+import { waitForNotificationOrAsk } from './wait-or-ask';
 
 const LINK_GRACE_MS = 60_000;
 
@@ -70,20 +71,20 @@ export async function binding(input: BindingInput): Promise<BindingResult> {
   links = created.links;
 
   // IPN or poll: wait for the notification; on silence ask cbQuery, until the link is past its validity.
-  let outcome: { resultCode: number; message: string } | undefined;
-  for (let attempt = 1; !outcome; attempt++) {
-    const wait = Math.max(1, Math.min(durationMs(timing.callbackWait), deadline - Date.now()));
-    if (await condition(() => notified !== undefined, wait)) {
-      outcome = notified;
-      break;
-    }
-    const asked = await gateway.queryBindingCallback({ bindingId, attempt });
-    if (!isUndecided(outcomeOf(asked.resultCode)))
-      outcome = { resultCode: asked.resultCode, message: asked.message };
-    else if (Date.now() >= deadline)
-      outcome = { resultCode: codeOf('link_expired'), message: 'The customer did not use the link in time.' };
-  }
-  const final = outcome!;
+  const heard = await waitForNotificationOrAsk(
+    () => notified,
+    async (attempt) => {
+      const asked = await gateway.queryBindingCallback({ bindingId, attempt });
+      return isUndecided(outcomeOf(asked.resultCode))
+        ? undefined
+        : { resultCode: asked.resultCode, message: asked.message };
+    },
+    { firstWait: timing.callbackWait, giveUpAt: deadline },
+  );
+  const final = heard.decided ?? {
+    resultCode: codeOf('link_expired'),
+    message: 'The customer did not use the link in time.',
+  };
   const decided = outcomeOf(final.resultCode);
   if (decided === 'link_expired') return finish('expired', final);
   if (decided !== 'succeeded') return finish('failed', final);

@@ -1,6 +1,5 @@
 import { condition, setHandler } from '@temporalio/workflow';
 import { gatewayOf, pageReaderOf, recordsOf } from './activity-profiles';
-import type { Duration } from '@temporalio/common';
 import type { PayoutActivities } from '../activities/payouts';
 import {
   batchNotificationSignal,
@@ -11,6 +10,7 @@ import {
   type PayoutBatchResult,
 } from './payout-definitions';
 import { durationMs } from './durations';
+import { waitForNotificationOrAsk } from './wait-or-ask';
 
 const records = recordsOf<PayoutActivities>();
 
@@ -47,13 +47,12 @@ export async function payoutBatch(input: PayoutBatchInput): Promise<PayoutBatchR
   };
 
   /** Waits for a notification, or asks the gateway when it is late: a lost IPN delays, never loses. */
-  const waitOrAsk = async (arrived: () => boolean, stillWaiting: () => Promise<boolean>) => {
-    let wait: Duration = timing.ipnTimeout;
-    while (!(await condition(arrived, wait))) {
-      if (!(await stillWaiting())) return;
-      wait = Math.min(durationMs(wait) * 2, durationMs('30 minutes'));
-    }
-  };
+  const waitOrAsk = (arrived: () => boolean, stillWaiting: () => Promise<boolean>) =>
+    waitForNotificationOrAsk(
+      () => (arrived() ? true : undefined),
+      async () => ((await stillWaiting()) ? undefined : true),
+      { firstWait: timing.ipnTimeout, growth: 2, maxWait: '30 minutes' },
+    );
 
   await setStatus('initiating');
   const { mToken } = await gateway.initiateBatch({ batchId });

@@ -1,8 +1,8 @@
-import { condition, setHandler } from '@temporalio/workflow';
+import { setHandler } from '@temporalio/workflow';
 import { gatewayOf, quoteOf, recordsOf } from './activity-profiles';
-import type { Duration } from '@temporalio/common';
 import type { RemittanceActivities } from '../activities/remittance';
 import { durationMs } from './durations';
+import { waitForNotificationOrAsk } from './wait-or-ask';
 import { MAX_EXCHANGE_AMOUNT, REMITTANCE_AMOUNT_RANGES } from '../gateway/limits';
 import { isPending, outcomeOf } from '../gateway/result-codes';
 import {
@@ -206,33 +206,37 @@ export async function remittance(input: RemittanceInput): Promise<RemittanceStat
       ? `The gateway is processing the order (${created.resultCode}).`
       : 'Two-step remittance authorized; the gateway completes it on capture.',
   });
-  let wait: Duration = timing.ipnTimeout;
-  let waited = 0;
-  while (!result) {
-    if (await condition(() => notified !== undefined, wait)) {
-      result = { ...notified!, source: 'ipn' };
-      break;
-    }
-    waited += durationMs(wait);
-    const answer = await gateway.queryRemittanceResult({ remittanceId });
-    if (answer.state === 'succeeded' || answer.state === 'failed') {
-      result = {
-        resultCode: answer.resultCode,
-        message: answer.message,
-        transId: answer.transId,
-        source: 'poll',
-      };
-      break;
-    }
-    if (waited >= durationMs(timing.resultGiveUpAfter)) {
-      return stop(
-        'needs_attention',
-        `No final result after ${String(timing.resultGiveUpAfter)} (last answer ${answer.resultCode}: ${answer.message}). ` +
-          `Ask the gateway about order ${remittanceId}; the ${bought} was sent for ${amountSent} VND.`,
-      );
-    }
-    wait = Math.min(durationMs(wait) * 2, durationMs('1 hour'));
+  let lastAnswer: { resultCode: number; message: string } | undefined;
+  const heard = await waitForNotificationOrAsk(
+    () => notified,
+    async () => {
+      const answer = await gateway.queryRemittanceResult({ remittanceId });
+      lastAnswer = answer;
+      return answer.state === 'succeeded' || answer.state === 'failed' ? answer : undefined;
+    },
+    {
+      firstWait: timing.ipnTimeout,
+      growth: 2,
+      maxWait: '1 hour',
+      giveUpAfterWaiting: timing.resultGiveUpAfter,
+    },
+  );
+  if (!heard.decided) {
+    return stop(
+      'needs_attention',
+      `No final result after ${String(timing.resultGiveUpAfter)} (last answer ${lastAnswer!.resultCode}: ${lastAnswer!.message}). ` +
+        `Ask the gateway about order ${remittanceId}; the ${bought} was sent for ${amountSent} VND.`,
+    );
   }
+  result =
+    heard.source === 'notification'
+      ? { ...notified!, source: 'ipn' }
+      : {
+          resultCode: heard.decided.resultCode,
+          message: heard.decided.message,
+          transId: heard.decided.transId,
+          source: 'poll',
+        };
   if (outcomeOf(result.resultCode) === 'succeeded') {
     await setStatus('succeeded', { result });
     return status;

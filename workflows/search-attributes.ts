@@ -1,6 +1,9 @@
 /**
  * Custom search attributes every payrun workflow sets, so an operator can filter the Temporal UI by
  * business identity: "all batches of run X", "everything for customer Y", "that orderId".
+ * Visibility is not encrypted: `PayrunCustomer` holds the customer key (an HMAC of partnerClientId under
+ * CUSTOMER_KEY_SECRET, `platform/customer-key.ts`), never the id; GET /v1/customers/:id/workflows
+ * hashes an id the same way and answers the query to paste into the UI.
  * Registered by `npm run dev` and the test setup; on another server, create them once with
  * `temporal operator search-attribute create` (see README).
  */

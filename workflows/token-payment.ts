@@ -3,6 +3,7 @@ import { gatewayOf, recordsOf } from './activity-profiles';
 import type { TokenActivities } from '../activities/tokens';
 import { codeOf, isUndecided, outcomeOf } from '../gateway/result-codes';
 import { durationMs } from './durations';
+import { waitForNotificationOrAsk } from './wait-or-ask';
 import {
   attemptsLeft,
   checkSubmission,
@@ -13,7 +14,6 @@ import {
   type OtpRefusal,
 } from './otp-rules';
 import {
-  FINAL_TOKEN_PAYMENT_STATES,
   submitOtpUpdate,
   tokenPaymentResultSignal,
   tokenPaymentStartedUpdate,
@@ -180,30 +180,28 @@ export async function tokenPayment(input: TokenPaymentInput): Promise<TokenPayme
   }
 
   // IPN or poll: wait for the notification, then ask api/query, until giveUpAfter.
-  const giveUpAt = Date.now() + durationMs(timing.giveUpAfter);
-  for (let attempt = 1; !FINAL_TOKEN_PAYMENT_STATES.includes(state); attempt++) {
-    const wait = Math.max(1, Math.min(durationMs(timing.resultWait), giveUpAt - Date.now()));
-    if (await condition(() => notified !== undefined, wait)) {
-      const result = notified!;
-      await record(outcomeOf(result.resultCode) === 'succeeded' ? 'succeeded' : 'failed', result);
-      break;
-    }
-    const asked = await gateway.queryTokenPayment({ paymentId, attempt });
-    if (asked.final) {
-      await record(outcomeOf(asked.resultCode) === 'succeeded' ? 'succeeded' : 'failed', asked);
-    } else if (Date.now() >= giveUpAt) {
-      if (state === 'awaiting_customer') {
-        await record('failed', {
-          resultCode: asked.resultCode,
-          message: 'The customer did not confirm in time.',
-        });
-      } else {
-        await record('needs_attention', {
-          resultCode: asked.resultCode,
-          message: 'No final result arrived from the gateway; check it with the gateway.',
-        });
-      }
-    }
+  let lastAnswer: { resultCode: number } | undefined;
+  const heard = await waitForNotificationOrAsk(
+    () => notified,
+    async (attempt) => {
+      const asked = await gateway.queryTokenPayment({ paymentId, attempt });
+      lastAnswer = asked;
+      return asked.final ? asked : undefined;
+    },
+    { firstWait: timing.resultWait, giveUpAt: Date.now() + durationMs(timing.giveUpAfter) },
+  );
+  if (heard.decided) {
+    await record(outcomeOf(heard.decided.resultCode) === 'succeeded' ? 'succeeded' : 'failed', heard.decided);
+  } else if (state === 'awaiting_customer') {
+    await record('failed', {
+      resultCode: lastAnswer!.resultCode,
+      message: 'The customer did not confirm in time.',
+    });
+  } else {
+    await record('needs_attention', {
+      resultCode: lastAnswer!.resultCode,
+      message: 'No final result arrived from the gateway; check it with the gateway.',
+    });
   }
   return done();
 }

@@ -1,4 +1,11 @@
-import { ActivityFailure, continueAsNew, proxyActivities, workflowInfo } from '@temporalio/workflow';
+import {
+  ActivityFailure,
+  continueAsNew,
+  proxyActivities,
+  TimeoutFailure,
+  workflowInfo,
+} from '@temporalio/workflow';
+import { RetryState } from '@temporalio/common';
 import type { WebhookActivities } from '../activities/webhooks';
 import { durationMs } from './durations';
 import {
@@ -66,20 +73,20 @@ export async function webhookEndpoint(input: WebhookEndpointInput): Promise<'del
               requestTimeoutMs: durationMs(input.timing.requestTimeout),
             });
           } catch (error) {
-            if (error instanceof ActivityFailure) return eventId;
-            throw error;
+            if (!(error instanceof ActivityFailure)) throw error;
+            const why =
+              error.retryState === RetryState.TIMEOUT || error.cause instanceof TimeoutFailure
+                ? `its retry window (${String(input.timing.retryWindow)}) ran out`
+                : (error.cause?.message ?? error.message);
+            return { eventId, why };
           }
         }
         return undefined;
       }),
     );
-    const failed = failures.find((eventId) => eventId !== undefined);
+    const failed = failures.find((failure) => failure !== undefined);
     if (failed) {
-      await feed.disableWebhookEndpoint({
-        endpointId: input.endpointId,
-        eventId: failed,
-        retryWindow: String(input.timing.retryWindow),
-      });
+      await feed.disableWebhookEndpoint({ endpointId: input.endpointId, ...failed });
       return 'disabled';
     }
     cursor = next.cursor;

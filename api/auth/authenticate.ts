@@ -5,23 +5,29 @@ import { forbidden, unauthorized } from '../http/errors';
 import type { RateLimits } from '../http/rate-limits';
 import { hasAnyRole, isRole, type Principal, type Role } from './roles';
 
-function presentedKey(header: string | undefined, alternative: string | undefined): string | undefined {
-  if (header?.startsWith('Bearer ')) return header.slice('Bearer '.length).trim();
-  return alternative?.trim() || undefined;
+/** The one documented way to pass a key: `Authorization: Bearer <key>`. */
+function presentedKey(header: string | undefined): string | undefined {
+  if (header?.startsWith('Bearer ')) return header.slice('Bearer '.length).trim() || undefined;
+  return undefined;
 }
 
 /**
- * Resolves the caller from `Authorization: Bearer <key>` (or `X-API-Key`) and stores it in res.locals.
+ * Resolves the caller from `Authorization: Bearer <key>` (the only way; an `X-API-Key` header is refused
+ * with a message saying so) and stores it in res.locals.
  * With rate limits: an address that failed too often is refused before its key is looked up, every
  * failure counts against it, and a known key spends one of its own requests.
  */
 export function authenticate(db: Db, limits?: RateLimits): RequestHandler {
   return async (req, res, next) => {
     limits?.refuseAfterAuthFailures(req);
-    const key = presentedKey(req.header('authorization'), req.header('x-api-key'));
+    const key = presentedKey(req.header('authorization'));
     if (!key) {
       limits?.recordAuthFailure(req);
-      throw unauthorized();
+      throw unauthorized(
+        req.header('x-api-key') !== undefined
+          ? 'X-API-Key is not accepted: pass the key as Authorization: Bearer <key>.'
+          : undefined,
+      );
     }
     const row = await findActiveApiKey(db, key);
     if (!row) {

@@ -1,36 +1,76 @@
+// @ts-check
 /**
  * Calls to payrun's API with the signed-in key. The key lives in sessionStorage: it is gone when the
  * tab closes, is never sent as a cookie (so no other site can make the browser use it), and is
  * never written to localStorage, which outlives the session.
  */
 
+/** @typedef {import('./types.js').ApiRecord} ApiRecord */
+
 const KEY_STORAGE = 'payrun.console.apiKey';
 
+/** A refusal by the API, with its stable code, its message, the request id and each problem. */
 export class ApiProblem extends Error {
+  /**
+   * @param {number} status
+   * @param {ApiRecord | undefined} error The answer's `error` object, when it had one.
+   */
   constructor(status, error) {
     super(error?.message ?? `The API answered ${status}.`);
     this.status = status;
+    /** @type {string} */
     this.code = error?.code ?? 'http_error';
+    /** @type {string | undefined} */
     this.requestId = error?.requestId;
+    /** @type {Array<{ field?: string, rule?: string, message: string }>} */
     this.problems = Array.isArray(error?.problems) ? error.problems : [];
   }
 }
 
 export const session = {
+  /** @returns {string | null} */
   key: () => sessionStorage.getItem(KEY_STORAGE),
+  /** @param {string} key */
   save: (key) => sessionStorage.setItem(KEY_STORAGE, key),
   clear: () => sessionStorage.removeItem(KEY_STORAGE),
 };
 
 /** Called when the API refuses the key (revoked, expired): the app sends the user to sign in. */
+/** @type {(problem: ApiProblem) => void} */
 let onUnauthorized = () => {};
+/** @param {(problem: ApiProblem) => void} handler */
 export function whenUnauthorized(handler) {
   onUnauthorized = handler;
 }
 
 /**
+ * @typedef {object} RequestOptions
+ * @property {string} [method]
+ * @property {unknown} [body] JSON, unless `contentType` says the body is sent as it is (a file).
+ * @property {string} [contentType]
+ * @property {Record<string, string>} [headers]
+ * @property {'json' | 'blob'} [as]
+ * @property {string} [key] A key to try instead of the signed-in one (sign-in).
+ */
+
+/**
  * request('/v1/payout-runs') → parsed JSON. `as: 'blob'` for downloads. A non-2xx answer throws an
  * ApiProblem carrying the API's code, message and problems.
+ * @overload
+ * @param {string} path
+ * @param {RequestOptions & { as: 'blob' }} options
+ * @returns {Promise<Blob>}
+ */
+/**
+ * @overload
+ * @param {string} path
+ * @param {RequestOptions & { as?: 'json' }} [options]
+ * @returns {Promise<ApiRecord>}
+ */
+/**
+ * @param {string} path
+ * @param {RequestOptions} [options]
+ * @returns {Promise<ApiRecord | Blob>}
  */
 export async function request(
   path,
@@ -44,9 +84,11 @@ export async function request(
       ...(body !== undefined ? { 'content-type': contentType ?? 'application/json' } : {}),
       ...headers,
     },
-    body: body === undefined ? undefined : contentType ? body : JSON.stringify(body),
+    body:
+      body === undefined ? undefined : contentType ? /** @type {BodyInit} */ (body) : JSON.stringify(body),
   });
   if (!response.ok) {
+    /** @type {ApiRecord | undefined} */
     let error;
     try {
       error = (await response.json()).error;
@@ -58,9 +100,17 @@ export async function request(
     throw problem;
   }
   if (as === 'blob') return response.blob();
-  if (response.status === 204) return undefined;
+  if (response.status === 204) return {};
   return response.json();
 }
+
+/**
+ * POSTs a JSON body; the answer's JSON.
+ * @param {string} path
+ * @param {unknown} [body]
+ * @param {Record<string, string>} [headers]
+ */
+export const post = (path, body = {}, headers = {}) => request(path, { method: 'POST', body, headers });
 
 /** Random UUID; crypto.randomUUID exists only on https and localhost, getRandomValues everywhere. */
 export function newIdempotencyKey() {

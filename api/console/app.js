@@ -1,16 +1,38 @@
+// @ts-check
 /**
- * The finance console: sign-in, navigation by role, and a hash router (#/runs, #/runs/<id>, …), so
- * the server serves one page and every view has its own address to bookmark or share.
+ * The finance console: sign-in, the language, navigation by role, and a hash router (#/runs,
+ * #/payments/<id>, #/payments?status=…), so the server serves one page and every view has its own
+ * address to bookmark or share. Each page is a module of its own; this one only chooses which.
  */
-import { ApiProblem, request, session, whenUnauthorized } from './api.js';
+import { request, session, whenUnauthorized } from './api.js';
+import { auditPage } from './audit.js';
+import { dashboardPage } from './dashboard.js';
+import { detailPage } from './detail-page.js';
+import { disbursements, newDisbursementPage } from './disbursements.js';
 import { announce, fill, h } from './dom.js';
-import { genericListPage } from './lists.js';
-import { runPage, runsPage, uploadPage } from './payouts.js';
+import { LANGUAGES, language, setLanguage, t } from './i18n.js';
+import { listPage } from './list-page.js';
+import { payments } from './payments.js';
+import { runPage } from './payout-run.js';
+import { payoutRuns } from './payout-runs.js';
+import { uploadPage } from './payout-upload.js';
+import { newRemittancePage, remittances } from './remittances.js';
+import { methodsPage } from './saved-methods.js';
+import { signInPage } from './sign-in.js';
+import { subscriptions } from './subscriptions.js';
+import { tokenPayments } from './token-payments.js';
 import { errorBox, pageHeading } from './ui.js';
+import { webhookEndpoints } from './webhook-endpoints.js';
+
+/** @typedef {import('./types.js').Ctx} Ctx */
+/** @typedef {import('./types.js').Duty} Duty */
+/** @typedef {import('./types.js').Leave} Leave */
+/** @typedef {import('./types.js').Resource} Resource */
 
 /**
  * What each duty may do, mirroring the API's route roles (admin may do everything). The console
  * only hides what would be refused; the API is what enforces it.
+ * @type {Record<Duty, string[]>}
  */
 const DUTIES = {
   readRuns: ['viewer', 'payouts-maker', 'payouts-approver'],
@@ -18,60 +40,33 @@ const DUTIES = {
   decide: ['payouts-approver'],
   subscriptions: ['billing', 'viewer'],
   reactivate: ['billing'],
-  tokenPayments: ['payments', 'billing', 'viewer'],
+  tokenPayments: ['payments', 'viewer'],
   remittances: ['remittance', 'viewer'],
-  authorizedPayments: ['payments', 'viewer'],
+  sendRemittance: ['remittance'],
+  payments: ['payments', 'viewer'],
   confirmPayments: ['payments'],
+  audit: ['viewer'],
   // Webhook endpoints are admin-only (the API's role); admin passes every duty.
   webhooks: [],
 };
 
-const LISTS = {
-  subscriptions: {
-    title: 'Subscriptions',
-    endpoint: '/v1/subscriptions',
-    duty: 'subscriptions',
-    intro:
-      'Recurring billing. A subscription pauses after two failed charges; reactivate it once the customer has paid.',
-    reactivate: true,
-  },
-  'token-payments': {
-    title: 'Token payments waiting for an OTP',
-    endpoint: '/v1/token-payments?state=awaiting_otp',
-    duty: 'tokenPayments',
-    intro: 'Payments with a stored token that wait for the customer to enter the one-time code.',
-  },
-  'authorized-payments': {
-    title: 'Authorized payments',
-    endpoint: '/v1/payments?status=authorized_not_captured',
-    duty: 'authorizedPayments',
-    intro:
-      'Payments authorized without capture: the customer paid and the gateway holds the money. Capture ' +
-      'the whole amount, or cancel to give it back, before the hold ends; after it nothing can be captured.',
-    actions: [
-      { label: 'Capture', path: 'capture', duty: 'confirmPayments', done: 'captured' },
-      { label: 'Cancel', path: 'cancel', duty: 'confirmPayments', done: 'cancelled' },
-    ],
-  },
-  'webhook-endpoints': {
-    title: 'Webhook endpoints',
-    endpoint: '/v1/webhook-endpoints',
-    duty: 'webhooks',
-    intro:
-      'Where payrun sends signed events. An endpoint whose receiver kept refusing an event for the whole ' +
-      'retry window (3 days) is disabled, with the reason beside it. Fix the receiver, then Enable: ' +
-      'deliveries resume where they stopped.',
-    actions: [{ label: 'Enable', path: 'enable', duty: 'webhooks', done: 'enabled', when: 'disabled' }],
-  },
-  remittances: {
-    title: 'Remittances',
-    endpoint: '/v1/remittances',
-    duty: 'remittances',
-    intro: 'Cross-border transfers: exchange, buy, verify the receiver, pay out.',
-  },
+/**
+ * The capabilities whose records have the shared list and detail pages, by address.
+ * @type {Record<string, Resource>}
+ */
+const RESOURCES = {
+  subscriptions,
+  'token-payments': tokenPayments,
+  remittances,
+  payments,
+  disbursements,
+  'webhook-endpoints': webhookEndpoints,
 };
 
-/** Signed-in state; rebuilt from the stored key on reload. */
+/**
+ * Signed-in state; rebuilt from the stored key on reload.
+ * @type {Ctx}
+ */
 const ctx = {
   me: null,
   config: { temporalUiUrl: null, namespace: 'default' },
@@ -85,17 +80,31 @@ const ctx = {
   },
 };
 
+/** Stops what the current page started (timers, polling) when another opens. */
 let leavePage = () => {};
 
+/**
+ * @param {string} key
+ * @returns {Promise<void>}
+ */
 async function signIn(key) {
   const me = await request('/v1/me', { key });
   session.save(key);
-  ctx.me = me;
+  ctx.me = { name: me.name, roles: me.roles };
   try {
-    ctx.config = await request('/v1/console/config');
+    const config = await request('/v1/console/config');
+    ctx.config = { temporalUiUrl: config.temporalUiUrl, namespace: config.namespace };
   } catch {
     // Without it only the workflow links are missing; the console works.
   }
+}
+
+/** @param {string} key */
+async function signInFromPage(key) {
+  await signIn(key);
+  renderChrome();
+  announce(t('Signed in as {name}.', { name: ctx.me?.name ?? '' }));
+  ctx.navigate(defaultPage());
 }
 
 function signOut() {
@@ -103,80 +112,72 @@ function signOut() {
   ctx.me = null;
   renderChrome();
   ctx.navigate('#/sign-in');
-  announce('Signed out.');
+  announce(t('Signed out.'));
 }
 
-function signInPage(main) {
-  const input = h('input', {
-    id: 'api-key',
-    name: 'api-key',
-    type: 'password',
-    autocomplete: 'off',
-    spellcheck: 'false',
-    required: true,
-    'aria-describedby': 'api-key-hint',
-  });
-  const feedback = h('div', { id: 'sign-in-feedback' });
-  const form = h(
-    'form',
-    {
-      class: 'card narrow',
-      onsubmit: async (event) => {
-        event.preventDefault();
-        fill(feedback, h('p', { role: 'status' }, 'Signing in…'));
-        try {
-          await signIn(input.value.trim());
-          renderChrome();
-          announce(`Signed in as ${ctx.me.name}.`);
-          ctx.navigate(defaultPage());
-        } catch (error) {
-          const message =
-            error instanceof ApiProblem && error.status === 401
-              ? { message: 'That key was not accepted. Check it, or ask an admin for a new one.' }
-              : error;
-          fill(feedback, errorBox(message, 'Not signed in'));
-          input.focus();
-        }
-      },
-    },
-    h('label', { for: 'api-key' }, 'API key'),
-    h(
-      'p',
-      { id: 'api-key-hint', class: 'hint' },
-      'Your personal key (prk_…). It is kept only in this browser tab and forgotten when the tab closes.',
-    ),
-    input,
-    h('button', { type: 'submit', class: 'primary' }, 'Sign in'),
-    feedback,
-  );
-  fill(main, pageHeading('Sign in'), form);
-  input.focus();
-}
-
+/** @returns {Array<[string, string]>} */
 function navLinks() {
-  const links = [];
-  if (ctx.can('readRuns')) links.push(['#/runs', 'Payout runs']);
-  if (ctx.can('upload')) links.push(['#/upload', 'Upload payouts']);
-  for (const [name, list] of Object.entries(LISTS)) {
-    if (ctx.can(list.duty)) links.push([`#/${name}`, list.title.replace(' waiting for an OTP', '')]);
-  }
+  /** @type {Array<[string, string]>} */
+  const links = [['#/dashboard', t('Needs you now')]];
+  if (ctx.can('readRuns')) links.push(['#/runs', t('Payout runs')]);
+  if (ctx.can('upload')) links.push(['#/upload', t('Upload payouts')]);
+  if (ctx.can('readRuns')) links.push(['#/disbursements', t('Disbursements')]);
+  if (ctx.can('payments')) links.push(['#/payments', t('Payments')]);
+  if (ctx.can('subscriptions')) links.push(['#/subscriptions', t('Subscriptions')]);
+  if (ctx.can('tokenPayments'))
+    links.push(['#/token-payments', t('Token payments')], ['#/methods', t('Saved methods')]);
+  if (ctx.can('remittances')) links.push(['#/remittances', t('Remittances')]);
+  if (ctx.can('webhooks')) links.push(['#/webhook-endpoints', t('Webhook endpoints')]);
+  if (ctx.can('audit')) links.push(['#/audit', t('Audit log')]);
   return links;
 }
 
 function defaultPage() {
-  return navLinks()[0]?.[0] ?? '#/nothing';
+  return '#/dashboard';
 }
 
-/** Header: navigation for the signed-in roles, who is signed in, and sign-out. */
+function languageSwitch() {
+  /** @type {HTMLSelectElement} */
+  const select = h(
+    'select',
+    {
+      id: 'language',
+      onchange: () => {
+        setLanguage(select.value);
+        renderChrome();
+        void render();
+      },
+    },
+    Object.entries(LANGUAGES).map(([code, name]) =>
+      h('option', { value: code, lang: code, selected: code === language() }, name),
+    ),
+  );
+  return h('p', { class: 'language' }, h('label', { for: 'language' }, t('Language')), ' ', select);
+}
+
+/**
+ * An element of index.html that is always there.
+ * @param {string} id
+ */
+function byId(id) {
+  const element = document.getElementById(id);
+  if (!element) throw new Error(`index.html has no #${id}`);
+  return element;
+}
+
+/** Header: navigation for the signed-in roles, the language, who is signed in, and sign-out. */
 function renderChrome() {
-  const nav = document.getElementById('nav');
-  const who = document.getElementById('who');
+  const nav = byId('nav');
+  const who = byId('who');
+  byId('skip-link').textContent = t('Skip to main content');
+  byId('brand-sub').textContent = t('finance console');
+  nav.setAttribute('aria-label', t('Main'));
   if (!ctx.me) {
     fill(nav);
-    fill(who);
+    fill(who, languageSwitch());
     return;
   }
-  const current = location.hash.split('/').slice(0, 2).join('/');
+  const current = location.hash.split('?')[0].split('/').slice(0, 2).join('/');
   fill(
     nav,
     h(
@@ -189,27 +190,67 @@ function renderChrome() {
   );
   fill(
     who,
+    languageSwitch(),
     h(
       'p',
       {},
-      'Signed in as ',
+      t('Signed in as'),
+      ' ',
       h('strong', { id: 'signed-in-name' }, ctx.me.name),
       h('span', { class: 'roles' }, ` (${ctx.me.roles.join(', ')})`),
     ),
-    h('button', { type: 'button', onclick: signOut }, 'Sign out'),
+    h('button', { type: 'button', id: 'sign-out', onclick: signOut }, t('Sign out')),
   );
+}
+
+/**
+ * The page for an address: its title, and what opens it in `main`.
+ * @param {string[]} parts
+ * @param {URLSearchParams} query
+ * @returns {[string, (main: HTMLElement) => Leave] | undefined}
+ */
+function route(parts, query) {
+  const [name, id] = parts;
+  if (name === 'dashboard') return [t('Needs you now'), (main) => dashboardPage(main, ctx)];
+  if (name === 'runs' && id) return [t('Run {id}', { id }), (main) => runPage(main, ctx, id)];
+  if (name === 'runs') return [t('Payout runs'), (main) => listPage(main, ctx, payoutRuns, query)];
+  if (name === 'upload') return [t('Upload payouts'), (main) => uploadPage(main, ctx)];
+  if (name === 'audit') return [t('Audit log'), (main) => auditPage(main, ctx, query)];
+  if (name === 'methods') return [t('Saved methods'), (main) => methodsPage(main, ctx, query)];
+  if (name === 'disbursements' && id === 'new')
+    return [t('New disbursement'), (main) => newDisbursementPage(main, ctx)];
+  if (name === 'remittances' && id === 'new')
+    return [t('New remittance'), (main) => newRemittancePage(main, ctx)];
+  // Addresses of earlier versions keep working.
+  if (name === 'authorized-payments') {
+    return [
+      t('Payments'),
+      (main) => listPage(main, ctx, payments, new URLSearchParams({ status: 'authorized_not_captured' })),
+    ];
+  }
+  const resource = name === undefined ? undefined : RESOURCES[name];
+  if (resource && id)
+    return [
+      `${resource.singular?.() ?? resource.title()} ${id}`,
+      (main) => detailPage(main, ctx, resource, id),
+    ];
+  if (resource) return [resource.title(), (main) => listPage(main, ctx, resource, query)];
+  return undefined;
 }
 
 async function render() {
   leavePage();
   leavePage = () => {};
-  const main = document.getElementById('main');
+  const main = byId('main');
   const hash = location.hash || '#/';
-  const parts = hash.replace(/^#\/?/, '').split('/').map(decodeURIComponent);
+  const [path = '', search = ''] = hash.replace(/^#\/?/, '').split('?');
+  const parts = path.split('/').map(decodeURIComponent);
+  const query = new URLSearchParams(search);
 
-  if (!ctx.me && session.key()) {
+  const storedKey = session.key();
+  if (!ctx.me && storedKey) {
     try {
-      await signIn(session.key());
+      await signIn(storedKey);
     } catch {
       session.clear();
     }
@@ -217,49 +258,30 @@ async function render() {
   renderChrome();
   if (!ctx.me) {
     if (hash !== '#/sign-in') history.replaceState(null, '', '#/sign-in');
-    document.title = 'Sign in · payrun console';
-    signInPage(main);
+    document.title = `${t('Sign in')} · payrun`;
+    signInPage(main, signInFromPage);
+    return;
+  }
+  if (parts[0] === '' || parts[0] === 'sign-in') {
+    ctx.navigate(defaultPage());
     return;
   }
 
-  let title;
+  let title = t('Nothing here');
   try {
-    if (parts[0] === 'runs' && parts[1]) {
-      title = `Run ${parts[1]}`;
-      leavePage = runPage(main, ctx, parts[1]) ?? leavePage;
-    } else if (parts[0] === 'runs') {
-      title = 'Payout runs';
-      leavePage = runsPage(main, ctx) ?? leavePage;
-    } else if (parts[0] === 'upload') {
-      title = 'Upload payouts';
-      uploadPage(main, ctx);
-    } else if (LISTS[parts[0]]) {
-      const list = LISTS[parts[0]];
-      title = list.title;
-      leavePage = genericListPage(main, ctx, list) ?? leavePage;
-    } else if (parts[0] === '' || parts[0] === 'sign-in') {
-      ctx.navigate(defaultPage());
-      return;
+    const page = route(parts, query);
+    if (page) {
+      [title] = page;
+      leavePage = page[1](main) ?? leavePage;
     } else {
-      title = 'Nothing here';
-      fill(
-        main,
-        pageHeading('Nothing here'),
-        h(
-          'p',
-          {},
-          navLinks().length
-            ? 'This page does not exist. Use the navigation above.'
-            : 'Your key has no role that the console has pages for. Ask an admin for the role you need.',
-        ),
-      );
+      fill(main, pageHeading(title), h('p', {}, t('This page does not exist. Use the navigation above.')));
     }
   } catch (error) {
-    fill(main, pageHeading('Something went wrong'), errorBox(error));
+    fill(main, pageHeading(t('Something went wrong')), errorBox(error));
   }
-  document.title = `${title} · payrun console`;
+  document.title = `${title} · payrun`;
   document.getElementById('page-heading')?.focus();
-  announce(`${title} page`);
+  announce(t('{title} page', { title }));
 }
 
 whenUnauthorized(() => {
@@ -269,10 +291,10 @@ whenUnauthorized(() => {
   ctx.navigate('#/sign-in');
 });
 
-document.getElementById('skip-link').addEventListener('click', (event) => {
+byId('skip-link').addEventListener('click', (event) => {
   // The hash is the router's; move focus without changing it.
   event.preventDefault();
-  document.getElementById('main').focus();
+  byId('main').focus();
 });
 window.addEventListener('hashchange', () => void render());
 void render();

@@ -12,6 +12,8 @@ import { z } from 'zod';
 import { ROLES } from '../auth/roles';
 import { notFound } from '../http/errors';
 import { defineRoute, type AnyRoute } from '../http/routes';
+import type { Db } from '../../db/knex';
+import { timelineOf } from './timeline';
 
 export interface ConsoleSettings {
   /** Base URL of the Temporal Web UI; without it the console shows no workflow links. */
@@ -56,6 +58,7 @@ function loadAssets(): Map<string, { body: Buffer; contentType: string }> {
 export function consoleRoutes(
   settings: ConsoleSettings | undefined,
   defaultNamespace: () => string,
+  db: Db,
 ): AnyRoute[] {
   const assets = loadAssets();
   const serve = (name: string) => {
@@ -70,6 +73,7 @@ export function consoleRoutes(
       summary: 'The finance console (sign in with an API key).',
       tag: 'console',
       access: { public: 'the page holds no data; it calls the API with the key the operator enters' },
+      produces: { types: ['text/html'] },
       handler: () => serve('index.html'),
     }),
     defineRoute({
@@ -78,6 +82,7 @@ export function consoleRoutes(
       summary: "The console's scripts and styles.",
       tag: 'console',
       access: { public: 'static files of the console, no data' },
+      produces: { types: ['text/javascript', 'text/css', 'text/html', 'image/svg+xml'] },
       params: z.object({ file: z.string().regex(/^[a-z0-9-]+\.[a-z]+$/, 'a console file name') }),
       handler: ({ params }) => serve(params.file),
     }),
@@ -94,6 +99,21 @@ export function consoleRoutes(
           namespace: settings?.namespace ?? defaultNamespace(),
         },
       }),
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/v1/console/timeline',
+      summary:
+        "A record's timeline for its detail page: the gateway's notifications for its order ids or workflow (kind, result code, when; never the body) and what people did to it (from the audit log).",
+      tag: 'console',
+      access: { roles: ROLES },
+      query: z.object({
+        targetType: z.string().max(40).optional(),
+        targetId: z.string().max(100).optional(),
+        workflowId: z.string().max(200).optional(),
+        orderIds: z.string().max(2000).optional(),
+      }),
+      handler: async ({ query }) => ({ body: await timelineOf(db, query) }),
     }),
   ];
 }

@@ -2,6 +2,7 @@
 import type { Client } from '@temporalio/client';
 import { WorkflowIdReusePolicy } from '@temporalio/common';
 import type { Db } from '../../db/knex';
+import { applyListFilter, pageOf, type ListFilter } from '../../db/list-filter';
 import {
   disbursementWorkflowId,
   type DisbursementInput,
@@ -11,7 +12,9 @@ import { payrunKind, payrunOrderId } from '../../workflows/search-attributes';
 import type { Principal } from '../auth/roles';
 import { conflict, notFound } from '../http/errors';
 import type { CreateRequest } from '../http/idempotency';
+import { maskNumber } from '../http/masking';
 import { isOwnInterruptedRecord, startOnce } from '../http/resumable';
+import { startWorkflow } from '../workflow-starts';
 
 export interface DisbursementDeps {
   db: Db;
@@ -23,12 +26,12 @@ export interface DisbursementDeps {
   ipnTimeout: string;
 }
 
-/** What an operator may see of a receiver: the kind and the last four digits. */
+/** What an operator may see of a receiver: the kind and the last four digits (the masking every list uses). */
 export function receiverLabel(receiver: DisbursementReceiver): string {
   const number =
     receiver.kind === 'wallet' ? receiver.walletId : (receiver.bankAccountNo ?? receiver.bankCardNo ?? '');
   const kind = receiver.kind === 'wallet' ? 'wallet' : `bank ${receiver.bankCode}`;
-  return `${kind} …${number.slice(-4)}`;
+  return `${kind} ${maskNumber(number)}`;
 }
 
 export async function createDisbursement(
@@ -81,7 +84,7 @@ export async function createDisbursement(
     ipnTimeout: deps.ipnTimeout,
   };
   await startOnce(() =>
-    temporal.workflow.start('disbursement', {
+    startWorkflow(temporal, 'disbursement', {
       taskQueue: deps.taskQueue,
       workflowId,
       args: [workflowInput],
@@ -116,12 +119,14 @@ export async function disbursementView(db: Db, disbursementId: string) {
   };
 }
 
-export async function listDisbursements(db: Db, filter: { status?: string; limit: number }) {
-  const query = db('disbursements')
-    .orderBy('created_at', 'desc')
-    .limit(filter.limit)
-    .select('disbursement_id');
-  if (filter.status) query.where({ status: filter.status });
-  const rows: Array<{ disbursement_id: string }> = await query;
-  return Promise.all(rows.map((row) => disbursementView(db, row.disbursement_id)));
+export async function listDisbursements(db: Db, filter: ListFilter) {
+  const query = applyListFilter(db('disbursements').select('disbursement_id'), filter, {
+    created: 'created_at',
+    status: 'status',
+    ids: ['disbursement_id', 'order_id'],
+    tiebreak: 'disbursement_id',
+  });
+  const page = pageOf((await query) as Array<{ disbursement_id: string }>, filter);
+  const rows = await Promise.all(page.rows.map((row) => disbursementView(db, row.disbursement_id)));
+  return { rows, nextOffset: page.nextOffset };
 }

@@ -1,9 +1,11 @@
 import { z } from 'zod';
+import { NOT_BLANK } from '../http/openapi';
 import { DISBURSEMENT_AMOUNT_RANGES, inRange, rangeText } from '../../gateway/limits';
 import { ORDER_ID_PATTERN } from '../../gateway/operations/shared';
 import { ipnPaths } from '../../platform/ipn-paths';
 import { disbursementResultSignal } from '../../workflows/disbursement-definitions';
 import type { IpnChannel } from '../ipn/receiver';
+import { listQuery } from '../http/list-query';
 import { defineRoute, type AnyRoute } from '../http/routes';
 import {
   createDisbursement,
@@ -16,7 +18,7 @@ const READERS = ['viewer', 'payouts-maker', 'payouts-approver'] as const;
 
 const wallet = z.strictObject({
   walletId: z.string().regex(/^0[0-9]+$/, 'a wallet number: 0 then digits'),
-  walletName: z.string().trim().min(1),
+  walletName: z.string().trim().min(1).meta(NOT_BLANK),
   personalId: z
     .string()
     .regex(/^[0-9]{1,12}$/, 'up to 12 digits')
@@ -33,13 +35,25 @@ const bank = z
       .string()
       .regex(/^[0-9]{12,19}$/, 'a card number of 12 to 19 digits')
       .optional(),
-    bankAccountHolderName: z.string().trim().min(1),
-    bankCode: z.string().trim().min(1).max(20),
+    bankAccountHolderName: z.string().trim().min(1).meta(NOT_BLANK),
+    bankCode: z.string().trim().min(1).meta(NOT_BLANK).max(20),
   })
   .refine((value) => Boolean(value.bankAccountNo) !== Boolean(value.bankCardNo), {
     message: 'give exactly one of bankAccountNo or bankCardNo',
     path: ['bankAccountNo'],
-  });
+  })
+  // The same rule, stated in the OpenAPI document.
+  .meta({ oneOf: exactlyOneOf('bankAccountNo', 'bankCardNo') });
+
+/** JSON Schema for "exactly one of these two properties". */
+function exactlyOneOf(first: string, second: string) {
+  return [
+    { required: [first], not: { required: [second] } },
+    { required: [second], not: { required: [first] } },
+  ];
+}
+
+const amountRange = (range: readonly [number, number]) => ({ minimum: range[0], maximum: range[1] });
 
 const createBody = z
   .object({
@@ -66,6 +80,21 @@ const createBody = z
         message: `to a ${body.wallet ? 'wallet' : 'bank'} the amount must be ${rangeText(range)} VND`,
       });
     }
+  })
+  // The cross-field rules above, stated in the OpenAPI document: one receiver, and its amount range.
+  .meta({
+    oneOf: [
+      {
+        required: ['wallet'],
+        not: { required: ['bank'] },
+        properties: { amount: amountRange(DISBURSEMENT_AMOUNT_RANGES.disburseToWallet) },
+      },
+      {
+        required: ['bank'],
+        not: { required: ['wallet'] },
+        properties: { amount: amountRange(DISBURSEMENT_AMOUNT_RANGES.disburseToBank) },
+      },
+    ],
   });
 
 export function disbursementRoutes(deps: DisbursementDeps): AnyRoute[] {
@@ -77,6 +106,7 @@ export function disbursementRoutes(deps: DisbursementDeps): AnyRoute[] {
         'Pay one receiver now: a wallet (check wallet → balance → pay) or a bank account or card (pay).',
       tag: 'payouts',
       access: { roles: ['payouts-maker'] },
+      audit: { action: 'disbursement.create', target: 'disbursement' },
       idempotent: true,
       body: createBody,
       handler: async ({ body, principal, create }) => ({
@@ -96,11 +126,11 @@ export function disbursementRoutes(deps: DisbursementDeps): AnyRoute[] {
       summary: 'Single disbursements, newest first.',
       tag: 'payouts',
       access: { roles: READERS },
-      query: z.object({
-        status: z.string().max(40).optional(),
-        limit: z.coerce.number().int().min(1).max(200).default(50),
-      }),
-      handler: async ({ query }) => ({ body: { disbursements: await listDisbursements(deps.db, query) } }),
+      query: listQuery,
+      handler: async ({ query }) => {
+        const page = await listDisbursements(deps.db, query);
+        return { body: { disbursements: page.rows, nextOffset: page.nextOffset } };
+      },
     }),
     defineRoute({
       method: 'get',

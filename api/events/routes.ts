@@ -3,7 +3,7 @@ import { decodeCursor, encodeCursor, eventView, findEvent, readFeed } from '../.
 import type { Db } from '../../db/knex';
 import { EVENT_TYPES, isEventType } from '../../platform/event-catalogue';
 import { defineRoute, type AnyRoute } from '../http/routes';
-import { notFound } from '../http/errors';
+import { beyondSchema, notFound } from '../http/errors';
 
 const READERS = ['viewer'] as const;
 
@@ -20,15 +20,21 @@ const typeList = z
       )
       .min(1)
       .max(EVENT_TYPES.length),
-  );
+  )
+  // For the OpenAPI document: one type of the catalogue (the API also takes `a,b` and repeats).
+  .meta({ enum: [...EVENT_TYPES] });
 
 const cursor = z
   .string()
-  .max(60)
+  .regex(/^[A-Za-z0-9_-]{1,60}$/, 'a nextCursor this API answered with: 1 to 60 of A-Z a-z 0-9 _ -')
   .transform((text, ctx) => {
     const decoded = decodeCursor(text);
     if (!decoded) {
-      ctx.addIssue({ code: 'custom', message: 'a nextCursor this API answered with' });
+      ctx.addIssue({
+        code: 'custom',
+        message: 'a nextCursor this API answered with',
+        params: beyondSchema('cursor'),
+      });
       return z.NEVER;
     }
     return decoded;

@@ -32,6 +32,17 @@ export const forbidden = (message: string) => new ApiError(403, 'forbidden', mes
 export const notFound = (what: string) => new ApiError(404, 'not_found', `${what} was not found.`);
 export const conflict = (code: string, message: string) => new ApiError(409, code, message);
 
+/**
+ * Marks a zod issue as a rule the OpenAPI document cannot state (a sum across items, an order between two
+ * dates, a cursor only this API can mint): a request that satisfies the document but breaks only such
+ * rules answers 422, not 400, so "valid by the document" and "accepted or refused for a stated reason"
+ * stay apart. `rule` names it in `problems`.
+ */
+export const beyondSchema = (rule: string) => ({ beyondSchema: true, rule });
+
+const isBeyondSchema = (issue: z.core.$ZodIssue) =>
+  issue.code === 'custom' && (issue.params as { beyondSchema?: boolean } | undefined)?.beyondSchema === true;
+
 export function invalidInput(location: string, issues: z.core.$ZodIssue[]): ApiError {
   const problems = issues.flatMap((issue): FieldProblem[] => {
     if (issue.code === 'unrecognized_keys') {
@@ -41,12 +52,13 @@ export function invalidInput(location: string, issues: z.core.$ZodIssue[]): ApiE
         message: `Unknown field "${key}".`,
       }));
     }
-    return [
-      { field: [location, ...issue.path.map(String)].join('.'), rule: issue.code, message: issue.message },
-    ];
+    const rule =
+      issue.code === 'custom' && isBeyondSchema(issue) ? (issue.params as { rule: string }).rule : issue.code;
+    return [{ field: [location, ...issue.path.map(String)].join('.'), rule, message: issue.message }];
   });
   const summary = problems.map((problem) => `${problem.field}: ${problem.message}`).join('; ');
-  return new ApiError(400, 'invalid_request', `The request is invalid: ${summary}`, problems);
+  const status = issues.every(isBeyondSchema) ? 422 : 400;
+  return new ApiError(status, 'invalid_request', `The request is invalid: ${summary}`, problems);
 }
 
 export interface ErrorBody {

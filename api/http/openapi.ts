@@ -3,9 +3,45 @@ import type { AnyRoute } from './routes';
 
 type JsonSchema = Record<string, unknown>;
 
+/**
+ * Text payrun refuses before any route sees it (`control-characters.ts`): NUL and the other C0 controls
+ * but tab, line feed and carriage return, and DEL. Stated on every string the document describes, so a
+ * client (or a fuzzer) reading the schema knows the rule instead of meeting a 400 it could not predict.
+ */
+/** For the OpenAPI document: text that is not only spaces (what `.trim().min(1)` accepts). */
+export const NOT_BLANK = { pattern: '\\S' };
+
+export const NO_CONTROL_CHARACTERS = '^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$';
+
+function withTextRules(node: unknown, io: 'input' | 'output'): unknown {
+  if (Array.isArray(node)) return node.map((item) => withTextRules(item, io));
+  if (node === null || typeof node !== 'object') return node;
+  const schema = Object.fromEntries(
+    Object.entries(node as JsonSchema).map(([key, value]) => [
+      key,
+      // `properties` maps names to schemas; every other object value is a schema or a list of them.
+      key === 'properties' && value && typeof value === 'object'
+        ? Object.fromEntries(Object.entries(value).map(([name, item]) => [name, withTextRules(item, io)]))
+        : withTextRules(value, io),
+    ]),
+  ) as JsonSchema;
+  // `type` may be a list (a union of primitives); a pattern applies to the strings among them.
+  const takesText =
+    schema.type === 'string' || (Array.isArray(schema.type) && schema.type.includes('string'));
+  if (io === 'input' && takesText && schema.enum === undefined && schema.const === undefined) {
+    if (schema.pattern === undefined) schema.pattern = NO_CONTROL_CHARACTERS;
+    else if (!/^\^.*\$$/.test(String(schema.pattern)))
+      schema.allOf = [...((schema.allOf as unknown[]) ?? []), { pattern: NO_CONTROL_CHARACTERS }];
+  }
+  // Keys of free-form objects (extraData) are checked too.
+  if (io === 'input' && schema.type === 'object' && schema.additionalProperties !== false)
+    schema.propertyNames = { pattern: NO_CONTROL_CHARACTERS };
+  return schema;
+}
+
 const toSchema = (schema: z.ZodType, io: 'input' | 'output'): JsonSchema => {
   const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as JsonSchema;
-  return rest;
+  return withTextRules(rest, io) as JsonSchema;
 };
 
 const openApiPath = (expressPath: string) => expressPath.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
@@ -26,12 +62,15 @@ function parameters(route: AnyRoute): JsonSchema[] {
   };
   const list: JsonSchema[] = [...fromObject(route.params, 'path'), ...fromObject(route.query, 'query')];
   if (route.idempotent) {
+    const required = route.idempotent === 'required';
     list.push({
       name: 'Idempotency-Key',
       in: 'header',
-      required: false,
-      description: 'The same key with the same body returns the first answer; with another body, 409.',
-      schema: { type: 'string', maxLength: 255 },
+      required,
+      description:
+        'The same key with the same body returns the first answer; with another body, 409.' +
+        (required ? ' Required: this create moves money and has no caller-supplied id.' : ''),
+      schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e]+$' },
     });
   }
   return list;
@@ -60,25 +99,92 @@ const errorSchema: JsonSchema = {
   },
 };
 
+/** `mountRoutes` refuses unknown top-level fields (`strict`); the document says so. */
+const strictTop = (schema: JsonSchema): JsonSchema =>
+  schema.type === 'object' && schema.additionalProperties === undefined
+    ? { ...schema, additionalProperties: false }
+    : schema;
+
+/** The read operation of what a create at `path` makes: `GET <path>/:id`. */
+function readAfter(
+  routes: readonly AnyRoute[],
+  path: string,
+): { route: AnyRoute; param: string } | undefined {
+  for (const candidate of routes) {
+    const match = /^(.*)\/:([A-Za-z0-9_]+)$/.exec(candidate.path);
+    if (candidate.method === 'get' && match && match[1] === path)
+      return { route: candidate, param: match[2]! };
+  }
+  return undefined;
+}
+
+/** A stable id per operation, from its method and path (`get_v1_payout-runs_runId`). */
+const operationId = (route: AnyRoute) =>
+  `${route.method}${route.path.replace(/[:{}]/g, '').replace(/\//g, '_')}`;
+
 /** The OpenAPI 3.1 document, generated from the same route table and zod schemas that validate requests. */
 export function buildOpenApiDocument(routes: readonly AnyRoute[], version: string): JsonSchema {
   const paths: Record<string, Record<string, JsonSchema>> = {};
   for (const route of routes) {
     const status = String(route.responseStatus ?? (route.method === 'post' ? 201 : 200));
     const isPublic = 'public' in route.access;
+    const text = { type: 'string' };
+    const errorContent = route.produces?.errors
+      ? { [route.produces.types[0]!]: { schema: text } }
+      : { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } };
+    const hasBody = Boolean(route.body || route.rawBody);
+    // Every refusal payrun answers, by status, so a client (and a fuzzer) knows what to expect.
+    const errors: Array<[string, string, boolean]> = [
+      ['400', 'Invalid input: `problems` names each field and the rule it breaks', true],
+      ['401', 'No API key, or an unknown or revoked one', !isPublic],
+      ['403', 'The key has none of the roles this operation needs', !isPublic],
+      ['404', 'Not found', true],
+      [
+        '409',
+        'Conflict: an id already used, an Idempotency-Key reused with another body, or a state that forbids it',
+        true,
+      ],
+      ['413', 'The body is larger than the limit', hasBody],
+      ['422', 'Well-formed, but refused by a business rule or by the gateway', true],
+      ['429', 'Rate limited: retry after `Retry-After` seconds', true],
+    ];
+    const success: JsonSchema = route.produces
+      ? {
+          description: 'Success',
+          content: Object.fromEntries(
+            route.produces.types.map((type) => [
+              type,
+              {
+                schema:
+                  type === 'application/json' && route.response
+                    ? toSchema(route.response, 'output')
+                    : type === 'application/json'
+                      ? {}
+                      : text,
+              },
+            ]),
+          ),
+        }
+      : {
+          description: 'Success',
+          ...(route.response
+            ? { content: { 'application/json': { schema: toSchema(route.response, 'output') } } }
+            : {}),
+        };
     const operation: JsonSchema = {
+      operationId: operationId(route),
       summary: route.summary,
       tags: [route.tag],
       security: isPublic ? [] : [{ apiKey: [] }],
       ...(isPublic ? {} : { 'x-roles': ['admin', ...(route.access as { roles: string[] }).roles] }),
       parameters: parameters(route),
       responses: {
-        [status]: {
-          description: 'Success',
-          ...(route.response
-            ? { content: { 'application/json': { schema: toSchema(route.response, 'output') } } }
-            : {}),
-        },
+        [status]: success,
+        ...Object.fromEntries(
+          errors
+            .filter(([code, , applies]) => applies && code !== status)
+            .map(([code, description]) => [code, { description, content: errorContent }]),
+        ),
         default: {
           description: 'Error',
           content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
@@ -88,12 +194,37 @@ export function buildOpenApiDocument(routes: readonly AnyRoute[], version: strin
     if (route.body) {
       operation.requestBody = {
         required: true,
-        content: { 'application/json': { schema: toSchema(route.body, 'input') } },
+        content: { 'application/json': { schema: strictTop(toSchema(route.body, 'input')) } },
       };
     } else if (route.rawBody) {
       operation.requestBody = {
         required: true,
-        content: { [route.rawBody.contentType]: { schema: { type: 'string' } } },
+        content: {
+          [route.rawBody.contentType]: {
+            // A signed notification is an object whose trust comes from its signature, not from a schema.
+            schema:
+              route.rawBody.contentType === 'application/json'
+                ? {
+                    type: 'object',
+                    description: 'A notification signed by the gateway (verified, not schema-checked)',
+                  }
+                : { type: 'string', minLength: 1 },
+          },
+        },
+      };
+    }
+    // Create → read: the id the create answers is the read's path parameter (OpenAPI links, which
+    // stateful fuzzers follow).
+    const read = route.method === 'post' ? readAfter(routes, route.path) : undefined;
+    if (read) {
+      (operation.responses as Record<string, JsonSchema>)[status] = {
+        ...success,
+        links: {
+          [`read_${read.param}`]: {
+            operationId: operationId(read.route),
+            parameters: { [read.param]: `$response.body#/${read.param}` },
+          },
+        },
       };
     }
     const path = openApiPath(route.path);

@@ -8,6 +8,7 @@ import type { Principal, Role } from '../auth/roles';
 import { ApiError, invalidInput } from './errors';
 import { refuseControlCharacters } from './control-characters';
 import { runIdempotently, type CreateRequest } from './idempotency';
+import { keptDetails, RequestAuditTrail, type AuditSpec, type AuditTrail } from './audit-trail';
 import type { RateLimits } from './rate-limits';
 
 /** Who may call a route: API keys with one of these roles (admin always), or nobody needs one, and why. */
@@ -22,6 +23,8 @@ export interface RouteContext<Body, Query, Params> {
   log: Logger;
   req: Request;
   res: Response;
+  /** On routes that declare `audit`: the entry being built for the audit log. */
+  audit: AuditTrail;
   /** Create routes called with an Idempotency-Key: the request's stable key, and whether it resumes. */
   create?: CreateRequest;
 }
@@ -48,20 +51,32 @@ export interface RouteSpec<
   body?: Body;
   /**
    * The body as bytes instead of JSON (signed notifications), with its own size limit; or, with `read`,
-   * streamed by the route itself (uploads: parsed off the event loop as they arrive). `read` answers the
-   * handler's body and a fingerprint of the bytes for Idempotency-Key comparisons.
+   * streamed by the route itself (uploads: parsed off the event loop as they arrive). `read` gets the
+   * validated query and answers the handler's body and a fingerprint of the bytes for Idempotency-Key
+   * comparisons.
    */
   rawBody?: {
     contentType: string;
     limit: string;
-    read?(req: Request): Promise<{ body: unknown; fingerprint: string }>;
+    read?(req: Request, query: unknown): Promise<{ body: unknown; fingerprint: string }>;
   };
   query?: Query;
   params?: Params;
   response?: z.ZodType;
   responseStatus?: number;
-  /** Create endpoints: honour `Idempotency-Key`. */
-  idempotent?: boolean;
+  /**
+   * Create endpoints: honour `Idempotency-Key`. `'required'`: money-moving creates whose identity payrun
+   * makes up (no caller-supplied business id): without a key a retried request would move money twice,
+   * so a request without one is refused with 400 `idempotency_key_required`.
+   */
+  idempotent?: boolean | 'required';
+  /** An action a person takes: every call is recorded in the audit log, succeeded or refused. */
+  audit?: AuditSpec;
+  /**
+   * The content types a route answers instead of JSON (pages, CSV, metrics), for the OpenAPI document;
+   * `errors: true` when its refusals are that type too (a page a customer's browser shows).
+   */
+  produces?: { types: readonly string[]; errors?: boolean };
   handler(
     ctx: RouteContext<
       Body extends z.ZodType ? z.infer<Body> : undefined,
@@ -81,7 +96,7 @@ export function defineRoute<Body extends z.ZodType, Query extends z.ZodType, Par
   return spec as AnyRoute;
 }
 
-/** Unknown fields are refused: an object schema is made strict at its top level. */
+/** Unknown fields are refused: an object schema is made strict at its top level (the OpenAPI says so too). */
 function strict(schema: z.ZodType): z.ZodType {
   return schema instanceof z.ZodObject ? schema.strict() : schema;
 }
@@ -125,59 +140,130 @@ export function mountRoutes(router: Router, routes: readonly AnyRoute[], options
       handlers.push(express.json({ limit: options.jsonLimit, strict: true, type: () => true }));
     }
     handlers.push(async (req, res) => {
-      refuseControlCharacters({
-        path: req.params,
-        query: req.query,
-        ...(route.rawBody ? {} : { body: req.body }),
-      });
-      const query = parse('query', route.query, req.query);
-      const params = parse('path', route.params, req.params);
-      const streamed = route.rawBody?.read ? await route.rawBody.read(req) : undefined;
-      const ctx = {
-        body: streamed
-          ? streamed.body
-          : route.rawBody
-            ? Buffer.isBuffer(req.body)
-              ? req.body
-              : Buffer.alloc(0)
-            : parse('body', route.body, req.body ?? {}),
-        query,
-        params,
-        principal: res.locals.principal as Principal,
-        log: res.locals.log as Logger,
-        req,
-        res,
-      };
-      const status = route.responseStatus ?? (route.method === 'post' ? 201 : 200);
-      const idempotencyKey = req.header('idempotency-key');
-      if (route.idempotent && idempotencyKey !== undefined) {
-        const stored = await runIdempotently(
-          options.db,
-          {
-            keyId: ctx.principal.keyId,
-            idempotencyKey,
+      const trail = route.audit
+        ? new RequestAuditTrail(route.audit, {
+            principal: res.locals.principal as Principal,
+            requestId: res.locals.requestId as string | undefined,
             method: route.method,
             path: req.path,
-            // A file is fingerprinted by its hash, not carried whole into the comparison.
-            body: streamed
-              ? streamed.fingerprint
-              : Buffer.isBuffer(ctx.body)
-                ? createHash('sha256').update(ctx.body).digest('hex')
-                : req.body,
-          },
-          async (create) => {
-            const result = await route.handler({ ...ctx, create });
-            if (result.contentType)
-              throw new ApiError(500, 'internal_error', 'Idempotent routes answer JSON.');
-            return { status: result.status ?? status, body: result.body };
-          },
-        );
-        if (stored.replayed) res.setHeader('Idempotent-Replayed', 'true');
-        send(res, { status: stored.status, body: stored.body }, status);
-        return;
+            targetId: Object.values(req.params as Record<string, string>)[0] ?? idInBody(req.body),
+            details: keptDetails(req.query, route.rawBody ? undefined : req.body),
+          })
+        : undefined;
+      try {
+        const status = await answer(route, req, res, options, trail ?? NO_TRAIL);
+        await trail?.finish(options.db, 'succeeded', status);
+      } catch (error) {
+        if (trail) {
+          const known = error instanceof ApiError;
+          await trail
+            .finish(options.db, 'refused', known ? error.status : 500, known ? error.code : 'internal_error')
+            .catch((auditError: unknown) =>
+              (res.locals.log as Logger | undefined)?.error({ err: auditError }, 'Audit entry not written'),
+            );
+        }
+        throw error;
       }
-      send(res, await route.handler(ctx), status);
     });
     router[route.method](route.path, ...handlers);
   }
+}
+
+/** A create's own id, named by its body (`paymentId`, `subscriptionId`…), for the audit entry. */
+function idInBody(body: unknown): string | null {
+  if (!body || typeof body !== 'object' || Buffer.isBuffer(body)) return null;
+  const entry = Object.entries(body).find(
+    ([name, value]) => /^[a-z]+Id$/.test(name) && typeof value === 'string',
+  );
+  return (entry?.[1] as string | undefined) ?? null;
+}
+
+/** The audit trail of a route that declares none: notes go nowhere. */
+const NO_TRAIL: AuditTrail = {
+  note: () => undefined,
+  recordIn: async () => undefined,
+  answered: () => undefined,
+};
+
+/** Validates, runs the handler (idempotently when asked) and sends the answer; returns its status. */
+async function answer(
+  route: AnyRoute,
+  req: Request,
+  res: Response,
+  options: MountOptions,
+  audit: AuditTrail,
+): Promise<number> {
+  refuseControlCharacters({
+    path: req.params,
+    query: req.query,
+    ...(route.rawBody ? {} : { body: req.body }),
+  });
+  const query = parse('query', route.query, req.query);
+  const params = parse('path', route.params, req.params);
+  const streamed = route.rawBody?.read ? await route.rawBody.read(req, query) : undefined;
+  const ctx = {
+    body: streamed
+      ? streamed.body
+      : route.rawBody
+        ? Buffer.isBuffer(req.body)
+          ? req.body
+          : Buffer.alloc(0)
+        : parse('body', route.body, req.body ?? {}),
+    query,
+    params,
+    principal: res.locals.principal as Principal,
+    log: res.locals.log as Logger,
+    req,
+    res,
+    audit,
+  };
+  const status = route.responseStatus ?? (route.method === 'post' ? 201 : 200);
+  const idempotencyKey = req.header('idempotency-key');
+  if (route.idempotent === 'required' && idempotencyKey === undefined) {
+    throw new ApiError(
+      400,
+      'idempotency_key_required',
+      'This request moves money and payrun gives it its identity, so it needs an Idempotency-Key header: a retry with the same key returns the first answer instead of paying twice.',
+      [
+        {
+          field: 'header.Idempotency-Key',
+          rule: 'required',
+          message: 'required on this create (1 to 255 visible ASCII characters)',
+        },
+      ],
+    );
+  }
+  if (route.idempotent && idempotencyKey !== undefined) {
+    const stored = await runIdempotently(
+      options.db,
+      {
+        keyId: ctx.principal.keyId,
+        idempotencyKey,
+        method: route.method,
+        path: req.path,
+        // A file is fingerprinted by its hash, not carried whole into the comparison.
+        body: streamed
+          ? streamed.fingerprint
+          : Buffer.isBuffer(ctx.body)
+            ? createHash('sha256').update(ctx.body).digest('hex')
+            : req.body,
+      },
+      async (create) => {
+        const result = await route.handler({ ...ctx, create });
+        if (result.contentType) throw new ApiError(500, 'internal_error', 'Idempotent routes answer JSON.');
+        return { status: result.status ?? status, body: result.body };
+      },
+    );
+    if (stored.replayed) {
+      res.setHeader('Idempotent-Replayed', 'true');
+      audit.note({ details: { replayed: true } });
+    }
+    audit.answered(stored.body);
+    send(res, { status: stored.status, body: stored.body }, status);
+    return stored.status;
+  }
+  const result = await route.handler(ctx);
+  audit.answered(result.body);
+  send(res, result, status);
+  return result.status ?? status;
 }

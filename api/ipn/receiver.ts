@@ -9,7 +9,9 @@ import type { Client } from '@temporalio/client';
 import {
   acknowledge,
   isGatewayError,
+  notificationRecord,
   notificationSpecs,
+  withListedFieldsOnly,
   parseNotification,
   type OperationName,
   type SigningKeys,
@@ -145,6 +147,9 @@ export function ipnRoute(channel: IpnChannel, deps: IpnDependencies): AnyRoute {
 
       // The signature covers everything that matters, so it identifies this exact notification.
       const dedupeKey = `${kind}:${String(fields.signature)}`;
+      // Kept: the signed fields, and apart the ones the spec lists unsigned (card numbers masked);
+      // anything else a sender added is dropped, from the record and from the signal alike.
+      const record = notificationRecord(notification);
       await deps
         .db('ipn_notifications')
         .insert({
@@ -152,14 +157,16 @@ export function ipnRoute(channel: IpnChannel, deps: IpnDependencies): AnyRoute {
           order_id: orderId,
           dedupe_key: dedupeKey,
           result_code: fields.resultCode === undefined ? null : Number(fields.resultCode),
-          raw_body: raw,
+          raw_body: null,
+          signed_fields: JSON.stringify(record.signed),
+          unverified_fields: JSON.stringify(record.unverified),
           workflow_id: target.workflowId,
         })
         .onConflict('dedupe_key')
         .ignore();
       if (await claimSignal(deps.db, dedupeKey)) {
         try {
-          await target.signal(deps.temporal, notification);
+          await target.signal(deps.temporal, withListedFieldsOnly(notification));
         } catch (error) {
           // A finished workflow no longer needs the news; anything else must be redelivered.
           if ((error as Error).name !== 'WorkflowNotFoundError') {

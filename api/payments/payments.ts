@@ -4,6 +4,7 @@ import { WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import { ApplicationFailure, WorkflowIdReusePolicy } from '@temporalio/common';
 import { AUTHORIZATION_HOLD_MS, REFUND_AMOUNT_RANGES } from '../../gateway';
 import type { Db } from '../../db/knex';
+import { applyListFilter, pageOf, type ListFilter } from '../../db/list-filter';
 import {
   findPayment,
   reserveRefund,
@@ -30,6 +31,7 @@ import type { Principal } from '../auth/roles';
 import { ApiError, conflict, notFound } from '../http/errors';
 import type { CreateRequest } from '../http/idempotency';
 import { isOwnInterruptedRecord, startOnce } from '../http/resumable';
+import { executeWorkflow, startWorkflow } from '../workflow-starts';
 
 export interface PaymentSettings {
   taskQueue: string;
@@ -137,7 +139,7 @@ export async function createPayment(deps: PaymentDeps, input: NewPayment) {
     ...(input.paymentCode !== undefined ? { paymentCode: input.paymentCode } : {}),
   };
   await startOnce(() =>
-    temporal.workflow.start('payment', {
+    startWorkflow(temporal, 'payment', {
       taskQueue: settings.taskQueue,
       workflowId,
       args: [workflowInput],
@@ -248,11 +250,17 @@ export async function getPayment(db: Db, paymentId: string) {
   return paymentView(row);
 }
 
-export async function listPayments(db: Db, filter: { status?: string; requestType?: string; limit: number }) {
-  const query = db<PaymentRow>('payments').orderBy('created_at', 'desc').limit(filter.limit);
-  if (filter.status) query.where({ status: filter.status as PaymentRow['status'] });
+export async function listPayments(db: Db, filter: ListFilter & { requestType?: string }) {
+  const query = db<PaymentRow>('payments');
   if (filter.requestType) query.where({ request_type: filter.requestType as PaymentRow['request_type'] });
-  return (await query).map(paymentView);
+  applyListFilter(query, filter, {
+    created: 'created_at',
+    status: 'status',
+    ids: ['payment_id', 'order_id', 'trans_id'],
+    tiebreak: 'payment_id',
+  });
+  const page = pageOf((await query) as PaymentRow[], filter);
+  return { rows: page.rows.map(paymentView), nextOffset: page.nextOffset };
 }
 
 export function refundView(row: RefundRow) {
@@ -341,7 +349,7 @@ export async function refundPayment(
   const refund = reserved.refund;
   const workflowInput: RefundInput = { refundId: refund.refund_id, timing: settings.refund };
   await startOnce(() =>
-    temporal.workflow.start('refund', {
+    startWorkflow(temporal, 'refund', {
       taskQueue: settings.taskQueue,
       workflowId: refund.workflow_id,
       args: [workflowInput],
@@ -376,7 +384,7 @@ export async function settleTerminal(
     created_by_key: input.principal.keyId,
     created_by: input.principal.name,
   });
-  const result: TerminalSettlementResult = await temporal.workflow.execute('terminalSettlement', {
+  const result: TerminalSettlementResult = await executeWorkflow(temporal, 'terminalSettlement', {
     taskQueue: settings.taskQueue,
     workflowId: terminalSettlementWorkflowId(settlementId),
     args: [{ settlementId }],

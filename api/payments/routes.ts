@@ -13,7 +13,8 @@ import { findPaymentByOrderId } from '../../db/payments';
 import { ipnPaths, paymentReturnPath } from '../../platform/ipn-paths';
 import { noticeOf, paymentResultSignal } from '../../workflows/payment-definitions';
 import type { IpnChannel } from '../ipn/receiver';
-import { ApiError } from '../http/errors';
+import { ApiError, beyondSchema } from '../http/errors';
+import { listQueryFields } from '../http/list-query';
 import { defineRoute, type AnyRoute } from '../http/routes';
 import {
   confirmPayment,
@@ -81,17 +82,40 @@ const common = {
   lang: z.enum(['vi', 'en']).default('vi'),
 };
 
+/** The amount of one requestType: checked by `checkAmountAndExtra` (one message), stated for the OpenAPI. */
+const amountOf = (requestType: keyof typeof PAYMENT_AMOUNT_RANGES) =>
+  z.number().int().meta({
+    minimum: PAYMENT_AMOUNT_RANGES[requestType][0],
+    maximum: PAYMENT_AMOUNT_RANGES[requestType][1],
+  });
+
 const createBody = z
   .discriminatedUnion('requestType', [
-    z.strictObject({ requestType: z.literal('captureWallet'), ...common }),
-    z.strictObject({ requestType: z.literal('payWithCC'), ...common, userInfo: userInfoWithEmail }),
-    z.strictObject({ requestType: z.literal('payWithPlatformPayA'), ...common, userInfo: userInfoWithEmail }),
-    z.strictObject({ requestType: z.literal('payWithPlatformPayB'), ...common, userInfo: userInfoWithEmail }),
-    z.strictObject({ requestType: z.literal('onDelivery'), ...common }),
-    z.strictObject({ requestType: z.literal('payWithVTS'), ...common }),
+    z.strictObject({ requestType: z.literal('captureWallet'), ...common, amount: amountOf('captureWallet') }),
+    z.strictObject({
+      requestType: z.literal('payWithCC'),
+      ...common,
+      amount: amountOf('payWithCC'),
+      userInfo: userInfoWithEmail,
+    }),
+    z.strictObject({
+      requestType: z.literal('payWithPlatformPayA'),
+      ...common,
+      amount: amountOf('payWithPlatformPayA'),
+      userInfo: userInfoWithEmail,
+    }),
+    z.strictObject({
+      requestType: z.literal('payWithPlatformPayB'),
+      ...common,
+      amount: amountOf('payWithPlatformPayB'),
+      userInfo: userInfoWithEmail,
+    }),
+    z.strictObject({ requestType: z.literal('onDelivery'), ...common, amount: amountOf('onDelivery') }),
+    z.strictObject({ requestType: z.literal('payWithVTS'), ...common, amount: amountOf('payWithVTS') }),
     z.strictObject({
       requestType: z.literal('payWithEdc'),
       ...common,
+      amount: amountOf('payWithEdc'),
       storeId: z.string().min(1).max(50),
       serialNumber: z.string().min(1).max(100).optional(),
       instrumentType: z.enum(['QR', 'CARD', '']).default(''),
@@ -99,6 +123,7 @@ const createBody = z
     z.strictObject({
       requestType: z.literal('payWithMethod'),
       ...common,
+      amount: amountOf('payWithMethod'),
       items: z.array(methodItem).max(50).optional(),
       orderExpireTime: z.number().int().min(0).optional(),
     }),
@@ -110,7 +135,7 @@ const posBody = z
     paymentId,
     storeId: z.string().min(1).max(50),
     storeName: z.string().max(255).optional(),
-    amount: z.number().int(),
+    amount: amountOf('pos'),
     /** The code scanned from the customer's app; payrun's gateway client RSA-encrypts it. */
     paymentCode: z.string().min(1).max(200),
     orderInfo: z.string().max(255).default(''),
@@ -165,10 +190,16 @@ const refundBody = z
         code: 'custom',
         path: ['items'],
         message: `items add up to ${sum}, not ${body.amount}`,
+        params: beyondSchema('sum_of_items'),
       });
     }
     if (new Set(body.items.map((entry) => entry.itemId)).size !== body.items.length) {
-      context.addIssue({ code: 'custom', path: ['items'], message: 'item ids must be unique' });
+      context.addIssue({
+        code: 'custom',
+        path: ['items'],
+        message: 'item ids must be unique',
+        params: beyondSchema('unique_item_ids'),
+      });
     }
   });
 
@@ -181,6 +212,7 @@ export function paymentRoutes(deps: PaymentDeps, merchant: SigningKeys): AnyRout
         'Create a one-time payment of any document-1 requestType; answers the links the customer pays with.',
       tag: 'payments',
       access: { roles: WRITERS },
+      audit: { action: 'payment.create', target: 'payment' },
       idempotent: true,
       body: createBody,
       handler: async ({ body, principal, create }) => {
@@ -221,6 +253,7 @@ export function paymentRoutes(deps: PaymentDeps, merchant: SigningKeys): AnyRout
       summary: 'POS quick pay: charge the payment code the cashier scanned from the customer app.',
       tag: 'payments',
       access: { roles: WRITERS },
+      audit: { action: 'payment.create_pos', target: 'payment' },
       idempotent: true,
       body: posBody,
       handler: async ({ body, principal, create }) => {
@@ -255,12 +288,11 @@ export function paymentRoutes(deps: PaymentDeps, merchant: SigningKeys): AnyRout
       summary: 'One-time payments, newest first.',
       tag: 'payments',
       access: { roles: READERS },
-      query: z.object({
-        status: z.string().max(40).optional(),
-        requestType: z.string().max(40).optional(),
-        limit: z.coerce.number().int().min(1).max(200).default(50),
-      }),
-      handler: async ({ query }) => ({ body: { payments: await listPayments(deps.db, query) } }),
+      query: z.object({ ...listQueryFields, requestType: z.string().max(40).optional() }),
+      handler: async ({ query }) => {
+        const page = await listPayments(deps.db, query);
+        return { body: { payments: page.rows, nextOffset: page.nextOffset } };
+      },
     }),
     defineRoute({
       method: 'get',
@@ -275,10 +307,11 @@ export function paymentRoutes(deps: PaymentDeps, merchant: SigningKeys): AnyRout
       method: 'post',
       path: '/v1/payments/:paymentId/refunds',
       summary:
-        'Refund all or part of a succeeded payment (optionally per item); never more than what is left to refund.',
+        'Refund all or part of a succeeded payment (optionally per item); never more than what is left to refund. Idempotency-Key required (payrun numbers refunds itself).',
       tag: 'payments',
       access: { roles: WRITERS },
-      idempotent: true,
+      audit: { action: 'payment.refund', target: 'payment' },
+      idempotent: 'required',
       params: z.object({ paymentId: z.string().max(64) }),
       body: refundBody,
       handler: async ({ params, body, principal, create }) => ({
@@ -296,6 +329,7 @@ export function paymentRoutes(deps: PaymentDeps, merchant: SigningKeys): AnyRout
             : 'Cancel an authorized payment (autoCapture false): the held money goes back to the customer.',
         tag: 'payments',
         access: { roles: WRITERS },
+        audit: { action: `payment.${action}`, target: 'payment' },
         params: z.object({ paymentId: z.string().max(64) }),
         body: z.strictObject({}),
         responseStatus: 200,
@@ -320,6 +354,7 @@ export function paymentRoutes(deps: PaymentDeps, merchant: SigningKeys): AnyRout
         "Settle a card terminal's card transactions (card/settle); payrun then refuses API refunds of them.",
       tag: 'payments',
       access: { roles: WRITERS },
+      audit: { action: 'terminal.settle', target: 'terminal' },
       idempotent: true,
       body: z.object({ storeId: z.string().min(1).max(50), serialNumber: z.string().min(1).max(100) }),
       handler: async ({ body, principal }) => ({
@@ -336,6 +371,7 @@ export function paymentRoutes(deps: PaymentDeps, merchant: SigningKeys): AnyRout
       access: {
         public: 'the customer presents no key; the parameters are signed by the gateway and verified',
       },
+      produces: { types: ['text/html'], errors: true },
       handler: async ({ req }) => {
         const query = req.query as Record<string, string | string[] | undefined>;
         const orderId = typeof query.orderId === 'string' ? query.orderId : '';

@@ -7,6 +7,7 @@ import type { ReadPayoutFile } from './payout-file-stream';
 import { WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import { WorkflowIdReusePolicy } from '@temporalio/common';
 import type { Db } from '../../db/knex';
+import { applyListFilter, pageOf, type ListFilter } from '../../db/list-filter';
 import {
   findLivePayoutIds,
   getRun,
@@ -31,10 +32,14 @@ import {
 } from '../../workflows/payout-definitions';
 import { payrunKind, payrunRunId } from '../../workflows/search-attributes';
 import type { Principal } from '../auth/roles';
+import type { AuditTrail } from '../http/audit-trail';
 import { ApiError, conflict, forbidden, notFound } from '../http/errors';
 import type { CreateRequest } from '../http/idempotency';
+import { maskName, maskNumber, seesReceiversInFull } from '../http/masking';
 import { certainlyNotStarted, startOnce, workflowNotStarted } from '../http/resumable';
-import { markAlreadyPaid, toCsv, type PayoutFileReport, type PayoutRow } from './payout-csv';
+import { toCsv } from './payout-csv';
+import { markAlreadyPaid, type PayoutFileReport, type PayoutRow } from './payout-file';
+import { startWorkflow } from '../workflow-starts';
 
 export interface PayoutSettings {
   maxRows: number;
@@ -80,6 +85,7 @@ export function reportSummary(report: PayoutFileReport, batchSize: number) {
     validRowCount: report.rows.length,
     totalAmount: report.totalAmount,
     batchCount: valid ? Math.ceil(report.rows.length / batchSize) : 0,
+    source: report.source,
     fileErrors: report.fileErrors,
     rowErrors: report.rowErrors,
   };
@@ -108,7 +114,13 @@ function invalidFile(report: PayoutFileReport): ApiError {
 /** Creates the run's records and starts its workflow; a file with any error creates nothing. */
 export async function uploadPayoutRun(
   deps: PayoutDeps,
-  input: { file: ReadPayoutFile; fileName: string; principal: Principal; create?: CreateRequest },
+  input: {
+    file: ReadPayoutFile;
+    fileName: string;
+    principal: Principal;
+    audit?: AuditTrail;
+    create?: CreateRequest;
+  },
 ) {
   const { db, settings } = deps;
   if (input.create) {
@@ -169,6 +181,12 @@ export async function uploadPayoutRun(
           await trx('payout_items').insert(rows.map((row) => itemRecord(runId, batch.batchId, row)));
         }
       }
+      // The upload is in the audit log exactly when its run exists.
+      input.audit?.note({
+        targetId: runId,
+        details: { rowCount: report.rows.length, totalAmount: report.totalAmount },
+      });
+      await input.audit?.recordIn(trx);
     });
   } catch (error) {
     // Another upload claimed one of these payout ids between our check and our insert.
@@ -221,7 +239,7 @@ async function startRunWorkflow(deps: PayoutDeps, runId: string): Promise<void> 
     timing: settings.timing,
   };
   await startOnce(() =>
-    temporal.workflow.start('payoutRun', {
+    startWorkflow(temporal, 'payoutRun', {
       taskQueue: settings.taskQueue,
       workflowId: payoutRunWorkflowId(runId),
       args: [workflowInput],
@@ -359,11 +377,15 @@ export async function runView(deps: Pick<PayoutDeps, 'db'>, runId: string) {
   };
 }
 
-export async function listRuns(db: Db, filter: { status?: string; limit: number }) {
-  const query = db('payout_runs').orderBy('uploaded_at', 'desc').limit(filter.limit);
-  if (filter.status) query.where({ status: filter.status });
-  const runs: PayoutRunRow[] = await query;
-  return runs.map((run) => ({
+export async function listRuns(db: Db, filter: ListFilter) {
+  const query = applyListFilter(db('payout_runs'), filter, {
+    created: 'uploaded_at',
+    status: 'status',
+    ids: ['run_id', 'file_name'],
+    tiebreak: 'run_id',
+  });
+  const page = pageOf((await query) as PayoutRunRow[], filter);
+  const rows = page.rows.map((run) => ({
     runId: run.run_id,
     status: run.status,
     fileName: run.file_name,
@@ -374,14 +396,16 @@ export async function listRuns(db: Db, filter: { status?: string; limit: number 
     decidedBy: run.decided_by,
     workflowId: run.workflow_id,
   }));
+  return { rows, nextOffset: page.nextOffset };
 }
 
-const itemView = (item: PayoutItemRow) => ({
+/** Wallet ids and names in full for the payout duties, masked for every other reader (api/http/masking). */
+const itemView = (item: PayoutItemRow, full: boolean) => ({
   payoutId: item.payout_id,
   row: item.row_number,
   batchId: item.batch_id,
-  walletId: item.wallet_id,
-  walletName: item.wallet_name,
+  walletId: full ? item.wallet_id : maskNumber(item.wallet_id),
+  walletName: full ? item.wallet_name : maskName(item.wallet_name),
   amount: Number(item.amount),
   description: item.description,
   state: item.state,
@@ -395,8 +419,10 @@ export async function listItems(
   db: Db,
   runId: string,
   filter: { state?: ItemState; limit: number; offset: number },
+  reader: Principal,
 ) {
   await requireRun(db, runId);
+  const full = seesReceiversInFull(reader);
   const query = db('payout_items')
     .where({ run_id: runId })
     .orderBy('row_number')
@@ -404,11 +430,17 @@ export async function listItems(
     .offset(filter.offset);
   if (filter.state) query.where({ state: filter.state });
   const items: PayoutItemRow[] = await query;
-  return { runId, items: items.map(itemView), limit: filter.limit, offset: filter.offset };
+  return {
+    runId,
+    items: items.map((item) => itemView(item, full)),
+    limit: filter.limit,
+    offset: filter.offset,
+  };
 }
 
-export async function resultsCsv(db: Db, runId: string): Promise<string> {
+export async function resultsCsv(db: Db, runId: string, reader: Principal): Promise<string> {
   await requireRun(db, runId);
+  const full = seesReceiversInFull(reader);
   const items: PayoutItemRow[] = await db('payout_items').where({ run_id: runId }).orderBy('row_number');
   return toCsv(
     [
@@ -426,8 +458,8 @@ export async function resultsCsv(db: Db, runId: string): Promise<string> {
     items.map((item) => [
       item.payout_id,
       item.row_number,
-      item.wallet_id,
-      item.wallet_name,
+      full ? item.wallet_id : maskNumber(item.wallet_id),
+      full ? item.wallet_name : maskName(item.wallet_name),
       Number(item.amount),
       item.description,
       item.state,

@@ -1,9 +1,12 @@
 import type { Request } from 'express';
 import { z } from 'zod';
+import { listQuery } from '../http/list-query';
 import type { ReadPayoutFile } from './payout-file-stream';
 import { sizeInBytes, UploadParsers } from './upload-parsers';
 import { defineRoute, type AnyRoute } from '../http/routes';
+import { ApiError } from '../http/errors';
 import { errorReportCsv } from './payout-csv';
+import { templateCsv, templateXlsx } from './payout-template';
 import {
   decideRun,
   listItems,
@@ -21,6 +24,9 @@ const READERS = ['viewer', 'payouts-maker', 'payouts-approver'] as const;
 const runParams = z.object({
   runId: z.string().regex(/^run-\d{8}-[0-9a-f]{6}$/, 'a run id like run-20261122-a1b2c3'),
 });
+/** A workbook's sheet, by its name as the workbook shows it. */
+const sheetQuery = z.string().min(1).max(100).optional();
+const XLSX_TYPE = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
 const decisionBody = z.object({ note: z.string().max(500).optional() });
 const itemStates = [
   'QUEUED',
@@ -41,25 +47,63 @@ export function payoutRunRoutes(
     limitBytes: sizeInBytes(upload.limit),
     maxRows: deps.settings.maxRows,
   });
-  const csvUpload = {
-    contentType: 'text/csv',
+  // The bytes decide the format (an .xlsx is a zip), whatever Content-Type the client sends. The file
+  // is parsed in an upload worker thread as it arrives, never buffered whole.
+  const fileUpload = {
+    contentType: `text/csv or ${XLSX_TYPE}`,
     limit: upload.limit,
-    read: async (req: Request) => {
-      const file = await parsers.read(req);
-      return { body: file, fingerprint: file.sha256 };
+    read: async (req: Request, query: unknown) => {
+      // No body at all is a request without its file, not an empty file: 400, before any parser starts.
+      const length = req.headers['content-length'];
+      if (length === '0' || (length === undefined && req.headers['transfer-encoding'] === undefined))
+        throw new ApiError(
+          400,
+          'missing_body',
+          'The request has no file: send the payout file (CSV or .xlsx) as the body.',
+          [{ field: 'body', rule: 'required', message: 'the payout file' }],
+        );
+      const { sheet } = query as { sheet?: string };
+      const file = await parsers.read(req, { sheet });
+      // Another sheet of the same workbook is another request.
+      return { body: file, fingerprint: sheet === undefined ? file.sha256 : `${file.sha256}:${sheet}` };
     },
   };
   return [
     defineRoute({
+      method: 'get',
+      path: '/v1/payout-runs/template.csv',
+      summary: 'The payout file template: the header and one example row, as CSV (UTF-8 with a BOM).',
+      tag: 'payouts',
+      access: { roles: READERS },
+      handler: () => ({
+        body: templateCsv(),
+        contentType: 'text/csv; charset=utf-8',
+        headers: { 'content-disposition': 'attachment; filename="payout-template.csv"' },
+      }),
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/v1/payout-runs/template.xlsx',
+      summary: 'The payout file template as an .xlsx workbook (id columns formatted as Text).',
+      tag: 'payouts',
+      access: { roles: READERS },
+      handler: async () => ({
+        body: await templateXlsx(),
+        contentType: XLSX_TYPE,
+        headers: { 'content-disposition': 'attachment; filename="payout-template.xlsx"' },
+      }),
+    }),
+    defineRoute({
       method: 'post',
       path: '/v1/payout-runs/dry-run',
       summary:
-        'Validate a payout CSV without creating anything: count, total, and every bad row (JSON, or CSV with format=csv).',
+        'Validate a payout file (CSV separated by , ; or tab, or .xlsx) without creating anything: how it was read, count, total, and every bad row (JSON, or CSV with format=csv).',
       tag: 'payouts',
       access: { roles: ['payouts-maker'] },
-      rawBody: csvUpload,
+      rawBody: fileUpload,
       responseStatus: 200,
-      query: z.object({ format: z.enum(['json', 'csv']).default('json') }),
+      produces: { types: ['application/json', 'text/csv'] },
+      query: z.object({ format: z.enum(['json', 'csv']).default('json'), sheet: sheetQuery }),
       handler: async ({ body, query }) => {
         const report = await validatePayoutFile(deps, (body as ReadPayoutFile).report);
         if (query.format === 'csv') {
@@ -76,17 +120,19 @@ export function payoutRunRoutes(
       method: 'post',
       path: '/v1/payout-runs',
       summary:
-        'Upload a payout CSV. A valid file becomes a run awaiting approval; a file with any error creates nothing (422 names each row, column and rule).',
+        'Upload a payout file (CSV or .xlsx, first sheet or `sheet`). A valid file becomes a run awaiting approval; a file with any error creates nothing (422 names each row, column and rule).',
       tag: 'payouts',
       access: { roles: ['payouts-maker'] },
-      rawBody: csvUpload,
+      audit: { action: 'payout_run.upload', target: 'payout_run' },
+      rawBody: fileUpload,
       idempotent: true,
-      query: z.object({ fileName: z.string().min(1).max(200).default('upload.csv') }),
-      handler: async ({ body, query, principal, create }) => ({
+      query: z.object({ fileName: z.string().min(1).max(200).default('upload.csv'), sheet: sheetQuery }),
+      handler: async ({ body, query, principal, audit, create }) => ({
         body: await uploadPayoutRun(deps, {
           file: body as ReadPayoutFile,
           fileName: query.fileName,
           principal,
+          audit,
           create,
         }),
       }),
@@ -94,14 +140,15 @@ export function payoutRunRoutes(
     defineRoute({
       method: 'get',
       path: '/v1/payout-runs',
-      summary: 'Payout runs, newest first.',
+      summary:
+        'Payout runs, newest first: filter by status and upload days (from/to, GMT+7), search by run id or file name, pages of limit from offset.',
       tag: 'payouts',
       access: { roles: READERS },
-      query: z.object({
-        status: z.string().max(40).optional(),
-        limit: z.coerce.number().int().min(1).max(200).default(50),
-      }),
-      handler: async ({ query }) => ({ body: { runs: await listRuns(deps.db, query) } }),
+      query: listQuery,
+      handler: async ({ query }) => {
+        const page = await listRuns(deps.db, query);
+        return { body: { runs: page.rows, nextOffset: page.nextOffset } };
+      },
     }),
     defineRoute({
       method: 'get',
@@ -115,7 +162,8 @@ export function payoutRunRoutes(
     defineRoute({
       method: 'get',
       path: '/v1/payout-runs/:runId/items',
-      summary: "A run's items with state, gateway transId and message; filter by state.",
+      summary:
+        "A run's items with state, gateway transId and message; filter by state. Wallet ids and names in full for payouts-maker/approver and admin, masked (****5678, N. V. A.) for other readers.",
       tag: 'payouts',
       access: { roles: READERS },
       params: runParams,
@@ -124,17 +172,21 @@ export function payoutRunRoutes(
         limit: z.coerce.number().int().min(1).max(1000).default(100),
         offset: z.coerce.number().int().min(0).default(0),
       }),
-      handler: async ({ params, query }) => ({ body: await listItems(deps.db, params.runId, query) }),
+      handler: async ({ params, query, principal }) => ({
+        body: await listItems(deps.db, params.runId, query, principal),
+      }),
     }),
     defineRoute({
       method: 'get',
       path: '/v1/payout-runs/:runId/results.csv',
-      summary: 'Every item and its outcome as CSV, safe to open in a spreadsheet.',
+      summary:
+        'Every item and its outcome as CSV, safe to open in a spreadsheet; wallets masked as in the items list for readers other than the payout duties.',
       tag: 'payouts',
       access: { roles: READERS },
       params: runParams,
-      handler: async ({ params }) => ({
-        body: await resultsCsv(deps.db, params.runId),
+      produces: { types: ['text/csv'] },
+      handler: async ({ params, principal }) => ({
+        body: await resultsCsv(deps.db, params.runId, principal),
         contentType: 'text/csv; charset=utf-8',
         headers: { 'content-disposition': `attachment; filename="${params.runId}-results.csv"` },
       }),
@@ -151,6 +203,7 @@ export function payoutRunRoutes(
         summary,
         tag: 'payouts',
         access: { roles: ['payouts-approver'] },
+        audit: { action: `payout_run.${decision}`, target: 'payout_run' },
         params: runParams,
         body: decisionBody,
         responseStatus: 200,
@@ -165,6 +218,7 @@ export function payoutRunRoutes(
       summary: 'After topping up the merchant balance, resume a run paused for insufficient funds.',
       tag: 'payouts',
       access: { roles: ['payouts-approver'] },
+      audit: { action: 'payout_run.resume', target: 'payout_run' },
       params: runParams,
       body: z.object({}),
       responseStatus: 200,

@@ -6,7 +6,7 @@ import { parentPort } from 'node:worker_threads';
 import { readPayoutFile } from './payout-file-stream';
 
 export type ToParser =
-  | { type: 'start'; job: number; maxRows: number }
+  | { type: 'start'; job: number; maxRows: number; sheet?: string }
   | { type: 'chunk'; job: number; data: ArrayBuffer }
   | { type: 'end'; job: number }
   | { type: 'abort'; job: number };
@@ -55,6 +55,7 @@ port.on('message', (message: ToParser) => {
     current = job;
     readPayoutFile(job.queue, {
       maxRows: message.maxRows,
+      sheet: message.sheet,
       onChunkRead: () => post({ type: 'ack', job: job.job }),
     }).then(
       (result) => post({ type: 'done', job: job.job, ...result }),

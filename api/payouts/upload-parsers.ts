@@ -50,7 +50,8 @@ export class UploadParsers {
     return this.busy;
   }
 
-  async read(req: Request): Promise<ReadPayoutFile> {
+  /** Reads the request's body as a payout file; `sheet` chooses a workbook's sheet. */
+  async read(req: Request, options: { sheet?: string } = {}): Promise<ReadPayoutFile> {
     const declared = Number(req.headers['content-length']);
     if (Number.isFinite(declared) && declared > this.options.limitBytes) throw this.tooLarge();
     if (this.busy >= this.options.concurrency) {
@@ -66,7 +67,7 @@ export class UploadParsers {
     const worker = this.idle.pop() ?? startWorker();
     let healthy = true;
     try {
-      return await this.stream(req, worker, () => (healthy = false));
+      return await this.stream(req, worker, options, () => (healthy = false));
     } finally {
       this.busy -= 1;
       if (healthy) this.idle.push(worker);
@@ -82,7 +83,12 @@ export class UploadParsers {
     );
   }
 
-  private stream(req: Request, worker: Worker, broken: () => void): Promise<ReadPayoutFile> {
+  private stream(
+    req: Request,
+    worker: Worker,
+    options: { sheet?: string },
+    broken: () => void,
+  ): Promise<ReadPayoutFile> {
     const job = this.nextJob++;
     const send = (message: ToParser, transfer: ArrayBuffer[] = []) => worker.postMessage(message, transfer);
     return new Promise<ReadPayoutFile>((resolve, reject) => {
@@ -145,7 +151,7 @@ export class UploadParsers {
       worker.on('message', onMessage);
       worker.once('error', onWorkerError);
       worker.once('exit', onWorkerExit);
-      send({ type: 'start', job, maxRows: this.options.maxRows });
+      send({ type: 'start', job, maxRows: this.options.maxRows, sheet: options.sheet });
       req.on('data', onData);
       req.on('end', onEnd);
       req.on('close', onClose);

@@ -6,6 +6,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import { WorkflowIdReusePolicy } from '@temporalio/common';
 import type { Db } from '../../db/knex';
+import type { ListFilter } from '../../db/list-filter';
 import {
   getRemittance,
   insertRemittance,
@@ -32,7 +33,9 @@ import type { CachedQuote } from './quote-cache';
 import { ApiError, notFound } from '../http/errors';
 import type { CreateRequest } from '../http/idempotency';
 import { certainlyNotStarted, startOnce, workflowNotStarted } from '../http/resumable';
+import { maskNumber } from '../http/masking';
 import type { RemittanceSettings } from './settings';
+import { executeWorkflow, startWorkflow } from '../workflow-starts';
 
 export interface RemittanceDeps {
   db: Db;
@@ -86,7 +89,7 @@ export function newRemittanceId(now = new Date()): string {
   return `rmt-${now.toISOString().slice(0, 10).replaceAll('-', '')}-${randomBytes(4).toString('hex')}`;
 }
 
-const lastFour = (value: string) => `****${value.replace(/\D/g, '').slice(-4)}`;
+const lastFour = maskNumber;
 
 /** What lists, logs and exports may show of a receiver: its kind and the last four digits. */
 export function receiverLabel(
@@ -109,7 +112,7 @@ export async function fetchLiveRate(
     throw new ApiError(503, 'quote_unavailable', 'No worker is running to ask the gateway for a rate.');
   }
   try {
-    const { rate } = await deps.temporal.workflow.execute('remittanceQuote', {
+    const { rate } = await executeWorkflow(deps.temporal, 'remittanceQuote', {
       taskQueue: deps.settings.taskQueue,
       workflowId: remittanceQuoteWorkflowId(randomUUID()),
       args: [{ baseCurrency }],
@@ -212,7 +215,7 @@ export async function createRemittance(
   };
   try {
     await startOnce(() =>
-      temporal.workflow.start('remittance', {
+      startWorkflow(temporal, 'remittance', {
         taskQueue: settings.taskQueue,
         workflowId: remittanceWorkflowId(remittanceId),
         args: [workflowInput],
@@ -301,6 +304,7 @@ export async function remittanceView(db: Db, remittanceId: string) {
   };
 }
 
-export async function listRemittanceSummaries(db: Db, filter: { status?: string; limit: number }) {
-  return (await listRemittances(db, filter)).map(summary);
+export async function listRemittanceSummaries(db: Db, filter: ListFilter) {
+  const page = await listRemittances(db, filter);
+  return { rows: page.rows.map(summary), nextOffset: page.nextOffset };
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { listQuery } from '../http/list-query';
 import { createQuoteCache } from './quote-cache';
 import { DEFAULT_QUOTE_CACHE_SECONDS } from './settings';
 import { REMITTANCE_AMOUNT_RANGES } from '../../gateway/limits';
@@ -25,13 +26,23 @@ const READERS = ['viewer', 'remittance'] as const;
 const regions = new Intl.DisplayNames(['en'], { type: 'region' });
 /** Reserved or user-assigned codes that Intl names but ISO 3166-1 does not assign to a country. */
 const NOT_COUNTRIES = new Set(['EU', 'EZ', 'UN', 'UK', 'QO', 'XK', 'ZZ']);
+/** Every two-letter code Intl names as a region, less those ISO 3166-1 does not assign to a country. */
+const LETTERS = [...'ABCDEFGHIJKLMNOPQRSTUVWXYZ'];
+const COUNTRY_CODES = LETTERS.flatMap((first) => LETTERS.map((second) => first + second)).filter(
+  (code) => !NOT_COUNTRIES.has(code) && regions.of(code) !== code,
+);
+// zod runs the list check even when the pattern failed; the list holds only two-letter codes, so a
+// malformed one (which made Intl throw before) is simply not in it. Found by test/api/fuzz.test.ts.
 const country = z
   .string()
   .regex(/^[A-Z]{2}$/, 'an ISO 3166-1 alpha-2 country code, like VN')
-  .refine(
-    (code) => !NOT_COUNTRIES.has(code) && regions.of(code) !== code,
-    'not an ISO 3166-1 alpha-2 country code',
-  );
+  .refine((code) => COUNTRY_CODES.includes(code), 'not an ISO 3166-1 alpha-2 country code')
+  .meta({ enum: COUNTRY_CODES });
+// Years 0100–9999 (Date.UTC reads 0–99 as 1900–1999, so those are refused), leap years included.
+const YEAR = '(?:0[1-9]|[1-9]\\d)\\d\\d';
+const LEAP_YEAR =
+  '(?:(?:0[1-9]|[1-9]\\d)(?:[2468][048]|[13579][26]|0[48])|(?:[2468][048]|[13579][26]|0[48])00)';
+const DMY_DATE_PATTERN = `^(?:29/02/${LEAP_YEAR}|(?:(?:0[1-9]|[12]\\d|3[01])/(?:0[13578]|1[02])|(?:0[1-9]|[12]\\d|30)/(?:0[469]|11)|(?:0[1-9]|1\\d|2[0-8])/02)/${YEAR})$`;
 const dmyDate = z
   .string()
   .regex(/^\d{2}\/\d{2}\/\d{4}$/, 'a date written DD/MM/YYYY')
@@ -39,7 +50,9 @@ const dmyDate = z
     const [day, month, year] = text.split('/').map(Number) as [number, number, number];
     const date = new Date(Date.UTC(year, month - 1, day));
     return date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
-  }, 'not a real date (DD/MM/YYYY)');
+  }, 'not a real date (DD/MM/YYYY)')
+  // For the OpenAPI document: real dates written DD/MM/YYYY.
+  .meta({ pattern: DMY_DATE_PATTERN });
 const gender = z.enum(['Male', 'Female', 'Other', 'MALE', 'FEMALE', 'OTHER'], {
   error: 'Male, Female or Other',
 });
@@ -47,12 +60,14 @@ const phone = z
   .string()
   .regex(/^(0|\+84)\d{8,10}$/, 'a Vietnamese phone number written 0xxxxxxxxx or +84xxxxxxxxx');
 const name = z.string().trim().min(1, 'required').max(100);
-const twoDecimals = (value: number) => Math.abs(Math.round(value * 100) - value * 100) < 1e-6;
+/** At most two decimals as written: 1.15 yes, 1.0000000000000002 no (the schema says multipleOf 0.01). */
+const twoDecimals = (value: number) => /^-?\d+(\.\d{1,2})?$/.test(String(value));
 const foreignAmount = z
   .number()
   .gt(1, 'must be more than 1.00')
   .max(10_000_000_000)
-  .refine(twoDecimals, 'at most two decimals');
+  .refine(twoDecimals, 'at most two decimals')
+  .meta({ multipleOf: 0.01 });
 const vndAmount = (requestType: RemittanceRequestType) => {
   const [min, max] = REMITTANCE_AMOUNT_RANGES[requestType];
   const range = `${requestType} sends ${min.toLocaleString('en')}..${max.toLocaleString('en')} VND`;
@@ -91,6 +106,12 @@ const bankReceiver = z
         path: ['bankAccountNo'],
         message: 'exactly one of bankAccountNo (account) or bankCardNo (card)',
       });
+  })
+  .meta({
+    oneOf: [
+      { required: ['bankAccountNo'], not: { required: ['bankCardNo'] } },
+      { required: ['bankCardNo'], not: { required: ['bankAccountNo'] } },
+    ],
   });
 
 const commonInfo = {
@@ -101,7 +122,13 @@ const commonInfo = {
     .string()
     .regex(/^[A-Z]{3}$/, 'an ISO 4217 currency code')
     .optional(),
-  sourceAmount: z.number().positive().refine(twoDecimals, 'at most two decimals').optional(),
+  sourceAmount: z
+    .number()
+    .positive()
+    .max(10_000_000_000)
+    .refine(twoDecimals, 'at most two decimals')
+    .meta({ multipleOf: 0.01 })
+    .optional(),
   reason: z.enum(REMITTANCE_REASONS, { error: 'RSN01 … RSN06' }),
 };
 
@@ -168,7 +195,9 @@ export function remittanceRoutes(deps: RemittanceDeps): AnyRoute[] {
         foreignAmount: z.coerce
           .number()
           .gt(1, 'must be more than 1.00')
+          .max(10_000_000_000)
           .refine(twoDecimals, 'at most two decimals')
+          .meta({ multipleOf: 0.01 })
           .optional(),
       }),
       handler: async ({ query }) => ({ body: await quoteRate(deps, query, quotes) }),
@@ -177,11 +206,12 @@ export function remittanceRoutes(deps: RemittanceDeps): AnyRoute[] {
       method: 'post',
       path: '/v1/remittances',
       summary:
-        'Create a remittance to a wallet or a bank: quote → verify the wallet → buy VND → remittance/create → result. Send an Idempotency-Key.',
+        'Create a remittance to a wallet or a bank: quote → verify the wallet → buy VND → remittance/create → result. Idempotency-Key required (payrun makes up the remittance id).',
       tag: 'remittance',
       access: { roles: ['remittance'] },
+      audit: { action: 'remittance.create', target: 'remittance' },
       body: newRemittanceBody,
-      idempotent: true,
+      idempotent: 'required',
       handler: async ({ body, principal, create }) => ({
         body: await createRemittance(deps, { request: body as NewRemittanceRequest, principal, create }),
       }),
@@ -192,13 +222,11 @@ export function remittanceRoutes(deps: RemittanceDeps): AnyRoute[] {
       summary: 'Remittances, newest first; receivers masked.',
       tag: 'remittance',
       access: { roles: READERS },
-      query: z.object({
-        status: z.string().max(40).optional(),
-        limit: z.coerce.number().int().min(1).max(200).default(50),
-      }),
-      handler: async ({ query }) => ({
-        body: { remittances: await listRemittanceSummaries(deps.db, query) },
-      }),
+      query: listQuery,
+      handler: async ({ query }) => {
+        const page = await listRemittanceSummaries(deps.db, query);
+        return { body: { remittances: page.rows, nextOffset: page.nextOffset } };
+      },
     }),
     defineRoute({
       method: 'get',

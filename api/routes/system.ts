@@ -67,6 +67,7 @@ export function systemRoutes(
       summary: 'A reference page of every endpoint.',
       tag: 'system',
       access: { public: 'the API description holds no data' },
+      produces: { types: ['text/html'] },
       handler: () => ({ body: docs.page(), contentType: 'text/html; charset=utf-8' }),
     }),
     defineRoute({
@@ -75,6 +76,7 @@ export function systemRoutes(
       summary: 'Prometheus metrics of this process.',
       tag: 'system',
       access: { roles: ['viewer'] },
+      produces: { types: ['text/plain'] },
       handler: async () => ({
         body: await metricsRegistry.metrics(),
         contentType: metricsRegistry.contentType,

@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { NOT_BLANK } from '../http/openapi';
+import { beyondSchema } from '../http/errors';
 import { ORDER_ID_PATTERN } from '../../gateway/operations/shared';
 import { ipnPaths } from '../../platform/ipn-paths';
 import { SUBSCRIPTION_FREQUENCIES, SUBSCRIPTION_MIN_AMOUNT } from '../../gateway/limits';
@@ -10,6 +12,7 @@ import {
 } from '../../workflows/subscription-definitions';
 import { findSubscriptionByOrderId } from '../../db/subscriptions';
 import type { IpnChannel } from '../ipn/receiver';
+import { listQuery } from '../http/list-query';
 import { defineRoute, type AnyRoute } from '../http/routes';
 import {
   createSubscription,
@@ -23,7 +26,7 @@ import {
 const WRITERS = ['billing'] as const;
 const READERS = ['viewer', 'billing'] as const;
 
-const date = z.string().refine(isCalendarDate, 'a real date written YYYY-MM-DD');
+const date = z.string().refine(isCalendarDate, 'a real date written YYYY-MM-DD').meta({ format: 'date' });
 const subscriptionId = z
   .string()
   .min(1)
@@ -40,10 +43,14 @@ const createBody = z
       .min(1)
       .max(50)
       .regex(/^[0-9a-zA-Z]([-_.@]*[0-9a-zA-Z]+)*$/, 'letters and digits'),
-    amount: z.number().int().min(0),
+    amount: z
+      .number()
+      .int()
+      .min(0)
+      .meta({ anyOf: [{ const: 0 }, { minimum: SUBSCRIPTION_MIN_AMOUNT }] }),
     orderInfo: z.string().max(200).default(''),
     subscriptionInfo: z.strictObject({
-      name: z.string().trim().min(1).max(100),
+      name: z.string().trim().min(1).meta(NOT_BLANK).max(100),
       partnerSubsId: z.string().max(100).optional(),
       subsOwner: z.string().max(100).optional(),
       type: z.enum(['FIXED', 'VARIABLE']),
@@ -72,13 +79,23 @@ const createBody = z
         code: 'custom',
         path: ['amount'],
         message: 'a FIXED subscription charges its recurringAmount',
+        params: beyondSchema('fixed_amount'),
       });
     if (info.nextPaymentDate && info.expiryDate && info.expiryDate <= info.nextPaymentDate)
       context.addIssue({
         code: 'custom',
         path: ['subscriptionInfo', 'expiryDate'],
         message: 'must be after nextPaymentDate',
+        params: beyondSchema('after_next_payment_date'),
       });
+  })
+  // The rules above that JSON Schema can state: amount 0 or at least the minimum, and a first payment date
+  // when nothing is charged now (the FIXED amount and the date order answer 422 when broken).
+  .meta({
+    anyOf: [
+      { properties: { amount: { minimum: 1 } } },
+      { properties: { subscriptionInfo: { required: ['nextPaymentDate'] } } },
+    ],
   });
 
 const manageBody = z.object({ reason: z.string().max(200).optional() });
@@ -92,6 +109,7 @@ export function subscriptionRoutes(deps: SubscriptionDeps): AnyRoute[] {
       summary,
       tag: 'subscriptions',
       access: { roles: WRITERS },
+      audit: { action: `subscription.${action}`, target: 'subscription' },
       params,
       body: manageBody,
       responseStatus: 200,
@@ -110,6 +128,7 @@ export function subscriptionRoutes(deps: SubscriptionDeps): AnyRoute[] {
         'Create a subscription; answers the customer authorization links (payUrl, deeplink, qrCodeUrl).',
       tag: 'subscriptions',
       access: { roles: WRITERS },
+      audit: { action: 'subscription.create', target: 'subscription' },
       idempotent: true,
       body: createBody,
       handler: async ({ body, principal, create }) => ({
@@ -122,13 +141,11 @@ export function subscriptionRoutes(deps: SubscriptionDeps): AnyRoute[] {
       summary: 'Subscriptions, newest first, with status and the reason when paused or stopped.',
       tag: 'subscriptions',
       access: { roles: READERS },
-      query: z.object({
-        status: z.string().max(40).optional(),
-        limit: z.coerce.number().int().min(1).max(200).default(50),
-      }),
-      handler: async ({ query }) => ({
-        body: { subscriptions: await listSubscriptionSummaries(deps.db, query) },
-      }),
+      query: listQuery,
+      handler: async ({ query }) => {
+        const page = await listSubscriptionSummaries(deps.db, query);
+        return { body: { subscriptions: page.rows, nextOffset: page.nextOffset } };
+      },
     }),
     defineRoute({
       method: 'get',
@@ -148,6 +165,7 @@ export function subscriptionRoutes(deps: SubscriptionDeps): AnyRoute[] {
       summary: 'VARIABLE: the amount of the next (or a given) cycle, 1000..recurringAmount, before its date.',
       tag: 'subscriptions',
       access: { roles: WRITERS },
+      audit: { action: 'subscription.set_amount', target: 'subscription' },
       params,
       body: z.object({ amount: z.number().int(), cycle: z.number().int().min(1).optional() }),
       responseStatus: 200,

@@ -3,6 +3,7 @@ import { outcomeOf } from '../../gateway';
 import type { Client } from '@temporalio/client';
 import { WorkflowIdReusePolicy, WorkflowUpdateFailedError } from '@temporalio/client';
 import type { Db } from '../../db/knex';
+import type { ListFilter } from '../../db/list-filter';
 import {
   chargesOf,
   getSubscription,
@@ -26,11 +27,15 @@ import { ApiError, conflict, notFound } from '../http/errors';
 import type { CreateRequest } from '../http/idempotency';
 import { isOwnInterruptedRecord, startOnce } from '../http/resumable';
 import type { SubscriptionSettings } from './settings';
+import type { CustomerKeyOf } from '../../platform/customer-key';
+import { startWorkflow } from '../workflow-starts';
 
 export interface SubscriptionDeps {
   db: Db;
   temporal: Client;
   settings: SubscriptionSettings;
+  /** The PayrunCustomer search attribute's value: a keyed hash, never the partnerClientId. */
+  customerKeyOf: CustomerKeyOf;
 }
 
 export interface NewSubscriptionRequest {
@@ -95,7 +100,7 @@ export async function createSubscription(
     timing: settings.timing,
   };
   await startOnce(() =>
-    temporal.workflow.start('subscription', {
+    startWorkflow(temporal, 'subscription', {
       taskQueue: settings.taskQueue,
       workflowId,
       args: [workflowInput],
@@ -179,8 +184,9 @@ export async function subscriptionView(db: Db, subscriptionId: string) {
   };
 }
 
-export async function listSubscriptionSummaries(db: Db, filter: { status?: string; limit: number }) {
-  return (await listSubscriptions(db, filter)).map(summary);
+export async function listSubscriptionSummaries(db: Db, filter: ListFilter) {
+  const page = await listSubscriptions(db, filter);
+  return { rows: page.rows.map(summary), nextOffset: page.nextOffset };
 }
 
 /** An update refused by the workflow's validator (wrong state) answers 409 with its reason. */

@@ -6,6 +6,7 @@ import { revokeSavedMethod } from '../../db/saved-methods';
 import { bindingResultSignal, bindingWorkflowId } from '../../workflows/binding-definitions';
 import { tokenPaymentResultSignal } from '../../workflows/token-payment-definitions';
 import type { IpnChannel } from '../ipn/receiver';
+import { listQueryFields } from '../http/list-query';
 import { defineRoute, type AnyRoute } from '../http/routes';
 import {
   bindingDetails,
@@ -78,6 +79,32 @@ const bindingBody = z
         message: 'letters and digits, joined by - _ . or @',
       });
     }
+  })
+  // The rules above, stated in the OpenAPI document, one branch per kind.
+  .meta({
+    oneOf: (['card', 'domestic', 'wallet'] as const).map((kind) => ({
+      properties: {
+        kind: { const: kind },
+        partnerClientId: { pattern: LINK_WALLET_CLIENT_ID_PATTERN.source },
+        amount: {
+          anyOf: [
+            { const: 0 },
+            {
+              minimum: BINDING_AMOUNT_RANGES[kind][0],
+              // An open range (no maximum) has none to state.
+              ...(Number.isFinite(BINDING_AMOUNT_RANGES[kind][1])
+                ? { maximum: BINDING_AMOUNT_RANGES[kind][1] }
+                : {}),
+            },
+          ],
+        },
+        userInfo:
+          kind === 'wallet'
+            ? { not: { anyOf: [{ required: ['name'] }, { required: ['email'] }] } }
+            : { required: ['email'], not: { required: ['partnerClientAlias'] } },
+      },
+      ...(kind === 'wallet' ? {} : { required: ['userInfo'] }),
+    })),
   });
 
 const paymentBody = z.object({
@@ -96,6 +123,7 @@ export function tokenRoutes(deps: TokenDeps): AnyRoute[] {
         'Start saving a card (payWithCC), a domestic card (payWithATM) or binding a wallet (linkWallet); answers the customer links.',
       tag: 'payments',
       access: { roles: WRITERS },
+      audit: { action: 'binding.create', target: 'binding' },
       idempotent: true,
       body: bindingBody,
       handler: async ({ body, principal, create }) => ({
@@ -140,6 +168,7 @@ export function tokenRoutes(deps: TokenDeps): AnyRoute[] {
       summary: 'Delete a saved method (tokenization/delete); it is never used again.',
       tag: 'payments',
       access: { roles: WRITERS },
+      audit: { action: 'saved_method.revoke', target: 'saved_method' },
       params: z.object({ methodId: z.string().max(60) }),
       handler: async ({ params }) => ({ body: await deleteMethod(deps, params.methodId) }),
     }),
@@ -149,6 +178,7 @@ export function tokenRoutes(deps: TokenDeps): AnyRoute[] {
       summary: 'Pay with a saved method; answers the first outcome (payUrl to redirect, or awaiting_otp).',
       tag: 'payments',
       access: { roles: WRITERS },
+      audit: { action: 'token_payment.create', target: 'token_payment' },
       idempotent: true,
       body: paymentBody,
       handler: async ({ body, principal, create }) => ({
@@ -161,11 +191,11 @@ export function tokenRoutes(deps: TokenDeps): AnyRoute[] {
       summary: 'Token payments, newest first (e.g. ?state=awaiting_otp).',
       tag: 'payments',
       access: { roles: READERS },
-      query: z.object({
-        state: z.string().max(40).optional(),
-        limit: z.coerce.number().int().min(1).max(200).default(50),
-      }),
-      handler: async ({ query }) => ({ body: { payments: await listTokenPayments(deps.db, query) } }),
+      query: z.object({ ...listQueryFields, state: z.string().max(40).optional() }),
+      handler: async ({ query }) => {
+        const page = await listTokenPayments(deps.db, { ...query, status: query.state ?? query.status });
+        return { body: { payments: page.rows, nextOffset: page.nextOffset } };
+      },
     }),
     defineRoute({
       method: 'get',
@@ -183,6 +213,7 @@ export function tokenRoutes(deps: TokenDeps): AnyRoute[] {
         "The customer's two-factor code after 8200; answers the verification (422 wrong, 423 locked, 410 expired, 429 too soon).",
       tag: 'payments',
       access: { roles: WRITERS },
+      audit: { action: 'token_payment.submit_otp', target: 'token_payment' },
       params: z.object({ paymentId: z.string().max(60) }),
       body: z.object({ code: z.string().regex(/^[0-9]{4,8}$/, '4 to 8 digits') }),
       responseStatus: 200,

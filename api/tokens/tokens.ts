@@ -4,6 +4,8 @@ import { WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import { ApplicationFailure, WorkflowIdReusePolicy } from '@temporalio/common';
 import { inRange, outcomeOf, rangeText, TOKEN_PAY_AMOUNT_RANGES } from '../../gateway';
 import type { Db } from '../../db/knex';
+import { applyListFilter, pageOf, type ListFilter } from '../../db/list-filter';
+import type { CustomerKeyOf } from '../../platform/customer-key';
 import {
   bindingView,
   getBinding,
@@ -40,6 +42,7 @@ import type { Principal } from '../auth/roles';
 import { ApiError, conflict, notFound } from '../http/errors';
 import type { CreateRequest } from '../http/idempotency';
 import { isOwnInterruptedRecord, startOnce } from '../http/resumable';
+import { startWorkflow } from '../workflow-starts';
 
 export interface TokenSettings {
   taskQueue: string;
@@ -51,6 +54,8 @@ export interface TokenDeps {
   db: Db;
   temporal: Client;
   settings: TokenSettings;
+  /** The PayrunCustomer search attribute's value: a keyed hash, never the partnerClientId. */
+  customerKeyOf: CustomerKeyOf;
 }
 
 export const defaultTokenSettings = (taskQueue: string, gatewayAttemptTimeout: string): TokenSettings => ({
@@ -102,7 +107,7 @@ export async function startBinding(
   if (!earlier) await insertBinding();
   const workflowInput: BindingInput = { bindingId, timing: deps.settings.binding };
   await startOnce(() =>
-    temporal.workflow.start('binding', {
+    startWorkflow(temporal, 'binding', {
       taskQueue: deps.settings.taskQueue,
       workflowId,
       args: [workflowInput],
@@ -181,7 +186,7 @@ export async function deleteMethod(deps: TokenDeps, methodId: string) {
   await db('saved_methods')
     .where({ method_id: methodId, status: 'active' })
     .update({ status: 'deleting', updated_at: db.fn.now() });
-  const handle = await temporal.workflow.start('deleteSavedMethod', {
+  const handle = await startWorkflow(temporal, 'deleteSavedMethod', {
     taskQueue: deps.settings.taskQueue,
     workflowId: deleteMethodWorkflowId(methodId),
     args: [{ methodId, gatewayAttemptTimeout: deps.settings.binding.gatewayAttemptTimeout }],
@@ -270,7 +275,7 @@ export async function createTokenPayment(
     timing: deps.settings.payment,
   };
   await startOnce(() =>
-    temporal.workflow.start('tokenPayment', {
+    startWorkflow(temporal, 'tokenPayment', {
       taskQueue: deps.settings.taskQueue,
       workflowId,
       args: [workflowInput],
@@ -299,10 +304,15 @@ export async function tokenPaymentDetails(db: Db, paymentId: string) {
   return { ...tokenPaymentView(row), otpAttempts: await otpAttemptsOf(db, paymentId) };
 }
 
-export async function listTokenPayments(db: Db, filter: { state?: string; limit: number }) {
-  const query = db<TokenPaymentRow>('token_payments').orderBy('created_at', 'desc').limit(filter.limit);
-  if (filter.state) query.where({ state: filter.state as TokenPaymentRow['state'] });
-  return (await query).map(tokenPaymentView);
+export async function listTokenPayments(db: Db, filter: ListFilter) {
+  const query = applyListFilter(db<TokenPaymentRow>('token_payments'), filter, {
+    created: 'created_at',
+    status: 'state',
+    ids: ['payment_id', 'order_id', 'method_id', 'partner_client_id'],
+    tiebreak: 'payment_id',
+  });
+  const page = pageOf((await query) as TokenPaymentRow[], filter);
+  return { rows: page.rows.map(tokenPaymentView), nextOffset: page.nextOffset };
 }
 
 /** Why a payment that no longer waits refuses a code: expired (410), locked (423), or simply settled (409). */

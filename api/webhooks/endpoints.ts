@@ -26,6 +26,7 @@ import {
 import type { Principal } from '../auth/roles';
 import { ApiError, conflict, notFound } from '../http/errors';
 import type { WebhookSettings } from './settings';
+import { startWorkflow } from '../workflow-starts';
 
 export interface WebhookDeps {
   db: Db;
@@ -75,7 +76,7 @@ async function startDelivery(
   conflictPolicy: WorkflowIdConflictPolicy,
 ) {
   const input: WebhookEndpointInput = { endpointId, timing: deps.settings.timing };
-  await deps.temporal.workflow.start('webhookEndpoint', {
+  await startWorkflow(deps.temporal, 'webhookEndpoint', {
     taskQueue: deps.settings.taskQueue,
     workflowId: webhookEndpointWorkflowId(endpointId),
     args: [input],
@@ -163,7 +164,7 @@ export async function resendEvent(deps: WebhookDeps, endpointId: string, eventId
     );
   const input: WebhookResendInput = { endpointId, eventId, timing: deps.settings.timing };
   const workflowId = webhookResendWorkflowId(endpointId, eventId, randomBytes(6).toString('hex'));
-  await deps.temporal.workflow.start('webhookResend', {
+  await startWorkflow(deps.temporal, 'webhookResend', {
     taskQueue: deps.settings.taskQueue,
     workflowId,
     args: [input],

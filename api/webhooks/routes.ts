@@ -1,7 +1,8 @@
 import { z } from 'zod';
-import { listDeliveries, listEndpoints } from '../../db/webhooks';
+import { listDeliveries, listEndpointsPage } from '../../db/webhooks';
 import { EVENT_TYPES, isEventType } from '../../platform/event-catalogue';
 import { webhookUrlProblem } from '../../platform/webhook-url';
+import { listQuery } from '../http/list-query';
 import { defineRoute, type AnyRoute } from '../http/routes';
 import { ApiError } from '../http/errors';
 import {
@@ -34,17 +35,27 @@ export function webhookRoutes(deps: { db: Db; temporal: Client; settings?: Webho
       throw new ApiError(503, 'webhooks_not_configured', 'This API was started without webhook settings.');
     return { db: deps.db, temporal: deps.temporal, settings: deps.settings };
   };
+  const WEBHOOK_URL_PATTERN =
+    '^https://(?![^/]*localhost)[a-z][a-z0-9-]{0,30}(\\.[a-z][a-z0-9-]{0,30})*\\.[a-z]{2,10}(/[A-Za-z0-9._~-]{0,40}){0,5}$';
   const policy = { allowLoopbackHttp: deps.settings?.allowLoopbackHttp ?? false };
   const createBody = z.object({
-    url: z.string().superRefine((url, ctx) => {
-      const problem = webhookUrlProblem(url, policy);
-      if (problem) ctx.addIssue({ code: 'custom', message: problem });
-    }),
+    url: z
+      .string()
+      .superRefine((url, ctx) => {
+        const problem = webhookUrlProblem(url, policy);
+        if (problem) ctx.addIssue({ code: 'custom', message: problem });
+      })
+      // For the OpenAPI document: https to a named public host (what every policy accepts; loopback http
+      // in development is accepted too, and not described).
+      .meta({ maxLength: 2048, pattern: WEBHOOK_URL_PATTERN }),
     eventTypes: z
       .array(
-        z.string().refine(isEventType, {
-          error: `an event type of the catalogue (${EVENT_TYPES.length} types, see docs/events.md)`,
-        }),
+        z
+          .string()
+          .refine(isEventType, {
+            error: `an event type of the catalogue (${EVENT_TYPES.length} types, see docs/events.md)`,
+          })
+          .meta({ enum: [...EVENT_TYPES] }),
       )
       .min(1, 'at least one event type')
       .max(EVENT_TYPES.length),
@@ -59,25 +70,31 @@ export function webhookRoutes(deps: { db: Db; temporal: Client; settings?: Webho
         'secret: shown this once, stored sealed.',
       tag: TAG,
       access: { roles: ADMINS },
+      audit: { action: 'webhook_endpoint.create', target: 'webhook_endpoint' },
       body: createBody,
-      handler: async ({ body, principal }) => ({
-        body: await createEndpoint(configured(), {
+      handler: async ({ body, principal, audit }) => {
+        const created = await createEndpoint(configured(), {
           url: body.url,
           eventTypes: body.eventTypes.filter(isEventType),
           description: body.description,
           principal,
-        }),
-      }),
+        });
+        audit.note({ targetId: created.endpointId, details: { eventTypes: body.eventTypes } });
+        return { body: created };
+      },
     }),
     defineRoute({
       method: 'get',
       path: '/v1/webhook-endpoints',
-      summary: 'Webhook endpoints (never their secrets); disabled ones with the reason.',
+      summary:
+        'Webhook endpoints (never their secrets), disabled ones with the reason: filter by status (active, disabled) and creation days (from/to, GMT+7), search by id, URL or description, pages of limit from offset, newest first.',
       tag: TAG,
       access: { roles: ADMINS },
-      handler: async () => ({
-        body: { endpoints: (await listEndpoints(deps.db, { includeDeleted: false })).map(endpointView) },
-      }),
+      query: listQuery,
+      handler: async ({ query }) => {
+        const page = await listEndpointsPage(deps.db, query);
+        return { body: { endpoints: page.rows.map(endpointView), nextOffset: page.nextOffset } };
+      },
     }),
     defineRoute({
       method: 'get',
@@ -96,6 +113,7 @@ export function webhookRoutes(deps: { db: Db; temporal: Client; settings?: Webho
       summary: 'Delete a webhook endpoint: nothing more is sent to it.',
       tag: TAG,
       access: { roles: ADMINS },
+      audit: { action: 'webhook_endpoint.delete', target: 'webhook_endpoint' },
       params: endpointParams,
       responseStatus: 204,
       handler: async ({ params }) => {
@@ -111,6 +129,7 @@ export function webhookRoutes(deps: { db: Db; temporal: Client; settings?: Webho
         'so receivers can switch without refusing a delivery.',
       tag: TAG,
       access: { roles: ADMINS },
+      audit: { action: 'webhook_endpoint.rotate_secret', target: 'webhook_endpoint' },
       params: endpointParams,
       body: z.object({ overlapHours: z.number().min(0).max(168).default(24) }),
       responseStatus: 200,
@@ -124,6 +143,7 @@ export function webhookRoutes(deps: { db: Db; temporal: Client; settings?: Webho
       summary: 'Re-enable a disabled endpoint: deliveries resume where they stopped.',
       tag: TAG,
       access: { roles: ADMINS },
+      audit: { action: 'webhook_endpoint.enable', target: 'webhook_endpoint' },
       params: endpointParams,
       body: z.object({}),
       responseStatus: 200,
@@ -152,6 +172,7 @@ export function webhookRoutes(deps: { db: Db; temporal: Client; settings?: Webho
       summary: 'Send one event to the endpoint again, now (outside its order; receivers deduplicate by id).',
       tag: TAG,
       access: { roles: ADMINS },
+      audit: { action: 'webhook_endpoint.resend', target: 'webhook_endpoint' },
       params: endpointParams,
       body: z.object({ eventId }),
       responseStatus: 202,

@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { createApiKey } from '../../db/api-keys';
 import { createDb } from '../../db/knex';
-import { freeClusterPorts, startCluster } from '../cluster/cluster';
+import { startClusterOnFreePorts } from '../cluster/cluster';
 import { sandboxAdminClient } from '../cluster/sandbox-admin';
 import { BENCH_SANDBOX_TIMING, type BenchStack } from './harness';
 
@@ -15,10 +15,9 @@ export async function startClusterBenchStack(
   workers = Number(process.env.BENCH_WORKERS ?? 2),
 ): Promise<BenchStack> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'payrun-bench-cluster-'));
-  const cluster = await startCluster({
+  const cluster = await startClusterOnFreePorts({
     dataDir,
     workers,
-    ports: await freeClusterPorts(workers),
     logLevel: 'warn',
     sandboxTiming: BENCH_SANDBOX_TIMING,
     apiSettings: {

@@ -104,6 +104,7 @@ export async function startBenchStack(): Promise<BenchStack> {
   // settings come from the environment (the uploads and rate-limit benches set them).
   const config = loadConfig({
     TEMPORAL_TASK_QUEUE: 'bench',
+    CUSTOMER_KEY_SECRET: randomBytes(32).toString('base64url'),
     ...NO_RATE_LIMITS,
     ...Object.fromEntries(
       Object.entries(process.env).filter(([name]) => /^(PAYOUT|RATE_LIMIT|REMITTANCE)_/.test(name)),

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from '../../db/embedded-postgres';
 import { withDatabaseName } from '../../db/knex';
+import { resolveDevCustomerKeySecret } from '../../platform/customer-key';
 import { loadOrCreateDevCodecKeys, type CodecKeyring } from '../../platform/payload-codec';
 import { ipnPaths } from '../../platform/ipn-paths';
 import type { GatewaySettings } from '../../platform/require-services';
@@ -89,6 +90,26 @@ export async function freeClusterPorts(workers: number): Promise<ClusterPorts> {
   for (let base = ports.metrics; ; base += workers + 1) {
     const run = await Promise.all(Array.from({ length: workers }, (_, i) => portIsFree(base + i)));
     if (run.every(Boolean)) return { ...ports, metrics: base };
+  }
+}
+
+/**
+ * `startCluster` on ports free right now. Between choosing a port and binding it another process may
+ * take it (tests and benchmarks start clusters side by side); such a start is stopped and tried again
+ * on new ports.
+ */
+export async function startClusterOnFreePorts(
+  options: Omit<ClusterOptions, 'ports'>,
+  attempts = 3,
+): Promise<Cluster> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startCluster({ ...options, ports: await freeClusterPorts(options.workers) });
+    } catch (error) {
+      const portTaken = error instanceof Error && /address already in use|EADDRINUSE/i.test(error.message);
+      if (!portTaken || attempt >= attempts) throw error;
+      options.log?.(`A port was taken while the cluster started; starting again on other ports`);
+    }
   }
 }
 
@@ -222,6 +243,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
       publicBaseUrl: apiUrl,
       apiPort: ports.api,
       uiUrl,
+      customerKeySecret: resolveDevCustomerKeySecret({ configured: undefined, dataDir }),
       apiSettings: { ...DEFAULT_API_TUNABLES, ...options.apiSettings },
       metricsPort: (index) => ports.metrics + index,
     });

@@ -36,6 +36,8 @@ export interface ClusterEnvironmentInput {
   publicBaseUrl: string;
   apiPort: number;
   uiUrl: string;
+  /** Keys the PayrunCustomer search attribute (the API's CUSTOMER_KEY_SECRET). */
+  customerKeySecret: string;
   /**
    * Settings the API reads and sends to the workflows it starts (SUBSCRIPTION_BILLING_HOUR, …), each with
    * a default in docker-compose.yml; the cluster always passes all of them.
@@ -76,6 +78,7 @@ export function clusterEnvironment(input: ClusterEnvironmentInput): ClusterEnvir
       API_PORT: String(input.apiPort),
       TEMPORAL_UI_ORIGIN: uiOrigin,
       TEMPORAL_UI_URL: input.uiUrl,
+      CUSTOMER_KEY_SECRET: input.customerKeySecret,
       ...Object.fromEntries(Object.entries(input.apiSettings).map(([name, value]) => [name, String(value)])),
     },
     worker: (index) => ({ ...shared, WORKER_METRICS_PORT: String(input.metricsPort(index)) }),

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { apiRoutes, type ApiDependencies } from '../../api/app';
 import { ROLES, type Role } from '../../api/auth/roles';
 import { revokeApiKey, parseKeyId } from '../../db/api-keys';
-import { newKey } from '../support/api';
+import { jsonOf, newKey } from '../support/api';
 import { useApiOnDevServer } from '../support/api-on-dev-server';
 import { testApiSettings, testMerchant } from '../support/settings';
 
@@ -65,4 +65,27 @@ describe('access to every route', () => {
       }
     });
   }
+});
+
+describe('one documented way to pass a key', () => {
+  it('accepts Authorization: Bearer and refuses a valid key in X-API-Key, saying which header to use', async () => {
+    const viewer = await newKey(t.db, ['viewer']);
+    const bearer = await fetch(`${t.api.baseUrl}/v1/payout-runs`, {
+      headers: { authorization: `Bearer ${viewer}` },
+    });
+    expect(bearer.status).toBe(200);
+    const header = await fetch(`${t.api.baseUrl}/v1/payout-runs`, { headers: { 'x-api-key': viewer } });
+    expect(header.status).toBe(401);
+    expect((await jsonOf(header)).error.message).toBe(
+      'X-API-Key is not accepted: pass the key as Authorization: Bearer <key>.',
+    );
+  });
+
+  it('the OpenAPI document declares the bearer scheme only', async () => {
+    const document = await jsonOf(await fetch(`${t.api.baseUrl}/openapi.json`));
+    expect(document.components.securitySchemes).toEqual({
+      apiKey: expect.objectContaining({ type: 'http', scheme: 'bearer' }),
+    });
+    expect(JSON.stringify(document)).not.toMatch(/x-api-key/i);
+  });
 });

@@ -82,3 +82,25 @@ describe('no input makes the API answer 5xx', () => {
     expect(answers.every((answer) => answer.status >= 400)).toBe(true);
   });
 });
+
+describe('a method a path does not serve', () => {
+  it('answers 405 with Allow naming the methods it does, and 404 for a path payrun does not serve', async () => {
+    const put = await fetch(`${t.api.baseUrl}/healthz`, { method: 'PUT' });
+    expect(put.status).toBe(405);
+    expect(put.headers.get('allow')).toBe('GET, HEAD');
+    expect(((await put.json()) as { error: unknown }).error).toMatchObject({ code: 'method_not_allowed' });
+    const patch = await fetch(`${t.api.baseUrl}/v1/payout-runs`, {
+      method: 'PATCH',
+      headers: { authorization: `Bearer ${everyRole}` },
+    });
+    expect(patch.status).toBe(405);
+    expect(patch.headers.get('allow')).toBe('GET, HEAD, POST');
+    const withParameter = await fetch(`${t.api.baseUrl}/v1/methods/m-1`, { method: 'PUT' });
+    expect(withParameter.headers.get('allow')).toBe('DELETE');
+    expect((await fetch(`${t.api.baseUrl}/v1/nothing-here`, { method: 'PUT' })).status).toBe(404);
+    // OPTIONS lists what the path itself serves, not a parameter route that matches the same text.
+    const options = await fetch(`${t.api.baseUrl}/v1/payout-runs/dry-run`, { method: 'OPTIONS' });
+    expect(options.status).toBe(204);
+    expect(options.headers.get('allow')).toBe('POST');
+  });
+});

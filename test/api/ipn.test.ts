@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client, Connection } from '@temporalio/client';
 import { inject } from 'vitest';
 import { createApp } from '../../api/app';
-import { buildNotification } from '../../gateway';
+import { buildNotification, notificationSpecs } from '../../gateway';
 import type { Db } from '../../db/knex';
 import { ipnPaths } from '../../platform/ipn-paths';
 import { createLogger } from '../../platform/logger';
@@ -128,6 +128,25 @@ async function listeningDisbursement(amount = 50_000) {
   return { disbursementId };
 }
 
+/** A card payment (payWithCC) record and a listening workflow, for list-B results. */
+async function listeningCardPayment(amount: number) {
+  const paymentId = `pay-${randomUUID().slice(0, 8)}`;
+  const workflowId = `payment/${paymentId}`;
+  await db('payments').insert({
+    payment_id: paymentId,
+    order_id: paymentId,
+    workflow_id: workflowId,
+    request_type: 'payWithCC',
+    amount,
+    status: 'awaiting_customer',
+    request_details: JSON.stringify({}),
+    created_by_key: 'k',
+    created_by: 'u',
+  });
+  await temporal.workflow.start('payment', { taskQueue: `nobody-${randomUUID()}`, workflowId, args: [] });
+  return { paymentId, workflowId };
+}
+
 function moneyOutResult(kind: 'disbursement.result' | 'remittance.result', orderId: string, amount: number) {
   return buildNotification(
     kind,
@@ -235,6 +254,79 @@ describe('IPN receiver', () => {
     );
     expect(ownKind.status).toBe(204);
     expect(await stored(disbursementId)).toHaveLength(1);
+  });
+
+  it('stores only the signed fields, and apart the listed unsigned ones marked unverified; unlisted fields are dropped', async () => {
+    const batch = await listeningBatch();
+    const withExtras = { ...created(batch.batchId, 150_000), customerEmail: 'alice@example.com' };
+    expect((await post(withExtras)).status).toBe(204);
+    const [row] = await stored(batch.batchId);
+    expect(row.raw_body).toBeNull();
+    expect(Object.keys(row.signed_fields).sort()).toEqual(
+      // accessKey is signed but never sent: the verifier signs with the merchant's own.
+      [
+        ...notificationSpecs['batch.created'].signed.filter((name) => name !== 'accessKey'),
+        'signature',
+      ].sort(),
+    );
+    expect(row.unverified_fields).toEqual({
+      disbursementBatchInfo: expect.objectContaining({ totalSucceedCount: 1 }),
+    });
+    expect(JSON.stringify(row)).not.toContain('alice@example.com');
+  });
+
+  it('never stores or signals a card number in full, and keeps unsigned payment fields apart', async () => {
+    const { paymentId, workflowId } = await listeningCardPayment(120_000);
+    const notification = buildNotification(
+      'payment.resultB',
+      {
+        partnerCode: testMerchant.partnerCode,
+        orderId: paymentId,
+        requestId: `${paymentId}-create`,
+        amount: 120_000,
+        orderInfo: 'Order 42',
+        orderType: 'svc_wallet',
+        transId: 4_100_000_002,
+        resultCode: 0,
+        message: 'Successful.',
+        payType: 'credit',
+        responseTime: 1_763_800_000_000,
+        extraData: '',
+        partnerClientId: '',
+        callbackToken: '',
+      },
+      testMerchant,
+    );
+    // Unsigned: added after signing, as anyone on the path could.
+    const sent = {
+      ...notification,
+      paymentOption: 'visa',
+      promotionInfo: [{ amount: 5000, voucherId: 'v1' }],
+      cardPaymentInfo: { cardType: 'VISA', cardNumber: '4111111111111111', holderName: 'NGUYEN VAN A' },
+      fraudNote: 'nguyen.van.a@example.com',
+    };
+    const answer = await postTo(ipnPaths.paymentCard, sent);
+    expect(answer.status).toBeLessThan(300);
+    const [row] = await stored(paymentId);
+    expect(row.unverified_fields).toEqual({
+      paymentOption: 'visa',
+      promotionInfo: [{ amount: 5000, voucherId: 'v1' }],
+      cardPaymentInfo: { cardType: 'VISA', cardNumber: '************1111' },
+    });
+    expect(row.signed_fields).not.toHaveProperty('cardPaymentInfo');
+    const rowText = JSON.stringify(row);
+    for (const secret of ['4111111111111111', 'NGUYEN VAN A', 'nguyen.van.a@example.com'])
+      expect(rowText).not.toContain(secret);
+
+    // What the workflow was signalled with (decoded from history) holds the masked number only.
+    const history = await temporal.workflow.getHandle(workflowId).fetchHistory();
+    const signalled = history.events?.find((event) => event.workflowExecutionSignaledEventAttributes)
+      ?.workflowExecutionSignaledEventAttributes?.input?.payloads;
+    const [decoded] = await testDataConverter.payloadCodecs![0]!.decode(signalled!);
+    const signalText = Buffer.from(decoded!.data!).toString('utf8');
+    expect(signalText).toContain('************1111');
+    for (const secret of ['4111111111111111', 'NGUYEN VAN A', 'nguyen.van.a@example.com'])
+      expect(signalText).not.toContain(secret);
   });
 
   it('logs a refused notification by kind, reason, orderId and size, never its body', async () => {

@@ -6,6 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client, Connection } from '@temporalio/client';
 import { inject } from 'vitest';
 import { createApp } from '../../api/app';
+import { receiverLabel as disbursementLabel } from '../../api/disbursements/disbursements';
+import { receiverLabel as remittanceLabel } from '../../api/remittance/remittances';
 import type { Db } from '../../db/knex';
 import { parseKeyId } from '../../db/api-keys';
 import { createLogger } from '../../platform/logger';
@@ -163,7 +165,6 @@ describe('payout file validation', () => {
   });
 
   const fileCases: Array<[string, string | Buffer, string]> = [
-    ['an empty file', '', 'empty'],
     ['a header without rows', HEADER + '\n', 'no_rows'],
     [
       'a file that is not CSV',
@@ -172,10 +173,11 @@ describe('payout file validation', () => {
     ],
     ['a file with broken quoting', `${HEADER}\n"p1,0912345678,A,,1000,x,\n`, 'not_csv'],
     [
-      'semicolon-separated columns',
-      'payout_id;wallet_id;wallet_name;amount\np1;0912345678;A;1000\n',
-      'missing_column',
+      'a legacy Excel workbook (.xls)',
+      Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1, 0, 0]),
+      'old_excel',
     ],
+    ['a zip that is no workbook', Buffer.from('PK\u0003\u0004 not really a zip'), 'not_xlsx'],
     ['a missing amount column', 'payout_id,wallet_id,wallet_name\np1,0912345678,A\n', 'missing_column'],
     ['an unknown column', `${HEADER},iban\n${row('p1')},x\n`, 'unknown_column'],
     ['ragged rows', `${HEADER}\np1,0912345678\n`, 'not_csv'],
@@ -189,6 +191,19 @@ describe('payout file validation', () => {
       expect(await snapshot()).toEqual(before);
     });
   }
+
+  it('refuses a request without a file (no body) with 400 naming the body, creating nothing', async () => {
+    const before = await snapshot();
+    for (const path of ['/v1/payout-runs', '/v1/payout-runs/dry-run']) {
+      const { status, body } = await upload('', path);
+      expect(status).toBe(400);
+      expect(body.error).toMatchObject({
+        code: 'missing_body',
+        problems: [{ field: 'body', rule: 'required' }],
+      });
+    }
+    expect(await snapshot()).toEqual(before);
+  });
 
   it('refuses a file of 100,001 rows and accepts the row count at the limit in a dry run', async () => {
     const rows = Array.from(
@@ -235,5 +250,47 @@ describe('payout file validation', () => {
     expect(text.split('\r\n')[0]).toBe('row,column,rule,message');
     expect(text).toContain('2,amount,plain_digits');
     expect(text).toContain('3,wallet_id,');
+  });
+});
+
+describe('masking by role, the same in every list', () => {
+  it('shows wallet ids and names in full to the payout duties, masked to a viewer, in the items list and the CSV', async () => {
+    const id = `mask-${Date.now()}`;
+    const created = await upload(file(row(id, { wallet: '0912345678', name: 'Nguyen Van An' })));
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const runId = created.body.runId as string;
+    const viewer = await newKey(db, ['viewer']);
+    const approver = await newKey(db, ['payouts-approver']);
+    const items = async (key: string) =>
+      jsonOf(
+        await fetch(`${api.baseUrl}/v1/payout-runs/${runId}/items`, {
+          headers: { authorization: `Bearer ${key}` },
+        }),
+      );
+    const csv = async (key: string) =>
+      (
+        await fetch(`${api.baseUrl}/v1/payout-runs/${runId}/results.csv`, {
+          headers: { authorization: `Bearer ${key}` },
+        })
+      ).text();
+
+    expect((await items(viewer)).items[0]).toMatchObject({ walletId: '****5678', walletName: 'N. V. A.' });
+    for (const key of [maker, approver])
+      expect((await items(key)).items[0]).toMatchObject({
+        walletId: '0912345678',
+        walletName: 'Nguyen Van An',
+      });
+    const viewerCsv = await csv(viewer);
+    expect(viewerCsv).toContain('****5678');
+    expect(viewerCsv).not.toContain('0912345678');
+    expect(viewerCsv).not.toContain('Nguyen');
+    expect(await csv(approver)).toContain('0912345678');
+  });
+
+  it('single disbursements and remittances label receivers with the same mask', () => {
+    expect(disbursementLabel({ kind: 'wallet', walletId: '0912345678', walletName: 'An' } as never)).toBe(
+      'wallet ****5678',
+    );
+    expect(remittanceLabel('remitToWallet', { walletId: '0912345678' } as never)).toBe('wallet ****5678');
   });
 });

@@ -4,6 +4,7 @@
  * payrun's API, and the sandbox's admin API for the customer's side (approvals, OTPs, the ledger).
  * The one shortcut is creating API keys in the cluster's database, as `npm run keys` does.
  */
+import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -12,7 +13,7 @@ import { Client, Connection } from '@temporalio/client';
 import type { Role } from '../../api/auth/roles';
 import { createApiKey } from '../../db/api-keys';
 import { createDb, type Db } from '../../db/knex';
-import { freeClusterPorts, startCluster, type Cluster } from '../../scripts/cluster/cluster';
+import { startClusterOnFreePorts, type Cluster } from '../../scripts/cluster/cluster';
 import type { LedgerEntry } from '../../sandbox/ledger';
 import { jsonOf } from '../support/api';
 
@@ -38,18 +39,20 @@ export interface ClusterFixture {
 
 let keyCounter = 0;
 
-export function useCluster(options: { workers?: number } = {}): ClusterFixture {
+export function useCluster(
+  options: { workers?: number; sandboxTiming?: Record<string, number> } = {},
+): ClusterFixture {
   const fixture = {} as ClusterFixture;
   let dataDir: string;
   let connection: Connection | undefined;
   beforeAll(async () => {
     dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'payrun-cluster-test-'));
     const workers = options.workers ?? 2;
-    const cluster = await startCluster({
+    const cluster = await startClusterOnFreePorts({
       dataDir,
       workers,
-      ports: await freeClusterPorts(workers),
       logLevel: 'info',
+      ...(options.sandboxTiming && { sandboxTiming: options.sandboxTiming }),
       // Bill subscriptions due today at once; a killed worker's call and a lost notification are
       // retried or asked about within a test's patience (the production defaults are 2 minutes).
       // Tests poll their runs' status far more often than people do: no rate limits here.
@@ -80,7 +83,12 @@ export function useCluster(options: { workers?: number } = {}): ClusterFixture {
       ) {
         const response = await fetch(`${cluster.urls.api}${route}`, {
           method,
-          headers: { authorization: `Bearer ${key}`, 'content-type': contentType },
+          // Every create carries a fresh Idempotency-Key, as a careful client does (required on some).
+          headers: {
+            authorization: `Bearer ${key}`,
+            'content-type': contentType,
+            ...(method === 'POST' ? { 'idempotency-key': randomUUID() } : {}),
+          },
           ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }),
         });
         const text = await response.text();

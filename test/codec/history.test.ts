@@ -24,7 +24,7 @@ import {
   codecProbeStage,
   type CodecProbeActivities,
   type CodecProbeInput,
-} from '../../workflows/codec-probe';
+} from './codec-probe-workflow';
 import { eventually } from '../support/wait';
 
 const { History } = proto.temporal.api.history.v1;
@@ -110,7 +110,7 @@ describe('payload encryption on a real Temporal server', () => {
         client: { dataConverter: createDataConverter(ringA) },
       }),
       bundleWorkflowCode({
-        workflowsPath: fileURLToPath(new URL('../../workflows/codec-probe.ts', import.meta.url)),
+        workflowsPath: fileURLToPath(new URL('./codec-probe-workflow.ts', import.meta.url)),
         logger: new DefaultLogger('WARN'),
       }),
     ]);
@@ -182,6 +182,65 @@ describe('payload encryption on a real Temporal server', () => {
     const plaintext = decoded.map((payload) => utf8(payload.data)).join('\n');
     for (const secret of plaintextOf(input)) expect(plaintext).toContain(secret);
     expect(decoded.map((payload) => utf8(payload.metadata?.encoding))).toContain('json/plain');
+  });
+
+  /** The failure messages of the history's failed workflow tasks. */
+  const failedTaskMessages = async (workflowId: string) =>
+    ((await historyOf(workflowId)).events ?? [])
+      .map((event) => event.workflowTaskFailedEventAttributes?.failure?.message)
+      .filter((message): message is string => typeof message === 'string');
+
+  it('a worker refuses a workflow started in plaintext: its task fails, no activity runs', async () => {
+    const taskQueue = `test-${randomUUID()}`;
+    const input = secrets();
+    let echoed = 0;
+    const worker = await Worker.create({
+      connection: env.nativeConnection,
+      namespace: env.namespace ?? 'default',
+      taskQueue,
+      workflowBundle: { code: workflowCode },
+      activities: {
+        echoWallet: async (wallet: { walletId: string; walletName: string }) => (echoed++, wallet),
+      },
+      dataConverter: createDataConverter(ringA),
+    });
+    const workflowId = `codec-probe-plain-${randomUUID()}`;
+    // Anyone with frontend access and no codec: the input reaches the server as json/plain.
+    await rawClient.workflow.start(codecProbe, { taskQueue, workflowId, args: [input] });
+    const messages = await worker.runUntil(() =>
+      eventually(async () => {
+        const found = await failedTaskMessages(workflowId);
+        expect(found.length).toBeGreaterThan(0);
+        return found;
+      }),
+    );
+    expect(messages[0]).toMatch(/Refused a payload that is not encrypted \(encoding "json\/plain"/);
+    // The message names the encoding, never the data.
+    for (const secret of plaintextOf(input)) expect(messages.join('\n')).not.toContain(secret);
+    const history = await historyOf(workflowId);
+    expect(history.events?.some((event) => event.activityTaskScheduledEventAttributes)).toBe(false);
+    expect(echoed).toBe(0);
+    await rawClient.workflow.getHandle(workflowId).terminate('test over');
+  });
+
+  it('a plaintext signal to an encrypted workflow is refused; the workflow never sees it', async () => {
+    const taskQueue = `test-${randomUUID()}`;
+    const input = secrets();
+    const worker = await workerWith(createDataConverter(ringA), taskQueue);
+    const workflowId = await worker.runUntil(async () => {
+      const handle = await startAndWait(env.client, taskQueue, input);
+      await rawClient.workflow.getHandle(handle.workflowId).signal(codecProbeFinish, 'forged');
+      await eventually(async () =>
+        expect((await failedTaskMessages(handle.workflowId)).join('\n')).toMatch(/not encrypted/),
+      );
+      // The forged note never reached the workflow: it is still running, not completed with it (a query
+      // cannot be answered either, while its tasks fail).
+      expect((await handle.describe()).status.name).toBe('RUNNING');
+      const events = (await historyOf(handle.workflowId)).events ?? [];
+      expect(events.some((event) => event.workflowExecutionCompletedEventAttributes)).toBe(false);
+      return handle.workflowId;
+    });
+    await env.client.workflow.getHandle(workflowId).terminate('test over');
   });
 
   it('after rotation, a running workflow sealed with the old key finishes and every history still decodes', async () => {

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { defaultPayloadConverter, type Payload } from '@temporalio/common';
+import { createDataConverter } from '../../platform/data-converter';
 import {
   AesGcmPayloadCodec,
   DEV_CODEC_KEYS_FILE,
@@ -89,7 +90,23 @@ describe('AesGcmPayloadCodec', () => {
     );
   });
 
-  it('passes unencrypted payloads through decode unchanged', async () => {
+  it('with refuseUnencrypted (every worker and client), refuses a payload that is not encrypted, naming its encoding only', async () => {
+    const strict = new AesGcmPayloadCodec(ringA, { refuseUnencrypted: true });
+    const [sealed] = await strict.encode([plain(secret)]);
+    expect(text((await strict.decode([sealed!]))[0]?.data)).toBe(text(plain(secret).data));
+    await expect(strict.decode([sealed!, plain(secret)])).rejects.toThrow(
+      /Refused a payload that is not encrypted \(encoding "json\/plain"/,
+    );
+    await expect(strict.decode([{}])).rejects.toThrow(/encoding "none"/);
+    const message = await strict.decode([plain(secret)]).catch((error: Error) => error.message);
+    expect(message).not.toContain(secret.walletId);
+    expect(createDataConverter(ringA).payloadCodecs?.[0]).toBeInstanceOf(AesGcmPayloadCodec);
+    await expect(createDataConverter(ringA).payloadCodecs![0]!.decode([plain(secret)])).rejects.toThrow(
+      /not encrypted/,
+    );
+  });
+
+  it('without it (the UI codec endpoint), passes unencrypted payloads through decode unchanged', async () => {
     const codec = new AesGcmPayloadCodec(ringA);
     const original = plain(secret);
     const binary: Payload = {

@@ -45,7 +45,10 @@ describe('payout runs', () => {
   it('pays a clean 2,500-row file in 3 batches and reconciles', async () => {
     fixture.stack.sandbox.admin.reset();
     const runId = await uploadAndApprove(fixture.stack, payoutFile('clean', 2500));
-    const run = await waitForRunStatus(fixture.db, runId, ['reconciled', 'needs_attention']);
+    // Three real batches through the sandbox: on a loaded machine this has taken more than 30 s.
+    const run = await waitForRunStatus(fixture.db, runId, ['reconciled', 'needs_attention'], {
+      timeout: 90_000,
+    });
     expect(run.status, String(run.status_reason)).toBe('reconciled');
 
     const batches = await fixture.db('payout_batches').where({ run_id: runId }).orderBy('seq');
@@ -91,7 +94,7 @@ describe('payout runs', () => {
     expect(expectEachItemPaidAtMostOnce(runId).filter((entry) => entry.outcome === 'succeeded')).toHaveLength(
       2,
     );
-  }, 60_000);
+  }, 120_000);
 
   it('falls back to batch/query when the 8003 notification is lost', async () => {
     fixture.stack.sandbox.admin.reset();

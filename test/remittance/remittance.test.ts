@@ -6,7 +6,9 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Db } from '../../db/knex';
-import { remittanceWorkflowId } from '../../workflows/remittance-definitions';
+import { randomUUID } from 'node:crypto';
+import type { remittanceQuote } from '../../workflows/remittance';
+import { remittanceQuoteWorkflowId, remittanceWorkflowId } from '../../workflows/remittance-definitions';
 import { connectTestDatabase } from '../support/database';
 import {
   bankRemittance,
@@ -74,6 +76,17 @@ async function activitiesRun(remittanceId: string): Promise<string[]> {
 }
 
 describe('quotes', () => {
+  it('asks the gateway for one live rate in a short workflow of its own', async () => {
+    const workflowId = remittanceQuoteWorkflowId(randomUUID());
+    const { rate } = await env.client.workflow.execute<typeof remittanceQuote>('remittanceQuote', {
+      taskQueue: stack.settings.taskQueue,
+      workflowId,
+      args: [{ baseCurrency: 'EUR' }],
+    });
+    expect(rate).toBeGreaterThan(27_000);
+    await captureHistory(env.client, workflowId, 'eur-rate');
+  });
+
   it('quotes a live rate for a base currency, with what a foreign amount would buy', async () => {
     const quote = await remittanceCall(
       stack,

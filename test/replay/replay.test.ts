@@ -8,8 +8,14 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
 import { Worker } from '@temporalio/worker';
+import * as workflows from '../../workflows';
 import { HISTORIES_DIR, historyFromFixture, type CapturedHistory } from '../support/history-capture';
 import { installQuietRuntime, testDataConverter } from '../support/temporal';
+
+/** Workflow types without stored histories, each with the reason it cannot be caught by a deploy. */
+const NOT_REPLAYED: Record<string, string> = {
+  stackCheck: 'the self-check of `npm run dev`: one activity, awaited by the process that starts it',
+};
 
 const fixtures = fs
   .readdirSync(HISTORIES_DIR, { recursive: true, encoding: 'utf8' })
@@ -42,22 +48,10 @@ export async function replayFixture(file: string, workflowBundlePath: string): P
 }
 
 describe('replaying stored histories with the current workflow code', () => {
-  it('has histories of every workflow type payrun runs for money', () => {
+  it('has histories of every workflow type the worker registers', () => {
     const types = new Set(fixtures.map((file) => file.split(path.sep)[0]));
-    expect([...types].sort()).toEqual(
-      [
-        'binding',
-        'disbursement',
-        'payment',
-        'payoutBatch',
-        'payoutRun',
-        'refund',
-        'remittance',
-        'subscription',
-        'terminalSettlement',
-        'tokenPayment',
-      ].sort(),
-    );
+    const registered = Object.keys(workflows).filter((type) => !(type in NOT_REPLAYED));
+    expect(registered.filter((type) => !types.has(type))).toEqual([]);
   });
 
   it.each(fixtures)('%s', async (file) => {

@@ -20,7 +20,7 @@ export interface ApiFixture {
 }
 
 /** Started before the file's tests, closed after them; read the fields inside tests. */
-export function useApiOnDevServer(): ApiFixture {
+export function useApiOnDevServer(overrides: Partial<ApiDependencies> = {}): ApiFixture {
   const fixture = {} as ApiFixture;
   let connection: Connection | undefined;
   beforeAll(async () => {
@@ -38,6 +38,7 @@ export function useApiOnDevServer(): ApiFixture {
         keyring: testCodecKeyring,
         allowLoopbackHttp: true,
       },
+      ...overrides,
     };
     fixture.api = await listen(createApp(fixture.deps));
   });

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import type { Express } from 'express';
 import { createApiKey } from '../../db/api-keys';
@@ -45,9 +46,21 @@ export async function callApi(
   body?: unknown,
   headers: Record<string, string> = {},
 ) {
+  // As a careful client does: every create carries a fresh Idempotency-Key unless the test sets one
+  // (or sets it to '' to send none: a test of the refusal).
+  const withKey =
+    method.toUpperCase() === 'POST' &&
+    !Object.keys(headers).some((name) => name.toLowerCase() === 'idempotency-key')
+      ? { 'idempotency-key': randomUUID() }
+      : {};
+  const sent = Object.fromEntries(
+    Object.entries({ ...authHeaders(key), ...withKey, ...headers }).filter(
+      ([name, value]) => !(name.toLowerCase() === 'idempotency-key' && value === ''),
+    ),
+  );
   const response = await fetch(`${api.baseUrl}${path}`, {
     method,
-    headers: { ...authHeaders(key), ...headers },
+    headers: sent,
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
   return { status: response.status, body: response.status === 204 ? undefined : await jsonOf(response) };

@@ -39,7 +39,13 @@ export interface CapturedHistory {
   history: unknown;
 }
 
-export const capturing = () => process.env.PAYRUN_CAPTURE_HISTORIES === '1';
+/**
+ * `1` adds the cases that have no history yet and keeps the ones on file: histories recorded by earlier
+ * versions are the fixtures of record. `replace` records every case again (only while no production data
+ * exists; docs/workflow-versioning.md).
+ */
+const captureMode = () => process.env.PAYRUN_CAPTURE_HISTORIES;
+export const capturing = () => captureMode() === '1' || captureMode() === 'replace';
 
 function payrunVersion(): CapturedHistory['payrun'] {
   const { version } = JSON.parse(fs.readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as {
@@ -98,6 +104,7 @@ export async function captureHistory(
       history: toJson(history),
     };
     const file = path.join(HISTORIES_DIR, workflowType, `${name}.json`);
+    if (fs.existsSync(file) && captureMode() !== 'replace') return;
     fs.mkdirSync(path.dirname(file), { recursive: true });
     fs.writeFileSync(file, `${JSON.stringify(fixture, null, 1)}\n`);
   });

@@ -19,6 +19,9 @@ export const testPayoutSettings = (taskQueue = 'payrun-test'): PayoutSettings & 
   },
 });
 
+/** The secret test APIs key the PayrunCustomer search attribute with. */
+export const TEST_CUSTOMER_KEY_SECRET = 'test-customer-key-secret-0123456789abcdef';
+
 export const testMerchant = {
   partnerCode: 'PAYRUNTEST',
   accessKey: 'test-access-key',
@@ -33,7 +36,9 @@ export const testApiSettings = (
   taskQueue = 'payrun-test',
   overrides: Partial<ApiSettings> = {},
 ): ApiSettings => ({
-  ...apiSettingsFrom(loadConfig({ TEMPORAL_TASK_QUEUE: taskQueue })),
+  ...apiSettingsFrom(
+    loadConfig({ TEMPORAL_TASK_QUEUE: taskQueue, CUSTOMER_KEY_SECRET: TEST_CUSTOMER_KEY_SECRET }),
+  ),
   payouts: testPayoutSettings(taskQueue),
   ...overrides,
 });

@@ -34,16 +34,32 @@ export function installQuietRuntime(): void {
 /** Time skips whenever the test waits on a workflow result, so a 30-day timer takes milliseconds. */
 export async function createTimeSkippingEnv(): Promise<TestWorkflowEnvironment> {
   installQuietRuntime();
-  const env = await TestWorkflowEnvironment.createTimeSkipping({
-    server: { executable: inject('testServerExecutable') },
-    client: { dataConverter: testDataConverter },
-  });
+  const env = await startTimeSkippingServer();
   // The dev server registers them at start; the time-skipping server takes them through its operator API.
   await env.connection.operatorService.addSearchAttributes({
     namespace: 'default',
     searchAttributes: Object.fromEntries(PAYRUN_SEARCH_ATTRIBUTES.map((key) => [key.name, KEYWORD])),
   });
   return env;
+}
+
+/**
+ * The SDK gives the Java test server 5 s to listen, a limit it cannot be asked to change; on a busy
+ * 2-core machine the JVM sometimes needs longer. The SDK kills a server that missed it, so starting
+ * again is safe.
+ */
+async function startTimeSkippingServer(attempts = 3): Promise<TestWorkflowEnvironment> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await TestWorkflowEnvironment.createTimeSkipping({
+        server: { executable: inject('testServerExecutable') },
+        client: { dataConverter: testDataConverter },
+      });
+    } catch (error) {
+      const slowStart = error instanceof Error && error.message.includes('did not start within');
+      if (!slowStart || attempt >= attempts) throw error;
+    }
+  }
 }
 
 export async function connectDevServer(): Promise<TestWorkflowEnvironment> {

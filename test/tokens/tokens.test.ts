@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { Client } from '@temporalio/client';
 import proto from '@temporalio/proto';
 import { parseKeyId } from '../../db/api-keys';
-import { bindingWorkflowId } from '../../workflows/binding-definitions';
+import { bindingWorkflowId, deleteMethodWorkflowId } from '../../workflows/binding-definitions';
 import { tokenPaymentWorkflowId } from '../../workflows/token-payment-definitions';
 import { captureHistory } from '../support/history-capture';
 import { testMerchant } from '../support/settings';
@@ -196,6 +196,7 @@ describe('delete and revoke', () => {
     const deleted = await t.call('DELETE', `/v1/methods/${methodId}`);
     expect(deleted.status, JSON.stringify(deleted.body)).toBe(200);
     expect(deleted.body).toMatchObject({ status: 'deleted' });
+    await captureHistory(t.env.client, deleteMethodWorkflowId(methodId), 'card-deleted');
     const { paymentId, created } = await pay(methodId, 50_000);
     expect(created.status).toBe(409);
     expect(created.body.error.code).toBe('method_deleted');

@@ -31,6 +31,7 @@ const cluster = clusterEnvironment({
   publicBaseUrl: 'http://127.0.0.1:3000',
   apiPort: 3000,
   uiUrl: 'http://127.0.0.1:8080',
+  customerKeySecret: 'c'.repeat(32),
   apiSettings: DEFAULT_API_TUNABLES,
   metricsPort: (index) => 9464 + index,
 });

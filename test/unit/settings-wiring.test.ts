@@ -56,6 +56,7 @@ const PROOFS: Record<keyof Config, string> = {
   RATE_LIMIT_AUTH_FAILURES_PER_MINUTE: 'test/unit/settings-wiring.test.ts',
   REMITTANCE_QUOTE_CACHE_SECONDS: 'test/unit/settings-wiring.test.ts',
   WEBHOOK_ALLOW_LOOPBACK_HTTP: 'test/unit/webhook-signing.test.ts',
+  CUSTOMER_KEY_SECRET: 'test/unit/settings-wiring.test.ts',
 };
 
 describe('every setting reaches its process', () => {
@@ -75,6 +76,7 @@ describe('every setting reaches its process', () => {
         PAYOUT_UPLOAD_CONCURRENCY: '4',
         SUBSCRIPTION_BILLING_HOUR: '10',
         SUBSCRIPTION_RETRY_DELAY_HOURS: '6',
+        CUSTOMER_KEY_SECRET: 'a'.repeat(32),
       }),
     );
     expect(settings.payouts).toMatchObject({
@@ -98,6 +100,16 @@ describe('every setting reaches its process', () => {
     });
     expect(settings.payments.taskQueue).toBe('q-custom');
     expect(settings.tokens.taskQueue).toBe('q-custom');
+  });
+
+  it('CUSTOMER_KEY_SECRET keys the customer key the API puts in visibility, and the API needs it', () => {
+    const keyOf = (secret: string) =>
+      apiSettingsFrom(loadConfig({ CUSTOMER_KEY_SECRET: secret })).customers.keyOf('ann@example.com');
+    expect(keyOf('a'.repeat(32))).toMatch(/^ck_[0-9a-f]{32}$/);
+    expect(keyOf('a'.repeat(32))).toBe(keyOf('a'.repeat(32)));
+    expect(keyOf('b'.repeat(32))).not.toBe(keyOf('a'.repeat(32)));
+    expect(() => apiSettingsFrom(loadConfig({}))).toThrow(/CUSTOMER_KEY_SECRET is missing/);
+    expect(() => loadConfig({ CUSTOMER_KEY_SECRET: 'short' })).toThrow(/CUSTOMER_KEY_SECRET: must be 32/);
   });
 
   it('rate limits are built from the configuration (the behaviour: test/api/rate-limits.test.ts)', () => {

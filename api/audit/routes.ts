@@ -1,0 +1,171 @@
+/**
+ * The audit log, read (filters, pages, CSV), and API keys managed through the API, whose creation and
+ * revocation are recorded with the change in one transaction.
+ */
+import { z } from 'zod';
+import { createApiKey, listApiKeys, revokeApiKey } from '../../db/api-keys';
+import { listAudit, type AuditFilter, type AuditRow } from '../../db/audit-log';
+import type { Db } from '../../db/knex';
+import { ROLES } from '../auth/roles';
+import { notFound } from '../http/errors';
+import { listQueryFields } from '../http/list-query';
+import { defineRoute, type AnyRoute } from '../http/routes';
+import { toCsv } from '../payouts/payout-csv';
+
+const AUDIT_READERS = ['viewer'] as const;
+const auditQuery = z.object({
+  ...listQueryFields,
+  action: z.string().max(60).optional(),
+  actor: z.string().max(100).optional(),
+  outcome: z.enum(['succeeded', 'refused']).optional(),
+});
+/** A CSV export is one download: a larger page than the screen's. */
+const CSV_LIMIT = 50_000;
+
+const entryView = (row: AuditRow) => ({
+  id: Number(row.id),
+  at: row.at,
+  actor: row.actor_name,
+  actorKeyId: row.actor_key_id,
+  action: row.action,
+  targetType: row.target_type,
+  targetId: row.target_id,
+  outcome: row.outcome,
+  statusCode: row.status_code,
+  errorCode: row.error_code,
+  requestId: row.request_id,
+  method: row.method,
+  path: row.path,
+  details: row.details,
+});
+
+export function auditRoutes(db: Db): AnyRoute[] {
+  return [
+    defineRoute({
+      method: 'get',
+      path: '/v1/audit-log',
+      summary:
+        'Who did what through the API, newest first: filter by action, actor, outcome, days (GMT+7) and target or request id.',
+      tag: 'audit',
+      access: { roles: AUDIT_READERS },
+      query: auditQuery,
+      handler: async ({ query }) => {
+        const page = await listAudit(db, query as AuditFilter);
+        return { body: { entries: page.rows.map(entryView), nextOffset: page.nextOffset } };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/v1/audit-log.csv',
+      summary: 'The audit log with the same filters, as CSV (up to 50,000 entries).',
+      tag: 'audit',
+      access: { roles: AUDIT_READERS },
+      query: auditQuery.omit({ limit: true, offset: true }),
+      handler: async ({ query }) => {
+        const page = await listAudit(db, { ...(query as AuditFilter), limit: CSV_LIMIT, offset: 0 });
+        return {
+          body: toCsv(
+            [
+              'at',
+              'actor',
+              'actor_key_id',
+              'action',
+              'target_type',
+              'target_id',
+              'outcome',
+              'status_code',
+              'error_code',
+              'request_id',
+              'method',
+              'path',
+              'details',
+            ],
+            page.rows.map((row) => [
+              row.at.toISOString(),
+              row.actor_name,
+              row.actor_key_id,
+              row.action,
+              row.target_type,
+              row.target_id,
+              row.outcome,
+              row.status_code,
+              row.error_code,
+              row.request_id,
+              row.method,
+              row.path,
+              JSON.stringify(row.details),
+            ]),
+          ),
+          contentType: 'text/csv; charset=utf-8',
+          headers: { 'content-disposition': 'attachment; filename="payrun-audit-log.csv"' },
+        };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/v1/api-keys',
+      summary: 'API keys: id, holder, roles, created, revoked, last used (never the key).',
+      tag: 'audit',
+      access: { roles: ['admin'] },
+      handler: async () => ({
+        body: {
+          keys: (await listApiKeys(db)).map((row) => ({
+            keyId: row.key_id,
+            name: row.name,
+            roles: row.roles,
+            createdAt: row.created_at,
+            revokedAt: row.revoked_at,
+            lastUsedAt: row.last_used_at,
+          })),
+        },
+      }),
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/v1/api-keys',
+      summary: 'Create an API key; the answer shows the key once (only its hash is kept).',
+      tag: 'audit',
+      access: { roles: ['admin'] },
+      audit: { action: 'api_key.create', target: 'api_key' },
+      body: z.object({
+        name: z.string().trim().min(1).max(100),
+        roles: z.array(z.enum(ROLES)).min(1),
+      }),
+      handler: async ({ body, audit }) => {
+        const created = await db.transaction(async (trx) => {
+          const made = await createApiKey(trx, body.name, body.roles);
+          audit.note({ targetId: made.row.key_id });
+          await audit.recordIn(trx);
+          return made;
+        });
+        return {
+          status: 201,
+          body: {
+            keyId: created.row.key_id,
+            name: created.row.name,
+            roles: created.row.roles,
+            key: created.key,
+          },
+        };
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/v1/api-keys/:keyId/revoke',
+      summary: 'Revoke an API key: it stops working at once.',
+      tag: 'audit',
+      access: { roles: ['admin'] },
+      audit: { action: 'api_key.revoke', target: 'api_key' },
+      params: z.object({ keyId: z.string().regex(/^[0-9a-f]{12}$/, 'a key id of 12 hex digits') }),
+      body: z.object({}),
+      responseStatus: 200,
+      handler: async ({ params, audit }) => {
+        await db.transaction(async (trx) => {
+          if (!(await revokeApiKey(trx, params.keyId))) throw notFound(`Active API key ${params.keyId}`);
+          await audit.recordIn(trx, 200);
+        });
+        return { body: { keyId: params.keyId, revoked: true } };
+      },
+    }),
+  ];
+}

@@ -1,0 +1,209 @@
+// @ts-check
+/** The audit log page: who did what, filtered, paged newest first, and downloadable as CSV. */
+import { request } from './api.js';
+import { announce, fill, fillIfChanged, h, saveBlob, table } from './dom.js';
+import { dateTime } from './format.js';
+import { t } from './i18n.js';
+import { errorBox, pageHeading, statusBadge } from './ui.js';
+
+/** @typedef {import('./types.js').ApiRecord} ApiRecord */
+
+const PAGE_SIZE = 50;
+const ACTIONS = [
+  'payout_run.upload',
+  'payout_run.approve',
+  'payout_run.reject',
+  'payout_run.resume',
+  'payment.create',
+  'payment.create_pos',
+  'payment.refund',
+  'payment.capture',
+  'payment.cancel',
+  'terminal.settle',
+  'subscription.create',
+  'subscription.pause',
+  'subscription.cancel',
+  'subscription.reactivate',
+  'subscription.set_amount',
+  'binding.create',
+  'saved_method.revoke',
+  'token_payment.create',
+  'token_payment.submit_otp',
+  'remittance.create',
+  'disbursement.create',
+  'api_key.create',
+  'api_key.revoke',
+  'webhook_endpoint.create',
+  'webhook_endpoint.delete',
+  'webhook_endpoint.rotate_secret',
+  'webhook_endpoint.enable',
+  'webhook_endpoint.resend',
+];
+const FIELDS = /** @type {const} */ (['action', 'actor', 'outcome', 'from', 'to', 'q']);
+/** @typedef {(typeof FIELDS)[number]} Field */
+/** @typedef {Record<Field, string>} AuditFilter */
+
+/**
+ * @param {HTMLElement} main
+ * @param {import('./types.js').Ctx} ctx
+ * @param {URLSearchParams} query
+ */
+export function auditPage(main, ctx, query) {
+  const filter = /** @type {AuditFilter} */ (
+    Object.fromEntries(FIELDS.map((name) => [name, query.get(name) ?? '']))
+  );
+  const offset = Number(query.get('offset') ?? 0) || 0;
+  /** @type {Record<Field, HTMLInputElement | HTMLSelectElement>} */
+  const inputs = {
+    action: h(
+      'select',
+      { id: 'audit-action' },
+      h('option', { value: '' }, t('All actions')),
+      ACTIONS.map((value) => h('option', { value, selected: value === filter.action }, value)),
+    ),
+    actor: h('input', { id: 'audit-actor', type: 'search', value: filter.actor, maxlength: '100' }),
+    outcome: h(
+      'select',
+      { id: 'audit-outcome' },
+      h('option', { value: '' }, t('Any outcome')),
+      h('option', { value: 'succeeded', selected: filter.outcome === 'succeeded' }, t('Succeeded')),
+      h('option', { value: 'refused', selected: filter.outcome === 'refused' }, t('Refused')),
+    ),
+    from: h('input', { id: 'audit-from', type: 'date', value: filter.from }),
+    to: h('input', { id: 'audit-to', type: 'date', value: filter.to }),
+    q: h('input', { id: 'audit-q', type: 'search', value: filter.q, maxlength: '100' }),
+  };
+  const labels = {
+    action: t('Action'),
+    actor: t('Who'),
+    outcome: t('Outcome'),
+    from: t('From (GMT+7)'),
+    to: t('To (GMT+7)'),
+    q: t('Record, request or key id'),
+  };
+  /**
+   * @param {AuditFilter} values
+   * @param {number} [at]
+   */
+  const hashOf = (values, at = 0) => {
+    const params = new URLSearchParams();
+    for (const [name, value] of Object.entries(values)) if (value) params.set(name, value);
+    if (at) params.set('offset', String(at));
+    return `#/audit${params.toString() ? `?${params}` : ''}`;
+  };
+  const current = () =>
+    /** @type {AuditFilter} */ (Object.fromEntries(FIELDS.map((name) => [name, inputs[name].value.trim()])));
+  const body = h('div', { id: 'audit-body' }, h('p', {}, t('Loading…')));
+  const status = h('p', { role: 'status' });
+  fill(
+    main,
+    pageHeading(t('Audit log')),
+    h(
+      'p',
+      {},
+      t(
+        'Every action a person took through the API, refused ones included. Nobody can change or delete an entry.',
+      ),
+    ),
+    h(
+      'form',
+      {
+        class: 'filters',
+        role: 'search',
+        onsubmit: (event) => {
+          event.preventDefault();
+          ctx.navigate(hashOf(current()));
+        },
+      },
+      FIELDS.map((name) =>
+        h('div', { class: 'field' }, h('label', { for: inputs[name].id }, labels[name]), inputs[name]),
+      ),
+      h('button', { type: 'submit', id: 'apply-filter' }, t('Apply')),
+      h(
+        'button',
+        {
+          type: 'button',
+          id: 'download-audit',
+          onclick: async () => {
+            try {
+              const params = new URLSearchParams(Object.entries(current()).filter(([, value]) => value));
+              saveBlob(await request(`/v1/audit-log.csv?${params}`, { as: 'blob' }), 'payrun-audit-log.csv');
+              announce(t('Audit log downloaded.'));
+            } catch (error) {
+              fill(status, errorBox(error, t('The audit log could not be downloaded')));
+            }
+          },
+        },
+        t('Download CSV'),
+      ),
+    ),
+    status,
+    body,
+  );
+
+  async function load() {
+    const params = new URLSearchParams({ limit: String(PAGE_SIZE), offset: String(offset) });
+    for (const [name, value] of Object.entries(filter)) if (value) params.set(name, value);
+    try {
+      const { entries, nextOffset } = await request(`/v1/audit-log?${params}`);
+      fillIfChanged(body, { entries, nextOffset }, () =>
+        entries.length
+          ? [
+              table({
+                caption: t('{from}–{to}, newest first', { from: offset + 1, to: offset + entries.length }),
+                columns: [
+                  t('When'),
+                  t('Who'),
+                  t('Action'),
+                  t('Record'),
+                  t('Outcome'),
+                  t('Details'),
+                  t('Request id'),
+                ],
+                className: 'audit',
+                rows: entries.map((/** @type {ApiRecord} */ entry) => [
+                  dateTime(entry.at),
+                  entry.actor,
+                  entry.action,
+                  entry.targetId ? `${entry.targetType} ${entry.targetId}` : entry.targetType,
+                  h(
+                    'span',
+                    {},
+                    statusBadge(entry.outcome === 'succeeded' ? 'succeeded' : 'failed'),
+                    entry.errorCode ? h('code', {}, ` ${entry.errorCode}`) : null,
+                  ),
+                  Object.keys(entry.details ?? {}).length ? JSON.stringify(entry.details) : '—',
+                  entry.requestId ?? '—',
+                ]),
+              }),
+              h(
+                'p',
+                { class: 'actions pager' },
+                offset > 0
+                  ? h(
+                      'a',
+                      { class: 'button', href: hashOf(filter, Math.max(0, offset - PAGE_SIZE)) },
+                      t('Previous page'),
+                    )
+                  : null,
+                nextOffset !== null
+                  ? h(
+                      'a',
+                      { class: 'button', id: 'next-page', href: hashOf(filter, nextOffset) },
+                      t('Next page'),
+                    )
+                  : null,
+              ),
+            ]
+          : h('p', {}, t('Nothing matches this filter.')),
+      );
+    } catch (error) {
+      fillIfChanged(body, { error: String(error) }, () =>
+        errorBox(error, t('The audit log could not be loaded')),
+      );
+    }
+  }
+  void load();
+  const timer = setInterval(() => void load(), 5000);
+  return () => clearInterval(timer);
+}

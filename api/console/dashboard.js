@@ -1,0 +1,225 @@
+// @ts-check
+/**
+ * What needs a person now: runs waiting for approval or funds, anything that needs attention, paused
+ * subscriptions, payments waiting too long, and webhook endpoints disabled because their receiver
+ * kept failing (each with its reason). Each line links to the list, filtered; a line shows only to
+ * the roles that may read its list.
+ */
+import { request } from './api.js';
+import { fill, fillIfChanged, h } from './dom.js';
+import { age, count } from './format.js';
+import { t } from './i18n.js';
+import { pageHeading } from './ui.js';
+
+/** @typedef {import('./types.js').ApiRecord} ApiRecord */
+/** @typedef {import('./types.js').Child} Child */
+/** @typedef {import('./types.js').Ctx} Ctx */
+
+/** A payment that waits longer than this for a code or a capture needs someone to look. */
+const WAITING_TOO_LONG_MS = 15 * 60_000;
+
+/**
+ * One line of the dashboard: the list it counts (`status` of `list`, rows in the answer's `key`).
+ * @typedef {object} Check
+ * @property {import('./types.js').Duty} duty
+ * @property {string} list The console list (#/<list>) and, with `endpoint`, the API list.
+ * @property {string} endpoint
+ * @property {string} status
+ * @property {string} key
+ * @property {() => string} text
+ * @property {boolean} [onlyOld] Count only rows older than 15 minutes.
+ * @property {(row: ApiRecord) => string} [since] When a row started to need someone (default: created).
+ * @property {(rows: ApiRecord[]) => Child} [detail] The rows themselves, under the line.
+ */
+
+/** @type {Check[]} */
+const CHECKS = [
+  {
+    duty: 'readRuns',
+    list: 'runs',
+    endpoint: '/v1/payout-runs',
+    status: 'awaiting_approval',
+    key: 'runs',
+    text: () => t('Payout runs awaiting approval'),
+  },
+  {
+    duty: 'readRuns',
+    list: 'runs',
+    endpoint: '/v1/payout-runs',
+    status: 'awaiting_funds',
+    key: 'runs',
+    text: () => t('Payout runs waiting for funds'),
+  },
+  {
+    duty: 'readRuns',
+    list: 'runs',
+    endpoint: '/v1/payout-runs',
+    status: 'needs_attention',
+    key: 'runs',
+    text: () => t('Payout runs that need attention'),
+  },
+  {
+    duty: 'readRuns',
+    list: 'disbursements',
+    endpoint: '/v1/disbursements',
+    status: 'needs_attention',
+    key: 'disbursements',
+    text: () => t('Disbursements that need attention'),
+  },
+  {
+    duty: 'remittances',
+    list: 'remittances',
+    endpoint: '/v1/remittances',
+    status: 'needs_attention',
+    key: 'remittances',
+    text: () => t('Remittances that need attention'),
+  },
+  {
+    duty: 'subscriptions',
+    list: 'subscriptions',
+    endpoint: '/v1/subscriptions',
+    status: 'paused',
+    key: 'subscriptions',
+    text: () => t('Paused subscriptions'),
+  },
+  {
+    duty: 'subscriptions',
+    list: 'subscriptions',
+    endpoint: '/v1/subscriptions',
+    status: 'needs_reauthorization',
+    key: 'subscriptions',
+    text: () => t('Subscriptions that need the customer to authorize again'),
+  },
+  {
+    duty: 'tokenPayments',
+    list: 'token-payments',
+    endpoint: '/v1/token-payments',
+    status: 'awaiting_otp',
+    key: 'payments',
+    text: () => t('Token payments waiting more than 15 minutes for an OTP'),
+    onlyOld: true,
+  },
+  {
+    duty: 'payments',
+    list: 'payments',
+    endpoint: '/v1/payments',
+    status: 'authorized_not_captured',
+    key: 'payments',
+    text: () => t('Authorized payments waiting for a capture or a cancel'),
+  },
+  {
+    duty: 'payments',
+    list: 'payments',
+    endpoint: '/v1/payments',
+    status: 'pending',
+    key: 'payments',
+    text: () => t('Payments pending for more than 15 minutes'),
+    onlyOld: true,
+  },
+  {
+    duty: 'webhooks',
+    list: 'webhook-endpoints',
+    endpoint: '/v1/webhook-endpoints',
+    status: 'disabled',
+    key: 'endpoints',
+    text: () => t('Webhook endpoints disabled: their receiver kept failing, no events are sent to them'),
+    since: (row) => row.disabledAt,
+    // Each endpoint with why it was disabled: the fix is on the receiver's side.
+    detail: (rows) =>
+      h(
+        'ul',
+        { class: 'dashboard-detail' },
+        rows
+          .slice(0, 5)
+          .map((row) =>
+            h(
+              'li',
+              { 'data-endpoint': row.endpointId },
+              h('a', { href: `#/webhook-endpoints/${encodeURIComponent(row.endpointId)}` }, row.url),
+              ': ',
+              h('span', { class: 'disabled-reason' }, row.disabledReason ?? '—'),
+            ),
+          ),
+      ),
+  },
+];
+
+/** @typedef {Check & { hash: string, n: number | null, more?: boolean, oldest?: string | null, rows?: ApiRecord[] }} Line */
+
+/**
+ * How many rows need someone, the oldest of them, and the rows when the line shows them.
+ * @param {Check} check
+ * @returns {Promise<Line>}
+ */
+async function lineOf(check) {
+  const hash = `#/${check.list}?status=${check.status}`;
+  try {
+    const answer = await request(`${check.endpoint}?status=${check.status}&limit=200`);
+    /** @type {ApiRecord[]} */
+    let rows = answer[check.key] ?? [];
+    if (check.onlyOld)
+      rows = rows.filter((row) => Date.now() - new Date(row.createdAt).getTime() > WAITING_TOO_LONG_MS);
+    const since = check.since ?? ((row) => row.createdAt ?? row.uploadedAt);
+    const oldest = rows.reduce(
+      (/** @type {string | null} */ first, row) =>
+        !first || new Date(since(row)) < new Date(first) ? since(row) : first,
+      null,
+    );
+    return {
+      ...check,
+      hash,
+      n: rows.length,
+      more: answer.nextOffset !== null && !check.onlyOld,
+      oldest,
+      rows: check.detail ? rows : [],
+    };
+  } catch {
+    return { ...check, hash, n: null };
+  }
+}
+
+/**
+ * @param {HTMLElement} main
+ * @param {Ctx} ctx
+ */
+export function dashboardPage(main, ctx) {
+  const body = h('ul', { id: 'dashboard', class: 'dashboard' });
+  fill(
+    main,
+    pageHeading(t('What needs you now')),
+    h('p', {}, t('Each line opens the list, filtered. This page refreshes by itself.')),
+    body,
+  );
+  const load = async () => {
+    const lines = await Promise.all(CHECKS.filter((check) => ctx.can(check.duty)).map(lineOf));
+    fillIfChanged(
+      body,
+      lines.map(({ hash, n, more, oldest, rows }) => [hash, n, more, oldest, rows]),
+      () =>
+        lines.map((line) =>
+          h(
+            'li',
+            { class: line.n ? 'needs' : 'calm', 'data-check': line.hash },
+            h(
+              'a',
+              { href: line.hash },
+              h(
+                'strong',
+                { class: 'dashboard-count' },
+                line.n === null ? '?' : `${count(line.n)}${line.more ? '+' : ''}`,
+              ),
+              ' ',
+              line.text(),
+            ),
+            line.n && line.oldest
+              ? h('span', { class: 'hint' }, ` · ${t('oldest {age}', { age: age(line.oldest) })}`)
+              : null,
+            line.n && line.detail ? line.detail(line.rows ?? []) : null,
+          ),
+        ),
+    );
+  };
+  void load();
+  const timer = setInterval(() => void load(), 5000);
+  return () => clearInterval(timer);
+}

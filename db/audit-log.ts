@@ -1,0 +1,75 @@
+/**
+ * The audit log's rows: written once (a trigger refuses any change), read with the list filters.
+ */
+import type { Knex } from 'knex';
+import type { Db } from './knex';
+import { applyListFilter, pageOf, type ListFilter } from './list-filter';
+
+export interface AuditEntry {
+  actorKeyId: string | null;
+  actorName: string;
+  action: string;
+  targetType: string;
+  targetId: string | null;
+  outcome: 'succeeded' | 'refused';
+  statusCode?: number;
+  errorCode?: string;
+  requestId?: string;
+  method?: string;
+  path?: string;
+  details?: Record<string, unknown>;
+}
+
+export interface AuditRow {
+  id: string;
+  at: Date;
+  actor_key_id: string | null;
+  actor_name: string;
+  action: string;
+  target_type: string;
+  target_id: string | null;
+  outcome: string;
+  status_code: number | null;
+  error_code: string | null;
+  request_id: string | null;
+  method: string | null;
+  path: string | null;
+  details: Record<string, unknown>;
+}
+
+/** Records one entry; pass the transaction of the change it records so both happen or neither. */
+export async function recordAudit(db: Db | Knex.Transaction, entry: AuditEntry): Promise<void> {
+  await db('audit_log').insert({
+    actor_key_id: entry.actorKeyId,
+    actor_name: entry.actorName,
+    action: entry.action,
+    target_type: entry.targetType,
+    target_id: entry.targetId,
+    outcome: entry.outcome,
+    status_code: entry.statusCode ?? null,
+    error_code: entry.errorCode ?? null,
+    request_id: entry.requestId ?? null,
+    method: entry.method ?? null,
+    path: entry.path ?? null,
+    details: JSON.stringify(entry.details ?? {}),
+  });
+}
+
+export interface AuditFilter extends ListFilter {
+  action?: string;
+  actor?: string;
+  outcome?: string;
+}
+
+export async function listAudit(db: Db, filter: AuditFilter) {
+  const query = db<AuditRow>('audit_log');
+  if (filter.action) query.where('action', filter.action);
+  if (filter.outcome) query.where('outcome', filter.outcome);
+  if (filter.actor) query.whereILike('actor_name', `%${filter.actor.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
+  applyListFilter(query, filter, {
+    created: 'at',
+    ids: ['target_id', 'request_id', 'actor_key_id'],
+    tiebreak: 'id',
+  });
+  return pageOf((await query) as AuditRow[], filter);
+}

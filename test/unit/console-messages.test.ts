@@ -1,0 +1,70 @@
+/**
+ * Every text of the console exists in Vietnamese, and every error code the API can answer has its
+ * Vietnamese words, so switching language never leaves an English sentence behind by omission.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const CONSOLE = path.resolve('api/console');
+const withoutComments = (source: string) =>
+  source.replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '');
+
+function consoleTexts(): string[] {
+  const texts = new Set<string>();
+  for (const name of fs
+    .readdirSync(CONSOLE)
+    .filter((file) => file.endsWith('.js') && file !== 'messages-vi.js')) {
+    const source = withoutComments(fs.readFileSync(path.join(CONSOLE, name), 'utf8'));
+    for (const match of source.matchAll(/\bt\(\s*(['"])((?:\\.|(?!\1).)*)\1/gs))
+      texts.add(match[2]!.replace(/\\'/g, "'"));
+  }
+  return [...texts];
+}
+
+function apiErrorCodes(): string[] {
+  const codes = new Set<string>();
+  const walk = (dir: string): string[] =>
+    fs
+      .readdirSync(dir, { withFileTypes: true })
+      .flatMap((entry) =>
+        entry.isDirectory()
+          ? walk(path.join(dir, entry.name))
+          : entry.name.endsWith('.ts')
+            ? [path.join(dir, entry.name)]
+            : [],
+      );
+  for (const file of walk(path.resolve('api'))) {
+    const source = fs.readFileSync(file, 'utf8');
+    for (const match of source.matchAll(/(?:conflict\(\s*|new ApiError\(\s*[\w[\]!.]+,\s*)'([a-z_]+)'/g))
+      codes.add(match[1]!);
+    // The OTP refusals are named in a table rather than at each throw.
+    const otp = /const OTP_STATUS[^{]*\{([^}]*)\}/.exec(source);
+    for (const match of otp?.[1]?.matchAll(/(\w+):/g) ?? []) codes.add(match[1]!);
+  }
+  return [...codes];
+}
+
+describe('console languages', async () => {
+  const messages = await import(pathToFileURL(path.join(CONSOLE, 'messages-vi.js')).href);
+
+  it('has the Vietnamese of every console text', () => {
+    const texts = consoleTexts();
+    expect(texts.length).toBeGreaterThan(300);
+    expect(texts.filter((text) => !(text in messages.VI))).toEqual([]);
+  });
+
+  it('keeps the same {placeholders} in both languages', () => {
+    const names = (text: string) => [...text.matchAll(/\{(\w+)\}/g)].map((match) => match[1]).sort();
+    for (const [english, vietnamese] of Object.entries(messages.VI as Record<string, string>)) {
+      expect(names(vietnamese), english).toEqual(names(english));
+    }
+  });
+
+  it('has Vietnamese words for every error code the API answers', () => {
+    const codes = apiErrorCodes();
+    expect(codes).toContain('invalid_payout_file');
+    expect(codes.filter((code) => !(code in messages.VI_ERRORS))).toEqual([]);
+  });
+});

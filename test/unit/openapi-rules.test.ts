@@ -1,0 +1,112 @@
+/**
+ * The OpenAPI document states the rules the API enforces, so a client (or schemathesis) can build a
+ * request the API accepts: no control characters in text, exactly one receiver with its amount range,
+ * amount ranges per requestType, the required Idempotency-Key, strict bodies, every refusal by status.
+ */
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { beyondSchema, invalidInput } from '../../api/http/errors';
+import { apiRoutes, type ApiDependencies } from '../../api/app';
+import { buildOpenApiDocument, NO_CONTROL_CHARACTERS } from '../../api/http/openapi';
+import { DISBURSEMENT_AMOUNT_RANGES, PAYMENT_AMOUNT_RANGES } from '../../gateway/limits';
+import { EVENT_TYPES } from '../../platform/event-catalogue';
+import { testApiSettings, testMerchant } from '../support/settings';
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+const document: any = buildOpenApiDocument(
+  apiRoutes({ merchant: testMerchant, ...testApiSettings() } as ApiDependencies),
+  'test',
+);
+const bodyOf = (path: string) => document.paths[path].post.requestBody.content['application/json'].schema;
+
+describe('the OpenAPI document states the real rules', () => {
+  it('text without control characters, everywhere text is taken', () => {
+    const pattern = new RegExp(NO_CONTROL_CHARACTERS);
+    expect(pattern.test('tab\tand\nlines')).toBe(true);
+    expect(pattern.test('a\u0000b')).toBe(false);
+    expect(bodyOf('/v1/disbursements').properties.description.pattern).toBe(NO_CONTROL_CHARACTERS);
+    const methodId = document.paths['/v1/methods/{methodId}'].delete.parameters[0];
+    expect(methodId.schema.pattern).toBe(NO_CONTROL_CHARACTERS);
+  });
+
+  it('a disbursement: exactly one receiver, the amount range of its kind, one bank number', () => {
+    const body = bodyOf('/v1/disbursements');
+    expect(body.additionalProperties).toBe(false);
+    expect(body.oneOf).toEqual([
+      expect.objectContaining({
+        required: ['wallet'],
+        properties: {
+          amount: {
+            minimum: DISBURSEMENT_AMOUNT_RANGES.disburseToWallet[0],
+            maximum: DISBURSEMENT_AMOUNT_RANGES.disburseToWallet[1],
+          },
+        },
+      }),
+      expect.objectContaining({ required: ['bank'], not: { required: ['wallet'] } }),
+    ]);
+    expect(body.properties.bank.oneOf).toHaveLength(2);
+  });
+
+  it('a payment: the amount range of each requestType', () => {
+    const variants = bodyOf('/v1/payments').oneOf as Array<{
+      properties: { requestType: { const: string }; amount: { minimum: number; maximum: number } };
+    }>;
+    expect(variants.length).toBeGreaterThan(5);
+    for (const variant of variants) {
+      const range =
+        PAYMENT_AMOUNT_RANGES[variant.properties.requestType.const as keyof typeof PAYMENT_AMOUNT_RANGES];
+      expect(variant.properties.amount).toMatchObject({ minimum: range[0], maximum: range[1] });
+    }
+  });
+
+  it('event types from the catalogue; the Idempotency-Key required where the API requires it', () => {
+    const type = document.paths['/v1/events'].get.parameters.find((p: { name: string }) => p.name === 'type');
+    expect(type.schema.enum).toEqual(EVENT_TYPES);
+    const key = (path: string) =>
+      document.paths[path].post.parameters.find((p: { name: string }) => p.name === 'Idempotency-Key');
+    expect(key('/v1/remittances')).toMatchObject({ required: true, schema: { pattern: '^[\\x21-\\x7e]+$' } });
+    expect(key('/v1/payments/{paymentId}/refunds').required).toBe(true);
+    expect(key('/v1/disbursements').required).toBe(false);
+  });
+
+  it('every refusal by status, and pages by their own content type', () => {
+    const responses = document.paths['/v1/remittances'].post.responses;
+    for (const status of ['400', '401', '403', '404', '409', '413', '422', '429'])
+      expect(responses[status]).toBeDefined();
+    const page = document.paths['/payments/return'].get.responses;
+    expect(Object.keys(page['200'].content)).toEqual(['text/html']);
+    expect(Object.keys(page['400'].content)).toEqual(['text/html']);
+    expect(page['401']).toBeUndefined();
+  });
+});
+
+describe('a rule the document cannot state', () => {
+  const schema = z
+    .object({ amount: z.number().int(), items: z.array(z.number().int()) })
+    .superRefine((body, context) => {
+      const sum = body.items.reduce((total, item) => total + item, 0);
+      if (sum !== body.amount)
+        context.addIssue({
+          code: 'custom',
+          path: ['items'],
+          message: `items add up to ${sum}`,
+          params: beyondSchema('sum_of_items'),
+        });
+    });
+  const refusal = (value: unknown) => {
+    const result = schema.safeParse(value);
+    return result.success ? undefined : invalidInput('body', result.error.issues);
+  };
+
+  it('answers 422 naming field and rule when the request satisfies the document but breaks only such a rule', () => {
+    expect(refusal({ amount: 10, items: [3, 4] })).toMatchObject({
+      status: 422,
+      code: 'invalid_request',
+      problems: [{ field: 'body.items', rule: 'sum_of_items' }],
+    });
+  });
+
+  it('answers 400 when the request breaks the document itself', () => {
+    expect(refusal({ amount: 'ten', items: [3, 4] })).toMatchObject({ status: 400 });
+  });
+});

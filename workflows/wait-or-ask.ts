@@ -1,0 +1,59 @@
+import type { Duration } from '@temporalio/common';
+import { condition } from '@temporalio/workflow';
+import { durationMs } from './durations';
+
+/** When to ask the gateway while a notification has not come. */
+export interface AskSchedule {
+  /** The first wait for the notification before asking. */
+  firstWait: Duration;
+  /** Each later wait is the previous one times this (default 1: a steady rhythm). */
+  growth?: number;
+  /** No wait grows past this. */
+  maxWait?: Duration;
+  /**
+   * An instant (workflow time, ms) after which the answer is final as it is: waits end there, and an
+   * undecided answer after it ends the wait.
+   */
+  giveUpAt?: number;
+  /** Give up once the waits add up to this (the answers' own time not counted). */
+  giveUpAfterWaiting?: Duration;
+  /** Give up after this many undecided answers. */
+  maxAsks?: number;
+}
+
+export type WaitOutcome<T> =
+  { decided: T; source: 'notification' | 'gateway' } | { decided: undefined; source: 'gave_up' };
+
+/**
+ * The one way payrun learns an outcome the gateway reports by notification: wait for it, and when it is
+ * late ask the gateway, again and again by `schedule`. A lost notification delays an outcome, never
+ * loses it. `ask` answers the decided outcome, or undefined while the gateway has not decided.
+ *
+ * The timers and activities it makes are part of every history of the processes that use it: a change
+ * to the order of waits and asks needs `patched()` (docs/workflow-versioning.md).
+ */
+export async function waitForNotificationOrAsk<T>(
+  notified: () => T | undefined,
+  ask: (attempt: number) => Promise<T | undefined>,
+  schedule: AskSchedule,
+): Promise<WaitOutcome<T>> {
+  const growth = schedule.growth ?? 1;
+  const maxWait = schedule.maxWait === undefined ? Infinity : durationMs(schedule.maxWait);
+  let wait = durationMs(schedule.firstWait);
+  let waited = 0;
+  for (let attempt = 1; ; attempt++) {
+    const thisWait =
+      schedule.giveUpAt === undefined ? wait : Math.max(1, Math.min(wait, schedule.giveUpAt - Date.now()));
+    if (await condition(() => notified() !== undefined, thisWait))
+      return { decided: notified()!, source: 'notification' };
+    waited += thisWait;
+    const answer = await ask(attempt);
+    if (answer !== undefined) return { decided: answer, source: 'gateway' };
+    const gaveUp =
+      (schedule.giveUpAt !== undefined && Date.now() >= schedule.giveUpAt) ||
+      (schedule.giveUpAfterWaiting !== undefined && waited >= durationMs(schedule.giveUpAfterWaiting)) ||
+      (schedule.maxAsks !== undefined && attempt >= schedule.maxAsks);
+    if (gaveUp) return { decided: undefined, source: 'gave_up' };
+    wait = Math.min(wait * growth, maxWait);
+  }
+}

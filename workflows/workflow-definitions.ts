@@ -1,0 +1,37 @@
+/**
+ * Every workflow a client starts, by the name the worker registers it under, with its signature. The
+ * API starts workflows through `startWorkflow` (api/temporal/start-workflow.ts), so a misspelt name or
+ * wrong arguments fail to compile; test/unit/workflow-definitions.test.ts checks that workflows/index.ts
+ * registers each name with this signature.
+ */
+import type { BindingInput, BindingResult, DeleteSavedMethodInput } from './binding-definitions';
+import type { DisbursementInput, DisbursementResult } from './disbursement-definitions';
+import type { PaymentInput, PaymentResult } from './payment-definitions';
+import type { PayoutBatchInput, PayoutBatchResult, PayoutRunInput, RunStatus } from './payout-definitions';
+import type { RefundInput, RefundOutcome } from './refund-definitions';
+import type { BaseCurrency, RemittanceInput, RemittanceStatus } from './remittance-definitions';
+import type { SubscriptionInput, SubscriptionView } from './subscription-definitions';
+import type { TerminalSettlementInput, TerminalSettlementResult } from './terminal-settlement-definitions';
+import type { TokenPaymentInput, TokenPaymentSnapshot } from './token-payment-definitions';
+import type { WebhookEndpointInput, WebhookResendInput } from './webhook-definitions';
+
+export interface StartableWorkflows {
+  payoutRun: (input: PayoutRunInput) => Promise<RunStatus>;
+  payoutBatch: (input: PayoutBatchInput) => Promise<PayoutBatchResult>;
+  disbursement: (input: DisbursementInput) => Promise<DisbursementResult>;
+  remittance: (input: RemittanceInput) => Promise<RemittanceStatus>;
+  remittanceQuote: (input: { baseCurrency: BaseCurrency }) => Promise<{ rate: number }>;
+  payment: (input: PaymentInput) => Promise<PaymentResult>;
+  refund: (input: RefundInput) => Promise<RefundOutcome>;
+  terminalSettlement: (input: TerminalSettlementInput) => Promise<TerminalSettlementResult>;
+  subscription: (input: SubscriptionInput) => Promise<SubscriptionView>;
+  binding: (input: BindingInput) => Promise<BindingResult>;
+  deleteSavedMethod: (
+    input: DeleteSavedMethodInput,
+  ) => Promise<{ status: 'deleted'; resultCode: number; message: string }>;
+  tokenPayment: (input: TokenPaymentInput) => Promise<TokenPaymentSnapshot>;
+  webhookEndpoint: (input: WebhookEndpointInput) => Promise<'deleted' | 'disabled'>;
+  webhookResend: (input: WebhookResendInput) => Promise<'delivered' | 'skipped'>;
+}
+
+export type StartableWorkflowName = keyof StartableWorkflows;
