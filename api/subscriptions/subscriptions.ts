@@ -109,7 +109,7 @@ export async function createSubscription(
       typedSearchAttributes: [
         { key: payrunKind, value: 'subscription' },
         { key: payrunOrderId, value: input.subscriptionId },
-        { key: payrunCustomer, value: input.partnerClientId },
+        { key: payrunCustomer, value: deps.customerKeyOf(input.partnerClientId) },
       ],
     }),
   );

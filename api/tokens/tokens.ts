@@ -116,7 +116,7 @@ export async function startBinding(
       typedSearchAttributes: [
         { key: payrunKind, value: 'binding' },
         { key: payrunOrderId, value: bindingId },
-        { key: payrunCustomer, value: input.partnerClientId },
+        { key: payrunCustomer, value: deps.customerKeyOf(input.partnerClientId) },
       ],
     }),
   );
@@ -284,7 +284,7 @@ export async function createTokenPayment(
       typedSearchAttributes: [
         { key: payrunKind, value: 'token-payment' },
         { key: payrunOrderId, value: input.paymentId },
-        { key: payrunCustomer, value: method.partner_client_id },
+        { key: payrunCustomer, value: deps.customerKeyOf(method.partner_client_id) },
       ],
     }),
   );

@@ -92,6 +92,11 @@ describe('single disbursement', () => {
       const done = await finalState(disbursementId, ['succeeded', 'failed', 'needs_attention'], '1 minute');
       expect(done).toMatchObject({ status: 'succeeded', resultCode: 0 });
       expect(movements(disbursementId)).toEqual([expect.objectContaining({ outcome: 'succeeded' })]);
+      await captureHistory(
+        fixture.env.client,
+        disbursementWorkflowId(disbursementId),
+        'notification-lost-asked',
+      );
     } finally {
       fixture.stack.sandbox.admin.clearFaults();
     }
