@@ -9,6 +9,7 @@ import type { MoneyCheck } from './ledger-check';
 import type { NotificationCheck } from './notification-check';
 import type { ProcessCheck } from './process-check';
 import type { ProcessFaultKind } from './schedule';
+import type { WebhookCheck } from './webhook-check';
 import type { DriveFailure, Workload } from './workload';
 
 export interface RecoveryFigures {
@@ -29,6 +30,8 @@ export interface ChaosReport {
   money: MoneyCheck;
   processes: ProcessCheck;
   notifications: NotificationCheck;
+  /** Events pushed to a merchant's webhook endpoint through the faults: none may be lost. */
+  webhooks: WebhookCheck;
   faults: {
     /** Process faults the seeded plan held, by kind (a worker kill comes only once the last is back). */
     planned: Partial<Record<ProcessFaultKind, number>>;
@@ -51,6 +54,7 @@ export function buildReport(input: {
   money: MoneyCheck;
   processes: ProcessCheck;
   notifications: NotificationCheck;
+  webhooks: WebhookCheck;
   planned: ProcessFaultKind[];
   injected: InjectedFault[];
   rules: ListedFaultRule[];
@@ -113,6 +117,7 @@ export function buildReport(input: {
     money,
     processes: input.processes,
     notifications: input.notifications,
+    webhooks: input.webhooks,
     faults: {
       planned: input.planned.reduce<Partial<Record<ProcessFaultKind, number>>>(
         (counts, kind) => ({ ...counts, [kind]: (counts[kind] ?? 0) + 1 }),
@@ -233,6 +238,16 @@ export function formatReport(report: ChaosReport): string {
   for (const line of duplicated.notStoredOnce.slice(0, 10)) add(`      ${line}`);
   add(
     `  lost ${report.notifications.dropped}, reordered ${report.notifications.reordered}, redelivered after a failure ${report.notifications.redelivered}, given up by the gateway ${report.notifications.neverDelivered}`,
+  );
+  add();
+  const { webhooks } = report;
+  add('Webhooks (a merchant endpoint subscribed to every event)');
+  add(
+    `  events delivered / recorded                      ${webhooks.delivered} / ${webhooks.recorded}   (lost: ${webhooks.lost.length}, must be 0)`,
+  );
+  for (const id of webhooks.lost.slice(0, 10)) add(`      not delivered: ${id}`);
+  add(
+    `  extra copies ${webhooks.extraCopies} (at least once), refused on purpose and retried ${webhooks.refusedOnPurpose}, bad signatures ${webhooks.badSignatures}, drained ${webhooks.drainSeconds === undefined ? '—' : `${webhooks.drainSeconds}s`} after settling`,
   );
   add();
   add('Faults injected');

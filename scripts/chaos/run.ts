@@ -23,6 +23,7 @@ import { checkMoney } from './ledger-check';
 import { checkNotifications } from './notification-check';
 import { createProbe } from './probe';
 import { checkProcesses } from './process-check';
+import { startWebhookWitness, type WebhookWitness } from './webhook-check';
 import { buildReport, type ChaosReport } from './report';
 import { faultPlan } from './schedule';
 import type { ChaosSize } from './sizes';
@@ -53,6 +54,9 @@ const CHAOS_API_SETTINGS = {
   PAYOUT_GATEWAY_ATTEMPT_SECONDS: 30,
 };
 
+/** How long, after everything settled, the webhook witness waits for the last deliveries. */
+const WEBHOOK_DRAIN_MS = 180_000;
+
 /** Clusters of runs in progress, so that Ctrl-C stops them instead of leaving their processes behind. */
 const running = new Set<Cluster>();
 
@@ -72,6 +76,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   let faults: FaultRunner | undefined;
   let cluster: Cluster | undefined;
   let connection: Connection | undefined;
+  let witness: WebhookWitness | undefined;
   const plan = faultPlan({ seed, size, payoutIpnTimeoutSeconds: PAYOUT_IPN_TIMEOUT_SECONDS });
   log(
     `seed ${seed}, size ${size.name}: ${plan.processFaults.length} process faults planned, data in ${dataDir}`,
@@ -83,6 +88,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       ports: await freeClusterPorts(size.workers),
       logLevel: 'warn',
       apiSettings: CHAOS_API_SETTINGS,
+      loopbackWebhooks: true,
       log: (line) => log(`cluster: ${line}`),
       onUnexpectedExit: (name, code) => {
         // A worker started while Temporal is down exits; the fault runner starts it again.
@@ -110,6 +116,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       remittance: await key('remittance', 'remittance'),
       viewer: await key('viewer', 'viewer'),
     };
+    const adminKey = await key('admin', 'admin');
     connection = await Connection.connect({ address: cluster.urls.temporal });
     const temporal = new Client({
       connection,
@@ -129,6 +136,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       deadline,
       log,
     };
+    witness = await startWebhookWitness(createRandom(seed ^ 0x3eb));
+    await witness.register(api, adminKey);
     log('workload and faults start');
     faults = faultRunner({
       plan,
@@ -146,6 +155,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     await settle(ctx, workload);
     log('settled; reading the ledger, the records and Temporal');
     const evidence = await collectEvidence(db, sandbox, temporal, workload);
+    const webhooks = await witness.check(db, Date.now() + WEBHOOK_DRAIN_MS);
+    log(`webhooks: ${webhooks.delivered} of ${webhooks.recorded} events delivered`);
     const report = buildReport({
       seed,
       size: size.name,
@@ -156,6 +167,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       money: checkMoney(workload, evidence.records, evidence.ledger),
       processes: checkProcesses(workload, evidence),
       notifications: checkNotifications(evidence.ipnLog, evidence.storedNotifications),
+      webhooks,
       planned: plan.processFaults.map((fault) => fault.kind),
       injected: injected.injected,
       rules: injected.gatewayRules,
@@ -174,6 +186,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     return report;
   } finally {
     await connection?.close().catch(() => undefined);
+    await witness?.close().catch(() => undefined);
     if (cluster) running.delete(cluster);
     await cluster?.stop().catch((error: unknown) => log(`stopping the cluster: ${String(error)}`));
     if (options.keepData) log(`data kept in ${dataDir}`);

@@ -105,17 +105,19 @@ function gatewayRules(seed: number, size: ChaosSize, payoutIpnTimeoutSeconds: nu
   // The small run (inside npm test) has few notifications: each disturbance happens once, on a seeded
   // pick among the first ones. Losing, holding back or delaying one is aimed at the payout flows, whose
   // workflows ask after PAYOUT_IPN_TIMEOUT_SECONDS (a customer flow would wait 2 minutes).
-  const once = (ipn: NonNullable<FaultRule['ipn']>, operation?: OperationName): FaultRule => ({
+  const once = (ipn: NonNullable<FaultRule['ipn']>, operation?: OperationName, times = 1): FaultRule => ({
     ...(operation && { operation }),
     // A batch has one or two notifications of each kind: aimed ones are picked more eagerly.
     probability: Math.min(1, size.faults.notificationShare * (operation ? 3 : 1)),
     seed,
-    times: 1,
+    times,
     ipn,
   });
   return [
     ...gateway,
-    once({ copies: 5 }),
+    // Three copied notifications, not one: a single one may fall while the API is down (every copy then
+    // fails and is redelivered singly) or on an unbind call, and the run would show no duplicates at all.
+    once({ copies: 5 }, undefined, 3),
     once({ reorder: true }),
     ...FORGERY_KINDS.map((forge) => once({ forge })),
     once({ drop: true }, 'batch.create'),

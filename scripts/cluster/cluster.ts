@@ -125,6 +125,8 @@ export interface ClusterOptions {
   apiSettings?: Partial<ApiTunables>;
   /** The sandbox's delays (SANDBOX_TIMING); unset: its defaults. Benchmarks remove them. */
   sandboxTiming?: Record<string, number>;
+  /** Rehearsals only: webhook endpoints may be http://127.0.0.1 (WEBHOOK_ALLOW_LOOPBACK_HTTP). */
+  loopbackWebhooks?: boolean;
   log?: (line: string) => void;
   /** Called when a process dies without being asked to (the cluster restarts nothing by itself). */
   onUnexpectedExit?: (name: string, code: number | null) => void;
@@ -246,6 +248,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
       customerKeySecret: resolveDevCustomerKeySecret({ configured: undefined, dataDir }),
       apiSettings: { ...DEFAULT_API_TUNABLES, ...options.apiSettings },
       metricsPort: (index) => ports.metrics + index,
+      loopbackWebhooks: options.loopbackWebhooks ?? false,
     });
 
     await start({

@@ -3,7 +3,8 @@
  * 10 token payments (and a few disbursements, remittances and refunded payments), while a worker, the
  * API, the Temporal server and PostgreSQL are each killed once and the gateway misbehaves on a share of
  * calls and notifications. It decides like the harness: no money paid twice, none lost, no record that
- * disagrees with the gateway's ledger; and every forged notification refused.
+ * disagrees with the gateway's ledger; every forged notification refused; every event recorded meanwhile
+ * delivered to a merchant's webhook endpoint.
  */
 import { describe, expect, it } from 'vitest';
 import { formatReport, type ChaosReport } from '../../scripts/chaos/report';
@@ -36,12 +37,22 @@ describe('chaos, small: money survives hard faults on the production shape', () 
 
   it('refuses every forged notification and stores every duplicated one once', () => {
     const { forged, duplicated, forgedStored } = report.notifications;
-    expect(forged.sent).toBeGreaterThan(0);
+    const table = formatReport(report);
+    expect(forged.sent, table).toBeGreaterThan(0);
     expect(forged.accepted).toEqual([]);
     expect(forged.refused + forged.unanswered).toBe(forged.sent);
     expect(forgedStored).toEqual([]);
-    expect(duplicated.notifications).toBeGreaterThan(0);
+    expect(duplicated.notifications, table).toBeGreaterThan(0);
     expect(duplicated.notStoredOnce).toEqual([]);
+  });
+
+  it('delivers every event it recorded to a webhook endpoint, signed, through the same faults', () => {
+    const { webhooks } = report;
+    const table = formatReport(report);
+    expect(webhooks.recorded, table).toBeGreaterThan(0);
+    expect(webhooks.lost, table).toEqual([]);
+    expect(webhooks.delivered, table).toBe(webhooks.recorded);
+    expect(webhooks.badSignatures, table).toBe(0);
   });
 
   it('the gateway misbehaved in every way it was asked to', () => {
