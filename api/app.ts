@@ -86,6 +86,7 @@ export function apiRoutes(deps: ApiDependencies): AnyRoute[] {
       temporal: deps.temporal,
       taskQueue: deps.payouts.taskQueue,
       gatewayAttemptTimeout: String(deps.payouts.timing.gatewayAttemptTimeout),
+      ipnTimeout: String(deps.payouts.timing.ipnTimeout),
       resultWait: '1 day',
     }),
     ipnRoute(disbursementNotifications, deps),

@@ -481,6 +481,8 @@ export const VI_ERRORS = {
   idempotency_key_required:
     'Yêu cầu này chuyển tiền nên cần tiêu đề Idempotency-Key, để gửi lại không trả tiền hai lần.',
   method_not_allowed: 'Địa chỉ này không nhận phương thức HTTP đó.',
+  workflow_not_started:
+    'Đã ghi nhận yêu cầu nhưng chưa khởi chạy được quy trình (Temporal không sẵn sàng); hãy gửi lại đúng yêu cầu với cùng Idempotency-Key.',
   missing_body: 'Yêu cầu không kèm file: hãy gửi file chi trả (CSV hoặc .xlsx).',
   payment_exists: 'Mã thanh toán này đã tồn tại.',
   method_deleted: 'Phương thức đã bị xóa; không dùng được nữa.',

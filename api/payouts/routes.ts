@@ -127,12 +127,13 @@ export function payoutRunRoutes(
       rawBody: fileUpload,
       idempotent: true,
       query: z.object({ fileName: z.string().min(1).max(200).default('upload.csv'), sheet: sheetQuery }),
-      handler: async ({ body, query, principal, audit }) => ({
+      handler: async ({ body, query, principal, audit, create }) => ({
         body: await uploadPayoutRun(deps, {
           file: body as ReadPayoutFile,
           fileName: query.fileName,
           principal,
           audit,
+          create,
         }),
       }),
     }),

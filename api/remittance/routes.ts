@@ -212,8 +212,8 @@ export function remittanceRoutes(deps: RemittanceDeps): AnyRoute[] {
       audit: { action: 'remittance.create', target: 'remittance' },
       body: newRemittanceBody,
       idempotent: 'required',
-      handler: async ({ body, principal }) => ({
-        body: await createRemittance(deps, { request: body as NewRemittanceRequest, principal }),
+      handler: async ({ body, principal, create }) => ({
+        body: await createRemittance(deps, { request: body as NewRemittanceRequest, principal, create }),
       }),
     }),
     defineRoute({

@@ -131,8 +131,8 @@ export function subscriptionRoutes(deps: SubscriptionDeps): AnyRoute[] {
       audit: { action: 'subscription.create', target: 'subscription' },
       idempotent: true,
       body: createBody,
-      handler: async ({ body, principal }) => ({
-        body: await createSubscription(deps, { ...body, principal }),
+      handler: async ({ body, principal, create }) => ({
+        body: await createSubscription(deps, { ...body, principal, create }),
       }),
     }),
     defineRoute({

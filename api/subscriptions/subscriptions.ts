@@ -24,6 +24,8 @@ import {
 import { payrunCustomer, payrunKind, payrunOrderId } from '../../workflows/search-attributes';
 import type { Principal } from '../auth/roles';
 import { ApiError, conflict, notFound } from '../http/errors';
+import type { CreateRequest } from '../http/idempotency';
+import { isOwnInterruptedRecord, startOnce } from '../http/resumable';
 import type { SubscriptionSettings } from './settings';
 import type { CustomerKeyOf } from '../../platform/customer-key';
 import { startWorkflow } from '../workflow-starts';
@@ -55,7 +57,7 @@ export interface NewSubscriptionRequest {
 
 export async function createSubscription(
   deps: SubscriptionDeps,
-  input: NewSubscriptionRequest & { principal: Principal },
+  input: NewSubscriptionRequest & { principal: Principal; create?: CreateRequest },
 ) {
   const { db, temporal, settings } = deps;
   const info = input.subscriptionInfo;
@@ -78,7 +80,14 @@ export async function createSubscription(
     created_by_key: input.principal.keyId,
     created_by: input.principal.name,
   });
-  if (!inserted)
+  if (
+    !inserted &&
+    !isOwnInterruptedRecord(
+      input.create,
+      await getSubscription(db, input.subscriptionId),
+      input.principal.keyId,
+    )
+  )
     throw conflict('subscription_exists', `Subscription ${input.subscriptionId} already exists.`);
   const workflowInput: SubscriptionInput = {
     subscriptionId: input.subscriptionId,
@@ -90,18 +99,20 @@ export async function createSubscription(
     ...(info.expiryDate ? { expiryDate: info.expiryDate } : {}),
     timing: settings.timing,
   };
-  await startWorkflow(temporal, 'subscription', {
-    taskQueue: settings.taskQueue,
-    workflowId,
-    args: [workflowInput],
-    workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
-    staticSummary: `Subscription ${input.subscriptionId}: ${info.type} ${info.recurringAmount} VND ${info.frequency}`,
-    typedSearchAttributes: [
-      { key: payrunKind, value: 'subscription' },
-      { key: payrunOrderId, value: input.subscriptionId },
-      { key: payrunCustomer, value: deps.customerKeyOf(input.partnerClientId) },
-    ],
-  });
+  await startOnce(() =>
+    startWorkflow(temporal, 'subscription', {
+      taskQueue: settings.taskQueue,
+      workflowId,
+      args: [workflowInput],
+      workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+      staticSummary: `Subscription ${input.subscriptionId}: ${info.type} ${info.recurringAmount} VND ${info.frequency}`,
+      typedSearchAttributes: [
+        { key: payrunKind, value: 'subscription' },
+        { key: payrunOrderId, value: input.subscriptionId },
+        { key: payrunCustomer, value: deps.customerKeyOf(input.partnerClientId) },
+      ],
+    }),
+  );
   // The workflow asks the gateway for the customer's links; answer with them once they are recorded.
   const deadline = Date.now() + (settings.linksWaitMs ?? 15_000);
   for (;;) {

@@ -126,7 +126,7 @@ export function tokenRoutes(deps: TokenDeps): AnyRoute[] {
       audit: { action: 'binding.create', target: 'binding' },
       idempotent: true,
       body: bindingBody,
-      handler: async ({ body, principal }) => ({
+      handler: async ({ body, principal, create }) => ({
         body: await startBinding(deps, {
           kind: body.kind,
           partnerClientId: body.partnerClientId,
@@ -137,6 +137,7 @@ export function tokenRoutes(deps: TokenDeps): AnyRoute[] {
           ) as Record<string, string>,
           redirectUrl: body.redirectUrl,
           principal,
+          create,
         }),
       }),
     }),
@@ -180,8 +181,8 @@ export function tokenRoutes(deps: TokenDeps): AnyRoute[] {
       audit: { action: 'token_payment.create', target: 'token_payment' },
       idempotent: true,
       body: paymentBody,
-      handler: async ({ body, principal }) => ({
-        body: await createTokenPayment(deps, { ...body, principal }),
+      handler: async ({ body, principal, create }) => ({
+        body: await createTokenPayment(deps, { ...body, principal, create }),
       }),
     }),
     defineRoute({

@@ -7,8 +7,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { createApiKey } from '../../db/api-keys';
 import { createDb } from '../../db/knex';
-import type { LedgerEntry } from '../../sandbox/ledger';
 import { startClusterOnFreePorts } from '../cluster/cluster';
+import { sandboxAdminClient } from '../cluster/sandbox-admin';
 import { BENCH_SANDBOX_TIMING, type BenchStack } from './harness';
 
 export async function startClusterBenchStack(
@@ -27,22 +27,11 @@ export async function startClusterBenchStack(
     },
   });
   const db = createDb(cluster.urls.database, { poolMax: 20 });
-  const admin = async (method: string, route: string, body?: unknown) => {
-    const response = await fetch(`${cluster.urls.sandbox}/__sandbox${route}`, {
-      method,
-      headers: { 'content-type': 'application/json' },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    if (!response.ok) throw new Error(`sandbox ${method} ${route}: ${response.status}`);
-    return response.json() as Promise<unknown>;
-  };
+  const admin = sandboxAdminClient(cluster.urls.sandbox);
   return {
     shape: 'cluster',
     db,
-    gateway: {
-      ledger: async () => (await admin('GET', '/ledger')) as LedgerEntry[],
-      setAutoApprove: async (enabled) => void (await admin('PUT', '/auto-approve', { enabled })),
-    },
+    gateway: { ledger: admin.ledger, setAutoApprove: admin.setAutoApprove },
     apiUrl: cluster.urls.api,
     makerKey: (await createApiKey(db, 'bench-maker', ['payouts-maker'])).key,
     approverKey: (await createApiKey(db, 'bench-approver', ['payouts-approver'])).key,

@@ -44,6 +44,8 @@ export interface ClusterEnvironmentInput {
    */
   apiSettings: ApiTunables;
   metricsPort: (workerIndex: number) => number;
+  /** Rehearsals only (docker-compose never sets it): webhooks to a receiver on this machine. */
+  loopbackWebhooks?: boolean;
 }
 
 export interface ClusterEnvironment {
@@ -68,6 +70,8 @@ export function clusterEnvironment(input: ClusterEnvironmentInput): ClusterEnvir
     GATEWAY_SECRET_KEY: input.gateway.secretKey,
     GATEWAY_PUBLIC_KEY: input.gateway.publicKey,
     PUBLIC_BASE_URL: input.publicBaseUrl,
+    // The API checks an endpoint's URL when it is registered, the workers again before each delivery.
+    ...(input.loopbackWebhooks ? { WEBHOOK_ALLOW_LOOPBACK_HTTP: 'true' } : {}),
   };
   const uiOrigin = new URL(input.uiUrl).origin;
   return {
