@@ -8,6 +8,7 @@ import {
   allHandlersFinished,
   condition,
   continueAsNew,
+  patched,
   setHandler,
   workflowInfo,
 } from '@temporalio/workflow';
@@ -183,9 +184,15 @@ async function billSubscription(input: SubscriptionInput): Promise<SubscriptionV
   );
   setHandler(
     cycleAmountUpdate,
-    ({ amount, cycle }) => {
+    async ({ amount, cycle }) => {
       const target = cycle ?? state.nextCycle;
       state.reportedAmounts[String(target)] = amount;
+      // The record shows the amount of the next charge (the console and the API read it there).
+      if (patched('record-reported-amounts'))
+        await records.recordSubscription({
+          subscriptionId: id,
+          reportedAmounts: { ...state.reportedAmounts },
+        });
       return { cycle: target, amount };
     },
     {

@@ -295,6 +295,8 @@ export const VI = {
   'not yet': 'chưa có',
   'Record created': 'Tạo bản ghi',
   'Amount per cycle': 'Số tiền mỗi kỳ',
+  'Amount of the next charge': 'Số tiền kỳ thu tiếp theo',
+  'not reported: the cycle is skipped': 'chưa báo: kỳ này được bỏ qua',
   'Next charge date': 'Ngày thu tiếp theo',
   'Failed charges in a row': 'Số lần thu thất bại liên tiếp',
   Expires: 'Hết hạn',

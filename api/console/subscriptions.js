@@ -55,6 +55,16 @@ export const subscriptions = {
     [t('Customer'), view.partnerClientId],
     [t('Plan'), `${view.name ?? '—'} (${label(view.type)}, ${label(view.frequency)})`],
     [t('Amount per cycle'), vnd(view.recurringAmount)],
+    [
+      t('Amount of the next charge'),
+      h(
+        'span',
+        { id: 'next-charge-amount' },
+        view.nextChargeAmount === null || view.nextChargeAmount === undefined
+          ? t('not reported: the cycle is skipped')
+          : vnd(view.nextChargeAmount),
+      ),
+    ],
     [t('Next charge date'), h('span', { id: 'next-charge' }, dateOnly(view.nextPaymentDate))],
     [t('Failed charges in a row'), count(view.failures)],
     [t('Expires'), view.expiryDate ? dateOnly(view.expiryDate) : null],

@@ -136,6 +136,12 @@ function summary(row: SubscriptionRow) {
     anchorDate: row.anchor_date,
     nextCycle: row.next_cycle,
     nextPaymentDate: row.next_payment_date ?? row.requested_next_payment_date,
+    /** What the next charge takes: FIXED, its recurringAmount; VARIABLE, the amount reported for the
+     * next cycle, or null (none reported: the cycle is skipped). */
+    nextChargeAmount:
+      row.type === 'FIXED'
+        ? Number(row.recurring_amount)
+        : (row.reported_amounts?.[String(row.next_cycle ?? 1)] ?? null),
     expiryDate: row.expiry_date,
     failures: row.failures,
     userAlias: row.user_alias,
