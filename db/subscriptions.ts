@@ -152,7 +152,7 @@ export async function updateSubscription(
     { subscription_id: subscriptionId },
     {
       ...columns,
-      // jsonb as text: the pg driver would send a plain object as a record.
+      // jsonb written as JSON text, as the other jsonb columns are.
       ...(reported_amounts !== undefined ? { reported_amounts: JSON.stringify(reported_amounts) } : {}),
       updated_at: db.fn.now(),
     },

@@ -367,7 +367,8 @@ export const VI = {
   'Terminal serial number': 'Số serial máy POS',
   'Settle a card terminal': 'Kết toán máy POS',
   Settle: 'Kết toán',
-  'Terminal settled.': 'Đã kết toán máy POS.',
+  'Terminal settled: {count} card payments, no longer refundable through payrun.':
+    'Đã kết toán máy POS: {count} giao dịch thẻ không còn hoàn tiền được qua payrun.',
   Disbursement: 'Chi trả đơn lẻ',
   'Single payouts to one wallet or bank account, paid at once.':
     'Chi trả ngay một khoản cho một ví hoặc tài khoản ngân hàng.',

@@ -557,7 +557,9 @@ for (const language of ['vi', 'en'] as const) {
       await page.locator('#settle-store').fill(storeId);
       await page.locator('#settle-serial').fill(serialNumber);
       await page.locator('#settle-terminal').click();
-      await poll(() => text('#action-outcome')).toBe(tr('Terminal settled.'));
+      await poll(() => text('#action-outcome')).toBe(
+        tr('Terminal settled: {count} card payments, no longer refundable through payrun.', { count: 1 }),
+      );
       await shot(page, 'terminal-settled');
       // The gateway recorded one settlement of this terminal, of this payment's amount.
       const settlements = sandbox.admin

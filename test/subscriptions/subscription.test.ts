@@ -86,6 +86,7 @@ describe('subscriptions', () => {
       [2, 0, 'skipped'],
     ]);
     expect(ledgerOf(subscriptionId).map((entry) => entry.amount)).toEqual([42_000]);
+    await captureHistory(t.env.client, done.workflowId, 'variable-amount-reported');
   });
 
   it('insufficient funds twice → paused with the reason; reactivated by the customer → billing resumes', async () => {
