@@ -8,6 +8,7 @@ import {
   allHandlersFinished,
   condition,
   continueAsNew,
+  patched,
   setHandler,
   workflowInfo,
 } from '@temporalio/workflow';
@@ -181,11 +182,27 @@ async function billSubscription(input: SubscriptionInput): Promise<SubscriptionV
       },
     },
   );
+  // One write of the reported amounts at a time, each taking the amounts as they are when it starts: two
+  // updates in quick succession would otherwise race at the database and could leave the older amount.
+  let recordingAmounts = false;
   setHandler(
     cycleAmountUpdate,
-    ({ amount, cycle }) => {
+    async ({ amount, cycle }) => {
       const target = cycle ?? state.nextCycle;
       state.reportedAmounts[String(target)] = amount;
+      // The record shows the amount of the next charge (the console and the API read it there).
+      if (patched('record-reported-amounts')) {
+        await condition(() => !recordingAmounts);
+        recordingAmounts = true;
+        try {
+          await records.recordSubscription({
+            subscriptionId: id,
+            reportedAmounts: { ...state.reportedAmounts },
+          });
+        } finally {
+          recordingAmounts = false;
+        }
+      }
       return { cycle: target, amount };
     },
     {

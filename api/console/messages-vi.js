@@ -295,6 +295,8 @@ export const VI = {
   'not yet': 'chưa có',
   'Record created': 'Tạo bản ghi',
   'Amount per cycle': 'Số tiền mỗi kỳ',
+  'Amount of the next charge': 'Số tiền kỳ thu tiếp theo',
+  'not reported: the cycle is skipped': 'chưa báo: kỳ này được bỏ qua',
   'Next charge date': 'Ngày thu tiếp theo',
   'Failed charges in a row': 'Số lần thu thất bại liên tiếp',
   Expires: 'Hết hạn',
@@ -365,7 +367,8 @@ export const VI = {
   'Terminal serial number': 'Số serial máy POS',
   'Settle a card terminal': 'Kết toán máy POS',
   Settle: 'Kết toán',
-  'Terminal settled.': 'Đã kết toán máy POS.',
+  'Terminal settled: {count} card payments, no longer refundable through payrun.':
+    'Đã kết toán máy POS: {count} giao dịch thẻ không còn hoàn tiền được qua payrun.',
   Disbursement: 'Chi trả đơn lẻ',
   'Single payouts to one wallet or bank account, paid at once.':
     'Chi trả ngay một khoản cho một ví hoặc tài khoản ngân hàng.',

@@ -150,7 +150,8 @@ export function subscriptionRoutes(deps: SubscriptionDeps): AnyRoute[] {
     defineRoute({
       method: 'get',
       path: '/v1/subscriptions/:subscriptionId',
-      summary: 'A subscription with every charge (cycle, date, amount, result code, transId).',
+      summary:
+        'A subscription with the amount of its next charge (nextChargeAmount: null when a VARIABLE cycle has none reported, or billing has ended) and every charge (cycle, date, amount, result code, transId).',
       tag: 'subscriptions',
       access: { roles: READERS },
       params,

@@ -15,6 +15,7 @@ import type { Frequency } from '../../workflows/billing-calendar';
 import {
   cancelUpdate,
   cycleAmountUpdate,
+  FINAL_SUBSCRIPTION_STATUSES,
   pauseUpdate,
   reactivateUpdate,
   subscriptionWorkflowId,
@@ -130,6 +131,16 @@ export async function createSubscription(
   }
 }
 
+/**
+ * What the next charge takes: FIXED, its recurringAmount; VARIABLE, the amount reported for the next
+ * cycle, or null when none is (the cycle will be skipped). Null too once billing has ended.
+ */
+function nextChargeAmount(row: SubscriptionRow): number | null {
+  if (FINAL_SUBSCRIPTION_STATUSES.includes(row.status)) return null;
+  if (row.type === 'FIXED') return Number(row.recurring_amount);
+  return row.reported_amounts[String(row.next_cycle ?? 1)] ?? null;
+}
+
 function summary(row: SubscriptionRow) {
   return {
     subscriptionId: row.subscription_id,
@@ -147,6 +158,7 @@ function summary(row: SubscriptionRow) {
     anchorDate: row.anchor_date,
     nextCycle: row.next_cycle,
     nextPaymentDate: row.next_payment_date ?? row.requested_next_payment_date,
+    nextChargeAmount: nextChargeAmount(row),
     expiryDate: row.expiry_date,
     failures: row.failures,
     userAlias: row.user_alias,
