@@ -13,6 +13,8 @@ export interface Evidence {
   ledger: LedgerEntry[];
   ipnLog: IpnLogEntry[];
   openWorkflows: Array<{ workflowId: string; type: string }>;
+  /** The status of each open workflow's record, by workflow id, where one says why it stays open. */
+  recordStatus: Map<string, string>;
 }
 
 export async function collectEvidence(
@@ -69,5 +71,14 @@ export async function collectEvidence(
     ledger: await sandbox.ledger(),
     ipnLog: await sandbox.ipnLog(),
     openWorkflows,
+    recordStatus: new Map<string, string>([
+      ...records.subscriptions.map((row): [string, string] => [
+        `subscription/${String(row.subscription_id)}`,
+        String(row.status),
+      ]),
+      ...(await db('webhook_endpoints').select('workflow_id', 'status')).map(
+        (row: { workflow_id: string; status: string }): [string, string] => [row.workflow_id, row.status],
+      ),
+    ]),
   };
 }

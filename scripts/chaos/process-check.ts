@@ -20,6 +20,7 @@ const DOCUMENTED_WAITS: Record<string, Record<string, string>> = {
     paused: 'subscription: paused, waits for reactivation, cancel or expiry',
     retrying: 'subscription: waits for its one retry',
   },
+  webhookEndpoint: { active: 'webhook endpoint: delivers events until it is deleted (docs/events.md)' },
 };
 
 export function checkProcesses(workload: Workload, evidence: Evidence): ProcessCheck {
@@ -53,9 +54,7 @@ export function checkProcesses(workload: Workload, evidence: Evidence): ProcessC
     if (!created.has(intent.subscriptionId))
       subscriptions.other.push(`${intent.subscriptionId}: not created`);
 
-  const statusOf = new Map<string, string>(
-    records.subscriptions.map((row) => [`subscription/${str(row.subscription_id)}`, str(row.status)]),
-  );
+  const statusOf = evidence.recordStatus;
   const workflows = {
     open: evidence.openWorkflows.length,
     documented: {} as Record<string, number>,

@@ -4,7 +4,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { LedgerEntry } from '../../sandbox/ledger';
+import type { Evidence } from '../../scripts/chaos/evidence';
 import { checkMoney, type Records } from '../../scripts/chaos/ledger-check';
+import { checkProcesses } from '../../scripts/chaos/process-check';
 import { faultPlan } from '../../scripts/chaos/schedule';
 import { FULL, SMALL } from '../../scripts/chaos/sizes';
 import type { Workload } from '../../scripts/chaos/workload';
@@ -133,5 +135,64 @@ describe('money check', () => {
       ]),
     );
     expect(check.recordDisagreesWithLedger).toContain('payout p-1: payrun SUCCEEDED, gateway none');
+  });
+});
+
+describe('process check', () => {
+  const workload = {
+    payouts: { runs: [], failures: [] },
+    subscriptions: { subscriptions: [{ subscriptionId: 's-1', poor: false, amount: 50_050 }], failures: [] },
+    tokenPayments: { payments: [], failures: [] },
+    disbursements: { disbursements: [], failures: [] },
+    remittances: { remittances: [], failures: [] },
+    payments: { payments: [], failures: [] },
+  } satisfies Workload;
+  const evidence = (openWorkflows: Evidence['openWorkflows'], recordStatus: Array<[string, string]>) =>
+    ({
+      records: {
+        runs: [],
+        batches: [],
+        items: [],
+        subscriptions: [{ subscription_id: 's-1', status: 'active' }],
+        charges: [{ subscription_id: 's-1', order_id: 's-1-c1', cycle: 1, status: 'succeeded' }],
+        tokenPayments: [],
+        disbursements: [],
+        remittances: [],
+        payments: [],
+        refunds: [],
+      },
+      storedNotifications: [],
+      ledger: [],
+      ipnLog: [],
+      openWorkflows,
+      recordStatus: new Map(recordStatus),
+    }) satisfies Evidence;
+
+  it('accepts an open workflow only for a reason its record gives: a live subscription, an active endpoint', () => {
+    const check = checkProcesses(
+      workload,
+      evidence(
+        [
+          { workflowId: 'subscription/s-1', type: 'subscription' },
+          { workflowId: 'webhook-endpoint/we_1', type: 'webhookEndpoint' },
+          { workflowId: 'webhook-endpoint/we_2', type: 'webhookEndpoint' },
+          { workflowId: 'payment/pay-1', type: 'payment' },
+        ],
+        [
+          ['subscription/s-1', 'active'],
+          ['webhook-endpoint/we_1', 'active'],
+          ['webhook-endpoint/we_2', 'deleted'],
+        ],
+      ),
+    );
+    expect(check.subscriptions.chargedOnce).toBe(1);
+    expect(check.workflows.documented).toEqual({
+      'subscription: waits for its next cycle': 1,
+      'webhook endpoint: delivers events until it is deleted (docs/events.md)': 1,
+    });
+    expect(check.workflows.undocumented).toEqual([
+      'webhook-endpoint/we_2 (webhookEndpoint, record deleted)',
+      'payment/pay-1 (payment, record not read)',
+    ]);
   });
 });
