@@ -54,8 +54,12 @@ const CHAOS_API_SETTINGS = {
   PAYOUT_GATEWAY_ATTEMPT_SECONDS: 30,
 };
 
-/** How long, after everything settled, the webhook witness waits for the last deliveries. */
-const WEBHOOK_DRAIN_MS = 180_000;
+/**
+ * How long, after everything settled, the webhook witness waits for the last deliveries: a refused or
+ * unanswered attempt is retried after 10 s, doubling, so a few in a row (the harness itself is busiest
+ * while it reads the evidence) take minutes. Usually all is delivered within 2–3 minutes.
+ */
+const WEBHOOK_DRAIN_MS = 600_000;
 
 /** Clusters of runs in progress, so that Ctrl-C stops them instead of leaving their processes behind. */
 const running = new Set<Cluster>();

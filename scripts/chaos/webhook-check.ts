@@ -16,7 +16,7 @@ export interface WebhookCheck {
   /** Events payrun recorded while the endpoint existed: each must be delivered. */
   recorded: number;
   delivered: number;
-  /** Recorded but never accepted by the receiver: must be 0. */
+  /** Recorded but never accepted by the receiver (must be none): each event id with its delivery attempts. */
   lost: string[];
   /** Requests past the first accepted copy of an event (at-least-once delivery). */
   extraCopies: number;
@@ -99,10 +99,13 @@ export async function startWebhookWitness(random: Random): Promise<WebhookWitnes
         await new Promise((resolve) => setTimeout(resolve, 1000));
         recorded = await recordedIds();
       }
+      const lost = await Promise.all(
+        recorded.filter((id) => !accepted.has(id)).map((id) => describeAttempts(db, endpointId!, id)),
+      );
       return {
         recorded: recorded.length,
-        delivered: recorded.filter((id) => accepted.has(id)).length,
-        lost: recorded.filter((id) => !accepted.has(id)),
+        delivered: recorded.length - lost.length,
+        lost,
         extraCopies,
         refusedOnPurpose,
         badSignatures,
@@ -111,4 +114,21 @@ export async function startWebhookWitness(random: Random): Promise<WebhookWitnes
     },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
+}
+
+/** An undelivered event with what payrun's delivery log says of it, so a report tells late from lost. */
+async function describeAttempts(db: Db, endpointId: string, eventId: string): Promise<string> {
+  const attempts: Array<{
+    attempt: number;
+    status_code: number | null;
+    error: string | null;
+    attempted_at: Date;
+  }> = await db('webhook_deliveries')
+    .where({ endpoint_id: endpointId, event_id: eventId })
+    .orderBy('delivery_id')
+    .select('attempt', 'status_code', 'error', 'attempted_at');
+  const last = attempts.at(-1);
+  return last
+    ? `${eventId}: ${attempts.length} attempts, the last at ${last.attempted_at.toISOString()} (${last.status_code ?? last.error ?? 'no answer'})`
+    : `${eventId}: never attempted`;
 }
