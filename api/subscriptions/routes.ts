@@ -4,7 +4,7 @@ import { beyondSchema } from '../http/errors';
 import { ORDER_ID_PATTERN } from '../../gateway/operations/shared';
 import { ipnPaths } from '../../platform/ipn-paths';
 import { SUBSCRIPTION_FREQUENCIES, SUBSCRIPTION_MIN_AMOUNT } from '../../gateway/limits';
-import { isCalendarDate } from '../../workflows/billing-calendar';
+import { calendarDay } from '../http/dates';
 import {
   authorizationSignal,
   chargeResultSignal,
@@ -26,7 +26,7 @@ import {
 const WRITERS = ['billing'] as const;
 const READERS = ['viewer', 'billing'] as const;
 
-const date = z.string().refine(isCalendarDate, 'a real date written YYYY-MM-DD').meta({ format: 'date' });
+const date = calendarDay('a real date written YYYY-MM-DD');
 const subscriptionId = z
   .string()
   .min(1)
