@@ -481,6 +481,7 @@ export const VI_ERRORS = {
   idempotency_key_required:
     'Yêu cầu này chuyển tiền nên cần tiêu đề Idempotency-Key, để gửi lại không trả tiền hai lần.',
   method_not_allowed: 'Địa chỉ này không nhận phương thức HTTP đó.',
+  own_key: 'Một khóa không thể tự thu hồi: hãy thu hồi bằng khóa quản trị khác.',
   missing_body: 'Yêu cầu không kèm file: hãy gửi file chi trả (CSV hoặc .xlsx).',
   payment_exists: 'Mã thanh toán này đã tồn tại.',
   method_deleted: 'Phương thức đã bị xóa; không dùng được nữa.',
