@@ -33,12 +33,22 @@ def payout_csv(draw: st.DrawFn) -> str:
     return "\r\n".join(lines) + "\r\n"
 
 
+# Named functions, not lambdas: hypothesis describes a lambda by parsing its source, which CPython 3.11
+# cannot do from two threads at once (`--workers 2` failed with "AST constructor recursion depth mismatch").
+def utf8(text: str) -> bytes:
+    return text.encode("utf-8")
+
+
+def zip_signature_then(data: bytes) -> bytes:
+    return b"PK\x03\x04" + data
+
+
 # Any non-empty text is a file to read (an empty body is a request without its file, 400).
-text_file = st.one_of(payout_csv(), st.text(min_size=1)).map(lambda text: text.encode("utf-8"))
+text_file = st.one_of(payout_csv(), st.text(min_size=1)).map(utf8)
 # A workbook upload may carry any bytes: CSV text, something that starts like a zip but is no workbook, or noise.
 binary_file = st.one_of(
     text_file,
-    st.binary(max_size=200).map(lambda data: b"PK\x03\x04" + data),
+    st.binary(max_size=200).map(zip_signature_then),
     st.binary(min_size=1, max_size=200),
 )
 
