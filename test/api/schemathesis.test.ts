@@ -11,7 +11,9 @@ import { afterAll, describe, expect, it } from 'vitest';
 
 const EXAMPLES = process.env.PAYRUN_SCHEMATHESIS_EXAMPLES ?? '3';
 const SEED = process.env.PAYRUN_SCHEMATHESIS_SEED ?? '1';
-const WORKERS = process.env.PAYRUN_SCHEMATHESIS_WORKERS ?? '2';
+// One worker: with two, schemathesis 4.32.5 (hypothesis describing lambdas from two threads) ends a run
+// with an internal error now and then.
+const WORKERS = process.env.PAYRUN_SCHEMATHESIS_WORKERS ?? '1';
 // The first run on a machine installs schemathesis (about a minute) before a run of about two.
 const LIMIT_MS = 10 * 60_000;
 
