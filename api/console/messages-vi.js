@@ -486,6 +486,7 @@ export const VI_ERRORS = {
   method_not_allowed: 'Địa chỉ này không nhận phương thức HTTP đó.',
   workflow_not_started:
     'Đã ghi nhận yêu cầu nhưng chưa khởi chạy được quy trình (Temporal không sẵn sàng); hãy gửi lại đúng yêu cầu với cùng Idempotency-Key.',
+  own_key: 'Một khóa không thể tự thu hồi: hãy thu hồi bằng khóa quản trị khác.',
   missing_body: 'Yêu cầu không kèm file: hãy gửi file chi trả (CSV hoặc .xlsx).',
   payment_exists: 'Mã thanh toán này đã tồn tại.',
   method_deleted: 'Phương thức đã bị xóa; không dùng được nữa.',

@@ -56,7 +56,8 @@ export interface RouteSpec<
    * comparisons.
    */
   rawBody?: {
-    contentType: string;
+    /** What a client may send, for the OpenAPI document (the route reads the bytes whatever it is told). */
+    contentTypes: readonly string[];
     limit: string;
     read?(req: Request, query: unknown): Promise<{ body: unknown; fingerprint: string }>;
   };

@@ -50,7 +50,7 @@ export function payoutRunRoutes(
   // The bytes decide the format (an .xlsx is a zip), whatever Content-Type the client sends. The file
   // is parsed in an upload worker thread as it arrives, never buffered whole.
   const fileUpload = {
-    contentType: `text/csv or ${XLSX_TYPE}`,
+    contentTypes: ['text/csv', XLSX_TYPE],
     limit: upload.limit,
     read: async (req: Request, query: unknown) => {
       // No body at all is a request without its file, not an empty file: 400, before any parser starts.
