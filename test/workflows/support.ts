@@ -12,7 +12,7 @@ import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Worker } from '@temporalio/worker';
 import type { WorkflowHandle } from '@temporalio/client';
-import { WorkflowFailedError } from '@temporalio/client';
+import { WorkflowFailedError, WorkflowUpdateFailedError } from '@temporalio/client';
 import type { Workflow } from '@temporalio/common';
 import { createActivities, type Activities } from '../../activities';
 import { asActivityFailure } from '../../activities/gateway-calls';
@@ -74,14 +74,16 @@ export function losingFirst<A extends unknown[], R>(
   };
 }
 
-/** Answers in turn, the last one repeated: `inTurn(pending, pending, paid)`. */
-export function inTurn<A extends unknown[], R>(...answers: Array<R | ((...args: A) => R)>) {
+/** What activity `N` answers. */
+export type AnswerOf<N extends ActivityName> = Awaited<ReturnType<Activities[N]>>;
+
+/**
+ * Answers in turn, the last one repeated: `inTurn(pending, pending, paid)`. Answers of different
+ * shapes name their type: `inTurn<AnswerOf<'createBatch'>>(short, accepted)`.
+ */
+export function inTurn<R>(...answers: R[]): () => Promise<R> {
   let next = 0;
-  return async (...args: A): Promise<Awaited<R>> => {
-    const answer = answers[Math.min(next, answers.length - 1)];
-    next += 1;
-    return (typeof answer === 'function' ? (answer as (...a: A) => R)(...args) : answer) as Awaited<R>;
-  };
+  return async () => answers[Math.min(next++, answers.length - 1)]!;
 }
 
 /** A promise the test resolves: an activity that takes as long as the test says. */
@@ -94,6 +96,18 @@ export function gate<T = void>() {
 }
 
 export const ok = async () => undefined;
+
+/** The typed failure an update (or a validator) refused with: its type says why. */
+export async function refusal(update: Promise<unknown>): Promise<ApplicationFailure> {
+  const error = await update.then(
+    () => undefined,
+    (failure: unknown) => failure,
+  );
+  expect(error, 'the update was expected to be refused').toBeInstanceOf(WorkflowUpdateFailedError);
+  const cause = (error as WorkflowUpdateFailedError).cause;
+  expect(cause).toBeInstanceOf(ApplicationFailure);
+  return cause as ApplicationFailure;
+}
 
 // ---- one started workflow
 
@@ -145,6 +159,18 @@ export class Run<W extends Workflow> {
       const calls = this.calls(name);
       if (calls.length < count) throw new Error(`${name} called ${calls.length} of ${count} times`);
       return calls[count - 1]!;
+    });
+  }
+
+  /**
+   * Waits until the workflow is blocked (no activity out, no workflow task to run): whatever it was
+   * going to do on its own, it has done. For "nothing more happens until …" assertions.
+   */
+  async blocked(): Promise<void> {
+    await eventually(async () => {
+      const { raw } = await this.handle.describe();
+      expect(raw.pendingActivities ?? []).toEqual([]);
+      expect(raw.pendingWorkflowTask ?? undefined).toBeUndefined();
     });
   }
 
@@ -243,5 +269,7 @@ export function useWorkflowHarness() {
 
     /** Moves workflow time on (timers fire) without waiting for a result. */
     skip: (ms: number) => env.sleep(ms),
+    /** The server's clock: earlier tests have skipped it ahead of the wall clock. */
+    now: () => env.currentTimeMs(),
   };
 }
