@@ -174,6 +174,17 @@ export class Run<W extends Workflow> {
     });
   }
 
+  /** The kinds of the workflow's history events, in order (`timerFired`, `activityTaskCompleted`, …). */
+  async events(): Promise<string[]> {
+    const { events } = await this.handle.fetchHistory();
+    return (events ?? []).map((event) => {
+      const kind = Object.keys(event).find(
+        (key) => key.endsWith('EventAttributes') && (event as Record<string, unknown>)[key],
+      );
+      return kind?.replace(/EventAttributes$/, '') ?? 'unknown';
+    });
+  }
+
   /** Workflow time between the first attempts of two calls (`from` may be an index into calls()). */
   gap(from: Call, to: Call): number {
     return to.scheduledAt - from.scheduledAt;
