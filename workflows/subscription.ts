@@ -6,6 +6,7 @@
  */
 import {
   allHandlersFinished,
+  ApplicationFailure,
   condition,
   continueAsNew,
   patched,
@@ -15,7 +16,7 @@ import {
 import { gatewayOf, recordsOf } from './activity-profiles';
 import type { SubscriptionActivities } from '../activities/subscriptions';
 import { inRange, SUBSCRIPTION_MIN_AMOUNT } from '../gateway/limits';
-import { codeOf, isPending, outcomeOf, type ResultOutcome } from '../gateway/result-codes';
+import { codeOf, isPending, isUndecided, outcomeOf, type ResultOutcome } from '../gateway/result-codes';
 import { cycleDate, dayOfGmt7, firstCycleOnOrAfter, instantOf, type BillingAnchor } from './billing-calendar';
 import { durationMs } from './durations';
 import {
@@ -28,6 +29,7 @@ import {
   pauseUpdate,
   reactivateUpdate,
   reactivationSignal,
+  SUBSCRIPTION_REFUSED,
   subscriptionViewQuery,
   transition,
   type AuthorizationResult,
@@ -50,6 +52,9 @@ export async function subscription(input: SubscriptionInput): Promise<Subscripti
 /** Whether the gateway's answer is one of the outcomes the caller expects. */
 const answered = (answer: { resultCode: number }, ...expected: ResultOutcome[]) =>
   expected.includes(outcomeOf(answer.resultCode));
+/** api/query on the authorization order says nothing final yet: the customer may still authorize. */
+const stillAuthorizing = (answer: { resultCode: number }) =>
+  isUndecided(outcomeOf(answer.resultCode)) || answered(answer, 'not_found');
 
 async function billSubscription(input: SubscriptionInput): Promise<SubscriptionView> {
   const { timing, subscriptionId: id } = input;
@@ -124,8 +129,10 @@ async function billSubscription(input: SubscriptionInput): Promise<SubscriptionV
       busy = false;
     }
   };
+  // An ApplicationFailure fails the update and answers its caller; any other error thrown by an update
+  // handler would fail the workflow task instead, again on every retry, and the caller would never hear.
   const refuse = (message: string) => {
-    throw new Error(message);
+    throw ApplicationFailure.nonRetryable(message, SUBSCRIPTION_REFUSED);
   };
   setHandler(
     pauseUpdate,
@@ -234,7 +241,8 @@ async function billSubscription(input: SubscriptionInput): Promise<SubscriptionV
       if (await condition(() => authorization !== undefined, timing.authorizationIpnWait)) break;
       const checked = await gateway.checkSubscriptionAuthorization({ subscriptionId: id });
       checks += 1;
-      if (!answered(checked, 'pending', 'not_found')) {
+      // Not an answer yet: still processing (7000/7002), the customer has not acted (1000), not found.
+      if (!stillAuthorizing(checked)) {
         authorization = {
           resultCode: checked.resultCode,
           message: checked.message,
@@ -417,7 +425,11 @@ async function billSubscription(input: SubscriptionInput): Promise<SubscriptionV
             Date.now() + durationMs(timing.insufficientFundsRetryDelay),
             () => state.status === 'retrying',
           );
-          if (state.status !== 'retrying' || expired()) return;
+          if (state.status !== 'retrying') return;
+          // The retry would fall on or after the expiry date: the subscription ends here (a
+          // subscription left retrying would make the billing loop spin without waiting).
+          if (expired())
+            return move('expired', `Expired on ${input.expiryDate} before the retry of cycle ${cycle}`);
           continue;
         }
         await move(

@@ -33,6 +33,8 @@ export interface Call {
   attempt: number;
   /** Workflow time (server clock, skipped by the test server) when this attempt was scheduled. */
   scheduledAt: number;
+  /** The workflow run that asked (continue-as-new starts another). */
+  runId: string;
 }
 
 /** Every activity name the worker registers: the factory's keys (nothing runs until called). */
@@ -86,13 +88,24 @@ export function inTurn<R>(...answers: R[]): () => Promise<R> {
   return async () => answers[Math.min(next++, answers.length - 1)]!;
 }
 
+/** Gates not opened yet: opened after each test, so a failed test leaves no activity hanging. */
+const closedGates = new Set<() => void>();
+
 /** A promise the test resolves: an activity that takes as long as the test says. */
 export function gate<T = void>() {
   let open!: (value: T) => void;
   const opened = new Promise<T>((resolve) => {
     open = resolve;
   });
-  return { opened, open };
+  const openNow = () => open(undefined as T);
+  closedGates.add(openNow);
+  return {
+    opened,
+    open: (value: T) => {
+      closedGates.delete(openNow);
+      open(value);
+    },
+  };
 }
 
 export const ok = async () => undefined;
@@ -228,6 +241,7 @@ export function useWorkflowHarness() {
           input: args[0],
           attempt: info.attempt,
           scheduledAt: info.currentAttemptScheduledTimestampMs,
+          runId: info.workflowExecution?.runId ?? '',
         });
         const fake = route.fakes[name] as ((...a: unknown[]) => Promise<unknown>) | undefined;
         if (!fake)
@@ -247,6 +261,8 @@ export function useWorkflowHarness() {
   });
 
   afterEach(async () => {
+    for (const open of [...closedGates]) open();
+    closedGates.clear();
     for (const handle of started.splice(0)) {
       await handle.terminate('test over').catch(() => undefined);
     }
