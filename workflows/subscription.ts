@@ -52,9 +52,14 @@ export async function subscription(input: SubscriptionInput): Promise<Subscripti
 /** Whether the gateway's answer is one of the outcomes the caller expects. */
 const answered = (answer: { resultCode: number }, ...expected: ResultOutcome[]) =>
   expected.includes(outcomeOf(answer.resultCode));
-/** api/query on the authorization order says nothing final yet: the customer may still authorize. */
+/**
+ * api/query on the authorization order says nothing final yet: the customer may still authorize.
+ * Runs that queried before the patch took 7002 and 1000 for a refusal (not_authorized after one
+ * query); they replay that path.
+ */
 const stillAuthorizing = (answer: { resultCode: number }) =>
-  isUndecided(outcomeOf(answer.resultCode)) || answered(answer, 'not_found');
+  answered(answer, 'pending', 'not_found') ||
+  (isUndecided(outcomeOf(answer.resultCode)) && patched('subscription-authorization-undecided'));
 
 async function billSubscription(input: SubscriptionInput): Promise<SubscriptionView> {
   const { timing, subscriptionId: id } = input;
@@ -425,11 +430,7 @@ async function billSubscription(input: SubscriptionInput): Promise<SubscriptionV
             Date.now() + durationMs(timing.insufficientFundsRetryDelay),
             () => state.status === 'retrying',
           );
-          if (state.status !== 'retrying') return;
-          // The retry would fall on or after the expiry date: the subscription ends here (a
-          // subscription left retrying would make the billing loop spin without waiting).
-          if (expired())
-            return move('expired', `Expired on ${input.expiryDate} before the retry of cycle ${cycle}`);
+          if (state.status !== 'retrying' || expired()) return;
           continue;
         }
         await move(
@@ -462,6 +463,16 @@ async function billSubscription(input: SubscriptionInput): Promise<SubscriptionV
   let cyclesThisRun = 0;
   for (;;) {
     if (isFinal()) return view();
+    // Still retrying here: the expiry came before the retry of the cycle. Before the patch the loop
+    // spun without waiting (its workflow task failed, again on every retry), so no history goes on
+    // from here and stuck runs take this path at their next task.
+    if (state.status === 'retrying' && patched('subscription-expired-before-retry')) {
+      await move(
+        'expired',
+        `Expired on ${input.expiryDate} before the retry of cycle ${state.nextCycle - 1}`,
+      );
+      continue;
+    }
     if (state.status === 'paused') {
       await waitUntil(Number.POSITIVE_INFINITY, () => state.status === 'paused');
       if (state.status === 'paused') await move('expired', `Expired on ${input.expiryDate} while paused`);

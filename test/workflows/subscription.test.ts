@@ -362,6 +362,7 @@ describe('subscription: a cycle’s charge', () => {
     expect(await run.result()).toMatchObject({ status: 'expired' });
     expect(cycles(run)).toEqual([[1, 0]]);
     expect(statuses(run).slice(-2)).toEqual(['retrying', 'expired']);
+    expect(run.inputs('recordSubscription').at(-1)!.statusReason).toContain('before the retry of cycle 1');
   });
 
   it('insufficient funds twice: paused (the gateway paused it), then expired while paused', async () => {
@@ -587,16 +588,10 @@ describe('subscription: pause, cancel, reactivate', () => {
   });
 
   it('no answer to the reactivation before expiry: expired', async () => {
-    const t0 = Date.now();
     const { run } = await active({}, {}, 2);
-    console.log('DBG active', Date.now() - t0);
     await pause(run);
-    console.log('DBG paused', Date.now() - t0);
     await reactivate(run);
-    console.log('DBG reactivating', Date.now() - t0);
-    const r = await run.result();
-    console.log('DBG result', Date.now() - t0);
-    expect(r).toMatchObject({
+    expect(await run.result()).toMatchObject({
       status: 'expired',
       statusReason: expect.stringContaining('before the customer confirmed the reactivation'),
     });
