@@ -129,19 +129,33 @@ describe('a pending payout (7000/7002) waits for the notification', () => {
     expect(run.inputs('recordDisbursement')[1]).toMatchObject({ status: 'pending', resultCode: 7000 });
   });
 
-  it('no IPN within resultWait: needs_attention, never a guess', async () => {
+  it('no IPN within resultWait: asks the gateway; still pending, needs_attention, never a guess', async () => {
     const { run } = await disburse(bank, {
       payDisbursement: async () => ({
         outcome: 'pending' as const,
         resultCode: 7002,
         message: 'provider processing',
       }),
+      queryDisbursementResult: async () => ({ state: 'pending' as const }),
     });
     const result = await run.result();
     expect(result).toMatchObject({ status: 'needs_attention', resultCode: 7002 });
     const [pay] = run.calls('payDisbursement');
-    const last = run.calls('recordDisbursement').at(-1)!;
-    expect(run.gap(pay!, last)).toBeGreaterThanOrEqual(24 * 3600_000);
+    const [asked] = run.calls('queryDisbursementResult');
+    expect(run.gap(pay!, asked!)).toBeGreaterThanOrEqual(24 * 3600_000);
+    expect(run.calls('payDisbursement')).toHaveLength(1);
+  });
+
+  it('no IPN: the gateway’s answer to the query settles it', async () => {
+    const { run, disbursementId } = await disburse(bank, {
+      payDisbursement: async () => ({ outcome: 'pending' as const, resultCode: 7000, message: 'pending' }),
+      queryDisbursementResult: async () => ({
+        state: 'succeeded' as const,
+        notice: { resultCode: 0, message: 'paid', transId: 'tq' },
+      }),
+    });
+    expect(await run.result()).toMatchObject({ status: 'succeeded', resultCode: 0 });
+    expect(run.inputs('queryDisbursementResult')).toEqual([{ disbursementId }]);
     expect(run.calls('payDisbursement')).toHaveLength(1);
   });
 });
