@@ -6,6 +6,7 @@
  */
 import {
   allHandlersFinished,
+  ApplicationFailure,
   condition,
   continueAsNew,
   patched,
@@ -15,7 +16,7 @@ import {
 import { gatewayOf, recordsOf } from './activity-profiles';
 import type { SubscriptionActivities } from '../activities/subscriptions';
 import { inRange, SUBSCRIPTION_MIN_AMOUNT } from '../gateway/limits';
-import { codeOf, isPending, outcomeOf, type ResultOutcome } from '../gateway/result-codes';
+import { codeOf, isPending, isUndecided, outcomeOf, type ResultOutcome } from '../gateway/result-codes';
 import { cycleDate, dayOfGmt7, firstCycleOnOrAfter, instantOf, type BillingAnchor } from './billing-calendar';
 import { durationMs } from './durations';
 import {
@@ -28,6 +29,7 @@ import {
   pauseUpdate,
   reactivateUpdate,
   reactivationSignal,
+  SUBSCRIPTION_REFUSED,
   subscriptionViewQuery,
   transition,
   type AuthorizationResult,
@@ -50,6 +52,14 @@ export async function subscription(input: SubscriptionInput): Promise<Subscripti
 /** Whether the gateway's answer is one of the outcomes the caller expects. */
 const answered = (answer: { resultCode: number }, ...expected: ResultOutcome[]) =>
   expected.includes(outcomeOf(answer.resultCode));
+/**
+ * api/query on the authorization order says nothing final yet: the customer may still authorize.
+ * Runs that queried before the patch took 7002 and 1000 for a refusal (not_authorized after one
+ * query); they replay that path.
+ */
+const stillAuthorizing = (answer: { resultCode: number }) =>
+  answered(answer, 'pending', 'not_found') ||
+  (isUndecided(outcomeOf(answer.resultCode)) && patched('subscription-authorization-undecided'));
 
 async function billSubscription(input: SubscriptionInput): Promise<SubscriptionView> {
   const { timing, subscriptionId: id } = input;
@@ -124,8 +134,10 @@ async function billSubscription(input: SubscriptionInput): Promise<SubscriptionV
       busy = false;
     }
   };
+  // An ApplicationFailure fails the update and answers its caller; any other error thrown by an update
+  // handler would fail the workflow task instead, again on every retry, and the caller would never hear.
   const refuse = (message: string) => {
-    throw new Error(message);
+    throw ApplicationFailure.nonRetryable(message, SUBSCRIPTION_REFUSED);
   };
   setHandler(
     pauseUpdate,
@@ -234,7 +246,8 @@ async function billSubscription(input: SubscriptionInput): Promise<SubscriptionV
       if (await condition(() => authorization !== undefined, timing.authorizationIpnWait)) break;
       const checked = await gateway.checkSubscriptionAuthorization({ subscriptionId: id });
       checks += 1;
-      if (!answered(checked, 'pending', 'not_found')) {
+      // Not an answer yet: still processing (7000/7002), the customer has not acted (1000), not found.
+      if (!stillAuthorizing(checked)) {
         authorization = {
           resultCode: checked.resultCode,
           message: checked.message,
@@ -450,6 +463,16 @@ async function billSubscription(input: SubscriptionInput): Promise<SubscriptionV
   let cyclesThisRun = 0;
   for (;;) {
     if (isFinal()) return view();
+    // Still retrying here: the expiry came before the retry of the cycle. Before the patch the loop
+    // spun without waiting (its workflow task failed, again on every retry), so no history goes on
+    // from here and stuck runs take this path at their next task.
+    if (state.status === 'retrying' && patched('subscription-expired-before-retry')) {
+      await move(
+        'expired',
+        `Expired on ${input.expiryDate} before the retry of cycle ${state.nextCycle - 1}`,
+      );
+      continue;
+    }
     if (state.status === 'paused') {
       await waitUntil(Number.POSITIVE_INFINITY, () => state.status === 'paused');
       if (state.status === 'paused') await move('expired', `Expired on ${input.expiryDate} while paused`);
