@@ -194,6 +194,9 @@ async function billSubscription(input: SubscriptionInput): Promise<SubscriptionV
       },
     },
   );
+  // The cycle whose charge (with its insufficient-funds retry) is under way: its amount was taken when
+  // the charge began, so an amount reported for it now would be kept and never charged.
+  let chargingCycle: number | undefined;
   // One write of the reported amounts at a time, each taking the amounts as they are when it starts: two
   // updates in quick succession would otherwise race at the database and could leave the older amount.
   let recordingAmounts = false;
@@ -225,6 +228,11 @@ async function billSubscription(input: SubscriptionInput): Promise<SubscriptionV
             `The amount must be ${SUBSCRIPTION_MIN_AMOUNT}..${input.recurringAmount} VND (the recurringAmount).`,
           );
         if (cycle !== undefined && cycle < state.nextCycle) refuse(`Cycle ${cycle} is already billed.`);
+        const target = cycle ?? state.nextCycle;
+        if (target === chargingCycle)
+          refuse(
+            `Cycle ${target} is being charged now with the amount reported before; report the amount of cycle ${target + 1}.`,
+          );
         if (isFinal()) refuse(`This subscription is ${state.status}.`);
       },
     },
@@ -517,7 +525,12 @@ async function billSubscription(input: SubscriptionInput): Promise<SubscriptionV
       continue;
     }
     const cycle = state.nextCycle;
-    await chargeCycle(cycle);
+    chargingCycle = cycle;
+    try {
+      await chargeCycle(cycle);
+    } finally {
+      chargingCycle = undefined;
+    }
     state.nextCycle = Math.max(state.nextCycle, cycle + 1);
     if (!isFinal() && status() !== 'paused') {
       await records.recordSubscription({

@@ -478,6 +478,26 @@ describe('subscription: VARIABLE amounts', () => {
     await eventually(async () => expect((await run.handle.query(subscriptionViewQuery)).nextCycle).toBe(2));
     expect((await refusal(report(run, 40_000, 1))).message).toContain('Cycle 1 is already billed');
   });
+
+  it('refused for the cycle being charged (its retry pending): it would never be charged; the next cycle takes it', async () => {
+    const { run, due } = await active(
+      { chargeSubscriptionCycle: inTurn(charged('failed', 1001), charged('succeeded', 0)) },
+      variable,
+      5,
+    );
+    expect(await report(run, 40_000)).toEqual({ cycle: 1, amount: 40_000 });
+    await skipTo(instantOf(due(1), 10));
+    await untilStatus(run, 'retrying');
+    expect((await refusal(report(run, 60_000))).message).toContain('Cycle 1 is being charged now');
+    expect((await refusal(report(run, 60_000, 1))).message).toContain('report the amount of cycle 2');
+    expect(await report(run, 60_000, 2)).toEqual({ cycle: 2, amount: 60_000 });
+    expect(await run.result()).toMatchObject({ status: 'expired' });
+    expect(run.inputs('chargeSubscriptionCycle').map(({ cycle, amount }) => [cycle, amount])).toEqual([
+      [1, 40_000],
+      [1, 40_000],
+      [2, 60_000],
+    ]);
+  });
 });
 
 describe('subscription: pause, cancel, reactivate', () => {
