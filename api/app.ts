@@ -58,6 +58,11 @@ export interface ApiDependencies extends ApiSettings {
   webhooks?: WebhookSettings;
   /** The finance console's links to workflows; without it the console shows none. */
   console?: ConsoleSettings;
+  /**
+   * The clock of rules counted per day (OTP codes and SMS). Workflows record those attempts in workflow
+   * time, so a deployment leaves it at the wall clock and a time-skipping test passes its own.
+   */
+  now?: () => number;
 }
 
 /** Decoding reveals personal data: operators (viewer) and admins only. */
@@ -126,6 +131,7 @@ export function apiRoutes(deps: ApiDependencies): AnyRoute[] {
       temporal: deps.temporal,
       settings: deps.tokens,
       customerKeyOf: deps.customers.keyOf,
+      now: deps.now ?? Date.now,
     }),
     ipnRoute(tokenNotifications, deps),
     ipnRoute(unbindNotifications, deps),

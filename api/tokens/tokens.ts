@@ -56,6 +56,8 @@ export interface TokenDeps {
   settings: TokenSettings;
   /** The PayrunCustomer search attribute's value: a keyed hash, never the partnerClientId. */
   customerKeyOf: CustomerKeyOf;
+  /** The clock the daily OTP limits are counted with (ApiDependencies.now). */
+  now: () => number;
 }
 
 export const defaultTokenSettings = (taskQueue: string, gatewayAttemptTimeout: string): TokenSettings => ({
@@ -234,10 +236,8 @@ export async function createTokenPayment(
     ]);
   }
   if (method.kind === 'wallet') {
-    const refusal = checkNewCode(
-      await recentOtpAttempts(db, method.partner_client_id, Date.now()),
-      Date.now(),
-    );
+    const now = deps.now();
+    const refusal = checkNewCode(await recentOtpAttempts(db, method.partner_client_id, now), now);
     if (refusal) throw new ApiError(OTP_STATUS[refusal.reason]!, refusal.reason, refusalMessage(refusal));
   }
   const workflowId = tokenPaymentWorkflowId(input.paymentId);
