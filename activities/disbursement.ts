@@ -1,8 +1,10 @@
-import type { GatewayClient } from '../gateway';
+import { randomBytes } from 'node:crypto';
+import { isPending, type GatewayClient } from '../gateway';
 import type { Db } from '../db/knex';
 import { recordDisbursementStatus } from '../db/disbursements';
 import type {
   DisbursementInput,
+  DisbursementNotice,
   DisbursementReceiver,
   DisbursementStatus,
 } from '../workflows/disbursement-definitions';
@@ -87,6 +89,32 @@ export function createDisbursementActivities({
       }
       // Pending, or already submitted: either way the final result comes by notification.
       return { outcome: 'pending' as const, resultCode, message };
+    },
+
+    /**
+     * Asks the gateway about a pending disbursement whose notification is late: api/query with its
+     * orderId (gateway/README.md, assumption 21). An answer that echoes the orderId with a transId is
+     * the payout's own outcome; anything else (42 not found, 99 without a transId) leaves it unknown.
+     */
+    async queryDisbursementResult({ disbursementId }: { disbursementId: string }): Promise<{
+      state: 'succeeded' | 'failed' | 'pending' | 'unknown';
+      notice?: DisbursementNotice;
+    }> {
+      const orderId = await orderIdOf(db, disbursementId);
+      const answer = await askGateway(gateway, 'payment.query', {
+        orderId,
+        // A lookup needs no idempotency: a fresh requestId (≤ 50 characters) each time.
+        requestId: `${orderId.slice(0, 35)}-q${randomBytes(6).toString('hex')}`,
+      });
+      const { resultCode, message, outcome, body } = answer;
+      const transId = body.transId === undefined || body.transId === null ? undefined : String(body.transId);
+      const ours = body.orderId === orderId && transId !== undefined;
+      if (!answer.accepted)
+        return ours ? { state: 'failed', notice: { resultCode, message, transId } } : { state: 'unknown' };
+      if (outcome === 'succeeded' && ours)
+        return { state: 'succeeded', notice: { resultCode, message, transId } };
+      if (isPending(outcome)) return { state: 'pending' };
+      return { state: 'unknown' };
     },
 
     async recordDisbursement(input: {

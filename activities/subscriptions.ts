@@ -283,21 +283,25 @@ export function createSubscriptionActivities({
 
     async recordSubscription(input: {
       subscriptionId: string;
-      status: SubscriptionStatus;
+      status?: SubscriptionStatus;
       statusReason?: string | null;
       nextCycle?: number;
       nextPaymentDate?: string | null;
       failures?: number;
       anchorDate?: string;
       anchorCycle?: number;
+      /** VARIABLE: every amount reported and not yet charged (cycle number → VND). */
+      reportedAmounts?: Record<string, number>;
     }) {
-      const update: SubscriptionUpdate = { status: input.status };
+      const update: SubscriptionUpdate = {};
+      if (input.status !== undefined) update.status = input.status;
       if (input.statusReason !== undefined) update.status_reason = input.statusReason;
       if (input.nextCycle !== undefined) update.next_cycle = input.nextCycle;
       if (input.nextPaymentDate !== undefined) update.next_payment_date = input.nextPaymentDate;
       if (input.failures !== undefined) update.failures = input.failures;
       if (input.anchorDate !== undefined) update.anchor_date = input.anchorDate;
       if (input.anchorCycle !== undefined) update.anchor_cycle = input.anchorCycle;
+      if (input.reportedAmounts !== undefined) update.reported_amounts = input.reportedAmounts;
       await updateSubscription(db, input.subscriptionId, update);
     },
 

@@ -58,6 +58,11 @@ export interface ApiDependencies extends ApiSettings {
   webhooks?: WebhookSettings;
   /** The finance console's links to workflows; without it the console shows none. */
   console?: ConsoleSettings;
+  /**
+   * The clock of rules counted per day (OTP codes and SMS). Workflows record those attempts in workflow
+   * time, so a deployment leaves it at the wall clock and a time-skipping test passes its own.
+   */
+  now?: () => number;
 }
 
 /** Decoding reveals personal data: operators (viewer) and admins only. */
@@ -86,6 +91,7 @@ export function apiRoutes(deps: ApiDependencies): AnyRoute[] {
       temporal: deps.temporal,
       taskQueue: deps.payouts.taskQueue,
       gatewayAttemptTimeout: String(deps.payouts.timing.gatewayAttemptTimeout),
+      ipnTimeout: String(deps.payouts.timing.ipnTimeout),
       resultWait: '1 day',
     }),
     ipnRoute(disbursementNotifications, deps),
@@ -125,6 +131,7 @@ export function apiRoutes(deps: ApiDependencies): AnyRoute[] {
       temporal: deps.temporal,
       settings: deps.tokens,
       customerKeyOf: deps.customers.keyOf,
+      now: deps.now ?? Date.now,
     }),
     ipnRoute(tokenNotifications, deps),
     ipnRoute(unbindNotifications, deps),

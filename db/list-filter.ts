@@ -25,11 +25,8 @@ export interface ListColumns {
 }
 
 const dayStart = (day: string) => `${day}T00:00:00+07:00`;
-function nextDayStart(day: string): string {
-  const date = new Date(`${day}T00:00:00Z`);
-  date.setUTCDate(date.getUTCDate() + 1);
-  return dayStart(date.toISOString().slice(0, 10));
-}
+/** The instant the day after `day` starts; after 9999-12-31 that is 10000-01-01, which no YYYY-MM-DD spells. */
+const nextDayStart = (day: string) => new Date(Date.parse(dayStart(day)) + 24 * 60 * 60 * 1000);
 
 /** `%` and `_` typed in a search mean themselves. */
 const likeEscaped = (text: string) => text.replace(/[\\%_]/g, (char) => `\\${char}`);

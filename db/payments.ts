@@ -72,6 +72,8 @@ export interface RefundRow {
   trans_id: string | null;
   created_by_key: string;
   created_by: string;
+  /** The create request (API key + Idempotency-Key) that reserved it, when it came with a key. */
+  request_key: string | null;
   created_at: Date;
   updated_at: Date;
   completed_at: Date | null;
@@ -142,6 +144,8 @@ export interface RefundRequest {
   items: Array<{ itemId: string; amount: number }>;
   createdByKey: string;
   createdBy: string;
+  /** The request's key: a retry of the same request finds the refund it reserved instead of a second one. */
+  requestKey?: string;
   /** Smallest refund for this payment's method (document 1: 10 000 for a domestic card). */
   minimumFor(payment: PaymentRow): number;
   /** The refund workflow's id (workflows/refund-definitions.ts): db/ knows tables, not workflows. */
@@ -163,6 +167,10 @@ export async function reserveRefund(
       .forUpdate()
       .first();
     if (!payment) return { ok: false as const, reason: 'not_found' as const };
+    if (request.requestKey) {
+      const reserved = await trx<RefundRow>('refunds').where({ request_key: request.requestKey }).first();
+      if (reserved) return { ok: true as const, refund: reserved };
+    }
     if (payment.status !== 'succeeded')
       return { ok: false as const, reason: 'not_refundable' as const, status: payment.status };
     if (payment.settled_at)
@@ -196,6 +204,7 @@ export async function reserveRefund(
         ) as unknown as RefundItem[],
         created_by_key: request.createdByKey,
         created_by: request.createdBy,
+        request_key: request.requestKey ?? null,
       })
       .returning('*');
     return { ok: true as const, refund: refund! };

@@ -40,6 +40,8 @@ export interface RemittanceRow {
   attention_reason: string | null;
   created_by_key: string;
   created_by: string;
+  /** The create request (API key + Idempotency-Key) that recorded it, when it came with a key. */
+  request_key: string | null;
   created_at: Date;
   updated_at: Date;
   completed_at: Date | null;
@@ -70,6 +72,7 @@ export type NewRemittance = Pick<
   | 'order_info'
   | 'created_by_key'
   | 'created_by'
+  | 'request_key'
 > & { foreign_amount: number; requested_amount: number | null };
 
 export async function insertRemittance(db: Db, row: NewRemittance): Promise<void> {

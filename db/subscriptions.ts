@@ -38,6 +38,8 @@ export interface SubscriptionRow {
   user_alias: string | null;
   reactivation_order_id: string | null;
   reactivation_pay_url: string | null;
+  /** VARIABLE: the amounts reported per cycle (cycle number → VND), as the workflow accepted them. */
+  reported_amounts: Record<string, number>;
   created_by_key: string;
   created_by: string;
   created_at: Date;
@@ -121,6 +123,7 @@ export type SubscriptionUpdate = Partial<
     | 'user_alias'
     | 'reactivation_order_id'
     | 'reactivation_pay_url'
+    | 'reported_amounts'
   >
 >;
 
@@ -142,11 +145,17 @@ export async function updateSubscription(
   subscriptionId: string,
   update: SubscriptionUpdate,
 ): Promise<void> {
+  const { reported_amounts, ...columns } = update;
   await updateRecordingEvents<SubscriptionRow>(
     db,
     'subscriptions',
     { subscription_id: subscriptionId },
-    { ...update, updated_at: db.fn.now() },
+    {
+      ...columns,
+      // jsonb written as JSON text, as the other jsonb columns are.
+      ...(reported_amounts !== undefined ? { reported_amounts: JSON.stringify(reported_amounts) } : {}),
+      updated_at: db.fn.now(),
+    },
     async (trx, before, after) => {
       const type = subscriptionEventOf(before.status, after.status);
       if (type) await recordEvent(trx, type, after.subscription_id, subscriptionSnapshot(after));

@@ -11,6 +11,8 @@ import * as eventsAndWebhooks from './20261123_0009_events_and_webhooks';
 import * as ipnSignalClaims from './20261123_0010_ipn_signal_claims';
 import * as auditLog from './20261123_0011_audit_log';
 import * as ipnSignedFields from './20261123_0012_ipn_signed_fields';
+import * as resumableCreates from './20261124_0013_resumable_creates';
+import * as reportedAmounts from './20261124_0014_subscription_reported_amounts';
 
 export interface Migration {
   name: string;
@@ -32,4 +34,6 @@ export const migrations: Migration[] = [
   { name: '20261123_0010_ipn_signal_claims', ...ipnSignalClaims },
   { name: '20261123_0011_audit_log', ...auditLog },
   { name: '20261123_0012_ipn_signed_fields', ...ipnSignedFields },
+  { name: '20261124_0013_resumable_creates', ...resumableCreates },
+  { name: '20261124_0014_subscription_reported_amounts', ...reportedAmounts },
 ];

@@ -10,6 +10,10 @@ export interface WebhookUrlPolicy {
 }
 
 const MAX_LENGTH = 2048;
+export const URL_SYNTAX =
+  'an https URL to a host name or IPv4 address, with an optional port, path and query (no user name, no #fragment)';
+/** The one rule the OpenAPI document cannot state: where the host is. */
+export const PUBLIC_HOST = 'a public host, not loopback, private or link-local addresses';
 
 const isLoopback = (host: string) =>
   host === 'localhost' || host.endsWith('.localhost') || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
@@ -44,9 +48,29 @@ function isInternalAddress(host: string): boolean {
   return false;
 }
 
+// The syntax every accepted URL has, stated once for the check below and the OpenAPI document, so that
+// what the document allows the URL parser takes, and what it does not allow is refused: host names of
+// letters and digits joined by single hyphens (a last label starting with a letter; "xn--" labels, which
+// the parser may refuse, are not written so), or an IPv4 address; a port up to 65535; a path and query
+// of URL characters; no user name, no fragment. IPv6 hosts are not taken over https.
+const LABEL = '[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*';
+const HOST_NAME = `(?:${LABEL}\\.)*[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*`;
+const OCTET = '(?:25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])';
+const IPV4 = `(?:${OCTET}\\.){3}${OCTET}`;
+const PORT = '(?::(?:[0-9]{1,4}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5]))?';
+const PATH_AND_QUERY = "(?:/[A-Za-z0-9._~!$&'()*+,;=:@%-]*)*(?:\\?[A-Za-z0-9._~!$&'()*+,;=:@%/?-]*)?";
+
+/** The syntax of a webhook URL under `policy`, as a regular expression's source (JSON Schema `pattern`). */
+export function webhookUrlPattern(policy: WebhookUrlPolicy): string {
+  const https = `https://(?:${HOST_NAME}|${IPV4})${PORT}${PATH_AND_QUERY}`;
+  const loopbackHttp = `http://(?:localhost|127\\.0\\.0\\.1|\\[::1\\])${PORT}${PATH_AND_QUERY}`;
+  return policy.allowLoopbackHttp ? `^(?:${https}|${loopbackHttp})$` : `^${https}$`;
+}
+
 /** Why `text` cannot be a webhook URL, in words for the caller; undefined when it can. */
 export function webhookUrlProblem(text: string, policy: WebhookUrlPolicy): string | undefined {
   if (text.length > MAX_LENGTH) return `at most ${MAX_LENGTH} characters`;
+  if (!new RegExp(webhookUrlPattern(policy)).test(text)) return URL_SYNTAX;
   let url: URL;
   try {
     url = new URL(text);
@@ -63,7 +87,6 @@ export function webhookUrlProblem(text: string, policy: WebhookUrlPolicy): strin
       : 'https (http is allowed only to loopback, with WEBHOOK_ALLOW_LOOPBACK_HTTP=true in development)';
   }
   if (url.protocol !== 'https:') return 'https';
-  if (isInternalAddress(host) && !(policy.allowLoopbackHttp && isLoopback(host)))
-    return 'a public host, not loopback, private or link-local addresses';
+  if (isInternalAddress(host) && !(policy.allowLoopbackHttp && isLoopback(host))) return PUBLIC_HOST;
   return undefined;
 }

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { OperationName } from '../gateway';
 import type { ApprovalOptions, AwaitingSummary, CustomerAnswer } from './customer';
 import { amountScenarioTable } from './customer-scenarios';
-import { faultRulesSchema, type FaultRule } from './faults';
+import { faultRulesSchema, type FaultRule, type ListedFaultRule } from './faults';
 import { simulatedOperations } from './handlers';
 import { revokeTokens, type RevokeResult } from './handlers/binding';
 import { subscriptionSnapshot } from './handlers/subscriptions';
@@ -24,8 +24,8 @@ export interface SandboxAdmin {
   /** Replaces the fault rules. */
   setFaults(rules: FaultRule | readonly FaultRule[]): void;
   clearFaults(): void;
-  /** Active rules; `times` shows what is left. */
-  faults(): FaultRule[];
+  /** Active rules; `times` shows what is left, `applied` how many events each one changed. */
+  faults(): ListedFaultRule[];
   setBalance(currency: Currency, amount: number): void;
   balance(currency: Currency): number;
   balances(): Record<Currency, number>;

@@ -1,15 +1,26 @@
+import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { isOperationName, notificationSpecs, type NotificationKind, type OperationName } from '../gateway';
 
 /**
  * Fault injection. A rule applies to every operation or to one (`operation`), optionally only to the
- * next `times` matching events. Request effects act on gateway calls of that operation; `ipn`
- * effects act on the notifications that operation leads to (narrowed by `notification`).
+ * next `times` matching events, optionally to a seeded share of them (`probability`). Request effects
+ * act on gateway calls of that operation; `ipn` effects act on the notifications that operation leads
+ * to (narrowed by `notification`).
  */
 export interface FaultRule {
   operation?: OperationName;
   notification?: NotificationKind;
   times?: number;
+  /**
+   * Apply to this share (0..1) of the matching events only. Each decision is a hash of `seed`, the
+   * rule's place in the list, the event's identity (operation and orderId of a request; kind, orderId,
+   * requestId and resultCode of a notification) and how many times that identity was seen, so the
+   * same traffic meets the same faults again whatever order it arrives in (a chaos run is repeatable).
+   */
+  probability?: number;
+  /** Seeds `probability`'s decisions; default 0. */
+  seed?: number;
   /** Delay before the request is processed (the requestId counts as "in progress" meanwhile). */
   latencyMs?: number;
   /** Answer this HTTP status without processing anything (e.g. 503). */
@@ -18,13 +29,28 @@ export interface FaultRule {
   hang?: boolean;
   /** Process the request fully, then destroy the socket without answering. */
   dropResponse?: boolean;
+  /** Answer this resultCode (e.g. 10, "retry later") without processing anything; the requestId stays free. */
+  resultCode?: number;
   ipn?: IpnFaultEffects;
 }
+
+/**
+ * What a forger sends to the merchant's ipnUrl just before the genuine notification: the genuine body
+ * with the amount or the resultCode altered (signature kept), the genuine fields signed with another
+ * secret key, or the genuine body replayed under another order's orderId (signature kept). A merchant
+ * must refuse every one of them.
+ */
+export const FORGERY_KINDS = ['amount', 'resultCode', 'foreignKey', 'otherOrder'] as const;
+export type ForgeryKind = (typeof FORGERY_KINDS)[number];
 
 export interface IpnFaultEffects {
   drop?: boolean;
   /** Deliver the same signed notification twice. */
   duplicate?: boolean;
+  /** Deliver this many identical copies (2..10) at the same moment, as concurrent requests. */
+  copies?: number;
+  /** Send a forged variant of the notification first (see FORGERY_KINDS). */
+  forge?: ForgeryKind;
   /** Hold it and deliver it right after the next notification. */
   reorder?: boolean;
   /** Extra delay on top of `ipnDelayMs`. */
@@ -36,19 +62,26 @@ export interface RequestFaults {
   httpStatus?: number;
   hang: boolean;
   dropResponse: boolean;
+  resultCode?: number;
 }
 
 export interface IpnFaults {
   drop: boolean;
+  /** A second delivery after the first. */
   duplicate: boolean;
+  /** Concurrent deliveries of the genuine notification (1: no copies). */
+  copies: number;
   reorder: boolean;
   delayMs: number;
+  forge?: ForgeryKind;
 }
 
 const count = z.number().int().min(0);
 const ipnEffectsSchema = z.strictObject({
   drop: z.boolean().optional(),
   duplicate: z.boolean().optional(),
+  copies: z.number().int().min(2).max(10).optional(),
+  forge: z.enum(FORGERY_KINDS).optional(),
   reorder: z.boolean().optional(),
   delayMs: count.optional(),
 });
@@ -63,36 +96,79 @@ export const faultRuleSchema = z.strictObject({
     .refine((kind) => Object.hasOwn(notificationSpecs, kind), { message: 'not a notification kind' })
     .optional(),
   times: z.number().int().min(1).optional(),
+  probability: z.number().min(0).max(1).optional(),
+  seed: z.number().int().optional(),
   latencyMs: count.optional(),
   httpStatus: z.number().int().min(100).max(599).optional(),
   hang: z.boolean().optional(),
   dropResponse: z.boolean().optional(),
+  resultCode: z.number().int().min(1).optional(),
   ipn: ipnEffectsSchema.optional(),
 });
 
 export const faultRulesSchema = z.union([faultRuleSchema, z.array(faultRuleSchema)]);
 
+/**
+ * A rule as listed: `times` is what is left; `applied` counts the events it changed so far, `matched`
+ * the events it was weighed for (with `probability`, applied ÷ matched is the share it hit).
+ */
+export type ListedFaultRule = FaultRule & { applied: number; matched: number };
+
 export interface FaultLayer {
   set(rules: FaultRule | readonly FaultRule[]): void;
   clear(): void;
-  list(): FaultRule[];
-  forRequest(operation: OperationName): RequestFaults;
-  forIpn(kind: NotificationKind, source: OperationName): IpnFaults;
+  list(): ListedFaultRule[];
+  /** `identity` names the event for `probability` rules: see FaultRule.probability. */
+  forRequest(operation: OperationName, identity?: string): RequestFaults;
+  forIpn(kind: NotificationKind, source: OperationName, identity?: string): IpnFaults;
 }
 
 const hasRequestEffect = (rule: FaultRule) =>
   rule.latencyMs !== undefined ||
   rule.httpStatus !== undefined ||
   rule.hang === true ||
-  rule.dropResponse === true;
+  rule.dropResponse === true ||
+  rule.resultCode !== undefined;
+
+/** A uniform number in [0, 1) from the text: the same text, the same number, on every run. */
+function uniformOf(text: string): number {
+  return createHash('sha256').update(text).digest().readUInt32BE(0) / 4_294_967_296;
+}
+
+interface ActiveRule {
+  rule: FaultRule;
+  remaining: number;
+  /** Its place in the list set, part of every decision (two rules with one seed decide apart). */
+  index: number;
+  /** How many times each event identity met this rule. */
+  seen: Map<string, number>;
+  applied: number;
+  matched: number;
+}
 
 export function createFaultLayer(): FaultLayer {
-  let rules: { rule: FaultRule; remaining: number }[] = [];
+  let rules: ActiveRule[] = [];
+
+  /** Whether a `probability` rule applies to this event; rules without one always do. */
+  function chosen(entry: ActiveRule, identity: string): boolean {
+    const { probability } = entry.rule;
+    if (probability === undefined) return true;
+    const nth = (entry.seen.get(identity) ?? 0) + 1;
+    entry.seen.set(identity, nth);
+    return uniformOf(`${entry.rule.seed ?? 0}|${entry.index}|${identity}|${nth}`) < probability;
+  }
 
   /** Matching rules, each consuming one of its `times`. */
-  function take(matches: (rule: FaultRule) => boolean): FaultRule[] {
-    const taken = rules.filter((entry) => entry.remaining > 0 && matches(entry.rule));
-    for (const entry of taken) entry.remaining -= 1;
+  function take(matches: (rule: FaultRule) => boolean, identity: string): FaultRule[] {
+    const taken = rules.filter((entry) => {
+      if (entry.remaining <= 0 || !matches(entry.rule)) return false;
+      entry.matched += 1;
+      return chosen(entry, identity);
+    });
+    for (const entry of taken) {
+      entry.remaining -= 1;
+      entry.applied += 1;
+    }
     rules = rules.filter((entry) => entry.remaining > 0);
     return taken.map((entry) => entry.rule);
   }
@@ -100,37 +176,51 @@ export function createFaultLayer(): FaultLayer {
   return {
     set(input) {
       const list = Array.isArray(input) ? input : [input as FaultRule];
-      rules = list.map((rule) => ({ rule: { ...rule }, remaining: rule.times ?? Number.POSITIVE_INFINITY }));
+      rules = list.map((rule, index) => ({
+        rule: { ...rule },
+        remaining: rule.times ?? Number.POSITIVE_INFINITY,
+        index,
+        seen: new Map(),
+        applied: 0,
+        matched: 0,
+      }));
     },
     clear: () => void (rules = []),
     list: () =>
-      rules.map(({ rule, remaining }) =>
-        Number.isFinite(remaining) ? { ...rule, times: remaining } : { ...rule },
+      rules.map(({ rule, remaining, applied, matched }) =>
+        Number.isFinite(remaining)
+          ? { ...rule, times: remaining, applied, matched }
+          : { ...rule, applied, matched },
       ),
-    forRequest(operation) {
+    forRequest(operation, identity = '') {
       const applied = take(
         (rule) => hasRequestEffect(rule) && (rule.operation === undefined || rule.operation === operation),
+        `${operation}:${identity}`,
       );
       return {
         latencyMs: applied.reduce((max, rule) => Math.max(max, rule.latencyMs ?? 0), 0),
         httpStatus: applied.find((rule) => rule.httpStatus !== undefined)?.httpStatus,
         hang: applied.some((rule) => rule.hang === true),
         dropResponse: applied.some((rule) => rule.dropResponse === true),
+        resultCode: applied.find((rule) => rule.resultCode !== undefined)?.resultCode,
       };
     },
-    forIpn(kind, source) {
+    forIpn(kind, source, identity = '') {
       const applied = take(
         (rule) =>
           rule.ipn !== undefined &&
           (rule.operation === undefined || rule.operation === source) &&
           (rule.notification === undefined || rule.notification === kind),
+        `${kind}:${identity}`,
       );
       const effects = applied.map((rule) => rule.ipn ?? {});
       return {
         drop: effects.some((effect) => effect.drop === true),
         duplicate: effects.some((effect) => effect.duplicate === true),
+        copies: effects.reduce((most, effect) => Math.max(most, effect.copies ?? 1), 1),
         reorder: effects.some((effect) => effect.reorder === true),
         delayMs: effects.reduce((max, effect) => Math.max(max, effect.delayMs ?? 0), 0),
+        forge: effects.find((effect) => effect.forge !== undefined)?.forge,
       };
     },
   };

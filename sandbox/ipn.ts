@@ -6,7 +6,7 @@ import {
   type SigningKeys,
 } from '../gateway';
 import { readAcknowledgement } from './acknowledgement';
-import type { FaultLayer } from './faults';
+import type { FaultLayer, ForgeryKind, IpnFaults } from './faults';
 import type { SandboxLogger, SandboxTiming } from './options';
 import type { Scheduler } from './scheduler';
 
@@ -42,6 +42,10 @@ export interface IpnLogEntry {
   duplicate: boolean;
   /** This notification was held by a `reorder` fault and sent after the next one. */
   reordered: boolean;
+  /** A forged variant (a `forge` fault), not the gateway's notification: the merchant must refuse it. */
+  forged?: ForgeryKind;
+  /** The body's signature, which tells the copies of one notification apart from another's. */
+  signature?: string;
   /** HTTP status of the merchant's answer. */
   httpStatus?: number;
   /** Flows acknowledged with a signed JSON body: the merchant's resultCode, once the body verified. */
@@ -61,7 +65,14 @@ interface Delivery {
   body: Record<string, unknown>;
   duplicate: boolean;
   reordered: boolean;
+  forged?: ForgeryKind;
 }
+
+/** Signs with a key the merchant never shared: what a forger who knows the format can produce. */
+const FORGER_KEYS: SigningKeys = {
+  accessKey: 'forger-access-key',
+  secretKey: 'forger-secret-key-0123456789abcd',
+};
 
 export function createIpnDispatcher(deps: {
   keys: SigningKeys;
@@ -96,6 +107,8 @@ export function createIpnDispatcher(deps: {
       outcome,
       duplicate: delivery.duplicate,
       reordered: delivery.reordered,
+      ...(delivery.forged ? { forged: delivery.forged } : {}),
+      ...(typeof delivery.body.signature === 'string' ? { signature: delivery.body.signature } : {}),
       ...extra,
     });
   }
@@ -148,12 +161,43 @@ export function createIpnDispatcher(deps: {
     }
   }
 
-  /** Sends one notification (and its duplicate), then whatever a reorder fault held back. */
-  async function deliver(delivery: Delivery, copy: boolean): Promise<void> {
+  /** orderId of the last notification of each kind: a forger replays a body under another order's id. */
+  const lastOrderOf = new Map<NotificationKind, string>();
+
+  function forgery(delivery: Delivery, kind: ForgeryKind): Delivery {
+    const genuine = delivery.body;
+    const forged = (body: Record<string, unknown>): Delivery => ({ ...delivery, body, forged: kind });
+    switch (kind) {
+      case 'amount':
+        if (typeof genuine.amount === 'number') return forged({ ...genuine, amount: genuine.amount + 1000 });
+        return forgery(delivery, 'resultCode');
+      case 'resultCode':
+        return forged({ ...genuine, resultCode: genuine.resultCode === 0 ? 1006 : 0 });
+      case 'foreignKey': {
+        const { signature: _signature, ...fields } = genuine;
+        return forged(buildNotification(delivery.notice.kind, fields, FORGER_KEYS));
+      }
+      case 'otherOrder': {
+        const other = lastOrderOf.get(delivery.notice.kind);
+        const orderId = other && other !== genuine.orderId ? other : `${String(genuine.orderId)}X`;
+        return forged({ ...genuine, orderId });
+      }
+    }
+  }
+
+  /**
+   * Sends one notification: a forged variant first when asked, then the genuine one (twice in a row
+   * for `duplicate`, or `copies` times at once), then whatever a reorder fault held back.
+   */
+  async function deliver(delivery: Delivery, effects: IpnFaults): Promise<void> {
     const release = held;
     held = [];
-    await post(delivery, 1);
-    if (copy) await post({ ...delivery, duplicate: true }, 1);
+    if (effects.forge) await post(forgery(delivery, effects.forge), 1);
+    lastOrderOf.set(delivery.notice.kind, String(delivery.body.orderId));
+    await Promise.all(
+      Array.from({ length: effects.copies }, (_, index) => post({ ...delivery, duplicate: index > 0 }, 1)),
+    );
+    if (effects.duplicate) await post({ ...delivery, duplicate: true }, 1);
     for (const late of release) await post({ ...late, reordered: true }, 1);
   }
 
@@ -176,7 +220,8 @@ export function createIpnDispatcher(deps: {
         record(delivery, 0, 'skipped', { error: 'no ipnUrl in the request' });
         return;
       }
-      const effects = faults.forIpn(notice.kind, notice.source);
+      const identity = `${String(body.orderId)}:${String(body.requestId)}:${String(body.resultCode)}`;
+      const effects = faults.forIpn(notice.kind, notice.source, identity);
       if (effects.drop) {
         record(delivery, 0, 'dropped');
         return;
@@ -185,7 +230,7 @@ export function createIpnDispatcher(deps: {
         held.push(delivery);
         return;
       }
-      scheduler.after(timing.ipnDelayMs + effects.delayMs, () => void deliver(delivery, effects.duplicate));
+      scheduler.after(timing.ipnDelayMs + effects.delayMs, () => void deliver(delivery, effects));
     },
     log: () => entries.map((entry) => ({ ...entry })),
     stop() {

@@ -119,7 +119,10 @@ export async function handleGatewayRequest(
     if (requestId !== undefined) world.idempotency.release(requestId);
   };
 
-  const faults = world.faults.forRequest(operation);
+  // The orderId names the call for seeded fault rules (lookups with a fresh orderId each time fall
+  // back to their requestId's place in the traffic, which is as repeatable as the traffic).
+  const identity = typeof wire.orderId === 'string' ? wire.orderId : (requestId ?? '');
+  const faults = world.faults.forRequest(operation, identity);
   if (faults.latencyMs > 0) await world.scheduler.sleep(faults.latencyMs);
   if (faults.hang) return { kind: 'hang', abandon: release };
   if (faults.httpStatus !== undefined) {
@@ -129,6 +132,17 @@ export async function handleGatewayRequest(
       status: faults.httpStatus,
       body: { message: `sandbox fault: HTTP ${faults.httpStatus}, nothing was processed` },
     };
+  }
+  if (faults.resultCode !== undefined) {
+    // Like the transient 10 of a 0010 receiver: nothing happened, so the same requestId may come again.
+    release();
+    return answer(
+      world,
+      operation,
+      wire,
+      faults.resultCode,
+      `sandbox fault: resultCode ${faults.resultCode}, nothing was processed`,
+    );
   }
 
   let result: HandlerOutcome;

@@ -47,6 +47,11 @@ export interface DisbursementInput {
   gatewayAttemptTimeout: Duration;
   /** How long to wait for the final result of a pending payout before asking an operator. */
   resultWait: Duration;
+  /**
+   * How long to wait for the result notification before asking the gateway (api/query), doubling up to
+   * an hour between asks. Absent in inputs of runs started before it existed: they wait for the notification.
+   */
+  ipnTimeout?: Duration;
 }
 
 export interface DisbursementResult {

@@ -3,6 +3,7 @@ import { gatewayOf, gatewayOnQueueOf, recordsOf } from './activity-profiles';
 import { operationQueueOf } from './gateway-queues';
 import type { DisbursementActivities } from '../activities/disbursement';
 import { codeOf, outcomeOf } from '../gateway/result-codes';
+import { durationMs } from './durations';
 import {
   disbursementResultSignal,
   disbursementStatusQuery,
@@ -17,8 +18,9 @@ const records = recordsOf<DisbursementActivities>();
 
 /**
  * One payout to a wallet (check wallet → balance → pay) or to a bank account or card (pay). A pending
- * answer waits for the gateway's notification: the spec gives no query for a single disbursement, so
- * a result that never comes ends as needs_attention for an operator, never as a guess.
+ * answer waits for the gateway's notification and, when it is late, asks the gateway (api/query on the
+ * disbursement's orderId; gateway/README.md, assumption 21): a lost notification delays, never loses, a
+ * result. One that never comes ends as needs_attention for an operator, never as a guess.
  */
 export async function disbursement(input: DisbursementInput): Promise<DisbursementResult> {
   const gateway = gatewayOf<DisbursementActivities>(input.gatewayAttemptTimeout);
@@ -87,18 +89,39 @@ export async function disbursement(input: DisbursementInput): Promise<Disburseme
     resultCode: paid.resultCode,
     message: paid.message,
   });
-  if (!(await condition(() => notified !== undefined, input.resultWait))) {
+  const final = patched('disbursement-asks-when-late') ? await notifiedOrAsked() : await notifiedOnly();
+  if (!final) {
     return finish(
       'needs_attention',
       paid.resultCode,
       'No final result arrived from the gateway; check it with the gateway.',
     );
   }
-  const final = notified!;
   return finish(
     outcomeOf(final.resultCode) === 'succeeded' ? 'succeeded' : 'failed',
     final.resultCode,
     final.message,
     final.transId,
   );
+
+  /** Before the patch: the notification, or nothing within resultWait. */
+  async function notifiedOnly(): Promise<DisbursementNotice | undefined> {
+    return (await condition(() => notified !== undefined, input.resultWait)) ? notified : undefined;
+  }
+
+  /** The notification, or the gateway's answer when it is late; nothing within resultWait. */
+  async function notifiedOrAsked(): Promise<DisbursementNotice | undefined> {
+    let wait = durationMs(input.ipnTimeout ?? input.resultWait);
+    let waited = 0;
+    for (;;) {
+      if (await condition(() => notified !== undefined, wait)) return notified;
+      waited += wait;
+      const asked = await gateway.queryDisbursementResult({ disbursementId: input.disbursementId });
+      // A notification that arrived while we asked is as good as the answer.
+      if (notified) return notified;
+      if (asked.state !== 'unknown' && asked.state !== 'pending') return asked.notice;
+      if (waited >= durationMs(input.resultWait)) return undefined;
+      wait = Math.min(wait * 2, durationMs('1 hour'), durationMs(input.resultWait) - waited);
+    }
+  }
 }

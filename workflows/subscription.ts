@@ -6,6 +6,7 @@
  */
 import {
   allHandlersFinished,
+  ApplicationFailure,
   condition,
   continueAsNew,
   patched,
@@ -16,7 +17,7 @@ import { gatewayOf, gatewayOnQueueOf, recordsOf } from './activity-profiles';
 import { operationQueueOf } from './gateway-queues';
 import type { SubscriptionActivities } from '../activities/subscriptions';
 import { inRange, SUBSCRIPTION_MIN_AMOUNT } from '../gateway/limits';
-import { codeOf, isPending, outcomeOf, type ResultOutcome } from '../gateway/result-codes';
+import { codeOf, isPending, isUndecided, outcomeOf, type ResultOutcome } from '../gateway/result-codes';
 import { cycleDate, dayOfGmt7, firstCycleOnOrAfter, instantOf, type BillingAnchor } from './billing-calendar';
 import { durationMs } from './durations';
 import {
@@ -29,6 +30,7 @@ import {
   pauseUpdate,
   reactivateUpdate,
   reactivationSignal,
+  SUBSCRIPTION_REFUSED,
   subscriptionViewQuery,
   transition,
   type AuthorizationResult,
@@ -51,6 +53,14 @@ export async function subscription(input: SubscriptionInput): Promise<Subscripti
 /** Whether the gateway's answer is one of the outcomes the caller expects. */
 const answered = (answer: { resultCode: number }, ...expected: ResultOutcome[]) =>
   expected.includes(outcomeOf(answer.resultCode));
+/**
+ * api/query on the authorization order says nothing final yet: the customer may still authorize.
+ * Runs that queried before the patch took 7002 and 1000 for a refusal (not_authorized after one
+ * query); they replay that path.
+ */
+const stillAuthorizing = (answer: { resultCode: number }) =>
+  answered(answer, 'pending', 'not_found') ||
+  (isUndecided(outcomeOf(answer.resultCode)) && patched('subscription-authorization-undecided'));
 
 async function billSubscription(input: SubscriptionInput): Promise<SubscriptionView> {
   const { timing, subscriptionId: id } = input;
@@ -130,8 +140,10 @@ async function billSubscription(input: SubscriptionInput): Promise<SubscriptionV
       busy = false;
     }
   };
+  // An ApplicationFailure fails the update and answers its caller; any other error thrown by an update
+  // handler would fail the workflow task instead, again on every retry, and the caller would never hear.
   const refuse = (message: string) => {
-    throw new Error(message);
+    throw ApplicationFailure.nonRetryable(message, SUBSCRIPTION_REFUSED);
   };
   setHandler(
     pauseUpdate,
@@ -188,11 +200,30 @@ async function billSubscription(input: SubscriptionInput): Promise<SubscriptionV
       },
     },
   );
+  // The cycle whose charge (with its insufficient-funds retry) is under way: its amount was taken when
+  // the charge began, so an amount reported for it now would be kept and never charged.
+  let chargingCycle: number | undefined;
+  // One write of the reported amounts at a time, each taking the amounts as they are when it starts: two
+  // updates in quick succession would otherwise race at the database and could leave the older amount.
+  let recordingAmounts = false;
   setHandler(
     cycleAmountUpdate,
-    ({ amount, cycle }) => {
+    async ({ amount, cycle }) => {
       const target = cycle ?? state.nextCycle;
       state.reportedAmounts[String(target)] = amount;
+      // The record shows the amount of the next charge (the console and the API read it there).
+      if (patched('record-reported-amounts')) {
+        await condition(() => !recordingAmounts);
+        recordingAmounts = true;
+        try {
+          await records.recordSubscription({
+            subscriptionId: id,
+            reportedAmounts: { ...state.reportedAmounts },
+          });
+        } finally {
+          recordingAmounts = false;
+        }
+      }
       return { cycle: target, amount };
     },
     {
@@ -203,6 +234,11 @@ async function billSubscription(input: SubscriptionInput): Promise<SubscriptionV
             `The amount must be ${SUBSCRIPTION_MIN_AMOUNT}..${input.recurringAmount} VND (the recurringAmount).`,
           );
         if (cycle !== undefined && cycle < state.nextCycle) refuse(`Cycle ${cycle} is already billed.`);
+        const target = cycle ?? state.nextCycle;
+        if (target === chargingCycle)
+          refuse(
+            `Cycle ${target} is being charged now with the amount reported before; report the amount of cycle ${target + 1}.`,
+          );
         if (isFinal()) refuse(`This subscription is ${state.status}.`);
       },
     },
@@ -224,7 +260,8 @@ async function billSubscription(input: SubscriptionInput): Promise<SubscriptionV
       if (await condition(() => authorization !== undefined, timing.authorizationIpnWait)) break;
       const checked = await gateway.checkSubscriptionAuthorization({ subscriptionId: id });
       checks += 1;
-      if (!answered(checked, 'pending', 'not_found')) {
+      // Not an answer yet: still processing (7000/7002), the customer has not acted (1000), not found.
+      if (!stillAuthorizing(checked)) {
         authorization = {
           resultCode: checked.resultCode,
           message: checked.message,
@@ -459,6 +496,16 @@ async function billSubscription(input: SubscriptionInput): Promise<SubscriptionV
   let cyclesThisRun = 0;
   for (;;) {
     if (isFinal()) return view();
+    // Still retrying here: the expiry came before the retry of the cycle. Before the patch the loop
+    // spun without waiting (its workflow task failed, again on every retry), so no history goes on
+    // from here and stuck runs take this path at their next task.
+    if (state.status === 'retrying' && patched('subscription-expired-before-retry')) {
+      await move(
+        'expired',
+        `Expired on ${input.expiryDate} before the retry of cycle ${state.nextCycle - 1}`,
+      );
+      continue;
+    }
     if (state.status === 'paused') {
       await waitUntil(Number.POSITIVE_INFINITY, () => state.status === 'paused');
       if (state.status === 'paused') await move('expired', `Expired on ${input.expiryDate} while paused`);
@@ -503,7 +550,12 @@ async function billSubscription(input: SubscriptionInput): Promise<SubscriptionV
       continue;
     }
     const cycle = state.nextCycle;
-    await chargeCycle(cycle);
+    chargingCycle = cycle;
+    try {
+      await chargeCycle(cycle);
+    } finally {
+      chargingCycle = undefined;
+    }
     state.nextCycle = Math.max(state.nextCycle, cycle + 1);
     if (!isFinal() && status() !== 'paused') {
       await records.recordSubscription({

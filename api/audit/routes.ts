@@ -7,7 +7,7 @@ import { createApiKey, listApiKeys, revokeApiKey } from '../../db/api-keys';
 import { listAudit, type AuditFilter, type AuditRow } from '../../db/audit-log';
 import type { Db } from '../../db/knex';
 import { ROLES } from '../auth/roles';
-import { notFound } from '../http/errors';
+import { conflict, notFound } from '../http/errors';
 import { listQueryFields } from '../http/list-query';
 import { defineRoute, type AnyRoute } from '../http/routes';
 import { toCsv } from '../payouts/payout-csv';
@@ -152,14 +152,18 @@ export function auditRoutes(db: Db): AnyRoute[] {
     defineRoute({
       method: 'post',
       path: '/v1/api-keys/:keyId/revoke',
-      summary: 'Revoke an API key: it stops working at once.',
+      summary:
+        'Revoke an API key: it stops working at once (not the key the request is made with: 409 own_key).',
       tag: 'audit',
       access: { roles: ['admin'] },
       audit: { action: 'api_key.revoke', target: 'api_key' },
       params: z.object({ keyId: z.string().regex(/^[0-9a-f]{12}$/, 'a key id of 12 hex digits') }),
       body: z.object({}),
       responseStatus: 200,
-      handler: async ({ params, audit }) => {
+      handler: async ({ params, principal, audit }) => {
+        // An admin never locks themselves out mid-session: a key is revoked with another admin's key.
+        if (params.keyId === principal.keyId)
+          throw conflict('own_key', 'A key cannot revoke itself: revoke it with another admin key.');
         await db.transaction(async (trx) => {
           if (!(await revokeApiKey(trx, params.keyId))) throw notFound(`Active API key ${params.keyId}`);
           await audit.recordIn(trx, 200);

@@ -295,6 +295,8 @@ export const VI = {
   'not yet': 'chưa có',
   'Record created': 'Tạo bản ghi',
   'Amount per cycle': 'Số tiền mỗi kỳ',
+  'Amount of the next charge': 'Số tiền kỳ thu tiếp theo',
+  'not reported: the cycle is skipped': 'chưa báo: kỳ này được bỏ qua',
   'Next charge date': 'Ngày thu tiếp theo',
   'Failed charges in a row': 'Số lần thu thất bại liên tiếp',
   Expires: 'Hết hạn',
@@ -365,7 +367,8 @@ export const VI = {
   'Terminal serial number': 'Số serial máy POS',
   'Settle a card terminal': 'Kết toán máy POS',
   Settle: 'Kết toán',
-  'Terminal settled.': 'Đã kết toán máy POS.',
+  'Terminal settled: {count} card payments, no longer refundable through payrun.':
+    'Đã kết toán máy POS: {count} giao dịch thẻ không còn hoàn tiền được qua payrun.',
   Disbursement: 'Chi trả đơn lẻ',
   'Single payouts to one wallet or bank account, paid at once.':
     'Chi trả ngay một khoản cho một ví hoặc tài khoản ngân hàng.',
@@ -481,6 +484,9 @@ export const VI_ERRORS = {
   idempotency_key_required:
     'Yêu cầu này chuyển tiền nên cần tiêu đề Idempotency-Key, để gửi lại không trả tiền hai lần.',
   method_not_allowed: 'Địa chỉ này không nhận phương thức HTTP đó.',
+  workflow_not_started:
+    'Đã ghi nhận yêu cầu nhưng chưa khởi chạy được quy trình (Temporal không sẵn sàng); hãy gửi lại đúng yêu cầu với cùng Idempotency-Key.',
+  own_key: 'Một khóa không thể tự thu hồi: hãy thu hồi bằng khóa quản trị khác.',
   missing_body: 'Yêu cầu không kèm file: hãy gửi file chi trả (CSV hoặc .xlsx).',
   payment_exists: 'Mã thanh toán này đã tồn tại.',
   method_deleted: 'Phương thức đã bị xóa; không dùng được nữa.',

@@ -231,7 +231,10 @@ function settleForm() {
             { storeId: store.input.value.trim(), serialNumber: serial.input.value.trim() },
             { 'idempotency-key': newIdempotencyKey() },
           ),
-        done: t('Terminal settled.'),
+        done: (/** @type {ApiRecord} */ answer) =>
+          t('Terminal settled: {count} card payments, no longer refundable through payrun.', {
+            count: answer.settledPayments,
+          }),
         refresh: async () => undefined,
         feedback,
       }),

@@ -12,6 +12,9 @@ import { actionButton, field, maybe, statusBadge, statusCell } from './ui.js';
 
 /** @typedef {import('./types.js').ApiRecord} ApiRecord */
 
+/** Billing has ended: there is no next charge to show (the API's FINAL_SUBSCRIPTION_STATUSES). */
+const ENDED = ['cancelled', 'expired', 'not_authorized', 'needs_reauthorization'];
+
 /** @type {import('./types.js').Resource} */
 export const subscriptions = {
   name: 'subscriptions',
@@ -55,6 +58,18 @@ export const subscriptions = {
     [t('Customer'), view.partnerClientId],
     [t('Plan'), `${view.name ?? '—'} (${label(view.type)}, ${label(view.frequency)})`],
     [t('Amount per cycle'), vnd(view.recurringAmount)],
+    [
+      t('Amount of the next charge'),
+      ENDED.includes(view.status)
+        ? null
+        : h(
+            'span',
+            { id: 'next-charge-amount' },
+            typeof view.nextChargeAmount === 'number'
+              ? vnd(view.nextChargeAmount)
+              : t('not reported: the cycle is skipped'),
+          ),
+    ],
     [t('Next charge date'), h('span', { id: 'next-charge' }, dateOnly(view.nextPaymentDate))],
     [t('Failed charges in a row'), count(view.failures)],
     [t('Expires'), view.expiryDate ? dateOnly(view.expiryDate) : null],

@@ -253,7 +253,8 @@ export function createForm({ id, fields, submitLabel, submit, onCreated }) {
  * @param {string} options.id
  * @param {string} options.label
  * @param {() => Promise<unknown>} options.run
- * @param {string} options.done What is said when it worked.
+ * @param {string | ((answer: any) => string)} options.done What is said when it worked; a function when
+ *   the API's answer is part of the outcome (how many payments a settlement covered).
  * @param {boolean} [options.danger]
  * @param {() => Promise<unknown>} options.refresh
  * @param {HTMLElement} options.feedback
@@ -270,9 +271,10 @@ export function actionButton({ id, label: text, run, done, danger = false, refre
         button.disabled = true;
         fill(feedback, h('p', { role: 'status' }, t('Sending…')));
         try {
-          await run();
-          fill(feedback, h('p', { role: 'status', class: 'outcome good', id: 'action-outcome' }, done));
-          announce(done);
+          const answer = await run();
+          const outcome = typeof done === 'function' ? done(answer) : done;
+          fill(feedback, h('p', { role: 'status', class: 'outcome good', id: 'action-outcome' }, outcome));
+          announce(outcome);
           await refresh();
         } catch (error) {
           fill(feedback, errorBox(error, t('That did not work')));

@@ -11,7 +11,9 @@ import {
 import { payrunKind, payrunOrderId } from '../../workflows/search-attributes';
 import type { Principal } from '../auth/roles';
 import { conflict, notFound } from '../http/errors';
+import type { CreateRequest } from '../http/idempotency';
 import { maskNumber } from '../http/masking';
+import { isOwnInterruptedRecord, startOnce } from '../http/resumable';
 import { startWorkflow } from '../workflow-starts';
 
 export interface DisbursementDeps {
@@ -20,6 +22,8 @@ export interface DisbursementDeps {
   taskQueue: string;
   gatewayAttemptTimeout: string;
   resultWait: string;
+  /** How long a pending disbursement waits for its notification before asking the gateway. */
+  ipnTimeout: string;
 }
 
 /** What an operator may see of a receiver: the kind and the last four digits (the masking every list uses). */
@@ -38,6 +42,7 @@ export async function createDisbursement(
     description: string;
     receiver: DisbursementReceiver;
     principal: Principal;
+    create?: CreateRequest;
   },
 ) {
   const { db, temporal } = deps;
@@ -59,7 +64,11 @@ export async function createDisbursement(
     .onConflict('disbursement_id')
     .ignore()
     .returning('disbursement_id');
-  if (inserted.length === 0) {
+  const existing =
+    inserted.length === 0
+      ? await db('disbursements').where({ disbursement_id: input.disbursementId }).first('created_by_key')
+      : undefined;
+  if (inserted.length === 0 && !isOwnInterruptedRecord(input.create, existing, input.principal.keyId)) {
     throw conflict(
       'disbursement_exists',
       `Disbursement ${input.disbursementId} already exists; a payout id is paid once.`,
@@ -72,18 +81,21 @@ export async function createDisbursement(
     receiver: input.receiver,
     gatewayAttemptTimeout: deps.gatewayAttemptTimeout,
     resultWait: deps.resultWait,
+    ipnTimeout: deps.ipnTimeout,
   };
-  await startWorkflow(temporal, 'disbursement', {
-    taskQueue: deps.taskQueue,
-    workflowId,
-    args: [workflowInput],
-    workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
-    staticSummary: `Disbursement ${input.disbursementId}: ${input.amount} VND to ${receiverLabel(input.receiver)}`,
-    typedSearchAttributes: [
-      { key: payrunKind, value: 'disbursement' },
-      { key: payrunOrderId, value: input.disbursementId },
-    ],
-  });
+  await startOnce(() =>
+    startWorkflow(temporal, 'disbursement', {
+      taskQueue: deps.taskQueue,
+      workflowId,
+      args: [workflowInput],
+      workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+      staticSummary: `Disbursement ${input.disbursementId}: ${input.amount} VND to ${receiverLabel(input.receiver)}`,
+      typedSearchAttributes: [
+        { key: payrunKind, value: 'disbursement' },
+        { key: payrunOrderId, value: input.disbursementId },
+      ],
+    }),
+  );
   return disbursementView(db, input.disbursementId);
 }
 

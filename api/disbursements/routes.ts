@@ -109,13 +109,14 @@ export function disbursementRoutes(deps: DisbursementDeps): AnyRoute[] {
       audit: { action: 'disbursement.create', target: 'disbursement' },
       idempotent: true,
       body: createBody,
-      handler: async ({ body, principal }) => ({
+      handler: async ({ body, principal, create }) => ({
         body: await createDisbursement(deps, {
           disbursementId: body.disbursementId,
           amount: body.amount,
           description: body.description,
           receiver: body.wallet ? { kind: 'wallet', ...body.wallet } : { kind: 'bank', ...body.bank! },
           principal,
+          create,
         }),
       }),
     }),

@@ -3,7 +3,8 @@ import {
   claimIdempotencyKey,
   completeIdempotencyKey,
   findIdempotencyKey,
-  releaseIdempotencyKey,
+  interruptIdempotencyKey,
+  takeOverIdempotencyKey,
 } from '../../db/idempotency-keys';
 import type { Db } from '../../db/knex';
 import { ApiError, conflict, errorBody } from './errors';
@@ -26,16 +27,32 @@ function canonicalJson(value: unknown): string {
   return JSON.stringify(value ?? null);
 }
 
+/** What a create learns about its request: a stable key of it, and whether it resumes an interrupted one. */
+export interface CreateRequest {
+  /** Derived from (API key, Idempotency-Key): the same for every retry of one request. */
+  requestKey: string;
+  /**
+   * An earlier attempt of this very request was interrupted (its process died, or it failed with a 5xx):
+   * what it created must be found and finished, not created again.
+   */
+  resumed: boolean;
+}
+
+export const requestKeyOf = (keyId: string, idempotencyKey: string) =>
+  createHash('sha256').update(`${keyId}\n${idempotencyKey}`).digest('hex').slice(0, 32);
+
 /**
  * Runs a create request at most once per (caller, Idempotency-Key). The first request claims the key
  * with an insert that only one transaction can win; later ones with the same body wait for its answer
- * and replay it, and ones with a different body are refused. A server-side failure frees the key so a
- * retry can run; a client error (4xx) is stored and replayed like a success.
+ * and replay it, and ones with a different body are refused. A claim is a lease: when its request dies
+ * with its process, or fails with a 5xx, a retry with the same body takes the claim over and runs the
+ * request again as a resumption (`resumed`), which finishes what the interrupted attempt started. A
+ * client error (4xx) is stored and replayed like a success.
  */
 export async function runIdempotently(
   db: Db,
   request: { keyId: string; idempotencyKey: string; method: string; path: string; body: unknown },
-  run: () => Promise<{ status: number; body: unknown }>,
+  run: (create: CreateRequest) => Promise<{ status: number; body: unknown }>,
 ): Promise<StoredResponse> {
   const { keyId, idempotencyKey } = request;
   if (!KEY_PATTERN.test(idempotencyKey)) {
@@ -49,20 +66,13 @@ export async function runIdempotently(
   const requestHash = createHash('sha256')
     .update(`${request.method} ${request.path}\n${canonicalJson(request.body)}`)
     .digest('hex');
+  const requestKey = requestKeyOf(keyId, idempotencyKey);
 
-  if (
-    await claimIdempotencyKey(db, {
-      keyId,
-      idempotencyKey,
-      method: request.method,
-      path: request.path,
-      requestHash,
-    })
-  ) {
+  const execute = async (resumed: boolean): Promise<StoredResponse> => {
     try {
-      const response = await run();
+      const response = await run({ requestKey, resumed });
       if (response.status >= 500) {
-        await releaseIdempotencyKey(db, keyId, idempotencyKey);
+        await interruptIdempotencyKey(db, keyId, idempotencyKey);
       } else {
         await completeIdempotencyKey(db, keyId, idempotencyKey, response);
       }
@@ -74,10 +84,22 @@ export async function runIdempotently(
           body: errorBody(error),
         });
       } else {
-        await releaseIdempotencyKey(db, keyId, idempotencyKey);
+        await interruptIdempotencyKey(db, keyId, idempotencyKey).catch(() => undefined);
       }
       throw error;
     }
+  };
+
+  if (
+    await claimIdempotencyKey(db, {
+      keyId,
+      idempotencyKey,
+      method: request.method,
+      path: request.path,
+      requestHash,
+    })
+  ) {
+    return execute(false);
   }
 
   const deadline = Date.now() + WAIT_FOR_FIRST_MS;
@@ -93,13 +115,17 @@ export async function runIdempotently(
       return { status: record.response_status ?? 200, body: record.response_body, replayed: true };
     }
     if (!record) {
-      // The first request failed and released the key: run this one as the first.
+      // The claim is gone (cleaned up): run this one as the first.
       return runIdempotently(db, request, run);
+    }
+    if (await takeOverIdempotencyKey(db, keyId, idempotencyKey, requestHash)) {
+      return execute(true);
     }
     if (Date.now() > deadline) {
       throw conflict(
         'idempotency_request_in_progress',
-        'A request with this Idempotency-Key is still being processed.',
+        'A request with this Idempotency-Key is still being processed; if its answer never comes, ' +
+          'retry after a minute and this request is resumed.',
       );
     }
     await new Promise((resolve) => setTimeout(resolve, 50));

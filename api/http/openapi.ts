@@ -122,6 +122,20 @@ function readAfter(
 const operationId = (route: AnyRoute) =>
   `${route.method}${route.path.replace(/[:{}]/g, '').replace(/\//g, '_')}`;
 
+/** What a raw body is, by media type: each is one entry of the request's `content`, never a list in one key. */
+function rawSchema(type: string): JsonSchema {
+  // A signed notification is an object whose trust comes from its signature, not from a schema.
+  if (type === 'application/json')
+    return {
+      type: 'object',
+      description: 'A notification signed by the gateway (verified, not schema-checked)',
+    };
+  // Any non-empty text is a file to read (an empty body is 400 `missing_body`); what it must contain is
+  // reported row by row (a dry run's report, an upload's 422), not stated here.
+  if (type.startsWith('text/')) return { type: 'string', minLength: 1 };
+  return { type: 'string', format: 'binary', minLength: 1 };
+}
+
 /** The OpenAPI 3.1 document, generated from the same route table and zod schemas that validate requests. */
 export function buildOpenApiDocument(routes: readonly AnyRoute[], version: string): JsonSchema {
   const paths: Record<string, Record<string, JsonSchema>> = {};
@@ -199,18 +213,9 @@ export function buildOpenApiDocument(routes: readonly AnyRoute[], version: strin
     } else if (route.rawBody) {
       operation.requestBody = {
         required: true,
-        content: {
-          [route.rawBody.contentType]: {
-            // A signed notification is an object whose trust comes from its signature, not from a schema.
-            schema:
-              route.rawBody.contentType === 'application/json'
-                ? {
-                    type: 'object',
-                    description: 'A notification signed by the gateway (verified, not schema-checked)',
-                  }
-                : { type: 'string', minLength: 1 },
-          },
-        },
+        content: Object.fromEntries(
+          route.rawBody.contentTypes.map((type) => [type, { schema: rawSchema(type) }]),
+        ),
       };
     }
     // Create → read: the id the create answers is the read's path parameter (OpenAPI links, which

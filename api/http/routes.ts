@@ -7,7 +7,7 @@ import { requireRoles } from '../auth/authenticate';
 import type { Principal, Role } from '../auth/roles';
 import { ApiError, invalidInput } from './errors';
 import { refuseControlCharacters } from './control-characters';
-import { runIdempotently } from './idempotency';
+import { runIdempotently, type CreateRequest } from './idempotency';
 import { keptDetails, RequestAuditTrail, type AuditSpec, type AuditTrail } from './audit-trail';
 import type { RateLimits } from './rate-limits';
 
@@ -25,6 +25,8 @@ export interface RouteContext<Body, Query, Params> {
   res: Response;
   /** On routes that declare `audit`: the entry being built for the audit log. */
   audit: AuditTrail;
+  /** Create routes called with an Idempotency-Key: the request's stable key, and whether it resumes. */
+  create?: CreateRequest;
 }
 
 export interface RouteResult {
@@ -54,7 +56,8 @@ export interface RouteSpec<
    * comparisons.
    */
   rawBody?: {
-    contentType: string;
+    /** What a client may send, for the OpenAPI document (the route reads the bytes whatever it is told). */
+    contentTypes: readonly string[];
     limit: string;
     read?(req: Request, query: unknown): Promise<{ body: unknown; fingerprint: string }>;
   };
@@ -246,8 +249,8 @@ async function answer(
             ? createHash('sha256').update(ctx.body).digest('hex')
             : req.body,
       },
-      async () => {
-        const result = await route.handler(ctx);
+      async (create) => {
+        const result = await route.handler({ ...ctx, create });
         if (result.contentType) throw new ApiError(500, 'internal_error', 'Idempotent routes answer JSON.');
         return { status: result.status ?? status, body: result.body };
       },

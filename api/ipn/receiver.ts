@@ -88,7 +88,7 @@ export function ipnRoute(channel: IpnChannel, deps: IpnDependencies): AnyRoute {
     access: {
       public: 'the gateway signs notifications instead of presenting a key; the signature is verified',
     },
-    rawBody: { contentType: 'application/json', limit: '256kb' },
+    rawBody: { contentTypes: ['application/json'], limit: '256kb' },
     responseStatus: 204,
     handler: async ({ body, log }) => {
       const raw = (body as Buffer).toString('utf8');

@@ -29,6 +29,8 @@ import {
 import { payrunKind, payrunOrderId } from '../../workflows/search-attributes';
 import type { Principal } from '../auth/roles';
 import { ApiError, conflict, notFound } from '../http/errors';
+import type { CreateRequest } from '../http/idempotency';
+import { isOwnInterruptedRecord, startOnce } from '../http/resumable';
 import { executeWorkflow, startWorkflow } from '../workflow-starts';
 
 export interface PaymentSettings {
@@ -84,6 +86,7 @@ export interface NewPayment {
   details: Record<string, unknown>;
   paymentCode?: string;
   principal: Principal;
+  create?: CreateRequest;
 }
 
 async function waitWhile<T>(read: () => Promise<T>, busy: (value: T) => boolean, ms: number): Promise<T> {
@@ -121,7 +124,11 @@ export async function createPayment(deps: PaymentDeps, input: NewPayment) {
     .onConflict('payment_id')
     .ignore()
     .returning('payment_id');
-  if (inserted.length === 0) {
+  const existing =
+    inserted.length === 0
+      ? await db('payments').where({ payment_id: input.paymentId }).first('created_by_key')
+      : undefined;
+  if (inserted.length === 0 && !isOwnInterruptedRecord(input.create, existing, input.principal.keyId)) {
     throw conflict('payment_exists', `Payment ${input.paymentId} already exists; a payment id is used once.`);
   }
   const workflowInput: PaymentInput = {
@@ -131,17 +138,19 @@ export async function createPayment(deps: PaymentDeps, input: NewPayment) {
     timing: settings.payment,
     ...(input.paymentCode !== undefined ? { paymentCode: input.paymentCode } : {}),
   };
-  await startWorkflow(temporal, 'payment', {
-    taskQueue: settings.taskQueue,
-    workflowId,
-    args: [workflowInput],
-    workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
-    staticSummary: `Payment ${input.paymentId}: ${input.amount} VND by ${input.requestType}`,
-    typedSearchAttributes: [
-      { key: payrunKind, value: 'payment' },
-      { key: payrunOrderId, value: input.paymentId },
-    ],
-  });
+  await startOnce(() =>
+    startWorkflow(temporal, 'payment', {
+      taskQueue: settings.taskQueue,
+      workflowId,
+      args: [workflowInput],
+      workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+      staticSummary: `Payment ${input.paymentId}: ${input.amount} VND by ${input.requestType}`,
+      typedSearchAttributes: [
+        { key: payrunKind, value: 'payment' },
+        { key: payrunOrderId, value: input.paymentId },
+      ],
+    }),
+  );
   // The customer needs the links from the gateway's answer: wait for it (bounded).
   const row = await waitWhile(
     () => findPayment(db, input.paymentId),
@@ -292,10 +301,13 @@ export async function refundPayment(
     description: string;
     items: Array<{ itemId: string; amount: number }>;
     principal: Principal;
+    create?: CreateRequest;
   },
 ) {
   const { db, temporal, settings } = deps;
   const reserved = await reserveRefund(db, {
+    // Any retry of this request (same Idempotency-Key) finds the refund it reserved, never a second one.
+    ...(input.create && { requestKey: input.create.requestKey }),
     paymentId: input.paymentId,
     amount: input.amount,
     description: input.description,
@@ -336,17 +348,19 @@ export async function refundPayment(
   }
   const refund = reserved.refund;
   const workflowInput: RefundInput = { refundId: refund.refund_id, timing: settings.refund };
-  await startWorkflow(temporal, 'refund', {
-    taskQueue: settings.taskQueue,
-    workflowId: refund.workflow_id,
-    args: [workflowInput],
-    workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
-    staticSummary: `Refund ${refund.refund_id}: ${input.amount} VND of payment ${input.paymentId}`,
-    typedSearchAttributes: [
-      { key: payrunKind, value: 'refund' },
-      { key: payrunOrderId, value: refund.order_id },
-    ],
-  });
+  await startOnce(() =>
+    startWorkflow(temporal, 'refund', {
+      taskQueue: settings.taskQueue,
+      workflowId: refund.workflow_id,
+      args: [workflowInput],
+      workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+      staticSummary: `Refund ${refund.refund_id}: ${input.amount} VND of payment ${input.paymentId}`,
+      typedSearchAttributes: [
+        { key: payrunKind, value: 'refund' },
+        { key: payrunOrderId, value: refund.order_id },
+      ],
+    }),
+  );
   const row = await waitWhile(
     () => db<RefundRow>('refunds').where({ refund_id: refund.refund_id }).first(),
     (found) => found?.status === 'created',

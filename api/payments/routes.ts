@@ -215,7 +215,7 @@ export function paymentRoutes(deps: PaymentDeps, merchant: SigningKeys): AnyRout
       audit: { action: 'payment.create', target: 'payment' },
       idempotent: true,
       body: createBody,
-      handler: async ({ body, principal }) => {
+      handler: async ({ body, principal, create }) => {
         const { paymentId: id, requestType, amount, orderInfo, autoCapture } = body;
         const {
           extraData: extra,
@@ -240,6 +240,7 @@ export function paymentRoutes(deps: PaymentDeps, merchant: SigningKeys): AnyRout
           autoCapture,
           details,
           principal,
+          create,
           ...(storeId !== undefined ? { storeId } : {}),
           ...(serialNumber !== undefined ? { serialNumber } : {}),
           ...(instrumentType !== undefined ? { instrumentType } : {}),
@@ -255,7 +256,7 @@ export function paymentRoutes(deps: PaymentDeps, merchant: SigningKeys): AnyRout
       audit: { action: 'payment.create_pos', target: 'payment' },
       idempotent: true,
       body: posBody,
-      handler: async ({ body, principal }) => {
+      handler: async ({ body, principal, create }) => {
         const {
           paymentId: id,
           amount,
@@ -277,6 +278,7 @@ export function paymentRoutes(deps: PaymentDeps, merchant: SigningKeys): AnyRout
           details,
           paymentCode,
           principal,
+          create,
         });
       },
     }),
@@ -312,9 +314,9 @@ export function paymentRoutes(deps: PaymentDeps, merchant: SigningKeys): AnyRout
       idempotent: 'required',
       params: z.object({ paymentId: z.string().max(64) }),
       body: refundBody,
-      handler: async ({ params, body, principal }) => ({
+      handler: async ({ params, body, principal, create }) => ({
         status: 201,
-        body: await refundPayment(deps, { paymentId: params.paymentId, ...body, principal }),
+        body: await refundPayment(deps, { paymentId: params.paymentId, ...body, principal, create }),
       }),
     }),
     ...(['capture', 'cancel'] as const).map((action) =>

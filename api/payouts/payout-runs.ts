@@ -34,7 +34,9 @@ import { payrunKind, payrunRunId } from '../../workflows/search-attributes';
 import type { Principal } from '../auth/roles';
 import type { AuditTrail } from '../http/audit-trail';
 import { ApiError, conflict, forbidden, notFound } from '../http/errors';
+import type { CreateRequest } from '../http/idempotency';
 import { maskName, maskNumber, seesReceiversInFull } from '../http/masking';
+import { certainlyNotStarted, startOnce, workflowNotStarted } from '../http/resumable';
 import { toCsv } from './payout-csv';
 import { markAlreadyPaid, type PayoutFileReport, type PayoutRow } from './payout-file';
 import { startWorkflow } from '../workflow-starts';
@@ -112,9 +114,24 @@ function invalidFile(report: PayoutFileReport): ApiError {
 /** Creates the run's records and starts its workflow; a file with any error creates nothing. */
 export async function uploadPayoutRun(
   deps: PayoutDeps,
-  input: { file: ReadPayoutFile; fileName: string; principal: Principal; audit?: AuditTrail },
+  input: {
+    file: ReadPayoutFile;
+    fileName: string;
+    principal: Principal;
+    audit?: AuditTrail;
+    create?: CreateRequest;
+  },
 ) {
-  const { db, temporal, settings } = deps;
+  const { db, settings } = deps;
+  if (input.create) {
+    // A retry of an interrupted upload finds the run its first attempt recorded (its rows are that run's,
+    // not "already being paid") and finishes it.
+    const earlier = await db('payout_runs').where({ request_key: input.create.requestKey }).first('run_id');
+    if (earlier) {
+      await startRunWorkflow(deps, earlier.run_id as string);
+      return runView(deps, earlier.run_id as string);
+    }
+  }
   const report = await validatePayoutFile(deps, input.file.report);
   if (report.fileErrors.length || report.rowErrors.length) throw invalidFile(report);
 
@@ -143,6 +160,7 @@ export async function uploadPayoutRun(
           uploaded_by_key: actor.keyId,
           uploaded_by: actor.name,
           expires_at: expiresAt,
+          request_key: input.create?.requestKey ?? null,
         })
         .returning('*');
       await recordRunEvent(trx, run);
@@ -181,40 +199,59 @@ export async function uploadPayoutRun(
     throw error;
   }
 
+  try {
+    await startRunWorkflow(deps, runId);
+  } catch (error) {
+    // With an Idempotency-Key the retry starts it (the run waits, recorded); without one nothing can, so
+    // nothing having been paid, the payout ids are released for another upload — but only when Temporal
+    // is sure the workflow did not start (it may have persisted the start and failed to answer).
+    if (input.create) throw workflowNotStarted(`Payout run ${runId}`);
+    if (await certainlyNotStarted(deps.temporal, payoutRunWorkflowId(runId))) {
+      await db('payout_items').where({ run_id: runId }).update({ state: 'CANCELLED' });
+      await db('payout_runs')
+        .where({ run_id: runId })
+        .update({ status: 'expired', status_reason: 'The workflow could not be started.' });
+    }
+    throw error;
+  }
+  return runView(deps, runId);
+}
+
+/**
+ * Starts a recorded run's workflow, its input read back from the records (so a resumed upload starts
+ * exactly what the first attempt recorded); a run whose workflow already started is left as it is.
+ */
+async function startRunWorkflow(deps: PayoutDeps, runId: string): Promise<void> {
+  const { db, temporal, settings } = deps;
+  const run = await requireRun(db, runId);
+  if (run.status !== 'awaiting_approval') return;
+  const batches = await db('payout_batches').where({ run_id: runId }).orderBy('seq');
   const workflowInput: PayoutRunInput = {
     runId,
-    batches: batches.map(({ batchId, rows, totalAmount }) => ({
-      batchId,
-      itemCount: rows.length,
-      totalAmount,
+    batches: batches.map((batch) => ({
+      batchId: batch.batch_id as string,
+      itemCount: Number(batch.item_count),
+      totalAmount: Number(batch.total_amount),
     })),
-    uploadedBy: actor,
-    approvalDeadline: expiresAt.toISOString(),
+    uploadedBy: { keyId: run.uploaded_by_key, name: run.uploaded_by },
+    approvalDeadline: new Date(run.expires_at).toISOString(),
     parallelBatches: settings.parallelBatches,
     timing: settings.timing,
   };
-  try {
-    await startWorkflow(temporal, 'payoutRun', {
+  await startOnce(() =>
+    startWorkflow(temporal, 'payoutRun', {
       taskQueue: settings.taskQueue,
       workflowId: payoutRunWorkflowId(runId),
       args: [workflowInput],
       // A run id is used once: no second workflow can ever pay the same run.
       workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
-      staticSummary: `Payout run ${runId}: ${report.rows.length} rows, ${report.totalAmount} VND from ${input.fileName}, uploaded by ${actor.name}`,
+      staticSummary: `Payout run ${runId}: ${run.row_count} rows, ${run.total_amount} VND from ${run.file_name}, uploaded by ${run.uploaded_by}`,
       typedSearchAttributes: [
         { key: payrunKind, value: 'payout-run' },
         { key: payrunRunId, value: runId },
       ],
-    });
-  } catch (error) {
-    // Nothing was paid: release the payout ids so the file can be uploaded again.
-    await db('payout_items').where({ run_id: runId }).update({ state: 'CANCELLED' });
-    await db('payout_runs')
-      .where({ run_id: runId })
-      .update({ status: 'expired', status_reason: 'The workflow could not be started.' });
-    throw error;
-  }
-  return runView(deps, runId);
+    }),
+  );
 }
 
 function itemRecord(runId: string, batchId: string, row: PayoutRow) {

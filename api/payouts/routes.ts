@@ -50,7 +50,7 @@ export function payoutRunRoutes(
   // The bytes decide the format (an .xlsx is a zip), whatever Content-Type the client sends. The file
   // is parsed in an upload worker thread as it arrives, never buffered whole.
   const fileUpload = {
-    contentType: `text/csv or ${XLSX_TYPE}`,
+    contentTypes: ['text/csv', XLSX_TYPE],
     limit: upload.limit,
     read: async (req: Request, query: unknown) => {
       // No body at all is a request without its file, not an empty file: 400, before any parser starts.
@@ -127,12 +127,13 @@ export function payoutRunRoutes(
       rawBody: fileUpload,
       idempotent: true,
       query: z.object({ fileName: z.string().min(1).max(200).default('upload.csv'), sheet: sheetQuery }),
-      handler: async ({ body, query, principal, audit }) => ({
+      handler: async ({ body, query, principal, audit, create }) => ({
         body: await uploadPayoutRun(deps, {
           file: body as ReadPayoutFile,
           fileName: query.fileName,
           principal,
           audit,
+          create,
         }),
       }),
     }),

@@ -31,6 +31,8 @@ import { payrunKind, payrunOrderId } from '../../workflows/search-attributes';
 import type { Principal } from '../auth/roles';
 import type { CachedQuote } from './quote-cache';
 import { ApiError, notFound } from '../http/errors';
+import type { CreateRequest } from '../http/idempotency';
+import { certainlyNotStarted, startOnce, workflowNotStarted } from '../http/resumable';
 import { maskNumber } from '../http/masking';
 import type { RemittanceSettings } from './settings';
 import { executeWorkflow, startWorkflow } from '../workflow-starts';
@@ -166,34 +168,41 @@ async function workersPolling(temporal: Client, taskQueue: string): Promise<bool
 /** Records the remittance (receiver and sender details stay in PostgreSQL) and starts its workflow. */
 export async function createRemittance(
   deps: RemittanceDeps,
-  input: { request: NewRemittanceRequest; principal: Principal },
+  input: { request: NewRemittanceRequest; principal: Principal; create?: CreateRequest },
 ) {
   const { db, temporal, settings } = deps;
   const { request } = input;
-  const remittanceId = newRemittanceId();
+  // A retry of an interrupted request finds the remittance its first attempt recorded and finishes it.
+  const earlier = input.create
+    ? await db('remittances').where({ request_key: input.create.requestKey }).first('remittance_id', 'status')
+    : undefined;
+  const remittanceId = (earlier?.remittance_id as string | undefined) ?? newRemittanceId();
   const info = request.remittanceInfo;
-  await insertRemittance(db, {
-    remittance_id: remittanceId,
-    order_id: remittanceOrderIds(remittanceId).create,
-    workflow_id: remittanceWorkflowId(remittanceId),
-    status: 'accepted' satisfies RemittanceStatus,
-    request_type: request.requestType,
-    auto_capture: request.autoCapture,
-    base_currency: request.baseCurrency,
-    foreign_amount: request.foreignAmount,
-    requested_amount: request.amount ?? null,
-    receiver_label: receiverLabel(request.requestType, request.receiver),
-    receiver_details: { ...request.receiver },
-    remittance_info: {
-      ...info,
-      sourceCurrency: info.sourceCurrency ?? request.baseCurrency,
-      sourceAmount: info.sourceAmount ?? request.foreignAmount,
-    },
-    reason: info.reason,
-    order_info: request.orderInfo ?? `Remittance ${remittanceId}`,
-    created_by_key: input.principal.keyId,
-    created_by: input.principal.name,
-  });
+  if (earlier && earlier.status !== 'accepted') return remittanceView(db, remittanceId);
+  if (!earlier)
+    await insertRemittance(db, {
+      remittance_id: remittanceId,
+      order_id: remittanceOrderIds(remittanceId).create,
+      workflow_id: remittanceWorkflowId(remittanceId),
+      status: 'accepted' satisfies RemittanceStatus,
+      request_type: request.requestType,
+      auto_capture: request.autoCapture,
+      base_currency: request.baseCurrency,
+      foreign_amount: request.foreignAmount,
+      requested_amount: request.amount ?? null,
+      receiver_label: receiverLabel(request.requestType, request.receiver),
+      receiver_details: { ...request.receiver },
+      remittance_info: {
+        ...info,
+        sourceCurrency: info.sourceCurrency ?? request.baseCurrency,
+        sourceAmount: info.sourceAmount ?? request.foreignAmount,
+      },
+      reason: info.reason,
+      order_info: request.orderInfo ?? `Remittance ${remittanceId}`,
+      created_by_key: input.principal.keyId,
+      created_by: input.principal.name,
+      request_key: input.create?.requestKey ?? null,
+    });
 
   const workflowInput: RemittanceInput = {
     remittanceId,
@@ -205,24 +214,30 @@ export async function createRemittance(
     timing: settings.timing,
   };
   try {
-    await startWorkflow(temporal, 'remittance', {
-      taskQueue: settings.taskQueue,
-      workflowId: remittanceWorkflowId(remittanceId),
-      args: [workflowInput],
-      // A remittance id is used once: no second workflow can ever buy or send for it.
-      workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
-      staticSummary: `Remittance ${remittanceId}: ${request.foreignAmount} ${request.baseCurrency} by ${request.requestType}`,
-      typedSearchAttributes: [
-        { key: payrunKind, value: 'remittance' },
-        { key: payrunOrderId, value: remittanceOrderIds(remittanceId).create },
-      ],
-    });
+    await startOnce(() =>
+      startWorkflow(temporal, 'remittance', {
+        taskQueue: settings.taskQueue,
+        workflowId: remittanceWorkflowId(remittanceId),
+        args: [workflowInput],
+        // A remittance id is used once: no second workflow can ever buy or send for it.
+        workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+        staticSummary: `Remittance ${remittanceId}: ${request.foreignAmount} ${request.baseCurrency} by ${request.requestType}`,
+        typedSearchAttributes: [
+          { key: payrunKind, value: 'remittance' },
+          { key: payrunOrderId, value: remittanceOrderIds(remittanceId).create },
+        ],
+      }),
+    );
   } catch (error) {
-    await updateRemittance(db, remittanceId, {
-      status: 'failed',
-      status_reason: 'The workflow could not be started; nothing was bought.',
-      completed_at: new Date(),
-    });
+    // With an Idempotency-Key the retry starts it. Without one, it is marked failed (nothing was bought)
+    // only when Temporal is sure nothing started: a start it persisted before failing to answer runs on.
+    if (input.create) throw workflowNotStarted(`Remittance ${remittanceId}`);
+    if (await certainlyNotStarted(temporal, remittanceWorkflowId(remittanceId)))
+      await updateRemittance(db, remittanceId, {
+        status: 'failed',
+        status_reason: 'The workflow could not be started; nothing was bought.',
+        completed_at: new Date(),
+      });
     throw error;
   }
   return remittanceView(db, remittanceId);

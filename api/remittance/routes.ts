@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { LEAP_YEAR, YEAR } from '../http/dates';
 import { listQuery } from '../http/list-query';
 import { createQuoteCache } from './quote-cache';
 import { DEFAULT_QUOTE_CACHE_SECONDS } from './settings';
@@ -39,9 +40,6 @@ const country = z
   .refine((code) => COUNTRY_CODES.includes(code), 'not an ISO 3166-1 alpha-2 country code')
   .meta({ enum: COUNTRY_CODES });
 // Years 0100–9999 (Date.UTC reads 0–99 as 1900–1999, so those are refused), leap years included.
-const YEAR = '(?:0[1-9]|[1-9]\\d)\\d\\d';
-const LEAP_YEAR =
-  '(?:(?:0[1-9]|[1-9]\\d)(?:[2468][048]|[13579][26]|0[48])|(?:[2468][048]|[13579][26]|0[48])00)';
 const DMY_DATE_PATTERN = `^(?:29/02/${LEAP_YEAR}|(?:(?:0[1-9]|[12]\\d|3[01])/(?:0[13578]|1[02])|(?:0[1-9]|[12]\\d|30)/(?:0[469]|11)|(?:0[1-9]|1\\d|2[0-8])/02)/${YEAR})$`;
 const dmyDate = z
   .string()
@@ -212,8 +210,8 @@ export function remittanceRoutes(deps: RemittanceDeps): AnyRoute[] {
       audit: { action: 'remittance.create', target: 'remittance' },
       body: newRemittanceBody,
       idempotent: 'required',
-      handler: async ({ body, principal }) => ({
-        body: await createRemittance(deps, { request: body as NewRemittanceRequest, principal }),
+      handler: async ({ body, principal, create }) => ({
+        body: await createRemittance(deps, { request: body as NewRemittanceRequest, principal, create }),
       }),
     }),
     defineRoute({

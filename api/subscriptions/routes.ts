@@ -4,7 +4,7 @@ import { beyondSchema } from '../http/errors';
 import { ORDER_ID_PATTERN } from '../../gateway/operations/shared';
 import { ipnPaths } from '../../platform/ipn-paths';
 import { SUBSCRIPTION_FREQUENCIES, SUBSCRIPTION_MIN_AMOUNT } from '../../gateway/limits';
-import { isCalendarDate } from '../../workflows/billing-calendar';
+import { calendarDay } from '../http/dates';
 import {
   authorizationSignal,
   chargeResultSignal,
@@ -13,6 +13,7 @@ import {
 import { findSubscriptionByOrderId } from '../../db/subscriptions';
 import type { IpnChannel } from '../ipn/receiver';
 import { listQuery } from '../http/list-query';
+import { maskCustomer, seesInFull } from '../http/masking';
 import { defineRoute, type AnyRoute } from '../http/routes';
 import {
   createSubscription,
@@ -26,7 +27,7 @@ import {
 const WRITERS = ['billing'] as const;
 const READERS = ['viewer', 'billing'] as const;
 
-const date = z.string().refine(isCalendarDate, 'a real date written YYYY-MM-DD').meta({ format: 'date' });
+const date = calendarDay('a real date written YYYY-MM-DD');
 const subscriptionId = z
   .string()
   .min(1)
@@ -131,8 +132,8 @@ export function subscriptionRoutes(deps: SubscriptionDeps): AnyRoute[] {
       audit: { action: 'subscription.create', target: 'subscription' },
       idempotent: true,
       body: createBody,
-      handler: async ({ body, principal }) => ({
-        body: await createSubscription(deps, { ...body, principal }),
+      handler: async ({ body, principal, create }) => ({
+        body: await createSubscription(deps, { ...body, principal, create }),
       }),
     }),
     defineRoute({
@@ -142,19 +143,31 @@ export function subscriptionRoutes(deps: SubscriptionDeps): AnyRoute[] {
       tag: 'subscriptions',
       access: { roles: READERS },
       query: listQuery,
-      handler: async ({ query }) => {
+      handler: async ({ query, principal }) => {
         const page = await listSubscriptionSummaries(deps.db, query);
-        return { body: { subscriptions: page.rows, nextOffset: page.nextOffset } };
+        const full = seesInFull(principal, WRITERS);
+        return {
+          body: {
+            subscriptions: page.rows.map((row) => maskCustomer(row, full)),
+            nextOffset: page.nextOffset,
+          },
+        };
       },
     }),
     defineRoute({
       method: 'get',
       path: '/v1/subscriptions/:subscriptionId',
-      summary: 'A subscription with every charge (cycle, date, amount, result code, transId).',
+      summary:
+        'A subscription with the amount of its next charge (nextChargeAmount: null when a VARIABLE cycle has none reported, or billing has ended) and every charge (cycle, date, amount, result code, transId).',
       tag: 'subscriptions',
       access: { roles: READERS },
       params,
-      handler: async ({ params: path }) => ({ body: await subscriptionView(deps.db, path.subscriptionId) }),
+      handler: async ({ params: path, principal }) => ({
+        body: maskCustomer(
+          await subscriptionView(deps.db, path.subscriptionId),
+          seesInFull(principal, WRITERS),
+        ),
+      }),
     }),
     manage('pause', 'Pause an active subscription (subscription/manage pause).'),
     manage('cancel', 'Cancel a subscription permanently (subscription/manage cancel).'),

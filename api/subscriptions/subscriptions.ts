@@ -15,6 +15,7 @@ import type { Frequency } from '../../workflows/billing-calendar';
 import {
   cancelUpdate,
   cycleAmountUpdate,
+  FINAL_SUBSCRIPTION_STATUSES,
   pauseUpdate,
   reactivateUpdate,
   subscriptionWorkflowId,
@@ -24,6 +25,8 @@ import {
 import { payrunCustomer, payrunKind, payrunOrderId } from '../../workflows/search-attributes';
 import type { Principal } from '../auth/roles';
 import { ApiError, conflict, notFound } from '../http/errors';
+import type { CreateRequest } from '../http/idempotency';
+import { isOwnInterruptedRecord, startOnce } from '../http/resumable';
 import type { SubscriptionSettings } from './settings';
 import type { CustomerKeyOf } from '../../platform/customer-key';
 import { startWorkflow } from '../workflow-starts';
@@ -55,7 +58,7 @@ export interface NewSubscriptionRequest {
 
 export async function createSubscription(
   deps: SubscriptionDeps,
-  input: NewSubscriptionRequest & { principal: Principal },
+  input: NewSubscriptionRequest & { principal: Principal; create?: CreateRequest },
 ) {
   const { db, temporal, settings } = deps;
   const info = input.subscriptionInfo;
@@ -78,7 +81,14 @@ export async function createSubscription(
     created_by_key: input.principal.keyId,
     created_by: input.principal.name,
   });
-  if (!inserted)
+  if (
+    !inserted &&
+    !isOwnInterruptedRecord(
+      input.create,
+      await getSubscription(db, input.subscriptionId),
+      input.principal.keyId,
+    )
+  )
     throw conflict('subscription_exists', `Subscription ${input.subscriptionId} already exists.`);
   const workflowInput: SubscriptionInput = {
     subscriptionId: input.subscriptionId,
@@ -90,18 +100,20 @@ export async function createSubscription(
     ...(info.expiryDate ? { expiryDate: info.expiryDate } : {}),
     timing: settings.timing,
   };
-  await startWorkflow(temporal, 'subscription', {
-    taskQueue: settings.taskQueue,
-    workflowId,
-    args: [workflowInput],
-    workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
-    staticSummary: `Subscription ${input.subscriptionId}: ${info.type} ${info.recurringAmount} VND ${info.frequency}`,
-    typedSearchAttributes: [
-      { key: payrunKind, value: 'subscription' },
-      { key: payrunOrderId, value: input.subscriptionId },
-      { key: payrunCustomer, value: deps.customerKeyOf(input.partnerClientId) },
-    ],
-  });
+  await startOnce(() =>
+    startWorkflow(temporal, 'subscription', {
+      taskQueue: settings.taskQueue,
+      workflowId,
+      args: [workflowInput],
+      workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+      staticSummary: `Subscription ${input.subscriptionId}: ${info.type} ${info.recurringAmount} VND ${info.frequency}`,
+      typedSearchAttributes: [
+        { key: payrunKind, value: 'subscription' },
+        { key: payrunOrderId, value: input.subscriptionId },
+        { key: payrunCustomer, value: deps.customerKeyOf(input.partnerClientId) },
+      ],
+    }),
+  );
   // The workflow asks the gateway for the customer's links; answer with them once they are recorded.
   const deadline = Date.now() + (settings.linksWaitMs ?? 15_000);
   for (;;) {
@@ -117,6 +129,16 @@ export async function createSubscription(
     }
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
+}
+
+/**
+ * What the next charge takes: FIXED, its recurringAmount; VARIABLE, the amount reported for the next
+ * cycle, or null when none is (the cycle will be skipped). Null too once billing has ended.
+ */
+function nextChargeAmount(row: SubscriptionRow): number | null {
+  if (FINAL_SUBSCRIPTION_STATUSES.includes(row.status)) return null;
+  if (row.type === 'FIXED') return Number(row.recurring_amount);
+  return row.reported_amounts[String(row.next_cycle ?? 1)] ?? null;
 }
 
 function summary(row: SubscriptionRow) {
@@ -136,6 +158,7 @@ function summary(row: SubscriptionRow) {
     anchorDate: row.anchor_date,
     nextCycle: row.next_cycle,
     nextPaymentDate: row.next_payment_date ?? row.requested_next_payment_date,
+    nextChargeAmount: nextChargeAmount(row),
     expiryDate: row.expiry_date,
     failures: row.failures,
     userAlias: row.user_alias,

@@ -7,6 +7,7 @@ import { bindingResultSignal, bindingWorkflowId } from '../../workflows/binding-
 import { tokenPaymentResultSignal } from '../../workflows/token-payment-definitions';
 import type { IpnChannel } from '../ipn/receiver';
 import { listQueryFields } from '../http/list-query';
+import { maskCustomer, seesInFull } from '../http/masking';
 import { defineRoute, type AnyRoute } from '../http/routes';
 import {
   bindingDetails,
@@ -126,7 +127,7 @@ export function tokenRoutes(deps: TokenDeps): AnyRoute[] {
       audit: { action: 'binding.create', target: 'binding' },
       idempotent: true,
       body: bindingBody,
-      handler: async ({ body, principal }) => ({
+      handler: async ({ body, principal, create }) => ({
         body: await startBinding(deps, {
           kind: body.kind,
           partnerClientId: body.partnerClientId,
@@ -137,6 +138,7 @@ export function tokenRoutes(deps: TokenDeps): AnyRoute[] {
           ) as Record<string, string>,
           redirectUrl: body.redirectUrl,
           principal,
+          create,
         }),
       }),
     }),
@@ -147,7 +149,9 @@ export function tokenRoutes(deps: TokenDeps): AnyRoute[] {
       tag: 'payments',
       access: { roles: READERS },
       params: z.object({ bindingId: z.string().max(60) }),
-      handler: async ({ params }) => ({ body: await bindingDetails(deps.db, params.bindingId) }),
+      handler: async ({ params, principal }) => ({
+        body: maskCustomer(await bindingDetails(deps.db, params.bindingId), seesInFull(principal, WRITERS)),
+      }),
     }),
     defineRoute({
       method: 'get',
@@ -157,9 +161,11 @@ export function tokenRoutes(deps: TokenDeps): AnyRoute[] {
       access: { roles: READERS },
       params: z.object({ partnerClientId: z.string().max(60) }),
       query: z.object({ all: z.enum(['true', 'false']).default('false') }),
-      handler: async ({ params, query }) => ({
-        body: { methods: await listMethods(deps.db, params.partnerClientId, query.all === 'true') },
-      }),
+      handler: async ({ params, query, principal }) => {
+        const methods = await listMethods(deps.db, params.partnerClientId, query.all === 'true');
+        const full = seesInFull(principal, WRITERS);
+        return { body: { methods: methods.map((method) => maskCustomer(method, full)) } };
+      },
     }),
     defineRoute({
       method: 'delete',
@@ -180,8 +186,8 @@ export function tokenRoutes(deps: TokenDeps): AnyRoute[] {
       audit: { action: 'token_payment.create', target: 'token_payment' },
       idempotent: true,
       body: paymentBody,
-      handler: async ({ body, principal }) => ({
-        body: await createTokenPayment(deps, { ...body, principal }),
+      handler: async ({ body, principal, create }) => ({
+        body: await createTokenPayment(deps, { ...body, principal, create }),
       }),
     }),
     defineRoute({
@@ -191,9 +197,12 @@ export function tokenRoutes(deps: TokenDeps): AnyRoute[] {
       tag: 'payments',
       access: { roles: READERS },
       query: z.object({ ...listQueryFields, state: z.string().max(40).optional() }),
-      handler: async ({ query }) => {
+      handler: async ({ query, principal }) => {
         const page = await listTokenPayments(deps.db, { ...query, status: query.state ?? query.status });
-        return { body: { payments: page.rows, nextOffset: page.nextOffset } };
+        const full = seesInFull(principal, WRITERS);
+        return {
+          body: { payments: page.rows.map((row) => maskCustomer(row, full)), nextOffset: page.nextOffset },
+        };
       },
     }),
     defineRoute({
@@ -203,7 +212,12 @@ export function tokenRoutes(deps: TokenDeps): AnyRoute[] {
       tag: 'payments',
       access: { roles: READERS },
       params: z.object({ paymentId: z.string().max(60) }),
-      handler: async ({ params }) => ({ body: await tokenPaymentDetails(deps.db, params.paymentId) }),
+      handler: async ({ params, principal }) => ({
+        body: maskCustomer(
+          await tokenPaymentDetails(deps.db, params.paymentId),
+          seesInFull(principal, WRITERS),
+        ),
+      }),
     }),
     defineRoute({
       method: 'post',

@@ -40,6 +40,8 @@ import {
 import { payrunCustomer, payrunKind, payrunOrderId } from '../../workflows/search-attributes';
 import type { Principal } from '../auth/roles';
 import { ApiError, conflict, notFound } from '../http/errors';
+import type { CreateRequest } from '../http/idempotency';
+import { isOwnInterruptedRecord, startOnce } from '../http/resumable';
 import { startWorkflow } from '../workflow-starts';
 
 export interface TokenSettings {
@@ -54,6 +56,8 @@ export interface TokenDeps {
   settings: TokenSettings;
   /** The PayrunCustomer search attribute's value: a keyed hash, never the partnerClientId. */
   customerKeyOf: CustomerKeyOf;
+  /** The clock the daily OTP limits are counted with (ApiDependencies.now). */
+  now: () => number;
 }
 
 export const defaultTokenSettings = (taskQueue: string, gatewayAttemptTimeout: string): TokenSettings => ({
@@ -92,48 +96,33 @@ export async function startBinding(
     userInfo: Record<string, string>;
     redirectUrl?: string;
     principal: Principal;
+    create?: CreateRequest;
   },
 ) {
   const { db, temporal } = deps;
-  const bindingId = `bnd-${randomBytes(8).toString('hex')}`;
+  // A retry of an interrupted request finds the binding its first attempt recorded and finishes it.
+  const earlier = input.create
+    ? await db('bindings').where({ request_key: input.create.requestKey }).first('binding_id')
+    : undefined;
+  const bindingId = (earlier?.binding_id as string | undefined) ?? `bnd-${randomBytes(8).toString('hex')}`;
   const workflowId = bindingWorkflowId(bindingId);
-  let gatewayClientId = input.partnerClientId;
-  if (input.kind === 'wallet') {
-    // Rule 1 (multi): each wallet link of a user is n<NNN>_<partnerClientId>, from 000.
-    const counted = await db('bindings')
-      .where({ partner_client_id: input.partnerClientId, kind: 'wallet' })
-      .count<{ count: string }[]>({ count: '*' });
-    gatewayClientId = `n${String(Number(counted[0]?.count ?? 0)).padStart(3, '0')}_${input.partnerClientId}`;
-  }
-  await db('bindings').insert({
-    binding_id: bindingId,
-    order_id: bindingId,
-    workflow_id: workflowId,
-    kind: input.kind,
-    request_type: REQUEST_TYPE[input.kind],
-    partner_client_id: input.partnerClientId,
-    gateway_client_id: gatewayClientId,
-    amount: input.amount,
-    order_info: input.orderInfo,
-    user_info: JSON.stringify(input.userInfo),
-    redirect_url: input.redirectUrl ?? null,
-    status: 'creating',
-    created_by_key: input.principal.keyId,
-    created_by: input.principal.name,
-  });
+  if (!earlier) await insertBinding();
   const workflowInput: BindingInput = { bindingId, timing: deps.settings.binding };
-  const handle = await startWorkflow(temporal, 'binding', {
-    taskQueue: deps.settings.taskQueue,
-    workflowId,
-    args: [workflowInput],
-    workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
-    staticSummary: `Binding ${bindingId}: ${REQUEST_TYPE[input.kind]} ${input.amount} VND`,
-    typedSearchAttributes: [
-      { key: payrunKind, value: 'binding' },
-      { key: payrunOrderId, value: bindingId },
-      { key: payrunCustomer, value: deps.customerKeyOf(input.partnerClientId) },
-    ],
-  });
+  await startOnce(() =>
+    startWorkflow(temporal, 'binding', {
+      taskQueue: deps.settings.taskQueue,
+      workflowId,
+      args: [workflowInput],
+      workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+      staticSummary: `Binding ${bindingId}: ${REQUEST_TYPE[input.kind]} ${input.amount} VND`,
+      typedSearchAttributes: [
+        { key: payrunKind, value: 'binding' },
+        { key: payrunOrderId, value: bindingId },
+        { key: payrunCustomer, value: deps.customerKeyOf(input.partnerClientId) },
+      ],
+    }),
+  );
+  const handle = temporal.workflow.getHandle(workflowId);
   try {
     await handle.executeUpdate(bindingLinksUpdate);
   } catch (error) {
@@ -141,9 +130,39 @@ export async function startBinding(
       const cause = causeOf(error);
       throw new ApiError(502, 'binding_refused', cause?.message ?? error.message);
     }
-    throw error;
+    // A resumed request may find the binding already finished: its record is the answer.
+    if (!earlier) throw error;
   }
   return bindingView((await getBinding(db, bindingId)) as BindingRow);
+
+  /** The binding's record: each wallet link of a user gets the next n<NNN>_ prefix. */
+  async function insertBinding() {
+    let gatewayClientId = input.partnerClientId;
+    if (input.kind === 'wallet') {
+      // Rule 1 (multi): each wallet link of a user is n<NNN>_<partnerClientId>, from 000.
+      const counted = await db('bindings')
+        .where({ partner_client_id: input.partnerClientId, kind: 'wallet' })
+        .count<{ count: string }[]>({ count: '*' });
+      gatewayClientId = `n${String(Number(counted[0]?.count ?? 0)).padStart(3, '0')}_${input.partnerClientId}`;
+    }
+    await db('bindings').insert({
+      binding_id: bindingId,
+      order_id: bindingId,
+      workflow_id: workflowId,
+      kind: input.kind,
+      request_type: REQUEST_TYPE[input.kind],
+      partner_client_id: input.partnerClientId,
+      gateway_client_id: gatewayClientId,
+      amount: input.amount,
+      order_info: input.orderInfo,
+      user_info: JSON.stringify(input.userInfo),
+      redirect_url: input.redirectUrl ?? null,
+      status: 'creating',
+      created_by_key: input.principal.keyId,
+      created_by: input.principal.name,
+      request_key: input.create?.requestKey ?? null,
+    });
+  }
 }
 
 export async function bindingDetails(db: Db, bindingId: string) {
@@ -191,7 +210,14 @@ export async function deleteMethod(deps: TokenDeps, methodId: string) {
 
 export async function createTokenPayment(
   deps: TokenDeps,
-  input: { paymentId: string; methodId: string; amount: number; description: string; principal: Principal },
+  input: {
+    paymentId: string;
+    methodId: string;
+    amount: number;
+    description: string;
+    principal: Principal;
+    create?: CreateRequest;
+  },
 ) {
   const { db, temporal } = deps;
   const method = await getSavedMethod(db, input.methodId);
@@ -210,10 +236,8 @@ export async function createTokenPayment(
     ]);
   }
   if (method.kind === 'wallet') {
-    const refusal = checkNewCode(
-      await recentOtpAttempts(db, method.partner_client_id, Date.now()),
-      Date.now(),
-    );
+    const now = deps.now();
+    const refusal = checkNewCode(await recentOtpAttempts(db, method.partner_client_id, now), now);
     if (refusal) throw new ApiError(OTP_STATUS[refusal.reason]!, refusal.reason, refusalMessage(refusal));
   }
   const workflowId = tokenPaymentWorkflowId(input.paymentId);
@@ -235,7 +259,11 @@ export async function createTokenPayment(
     .onConflict('payment_id')
     .ignore()
     .returning('payment_id');
-  if (inserted.length === 0) {
+  const existing =
+    inserted.length === 0
+      ? await db('token_payments').where({ payment_id: input.paymentId }).first('created_by_key')
+      : undefined;
+  if (inserted.length === 0 && !isOwnInterruptedRecord(input.create, existing, input.principal.keyId)) {
     throw conflict(
       'token_payment_exists',
       `Token payment ${input.paymentId} already exists; a payment id is paid once.`,
@@ -246,19 +274,27 @@ export async function createTokenPayment(
     partnerClientId: method.partner_client_id,
     timing: deps.settings.payment,
   };
-  const handle = await startWorkflow(temporal, 'tokenPayment', {
-    taskQueue: deps.settings.taskQueue,
-    workflowId,
-    args: [workflowInput],
-    workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
-    staticSummary: `Token payment ${input.paymentId}: ${input.amount} VND (${method.kind})`,
-    typedSearchAttributes: [
-      { key: payrunKind, value: 'token-payment' },
-      { key: payrunOrderId, value: input.paymentId },
-      { key: payrunCustomer, value: deps.customerKeyOf(method.partner_client_id) },
-    ],
-  });
-  await handle.executeUpdate(tokenPaymentStartedUpdate);
+  await startOnce(() =>
+    startWorkflow(temporal, 'tokenPayment', {
+      taskQueue: deps.settings.taskQueue,
+      workflowId,
+      args: [workflowInput],
+      workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+      staticSummary: `Token payment ${input.paymentId}: ${input.amount} VND (${method.kind})`,
+      typedSearchAttributes: [
+        { key: payrunKind, value: 'token-payment' },
+        { key: payrunOrderId, value: input.paymentId },
+        { key: payrunCustomer, value: deps.customerKeyOf(method.partner_client_id) },
+      ],
+    }),
+  );
+  const handle = temporal.workflow.getHandle(workflowId);
+  try {
+    await handle.executeUpdate(tokenPaymentStartedUpdate);
+  } catch (error) {
+    // A resumed request may find the payment already settled: its record is the answer.
+    if (!input.create?.resumed) throw error;
+  }
   return tokenPaymentDetails(db, input.paymentId);
 }
 

@@ -88,13 +88,13 @@ export const remittanceHandlers: HandlerTable = {
 };
 
 /**
- * The spec shows no remittance query; payrun polls a late remittance result with api/query
- * (`payment.query`) and the create's orderId. The answer for a remittance order: resultCode = the
- * order's current code (0, 7000 while pending or awaiting capture, or the failure code), with amount
- * and transId. Undefined for any other orderId.
+ * The spec shows no query for a remittance or a single disbursement; payrun polls a late result with
+ * api/query (`payment.query`) and the order's orderId (gateway/README.md, assumptions 3 and 21). The
+ * answer for such an order: resultCode = the order's current code (0, 7000 while pending or awaiting
+ * capture, or the failure code), with amount and transId. Undefined for any other orderId.
  */
 export function remittanceQueryAnswer(world: SandboxWorld, orderId: string): HandlerOutcome | undefined {
-  const order = world.state.remittances.get(orderId);
+  const order = world.state.remittances.get(orderId) ?? world.state.disbursements.get(orderId);
   if (!order) return undefined;
   return outcome(order.resultCode, undefined, {
     amount: order.amount,
@@ -103,7 +103,7 @@ export function remittanceQueryAnswer(world: SandboxWorld, orderId: string): Han
 }
 
 /**
- * Wraps a handler table so `payment.query` answers for remittance orders and leaves every other
+ * Wraps a handler table so `payment.query` answers for remittance and disbursement orders and leaves every other
  * orderId to the table's own `payment.query` (documents 1–2), or to "not simulated yet".
  */
 export function withRemittanceQuery(table: HandlerTable): HandlerTable {
@@ -118,7 +118,7 @@ export function withRemittanceQuery(table: HandlerTable): HandlerTable {
         if (inner) return inner.handle(request, world);
         return outcome(
           CODE.unknownError,
-          'payment.query is not simulated yet by the payrun sandbox (document 1) except for remittance orders; ' +
+          'payment.query is not simulated yet by the payrun sandbox (document 1) except for remittance and disbursement orders; ' +
             'see sandbox/README.md',
         );
       },

@@ -8,11 +8,11 @@ import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { createApiKey } from '../../db/api-keys';
 import { createDb } from '../../db/knex';
-import type { LedgerEntry } from '../../sandbox/ledger';
 import { loadConfig } from '../../platform/config';
 import { resolveCodecKeyring } from '../../platform/payload-codec';
 import { buildActivities } from '../../workers/build';
 import { startClusterOnFreePorts } from '../cluster/cluster';
+import { sandboxAdminClient } from '../cluster/sandbox-admin';
 import { BENCH_SANDBOX_TIMING, summarizeHistory, type BenchStack } from './harness';
 
 export async function startClusterBenchStack(
@@ -35,22 +35,14 @@ export async function startClusterBenchStack(
   // Histories are only counted, never decoded: no data converter needed.
   const connection = await Connection.connect({ address: cluster.urls.temporal });
   const temporal = new Client({ connection });
-  const admin = async (method: string, route: string, body?: unknown) => {
-    const response = await fetch(`${cluster.urls.sandbox}/__sandbox${route}`, {
-      method,
-      headers: { 'content-type': 'application/json' },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    if (!response.ok) throw new Error(`sandbox ${method} ${route}: ${response.status}`);
-    return response.json() as Promise<unknown>;
-  };
+  const admin = sandboxAdminClient(cluster.urls.sandbox);
   return {
     shape: 'cluster',
     db,
     gateway: {
-      ledger: async () => (await admin('GET', '/ledger')) as LedgerEntry[],
-      setAutoApprove: async (enabled) => void (await admin('PUT', '/auto-approve', { enabled })),
-      approve: async (orderId) => void (await admin('POST', `/payments/${orderId}/approve`, {})),
+      ledger: admin.ledger,
+      setAutoApprove: admin.setAutoApprove,
+      approve: async (orderId) => void (await admin.call('POST', `/payments/${orderId}/approve`, {})),
     },
     // The floor's activities, built from what a worker of this cluster is given.
     activities: buildActivities(loadConfig(cluster.environment.worker(0)), {

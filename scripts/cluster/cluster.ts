@@ -127,6 +127,8 @@ export interface ClusterOptions {
   sandboxTiming?: Record<string, number>;
   /** GATEWAY_RATE_LIMITS of the workers; unset: no limit. */
   gatewayRateLimits?: string;
+  /** Rehearsals only: webhook endpoints may be http://127.0.0.1 (WEBHOOK_ALLOW_LOOPBACK_HTTP). */
+  loopbackWebhooks?: boolean;
   log?: (line: string) => void;
   /** Called when a process dies without being asked to (the cluster restarts nothing by itself). */
   onUnexpectedExit?: (name: string, code: number | null) => void;
@@ -139,7 +141,10 @@ export interface Cluster {
   processes: ProcessGroup;
   workerNames: string[];
   records(): ProcessRecord[];
-  /** SIGKILLs a process (a crash, not a shutdown). */
+  /**
+   * SIGKILLs a process (a crash, not a shutdown). `postgres` (the embedded one) is killed with every
+   * backend, as a power cut would: the restart recovers from the write-ahead log.
+   */
   kill(name: string): Promise<void>;
   /** Starts a process again with the same command and environment, and waits until it serves. */
   restart(name: string): Promise<void>;
@@ -181,19 +186,26 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
     if (!binaries || !ui)
       throw new Error('The Temporal server or UI could not be built: run npm run temporal:binaries');
 
-    let serverUrl = options.databaseUrl;
-    if (!serverUrl) {
+    const startPostgres = async () => {
       postgres = await startEmbeddedPostgres({
         dataDir: path.join(dataDir, 'postgres'),
         port: ports.postgres,
         persistent: true,
       });
-      serverUrl = postgres.url;
       const pidFile = path.join(dataDir, 'postgres', 'postmaster.pid');
       const pid = Number(fs.readFileSync(pidFile, 'utf8').split('\n')[0]);
       group.addExternal({ name: 'postgres', pid, role: 'postgres', port: postgres.port });
       log(`PostgreSQL (embedded) on ${postgres.port}, pid ${pid}`);
-    }
+      return postgres.url;
+    };
+    const killPostgres = async () => {
+      if (!postgres) throw new Error('PostgreSQL is not the embedded one: the cluster cannot kill it');
+      await postgres.kill();
+      postgres = undefined;
+      group.removeExternal('postgres');
+    };
+    let serverUrl = options.databaseUrl;
+    if (!serverUrl) serverUrl = await startPostgres();
     await createDatabaseIfMissing(serverUrl, PAYRUN_DATABASE);
     const databaseUrl = withDatabaseName(serverUrl, PAYRUN_DATABASE);
 
@@ -239,6 +251,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
       customerKeySecret: resolveDevCustomerKeySecret({ configured: undefined, dataDir }),
       apiSettings: { ...DEFAULT_API_TUNABLES, ...options.apiSettings },
       metricsPort: (index) => ports.metrics + index,
+      loopbackWebhooks: options.loopbackWebhooks ?? false,
     });
 
     await start({
@@ -312,8 +325,14 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
       processes: group,
       workerNames,
       records: () => group.records(),
-      kill: (name) => group.kill(name, 'SIGKILL'),
+      kill: (name) => (name === 'postgres' ? killPostgres() : group.kill(name, 'SIGKILL')),
       restart: async (name) => {
+        if (name === 'postgres') {
+          if (options.databaseUrl) throw new Error('PostgreSQL is DATABASE_URL: the cluster does not run it');
+          if (postgres) await killPostgres();
+          await startPostgres();
+          return;
+        }
         const spec = specs.get(name);
         if (!spec) throw new Error(`No process named ${name}`);
         await group.restart(name, spec);

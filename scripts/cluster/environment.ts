@@ -46,6 +46,8 @@ export interface ClusterEnvironmentInput {
   metricsPort: (workerIndex: number) => number;
   /** GATEWAY_RATE_LIMITS of every worker; unset: no limit (docker-compose passes it through). */
   gatewayRateLimits?: string;
+  /** Rehearsals only (docker-compose never sets it): webhooks to a receiver on this machine. */
+  loopbackWebhooks?: boolean;
 }
 
 export interface ClusterEnvironment {
@@ -70,6 +72,8 @@ export function clusterEnvironment(input: ClusterEnvironmentInput): ClusterEnvir
     GATEWAY_SECRET_KEY: input.gateway.secretKey,
     GATEWAY_PUBLIC_KEY: input.gateway.publicKey,
     PUBLIC_BASE_URL: input.publicBaseUrl,
+    // The API checks an endpoint's URL when it is registered, the workers again before each delivery.
+    ...(input.loopbackWebhooks ? { WEBHOOK_ALLOW_LOOPBACK_HTTP: 'true' } : {}),
   };
   const uiOrigin = new URL(input.uiUrl).origin;
   return {

@@ -217,4 +217,16 @@ describe('audit log', () => {
       expect(response.allow, method).not.toMatch(/PUT|PATCH|DELETE|POST/);
     }
   });
+
+  it('refuses a key revoking itself (409 own_key): an admin never locks themselves out mid-session', async () => {
+    const own = await newKey(db, ['admin'], `Self Revoker ${tag}`);
+    const { keyId } = (await call(own, 'GET', '/v1/me')).body as { keyId: string };
+    const refused = await call(own, 'POST', `/v1/api-keys/${keyId}/revoke`, '{}');
+    expect(refused.status).toBe(409);
+    expect(refused.body.error.code).toBe('own_key');
+    expect((await call(own, 'GET', '/v1/me')).status).toBe(200);
+    // Another admin's key revokes it.
+    expect((await call(admin, 'POST', `/v1/api-keys/${keyId}/revoke`, '{}')).status).toBe(200);
+    expect((await call(own, 'GET', '/v1/me')).status).toBe(401);
+  });
 });

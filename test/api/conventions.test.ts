@@ -8,6 +8,7 @@ import type { Db } from '../../db/knex';
 import { createLogger } from '../../platform/logger';
 import { authHeaders, jsonOf, listen, newKey, type RunningApi } from '../support/api';
 import { connectTestDatabase } from '../support/database';
+import { eventually } from '../support/wait';
 
 /**
  * The request conventions through a real HTTP server, on routes defined for the test with the same
@@ -17,6 +18,9 @@ let db: Db;
 let api: RunningApi;
 let key: string;
 const table = `widgets_${Date.now()}`;
+/** What the gadget route saw of each attempt, and how the next attempts end. */
+const attempts: unknown[] = [];
+const endings: Array<'answer' | 'fail' | 'die'> = [];
 
 beforeAll(async () => {
   db = connectTestDatabase();
@@ -40,6 +44,22 @@ beforeAll(async () => {
         await new Promise((resolve) => setTimeout(resolve, 100));
         const [row] = await db(table).insert(body).returning('*');
         return { body: row };
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/v1/gadgets',
+      summary: 'Create a gadget; the test decides how each attempt ends',
+      tag: 'test',
+      access: { roles: ['payouts-maker'] },
+      idempotent: true,
+      body: z.object({ name: z.string() }),
+      handler: async ({ create }) => {
+        attempts.push(create);
+        const ending = endings.shift() ?? 'answer';
+        if (ending === 'die') return new Promise<never>(() => {});
+        if (ending === 'fail') throw new Error('Temporal is unreachable');
+        return { body: { attempts: attempts.length } };
       },
     }),
     defineRoute({
@@ -68,8 +88,18 @@ afterAll(async () => {
   await db.destroy();
 });
 
-const post = (body: string, headers: Record<string, string> = {}) =>
-  fetch(`${api.baseUrl}/v1/widgets`, { method: 'POST', headers: { ...authHeaders(key), ...headers }, body });
+const post = (
+  body: string,
+  headers: Record<string, string> = {},
+  path = '/v1/widgets',
+  signal?: AbortSignal,
+) =>
+  fetch(`${api.baseUrl}${path}`, {
+    method: 'POST',
+    headers: { ...authHeaders(key), ...headers },
+    body,
+    ...(signal && { signal }),
+  });
 
 describe('errors', () => {
   it('names the field and the rule, and creates nothing', async () => {
@@ -142,6 +172,44 @@ describe('Idempotency-Key', () => {
     expect(responses.map((response) => response.status)).toEqual(Array(20).fill(201));
     expect(new Set(bodies.map((created) => created.id)).size).toBe(1);
     expect(await db(table).where({ name: 'concurrent' }).count({ n: '*' }).first()).toEqual({ n: '1' });
+  });
+
+  it('a retry after a 5xx resumes the request: same request key, marked resumed', async () => {
+    attempts.length = 0;
+    endings.push('fail');
+    const body = JSON.stringify({ name: 'flaky' });
+    const failed = await post(body, { 'idempotency-key': 'gadget-1' }, '/v1/gadgets');
+    expect(failed.status).toBe(500);
+    const retried = await post(body, { 'idempotency-key': 'gadget-1' }, '/v1/gadgets');
+    expect(retried.status).toBe(201);
+    expect(attempts).toEqual([
+      { requestKey: expect.stringMatching(/^[0-9a-f]{32}$/), resumed: false },
+      { requestKey: (attempts[0] as { requestKey: string }).requestKey, resumed: true },
+    ]);
+  });
+
+  it('a request whose process died is resumed by its retry once the claim lapses', async () => {
+    attempts.length = 0;
+    endings.push('die');
+    const body = JSON.stringify({ name: 'orphan' });
+    // The first attempt never answers: as if its API process was killed while it ran.
+    const abandoned = new AbortController();
+    const first = post(body, { 'idempotency-key': 'gadget-2' }, '/v1/gadgets', abandoned.signal).catch(
+      () => undefined,
+    );
+    await eventually(() => expect(attempts).toHaveLength(1));
+    abandoned.abort();
+    await first;
+    // Its claim is a lease; once it lapses (a minute in production), the retry takes it over.
+    await db('idempotency_keys')
+      .where({ idempotency_key: 'gadget-2' })
+      .update({ claimed_until: db.raw(`now() - interval '1 second'`) });
+    const retried = await post(body, { 'idempotency-key': 'gadget-2' }, '/v1/gadgets');
+    expect(retried.status).toBe(201);
+    expect(attempts.map((attempt) => (attempt as { resumed: boolean }).resumed)).toEqual([false, true]);
+    const replayed = await post(body, { 'idempotency-key': 'gadget-2' }, '/v1/gadgets');
+    expect(replayed.headers.get('idempotent-replayed')).toBe('true');
+    expect(attempts).toHaveLength(2);
   });
 
   it('answers a repeated invalid request the same way', async () => {

@@ -69,5 +69,11 @@ describe('list query', () => {
     const bad = await callApi(t.api, viewer, 'GET', '/v1/payout-runs?from=2026-02-30');
     expect(bad.status).toBe(400);
     expect(bad.body.error.problems[0]).toMatchObject({ field: 'query.from' });
+    // The ends of the calendar the document states (years 0100–9999): a 400 before, an answer at the last
+    // day (whose next day, 10000-01-01, no YYYY-MM-DD spells); both once answered 500.
+    for (const query of ['from=0000-01-01', 'to=0099-12-31'])
+      expect((await callApi(t.api, viewer, 'GET', `/v1/payout-runs?${query}`)).status, query).toBe(400);
+    for (const query of ['from=0100-01-01', 'to=9999-12-31'])
+      expect((await callApi(t.api, viewer, 'GET', `/v1/payout-runs?${query}`)).status, query).toBe(200);
   });
 });

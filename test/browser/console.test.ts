@@ -49,6 +49,8 @@ const people = {
   maker: { name: `Mai Maker ${run}`, roles: ['payouts-maker'], key: '' },
   approver: { name: `An Approver ${run}`, roles: ['payouts-approver'], key: '' },
   admin: { name: `Ada Admin ${run}`, roles: ['admin'], key: '' },
+  billing: { name: `Bao Billing ${run}`, roles: ['billing'], key: '' },
+  payments: { name: `Phuong Payments ${run}`, roles: ['payments'], key: '' },
 } as const;
 
 beforeAll(async () => {
@@ -488,6 +490,125 @@ for (const language of ['vi', 'en'] as const) {
       await page.locator('#apply-filter').click();
       await poll(() => rowOf(`paused${tag}`).count()).toBe(1);
     });
+
+    it('subscriptions (billing): the next amount of a real VARIABLE subscription set from its page', async () => {
+      await signIn(people.billing);
+      const subscriptionId = `var${tag}`;
+      const nextDay = new Date(Date.now() + 10 * 86_400_000).toISOString().slice(0, 10);
+      const created = await api$(people.billing.key, 'POST', '/v1/subscriptions', {
+        subscriptionId,
+        partnerClientId: `client-var${tag}`,
+        orderInfo: 'Điện nước theo tháng',
+        amount: 0,
+        subscriptionInfo: {
+          name: 'Điện nước',
+          subsOwner: '0912345678',
+          partnerSubsId: `UTIL-${tag}`,
+          type: 'VARIABLE',
+          recurringAmount: 80_000,
+          frequency: 'MONTHLY',
+          nextPaymentDate: nextDay,
+        },
+      });
+      expect(created.status, JSON.stringify(created.body)).toBe(201);
+      sandbox.admin.approvePayment(subscriptionId);
+      const view = () => api$(people.billing.key, 'GET', `/v1/subscriptions/${subscriptionId}`);
+      await eventually(async () => expect((await view()).body.status).toBe('active'));
+      expect((await view()).body.nextChargeAmount).toBeNull();
+
+      await page.goto(`${api.baseUrl}/console#/subscriptions?q=${subscriptionId}`);
+      await poll(() => rowOf(subscriptionId).count()).toBe(1);
+      await rowOf(subscriptionId).getByRole('link', { name: subscriptionId }).click();
+      await poll(() => text('#next-charge-amount')).toBe(tr('not reported: the cycle is skipped'));
+      await page.locator('#next-amount').fill('45000');
+      await page.locator('#set-amount').click();
+      await poll(() => text('#action-outcome')).toBe(tr('Next amount set.'));
+      await poll(() => text('#next-charge-amount')).toBe(vnd(45_000));
+      const after = (await view()).body;
+      expect(after).toMatchObject({ status: 'active', nextCycle: 1, nextChargeAmount: 45_000 });
+      expect(after.recurringAmount).toBe(80_000);
+      await poll(() => text('#detail-timeline')).toContain('subscription.set_amount');
+      await shot(page, 'subscription-variable-amount');
+    }, 60_000);
+
+    it('payments (payments role): a card terminal settled from the list, its card payment no longer refundable', async () => {
+      await signIn(people.payments);
+      const storeId = `store-${tag}`;
+      const serialNumber = `SN-${tag}`;
+      const paymentId = `edc-${tag}`;
+      const created = await api$(people.payments.key, 'POST', '/v1/payments', {
+        paymentId,
+        requestType: 'payWithEdc',
+        storeId,
+        serialNumber,
+        instrumentType: 'CARD',
+        amount: 230_000,
+        orderInfo: 'Quầy 2',
+      });
+      expect(created.status, JSON.stringify(created.body)).toBe(201);
+      sandbox.admin.approvePayment(paymentId);
+      const view = () => api$(people.payments.key, 'GET', `/v1/payments/${paymentId}`);
+      await eventually(async () => expect((await view()).body.status).toBe('succeeded'));
+      expect((await view()).body).toMatchObject({ settledAt: null, refundableAmount: 230_000 });
+
+      await page.goto(`${api.baseUrl}/console#/payments?q=${paymentId}`);
+      await poll(() => rowOf(paymentId).count()).toBe(1);
+      await page.getByText(tr('Settle a card terminal')).click();
+      await page.locator('#settle-store').fill(storeId);
+      await page.locator('#settle-serial').fill(serialNumber);
+      await page.locator('#settle-terminal').click();
+      await poll(() => text('#action-outcome')).toBe(
+        tr('Terminal settled: {count} card payments, no longer refundable through payrun.', { count: 1 }),
+      );
+      await shot(page, 'terminal-settled');
+      // The gateway recorded one settlement of this terminal, of this payment's amount.
+      const settlements = sandbox.admin
+        .ledger()
+        .filter((entry) => entry.kind === 'settlement' && entry.method === `${storeId}/${serialNumber}`);
+      expect(settlements).toMatchObject([{ outcome: 'succeeded', amount: 230_000 }]);
+      const settled = (await view()).body;
+      expect(settled.settledAt).toEqual(expect.any(String));
+      expect(settled.refundableAmount).toBe(0);
+
+      await rowOf(paymentId).getByRole('link', { name: paymentId }).click();
+      await poll(() => text('#refundable')).toBe(vnd(0));
+      expect(await text('#detail-summary')).toContain(tr('Settled at the terminal'));
+      expect(await page.locator('#refund').count()).toBe(0);
+    }, 60_000);
+
+    it('saved methods (payments role): a card bound through the gateway, revoked from the customer’s page', async () => {
+      await signIn(people.payments);
+      const customer = `cardholder-${tag}`;
+      const binding = await api$(people.payments.key, 'POST', '/v1/bindings', {
+        kind: 'card',
+        partnerClientId: customer,
+        userInfo: { email: 'an@example.com', name: 'Nguyen Van An' },
+      });
+      expect(binding.status, JSON.stringify(binding.body)).toBe(201);
+      expect(binding.body.payUrl).toMatch(/^http/);
+      // The customer enters the card on the gateway's page: the IPN brings the callbackToken, payrun binds.
+      sandbox.admin.approvePayment(binding.body.orderId);
+      const methodId = await eventually(async () => {
+        const bound = await api$(people.payments.key, 'GET', `/v1/bindings/${binding.body.bindingId}`);
+        expect(bound.body.status).toBe('active');
+        return bound.body.methodId as string;
+      });
+      expect(sandbox.admin.tokens(customer).map((token) => token.status)).toEqual(['active']);
+
+      await page.goto(`${api.baseUrl}/console#/methods?customer=${customer}`);
+      const method = page.locator('table.methods tbody tr', { hasText: methodId });
+      await poll(() => method.count()).toBe(1);
+      expect(await method.textContent()).toContain(status('active'));
+      await method.locator(`#revoke-${methodId}`).click();
+      await poll(() => text('#action-outcome')).toBe(tr('Method {id} revoked.', { id: methodId }));
+      await poll(() => method.locator('[data-status]').textContent()).toBe(status('deleted'));
+      expect(await page.locator(`#revoke-${methodId}`).count()).toBe(0);
+      await shot(page, 'saved-method-revoked');
+      const methods = await api$(people.payments.key, 'GET', `/v1/customers/${customer}/methods?all=true`);
+      expect(methods.body.methods).toMatchObject([{ methodId, status: 'deleted' }]);
+      // The gateway revoked the token: it can pay no more.
+      expect(sandbox.admin.tokens(customer).map((token) => token.status)).toEqual(['revoked']);
+    }, 60_000);
 
     it('webhook endpoints: a disabled one on the dashboard with its reason, enabled again from its page', async () => {
       await signIn(people.admin);

@@ -50,5 +50,11 @@ export function usePaymentStack(
   });
 }
 
-export const call = (fixture: PaymentFixture, method: string, path: string, body?: unknown, key?: string) =>
-  callApi(fixture.api, key ?? fixture.key, method, path, body);
+export const call = (
+  fixture: PaymentFixture,
+  method: string,
+  path: string,
+  body?: unknown,
+  key?: string,
+  headers?: Record<string, string>,
+) => callApi(fixture.api, key ?? fixture.key, method, path, body, headers);

@@ -84,8 +84,29 @@ describe('single disbursement', () => {
     await captureHistory(fixture.env.client, disbursementWorkflowId(disbursementId), 'pending-then-notified');
   });
 
-  it('asks an operator when a pending payout never reports', async () => {
+  it('asks the gateway when the notification of a pending payout is lost, and pays once', async () => {
     fixture.stack.sandbox.admin.setFaults({ notification: 'disbursement.result', ipn: { drop: true } });
+    try {
+      const { disbursementId } = await disburse({ amount: 300_000, wallet: wallet('0900007002') });
+      await finalState(disbursementId, ['pending']);
+      const done = await finalState(disbursementId, ['succeeded', 'failed', 'needs_attention'], '1 minute');
+      expect(done).toMatchObject({ status: 'succeeded', resultCode: 0 });
+      expect(movements(disbursementId)).toEqual([expect.objectContaining({ outcome: 'succeeded' })]);
+      await captureHistory(
+        fixture.env.client,
+        disbursementWorkflowId(disbursementId),
+        'notification-lost-asked',
+      );
+    } finally {
+      fixture.stack.sandbox.admin.clearFaults();
+    }
+  });
+
+  it('asks an operator when neither a notification nor the gateway says anything for a day', async () => {
+    fixture.stack.sandbox.admin.setFaults([
+      { notification: 'disbursement.result', ipn: { drop: true } },
+      { operation: 'payment.query', resultCode: 42 },
+    ]);
     try {
       const { disbursementId } = await disburse({ amount: 300_000, wallet: wallet('0900007002') });
       await finalState(disbursementId, ['pending']);

@@ -43,7 +43,7 @@ describe('HTTP admin API', () => {
     expect((await admin('PUT', '/faults', { operation: 'nope.op', latencyMs: 5 })).status).toBe(400);
     expect(
       (await admin('PUT', '/faults', [{ operation: 'disbursement.pay', latencyMs: 1, times: 2 }])).body,
-    ).toEqual([{ operation: 'disbursement.pay', latencyMs: 1, times: 2 }]);
+    ).toEqual([{ operation: 'disbursement.pay', latencyMs: 1, times: 2, applied: 0, matched: 0 }]);
     expect((await admin('DELETE', '/faults')).body).toEqual([]);
 
     await gw.client.call('disbursement.pay', {

@@ -115,6 +115,46 @@ describe('request faults', () => {
     expect(ledger[0]).toMatchObject({ orderId: request.orderId, transId: retry.body.transId });
   });
 
+  it('resultCode 10: answered "retry later", nothing processed; the same requestId then goes through', async () => {
+    gw.sandbox.admin.setFaults({ operation: 'disbursement.pay', resultCode: 10, times: 1 });
+    const request = pay();
+    const error = await gw.client.call('disbursement.pay', request).catch((e: unknown) => e);
+    expect(error).toMatchObject({ resultCode: 10, retryable: true });
+    expect(gw.sandbox.admin.ledger()).toHaveLength(0);
+    expect((await gw.client.call('disbursement.pay', request)).resultCode).toBe(0);
+    expect(gw.sandbox.admin.ledger()).toHaveLength(1);
+  });
+
+  it('probability: a seeded share of calls, the same calls again for the same seed and traffic', async () => {
+    const faulted = async (seed: number) => {
+      gw.sandbox.admin.reset();
+      gw.sandbox.admin.setFaults({
+        operation: 'disbursement.balance',
+        httpStatus: 503,
+        probability: 0.3,
+        seed,
+      });
+      const outcomes: boolean[] = [];
+      for (let i = 0; i < 60; i++) {
+        const failed = await gw.client
+          .call('disbursement.balance', { requestId: `r-${i}`, orderId: `o-${i}` })
+          .then(
+            () => false,
+            () => true,
+          );
+        outcomes.push(failed);
+      }
+      expect(gw.sandbox.admin.faults()[0]?.applied).toBe(outcomes.filter(Boolean).length);
+      return outcomes;
+    };
+    const first = await faulted(7);
+    expect(await faulted(7)).toEqual(first);
+    expect(await faulted(8)).not.toEqual(first);
+    const share = first.filter(Boolean).length / first.length;
+    expect(share).toBeGreaterThan(0.1);
+    expect(share).toBeLessThan(0.55);
+  });
+
   it('close() releases a hanging connection', async () => {
     const own = await startTestGateway();
     own.sandbox.admin.setFaults({ hang: true, times: 1 });
@@ -158,6 +198,43 @@ describe('IPN delivery and faults', () => {
       ]),
     );
   });
+
+  it('copies: five identical signed copies are sent at the same moment', async () => {
+    gw.sandbox.admin.setFaults({ operation: 'disbursement.pay', ipn: { copies: 5 } });
+    const request = pay();
+    await gw.client.call('disbursement.pay', request);
+    const copies = await ipn.waitForCount(ofOrder(request.orderId), 5);
+    expect(new Set(copies.map((copy) => copy.raw.toString())).size).toBe(1);
+    await eventually(() => {
+      const log = gw.sandbox.admin.ipnLog();
+      expect(log).toHaveLength(5);
+      expect(log.filter((entry) => entry.duplicate)).toHaveLength(4);
+      expect(new Set(log.map((entry) => entry.signature)).size).toBe(1);
+    });
+  });
+
+  it.each(['amount', 'resultCode', 'foreignKey', 'otherOrder'] as const)(
+    'forge %s: a variant that fails verification is sent before the genuine notification',
+    async (forge) => {
+      gw.sandbox.admin.setFaults({ operation: 'disbursement.pay', ipn: { forge } });
+      const earlier = pay('earlier');
+      await gw.client.call('disbursement.pay', earlier);
+      // The rule forges every notification: the earlier one's forgery and itself.
+      await ipn.waitForCount(() => true, 2);
+      ipn.clear();
+      const request = pay();
+      await gw.client.call('disbursement.pay', request);
+      const [forged, genuine] = await ipn.waitForCount(() => true, 2);
+      expect(() => parseNotification('disbursement.result', forged!.raw, keys)).toThrow();
+      expect(parseNotification('disbursement.result', genuine!.raw, keys).fields.orderId).toBe(
+        request.orderId,
+      );
+      if (forge === 'otherOrder') expect(forged!.body.orderId).toBe(earlier.orderId);
+      await eventually(() =>
+        expect(gw.sandbox.admin.ipnLog().filter((entry) => entry.forged === forge)).toHaveLength(2),
+      );
+    },
+  );
 
   it('reorder: a held IPN arrives after the next one', async () => {
     gw.sandbox.admin.setFaults({ ipn: { reorder: true }, times: 1 });

@@ -69,6 +69,9 @@ describe('subscriptions', () => {
     expect(over.body.error.message).toMatch(/1000\.\.50000/);
     const ok = await call(t, 'POST', `/v1/subscriptions/${subscriptionId}/cycle-amount`, { amount: 42_000 });
     expect(ok.body).toMatchObject({ cycle: 1, amount: 42_000 });
+    // The record shows it as the next charge's amount (the console reads it there).
+    const reported = await call(t, 'GET', `/v1/subscriptions/${subscriptionId}`);
+    expect(reported.body).toMatchObject({ nextCycle: 1, nextChargeAmount: 42_000 });
     expect(ledgerOf(subscriptionId)).toEqual([]); // the trial charged nothing
     await skipTo(addDays(start, 14));
     const done = await until(subscriptionId, (s) => s.status === 'expired', 'expired');
@@ -83,6 +86,7 @@ describe('subscriptions', () => {
       [2, 0, 'skipped'],
     ]);
     expect(ledgerOf(subscriptionId).map((entry) => entry.amount)).toEqual([42_000]);
+    await captureHistory(t.env.client, done.workflowId, 'variable-amount-reported');
   });
 
   it('insufficient funds twice → paused with the reason; reactivated by the customer → billing resumes', async () => {

@@ -78,13 +78,15 @@ export async function startStack<K extends string>(
   const logger = options.logger ?? createLogger('silent');
   let serverTime = clock === 'server' ? await env.currentTimeMs() : 0;
   let offset = 0;
+  // The sandbox and the API's daily rules read the same clock, so "today" agrees with workflow time.
+  const now =
+    clock === 'server' ? () => serverTime : clock === 'movable' ? () => Date.now() + offset : undefined;
   const sandbox = await startSandbox({
     merchant: testMerchant,
     keyPair,
     ...options.sandbox,
     timing: { ipnDelayMs: 5, pendingSettleMs: 300, ...options.sandbox?.timing },
-    ...(clock === 'server' && { now: () => serverTime }),
-    ...(clock === 'movable' && { now: () => Date.now() + offset }),
+    ...(now && { now }),
   });
   const api = await listen(
     createApp({
@@ -95,6 +97,7 @@ export async function startStack<K extends string>(
       logger,
       merchant: testMerchant,
       ...testApiSettings(taskQueue, options.app),
+      ...(now && { now }),
     }),
   );
   if (options.unbindToApi) sandbox.admin.setUnbindUrl(`${api.baseUrl}${ipnPaths.unbind}`);

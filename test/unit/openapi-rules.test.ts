@@ -10,6 +10,8 @@ import { apiRoutes, type ApiDependencies } from '../../api/app';
 import { buildOpenApiDocument, NO_CONTROL_CHARACTERS } from '../../api/http/openapi';
 import { DISBURSEMENT_AMOUNT_RANGES, PAYMENT_AMOUNT_RANGES } from '../../gateway/limits';
 import { EVENT_TYPES } from '../../platform/event-catalogue';
+import { PUBLIC_HOST, URL_SYNTAX, webhookUrlProblem } from '../../platform/webhook-url';
+import { listQuery } from '../../api/http/list-query';
 import { testApiSettings, testMerchant } from '../support/settings';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -17,6 +19,7 @@ const document: any = buildOpenApiDocument(
   apiRoutes({ merchant: testMerchant, ...testApiSettings() } as ApiDependencies),
   'test',
 );
+const XLSX_TYPE = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
 const bodyOf = (path: string) => document.paths[path].post.requestBody.content['application/json'].schema;
 
 describe('the OpenAPI document states the real rules', () => {
@@ -77,6 +80,62 @@ describe('the OpenAPI document states the real rules', () => {
     expect(Object.keys(page['200'].content)).toEqual(['text/html']);
     expect(Object.keys(page['400'].content)).toEqual(['text/html']);
     expect(page['401']).toBeUndefined();
+  });
+
+  it('a payout file: one entry per media type it may be, text or a workbook', () => {
+    for (const path of ['/v1/payout-runs', '/v1/payout-runs/dry-run'])
+      expect(document.paths[path].post.requestBody.content).toEqual({
+        'text/csv': { schema: { type: 'string', minLength: 1 } },
+        [XLSX_TYPE]: { schema: { type: 'string', format: 'binary', minLength: 1 } },
+      });
+  });
+
+  it('days: the pattern takes exactly the days the check takes', () => {
+    const from = document.paths['/v1/payout-runs'].get.parameters.find(
+      (p: { name: string }) => p.name === 'from',
+    );
+    expect(from.schema.format).toBe('date');
+    const pattern = new RegExp(from.schema.pattern);
+    const expiry = bodyOf('/v1/subscriptions').properties.subscriptionInfo.properties.expiryDate;
+    expect(expiry.pattern).toBe(from.schema.pattern);
+    for (const year of [0, 1, 99, 100, 400, 1900, 2000, 2024, 2025, 2100, 2400, 9999])
+      for (let month = 0; month <= 13; month++)
+        for (let day = 0; day <= 32; day++) {
+          const text = [String(year).padStart(4, '0'), month, day]
+            .map((part) => String(part).padStart(2, '0'))
+            .join('-');
+          expect(pattern.test(text), text).toBe(listQuery.shape.from.safeParse(text).success);
+        }
+  });
+
+  it('webhook URLs: what the pattern allows the API takes (or refuses 422 for its host), the rest is 400', () => {
+    const url = bodyOf('/v1/webhook-endpoints').properties.url;
+    const pattern = new RegExp(url.pattern);
+    const policy = { allowLoopbackHttp: false };
+    for (const text of [
+      'https://erp.example.com/payrun?token=a*b',
+      'https://203.0.113.7:8443/hook',
+      'https://A.EXAMPLE.COM:65535/x/y;z/%zz',
+      'https://10.1.2.3/hook',
+      'https://localhost/hook',
+    ]) {
+      expect(pattern.test(text), text).toBe(true);
+      expect(() => new URL(text)).not.toThrow();
+    }
+    expect(webhookUrlProblem('https://10.1.2.3/hook', policy)).toBe(PUBLIC_HOST);
+    for (const text of [
+      'http://erp.example.com/hook',
+      'https://xn--a.com/',
+      'https://a.123/',
+      'https://a.com:65536/',
+      'https://user@a.com/',
+      'https://a.com/#x',
+      'https://[2001:db8::1]/',
+      'https://a .com/',
+    ]) {
+      expect(pattern.test(text), text).toBe(false);
+      expect(webhookUrlProblem(text, policy), text).toBe(URL_SYNTAX);
+    }
   });
 });
 

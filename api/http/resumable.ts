@@ -1,0 +1,50 @@
+/**
+ * Creates that a retry can finish. A create inserts its record, then starts its workflow; a process
+ * that dies between the two (or a Temporal server that is down for the start) leaves a record whose
+ * workflow never runs. The retry of the same request (`CreateRequest.resumed`, same Idempotency-Key and
+ * body) adopts that record and starts the workflow; Temporal's workflow id, derived from the record,
+ * makes a second start of the same workflow impossible, so nothing is ever paid twice.
+ */
+import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
+import { ApiError } from './errors';
+import type { CreateRequest } from './idempotency';
+
+/** A start whose workflow the interrupted attempt already started is done, not a failure. */
+export async function startOnce(start: () => Promise<unknown>): Promise<void> {
+  try {
+    await start();
+  } catch (error) {
+    if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+  }
+}
+
+/**
+ * After a failed start: true only when Temporal says the workflow does not exist, so compensating the
+ * record (marking it failed, releasing its ids) cannot contradict a workflow that did start (the server
+ * can persist a start and die before answering). Unknown (Temporal unreachable) is not "absent".
+ * A request with an Idempotency-Key is not compensated at all: its retry finishes it (`resumed`).
+ */
+export async function certainlyNotStarted(temporal: Client, workflowId: string): Promise<boolean> {
+  try {
+    await temporal.workflow.getHandle(workflowId).describe();
+    return false;
+  } catch (error) {
+    return error instanceof WorkflowNotFoundError;
+  }
+}
+
+/** The answer to a create whose workflow did not start: retry with the same Idempotency-Key to finish it. */
+export const workflowNotStarted = (what: string) =>
+  new ApiError(
+    503,
+    'workflow_not_started',
+    `${what} is recorded but its workflow could not be started (Temporal unavailable); ` +
+      'send the same request with the same Idempotency-Key again to finish it.',
+  );
+
+/** Whether a record that already holds the requested id is this request's own, left by its interrupted attempt. */
+export const isOwnInterruptedRecord = (
+  create: CreateRequest | undefined,
+  existing: { created_by_key: string } | undefined,
+  keyId: string,
+): boolean => create?.resumed === true && existing?.created_by_key === keyId;
