@@ -24,6 +24,7 @@ import {
   type SubscriptionStatus,
 } from '../../workflows/subscription-definitions';
 import { eventually } from '../support/wait';
+import { captureHistory } from '../support/history-capture';
 import {
   gate,
   inTurn,
@@ -215,6 +216,10 @@ describe('subscription: authorization', () => {
     expect(run.gap(first!, second!)).toBeGreaterThanOrEqual(2 * MINUTE);
     // No callbackToken from a query: the activity finds it with cbQuery.
     expect(run.inputs('activateSubscription')).toEqual([{ subscriptionId, callbackToken: undefined }]);
+    if (code === 7002)
+      await captureHistory(h.env.client, run.workflowId, 'authorization-undecided-then-authorized', {
+        stillOpen: true,
+      });
   });
 
   it('the customer never authorizes: not_authorized as link_expired after authorizationGiveUpAfter', async () => {
@@ -370,6 +375,7 @@ describe('subscription: a cycle’s charge', () => {
     expect(cycles(run)).toEqual([[1, 0]]);
     expect(statuses(run).slice(-2)).toEqual(['retrying', 'expired']);
     expect(run.inputs('recordSubscription').at(-1)!.statusReason).toContain('before the retry of cycle 1');
+    await captureHistory(h.env.client, run.workflowId, 'expired-before-retry');
   });
 
   it('insufficient funds twice: paused (the gateway paused it), then expired while paused', async () => {
