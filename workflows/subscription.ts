@@ -23,6 +23,7 @@ import { inRange, SUBSCRIPTION_MIN_AMOUNT } from '../gateway/limits';
 import { codeOf, isPending, isUndecided, outcomeOf, type ResultOutcome } from '../gateway/result-codes';
 import { cycleDate, dayOfGmt7, firstCycleOnOrAfter, instantOf, type BillingAnchor } from './billing-calendar';
 import { durationMs } from './durations';
+import { waitForNotificationOrAsk } from './wait-or-ask';
 import {
   authorizationSignal,
   cancelUpdate,
@@ -328,8 +329,8 @@ async function authorize(run: Run): Promise<AuthorizationResult | undefined> {
     );
     return undefined;
   }
+  // Nothing changes the status meanwhile: pause, cancel and reactivate refuse an authorizing subscription.
   const authorization = await customersAnswer(run);
-  if (status(run) !== 'authorizing' || !authorization) return undefined; // cancelled meanwhile
   if (outcomeOf(authorization.resultCode) !== 'succeeded') {
     await move(
       run,
@@ -350,29 +351,41 @@ const stillAuthorizing = (answer: { resultCode: number }) =>
   answered(answer, 'pending', 'not_found') ||
   (isUndecided(outcomeOf(answer.resultCode)) && patched('subscription-authorization-undecided'));
 
-/** The IPN, else a check with the gateway every authorizationIpnWait, until authorizationGiveUpAfter. */
-async function customersAnswer(run: Run): Promise<AuthorizationResult | undefined> {
-  const { timing, state } = run;
+/**
+ * The IPN, else a check with the gateway every authorizationIpnWait; an undecided check after
+ * authorizationGiveUpAfter counts as an expired link.
+ */
+async function customersAnswer(run: Run): Promise<AuthorizationResult> {
+  const { timing } = run;
   const giveUpAt = Date.now() + durationMs(timing.authorizationGiveUpAfter);
-  let checks = 0;
-  while (!run.authorization && state.status === 'authorizing') {
-    if (await condition(() => run.authorization !== undefined, timing.authorizationIpnWait)) break;
-    const checked = await run.gateway.checkSubscriptionAuthorization({ subscriptionId: run.id });
-    checks += 1;
-    // Not an answer yet: still processing (7000/7002), the customer has not acted (1000), not found.
-    if (!stillAuthorizing(checked)) {
-      run.authorization = {
-        resultCode: checked.resultCode,
-        message: checked.message,
-        transId: checked.transId,
-      };
-    } else if (Date.now() >= giveUpAt) {
-      run.authorization = {
-        resultCode: codeOf('link_expired'),
-        message: `The customer did not authorize (checked ${checks} times)`,
-      };
-    }
-  }
+  // Notified already (with the start, or while the authorization was being started): no wait at all.
+  if (run.authorization) return run.authorization;
+  const heard = await waitForNotificationOrAsk(
+    () => run.authorization,
+    (checks) => checkAuthorization(run, checks, giveUpAt),
+    // Not giveUpAt here: the helper would cut the last wait short at it, a timer running subscriptions
+    // never recorded; the check itself answers the expired link.
+    { firstWait: timing.authorizationIpnWait },
+  );
+  return heard.decided!; // the schedule sets no limit: the wait ends only with an answer
+}
+
+/** One check with the gateway; undefined while the customer may still authorize. */
+async function checkAuthorization(
+  run: Run,
+  checks: number,
+  giveUpAt: number,
+): Promise<AuthorizationResult | undefined> {
+  const checked = await run.gateway.checkSubscriptionAuthorization({ subscriptionId: run.id });
+  // Not an answer yet: still processing (7000/7002), the customer has not acted (1000), not found.
+  if (!stillAuthorizing(checked))
+    return { resultCode: checked.resultCode, message: checked.message, transId: checked.transId };
+  if (Date.now() >= giveUpAt)
+    return {
+      resultCode: codeOf('link_expired'),
+      message: `The customer did not authorize (checked ${checks} times)`,
+    };
+  // An IPN that came during the check is the answer: the helper would wait (start a timer) once more.
   return run.authorization;
 }
 
