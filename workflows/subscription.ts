@@ -667,8 +667,10 @@ async function chargeOnce(run: Run, charge: CycleCharge, nextPaymentDate: string
 
 /**
  * A pending charge: its notification, else subscription/query every pendingCheckInterval, at most
- * pendingMaxChecks times. Not waitForNotificationOrAsk: a notification that does not settle the charge
- * (not found) is heard here and waited past, where the helper would take it as the outcome.
+ * pendingMaxChecks times. Not on waitForNotificationOrAsk, whose commands differ in one case: a
+ * notification whose code does not settle the charge (42, not found) would end the helper's wait as the
+ * outcome, while this loop passes over it and runs out its remaining checks at once, without a query
+ * (running subscriptions may have recorded that path; changing it needs patched()).
  */
 async function settlePendingCharge(run: Run, charge: CycleCharge): Promise<number | undefined> {
   const { timing } = run;
