@@ -81,6 +81,9 @@ export async function payment(input: PaymentInput): Promise<PaymentResult> {
     return afterDecision(await record(decided));
   }
 
+  // Not on waitForNotificationOrAsk: a "still pending" notification wakes this wait to record the status
+  // and starts the same wait again without asking, which the helper cannot do without its growth being
+  // kept outside it; running payments' histories hold these timers (a change needs patched()).
   const started = Date.now();
   let wait = durationMs(timing.ipnTimeout);
   let seenPending = 0;
