@@ -13,6 +13,7 @@ import {
   type PaymentStatus,
 } from '../../workflows/payment-definitions';
 import { payment } from '../../workflows/payment';
+import { captureHistory } from '../support/history-capture';
 import { eventually } from '../support/wait';
 import { gate, inTurn, ok, refusal, useWorkflowHarness, type Fakes, type Run } from './support';
 
@@ -221,6 +222,7 @@ describe('payment: authorized without capture (autoCapture false)', () => {
     expect(run.inputs('recordConfirmation')).toEqual([
       expect.objectContaining({ status: 'succeeded', action: 'capture', by: 'ops' }),
     ]);
+    await captureHistory(h.env.client, run.workflowId, 'authorized-then-captured');
   });
 
   it('cancel → cancelled', async () => {
