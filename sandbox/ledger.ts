@@ -61,3 +61,14 @@ export function createLedger(now: () => number): Ledger {
     entries: () => entries.map((entry) => ({ ...entry })),
   };
 }
+
+/** The most entries recorded within any one second: how a rate limit looked from the gateway's side. */
+export function mostInOneSecond(entries: readonly LedgerEntry[]): number {
+  const times = entries.map((entry) => Date.parse(entry.at)).sort((a, b) => a - b);
+  let most = 0;
+  for (let first = 0, last = 0; last < times.length; last += 1) {
+    while (times[last]! - times[first]! >= 1000) first += 1;
+    most = Math.max(most, last - first + 1);
+  }
+  return most;
+}

@@ -10,7 +10,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { createApiKey } from '../../db/api-keys';
-import type { LedgerEntry } from '../../sandbox/ledger';
+import { mostInOneSecond } from '../../sandbox/ledger';
 import { addDays, cycleDate, dayOfGmt7, type BillingAnchor } from '../../workflows/billing-calendar';
 import { subscriptionWorkflowId } from '../../workflows/subscription-definitions';
 import type { BenchStack } from './harness';
@@ -27,16 +27,6 @@ async function inParallel(count: number, each: (index: number) => Promise<void>)
       for (let i = next++; i < count; i = next++) await each(i);
     }),
   );
-}
-
-function mostInOneSecond(entries: LedgerEntry[]): number {
-  const times = entries.map((entry) => Date.parse(entry.at)).sort((a, b) => a - b);
-  let most = 0;
-  for (let first = 0, last = 0; last < times.length; last += 1) {
-    while (times[last]! - times[first]! >= 1000) first += 1;
-    most = Math.max(most, last - first + 1);
-  }
-  return most;
 }
 
 export async function benchBillingDay(stack: BenchStack): Promise<void> {

@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../platform/config';
-import type { LedgerEntry } from '../../sandbox/ledger';
+import { mostInOneSecond, type LedgerEntry } from '../../sandbox/ledger';
 import { operationRateLimitsOf } from '../../workers/build';
 import { addDays } from '../../workflows/billing-calendar';
 import { connectDevServer } from '../support/temporal';
@@ -26,17 +26,6 @@ const { today, create } = subscriptionSteps(t);
 /** Everything the sandbox charged for these subscriptions' cycles (subscription/pay, not the first payment). */
 const cycleCharges = (ids: string[]): LedgerEntry[] =>
   t.sandbox.admin.ledger().filter((entry) => ids.some((id) => entry.orderId.startsWith(`${id}-c`)));
-
-/** The most charges the sandbox recorded within any one second (sliding over every charge). */
-function mostInOneSecond(entries: LedgerEntry[]): number {
-  const times = entries.map((entry) => Date.parse(entry.at)).sort((a, b) => a - b);
-  let most = 0;
-  for (let first = 0, last = 0; last < times.length; last += 1) {
-    while (times[last]! - times[first]! >= 1000) first += 1;
-    most = Math.max(most, last - first + 1);
-  }
-  return most;
-}
 
 /** `count` subscriptions whose first cycle was due yesterday: each is charged as soon as it is authorized. */
 async function billingDay(count: number): Promise<string[]> {
