@@ -100,7 +100,7 @@ export async function benchIpn(stack: BenchStack): Promise<void> {
   );
   console.log(`  ratio floor / ipn: ${(floorRate / rate).toFixed(1)}×`);
   console.log(
-    `  signature verification alone, in-process: ${((verifyMs * 1000) / COUNT).toFixed(0)} µs per notification (${((COUNT / verifyMs) * 1000).toFixed(0)}/s)`,
+    `  signature verification alone, in the bench process: ${((verifyMs * 1000) / COUNT).toFixed(0)} µs per notification (${((COUNT / verifyMs) * 1000).toFixed(0)}/s)`,
   );
   for (const line of peakRssLines(stack.processes())) console.log(line);
 
