@@ -60,6 +60,8 @@ export async function startClusterBenchStack(
     makerKey: (await createApiKey(db, 'bench-maker', ['payouts-maker'])).key,
     approverKey: (await createApiKey(db, 'bench-approver', ['payouts-approver'])).key,
     viewerKey: (await createApiKey(db, 'bench-viewer', ['viewer'])).key,
+    paymentsKey: (await createApiKey(db, 'bench-payments', ['payments'])).key,
+    gatewaySettings: cluster.gateway,
     async close() {
       await db.destroy();
       await connection.close();

@@ -18,6 +18,7 @@ import { migrateLatest } from '../../db/migrator';
 import { loadConfig } from '../../platform/config';
 import { createDataConverter } from '../../platform/data-converter';
 import { createLogger } from '../../platform/logger';
+import type { GatewaySettings } from '../../platform/require-services';
 import { generateSandboxKeyPair, startSandbox } from '../../sandbox';
 import type { LedgerEntry } from '../../sandbox/ledger';
 import type { Activities } from '../../activities';
@@ -49,6 +50,13 @@ export interface BenchStack {
   makerKey: string;
   approverKey: string;
   viewerKey: string;
+  /** Role `payments`: one-time payments through the API. */
+  paymentsKey: string;
+  /**
+   * What the workers are given to reach the gateway. The payments floor calls the sandbox with it
+   * directly; the ipn bench signs notifications with its keys, the keys the sandbox signs with.
+   */
+  gatewaySettings: GatewaySettings;
   /** The activities as a worker of this stack builds them: the floor calls them without Temporal. */
   activities: Activities;
   processes(): BenchProcess[];
@@ -62,6 +70,8 @@ export interface HistorySummary {
   workflowTasks: number;
   /** Activity type → times scheduled. */
   activities: Record<string, number>;
+  /** Signals the workflow received. */
+  signals: number;
 }
 
 /** Counts what one history asked of Temporal: events, workflow tasks, activities by type. */
@@ -74,7 +84,8 @@ export async function summarizeHistory(client: Client, workflowId: string): Prom
     if (name) activities[name] = (activities[name] ?? 0) + 1;
   }
   const workflowTasks = events.filter((event) => event.workflowTaskCompletedEventAttributes).length;
-  return { events: events.length, workflowTasks, activities };
+  const signals = events.filter((event) => event.workflowExecutionSignaledEventAttributes).length;
+  return { events: events.length, workflowTasks, activities, signals };
 }
 
 async function freePort(): Promise<number> {
@@ -182,6 +193,8 @@ export async function startBenchStack(): Promise<BenchStack> {
     makerKey: (await createApiKey(db, 'bench-maker', ['payouts-maker'])).key,
     approverKey: (await createApiKey(db, 'bench-approver', ['payouts-approver'])).key,
     viewerKey: (await createApiKey(db, 'bench-viewer', ['viewer'])).key,
+    paymentsKey: (await createApiKey(db, 'bench-payments', ['payments'])).key,
+    gatewaySettings: services.gateway,
     async close() {
       worker.shutdown();
       await running;

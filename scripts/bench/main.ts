@@ -7,6 +7,8 @@
 import { benchBillingDay } from './billing-day';
 import { startClusterBenchStack } from './cluster-stack';
 import { startBenchStack, type BenchStack } from './harness';
+import { benchIpn } from './ipn';
+import { benchPayments } from './payments';
 import { benchPayouts } from './payouts';
 import { benchSubscriptions } from './subscriptions';
 import { benchUploads } from './uploads';
@@ -15,6 +17,8 @@ import { benchRateLimits } from './rate-limits';
 const suites: Record<string, (stack: BenchStack) => Promise<void>> = {
   'billing-day': benchBillingDay,
   payouts: benchPayouts,
+  payments: benchPayments,
+  ipn: benchIpn,
   subscriptions: benchSubscriptions,
   uploads: benchUploads,
   'rate-limits': benchRateLimits,
@@ -25,8 +29,6 @@ const notYet: Record<string, string> = {
   disbursements:
     'not implemented yet: 10,000 single disbursements are measured inside `payouts` (its second part)',
   'payout-file': 'not implemented yet: the nearest is `uploads` (a 100,000-row dry run, in the same process)',
-  ipn: 'not implemented yet: no notification-ingestion benchmark exists',
-  payments: 'not implemented yet: no one-time-payment creation benchmark exists',
 };
 
 const EXIT_NOT_IMPLEMENTED = 2;
