@@ -1,7 +1,8 @@
 import { GatewayFormatError, GatewaySignatureError } from './errors';
 import { notificationSpecs, operationSpec, type NotificationFields, type OperationName } from './operations';
 import type { AcknowledgementFormat, FieldSpec, NotificationKind } from './operations/types';
-import { classifyResult, type Classification } from './result-codes';
+import { classifyResult } from './classify-result';
+import type { Classification } from './result-codes';
 import { signedValue, verifySignature, withSignature, type SigningKeys } from './signature';
 import { checkFields, isPlainObject } from './validation';
 

@@ -6,7 +6,8 @@ import {
 } from './errors';
 import { operationSpec, type OperationName, type ResponseBody } from './operations';
 import type { ResultAction } from './operations/types';
-import { classifyResult, type Classification } from './result-codes';
+import { classifyResult } from './classify-result';
+import type { Classification } from './result-codes';
 import { sign, verifySignature, type SigningKeys } from './signature';
 import { isPlainObject } from './validation';
 

@@ -1,5 +1,4 @@
-import { isOperationName, operationSpec, type OperationName } from './operations';
-import type { NotificationKind, ResultAction } from './operations/types';
+import type { ResultAction } from './operations/types';
 
 export type { ResultAction };
 
@@ -243,44 +242,4 @@ export const isPending = (outcome: ResultOutcome) =>
 
 export function resultCodeInfo(code: number): ResultCodeInfo | undefined {
   return BY_CODE.get(code);
-}
-
-/**
- * What to do with `resultCode` returned by `source` (an operation's response, or a notification).
- * Unknown codes are final failures: acting on a guess could move money twice.
- */
-export function classifyResult(source: OperationName | NotificationKind, resultCode: number): Classification {
-  const info = BY_CODE.get(resultCode);
-  const base: Classification = info
-    ? {
-        code: resultCode,
-        meaning: info.meaning,
-        final: info.final,
-        action: info.action,
-        outcome: info.outcome,
-        known: true,
-      }
-    : {
-        code: resultCode,
-        meaning: 'Unknown result code',
-        final: true,
-        action: 'final-failure',
-        outcome: 'failed',
-        known: false,
-      };
-  if (!isOperationName(source)) return base;
-  const operation = operationSpec(source);
-  const override = operation.results?.[resultCode];
-  // A create's 0 means "the order exists"; the money outcome comes later (customer, IPN).
-  const successAction =
-    resultCode === 0 && operation.successAction && operation.successAction !== 'success'
-      ? { action: operation.successAction, final: false, meaning: 'Accepted; outcome follows' }
-      : {};
-  return {
-    ...base,
-    ...successAction,
-    ...(override?.final === undefined ? {} : { final: override.final }),
-    ...(override?.action === undefined ? {} : { action: override.action }),
-    ...(override?.note === undefined ? {} : { meaning: override.note }),
-  };
 }
