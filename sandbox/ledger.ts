@@ -62,12 +62,12 @@ export function createLedger(now: () => number): Ledger {
   };
 }
 
-/** The most entries recorded within any one second: how a rate limit looked from the gateway's side. */
-export function mostInOneSecond(entries: readonly LedgerEntry[]): number {
+/** The most entries recorded within any `windowMs`: how a rate limit looked from the gateway's side. */
+export function mostWithin(entries: readonly LedgerEntry[], windowMs: number): number {
   const times = entries.map((entry) => Date.parse(entry.at)).sort((a, b) => a - b);
   let most = 0;
   for (let first = 0, last = 0; last < times.length; last += 1) {
-    while (times[last]! - times[first]! >= 1000) first += 1;
+    while (times[last]! - times[first]! >= windowMs) first += 1;
     most = Math.max(most, last - first + 1);
   }
   return most;

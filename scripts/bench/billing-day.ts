@@ -10,7 +10,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { createApiKey } from '../../db/api-keys';
-import { mostInOneSecond } from '../../sandbox/ledger';
+import { mostWithin } from '../../sandbox/ledger';
 import { addDays, cycleDate, dayOfGmt7, type BillingAnchor } from '../../workflows/billing-calendar';
 import { subscriptionWorkflowId } from '../../workflows/subscription-definitions';
 import type { BenchStack } from './harness';
@@ -113,7 +113,7 @@ export async function benchBillingDay(stack: BenchStack): Promise<void> {
     `  authorization burst → every cycle 1 charged and recorded: ${seconds.toFixed(1)} s (${rate.toFixed(1)} charges/s)`,
   );
   console.log(
-    `  subscription/pay calls at the sandbox: first to last ${chargeSpan.toFixed(1)} s, at most ${mostInOneSecond(cycleOne)} in one second`,
+    `  subscription/pay calls at the sandbox: first to last ${chargeSpan.toFixed(1)} s, at most ${mostWithin(cycleOne, 1000)} in one second`,
   );
   console.log(
     `  floor (the charge activity alone, ${IN_FLIGHT} at once, no Temporal): ${floorSeconds.toFixed(1)} s (${floorRate.toFixed(1)} charges/s)`,

@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../platform/config';
-import { mostInOneSecond, type LedgerEntry } from '../../sandbox/ledger';
+import { mostWithin, type LedgerEntry } from '../../sandbox/ledger';
 import { operationRateLimitsOf } from '../../workers/build';
 import { addDays } from '../../workflows/billing-calendar';
 import { connectDevServer } from '../support/temporal';
@@ -16,6 +16,13 @@ import { subscriptionSteps } from './steps';
 import { useSubscriptionStack } from './stack';
 
 const LIMIT = 4;
+/**
+ * The most charges the sandbox may see within any WINDOW_S seconds: the rate for the window plus one
+ * second's burst (a token bucket). Over two seconds rather than one, so that a loaded machine bunching two
+ * calls the server handed out just under a second apart does not count as a breach (CI once saw 9 of 8).
+ */
+const WINDOW_S = 2;
+const MOST_IN_WINDOW = LIMIT * (WINDOW_S + 1);
 const config = loadConfig({ GATEWAY_RATE_LIMITS: `subscription.pay=${LIMIT}` });
 const t = useSubscriptionStack(connectDevServer, {
   sandbox: { autoApprove: true, timing: { customerDelayMs: 0 } },
@@ -63,8 +70,7 @@ describe('GATEWAY_RATE_LIMITS across workers', () => {
   it('spreads a billing day’s charges at the configured rate, each cycle charged once', async () => {
     const ids = await billingDay(32);
     const charges = await eachChargedOnce(ids);
-    // A token bucket lets one second's worth through at once, then the rate: never more than twice it.
-    expect(mostInOneSecond(charges)).toBeLessThanOrEqual(2 * LIMIT);
+    expect(mostWithin(charges, WINDOW_S * 1000)).toBeLessThanOrEqual(MOST_IN_WINDOW);
   });
 
   it('charges each cycle once when the workers stop and start again while charges wait for the rate', async () => {
@@ -73,6 +79,6 @@ describe('GATEWAY_RATE_LIMITS across workers', () => {
     await t.stopWorker();
     await t.startWorker();
     const charges = await eachChargedOnce(ids);
-    expect(mostInOneSecond(charges)).toBeLessThanOrEqual(2 * LIMIT);
+    expect(mostWithin(charges, WINDOW_S * 1000)).toBeLessThanOrEqual(MOST_IN_WINDOW);
   });
 });
