@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import PlainCountReporter from './test/support/plain-count-reporter';
 
 // PAYRUN_CANARY swaps the suite for the one deliberately failing test (`npm run test:canary`), with the
 // same setup, so CI can prove that a failing test still fails the run.
@@ -12,6 +13,7 @@ export default defineConfig({
     exclude: ['**/node_modules/**', 'test/workflows/**'],
     // Temporal workers use native threads; separate processes keep them from interfering.
     pool: 'forks',
+    reporters: ['default', new PlainCountReporter('suite')],
     maxWorkers: 2,
     globalSetup: ['test/support/global-setup.ts'],
     testTimeout: 60_000,

@@ -1,5 +1,6 @@
 import { defineConfig } from 'vitest/config';
 import suite from '../../vitest.config';
+import PlainCountReporter from './plain-count-reporter';
 
 // The fast layer alone (test/workflows/): the suite's settings with a setup that starts no database and no
 // dev server. `npm test` runs it after the suite. (mergeConfig would add to the suite's
@@ -15,5 +16,6 @@ export default defineConfig({
     // One file at a time: a time-skipping server starved of CPU at the wrong moment stopped skipping time
     // for the rest of its file (docs/testing.md, Known gaps).
     maxWorkers: 1,
+    reporters: ['default', new PlainCountReporter('workflows')],
   },
 });
