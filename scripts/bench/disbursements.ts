@@ -1,0 +1,132 @@
+/**
+ * Single disbursements: N wallet payouts, each `POST /v1/disbursements` → its own workflow (check the
+ * wallet, read the balance, pay) → recorded succeeded, 32 creates in flight. Prints disbursements/s from
+ * the first create to the last recorded result and p50/p99 of the create call, against the floor (the
+ * same three gateway operations per payout, signed and sent directly with the gateway client, 32 at
+ * once), the ratio, one disbursement's history, peak RSS and the ledger check (each order paid at most
+ * once). A benchmark, not a test: nothing here asserts a duration. `npm run bench -- disbursements`.
+ */
+import { randomUUID } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createGatewayClient } from '../../gateway';
+import { disbursementWorkflowId } from '../../workflows/disbursement-definitions';
+import type { BenchStack } from './harness';
+import { describeRun, timedInParallel, type Timed } from './load';
+import { peakRssLines } from './process-memory';
+
+const COUNT = Number(process.env.BENCH_DISBURSEMENTS ?? 10_000);
+const IN_FLIGHT = 32;
+const DONE_WAIT_MS = 30 * 60_000;
+/** Receivers whose last four digits are never a sandbox scenario (1007, 7000, …): every payout can succeed. */
+export const benchWalletOf = (index: number) => `09${String(index).padStart(6, '0')}55`;
+const amountOf = (index: number) => 10_000 + (index % 90_000);
+
+export async function benchDisbursements(stack: BenchStack): Promise<void> {
+  const tag = `d${randomUUID().slice(0, 6)}`;
+  const ids = Array.from({ length: COUNT }, (_, i) => `${tag}-${i}`);
+  console.log(`disbursements: ${COUNT} single wallet disbursements through the API, ${IN_FLIGHT} created at once`);
+
+  const started = performance.now();
+  const created = await timedInParallel(COUNT, IN_FLIGHT, async (i) => {
+    const response = await fetch(`${stack.apiUrl}/v1/disbursements`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${stack.makerKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        disbursementId: ids[i],
+        amount: amountOf(i),
+        wallet: { walletId: benchWalletOf(i), walletName: `Receiver ${i}` },
+      }),
+    });
+    if (response.status >= 300) throw new Error(`create ${i}: ${response.status} ${await response.text()}`);
+    await response.arrayBuffer();
+  });
+  const outcomes = await terminalWithin(stack, ids, DONE_WAIT_MS);
+  const endToEnd: Timed = { seconds: (performance.now() - started) / 1000, latenciesMs: created.latenciesMs };
+  const succeeded = outcomes.get('succeeded') ?? 0;
+
+  const floor = await gatewayFloor(stack, `${tag}-floor`);
+  const rate = succeeded / endToEnd.seconds;
+  console.log(`  create → recorded succeeded (create-call latency): ${describeRun(succeeded, endToEnd, 'disbursements')}`);
+  if (succeeded !== COUNT)
+    console.log(`  outcomes: ${[...outcomes].map(([status, n]) => `${status} ×${n}`).join(', ')}`);
+  console.log(
+    `  floor (checkWallet + balance + pay signed and sent directly with the gateway client, ${IN_FLIGHT} at once): ${describeRun(COUNT, floor, 'payouts')}`,
+  );
+  console.log(`  ratio floor / payrun: ${(COUNT / floor.seconds / rate).toFixed(1)}×`);
+  const history = await stack.history(disbursementWorkflowId(ids[0]!));
+  console.log(
+    `  one disbursement's history: ${history.events} events, ${history.workflowTasks} workflow tasks, activities: ${Object.entries(
+      history.activities,
+    )
+      .map(([name, times]) => `${name} ×${times}`)
+      .join(', ')}`,
+  );
+  for (const line of peakRssLines(stack.processes())) console.log(line);
+
+  const wanted = new Set(ids);
+  const paid = (await stack.gateway.ledger()).filter(
+    (entry) => wanted.has(entry.orderId) && entry.outcome === 'succeeded',
+  );
+  const distinct = new Set(paid.map((entry) => entry.orderId)).size;
+  console.log(
+    `  sandbox ledger: ${paid.length} payouts, ${distinct} distinct orders (each paid at most once: ${distinct === paid.length}; expected ${COUNT})`,
+  );
+}
+
+/** The three operations a wallet disbursement makes, without the API, the database or Temporal. */
+async function gatewayFloor(stack: BenchStack, prefix: string): Promise<Timed> {
+  const settings = stack.gatewaySettings;
+  const client = createGatewayClient({ ...settings, gatewayPublicKey: settings.publicKey });
+  // The floor's notifications go to a receiver that only acknowledges them, not to payrun's API.
+  const receiver = http.createServer((request, response) => request.resume().on('end', () => response.writeHead(204).end()));
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  const ipnUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/ipn`;
+  try {
+    return await floorCalls(client, prefix, ipnUrl);
+  } finally {
+    receiver.closeAllConnections();
+    await new Promise((resolve) => receiver.close(resolve));
+  }
+}
+
+function floorCalls(client: ReturnType<typeof createGatewayClient>, prefix: string, ipnUrl: string): Promise<Timed> {
+  return timedInParallel(COUNT, IN_FLIGHT, async (i) => {
+    const orderId = `${prefix}-${i}`;
+    const disbursementMethod = { walletId: benchWalletOf(i), walletName: `Receiver ${i}` };
+    await client.call('disbursement.verify', {
+      orderId: `${orderId}-chk`,
+      requestId: `${orderId}-chk`,
+      requestType: 'checkWallet',
+      disbursementMethod,
+    });
+    await client.call('disbursement.balance', { orderId: `${orderId}-bal`, requestId: `${orderId}-bal` });
+    await client.call('disbursement.pay', {
+      orderId,
+      requestId: `${orderId}-pay`,
+      amount: amountOf(i),
+      requestType: 'disburseToWallet',
+      disbursementMethod,
+      orderInfo: 'Bench floor',
+      ipnUrl,
+      extraData: '',
+    });
+  });
+}
+
+/** Status → count of `ids`, once every one is terminal or `ms` has passed. */
+async function terminalWithin(stack: BenchStack, ids: string[], ms: number): Promise<Map<string, number>> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const rows: Array<{ status: string; n: string | number }> = await stack
+      .db('disbursements')
+      .whereIn('disbursement_id', ids)
+      .groupBy('status')
+      .select('status')
+      .count({ n: '*' });
+    const counts = new Map(rows.map((row) => [row.status, Number(row.n)]));
+    const terminal = ['succeeded', 'failed', 'needs_attention'].reduce((sum, s) => sum + (counts.get(s) ?? 0), 0);
+    if (terminal >= ids.length || Date.now() > deadline) return counts;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
