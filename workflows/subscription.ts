@@ -667,21 +667,24 @@ async function chargeOnce(run: Run, charge: CycleCharge, nextPaymentDate: string
 
 /**
  * A pending charge: its notification, else subscription/query every pendingCheckInterval, at most
- * pendingMaxChecks times. Not on waitForNotificationOrAsk, whose commands differ in one case: a
- * notification whose code does not settle the charge (42, not found) would end the helper's wait as the
- * outcome, while this loop passes over it and runs out its remaining checks at once, without a query
- * (running subscriptions may have recorded that path; changing it needs patched()).
+ * pendingMaxChecks times. Not on waitForNotificationOrAsk: its commands differ from the ones running
+ * subscriptions recorded here. A notification whose code does not settle the charge (42, not found) is
+ * passed over: since the patch, the wait goes on and the check asks the gateway; runs recorded before it
+ * ran out their remaining checks at once, without a query, and replay that way.
  */
 async function settlePendingCharge(run: Run, charge: CycleCharge): Promise<number | undefined> {
   const { timing } = run;
   const orderId = chargeOrderId(run.id, charge.cycle, charge.attempt);
+  const asksPastUnsettled = patched('pending-charge-asks-past-unsettled-notice');
+  const heard = () =>
+    asksPastUnsettled ? settles(run.chargeResults.get(orderId)) : run.chargeResults.has(orderId);
   for (let check = 1; check <= timing.pendingMaxChecks; check++) {
-    await condition(() => run.chargeResults.has(orderId), timing.pendingCheckInterval);
-    const notified = run.chargeResults.get(orderId);
+    await condition(heard, timing.pendingCheckInterval);
+    const notified = heard() ? run.chargeResults.get(orderId) : undefined;
     const result =
       notified ?? (await run.gateway.querySubscriptionCharge({ subscriptionId: run.id, ...charge, check }));
-    const settled = outcomeOf(result.resultCode);
-    if (!isPending(settled) && settled !== 'not_found') {
+    if (settles(result)) {
+      const settled = outcomeOf(result.resultCode);
       await records.recordSubscriptionCharge({
         subscriptionId: run.id,
         ...charge,
@@ -694,6 +697,13 @@ async function settlePendingCharge(run: Run, charge: CycleCharge): Promise<numbe
     }
   }
   return undefined; // still pending: recorded as pending, an operator checks it with the gateway
+}
+
+/** A charge's answer that ends it: neither still pending nor an order the gateway does not know. */
+function settles(answer: { resultCode: number } | undefined): answer is { resultCode: number } {
+  if (!answer) return false;
+  const outcome = outcomeOf(answer.resultCode);
+  return !isPending(outcome) && outcome !== 'not_found';
 }
 
 /** What an attempt's answer means for the subscription; true when the cycle is to be charged again. */

@@ -25,7 +25,9 @@ const amountOf = (index: number) => 10_000 + (index % 90_000);
 export async function benchDisbursements(stack: BenchStack): Promise<void> {
   const tag = `d${randomUUID().slice(0, 6)}`;
   const ids = Array.from({ length: COUNT }, (_, i) => `${tag}-${i}`);
-  console.log(`disbursements: ${COUNT} single wallet disbursements through the API, ${IN_FLIGHT} created at once`);
+  console.log(
+    `disbursements: ${COUNT} single wallet disbursements through the API, ${IN_FLIGHT} created at once`,
+  );
 
   const started = performance.now();
   const created = await timedInParallel(COUNT, IN_FLIGHT, async (i) => {
@@ -47,7 +49,9 @@ export async function benchDisbursements(stack: BenchStack): Promise<void> {
 
   const floor = await gatewayFloor(stack, `${tag}-floor`);
   const rate = succeeded / endToEnd.seconds;
-  console.log(`  create → recorded succeeded (create-call latency): ${describeRun(succeeded, endToEnd, 'disbursements')}`);
+  console.log(
+    `  create → recorded succeeded (create-call latency): ${describeRun(succeeded, endToEnd, 'disbursements')}`,
+  );
   if (succeeded !== COUNT)
     console.log(`  outcomes: ${[...outcomes].map(([status, n]) => `${status} ×${n}`).join(', ')}`);
   console.log(
@@ -79,7 +83,9 @@ async function gatewayFloor(stack: BenchStack, prefix: string): Promise<Timed> {
   const settings = stack.gatewaySettings;
   const client = createGatewayClient({ ...settings, gatewayPublicKey: settings.publicKey });
   // The floor's notifications go to a receiver that only acknowledges them, not to payrun's API.
-  const receiver = http.createServer((request, response) => request.resume().on('end', () => response.writeHead(204).end()));
+  const receiver = http.createServer((request, response) =>
+    request.resume().on('end', () => response.writeHead(204).end()),
+  );
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
   const ipnUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/ipn`;
   try {
@@ -90,7 +96,11 @@ async function gatewayFloor(stack: BenchStack, prefix: string): Promise<Timed> {
   }
 }
 
-function floorCalls(client: ReturnType<typeof createGatewayClient>, prefix: string, ipnUrl: string): Promise<Timed> {
+function floorCalls(
+  client: ReturnType<typeof createGatewayClient>,
+  prefix: string,
+  ipnUrl: string,
+): Promise<Timed> {
   return timedInParallel(COUNT, IN_FLIGHT, async (i) => {
     const orderId = `${prefix}-${i}`;
     const disbursementMethod = { walletId: benchWalletOf(i), walletName: `Receiver ${i}` };
@@ -125,7 +135,10 @@ async function terminalWithin(stack: BenchStack, ids: string[], ms: number): Pro
       .select('status')
       .count({ n: '*' });
     const counts = new Map(rows.map((row) => [row.status, Number(row.n)]));
-    const terminal = ['succeeded', 'failed', 'needs_attention'].reduce((sum, s) => sum + (counts.get(s) ?? 0), 0);
+    const terminal = ['succeeded', 'failed', 'needs_attention'].reduce(
+      (sum, s) => sum + (counts.get(s) ?? 0),
+      0,
+    );
     if (terminal >= ids.length || Date.now() > deadline) return counts;
     await new Promise((resolve) => setTimeout(resolve, 250));
   }

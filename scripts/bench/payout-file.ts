@@ -39,7 +39,9 @@ async function dryRun(stack: BenchStack, file: Buffer): Promise<{ seconds: numbe
 
 export async function benchPayoutFile(stack: BenchStack): Promise<void> {
   const file = payoutFile(`f${randomUUID().slice(0, 6)}`);
-  console.log(`payout-file: a ${ROWS}-row CSV (${(file.length / 1024 / 1024).toFixed(1)} MB) validated by the API's dry run, ${TIMES} times`);
+  console.log(
+    `payout-file: a ${ROWS}-row CSV (${(file.length / 1024 / 1024).toFixed(1)} MB) validated by the API's dry run, ${TIMES} times`,
+  );
   const api = stack.processes().find((process) => /\bapi\b/i.test(process.name));
   if (!api) throw new Error('payout-file: the stack names no API process');
   const seconds: number[] = [];
@@ -56,6 +58,10 @@ export async function benchPayoutFile(stack: BenchStack): Promise<void> {
   const records = parse(file, { columns: true }) as unknown[];
   const floorSeconds = (performance.now() - floorStarted) / 1000;
   const median = [...seconds].sort((a, b) => a - b)[Math.floor(TIMES / 2)]!;
-  console.log(`  floor (csv-parse alone, ${records.length} records, in this process): ${floorSeconds.toFixed(2)} s`);
-  console.log(`  median ${median.toFixed(2)} s; ratio payrun / floor: ${(median / floorSeconds).toFixed(1)}×`);
+  console.log(
+    `  floor (csv-parse alone, ${records.length} records, in this process): ${floorSeconds.toFixed(2)} s`,
+  );
+  console.log(
+    `  median ${median.toFixed(2)} s; ratio payrun / floor: ${(median / floorSeconds).toFixed(1)}×`,
+  );
 }

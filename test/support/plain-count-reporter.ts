@@ -9,7 +9,10 @@ import type { Reporter, SerializedError, TestModule } from 'vitest/node';
 export default class PlainCountReporter implements Reporter {
   constructor(private readonly layer: string) {}
 
-  onTestRunEnd(testModules: ReadonlyArray<TestModule>, unhandledErrors: ReadonlyArray<SerializedError>): void {
+  onTestRunEnd(
+    testModules: ReadonlyArray<TestModule>,
+    unhandledErrors: ReadonlyArray<SerializedError>,
+  ): void {
     let passed = 0;
     let failed = unhandledErrors.length;
     let skipped = 0;

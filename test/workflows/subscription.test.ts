@@ -306,6 +306,29 @@ describe('subscription: a cycle’s charge', () => {
     expect(run.calls('querySubscriptionCharge')).toEqual([]);
   });
 
+  it('pending, then a signed notification that settles nothing (42): the check still asks the gateway', async () => {
+    const { run, subscriptionId, due } = await active(
+      {
+        chargeSubscriptionCycle: async () => charged('pending', 7000),
+        querySubscriptionCharge: async () => ({ ...answer(0), transId: 'tq' }),
+      },
+      {},
+      2,
+    );
+    await skipTo(instantOf(due(1), 9));
+    await run.reached('chargeSubscriptionCycle');
+    await run.handle.signal(chargeResultSignal, {
+      orderId: chargeOrderId(subscriptionId, 1, 0),
+      resultCode: 42,
+    });
+    expect(await run.result()).toMatchObject({ status: 'expired' });
+    expect(run.calls('querySubscriptionCharge')).toHaveLength(1);
+    expect(ledger(run)).toEqual([
+      expect.objectContaining({ cycle: 1, attempt: 0, status: 'succeeded', resultCode: 0, transId: 'tq' }),
+    ]);
+    await captureHistory(h.env.client, run.workflowId, 'pending-charge-unsettled-notice-then-asked');
+  });
+
   it('pending and no notification: api/query every pendingCheckInterval until final', async () => {
     const { run, subscriptionId } = await active(
       {
