@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { isPending, type GatewayClient } from '../gateway';
 import type { Db } from '../db/knex';
-import { recordDisbursementStatus } from '../db/disbursements';
+import { advanceDisbursementStatus, recordDisbursementStatus } from '../db/disbursements';
+import { statusesBefore } from '../workflows/disbursement-definitions';
 import type {
   DisbursementInput,
   DisbursementNotice,
@@ -37,8 +38,48 @@ export function createDisbursementActivities({
   gateway,
   disbursementIpnUrl,
 }: DisbursementActivityDependencies) {
+  /** Records a step an activity stands for, only forward (see advanceDisbursementStatus). */
+  const advance = (
+    disbursementId: string,
+    step: { status: DisbursementStatus; resultCode?: number; message?: string; transId?: string },
+  ) => advanceDisbursementStatus(db, { disbursementId, ...step }, statusesBefore(step.status));
+
+  /** disbursement/pay, answered as an outcome. */
+  async function pay(input: DisbursementInput) {
+    const orderId = await orderIdOf(db, input.disbursementId);
+    const answer = await askGateway(gateway, 'disbursement.pay', {
+      orderId,
+      requestId: `${orderId}-pay`,
+      amount: input.amount,
+      requestType: input.receiver.kind === 'wallet' ? 'disburseToWallet' : 'disburseToBank',
+      disbursementMethod: method(input.receiver),
+      orderInfo: input.description,
+      ipnUrl: disbursementIpnUrl,
+      extraData: '',
+    });
+    const { resultCode, message, body } = answer;
+    if (!answer.accepted) return { outcome: 'failed' as const, resultCode, message };
+    const transId = (body as { transId?: number }).transId;
+    if (answer.outcome === 'succeeded') {
+      return {
+        outcome: 'succeeded' as const,
+        resultCode,
+        message,
+        transId: transId === undefined ? undefined : String(transId),
+      };
+    }
+    // Pending, or already submitted: either way the final result comes by notification.
+    return { outcome: 'pending' as const, resultCode, message };
+  }
+
   return {
-    async checkDisbursementWallet(input: { disbursementId: string; receiver: WalletReceiver }) {
+    async checkDisbursementWallet(input: {
+      disbursementId: string;
+      receiver: WalletReceiver;
+      /** Records `checking_wallet` first (runs since patch `disbursement-records-in-activities`). */
+      records?: true;
+    }) {
+      if (input.records) await advance(input.disbursementId, { status: 'checking_wallet' });
       const orderId = await orderIdOf(db, input.disbursementId);
       const answer = await askGateway(gateway, 'disbursement.verify', {
         orderId: `${orderId}-chk`,
@@ -53,7 +94,8 @@ export function createDisbursementActivities({
       return { resultCode: answer.resultCode, message: answer.message };
     },
 
-    async disbursementBalance({ disbursementId }: { disbursementId: string }) {
+    async disbursementBalance({ disbursementId, records }: { disbursementId: string; records?: true }) {
+      if (records) await advance(disbursementId, { status: 'checking_balance' });
       const orderId = await orderIdOf(db, disbursementId);
       const suffix = Date.now().toString(36);
       const result = await callGateway(gateway, 'disbursement.balance', {
@@ -63,32 +105,19 @@ export function createDisbursementActivities({
       return { balance: Number((result.body as { amount?: number }).amount ?? 0) };
     },
 
-    /** requestId and orderId derive from the disbursement: a retry re-sends the same order, never a new one. */
-    async payDisbursement(input: DisbursementInput) {
-      const orderId = await orderIdOf(db, input.disbursementId);
-      const answer = await askGateway(gateway, 'disbursement.pay', {
-        orderId,
-        requestId: `${orderId}-pay`,
-        amount: input.amount,
-        requestType: input.receiver.kind === 'wallet' ? 'disburseToWallet' : 'disburseToBank',
-        disbursementMethod: method(input.receiver),
-        orderInfo: input.description,
-        ipnUrl: disbursementIpnUrl,
-        extraData: '',
-      });
-      const { resultCode, message, body } = answer;
-      if (!answer.accepted) return { outcome: 'failed' as const, resultCode, message };
-      const transId = (body as { transId?: number }).transId;
-      if (answer.outcome === 'succeeded') {
-        return {
-          outcome: 'succeeded' as const,
-          resultCode,
-          message,
-          transId: transId === undefined ? undefined : String(transId),
-        };
-      }
-      // Pending, or already submitted: either way the final result comes by notification.
-      return { outcome: 'pending' as const, resultCode, message };
+    /**
+     * requestId and orderId derive from the disbursement: a retry re-sends the same order, never a new one.
+     * With `records`, the status is written here too: `paying` before the call, then the answer's outcome.
+     */
+    async payDisbursement(input: DisbursementInput & { records?: true }) {
+      if (!input.records) return pay(input);
+      await advance(input.disbursementId, { status: 'paying' });
+      const paid = await pay(input);
+      const { outcome, ...answer } = paid;
+      await advance(input.disbursementId, { status: outcome, ...answer });
+      // Told back, so that a workflow whose pay ran on a worker from before this change (which ignores
+      // `records`) still records the answer itself.
+      return { ...paid, recorded: true as const };
     },
 
     /**

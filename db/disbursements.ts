@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import type { Db } from './knex';
 import type { DisbursementStatus } from '../workflows/disbursement-definitions';
 import type { DisbursementSnapshot, EventType } from '../platform/event-catalogue';
@@ -27,7 +28,7 @@ const EVENTS: Partial<Record<DisbursementRow['status'], EventType & `disbursemen
 };
 
 export async function recordDisbursementStatus(
-  db: Db,
+  db: Db | Knex.Transaction,
   input: {
     disbursementId: string;
     status: DisbursementStatus;
@@ -53,6 +54,27 @@ export async function recordDisbursementStatus(
         await recordEvent(trx, type, after.disbursement_id, disbursementSnapshot(after));
     },
   );
+}
+
+/**
+ * Writes a status only while the record is in one of `from` (the status the write moves it on from):
+ * false, and nothing written, otherwise. Activities that record their own step use it, so an attempt that
+ * runs again after an earlier one recorded the answer never takes the record back or repeats its event.
+ */
+export async function advanceDisbursementStatus(
+  db: Db,
+  input: Parameters<typeof recordDisbursementStatus>[1],
+  from: readonly DisbursementRow['status'][],
+): Promise<boolean> {
+  return db.transaction(async (trx) => {
+    const row = (await trx('disbursements')
+      .where({ disbursement_id: input.disbursementId })
+      .forUpdate()
+      .first('status')) as Pick<DisbursementRow, 'status'> | undefined;
+    if (!row || !from.includes(row.status)) return false;
+    await recordDisbursementStatus(trx, input);
+    return true;
+  });
 }
 
 /** The public fields of the record that its events carry (platform/event-catalogue.ts). */

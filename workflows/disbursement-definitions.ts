@@ -28,6 +28,18 @@ export function transition(from: DisbursementStatus, to: DisbursementStatus): Di
   return to;
 }
 
+/**
+ * The statuses a record may reach `to` from: the transition table, and the API's `queued` before a first
+ * step. A write that is not one of these moves (an activity attempt running again after an earlier
+ * attempt recorded the answer) would take the record back, so it is not made.
+ */
+export function statusesBefore(to: DisbursementStatus): Array<DisbursementStatus | 'queued'> {
+  const before = (Object.keys(TRANSITIONS) as DisbursementStatus[]).filter((from) =>
+    TRANSITIONS[from].includes(to),
+  );
+  return to === 'checking_wallet' || to === 'paying' ? ['queued', ...before] : before;
+}
+
 export type DisbursementReceiver =
   | { kind: 'wallet'; walletId: string; walletName: string; personalId: string | null }
   | {
