@@ -183,6 +183,11 @@ export function createSubscriptionActivities({
       nextPaymentDate: string;
       chargedOn: string;
       frequency: Frequency;
+      /**
+       * The subscription's next cycle, written here when the charge succeeds on an active subscription
+       * (runs since patch `subscription-charge-records-billing`): the write the workflow made after it.
+       */
+      nextCycleOnSuccess?: number;
     }) {
       const { row, token } = await tokenOf(input.subscriptionId);
       const orderId = chargeOrderId(input.subscriptionId, input.cycle, input.attempt);
@@ -221,18 +226,37 @@ export function createSubscriptionActivities({
           : isPending(answered) || isAlreadySubmitted(answered)
             ? 'pending'
             : 'failed';
-      await upsertCharge(db, {
-        ...base,
-        status: outcome,
-        result_code: answer.resultCode,
+      const nextCycle =
+        outcome === 'succeeded' && input.nextCycleOnSuccess !== undefined
+          ? { next_cycle: input.nextCycleOnSuccess, next_payment_date: input.nextPaymentDate }
+          : undefined;
+      // The next cycle in the charge's own transaction: no wider gap between the gateway's answer and
+      // this activity's completion than the charge write alone. A retry of the attempt writes the same.
+      const billed = await upsertCharge(
+        db,
+        {
+          ...base,
+          status: outcome,
+          result_code: answer.resultCode,
+          message: answer.message,
+          trans_id: transId ?? null,
+          gateway_next_payment_date:
+            outcome === 'succeeded'
+              ? gatewayNextPaymentDate(input.chargedOn, input.frequency, input.nextPaymentDate)
+              : null,
+        },
+        nextCycle,
+      );
+      return {
+        outcome,
+        resultCode: answer.resultCode,
         message: answer.message,
-        trans_id: transId ?? null,
-        gateway_next_payment_date:
-          outcome === 'succeeded'
-            ? gatewayNextPaymentDate(input.chargedOn, input.frequency, input.nextPaymentDate)
-            : null,
-      });
-      return { outcome, resultCode: answer.resultCode, message: answer.message, transId };
+        transId,
+        ...(billed &&
+          nextCycle && {
+            billed: { nextCycle: nextCycle.next_cycle, nextPaymentDate: nextCycle.next_payment_date },
+          }),
+      };
     },
 
     /** api/query on a charge's orderId: the outcome of a pending or already-submitted (40/41) charge. */

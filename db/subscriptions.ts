@@ -220,8 +220,17 @@ const CHARGE_EVENTS: Partial<Record<ChargeStatus, EventType & `subscription.${st
  * Upsert by orderId: a retried activity rewrites the same row. A charge reaching succeeded or failed
  * records its event (about the subscription, so a subscription's events stay in one ordered stream).
  */
-export async function upsertCharge(db: Db, charge: ChargeRecord): Promise<void> {
-  await db.transaction(async (trx) => {
+/**
+ * Writes a charge. With `nextCycle`, also moves an active subscription's next cycle in the same
+ * transaction (a successful charge's follow-up write): true when it did, false when the subscription was
+ * not active, so that whoever asked writes it as before.
+ */
+export async function upsertCharge(
+  db: Db,
+  charge: ChargeRecord,
+  nextCycle?: { next_cycle: number; next_payment_date: string },
+): Promise<boolean> {
+  return db.transaction(async (trx) => {
     // The subscription row is the lock: every change to one subscription's billing passes through it.
     const subscription: SubscriptionRow | undefined = await trx('subscriptions')
       .where({ subscription_id: charge.subscription_id })
@@ -242,6 +251,12 @@ export async function upsertCharge(db: Db, charge: ChargeRecord): Promise<void> 
         charge: subscriptionChargeSnapshot(after!),
       });
     }
+    if (!nextCycle || subscription?.status !== 'active') return false;
+    // The status stays active: no event.
+    await trx('subscriptions')
+      .where({ subscription_id: charge.subscription_id })
+      .update({ ...nextCycle, failures: 0, updated_at: trx.fn.now() });
+    return true;
   });
 }
 

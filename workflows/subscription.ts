@@ -97,6 +97,8 @@ interface Run {
   chargingCycle?: number;
   /** A write of the reported amounts is under way (see recordReportedAmounts). */
   recordingAmounts: boolean;
+  /** The next cycle the last successful charge recorded itself (see recordCycleBilled). */
+  billedByCharge?: { nextCycle: number; nextPaymentDate: string };
 }
 
 function openRun(input: SubscriptionInput): Run {
@@ -592,7 +594,7 @@ async function recordCycleBilled(run: Run) {
       nextCycle: state.nextCycle,
       failures: state.failures,
     });
-  } else if (!isFinal(run)) {
+  } else if (!isFinal(run) && !billedByCharge(run)) {
     await records.recordSubscription({
       subscriptionId: run.id,
       status: state.status,
@@ -601,6 +603,18 @@ async function recordCycleBilled(run: Run) {
       failures: state.failures,
     });
   }
+}
+
+/** The successful charge already wrote exactly this record: active, no failures, the same next cycle. */
+function billedByCharge(run: Run): boolean {
+  const { state, billedByCharge: billed } = run;
+  return (
+    billed !== undefined &&
+    state.status === 'active' &&
+    state.failures === 0 &&
+    billed.nextCycle === state.nextCycle &&
+    billed.nextPaymentDate === cycleDate(anchor(run), state.nextCycle)
+  );
 }
 
 // ---- one cycle's charge
@@ -615,6 +629,7 @@ type ChargeAnswer = { resultCode?: number; message?: string };
 
 /** At most two attempts: one retry after insufficient funds. */
 async function chargeCycle(run: Run, cycle: number) {
+  run.billedByCharge = undefined;
   const dueDate = cycleDate(anchor(run), cycle);
   const amount = takeAmountOf(run, cycle);
   if (amount === undefined) return recordSkippedCycle(run, cycle, dueDate);
@@ -648,16 +663,22 @@ async function recordSkippedCycle(run: Run, cycle: number, dueDate: string) {
 /** subscription/pay, and a pending charge followed to its result; no resultCode: still pending. */
 async function chargeOnce(run: Run, charge: CycleCharge, nextPaymentDate: string): Promise<ChargeAnswer> {
   run.busy = true;
+  run.billedByCharge = undefined;
   try {
     // Runs recorded before the operation queues charged on the main queue and replay that way.
     const charges = patched('charge-on-operation-queue') ? run.chargeQueue : run.gateway;
+    // A successful charge records the next cycle itself: one activity fewer per billed cycle. Runs
+    // recorded before the patch write it with an activity of their own and replay that way.
+    const chargeRecordsBilling = patched('subscription-charge-records-billing');
     const paid = await charges.chargeSubscriptionCycle({
       subscriptionId: run.id,
       ...charge,
       nextPaymentDate,
       chargedOn: today(),
       frequency: run.input.frequency,
+      ...(chargeRecordsBilling && { nextCycleOnSuccess: charge.cycle + 1 }),
     });
+    if ('billed' in paid && paid.billed) run.billedByCharge = paid.billed;
     if (paid.outcome !== 'pending') return { resultCode: paid.resultCode, message: paid.message };
     return { resultCode: await settlePendingCharge(run, charge), message: paid.message };
   } finally {

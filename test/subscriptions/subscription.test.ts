@@ -22,6 +22,9 @@ describe('subscriptions', () => {
       },
     });
     expect((await view(subscriptionId)).nextPaymentDate).toBe('2028-01-31');
+    // Cycle 1's charge moves the next payment date on (written with the charge, since the patch).
+    await skipTo('2028-02-01');
+    await until(subscriptionId, (s) => s.nextPaymentDate === '2028-02-29', 'the next payment date moved on');
     await skipTo('2029-01-20');
     const done = await until(subscriptionId, (s) => s.status === 'expired', 'expired');
     expect(done.charges.map((c: { dueDate: string }) => c.dueDate)).toEqual([

@@ -276,6 +276,36 @@ describe('subscription: a cycle’s charge', () => {
     expect(statuses(run).at(-1)).toBe('expired');
   });
 
+  it('a successful charge records the next cycle itself: no record write follows it', async () => {
+    const { run } = await active({
+      // The activity as it answers since the patch: it wrote the next cycle (status active).
+      chargeSubscriptionCycle: async (input) => ({
+        ...charged('succeeded', 0),
+        ...(input.nextCycleOnSuccess !== undefined && {
+          billed: { nextCycle: input.nextCycleOnSuccess, nextPaymentDate: input.nextPaymentDate },
+        }),
+      }),
+    });
+    expect(await run.result()).toMatchObject({ status: 'expired' });
+    expect(run.inputs('chargeSubscriptionCycle').map((input) => input.nextCycleOnSuccess)).toEqual([2, 3]);
+    // Activation, then the expiry: nothing written between the charges.
+    expect(run.inputs('recordSubscription').map((record) => [record.status, record.nextCycle])).toEqual([
+      ['active', 1],
+      ['expired', 3],
+    ]);
+  });
+
+  it('a charge answered without the write (a worker from before the patch): the workflow records the next cycle', async () => {
+    const { run, due } = await active();
+    expect(await run.result()).toMatchObject({ status: 'expired' });
+    expect(run.inputs('recordSubscription')).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ status: 'active', nextCycle: 2, nextPaymentDate: due(2), failures: 0 }),
+        expect.objectContaining({ status: 'active', nextCycle: 3, nextPaymentDate: due(3), failures: 0 }),
+      ]),
+    );
+  });
+
   it('a lost answer re-sends the same cycle and attempt (one order)', async () => {
     const { run } = await active(
       { chargeSubscriptionCycle: losingFirst('subscription.pay', async () => charged('succeeded', 0)) },
