@@ -219,11 +219,9 @@ const CHARGE_EVENTS: Partial<Record<ChargeStatus, EventType & `subscription.${st
 /**
  * Upsert by orderId: a retried activity rewrites the same row. A charge reaching succeeded or failed
  * records its event (about the subscription, so a subscription's events stay in one ordered stream).
- */
-/**
- * Writes a charge. With `nextCycle`, also moves an active subscription's next cycle in the same
- * transaction (a successful charge's follow-up write): true when it did, false when the subscription was
- * not active, so that whoever asked writes it as before.
+ * With `nextCycle`, also moves an active subscription's next cycle in the same transaction (a successful
+ * charge's follow-up write): true when it did, false when the subscription was not active, so that
+ * whoever asked writes it as before.
  */
 export async function upsertCharge(
   db: Db,
