@@ -25,6 +25,7 @@ import type { Activities } from '../../activities';
 import { buildActivities, buildWorker } from '../../workers/build';
 import { PAYRUN_SEARCH_ATTRIBUTES } from '../../workflows/search-attributes';
 import { createDatabaseIfMissing } from '../stack';
+import { freePort } from '../cluster/readiness';
 import { resolveDevServer } from '../temporal-binaries';
 
 /** The sandbox's side, in process or over its HTTP admin API. */
@@ -86,16 +87,6 @@ export async function summarizeHistory(client: Client, workflowId: string): Prom
   const workflowTasks = events.filter((event) => event.workflowTaskCompletedEventAttributes).length;
   const signals = events.filter((event) => event.workflowExecutionSignaledEventAttributes).length;
   return { events: events.length, workflowTasks, activities, signals };
-}
-
-async function freePort(): Promise<number> {
-  const net = await import('node:net');
-  return new Promise((resolve) => {
-    const server = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 /** No artificial delays: the figures measure payrun and Temporal, not the simulator's pauses. */

@@ -24,7 +24,7 @@ import {
   type ClusterEnvironment,
 } from './environment';
 import { ProcessGroup, type ProcessRecord, type ProcessSpec } from './process-group';
-import { freePort, freePortBetween, httpAnswers, portIsFree, waitFor } from './readiness';
+import { freePort, freePortBetween, freePortRun, httpAnswers, waitFor } from './readiness';
 import {
   postgresTargetOf,
   prepareNamespace,
@@ -65,32 +65,26 @@ export const DEFAULT_CLUSTER_PORTS: ClusterPorts = {
   metrics: 9470,
 };
 
-/** Ports nobody holds right now (tests run several clusters in one suite). */
+/** Ports nobody holds right now (tests run several clusters in one suite), none of them ephemeral. */
 export async function freeClusterPorts(workers: number): Promise<ClusterPorts> {
-  const next = () => freePort();
-  const reserved = new Set<number>();
   // The server keeps membership ports in a smallint column: below 32768.
-  const low = () => freePortBetween(20_000, 32_000, reserved);
-  const ports = {
-    postgres: await next(),
+  const membership = () => freePortBetween(20_000, 32_000);
+  return {
+    postgres: await freePort(),
     temporal: {
-      frontend: await next(),
-      frontendHttp: await next(),
-      history: await next(),
-      matching: await next(),
-      worker: await next(),
-      membership: [await low(), await low(), await low(), await low()] as [number, number, number, number],
+      frontend: await freePort(),
+      frontendHttp: await freePort(),
+      history: await freePort(),
+      matching: await freePort(),
+      worker: await freePort(),
+      membership: [await membership(), await membership(), await membership(), await membership()],
     },
-    ui: await next(),
-    sandbox: await next(),
-    api: await next(),
-    metrics: await next(),
+    ui: await freePort(),
+    sandbox: await freePort(),
+    api: await freePort(),
+    // Worker i serves metrics on metrics + i.
+    metrics: (await freePortRun(workers))[0]!,
   };
-  // Worker metrics take consecutive ports from `metrics`: find a free run of them.
-  for (let base = ports.metrics; ; base += workers + 1) {
-    const run = await Promise.all(Array.from({ length: workers }, (_, i) => portIsFree(base + i)));
-    if (run.every(Boolean)) return { ...ports, metrics: base };
-  }
 }
 
 /**

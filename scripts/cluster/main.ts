@@ -5,7 +5,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { loadConfig, ConfigError } from '../../platform/config';
-import { DEFAULT_CLUSTER_PORTS, freeClusterPorts, startCluster, type ClusterPorts } from './cluster';
+import {
+  DEFAULT_CLUSTER_PORTS,
+  startCluster,
+  startClusterOnFreePorts,
+  type ClusterOptions,
+  type ClusterPorts,
+} from './cluster';
 import type { ProcessRecord } from './process-group';
 import { portIsFree } from './readiness';
 
@@ -30,8 +36,8 @@ function isAlive(pid: number): boolean {
   }
 }
 
-/** A cluster already running from this data folder, or a port taken by something else: refuse, naming it. */
-async function refuseConflicts(dataDir: string, ports: ClusterPorts, workers: number): Promise<void> {
+/** A cluster already running from this data folder: refuse, naming its processes. */
+function refuseRunningCluster(dataDir: string): void {
   const file = path.join(dataDir, 'processes.json');
   if (fs.existsSync(file)) {
     const alive = (JSON.parse(fs.readFileSync(file, 'utf8')) as ProcessRecord[]).filter(
@@ -42,6 +48,10 @@ async function refuseConflicts(dataDir: string, ports: ClusterPorts, workers: nu
         `A cluster from ${dataDir} is still running (${alive.map((r) => `${r.name} pid ${r.pid}`).join(', ')}); stop it with Ctrl-C in its terminal or kill those pids.`,
       );
   }
+}
+
+/** A fixed port taken by something else: refuse, naming it. */
+async function refuseTakenPorts(ports: ClusterPorts, workers: number): Promise<void> {
   const wanted: Array<[string, number]> = [
     ['Temporal frontend', ports.temporal.frontend],
     ['Temporal frontend HTTP', ports.temporal.frontendHttp],
@@ -71,16 +81,14 @@ async function main(): Promise<void> {
   const config = loadConfig();
   const dataDir = path.join(config.PAYRUN_DATA_DIR, 'cluster');
   // --free-ports: any free ports, printed below (tests, or a second cluster from another data folder).
-  const ports = process.argv.includes('--free-ports')
-    ? await freeClusterPorts(workers)
-    : DEFAULT_CLUSTER_PORTS;
-  await refuseConflicts(dataDir, ports, workers);
+  const freePorts = process.argv.includes('--free-ports');
+  refuseRunningCluster(dataDir);
+  if (!freePorts) await refuseTakenPorts(DEFAULT_CLUSTER_PORTS, workers);
   const log = (line: string) => console.log(`[cluster] ${line}`);
   let stopping = false;
-  const cluster = await startCluster({
+  const options: Omit<ClusterOptions, 'ports'> = {
     dataDir,
     workers,
-    ports,
     databaseUrl: config.DATABASE_URL,
     logLevel: config.LOG_LEVEL,
     apiSettings: {
@@ -99,7 +107,11 @@ async function main(): Promise<void> {
           `${name} exited unexpectedly (code ${code}); nothing restarts it. Its log: ${dataDir}/logs/${name}.log`,
         );
     },
-  });
+  };
+  // Free ports are chosen, then bound by other processes; one taken in between means a fresh start.
+  const cluster = freePorts
+    ? await startClusterOnFreePorts(options)
+    : await startCluster({ ...options, ports: DEFAULT_CLUSTER_PORTS });
   const stop = async (reason: string) => {
     if (stopping) return;
     stopping = true;
@@ -121,7 +133,7 @@ async function main(): Promise<void> {
       `  Temporal UI  ${cluster.urls.ui}`,
       `  Temporal     ${cluster.urls.temporal}  (server on PostgreSQL)`,
       `  Gateway      ${cluster.urls.sandbox}  (sandbox; admin API under /__sandbox)`,
-      `  PostgreSQL   ${config.DATABASE_URL ? 'DATABASE_URL' : `embedded, port ${ports.postgres}`}`,
+      `  PostgreSQL   ${config.DATABASE_URL ? 'DATABASE_URL' : `embedded, port ${cluster.records().find((r) => r.role === 'postgres')?.port}`}`,
       `  Logs         ${path.join(dataDir, 'logs')}`,
       `Processes (${path.join(dataDir, 'processes.json')}):`,
       ...table,

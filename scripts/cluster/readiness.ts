@@ -1,4 +1,5 @@
 /** Waiting for a process to serve: polled, with the last failure in the error when time runs out. */
+import fs from 'node:fs';
 import net from 'node:net';
 
 const POLL_MS = 250;
@@ -38,7 +39,33 @@ export function portIsFree(port: number, host = '127.0.0.1'): Promise<boolean> {
   });
 }
 
+/**
+ * The range the kernel hands out as source ports of outgoing connections. A port chosen there can be
+ * taken by any connect() (the Temporal server opens many) between choosing it and binding it.
+ */
+function ephemeralRange(): [number, number] {
+  try {
+    const [low, high] = fs.readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/);
+    return [Number(low), Number(high)];
+  } catch {
+    return [32_768, 60_999];
+  }
+}
+
+const chosen = new Set<number>();
+
+/**
+ * A port free right now and outside the ephemeral range, so only another listener can take it before
+ * it is bound. Ports handed out earlier by this process are not handed out again.
+ */
 export async function freePort(): Promise<number> {
+  const [ephemeralLow] = ephemeralRange();
+  const high = Math.min(ephemeralLow, 32_000);
+  if (high - 10_000 < 1_000) return anyFreePort();
+  return freePortBetween(10_000, high, chosen);
+}
+
+async function anyFreePort(): Promise<number> {
   const server = net.createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as net.AddressInfo;
@@ -47,20 +74,34 @@ export async function freePort(): Promise<number> {
 }
 
 /**
- * A free port in [low, high): the Temporal server stores membership ports in a smallint column, so those
- * must stay below 32768, under the ephemeral range the operating system hands out.
+ * A free port in [low, high) not handed out before by this process. The Temporal server stores
+ * membership ports in a smallint column, so those must stay below 32768.
  */
-export async function freePortBetween(
+export async function freePortBetween(low: number, high: number, taken = chosen): Promise<number> {
+  return (await freePortRunBetween(low, high, 1, taken))[0]!;
+}
+
+/** `count` consecutive free ports in [low, high), for workers that serve metrics on base + index. */
+export async function freePortRunBetween(
   low: number,
   high: number,
-  taken: Set<number> = new Set(),
-): Promise<number> {
+  count: number,
+  taken = chosen,
+): Promise<number[]> {
   for (let attempt = 0; attempt < 200; attempt++) {
-    const port = low + Math.floor(Math.random() * (high - low));
-    if (!taken.has(port) && (await portIsFree(port))) {
-      taken.add(port);
-      return port;
+    const base = low + Math.floor(Math.random() * (high - low - count));
+    const run = Array.from({ length: count }, (_, i) => base + i);
+    if (run.some((port) => taken.has(port))) continue;
+    if ((await Promise.all(run.map((port) => portIsFree(port)))).every(Boolean)) {
+      for (const port of run) taken.add(port);
+      return run;
     }
   }
-  throw new Error(`No free port between ${low} and ${high}`);
+  throw new Error(`No ${count} free consecutive ports between ${low} and ${high}`);
+}
+
+/** `count` consecutive ports free right now, outside the ephemeral range. */
+export async function freePortRun(count: number): Promise<number[]> {
+  const [ephemeralLow] = ephemeralRange();
+  return freePortRunBetween(10_000, Math.min(ephemeralLow, 32_000), count);
 }

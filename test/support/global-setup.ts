@@ -7,7 +7,6 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import net from 'node:net';
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
 import { bundleWorkflowCode, DefaultLogger } from '@temporalio/worker';
@@ -16,6 +15,7 @@ import { startEmbeddedPostgres } from '../../db/embedded-postgres';
 import { createDb, withDatabaseName } from '../../db/knex';
 import { migrateLatest } from '../../db/migrator';
 import { createDatabaseIfMissing } from '../../scripts/stack';
+import { freePort } from '../../scripts/cluster/readiness';
 import { resolveDevServer, resolveTestServer } from '../../scripts/temporal-binaries';
 import { workflowsPath } from '../../workers/worker';
 import { PAYRUN_SEARCH_ATTRIBUTES } from '../../workflows/search-attributes';
@@ -29,16 +29,8 @@ declare module 'vitest' {
   }
 }
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
+/** Test ports come from the cluster's chooser: outside the ephemeral range, so no connect() takes one. */
+export { freePort };
 
 async function dropDatabase(serverUrl: string, database: string): Promise<void> {
   const client = new pg.Client({ connectionString: serverUrl });
