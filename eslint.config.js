@@ -98,6 +98,7 @@ function importDirections() {
       'billing-calendar',
       'otp-rules',
       'durations',
+      'failure-types',
       'search-attributes',
     ]),
   };

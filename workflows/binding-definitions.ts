@@ -12,6 +12,9 @@ export type SavedMethodKind = SavedMethodFlow;
 export const bindingWorkflowId = (bindingId: string) => `binding/${bindingId}`;
 export const deleteMethodWorkflowId = (methodId: string) => `saved-method-delete/${methodId}`;
 
+/** The failure type of bindingLinks when the gateway refused the binding (its message and resultCode say why). */
+export const BINDING_REFUSED = 'BindingRefused';
+
 /** creating → awaiting_customer → binding → active; failed or expired on the way. */
 export type BindingStatus = 'creating' | 'awaiting_customer' | 'binding' | 'active' | 'failed' | 'expired';
 

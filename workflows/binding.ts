@@ -3,6 +3,7 @@ import { gatewayOf, recordsOf } from './activity-profiles';
 import type { TokenActivities } from '../activities/tokens';
 import { codeOf, isUndecided, outcomeOf } from '../gateway/result-codes';
 import {
+  BINDING_REFUSED,
   bindingLinksUpdate,
   bindingResultSignal,
   bindingStatusQuery,
@@ -43,7 +44,7 @@ export async function binding(input: BindingInput): Promise<BindingResult> {
     if (links) return links;
     throw ApplicationFailure.nonRetryable(
       refusal?.message ?? 'The gateway refused the binding.',
-      'binding_refused',
+      BINDING_REFUSED,
       { resultCode: refusal?.resultCode },
     );
   });

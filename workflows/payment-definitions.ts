@@ -97,9 +97,9 @@ export interface ConfirmResult {
   resultCode: number;
   message: string;
 }
-/** Capture or cancel; refused (with type `payment_not_authorized`) unless the payment is authorized and undecided. */
+/** Capture or cancel; refused (failure type CONFIRM_REFUSED) unless the payment is authorized and undecided. */
 export const confirmPaymentUpdate = defineUpdate<ConfirmResult, [ConfirmRequest]>('confirmPayment');
-export const CONFIRM_REFUSED = 'payment_not_authorized';
+export const CONFIRM_REFUSED = 'PaymentNotAuthorized';
 
 export const confirmedStatus: Readonly<Record<Exclude<ConfirmOutcome['outcome'], 'refused'>, PaymentStatus>> =
   {

@@ -6,7 +6,8 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { Duration } from '@temporalio/common';
 
-export type { OtpAttempt, OtpAttemptKind, OtpAttemptOutcome } from './otp-rules';
+import type { OtpRefusal } from './otp-rules';
+export type { OtpAttempt, OtpAttemptKind, OtpAttemptOutcome, OtpRefusal } from './otp-rules';
 export { checkNewCode, refusalMessage } from './otp-rules';
 
 export const tokenPaymentWorkflowId = (paymentId: string) => `token-payment/${paymentId}`;
@@ -77,6 +78,35 @@ export interface TokenPaymentNotice {
 export const tokenPaymentResultSignal = defineSignal<[TokenPaymentNotice]>('tokenPaymentResult');
 /** Answers once the first gateway answer is known (so the API can hand over payUrl/deeplink or ask for the code). */
 export const tokenPaymentStartedUpdate = defineUpdate<TokenPaymentSnapshot, []>('tokenPaymentStarted');
-/** The customer's code. Refusals fail the update with type otp_too_soon / otp_expired / otp_locked / otp_wrong. */
+/** The failure types of a refused submitOtp (the API answers each with its own error code and status). */
+export const OTP_FAILURE = {
+  /** Not 4 to 8 digits: nothing was sent. */
+  invalid: 'OtpInvalid',
+  /** The payment waits for no code (any more). */
+  notAwaited: 'OtpNotAwaited',
+  /** Wrong; details.attemptsLeft says how many tries remain today. */
+  wrong: 'OtpWrong',
+  /** Five wrong codes today; details.until says when the lock ends. */
+  locked: 'OtpLocked',
+  /** The code is older than its lifetime. */
+  expired: 'OtpExpired',
+  /** Sent too soon after the previous code; details.retryAfterMs. */
+  tooSoon: 'OtpTooSoon',
+  /** The day's SMS limit is used up. */
+  smsLimit: 'OtpSmsLimit',
+  /** Any other gateway answer; details.resultCode. */
+  failed: 'OtpFailed',
+} as const;
+export type OtpFailureType = (typeof OTP_FAILURE)[keyof typeof OTP_FAILURE];
+
+/** The failure type of each refusal the code rules make (otp-rules.ts). */
+export const OTP_REFUSAL_TYPE: Readonly<Record<OtpRefusal['reason'], OtpFailureType>> = {
+  otp_too_soon: OTP_FAILURE.tooSoon,
+  otp_expired: OTP_FAILURE.expired,
+  otp_locked: OTP_FAILURE.locked,
+  otp_sms_limit: OTP_FAILURE.smsLimit,
+};
+
+/** The customer's code; a refusal fails the update with one of OTP_FAILURE's types. */
 export const submitOtpUpdate = defineUpdate<OtpVerdict, [{ code: string }]>('submitOtp');
 export const tokenPaymentStateQuery = defineQuery<TokenPaymentState>('tokenPaymentState');

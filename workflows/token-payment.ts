@@ -14,6 +14,8 @@ import {
   type OtpRefusal,
 } from './otp-rules';
 import {
+  OTP_FAILURE,
+  OTP_REFUSAL_TYPE,
   submitOtpUpdate,
   tokenPaymentResultSignal,
   tokenPaymentStartedUpdate,
@@ -27,7 +29,7 @@ import {
 } from './token-payment-definitions';
 
 const refuse = (refusal: OtpRefusal): never => {
-  throw ApplicationFailure.nonRetryable(refusalMessage(refusal), refusal.reason, refusal);
+  throw ApplicationFailure.nonRetryable(refusalMessage(refusal), OTP_REFUSAL_TYPE[refusal.reason], refusal);
 };
 
 /**
@@ -90,7 +92,7 @@ export async function tokenPayment(input: TokenPaymentInput): Promise<TokenPayme
             if (left > 0) {
               throw ApplicationFailure.nonRetryable(
                 `The code is wrong; ${left} attempt${left === 1 ? '' : 's'} left today.`,
-                'otp_wrong',
+                OTP_FAILURE.wrong,
                 { attemptsLeft: left },
               );
             }
@@ -110,7 +112,7 @@ export async function tokenPayment(input: TokenPaymentInput): Promise<TokenPayme
             return refuse({ reason: 'otp_too_soon', retryAfterMs: OTP_RULES.minSpacingMs });
           default:
             await record('failed', answer);
-            throw ApplicationFailure.nonRetryable(answer.message, 'otp_failed', {
+            throw ApplicationFailure.nonRetryable(answer.message, OTP_FAILURE.failed, {
               resultCode: answer.resultCode,
             });
         }
@@ -121,13 +123,13 @@ export async function tokenPayment(input: TokenPaymentInput): Promise<TokenPayme
     {
       validator: ({ code }) => {
         if (typeof code !== 'string' || !/^[0-9]{4,8}$/.test(code)) {
-          throw ApplicationFailure.nonRetryable('The code is 4 to 8 digits.', 'otp_invalid');
+          throw ApplicationFailure.nonRetryable('The code is 4 to 8 digits.', OTP_FAILURE.invalid);
         }
         if (state !== 'awaiting_otp') {
           if (otpFailure) refuse(otpFailure);
           throw ApplicationFailure.nonRetryable(
             `The payment is ${state}; it waits for no code.`,
-            'otp_not_awaited',
+            OTP_FAILURE.notAwaited,
             {
               state,
             },

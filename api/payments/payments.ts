@@ -21,6 +21,7 @@ import {
   type PaymentRequestType,
   type PaymentTiming,
 } from '../../workflows/payment-definitions';
+import { failureTypeOf } from '../../workflows/failure-types';
 import { refundWorkflowId, type RefundInput, type RefundTiming } from '../../workflows/refund-definitions';
 import {
   terminalSettlementWorkflowId,
@@ -224,10 +225,10 @@ export async function confirmPayment(
     const refused =
       error instanceof WorkflowUpdateFailedError &&
       error.cause instanceof ApplicationFailure &&
-      error.cause.type === CONFIRM_REFUSED;
+      failureTypeOf(error.cause) === CONFIRM_REFUSED;
     if (refused || (error as Error).name === 'WorkflowNotFoundError')
       throw conflict(
-        CONFIRM_REFUSED,
+        'payment_not_authorized',
         refused
           ? (error.cause as Error).message
           : `Payment ${input.paymentId} is ${row.status}; only an authorized, undecided payment can be captured or cancelled.`,

@@ -30,13 +30,17 @@ import {
 
 import {
   checkNewCode,
+  OTP_FAILURE,
+  OTP_REFUSAL_TYPE,
   refusalMessage,
   submitOtpUpdate,
   tokenPaymentStartedUpdate,
   tokenPaymentWorkflowId,
+  type OtpFailureType,
   type TokenPaymentInput,
   type TokenPaymentTiming,
 } from '../../workflows/token-payment-definitions';
+import { failureTypeOf } from '../../workflows/failure-types';
 import { payrunCustomer, payrunKind, payrunOrderId } from '../../workflows/search-attributes';
 import type { Principal } from '../auth/roles';
 import { ApiError, conflict, notFound } from '../http/errors';
@@ -72,16 +76,19 @@ const REQUEST_TYPE: Record<SavedMethodKind, string> = {
   wallet: 'linkWallet',
 };
 
-const OTP_STATUS: Record<string, number> = {
-  otp_invalid: 400,
-  otp_not_awaited: 409,
-  otp_wrong: 422,
-  otp_locked: 423,
-  otp_expired: 410,
-  otp_too_soon: 429,
-  otp_sms_limit: 429,
-  otp_failed: 502,
+/** Each refusal of a code, as the API answers it. */
+const OTP_ERRORS: Readonly<Record<OtpFailureType, { status: number; code: string }>> = {
+  OtpInvalid: { status: 400, code: 'otp_invalid' },
+  OtpNotAwaited: { status: 409, code: 'otp_not_awaited' },
+  OtpWrong: { status: 422, code: 'otp_wrong' },
+  OtpLocked: { status: 423, code: 'otp_locked' },
+  OtpExpired: { status: 410, code: 'otp_expired' },
+  OtpTooSoon: { status: 429, code: 'otp_too_soon' },
+  OtpSmsLimit: { status: 429, code: 'otp_sms_limit' },
+  OtpFailed: { status: 502, code: 'otp_failed' },
 };
+const otpErrorOf = (type: string | undefined) =>
+  OTP_ERRORS[(type ?? OTP_FAILURE.failed) as OtpFailureType] ?? OTP_ERRORS[OTP_FAILURE.failed];
 
 const causeOf = (error: WorkflowUpdateFailedError) =>
   error.cause instanceof ApplicationFailure ? error.cause : undefined;
@@ -238,7 +245,10 @@ export async function createTokenPayment(
   if (method.kind === 'wallet') {
     const now = deps.now();
     const refusal = checkNewCode(await recentOtpAttempts(db, method.partner_client_id, now), now);
-    if (refusal) throw new ApiError(OTP_STATUS[refusal.reason]!, refusal.reason, refusalMessage(refusal));
+    if (refusal) {
+      const { status, code } = OTP_ERRORS[OTP_REFUSAL_TYPE[refusal.reason]];
+      throw new ApiError(status, code, refusalMessage(refusal));
+    }
   }
   const workflowId = tokenPaymentWorkflowId(input.paymentId);
   const inserted = await db('token_payments')
@@ -319,10 +329,18 @@ export async function listTokenPayments(db: Db, filter: ListFilter) {
 function notAwaitingCode(row: TokenPaymentRow): ApiError {
   const outcome = row.result_code === null ? undefined : outcomeOf(row.result_code);
   if (row.state === 'failed' && outcome === 'otp_expired') {
-    return new ApiError(410, 'otp_expired', row.message ?? 'The code expired.');
+    return new ApiError(
+      OTP_ERRORS.OtpExpired.status,
+      OTP_ERRORS.OtpExpired.code,
+      row.message ?? 'The code expired.',
+    );
   }
   if (row.state === 'failed' && outcome === 'otp_locked') {
-    return new ApiError(423, 'otp_locked', row.message ?? 'Too many wrong codes today.');
+    return new ApiError(
+      OTP_ERRORS.OtpLocked.status,
+      OTP_ERRORS.OtpLocked.code,
+      row.message ?? 'Too many wrong codes today.',
+    );
   }
   return conflict(
     'otp_not_awaited',
@@ -343,8 +361,8 @@ export async function submitOtp(deps: TokenDeps, paymentId: string, code: string
   } catch (error) {
     if (error instanceof WorkflowUpdateFailedError) {
       const cause = causeOf(error);
-      const type = cause?.type ?? 'otp_failed';
-      throw new ApiError(OTP_STATUS[type] ?? 409, type, cause?.message ?? error.message);
+      const { status, code } = otpErrorOf(failureTypeOf(cause));
+      throw new ApiError(status, code, cause?.message ?? error.message);
     }
     // The workflow finished meanwhile (the code expired, or another request settled it).
     const now = await getTokenPayment(deps.db, paymentId);

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { codeOf } from '../../gateway';
 import { binding, deleteSavedMethod } from '../../workflows/binding';
 import {
+  BINDING_REFUSED,
   bindingLinksUpdate,
   bindingResultSignal,
   bindingStatusQuery,
@@ -48,7 +49,7 @@ describe('binding', () => {
       createBinding: async () => ({ ok: false as const, resultCode: 22, message: 'amount out of range' }),
     });
     const refused = await refusal(run.handle.executeUpdate(bindingLinksUpdate));
-    expect(refused.type).toBe('binding_refused');
+    expect(refused.type).toBe(BINDING_REFUSED);
     expect(refused.details?.[0]).toEqual({ resultCode: 22 });
     expect(await run.result()).toEqual({ status: 'failed', resultCode: 22, message: 'amount out of range' });
     expect(run.inputs('recordBinding')).toEqual([

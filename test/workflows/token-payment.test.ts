@@ -7,6 +7,7 @@ import {
   submitOtpUpdate,
   tokenPaymentResultSignal,
   tokenPaymentStartedUpdate,
+  OTP_FAILURE,
   tokenPaymentStateQuery,
   tokenPaymentWorkflowId,
   type TokenPaymentInput,
@@ -190,11 +191,11 @@ describe('tokenPayment: 8200, the customer types the code', () => {
       verifyTokenPayment: inTurn(verdict('wrong', 8201), verdict('accepted', 0)),
     });
     const wrong = await refusal(submit(run));
-    expect(wrong.type).toBe('otp_wrong');
+    expect(wrong.type).toBe(OTP_FAILURE.wrong);
     expect(wrong.details?.[0]).toEqual({ attemptsLeft: 4 });
     expect(await run.handle.query(tokenPaymentStateQuery)).toBe('awaiting_otp');
     const tooSoon = await refusal(submit(run));
-    expect(tooSoon.type).toBe('otp_too_soon');
+    expect(tooSoon.type).toBe(OTP_FAILURE.tooSoon);
     await h.skip(OTP_RULES.minSpacingMs);
     expect(await submit(run)).toMatchObject({ state: 'succeeded' });
     expect(run.inputs('verifyTokenPayment').map((input) => input.attempt)).toEqual([1, 2]);
@@ -205,19 +206,19 @@ describe('tokenPayment: 8200, the customer types the code', () => {
       otpAttemptsToday: history(4),
       verifyTokenPayment: async () => verdict('wrong', 8201),
     });
-    expect((await refusal(submit(run))).type).toBe('otp_locked');
+    expect((await refusal(submit(run))).type).toBe(OTP_FAILURE.locked);
     expect(await run.result()).toMatchObject({ state: 'failed', resultCode: codeOf('otp_locked') });
   });
 
   it('already locked today: refused before the gateway is asked', async () => {
     const { run } = await awaitingOtp({ otpAttemptsToday: history(5) });
-    expect((await refusal(submit(run))).type).toBe('otp_locked');
+    expect((await refusal(submit(run))).type).toBe(OTP_FAILURE.locked);
     expect(run.calls('verifyTokenPayment')).toEqual([]);
   });
 
   it.each([
-    ['locked', 8203, 'otp_locked'],
-    ['expired', 8202, 'otp_expired'],
+    ['locked', 8203, OTP_FAILURE.locked],
+    ['expired', 8202, OTP_FAILURE.expired],
   ] as const)('the gateway answers %s (%i): failed, refused as %s', async (outcome, code, type) => {
     const { run } = await awaitingOtp({ verifyTokenPayment: async () => verdict(outcome, code) });
     expect((await refusal(submit(run))).type).toBe(type);
@@ -228,7 +229,7 @@ describe('tokenPayment: 8200, the customer types the code', () => {
     const { run } = await awaitingOtp({
       verifyTokenPayment: inTurn(verdict('too_soon', 8204), verdict('accepted', 0)),
     });
-    expect((await refusal(submit(run))).type).toBe('otp_too_soon');
+    expect((await refusal(submit(run))).type).toBe(OTP_FAILURE.tooSoon);
     expect(await run.handle.query(tokenPaymentStateQuery)).toBe('awaiting_otp');
     await h.skip(OTP_RULES.minSpacingMs);
     expect(await submit(run)).toMatchObject({ state: 'succeeded' });
@@ -237,7 +238,7 @@ describe('tokenPayment: 8200, the customer types the code', () => {
   it('any other answer (99): failed, refused as otp_failed with the code', async () => {
     const { run } = await awaitingOtp({ verifyTokenPayment: async () => verdict('error', 99) });
     const failed = await refusal(submit(run));
-    expect(failed.type).toBe('otp_failed');
+    expect(failed.type).toBe(OTP_FAILURE.failed);
     expect(failed.details?.[0]).toEqual({ resultCode: 99 });
     expect(await run.result()).toMatchObject({ state: 'failed', resultCode: 99 });
   });
@@ -250,10 +251,10 @@ describe('tokenPayment: 8200, the customer types the code', () => {
         return verdict('accepted', 0);
       },
     });
-    expect((await refusal(submit(run, '12ab'))).type).toBe('otp_invalid');
+    expect((await refusal(submit(run, '12ab'))).type).toBe(OTP_FAILURE.invalid);
     const pending = submit(run);
     await run.reached('verifyTokenPayment');
-    expect((await refusal(submit(run))).type).toBe('otp_too_soon');
+    expect((await refusal(submit(run))).type).toBe(OTP_FAILURE.tooSoon);
     checking.open();
     expect(await pending).toMatchObject({ state: 'succeeded' });
     expect(run.calls('verifyTokenPayment')).toHaveLength(1);
@@ -269,7 +270,7 @@ describe('tokenPayment: 8200, the customer types the code', () => {
     // To the code's end (3 s of it were spent before): time stops skipping while an activity runs.
     await h.skip(OTP_RULES.codeLifetimeMs - OTP_RULES.minSpacingMs);
     await eventually(() => expect(states(run)).toContain('failed'));
-    expect((await refusal(submit(run))).type).toBe('otp_expired');
+    expect((await refusal(submit(run))).type).toBe(OTP_FAILURE.expired);
     recording.open();
     expect(await run.result()).toMatchObject({ state: 'failed', resultCode: codeOf('otp_expired') });
     expect(run.calls('verifyTokenPayment')).toEqual([]);
