@@ -9,6 +9,7 @@ import { gatewayOf, recordsOf } from './activity-profiles';
 import type { PaymentActivities } from '../activities/payments';
 import { outcomeOf } from '../gateway/result-codes';
 import { durationMs } from './durations';
+import { waitForNotificationOrAsk } from './wait-or-ask';
 import {
   CONFIRM_REFUSED,
   confirmedStatus,
@@ -81,47 +82,52 @@ export async function payment(input: PaymentInput): Promise<PaymentResult> {
     return afterDecision(await record(decided));
   }
 
-  // Not on waitForNotificationOrAsk: a "still pending" notification wakes this wait to record the status
-  // and starts the same wait again without asking, which the helper cannot do without its growth being
-  // kept outside it; running payments' histories hold these timers (a change needs patched()).
-  const started = Date.now();
-  let wait = durationMs(timing.ipnTimeout);
+  // A "still pending" notification records the status and waits again without asking; a late one is
+  // covered by the query. Running payments' histories hold these timers (a change needs patched()).
+  const markPending = async () => {
+    if (status === 'pending') return;
+    status = 'pending';
+    await records.recordPaymentStatus({ paymentId, status });
+  };
   let seenPending = 0;
-  while (final === undefined) {
-    const news = await condition(() => final !== undefined || pendingNotices > seenPending, wait);
-    if (final !== undefined) break;
-    if (news) {
-      seenPending = pendingNotices;
-      if (status !== 'pending') {
-        status = 'pending';
-        await records.recordPaymentStatus({ paymentId, status });
-      }
-      continue;
-    }
-    // The IPN is late: a lost notification delays, never loses, an outcome.
-    const asked = await gateway.queryPayment({ paymentId });
-    if (final !== undefined) break;
-    if (isFinalPaymentCode(asked.resultCode)) {
-      final = asked;
-      break;
-    }
-    if (outcomeOf(asked.resultCode) === 'provider_processing' && status !== 'pending') {
-      status = 'pending';
-      await records.recordPaymentStatus({ paymentId, status });
-    }
-    if (Date.now() - started >= durationMs(timing.resultWait)) {
-      status = 'expired';
-      await records.recordPaymentStatus({
-        paymentId,
-        status,
-        resultCode: asked.resultCode,
-        message: `No final result after ${String(timing.resultWait)}; the gateway still answers ${asked.resultCode}.`,
-      });
-      return { status, resultCode: asked.resultCode, message: asked.message };
-    }
-    wait = Math.min(wait * 2, durationMs(timing.maxQueryInterval));
+  let lastAsked: PaymentNotice | undefined;
+  const heard = await waitForNotificationOrAsk(
+    () => final,
+    async () => {
+      const asked = await gateway.queryPayment({ paymentId });
+      // A notification that came during the query is the answer (it carries more than the query).
+      if (final !== undefined) return final;
+      if (isFinalPaymentCode(asked.resultCode)) return asked;
+      if (outcomeOf(asked.resultCode) === 'provider_processing') await markPending();
+      lastAsked = asked;
+      return undefined;
+    },
+    {
+      firstWait: timing.ipnTimeout,
+      growth: 2,
+      maxWait: timing.maxQueryInterval,
+      giveUpAfter: timing.resultWait,
+    },
+    {
+      arrived: () => pendingNotices > seenPending,
+      handle: async () => {
+        seenPending = pendingNotices;
+        await markPending();
+      },
+    },
+  );
+  if (heard.decided === undefined) {
+    const { resultCode, message } = lastAsked!;
+    status = 'expired';
+    await records.recordPaymentStatus({
+      paymentId,
+      status,
+      resultCode,
+      message: `No final result after ${String(timing.resultWait)}; the gateway still answers ${resultCode}.`,
+    });
+    return { status, resultCode, message };
   }
-  return afterDecision(await record(final));
+  return afterDecision(await record(heard.decided));
 
   async function record(notice: PaymentNotice): Promise<PaymentResult> {
     const next = decidedStatus(notice.resultCode, input.autoCapture);

@@ -688,36 +688,63 @@ async function chargeOnce(run: Run, charge: CycleCharge, nextPaymentDate: string
 
 /**
  * A pending charge: its notification, else subscription/query every pendingCheckInterval, at most
- * pendingMaxChecks times. Not on waitForNotificationOrAsk: its commands differ from the ones running
- * subscriptions recorded here. A notification whose code does not settle the charge (42, not found) is
- * passed over: since the patch, the wait goes on and the check asks the gateway; runs recorded before it
- * ran out their remaining checks at once, without a query, and replay that way.
+ * pendingMaxChecks times. A notification whose code does not settle the charge (42, not found) is
+ * passed over and the check asks the gateway.
  */
 async function settlePendingCharge(run: Run, charge: CycleCharge): Promise<number | undefined> {
+  const orderId = chargeOrderId(run.id, charge.cycle, charge.attempt);
+  if (!patched('pending-charge-asks-past-unsettled-notice')) return settlePendingChargeUnpatched(run, charge);
+  const heard = await waitForNotificationOrAsk<SettledCharge>(
+    () => {
+      const result = run.chargeResults.get(orderId);
+      return settles(result) ? result : undefined;
+    },
+    async (check) => {
+      const asked = await run.gateway.querySubscriptionCharge({ subscriptionId: run.id, ...charge, check });
+      return settles(asked) ? asked : undefined;
+    },
+    { firstWait: run.timing.pendingCheckInterval, maxAsks: run.timing.pendingMaxChecks },
+  );
+  if (heard.decided === undefined) return undefined; // still pending: an operator checks it with the gateway
+  return recordSettledCharge(run, charge, heard.decided);
+}
+
+/** The answer that ended a pending charge, from its notification or a query. */
+interface SettledCharge {
+  resultCode: number;
+  message?: string;
+  transId?: string;
+}
+
+async function recordSettledCharge(run: Run, charge: CycleCharge, result: SettledCharge): Promise<number> {
+  const settled = outcomeOf(result.resultCode);
+  await records.recordSubscriptionCharge({
+    subscriptionId: run.id,
+    ...charge,
+    status: settled === 'succeeded' ? 'succeeded' : 'failed',
+    resultCode: result.resultCode,
+    ...(result.message ? { message: result.message } : {}),
+    ...(result.transId ? { transId: result.transId } : {}),
+  });
+  return result.resultCode;
+}
+
+/**
+ * Runs recorded before the patch took a notification that does not settle the charge as the end of
+ * its checks: the remaining ones ran out at once, without a query. They replay this way.
+ */
+async function settlePendingChargeUnpatched(run: Run, charge: CycleCharge): Promise<number | undefined> {
   const { timing } = run;
   const orderId = chargeOrderId(run.id, charge.cycle, charge.attempt);
-  const asksPastUnsettled = patched('pending-charge-asks-past-unsettled-notice');
-  const heard = () =>
-    asksPastUnsettled ? settles(run.chargeResults.get(orderId)) : run.chargeResults.has(orderId);
+  const heard = () => run.chargeResults.has(orderId);
   for (let check = 1; check <= timing.pendingMaxChecks; check++) {
     await condition(heard, timing.pendingCheckInterval);
     const notified = heard() ? run.chargeResults.get(orderId) : undefined;
     const result =
       notified ?? (await run.gateway.querySubscriptionCharge({ subscriptionId: run.id, ...charge, check }));
-    if (settles(result)) {
-      const settled = outcomeOf(result.resultCode);
-      await records.recordSubscriptionCharge({
-        subscriptionId: run.id,
-        ...charge,
-        status: settled === 'succeeded' ? 'succeeded' : 'failed',
-        resultCode: result.resultCode,
-        ...(result.message ? { message: result.message } : {}),
-        ...(result.transId ? { transId: result.transId } : {}),
-      });
-      return result.resultCode;
-    }
+    if (settles(result)) return recordSettledCharge(run, charge, result);
   }
-  return undefined; // still pending: recorded as pending, an operator checks it with the gateway
+  return undefined;
 }
 
 /** A charge's answer that ends it: neither still pending nor an order the gateway does not know. */

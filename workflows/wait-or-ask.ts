@@ -17,8 +17,19 @@ export interface AskSchedule {
   giveUpAt?: number;
   /** Give up once the waits add up to this (the answers' own time not counted). */
   giveUpAfterWaiting?: Duration;
+  /** Give up at the first undecided answer once this much workflow time has passed since the start. */
+  giveUpAfter?: Duration;
   /** Give up after this many undecided answers. */
   maxAsks?: number;
+}
+
+/**
+ * Notifications that decide nothing (a "still pending") but are worth acting on: each one wakes the
+ * wait, `handle` runs, and the same wait starts over without asking the gateway.
+ */
+export interface UndecidedNews {
+  arrived: () => boolean;
+  handle: () => Promise<void>;
 }
 
 export type WaitOutcome<T> =
@@ -36,7 +47,9 @@ export async function waitForNotificationOrAsk<T>(
   notified: () => T | undefined,
   ask: (attempt: number) => Promise<T | undefined>,
   schedule: AskSchedule,
+  news?: UndecidedNews,
 ): Promise<WaitOutcome<T>> {
+  const started = Date.now();
   const growth = schedule.growth ?? 1;
   const maxWait = schedule.maxWait === undefined ? Infinity : durationMs(schedule.maxWait);
   let wait = durationMs(schedule.firstWait);
@@ -44,15 +57,22 @@ export async function waitForNotificationOrAsk<T>(
   for (let attempt = 1; ; attempt++) {
     const thisWait =
       schedule.giveUpAt === undefined ? wait : Math.max(1, Math.min(wait, schedule.giveUpAt - Date.now()));
-    if (await condition(() => notified() !== undefined, thisWait))
-      return { decided: notified()!, source: 'notification' };
+    const woken = await condition(() => notified() !== undefined || news?.arrived() === true, thisWait);
+    // A notification already here is the answer, even when the timer fired in the same activation.
+    if (notified() !== undefined) return { decided: notified()!, source: 'notification' };
+    if (woken && news) {
+      await news.handle();
+      attempt--;
+      continue;
+    }
     waited += thisWait;
     const answer = await ask(attempt);
     if (answer !== undefined) return { decided: answer, source: 'gateway' };
     const gaveUp =
       (schedule.giveUpAt !== undefined && Date.now() >= schedule.giveUpAt) ||
       (schedule.giveUpAfterWaiting !== undefined && waited >= durationMs(schedule.giveUpAfterWaiting)) ||
-      (schedule.maxAsks !== undefined && attempt >= schedule.maxAsks);
+      (schedule.maxAsks !== undefined && attempt >= schedule.maxAsks) ||
+      (schedule.giveUpAfter !== undefined && Date.now() - started >= durationMs(schedule.giveUpAfter));
     if (gaveUp) return { decided: undefined, source: 'gave_up' };
     wait = Math.min(wait * growth, maxWait);
   }

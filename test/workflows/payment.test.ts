@@ -136,6 +136,7 @@ describe('payment: waiting for the outcome', () => {
     await run.handle.signal(paymentResultSignal, ipn(0));
     expect(await run.result()).toMatchObject({ status: 'succeeded' });
     expect(run.inputs('recordPaymentStatus')).toEqual([expect.objectContaining({ status: 'pending' })]);
+    await captureHistory(h.env.client, run.workflowId, 'pending-notices-then-final');
   });
 
   it('no IPN: api/query after ipnTimeout, then with doubling waits (capped), until final', async () => {
@@ -148,6 +149,7 @@ describe('payment: waiting for the outcome', () => {
     const gaps = steps.slice(1).map((call, i) => run.gap(steps[i]!, call));
     expect(gaps.map((gap) => Math.round(gap / MINUTE))).toEqual([2, 4, 8, 8, 8]);
     expect(run.inputs('recordPaymentResult')[0]!.notice.source).toBe('query');
+    await captureHistory(h.env.client, run.workflowId, 'asked-until-final');
   });
 
   it('the query says 7002 (provider processing): status pending, then final by query', async () => {
@@ -157,12 +159,14 @@ describe('payment: waiting for the outcome', () => {
     });
     expect(await run.result()).toMatchObject({ status: 'failed', resultCode: 1006 });
     expect(run.inputs('recordPaymentStatus')).toEqual([expect.objectContaining({ status: 'pending' })]);
+    await captureHistory(h.env.client, run.workflowId, 'asked-provider-processing-then-final');
   });
 
   it('no final word within resultWait: expired with the last code', async () => {
     const run = await pay({ createPayment: awaitingCustomer, queryPayment: async () => asked(1000) });
     const result = await run.result();
     expect(result).toMatchObject({ status: 'expired', resultCode: 1000 });
+    await captureHistory(h.env.client, run.workflowId, 'no-final-word-expired');
     expect(run.inputs('recordPaymentStatus').at(-1)).toMatchObject({ status: 'expired', resultCode: 1000 });
     expect(run.calls('recordPaymentResult')).toEqual([]);
     const [create] = run.calls('createPayment');
@@ -183,6 +187,7 @@ describe('payment: waiting for the outcome', () => {
     expect(signalled).toBe(true);
     expect(run.calls('queryPayment')).toHaveLength(1);
     expect(run.inputs('recordPaymentResult')[0]!.notice.source).toBe('ipn');
+    await captureHistory(h.env.client, run.workflowId, 'notified-while-asking');
   });
 });
 

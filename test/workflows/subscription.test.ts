@@ -383,6 +383,7 @@ describe('subscription: a cycle’s charge', () => {
     const [pay] = run.calls('chargeSubscriptionCycle');
     expect(run.gap(pay!, run.calls('querySubscriptionCharge')[0]!)).toBeGreaterThanOrEqual(10 * MINUTE);
     expect(ledger(run)).toEqual([expect.objectContaining({ cycle: 1, status: 'failed', resultCode: 1006 })]);
+    await captureHistory(h.env.client, run.workflowId, 'pending-charge-asked-until-final');
   });
 
   it('still pending after pendingMaxChecks: left pending for an operator, billing goes on', async () => {
@@ -393,6 +394,7 @@ describe('subscription: a cycle’s charge', () => {
     expect(await run.result()).toMatchObject({ status: 'expired', failures: 0 });
     expect(run.calls('querySubscriptionCharge')).toHaveLength(3);
     expect(ledger(run)).toEqual([]);
+    await captureHistory(h.env.client, run.workflowId, 'pending-charge-still-pending');
     expect(cycles(run)).toEqual([
       [1, 0],
       [2, 0],
