@@ -14,7 +14,7 @@ export default defineConfig({
     exclude: ['**/node_modules/**'],
     globalSetup: ['test/support/workflows-setup.ts'],
     // One file at a time: a time-skipping server starved of CPU at the wrong moment stopped skipping time
-    // for the rest of its file (docs/testing.md, Known gaps).
+    // for the rest of its file (docs/testing.md, "Known gap").
     maxWorkers: 1,
     reporters: ['default', new PlainCountReporter('workflows')],
   },
