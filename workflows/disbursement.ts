@@ -2,7 +2,7 @@ import { condition, patched, setHandler, workflowInfo } from '@temporalio/workfl
 import { gatewayOf, gatewayOnQueueOf, recordsOf } from './activity-profiles';
 import { operationQueueOf } from './gateway-queues';
 import type { DisbursementActivities } from '../activities/disbursement';
-import { codeOf, outcomeOf } from '../gateway/result-codes';
+import { codeOf, isUndecided, outcomeOf } from '../gateway/result-codes';
 import { durationMs } from './durations';
 import {
   disbursementResultSignal,
@@ -28,6 +28,11 @@ export async function disbursement(input: DisbursementInput): Promise<Disburseme
   let notified: DisbursementNotice | undefined;
   setHandler(disbursementStatusQuery, () => status);
   setHandler(disbursementResultSignal, (result) => {
+    // A notification still undecided (7000, 7002) is no outcome: taken as one, it failed a payout the
+    // gateway was still paying, and an operator could have paid it again. Runs that took one before the
+    // patch replay that way.
+    if (isUndecided(outcomeOf(result.resultCode)) && patched('disbursement-undecided-notice-not-final'))
+      return;
     notified ??= result;
   });
   // Each gateway activity records the step it stands for (and pay its answer), forward only: three

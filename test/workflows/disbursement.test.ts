@@ -8,6 +8,7 @@ import {
   disbursementWorkflowId,
   type DisbursementInput,
 } from '../../workflows/disbursement-definitions';
+import { captureHistory } from '../support/history-capture';
 import { gatewayRejected, losingFirst, ok, useWorkflowHarness, type Fakes } from './support';
 
 const h = useWorkflowHarness();
@@ -155,6 +156,23 @@ describe('a pending payout (7000/7002) waits for the notification', () => {
     expect(await run.result()).toEqual({ status, resultCode: code, message: 'final' });
     expect(statuses()).toEqual([status]);
   });
+
+  it.each([7000, 7002])(
+    'an IPN that is still undecided (%i) is no outcome: the next, final one decides',
+    async (undecided) => {
+      const { run, statuses } = await disburse(bank, { payDisbursement: pending });
+      await run.reached('payDisbursement');
+      await expect.poll(() => run.handle.query(disbursementStatusQuery)).toBe('pending');
+      await run.handle.signal(disbursementResultSignal, {
+        resultCode: undecided,
+        message: 'still processing',
+      });
+      await run.handle.signal(disbursementResultSignal, { resultCode: 0, message: 'paid', transId: 't9' });
+      expect(await run.result()).toEqual({ status: 'succeeded', resultCode: 0, message: 'paid' });
+      expect(statuses()).toEqual(['succeeded']);
+      await captureHistory(h.env.client, run.workflowId, `undecided-notice-${undecided}-then-final`);
+    },
+  );
 
   it('no IPN within resultWait: asks the gateway; still pending, needs_attention, never a guess', async () => {
     const { run } = await disburse(bank, {
