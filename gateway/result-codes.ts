@@ -232,11 +232,11 @@ const UNDECIDED: ReadonlySet<ResultOutcome> = new Set([
 ]);
 export const isUndecided = (outcome: ResultOutcome) => UNDECIDED.has(outcome);
 
-/** Still being processed, by the gateway or the provider: the outcome comes by IPN or query. */
 /** Sent before (same requestId or same orderId): resolve by query or IPN, never by a new order. */
 export const isAlreadySubmitted = (outcome: ResultOutcome) =>
   outcome === 'duplicate_request' || outcome === 'duplicate_order';
 
+/** Still being processed, by the gateway or the provider: the outcome comes by IPN or query. */
 export const isPending = (outcome: ResultOutcome) =>
   outcome === 'pending' || outcome === 'provider_processing';
 
