@@ -5,6 +5,7 @@ import { refundWorkflowId, type RefundOutcome, type RefundTiming } from '../../w
 import { terminalSettlement } from '../../workflows/payment-terminal-settlement';
 import { terminalSettlementWorkflowId } from '../../workflows/terminal-settlement-definitions';
 import { gatewayRejected, inTurn, losingFirst, ok, useWorkflowHarness } from './support';
+import { captureHistory } from '../support/history-capture';
 
 const h = useWorkflowHarness();
 
@@ -55,6 +56,7 @@ describe('refund', () => {
     expect(run.gap(queries[0]!, queries[1]!)).toBeGreaterThanOrEqual(2 * MINUTE);
     expect(run.gap(queries[1]!, queries[2]!)).toBeGreaterThanOrEqual(4 * MINUTE);
     expect(run.calls('markRefundNeedsAttention')).toEqual([]);
+    await captureHistory(h.env.client, run.workflowId, 'pending-asked-until-final');
   });
 
   it('pending then failed by the query', async () => {
@@ -75,6 +77,7 @@ describe('refund', () => {
     expect(run.calls('queryRefund')).toHaveLength(7);
     const refundId = run.inputs('createRefund')[0]!.refundId;
     expect(run.inputs('markRefundNeedsAttention')).toEqual([{ refundId }]);
+    await captureHistory(h.env.client, run.workflowId, 'still-pending-needs-attention');
   });
 
   it('a lost answer is retried with the same refund (never a second refund)', async () => {
