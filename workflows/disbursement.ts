@@ -3,7 +3,7 @@ import { gatewayOf, gatewayOnQueueOf, recordsOf } from './activity-profiles';
 import { operationQueueOf } from './gateway-queues';
 import type { DisbursementActivities } from '../activities/disbursement';
 import { codeOf, isUndecided, outcomeOf } from '../gateway/result-codes';
-import { durationMs } from './durations';
+import { waitForNotificationOrAsk } from './wait-or-ask';
 import {
   disbursementResultSignal,
   disbursementStatusQuery,
@@ -140,17 +140,21 @@ export async function disbursement(input: DisbursementInput): Promise<Disburseme
 
   /** The notification, or the gateway's answer when it is late; nothing within resultWait. */
   async function notifiedOrAsked(): Promise<DisbursementNotice | undefined> {
-    let wait = durationMs(input.ipnTimeout ?? input.resultWait);
-    let waited = 0;
-    for (;;) {
-      if (await condition(() => notified !== undefined, wait)) return notified;
-      waited += wait;
-      const asked = await gateway.queryDisbursementResult({ disbursementId: input.disbursementId });
-      // A notification that arrived while we asked is as good as the answer.
-      if (notified) return notified;
-      if (asked.state !== 'unknown' && asked.state !== 'pending') return asked.notice;
-      if (waited >= durationMs(input.resultWait)) return undefined;
-      wait = Math.min(wait * 2, durationMs('1 hour'), durationMs(input.resultWait) - waited);
-    }
+    const heard = await waitForNotificationOrAsk(
+      () => notified,
+      async () => {
+        const asked = await gateway.queryDisbursementResult({ disbursementId: input.disbursementId });
+        // A notification that arrived while we asked is as good as the answer.
+        if (notified) return notified;
+        return asked.state !== 'unknown' && asked.state !== 'pending' ? asked.notice : undefined;
+      },
+      {
+        firstWait: input.ipnTimeout ?? input.resultWait,
+        growth: 2,
+        maxWait: '1 hour',
+        giveUpAfterWaiting: input.resultWait,
+      },
+    );
+    return heard.decided;
   }
 }

@@ -15,7 +15,7 @@ export interface AskSchedule {
    * undecided answer after it ends the wait.
    */
   giveUpAt?: number;
-  /** Give up once the waits add up to this (the answers' own time not counted). */
+  /** Give up once the waits add up to this (the answers' own time not counted); the last wait is cut to fit. */
   giveUpAfterWaiting?: Duration;
   /** Give up at the first undecided answer once this much workflow time has passed since the start. */
   giveUpAfter?: Duration;
@@ -55,8 +55,11 @@ export async function waitForNotificationOrAsk<T>(
   let wait = durationMs(schedule.firstWait);
   let waited = 0;
   for (let attempt = 1; ; attempt++) {
-    const thisWait =
-      schedule.giveUpAt === undefined ? wait : Math.max(1, Math.min(wait, schedule.giveUpAt - Date.now()));
+    const left = Math.min(
+      schedule.giveUpAt === undefined ? Infinity : schedule.giveUpAt - Date.now(),
+      schedule.giveUpAfterWaiting === undefined ? Infinity : durationMs(schedule.giveUpAfterWaiting) - waited,
+    );
+    const thisWait = left === Infinity ? wait : Math.max(1, Math.min(wait, left));
     const woken = await condition(() => notified() !== undefined || news?.arrived() === true, thisWait);
     // A notification already here is the answer, even when the timer fired in the same activation.
     if (notified() !== undefined) return { decided: notified()!, source: 'notification' };

@@ -34,7 +34,11 @@ const paidByOldWorker = async () => ({
   transId: 't1',
 });
 
-async function disburse(receiver: DisbursementInput['receiver'], fakes: Fakes) {
+async function disburse(
+  receiver: DisbursementInput['receiver'],
+  fakes: Fakes,
+  timing: Partial<DisbursementInput> = {},
+) {
   const disbursementId = h.id('d');
   const input: DisbursementInput = {
     disbursementId,
@@ -43,6 +47,7 @@ async function disburse(receiver: DisbursementInput['receiver'], fakes: Fakes) {
     receiver,
     gatewayAttemptTimeout: '1 minute',
     resultWait: '1 day',
+    ...timing,
   };
   const run = await h.start(disbursement, {
     workflowId: disbursementWorkflowId(disbursementId),
@@ -189,6 +194,22 @@ describe('a pending payout (7000/7002) waits for the notification', () => {
     const [asked] = run.calls('queryDisbursementResult');
     expect(run.gap(pay!, asked!)).toBeGreaterThanOrEqual(24 * 3600_000);
     expect(run.calls('payDisbursement')).toHaveLength(1);
+    await captureHistory(h.env.client, run.workflowId, 'asked-still-pending-needs-attention');
+  });
+
+  it('a late IPN: asks with doubling waits, the last cut short at resultWait, then needs_attention', async () => {
+    const { run } = await disburse(
+      bank,
+      { payDisbursement: pending, queryDisbursementResult: async () => ({ state: 'pending' as const }) },
+      { ipnTimeout: '1 minute', resultWait: '1 hour' },
+    );
+    expect(await run.result()).toMatchObject({ status: 'needs_attention', resultCode: 7000 });
+    const [pay] = run.calls('payDisbursement');
+    // Waits of 1, 2, 4, 8 and 16 minutes, then the 29 left of the hour.
+    expect(
+      run.calls('queryDisbursementResult').map((ask) => Math.round(run.gap(pay!, ask) / 60_000)),
+    ).toEqual([1, 3, 7, 15, 31, 60]);
+    await captureHistory(h.env.client, run.workflowId, 'asked-until-result-wait');
   });
 
   it('no IPN: the gateway’s answer to the query settles it', async () => {
