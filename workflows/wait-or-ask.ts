@@ -52,12 +52,15 @@ export async function waitForNotificationOrAsk<T>(
   const started = Date.now();
   const growth = schedule.growth ?? 1;
   const maxWait = schedule.maxWait === undefined ? Infinity : durationMs(schedule.maxWait);
+  const waitBudget =
+    schedule.giveUpAfterWaiting === undefined ? Infinity : durationMs(schedule.giveUpAfterWaiting);
+  const timeBudget = schedule.giveUpAfter === undefined ? Infinity : durationMs(schedule.giveUpAfter);
   let wait = durationMs(schedule.firstWait);
   let waited = 0;
   for (let attempt = 1; ; attempt++) {
     const left = Math.min(
       schedule.giveUpAt === undefined ? Infinity : schedule.giveUpAt - Date.now(),
-      schedule.giveUpAfterWaiting === undefined ? Infinity : durationMs(schedule.giveUpAfterWaiting) - waited,
+      waitBudget - waited,
     );
     const thisWait = left === Infinity ? wait : Math.max(1, Math.min(wait, left));
     const woken = await condition(() => notified() !== undefined || news?.arrived() === true, thisWait);
@@ -73,9 +76,9 @@ export async function waitForNotificationOrAsk<T>(
     if (answer !== undefined) return { decided: answer, source: 'gateway' };
     const gaveUp =
       (schedule.giveUpAt !== undefined && Date.now() >= schedule.giveUpAt) ||
-      (schedule.giveUpAfterWaiting !== undefined && waited >= durationMs(schedule.giveUpAfterWaiting)) ||
+      waited >= waitBudget ||
       (schedule.maxAsks !== undefined && attempt >= schedule.maxAsks) ||
-      (schedule.giveUpAfter !== undefined && Date.now() - started >= durationMs(schedule.giveUpAfter));
+      Date.now() - started >= timeBudget;
     if (gaveUp) return { decided: undefined, source: 'gave_up' };
     wait = Math.min(wait * growth, maxWait);
   }

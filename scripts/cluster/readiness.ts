@@ -40,15 +40,15 @@ export function portIsFree(port: number, host = '127.0.0.1'): Promise<boolean> {
 }
 
 /**
- * The range the kernel hands out as source ports of outgoing connections. A port chosen there can be
- * taken by any connect() (the Temporal server opens many) between choosing it and binding it.
+ * Where the kernel's ephemeral range begins: it hands those out as source ports of outgoing connections,
+ * so a port chosen there can be taken by any connect() (the Temporal server opens many) between choosing
+ * it and binding it.
  */
-function ephemeralRange(): [number, number] {
+function ephemeralLow(): number {
   try {
-    const [low, high] = fs.readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/);
-    return [Number(low), Number(high)];
+    return Number(fs.readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
   } catch {
-    return [32_768, 60_999];
+    return 32_768;
   }
 }
 
@@ -59,18 +59,7 @@ const chosen = new Set<number>();
  * it is bound. Ports handed out earlier by this process are not handed out again.
  */
 export async function freePort(): Promise<number> {
-  const [ephemeralLow] = ephemeralRange();
-  const high = Math.min(ephemeralLow, 32_000);
-  if (high - 10_000 < 1_000) return anyFreePort();
-  return freePortBetween(10_000, high, chosen);
-}
-
-async function anyFreePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
+  return (await freePortRun(1))[0]!;
 }
 
 /**
@@ -102,6 +91,5 @@ export async function freePortRunBetween(
 
 /** `count` consecutive ports free right now, outside the ephemeral range. */
 export async function freePortRun(count: number): Promise<number[]> {
-  const [ephemeralLow] = ephemeralRange();
-  return freePortRunBetween(10_000, Math.min(ephemeralLow, 32_000), count);
+  return freePortRunBetween(10_000, Math.min(ephemeralLow(), 32_000), count);
 }
