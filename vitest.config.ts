@@ -13,7 +13,9 @@ export default defineConfig({
     exclude: ['**/node_modules/**', 'test/workflows/**'],
     // Temporal workers use native threads; separate processes keep them from interfering.
     pool: 'forks',
-    reporters: ['default', new PlainCountReporter('suite')],
+    // No plain count for the canary: CI's checker took its `0 passed, 1 failed` as the count of the
+    // whole CI run and recorded two green landings as runs that executed no test.
+    reporters: canary ? ['default'] : ['default', new PlainCountReporter('suite')],
     maxWorkers: 2,
     globalSetup: ['test/support/global-setup.ts'],
     testTimeout: 60_000,
