@@ -1,13 +1,13 @@
 import type { GatewayClient } from '../gateway';
 import type { Db } from '../db/knex';
 import { ipnPaths, paymentReturnPath } from '../platform/ipn-paths';
-import { createDisbursementActivities } from './disbursement';
+import { createDisbursementActivities } from './disbursements';
 import { createPaymentActivities } from './payments';
 import { createPayoutActivities } from './payouts';
-import { createRemittanceActivities } from './remittance';
+import { createRemittanceActivities } from './remittances';
 import { createStackCheckActivities } from './stack-check';
 import { createSubscriptionActivities, type SubscriptionSecrets } from './subscriptions';
-import { createTokenActivities } from './tokens';
+import { createSavedMethodActivities } from './saved-methods';
 import { createWebhookActivities, type WebhookDeliverySettings } from './webhooks';
 
 export interface ActivityDependencies {
@@ -52,9 +52,9 @@ export function createActivities(deps: ActivityDependencies) {
       cardPaymentIpnUrl: `${deps.publicBaseUrl}${ipnPaths.paymentCard}`,
       paymentReturnUrl: `${deps.publicBaseUrl}${paymentReturnPath}`,
     }),
-    ...createTokenActivities({
+    ...createSavedMethodActivities({
       ...deps,
-      tokenIpnUrl: `${deps.publicBaseUrl}${ipnPaths.tokens}`,
+      savedMethodIpnUrl: `${deps.publicBaseUrl}${ipnPaths.savedMethods}`,
       tokens: deps.merchantSecrets,
     }),
     ...createWebhookActivities(deps),

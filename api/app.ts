@@ -12,19 +12,19 @@ import { observeRequests } from './http/observability';
 import { securityHeaders } from './http/security-headers';
 import { RateLimits, type RateLimitSettings } from './http/rate-limits';
 import { buildOpenApiDocument, renderDocsPage } from './http/openapi';
-import { mountRoutes, type AnyRoute } from './http/routes';
+import { mountRoutes, withFormerPaths, type AnyRoute } from './http/routes';
 import { systemRoutes } from './routes/system';
 import type { ApiSettings } from './settings';
 import type { SigningKeys } from '../gateway';
 import { ipnRoute } from './ipn/receiver';
 import { batchNotifications } from './payouts/batch-notifications';
 import { payoutRunRoutes } from './payouts/routes';
-import { remittanceNotifications } from './remittance/notifications';
-import { remittanceRoutes } from './remittance/routes';
+import { remittanceNotifications } from './remittances/notifications';
+import { remittanceRoutes } from './remittances/routes';
 import { disbursementNotifications, disbursementRoutes } from './disbursements/routes';
 import { subscriptionNotifications, subscriptionRoutes } from './subscriptions/routes';
 import { cardPaymentNotifications, paymentNotifications, paymentRoutes } from './payments/routes';
-import { tokenNotifications, tokenRoutes, unbindNotifications } from './tokens/routes';
+import { savedMethodNotifications, savedMethodRoutes, unbindNotifications } from './saved-methods/routes';
 import { customerRoutes } from './customers/routes';
 import { eventRoutes } from './events/routes';
 import { webhookRoutes } from './webhooks/routes';
@@ -126,14 +126,14 @@ export function apiRoutes(deps: ApiDependencies): AnyRoute[] {
     ipnRoute(cardPaymentNotifications, deps),
   );
   routes.push(
-    ...tokenRoutes({
+    ...savedMethodRoutes({
       db: deps.db,
       temporal: deps.temporal,
-      settings: deps.tokens,
+      settings: deps.savedMethods,
       customerKeyOf: deps.customers.keyOf,
       now: deps.now ?? Date.now,
     }),
-    ipnRoute(tokenNotifications, deps),
+    ipnRoute(savedMethodNotifications, deps),
     ipnRoute(unbindNotifications, deps),
     ...customerRoutes({ temporal: deps.temporal, customerKeyOf: deps.customers.keyOf }),
   );
@@ -141,7 +141,7 @@ export function apiRoutes(deps: ApiDependencies): AnyRoute[] {
   routes.push(...webhookRoutes({ db: deps.db, temporal: deps.temporal, settings: deps.webhooks }));
   routes.push(...auditRoutes(deps.db));
   routes.push(...consoleRoutes(deps.console, () => deps.temporal.options.namespace, deps.db));
-  return routes;
+  return withFormerPaths(routes);
 }
 
 export function createApp(deps: ApiDependencies): Express {

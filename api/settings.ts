@@ -8,9 +8,9 @@ import { CUSTOMER_KEY_SECRET_VARIABLE, customerKeyer, type CustomerKeyOf } from 
 import { defaultPaymentSettings, type PaymentSettings } from './payments/payments';
 import type { PayoutSettings } from './payouts/payout-runs';
 import { payoutSettingsFrom } from './payouts/settings';
-import { remittanceSettingsFrom, type RemittanceSettings } from './remittance/settings';
+import { remittanceSettingsFrom, type RemittanceSettings } from './remittances/settings';
 import { subscriptionSettingsFrom, type SubscriptionSettings } from './subscriptions/settings';
-import { defaultTokenSettings, type TokenSettings } from './tokens/tokens';
+import { defaultSavedMethodSettings, type SavedMethodSettings } from './saved-methods/saved-methods';
 
 /** All required: an API built without one capability's settings does not compile. */
 export interface ApiSettings {
@@ -19,7 +19,7 @@ export interface ApiSettings {
   remittance: RemittanceSettings;
   subscriptions: SubscriptionSettings;
   payments: PaymentSettings;
-  tokens: TokenSettings;
+  savedMethods: SavedMethodSettings;
   /** What the PayrunCustomer search attribute holds for a partnerClientId (an HMAC, never the id). */
   customers: { keyOf: CustomerKeyOf };
 }
@@ -45,7 +45,7 @@ export function apiSettingsFrom(config: Config): ApiSettings {
     remittance: remittanceSettingsFrom(config),
     subscriptions: subscriptionSettingsFrom(config, taskQueue),
     payments: defaultPaymentSettings(taskQueue),
-    tokens: defaultTokenSettings(taskQueue, String(payouts.timing.gatewayAttemptTimeout)),
+    savedMethods: defaultSavedMethodSettings(taskQueue, String(payouts.timing.gatewayAttemptTimeout)),
     customers: customerSettingsFrom(config),
   };
 }

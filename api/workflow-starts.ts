@@ -1,4 +1,6 @@
 import type { Client, WorkflowHandle, WorkflowResultType, WorkflowStartOptions } from '@temporalio/client';
+import type { SearchAttributePair } from '@temporalio/common';
+import { kindOf, payrunKind } from '../workflows/search-attributes';
 import type { StartableWorkflowName, StartableWorkflows } from '../workflows/workflow-definitions';
 
 /**
@@ -10,7 +12,7 @@ export function startWorkflow<Name extends StartableWorkflowName>(
   name: Name,
   options: WorkflowStartOptions<StartableWorkflows[Name]>,
 ): Promise<WorkflowHandle<StartableWorkflows[Name]>> {
-  return client.workflow.start<StartableWorkflows[Name]>(name, options);
+  return client.workflow.start<StartableWorkflows[Name]>(name, named(name, options));
 }
 
 /** `startWorkflow`, then its result: for the short workflows the API waits on. */
@@ -19,5 +21,21 @@ export function executeWorkflow<Name extends StartableWorkflowName>(
   name: Name,
   options: WorkflowStartOptions<StartableWorkflows[Name]>,
 ): Promise<WorkflowResultType<StartableWorkflows[Name]>> {
-  return client.workflow.execute<StartableWorkflows[Name]>(name, options);
+  return client.workflow.execute<StartableWorkflows[Name]>(name, named(name, options));
+}
+
+/**
+ * Every start carries its PayrunKind, derived from the type, and an id with the same prefix: one name from
+ * the Temporal UI to the code and the records (docs/naming.md). A mismatched id is a programming error.
+ */
+function named<Options extends Pick<WorkflowStartOptions, 'workflowId' | 'typedSearchAttributes'>>(
+  name: StartableWorkflowName,
+  options: Options,
+): Options {
+  const kind = kindOf(name);
+  if (!options.workflowId.startsWith(`${kind}/`))
+    throw new Error(`A ${name} workflow's id starts with "${kind}/"; got "${options.workflowId}".`);
+  const given = options.typedSearchAttributes;
+  const pairs: SearchAttributePair[] = Array.isArray(given) ? given : (given?.getAll() ?? []);
+  return { ...options, typedSearchAttributes: [{ key: payrunKind, value: kind }, ...pairs] };
 }

@@ -1,14 +1,14 @@
 import type { Db } from './knex';
-import type { EventType, SavedMethodSnapshot, TokenPaymentSnapshot } from '../platform/event-catalogue';
+import type { EventType, SavedMethodSnapshot, SavedMethodPaymentSnapshot } from '../platform/event-catalogue';
 import { recordEvent, updateRecordingEvents } from './events';
 import { isoOrNull } from './values';
-import type { BindingStatus, SavedMethodKind } from '../workflows/binding-definitions';
+import type { BindingStatus, SavedMethodKind } from '../workflows/saved-method-binding-definitions';
 import type {
   OtpAttempt,
   OtpAttemptKind,
   OtpAttemptOutcome,
-  TokenPaymentState,
-} from '../workflows/token-payment-definitions';
+  SavedMethodPaymentState,
+} from '../workflows/saved-method-payment-definitions';
 
 export type SavedMethodStatus = 'active' | 'deleting' | 'deleted' | 'revoked';
 
@@ -56,7 +56,7 @@ export interface SavedMethodRow {
   revoked_at: Date | null;
 }
 
-export interface TokenPaymentRow {
+export interface SavedMethodPaymentRow {
   payment_id: string;
   order_id: string;
   workflow_id: string;
@@ -66,7 +66,7 @@ export interface TokenPaymentRow {
   kind: SavedMethodKind;
   amount: string;
   description: string;
-  state: TokenPaymentState;
+  state: SavedMethodPaymentState;
   result_code: number | null;
   message: string | null;
   trans_id: string | null;
@@ -78,11 +78,11 @@ export interface TokenPaymentRow {
 }
 
 export const getBinding = (db: Db, bindingId: string) =>
-  db<BindingRow>('bindings').where({ binding_id: bindingId }).first();
+  db<BindingRow>('saved_method_bindings').where({ binding_id: bindingId }).first();
 export const getSavedMethod = (db: Db, methodId: string) =>
   db<SavedMethodRow>('saved_methods').where({ method_id: methodId }).first();
-export const getTokenPayment = (db: Db, paymentId: string) =>
-  db<TokenPaymentRow>('token_payments').where({ payment_id: paymentId }).first();
+export const getSavedMethodPayment = (db: Db, paymentId: string) =>
+  db<SavedMethodPaymentRow>('saved_method_payments').where({ payment_id: paymentId }).first();
 
 /** What anyone may see of a saved method: display fields only, never the token. */
 export function savedMethodView(row: SavedMethodRow) {
@@ -121,7 +121,7 @@ export function bindingView(row: BindingRow) {
   };
 }
 
-export function tokenPaymentView(row: TokenPaymentRow) {
+export function savedMethodPaymentView(row: SavedMethodPaymentRow) {
   return {
     paymentId: row.payment_id,
     orderId: row.order_id,
@@ -143,25 +143,26 @@ export function tokenPaymentView(row: TokenPaymentRow) {
   };
 }
 
-const TOKEN_PAYMENT_EVENTS: Partial<Record<TokenPaymentState, EventType & `token_payment.${string}`>> = {
-  awaiting_otp: 'token_payment.otp_required',
-  succeeded: 'token_payment.succeeded',
-  failed: 'token_payment.failed',
-};
+const TOKEN_PAYMENT_EVENTS: Partial<Record<SavedMethodPaymentState, EventType & `token_payment.${string}`>> =
+  {
+    awaiting_otp: 'token_payment.otp_required',
+    succeeded: 'token_payment.succeeded',
+    failed: 'token_payment.failed',
+  };
 
-export async function updateTokenPayment(
+export async function updateSavedMethodPayment(
   db: Db,
   input: {
     paymentId: string;
-    state: TokenPaymentState;
+    state: SavedMethodPaymentState;
     resultCode?: number;
     message?: string;
     transId?: string;
   },
 ): Promise<void> {
-  await updateRecordingEvents<TokenPaymentRow>(
+  await updateRecordingEvents<SavedMethodPaymentRow>(
     db,
-    'token_payments',
+    'saved_method_payments',
     { payment_id: input.paymentId },
     {
       state: input.state,
@@ -173,7 +174,7 @@ export async function updateTokenPayment(
     async (trx, before, after) => {
       const type = TOKEN_PAYMENT_EVENTS[after.state];
       if (type && before.state !== after.state)
-        await recordEvent(trx, type, after.payment_id, tokenPaymentSnapshot(after));
+        await recordEvent(trx, type, after.payment_id, savedMethodPaymentSnapshot(after));
     },
   );
 }
@@ -202,7 +203,7 @@ export async function recordOtpAttempt(
     at: number;
   },
 ): Promise<void> {
-  await db('otp_attempts').insert({
+  await db('saved_method_otp_attempts').insert({
     payment_id: input.paymentId,
     partner_client_id: input.partnerClientId,
     kind: input.kind,
@@ -214,7 +215,9 @@ export async function recordOtpAttempt(
 
 /** A user's attempts of the last two days (enough for any "today" in any time zone). */
 export async function recentOtpAttempts(db: Db, partnerClientId: string, now: number): Promise<OtpAttempt[]> {
-  const rows: Array<{ at: Date; kind: OtpAttemptKind; outcome: OtpAttemptOutcome }> = await db('otp_attempts')
+  const rows: Array<{ at: Date; kind: OtpAttemptKind; outcome: OtpAttemptOutcome }> = await db(
+    'saved_method_otp_attempts',
+  )
     .where({ partner_client_id: partnerClientId })
     .andWhere('at', '>=', new Date(now - 2 * 86_400_000))
     .orderBy('id')
@@ -223,7 +226,7 @@ export async function recentOtpAttempts(db: Db, partnerClientId: string, now: nu
 }
 
 export async function otpAttemptsOf(db: Db, paymentId: string) {
-  const rows = await db('otp_attempts').where({ payment_id: paymentId }).orderBy('id');
+  const rows = await db('saved_method_otp_attempts').where({ payment_id: paymentId }).orderBy('id');
   return rows.map((row) => ({
     at: row.at,
     kind: row.kind,
@@ -243,7 +246,7 @@ export const savedMethodSnapshot = (row: SavedMethodRow): SavedMethodSnapshot =>
   revokedAt: isoOrNull(row.revoked_at),
 });
 
-export const tokenPaymentSnapshot = (row: TokenPaymentRow): TokenPaymentSnapshot => ({
+export const savedMethodPaymentSnapshot = (row: SavedMethodPaymentRow): SavedMethodPaymentSnapshot => ({
   paymentId: row.payment_id,
   methodId: row.method_id,
   kind: row.kind,

@@ -13,6 +13,7 @@ import * as auditLog from './20261123_0011_audit_log';
 import * as ipnSignedFields from './20261123_0012_ipn_signed_fields';
 import * as resumableCreates from './20261124_0013_resumable_creates';
 import * as reportedAmounts from './20261124_0014_subscription_reported_amounts';
+import * as savedMethodNames from './20261124_0015_saved_method_names';
 
 export interface Migration {
   name: string;
@@ -36,4 +37,5 @@ export const migrations: Migration[] = [
   { name: '20261123_0012_ipn_signed_fields', ...ipnSignedFields },
   { name: '20261124_0013_resumable_creates', ...resumableCreates },
   { name: '20261124_0014_subscription_reported_amounts', ...reportedAmounts },
+  { name: '20261124_0015_saved_method_names', ...savedMethodNames },
 ];

@@ -143,7 +143,7 @@ export const configSchema = z.object({
     .min(0)
     .default(10)
     .describe(
-      'How long a quoted rate is served to GET /v1/remittance/quotes before asking again; 0: every time',
+      'How long a quoted rate is served to GET /v1/remittance-quotes before asking again; 0: every time',
     ),
   WEBHOOK_ALLOW_LOOPBACK_HTTP: optionalText
     .pipe(z.enum(['true', 'false'], { error: 'true or false' }).optional())

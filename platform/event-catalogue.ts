@@ -151,7 +151,7 @@ export interface RefundSnapshot {
   completedAt: string | null;
 }
 
-export interface TokenPaymentSnapshot {
+export interface SavedMethodPaymentSnapshot {
   paymentId: string;
   methodId: string;
   kind: string;
@@ -191,9 +191,9 @@ export interface EventSnapshots {
   'payment.failed': PaymentSnapshot;
   'refund.succeeded': RefundSnapshot;
   'refund.failed': RefundSnapshot;
-  'token_payment.otp_required': TokenPaymentSnapshot;
-  'token_payment.succeeded': TokenPaymentSnapshot;
-  'token_payment.failed': TokenPaymentSnapshot;
+  'token_payment.otp_required': SavedMethodPaymentSnapshot;
+  'token_payment.succeeded': SavedMethodPaymentSnapshot;
+  'token_payment.failed': SavedMethodPaymentSnapshot;
   'saved_method.revoked': SavedMethodSnapshot;
 }
 

@@ -1,7 +1,7 @@
 import { condition, patched, setHandler, workflowInfo } from '@temporalio/workflow';
 import { gatewayOf, gatewayOnQueueOf, recordsOf } from './activity-profiles';
 import { operationQueueOf } from './gateway-queues';
-import type { DisbursementActivities } from '../activities/disbursement';
+import type { DisbursementActivities } from '../activities/disbursements';
 import { codeOf, isUndecided, outcomeOf } from '../gateway/result-codes';
 import { waitForNotificationOrAsk } from './wait-or-ask';
 import {

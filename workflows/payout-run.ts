@@ -9,7 +9,7 @@ import {
 import type { PayoutActivities } from '../activities/payouts';
 import { runRecordsOf } from './activity-profiles';
 import { payoutBatch } from './payout-batch';
-import { payrunKind, payrunOrderId, payrunRunId } from './search-attributes';
+import { kindOf, payrunKind, payrunOrderId, payrunRunId } from './search-attributes';
 import {
   decideUpdate,
   payoutBatchWorkflowId,
@@ -103,7 +103,7 @@ export async function payoutRun(input: PayoutRunInput): Promise<RunStatus> {
             args: [batchInput],
             staticSummary: `Payout batch ${next.batchId}: ${next.itemCount} items, ${next.totalAmount} VND`,
             typedSearchAttributes: [
-              { key: payrunKind, value: 'payout-batch' },
+              { key: payrunKind, value: kindOf('payoutBatch') },
               { key: payrunRunId, value: runId },
               { key: payrunOrderId, value: next.batchId },
             ],

@@ -1,6 +1,6 @@
 import { setHandler } from '@temporalio/workflow';
 import { gatewayOf, quoteOf, recordsOf } from './activity-profiles';
-import type { RemittanceActivities } from '../activities/remittance';
+import type { RemittanceActivities } from '../activities/remittances';
 import { durationMs } from './durations';
 import { waitForNotificationOrAsk } from './wait-or-ask';
 import { MAX_EXCHANGE_AMOUNT, REMITTANCE_AMOUNT_RANGES } from '../gateway/limits';
@@ -18,7 +18,7 @@ import {
 
 const records = recordsOf<RemittanceActivities>();
 
-/** A live quote for the API's GET /v1/remittance/quotes: one exchange-rate call, nothing recorded. */
+/** A live quote for the API's GET /v1/remittance-quotes: one exchange-rate call, nothing recorded. */
 export async function remittanceQuote(input: { baseCurrency: BaseCurrency }): Promise<{ rate: number }> {
   return quoteOf<RemittanceActivities>().fetchExchangeRate(input);
 }

@@ -14,4 +14,11 @@ export const payrunRunId = defineSearchAttributeKey('PayrunRunId', SearchAttribu
 export const payrunOrderId = defineSearchAttributeKey('PayrunOrderId', SearchAttributeType.KEYWORD);
 export const payrunCustomer = defineSearchAttributeKey('PayrunCustomer', SearchAttributeType.KEYWORD);
 
+/**
+ * A workflow's PayrunKind: its type in kebab case, which is also the prefix of its workflow id
+ * (docs/naming.md), so the kind an operator filters by names the type and the records.
+ */
+export const kindOf = (workflowType: string): string =>
+  workflowType.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`);
+
 export const PAYRUN_SEARCH_ATTRIBUTES = [payrunKind, payrunRunId, payrunOrderId, payrunCustomer];

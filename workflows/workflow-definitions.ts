@@ -4,7 +4,11 @@
  * wrong arguments fail to compile; test/unit/workflow-definitions.test.ts checks that workflows/index.ts
  * registers each name with this signature.
  */
-import type { BindingInput, BindingResult, DeleteSavedMethodInput } from './binding-definitions';
+import type {
+  BindingInput,
+  BindingResult,
+  SavedMethodDeletionInput,
+} from './saved-method-binding-definitions';
 import type { DisbursementInput, DisbursementResult } from './disbursement-definitions';
 import type { PaymentInput, PaymentResult } from './payment-definitions';
 import type { PayoutBatchInput, PayoutBatchResult, PayoutRunInput, RunStatus } from './payout-definitions';
@@ -12,7 +16,7 @@ import type { RefundInput, RefundOutcome } from './refund-definitions';
 import type { BaseCurrency, RemittanceInput, RemittanceStatus } from './remittance-definitions';
 import type { SubscriptionInput, SubscriptionView } from './subscription-definitions';
 import type { TerminalSettlementInput, TerminalSettlementResult } from './terminal-settlement-definitions';
-import type { TokenPaymentInput, TokenPaymentSnapshot } from './token-payment-definitions';
+import type { SavedMethodPaymentInput, SavedMethodPaymentSnapshot } from './saved-method-payment-definitions';
 import type { WebhookEndpointInput, WebhookResendInput } from './webhook-definitions';
 
 export interface StartableWorkflows {
@@ -25,11 +29,11 @@ export interface StartableWorkflows {
   refund: (input: RefundInput) => Promise<RefundOutcome>;
   terminalSettlement: (input: TerminalSettlementInput) => Promise<TerminalSettlementResult>;
   subscription: (input: SubscriptionInput) => Promise<SubscriptionView>;
-  binding: (input: BindingInput) => Promise<BindingResult>;
-  deleteSavedMethod: (
-    input: DeleteSavedMethodInput,
+  savedMethodBinding: (input: BindingInput) => Promise<BindingResult>;
+  savedMethodDeletion: (
+    input: SavedMethodDeletionInput,
   ) => Promise<{ status: 'deleted'; resultCode: number; message: string }>;
-  tokenPayment: (input: TokenPaymentInput) => Promise<TokenPaymentSnapshot>;
+  savedMethodPayment: (input: SavedMethodPaymentInput) => Promise<SavedMethodPaymentSnapshot>;
   webhookEndpoint: (input: WebhookEndpointInput) => Promise<'deleted' | 'disabled'>;
   webhookResend: (input: WebhookResendInput) => Promise<'delivered' | 'skipped'>;
 }

@@ -20,7 +20,7 @@ import { newRemittancePage, remittances } from './remittances.js';
 import { methodsPage } from './saved-methods.js';
 import { signInPage } from './sign-in.js';
 import { subscriptions } from './subscriptions.js';
-import { tokenPayments } from './token-payments.js';
+import { savedMethodPayments } from './saved-method-payments.js';
 import { errorBox, pageHeading } from './ui.js';
 import { webhookEndpoints } from './webhook-endpoints.js';
 
@@ -40,7 +40,7 @@ const DUTIES = {
   decide: ['payouts-approver'],
   subscriptions: ['billing', 'viewer'],
   reactivate: ['billing'],
-  tokenPayments: ['payments', 'viewer'],
+  savedMethodPayments: ['payments', 'viewer'],
   remittances: ['remittance', 'viewer'],
   sendRemittance: ['remittance'],
   payments: ['payments', 'viewer'],
@@ -56,7 +56,7 @@ const DUTIES = {
  */
 const RESOURCES = {
   subscriptions,
-  'token-payments': tokenPayments,
+  'saved-method-payments': savedMethodPayments,
   remittances,
   payments,
   disbursements,
@@ -124,8 +124,8 @@ function navLinks() {
   if (ctx.can('readRuns')) links.push(['#/disbursements', t('Disbursements')]);
   if (ctx.can('payments')) links.push(['#/payments', t('Payments')]);
   if (ctx.can('subscriptions')) links.push(['#/subscriptions', t('Subscriptions')]);
-  if (ctx.can('tokenPayments'))
-    links.push(['#/token-payments', t('Token payments')], ['#/methods', t('Saved methods')]);
+  if (ctx.can('savedMethodPayments'))
+    links.push(['#/saved-method-payments', t('Saved-method payments')], ['#/methods', t('Saved methods')]);
   if (ctx.can('remittances')) links.push(['#/remittances', t('Remittances')]);
   if (ctx.can('webhooks')) links.push(['#/webhook-endpoints', t('Webhook endpoints')]);
   if (ctx.can('audit')) links.push(['#/audit', t('Audit log')]);

@@ -91,12 +91,12 @@ const CHECKS = [
     text: () => t('Subscriptions that need the customer to authorize again'),
   },
   {
-    duty: 'tokenPayments',
-    list: 'token-payments',
-    endpoint: '/v1/token-payments',
+    duty: 'savedMethodPayments',
+    list: 'saved-method-payments',
+    endpoint: '/v1/saved-method-payments',
     status: 'awaiting_otp',
     key: 'payments',
-    text: () => t('Token payments waiting more than 15 minutes for an OTP'),
+    text: () => t('Saved-method payments waiting more than 15 minutes for an OTP'),
     onlyOld: true,
   },
   {

@@ -118,7 +118,7 @@ export function newRemittancePage(main, ctx) {
     try {
       const params = new URLSearchParams({ baseCurrency: currency.input.value });
       if (Number(foreign.input.value) > 1) params.set('foreignAmount', foreign.input.value);
-      quote = await request(`/v1/remittance/quotes?${params}`);
+      quote = await request(`/v1/remittance-quotes?${params}`);
       showQuote();
     } catch (error) {
       quote = null;

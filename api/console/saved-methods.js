@@ -56,7 +56,9 @@ export function methodsPage(main, ctx, query) {
   if (!customer) return;
   async function load() {
     try {
-      const { methods } = await request(`/v1/customers/${encodeURIComponent(customer)}/methods?all=true`);
+      const { methods } = await request(
+        `/v1/customers/${encodeURIComponent(customer)}/saved-methods?all=true`,
+      );
       fill(
         body,
         methods.length
@@ -78,7 +80,9 @@ export function methodsPage(main, ctx, query) {
                       label: t('Revoke'),
                       danger: true,
                       run: () =>
-                        request(`/v1/methods/${encodeURIComponent(method.methodId)}`, { method: 'DELETE' }),
+                        request(`/v1/saved-methods/${encodeURIComponent(method.methodId)}`, {
+                          method: 'DELETE',
+                        }),
                       done: t('Method {id} revoked.', { id: method.methodId }),
                       refresh: load,
                       feedback,

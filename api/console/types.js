@@ -18,7 +18,7 @@
 /** @typedef {import('./types.js').Child[]} ChildList */
 /**
  * What each role may do in the console (admin may do everything), mirroring the API's route roles.
- * @typedef {'readRuns' | 'upload' | 'decide' | 'subscriptions' | 'reactivate' | 'tokenPayments'
+ * @typedef {'readRuns' | 'upload' | 'decide' | 'subscriptions' | 'reactivate' | 'savedMethodPayments'
  *   | 'remittances' | 'sendRemittance' | 'payments' | 'confirmPayments' | 'audit' | 'webhooks'} Duty
  */
 

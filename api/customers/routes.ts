@@ -22,7 +22,7 @@ export function customerRoutes(deps: CustomerDeps): AnyRoute[] {
       method: 'get',
       path: '/v1/customers/:partnerClientId/workflows',
       summary:
-        "A customer's workflows (bindings, token payments, subscriptions), newest first, found by the customer key the PayrunCustomer search attribute holds; with the key and the Temporal UI query.",
+        "A customer's workflows (bindings, saved-method payments, subscriptions), newest first, found by the customer key the PayrunCustomer search attribute holds; with the key and the Temporal UI query.",
       tag: 'payments',
       access: { roles: READERS },
       params: z.object({ partnerClientId: z.string().min(1).max(60) }),

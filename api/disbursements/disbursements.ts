@@ -8,7 +8,7 @@ import {
   type DisbursementInput,
   type DisbursementReceiver,
 } from '../../workflows/disbursement-definitions';
-import { payrunKind, payrunOrderId } from '../../workflows/search-attributes';
+import { payrunOrderId } from '../../workflows/search-attributes';
 import type { Principal } from '../auth/roles';
 import { conflict, notFound } from '../http/errors';
 import type { CreateRequest } from '../http/idempotency';
@@ -90,10 +90,7 @@ export async function createDisbursement(
       args: [workflowInput],
       workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
       staticSummary: `Disbursement ${input.disbursementId}: ${input.amount} VND to ${receiverLabel(input.receiver)}`,
-      typedSearchAttributes: [
-        { key: payrunKind, value: 'disbursement' },
-        { key: payrunOrderId, value: input.disbursementId },
-      ],
+      typedSearchAttributes: [{ key: payrunOrderId, value: input.disbursementId }],
     }),
   );
   return disbursementView(db, input.disbursementId);

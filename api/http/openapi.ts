@@ -188,6 +188,7 @@ export function buildOpenApiDocument(routes: readonly AnyRoute[], version: strin
     const operation: JsonSchema = {
       operationId: operationId(route),
       summary: route.summary,
+      ...(route.successorPath ? { deprecated: true } : {}),
       tags: [route.tag],
       security: isPublic ? [] : [{ apiKey: [] }],
       ...(isPublic ? {} : { 'x-roles': ['admin', ...(route.access as { roles: string[] }).roles] }),

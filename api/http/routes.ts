@@ -45,6 +45,14 @@ export interface RouteSpec<
   method: 'get' | 'post' | 'put' | 'patch' | 'delete';
   /** Express path syntax, e.g. `/v1/payout-runs/:runId`. */
   path: string;
+  /**
+   * Where this route was served before its capability was renamed. It is still served there, for the
+   * clients and gateway notifications of the previous release, with `Deprecation` and a `Link` to `path`
+   * (see `withFormerPaths`); the OpenAPI document marks it deprecated.
+   */
+  formerPath?: string;
+  /** Set on the route `withFormerPaths` makes: the path that replaced this one. */
+  successorPath?: string;
   summary: string;
   tag: string;
   access: Access;
@@ -97,6 +105,36 @@ export function defineRoute<Body extends z.ZodType, Query extends z.ZodType, Par
   return spec as AnyRoute;
 }
 
+/**
+ * The routes, and a copy of each renamed one at its former path. The copy answers exactly as the route
+ * does (same roles, validation, idempotency and audit); `mountRoutes` adds `Deprecation: true` and
+ * `Link: <path>; rel="successor-version"` to every answer it gives, refusals included.
+ */
+export function withFormerPaths(routes: readonly AnyRoute[]): AnyRoute[] {
+  const former = routes
+    .filter((route) => route.formerPath !== undefined)
+    .map((route): AnyRoute => ({
+      ...route,
+      path: route.formerPath as string,
+      formerPath: undefined,
+      successorPath: route.path,
+      summary: `Former path of ${route.method.toUpperCase()} ${route.path}: ${route.summary}`,
+    }));
+  return [...routes, ...former];
+}
+
+/** Marks an answer at a former path, with the successor's path filled in with this request's parameters. */
+function deprecatedFor(successorPath: string): express.RequestHandler {
+  return (req, res, next) => {
+    const successor = successorPath.replace(/:([A-Za-z0-9_]+)/g, (_, name: string) =>
+      encodeURIComponent(String((req.params as Record<string, string>)[name] ?? '')),
+    );
+    res.setHeader('Deprecation', 'true');
+    res.setHeader('Link', `<${successor}>; rel="successor-version"`);
+    next();
+  };
+}
+
 /** Unknown fields are refused: an object schema is made strict at its top level (the OpenAPI says so too). */
 function strict(schema: z.ZodType): z.ZodType {
   return schema instanceof z.ZodObject ? schema.strict() : schema;
@@ -131,6 +169,7 @@ export interface MountOptions {
 export function mountRoutes(router: Router, routes: readonly AnyRoute[], options: MountOptions): void {
   for (const route of routes) {
     const handlers: express.RequestHandler[] = [];
+    if (route.successorPath) handlers.push(deprecatedFor(route.successorPath));
     if ('roles' in route.access)
       handlers.push(...requireRoles(options.db, route.access.roles, options.limits));
     if (route.rawBody?.read) {

@@ -32,6 +32,8 @@ export interface IpnTarget {
 
 export interface IpnChannel {
   path: string;
+  /** The path before a rename: notifications for orders created by the previous release still come there. */
+  formerPath?: string;
   summary: string;
   /** Which notification kind a raw body is (decided before verification, from unsigned hints). */
   kindOf(body: Record<string, unknown>): NotificationKind;
@@ -83,6 +85,7 @@ export function ipnRoute(channel: IpnChannel, deps: IpnDependencies): AnyRoute {
   return defineRoute({
     method: 'post',
     path: channel.path,
+    formerPath: channel.formerPath,
     summary: channel.summary,
     tag: 'notifications',
     access: {

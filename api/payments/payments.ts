@@ -27,7 +27,7 @@ import {
   terminalSettlementWorkflowId,
   type TerminalSettlementResult,
 } from '../../workflows/terminal-settlement-definitions';
-import { payrunKind, payrunOrderId } from '../../workflows/search-attributes';
+import { payrunOrderId } from '../../workflows/search-attributes';
 import type { Principal } from '../auth/roles';
 import { ApiError, conflict, notFound } from '../http/errors';
 import type { CreateRequest } from '../http/idempotency';
@@ -146,10 +146,7 @@ export async function createPayment(deps: PaymentDeps, input: NewPayment) {
       args: [workflowInput],
       workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
       staticSummary: `Payment ${input.paymentId}: ${input.amount} VND by ${input.requestType}`,
-      typedSearchAttributes: [
-        { key: payrunKind, value: 'payment' },
-        { key: payrunOrderId, value: input.paymentId },
-      ],
+      typedSearchAttributes: [{ key: payrunOrderId, value: input.paymentId }],
     }),
   );
   // The customer needs the links from the gateway's answer: wait for it (bounded).
@@ -356,10 +353,7 @@ export async function refundPayment(
       args: [workflowInput],
       workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
       staticSummary: `Refund ${refund.refund_id}: ${input.amount} VND of payment ${input.paymentId}`,
-      typedSearchAttributes: [
-        { key: payrunKind, value: 'refund' },
-        { key: payrunOrderId, value: refund.order_id },
-      ],
+      typedSearchAttributes: [{ key: payrunOrderId, value: refund.order_id }],
     }),
   );
   const row = await waitWhile(
@@ -390,7 +384,6 @@ export async function settleTerminal(
     workflowId: terminalSettlementWorkflowId(settlementId),
     args: [{ settlementId }],
     staticSummary: `Settle terminal ${input.serialNumber} of store ${input.storeId}`,
-    typedSearchAttributes: [{ key: payrunKind, value: 'terminal-settlement' }],
   });
   if (result.status !== 'settled') {
     throw new ApiError(

@@ -30,7 +30,7 @@ import {
   type PayoutTiming,
   type RunStatus,
 } from '../../workflows/payout-definitions';
-import { payrunKind, payrunRunId } from '../../workflows/search-attributes';
+import { payrunRunId } from '../../workflows/search-attributes';
 import type { Principal } from '../auth/roles';
 import type { AuditTrail } from '../http/audit-trail';
 import { ApiError, conflict, forbidden, notFound } from '../http/errors';
@@ -246,10 +246,7 @@ async function startRunWorkflow(deps: PayoutDeps, runId: string): Promise<void> 
       // A run id is used once: no second workflow can ever pay the same run.
       workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
       staticSummary: `Payout run ${runId}: ${run.row_count} rows, ${run.total_amount} VND from ${run.file_name}, uploaded by ${run.uploaded_by}`,
-      typedSearchAttributes: [
-        { key: payrunKind, value: 'payout-run' },
-        { key: payrunRunId, value: runId },
-      ],
+      typedSearchAttributes: [{ key: payrunRunId, value: runId }],
     }),
   );
 }

@@ -22,7 +22,7 @@ import {
   type SubscriptionInput,
   type SubscriptionType,
 } from '../../workflows/subscription-definitions';
-import { payrunCustomer, payrunKind, payrunOrderId } from '../../workflows/search-attributes';
+import { payrunCustomer, payrunOrderId } from '../../workflows/search-attributes';
 import type { Principal } from '../auth/roles';
 import { ApiError, conflict, notFound } from '../http/errors';
 import type { CreateRequest } from '../http/idempotency';
@@ -108,7 +108,6 @@ export async function createSubscription(
       workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
       staticSummary: `Subscription ${input.subscriptionId}: ${info.type} ${info.recurringAmount} VND ${info.frequency}`,
       typedSearchAttributes: [
-        { key: payrunKind, value: 'subscription' },
         { key: payrunOrderId, value: input.subscriptionId },
         { key: payrunCustomer, value: deps.customerKeyOf(input.partnerClientId) },
       ],

@@ -16,7 +16,6 @@ import {
 } from '../../db/webhooks';
 import type { EventType } from '../../platform/event-catalogue';
 import { sealSecret } from '../../platform/sealed-secrets';
-import { payrunKind } from '../../workflows/search-attributes';
 import {
   webhookEndpointWorkflowId,
   webhookResendWorkflowId,
@@ -83,7 +82,6 @@ async function startDelivery(
     workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
     workflowIdConflictPolicy: conflictPolicy,
     staticSummary: `Webhook deliveries to endpoint ${endpointId}`,
-    typedSearchAttributes: [{ key: payrunKind, value: 'webhook-endpoint' }],
   });
 }
 
@@ -169,7 +167,6 @@ export async function resendEvent(deps: WebhookDeps, endpointId: string, eventId
     workflowId,
     args: [input],
     staticSummary: `Re-send of ${eventId} to webhook endpoint ${endpointId}`,
-    typedSearchAttributes: [{ key: payrunKind, value: 'webhook-resend' }],
   });
   return { endpointId, eventId, workflowId };
 }

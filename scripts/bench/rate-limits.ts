@@ -58,7 +58,7 @@ export async function benchRateLimits(stack: BenchStack): Promise<void> {
   );
   const quotes = await burst(
     200,
-    get(stack, '/v1/remittance/quotes?baseCurrency=USD', stack.viewerKey, '127.0.0.4'),
+    get(stack, '/v1/remittance-quotes?baseCurrency=USD', stack.viewerKey, '127.0.0.4'),
   );
   show('200 quote GETs', quotes);
   const fetched = new Set(

@@ -39,9 +39,9 @@ export async function collectEvidence(
       .whereIn('subscription_id', subscriptionIds)
       .select('subscription_id', 'status', 'status_reason', 'failures'),
     charges: await db('subscription_charges').whereIn('subscription_id', subscriptionIds),
-    tokenPayments: await db('token_payments').whereIn(
+    savedMethodPayments: await db('saved_method_payments').whereIn(
       'payment_id',
-      workload.tokenPayments.payments.map((item) => item.paymentId),
+      workload.savedMethodPayments.payments.map((item) => item.paymentId),
     ),
     disbursements: await db('disbursements').whereIn(
       'disbursement_id',

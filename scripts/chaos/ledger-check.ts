@@ -1,7 +1,7 @@
 /**
  * The verdict of a chaos run, a pure function of what the workload asked for, what payrun recorded and
  * what the gateway's ledger says moved. Money is counted per business item (a payout row, a
- * subscription cycle, a token payment, …), not per gateway order, so a second order for the same item
+ * subscription cycle, a saved-method payment, …), not per gateway order, so a second order for the same item
  * shows as a double payment even though the gateway saw two different orderIds.
  */
 import type { LedgerEntry } from '../../sandbox/ledger';
@@ -14,7 +14,7 @@ export interface Records {
   items: Row[];
   subscriptions: Row[];
   charges: Row[];
-  tokenPayments: Row[];
+  savedMethodPayments: Row[];
   disbursements: Row[];
   remittances: Row[];
   payments: Row[];
@@ -143,18 +143,20 @@ export function checkMoney(workload: Workload, records: Records, ledger: LedgerE
       );
   }
 
-  // Token payments: the payment id is the gateway orderId (an order named after it also counts).
-  for (const payment of workload.tokenPayments.payments) {
-    for (const entry of ordersOf(payment.paymentId)) file(`token payment ${payment.paymentId}`, entry);
-    const record = records.tokenPayments.find((row) => row.payment_id === payment.paymentId);
+  // Saved-method payments: the payment id is the gateway orderId (an order named after it also counts).
+  for (const payment of workload.savedMethodPayments.payments) {
+    for (const entry of ordersOf(payment.paymentId)) file(`saved-method payment ${payment.paymentId}`, entry);
+    const record = records.savedMethodPayments.find((row) => row.payment_id === payment.paymentId);
     if (!record) {
-      if (!workload.tokenPayments.failures.some((failure) => failure.id === payment.paymentId))
-        lost.push(`token payment ${payment.paymentId}: no record`);
+      if (!workload.savedMethodPayments.failures.some((failure) => failure.id === payment.paymentId))
+        lost.push(`saved-method payment ${payment.paymentId}: no record`);
       continue;
     }
-    compare(`token payment ${payment.paymentId}`, str(record.state), entriesOf(payment.paymentId));
+    compare(`saved-method payment ${payment.paymentId}`, str(record.state), entriesOf(payment.paymentId));
     if (record.state !== 'succeeded')
-      unexpected.push(`token payment ${payment.paymentId}: ${str(record.state)} (${str(record.message)})`);
+      unexpected.push(
+        `saved-method payment ${payment.paymentId}: ${str(record.state)} (${str(record.message)})`,
+      );
   }
 
   for (const item of workload.disbursements.disbursements) {

@@ -96,9 +96,9 @@ export function buildReport(input: {
         asked: workload.subscriptions.subscriptions.length,
         outcomes: histogram(records.subscriptions, 'status'),
       },
-      'token payments': {
-        asked: workload.tokenPayments.payments.length,
-        outcomes: histogram(records.tokenPayments, 'state'),
+      'saved-method payments': {
+        asked: workload.savedMethodPayments.payments.length,
+        outcomes: histogram(records.savedMethodPayments, 'state'),
       },
       disbursements: {
         asked: workload.disbursements.disbursements.length,

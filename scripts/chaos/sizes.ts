@@ -10,7 +10,7 @@ export interface ChaosSize {
     payoutRuns: number;
     rowsPerRun: number;
     subscriptions: number;
-    tokenPayments: number;
+    savedMethodPayments: number;
     disbursements: number;
     remittances: number;
     paymentsWithRefunds: number;
@@ -42,7 +42,7 @@ export const FULL: ChaosSize = {
     payoutRuns: 5,
     rowsPerRun: 1000,
     subscriptions: 300,
-    tokenPayments: 100,
+    savedMethodPayments: 100,
     disbursements: 50,
     remittances: 20,
     paymentsWithRefunds: 50,
@@ -66,7 +66,7 @@ export const SMALL: ChaosSize = {
     payoutRuns: 1,
     rowsPerRun: 200,
     subscriptions: 20,
-    tokenPayments: 10,
+    savedMethodPayments: 10,
     disbursements: 5,
     remittances: 2,
     paymentsWithRefunds: 5,

@@ -95,7 +95,7 @@ describe('a method a path does not serve', () => {
     });
     expect(patch.status).toBe(405);
     expect(patch.headers.get('allow')).toBe('GET, HEAD, POST');
-    const withParameter = await fetch(`${t.api.baseUrl}/v1/methods/m-1`, { method: 'PUT' });
+    const withParameter = await fetch(`${t.api.baseUrl}/v1/saved-methods/m-1`, { method: 'PUT' });
     expect(withParameter.headers.get('allow')).toBe('DELETE');
     expect((await fetch(`${t.api.baseUrl}/v1/nothing-here`, { method: 'PUT' })).status).toBe(404);
     // OPTIONS lists what the path itself serves, not a parameter route that matches the same text.

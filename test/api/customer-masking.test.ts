@@ -1,6 +1,6 @@
 /**
  * Masking by role on every route that shows a customer: a subscription (list and detail), a binding, a
- * customer's saved methods, token payments (list and detail). A viewer sees `****` and the last four
+ * customer's saved methods, saved-method payments (list and detail). A viewer sees `****` and the last four
  * characters of `partnerClientId` (often an email) and of `subsOwner` (a phone, an email); admins and the
  * duty that bills or charges the customer (billing, payments) see them in full, as payout items show
  * receivers in full only to the payout duties.
@@ -38,10 +38,10 @@ beforeAll(async () => {
     status: 'active',
     ...by,
   });
-  await t.db('bindings').insert({
+  await t.db('saved_method_bindings').insert({
     binding_id: ids.binding,
     order_id: `${ids.binding}-o`,
-    workflow_id: `binding/${ids.binding}`,
+    workflow_id: `saved-method-binding/${ids.binding}`,
     kind: 'card',
     request_type: 'payWithCC',
     partner_client_id: customer,
@@ -61,10 +61,10 @@ beforeAll(async () => {
     token_ciphertext: 'sealed-elsewhere',
     status: 'active',
   });
-  await t.db('token_payments').insert({
+  await t.db('saved_method_payments').insert({
     payment_id: ids.payment,
     order_id: `${ids.payment}-o`,
-    workflow_id: `token-payment/${ids.payment}`,
+    workflow_id: `saved-method-payment/${ids.payment}`,
     method_id: ids.method,
     partner_client_id: customer,
     gateway_client_id: `gw-${tag}`,
@@ -83,18 +83,18 @@ const routes: Array<{ path: string; duty: Role; record: (body: never) => Record<
     record: (body: { subscriptions: Record<string, unknown>[] }) => body.subscriptions[0]!,
   },
   { path: `/v1/subscriptions/${ids.subscription}`, duty: 'billing', record: (body) => body },
-  { path: `/v1/bindings/${ids.binding}`, duty: 'payments', record: (body) => body },
+  { path: `/v1/saved-method-bindings/${ids.binding}`, duty: 'payments', record: (body) => body },
   {
-    path: `/v1/customers/${encodeURIComponent(customer)}/methods`,
+    path: `/v1/customers/${encodeURIComponent(customer)}/saved-methods`,
     duty: 'payments',
     record: (body: { methods: Record<string, unknown>[] }) => body.methods[0]!,
   },
   {
-    path: `/v1/token-payments?q=${ids.payment}`,
+    path: `/v1/saved-method-payments?q=${ids.payment}`,
     duty: 'payments',
     record: (body: { payments: Record<string, unknown>[] }) => body.payments[0]!,
   },
-  { path: `/v1/token-payments/${ids.payment}`, duty: 'payments', record: (body) => body },
+  { path: `/v1/saved-method-payments/${ids.payment}`, duty: 'payments', record: (body) => body },
 ];
 
 describe('customers are masked by role, the rule payout items follow', () => {

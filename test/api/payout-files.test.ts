@@ -7,7 +7,7 @@ import { Client, Connection } from '@temporalio/client';
 import { inject } from 'vitest';
 import { createApp } from '../../api/app';
 import { receiverLabel as disbursementLabel } from '../../api/disbursements/disbursements';
-import { receiverLabel as remittanceLabel } from '../../api/remittance/remittances';
+import { receiverLabel as remittanceLabel } from '../../api/remittances/remittances';
 import type { Db } from '../../db/knex';
 import { parseKeyId } from '../../db/api-keys';
 import { createLogger } from '../../platform/logger';

@@ -456,16 +456,18 @@ for (const language of ['vi', 'en'] as const) {
       await shot(page, 'remittances-list');
     }, 60_000);
 
-    it('token payments and saved methods: a payment waiting for an OTP, and the customer’s masked card', async () => {
-      const seeded = await seedTokenPayment(tag);
-      await page.goto(`${api.baseUrl}/console#/token-payments?status=awaiting_otp&q=${seeded.paymentId}`);
+    it('saved-method payments and saved methods: a payment waiting for an OTP, and the customer’s masked card', async () => {
+      const seeded = await seedSavedMethodPayment(tag);
+      await page.goto(
+        `${api.baseUrl}/console#/saved-method-payments?status=awaiting_otp&q=${seeded.paymentId}`,
+      );
       await poll(() => rowOf(seeded.paymentId).count()).toBe(1);
       expect(await rowOf(seeded.paymentId).textContent()).toContain(status('awaiting_otp'));
-      await shot(page, 'token-payments-list');
+      await shot(page, 'saved-method-payments-list');
       await rowOf(seeded.paymentId).getByRole('link', { name: seeded.paymentId }).click();
       await poll(() => text('#detail-summary')).toContain(vnd(150_000));
       expect(await text('#detail-summary')).toContain(tr('The customer must enter the one-time code.'));
-      await shot(page, 'token-payment-detail');
+      await shot(page, 'saved-method-payment-detail');
 
       await page.goto(`${api.baseUrl}/console#/methods?customer=${seeded.customer}`);
       const method = page.locator('table.methods tbody tr', { hasText: seeded.methodId });
@@ -579,7 +581,7 @@ for (const language of ['vi', 'en'] as const) {
     it('saved methods (payments role): a card bound through the gateway, revoked from the customer’s page', async () => {
       await signIn(people.payments);
       const customer = `cardholder-${tag}`;
-      const binding = await api$(people.payments.key, 'POST', '/v1/bindings', {
+      const binding = await api$(people.payments.key, 'POST', '/v1/saved-method-bindings', {
         kind: 'card',
         partnerClientId: customer,
         userInfo: { email: 'an@example.com', name: 'Nguyen Van An' },
@@ -589,7 +591,11 @@ for (const language of ['vi', 'en'] as const) {
       // The customer enters the card on the gateway's page: the IPN brings the callbackToken, payrun binds.
       sandbox.admin.approvePayment(binding.body.orderId);
       const methodId = await eventually(async () => {
-        const bound = await api$(people.payments.key, 'GET', `/v1/bindings/${binding.body.bindingId}`);
+        const bound = await api$(
+          people.payments.key,
+          'GET',
+          `/v1/saved-method-bindings/${binding.body.bindingId}`,
+        );
         expect(bound.body.status).toBe('active');
         return bound.body.methodId as string;
       });
@@ -604,7 +610,11 @@ for (const language of ['vi', 'en'] as const) {
       await poll(() => method.locator('[data-status]').textContent()).toBe(status('deleted'));
       expect(await page.locator(`#revoke-${methodId}`).count()).toBe(0);
       await shot(page, 'saved-method-revoked');
-      const methods = await api$(people.payments.key, 'GET', `/v1/customers/${customer}/methods?all=true`);
+      const methods = await api$(
+        people.payments.key,
+        'GET',
+        `/v1/customers/${customer}/saved-methods?all=true`,
+      );
       expect(methods.body.methods).toMatchObject([{ methodId, status: 'deleted' }]);
       // The gateway revoked the token: it can pay no more.
       expect(sandbox.admin.tokens(customer).map((token) => token.status)).toEqual(['revoked']);
@@ -719,14 +729,14 @@ async function seedPausedSubscription(subscriptionId: string) {
   });
 }
 
-async function seedTokenPayment(tag: string) {
+async function seedSavedMethodPayment(tag: string) {
   const by = { created_by_key: 'console-test', created_by: people.admin.name };
   const customer = `client-${tag}`;
   const bindingId = `bind-${tag}`;
-  await db('bindings').insert({
+  await db('saved_method_bindings').insert({
     binding_id: bindingId,
     order_id: `${bindingId}-o`,
-    workflow_id: `binding/${bindingId}`,
+    workflow_id: `saved-method-binding/${bindingId}`,
     kind: 'card',
     request_type: 'payWithCC',
     partner_client_id: customer,
@@ -748,10 +758,10 @@ async function seedTokenPayment(tag: string) {
     status: 'active',
   });
   const paymentId = `tp-${tag}`;
-  await db('token_payments').insert({
+  await db('saved_method_payments').insert({
     payment_id: paymentId,
     order_id: `${paymentId}-o`,
-    workflow_id: `token-payment/${paymentId}`,
+    workflow_id: `saved-method-payment/${paymentId}`,
     method_id: methodId,
     partner_client_id: customer,
     gateway_client_id: `gw-${tag}`,

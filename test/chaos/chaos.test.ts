@@ -1,6 +1,6 @@
 /**
  * `npm run chaos` in small: the production shape with 3 workers, 200 payout rows, 20 subscriptions,
- * 10 token payments (and a few disbursements, remittances and refunded payments), while a worker, the
+ * 10 saved-method payments (and a few disbursements, remittances and refunded payments), while a worker, the
  * API, the Temporal server and PostgreSQL are each killed once and the gateway misbehaves on a share of
  * calls and notifications. It decides like the harness: no money paid twice, none lost, no record that
  * disagrees with the gateway's ledger; every forged notification refused; every event recorded meanwhile

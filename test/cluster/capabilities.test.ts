@@ -7,12 +7,12 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { addDays, dayOfGmt7, instantOf } from '../../workflows/billing-calendar';
-import { bindingWorkflowId } from '../../workflows/binding-definitions';
+import { savedMethodBindingWorkflowId } from '../../workflows/saved-method-binding-definitions';
 import { disbursementWorkflowId } from '../../workflows/disbursement-definitions';
 import { paymentWorkflowId } from '../../workflows/payment-definitions';
 import { terminalSettlementWorkflowId } from '../../workflows/terminal-settlement-definitions';
 import { remittanceWorkflowId } from '../../workflows/remittance-definitions';
-import { tokenPaymentWorkflowId } from '../../workflows/token-payment-definitions';
+import { savedMethodPaymentWorkflowId } from '../../workflows/saved-method-payment-definitions';
 import { payoutFile } from '../support/payout-stack';
 import { bankRemittance } from '../support/remittance-stack';
 import { eventually } from '../support/wait';
@@ -122,7 +122,7 @@ describe('every capability on the production shape, through the API', () => {
 
   it('quotes and remits to a bank account', async () => {
     const operator = await t.key(['remittance']);
-    const quote = await t.api(operator, 'GET', '/v1/remittance/quotes?baseCurrency=USD&foreignAmount=250.5');
+    const quote = await t.api(operator, 'GET', '/v1/remittance-quotes?baseCurrency=USD&foreignAmount=250.5');
     expect(quote.status, JSON.stringify(quote.body)).toBe(200);
     expect(quote.body.rate).toBeGreaterThan(0);
 
@@ -190,20 +190,20 @@ describe('every capability on the production shape, through the API', () => {
   it('binds a card and pays with its token through the 8200 code', async () => {
     const payments = await t.key(['payments']);
     const partnerClientId = newId('card');
-    const binding = await t.api(payments, 'POST', '/v1/bindings', {
+    const binding = await t.api(payments, 'POST', '/v1/saved-method-bindings', {
       kind: 'card',
       partnerClientId,
       userInfo: { email: 'an@example.com', name: 'Nguyen Van An' },
     });
     expect(binding.status, JSON.stringify(binding.body)).toBe(201);
     await eventually(() => t.sandbox('POST', `/payments/${binding.body.orderId}/approve`, {}));
-    const bound = await until(payments, `/v1/bindings/${binding.body.bindingId}`, (view) =>
+    const bound = await until(payments, `/v1/saved-method-bindings/${binding.body.bindingId}`, (view) =>
       ['active', 'failed', 'expired'].includes(view.status),
     );
     expect(bound).toMatchObject({ status: 'active' });
 
     const paymentId = newId('tp');
-    const created = await t.api(payments, 'POST', '/v1/token-payments', {
+    const created = await t.api(payments, 'POST', '/v1/saved-method-payments', {
       paymentId,
       methodId: bound.methodId,
       amount: 18_200,
@@ -223,7 +223,7 @@ describe('every capability on the production shape, through the API', () => {
     // The gateway takes a code no sooner than 3 s after it sent it: payrun answers 429 until then.
     const verified = await eventually(
       async () => {
-        const answer = await t.api(payments, 'POST', `/v1/token-payments/${paymentId}/otp`, {
+        const answer = await t.api(payments, 'POST', `/v1/saved-method-payments/${paymentId}/otp`, {
           code: message.code,
         });
         expect(answer.status, JSON.stringify(answer.body)).toBe(200);
@@ -235,8 +235,8 @@ describe('every capability on the production shape, through the API', () => {
     expect(await entriesOf(paymentId)).toEqual([
       expect.objectContaining({ kind: 'payment', amount: 18_200, outcome: 'succeeded' }),
     ]);
-    await expectRanOnWorkers(bindingWorkflowId(binding.body.bindingId));
-    await expectRanOnWorkers(tokenPaymentWorkflowId(paymentId));
+    await expectRanOnWorkers(savedMethodBindingWorkflowId(binding.body.bindingId));
+    await expectRanOnWorkers(savedMethodPaymentWorkflowId(paymentId));
   });
 
   it('takes a one-time payment the customer approves, and refunds part of it', async () => {

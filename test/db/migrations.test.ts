@@ -37,4 +37,28 @@ describe('migrations', () => {
 
     expect(await migrateLatest(db)).toEqual(names);
   });
+
+  it('keeps the former saved-method table names writable for workers of the previous release', async () => {
+    await migrateLatest(db);
+    const bindingId = `bnd-view-${Date.now()}`;
+    // What a worker of the previous release writes: the old table name, the old columns.
+    await db('bindings').insert({
+      binding_id: bindingId,
+      order_id: `order-${bindingId}`,
+      workflow_id: `binding/${bindingId}`,
+      kind: 'card',
+      request_type: 'payWithCC',
+      partner_client_id: 'customer-1',
+      gateway_client_id: 'customer-1',
+      amount: 0,
+      status: 'creating',
+      created_by_key: 'key',
+      created_by: 'test',
+    });
+    await db('bindings').where({ binding_id: bindingId }).update({ status: 'awaiting_customer' });
+
+    const row = await db('saved_method_bindings').where({ binding_id: bindingId }).first();
+    expect(row?.status).toBe('awaiting_customer');
+    expect(row?.workflow_id).toBe(`binding/${bindingId}`);
+  });
 });

@@ -63,5 +63,9 @@ export async function callApi(
     headers: sent,
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
-  return { status: response.status, body: response.status === 204 ? undefined : await jsonOf(response) };
+  return {
+    status: response.status,
+    headers: response.headers,
+    body: response.status === 204 ? undefined : await jsonOf(response),
+  };
 }

@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import type { RemittanceSettings } from '../../api/remittance/settings';
+import type { RemittanceSettings } from '../../api/remittances/settings';
 import type { Db } from '../../db/knex';
 import type { SandboxOptions } from '../../sandbox';
 import { FINAL_REMITTANCE_STATUSES } from '../../workflows/remittance-definitions';

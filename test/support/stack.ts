@@ -40,7 +40,9 @@ export interface StackOptions<K extends string> {
   /** The API's and the gateway client's logger; silent by default. */
   logger?: Logger;
   /** Settings of the capabilities under test (the payouts' are always the test ones). */
-  app?: Partial<Pick<ApiDependencies, 'remittance' | 'subscriptions' | 'payments' | 'tokens' | 'webhooks'>>;
+  app?: Partial<
+    Pick<ApiDependencies, 'remittance' | 'subscriptions' | 'payments' | 'savedMethods' | 'webhooks'>
+  >;
   /** The API gets a client that does not skip time, so only `advance()` moves workflow time. */
   plainApiClient?: boolean;
   /** Points the sandbox's unbind notifications at the API's receiver. */

@@ -6,11 +6,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { GATEWAY_FAILURE_TYPES } from '../../activities/gateway-calls';
-import { BINDING_REFUSED } from '../../workflows/binding-definitions';
+import { BINDING_REFUSED } from '../../workflows/saved-method-binding-definitions';
 import { failureTypeOf } from '../../workflows/failure-types';
 import { CONFIRM_REFUSED } from '../../workflows/payment-definitions';
 import { SUBSCRIPTION_REFUSED } from '../../workflows/subscription-definitions';
-import { OTP_FAILURE, OTP_REFUSAL_TYPE } from '../../workflows/token-payment-definitions';
+import { OTP_FAILURE, OTP_REFUSAL_TYPE } from '../../workflows/saved-method-payment-definitions';
 import { WEBHOOK_REFUSED, WEBHOOK_URL_REFUSED } from '../../workflows/webhook-definitions';
 
 const PASCAL = /^[A-Z][a-zA-Z]+$/;

@@ -28,7 +28,7 @@ describe('the OpenAPI document states the real rules', () => {
     expect(pattern.test('tab\tand\nlines')).toBe(true);
     expect(pattern.test('a\u0000b')).toBe(false);
     expect(bodyOf('/v1/disbursements').properties.description.pattern).toBe(NO_CONTROL_CHARACTERS);
-    const methodId = document.paths['/v1/methods/{methodId}'].delete.parameters[0];
+    const methodId = document.paths['/v1/saved-methods/{methodId}'].delete.parameters[0];
     expect(methodId.schema.pattern).toBe(NO_CONTROL_CHARACTERS);
   });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createQuoteCache } from '../../api/remittance/quote-cache';
+import { createQuoteCache } from '../../api/remittances/quote-cache';
 
 describe('quote cache', () => {
   it('serves one fetched rate to concurrent and later readers until it ages, then fetches again', async () => {

@@ -100,7 +100,7 @@ describe('every setting reaches its process', () => {
       timing: { billingHourGmt7: 10, insufficientFundsRetryDelay: '6 hours' },
     });
     expect(settings.payments.taskQueue).toBe('q-custom');
-    expect(settings.tokens.taskQueue).toBe('q-custom');
+    expect(settings.savedMethods.taskQueue).toBe('q-custom');
   });
 
   it('CUSTOMER_KEY_SECRET keys the customer key the API puts in visibility, and the API needs it', () => {

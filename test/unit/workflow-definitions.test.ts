@@ -1,32 +1,71 @@
 import { describe, expect, it } from 'vitest';
 import * as workflows from '../../workflows';
+import { disbursementWorkflowId } from '../../workflows/disbursement-definitions';
+import { paymentWorkflowId } from '../../workflows/payment-definitions';
+import { payoutBatchWorkflowId, payoutRunWorkflowId } from '../../workflows/payout-definitions';
+import { refundWorkflowId } from '../../workflows/refund-definitions';
+import { remittanceQuoteWorkflowId, remittanceWorkflowId } from '../../workflows/remittance-definitions';
+import {
+  savedMethodBindingWorkflowId,
+  savedMethodDeletionWorkflowId,
+} from '../../workflows/saved-method-binding-definitions';
+import { savedMethodPaymentWorkflowId } from '../../workflows/saved-method-payment-definitions';
+import { stackCheckWorkflowId } from '../../workflows/stack-check';
+import { subscriptionWorkflowId } from '../../workflows/subscription-definitions';
+import { terminalSettlementWorkflowId } from '../../workflows/terminal-settlement-definitions';
+import { webhookEndpointWorkflowId, webhookResendWorkflowId } from '../../workflows/webhook-definitions';
 import type { StartableWorkflowName, StartableWorkflows } from '../../workflows/workflow-definitions';
 
 // Compile-time half: every name the API may start is registered by the worker with that signature.
 const registered: StartableWorkflows = workflows;
 
-/** Listing every startable name; an added or removed name without a change here fails to compile. */
-const STARTABLE: Record<StartableWorkflowName, true> = {
-  payoutRun: true,
-  payoutBatch: true,
-  disbursement: true,
-  remittance: true,
-  remittanceQuote: true,
-  payment: true,
-  refund: true,
-  terminalSettlement: true,
-  subscription: true,
-  binding: true,
-  deleteSavedMethod: true,
-  tokenPayment: true,
-  webhookEndpoint: true,
-  webhookResend: true,
+/**
+ * Every startable type with a workflow id made by its definitions file; an added or removed type without a
+ * change here fails to compile.
+ */
+const ID_OF: Record<StartableWorkflowName, (id: string) => string> = {
+  payoutRun: payoutRunWorkflowId,
+  payoutBatch: payoutBatchWorkflowId,
+  disbursement: disbursementWorkflowId,
+  remittance: remittanceWorkflowId,
+  remittanceQuote: remittanceQuoteWorkflowId,
+  payment: paymentWorkflowId,
+  refund: refundWorkflowId,
+  terminalSettlement: terminalSettlementWorkflowId,
+  subscription: subscriptionWorkflowId,
+  savedMethodBinding: savedMethodBindingWorkflowId,
+  savedMethodDeletion: savedMethodDeletionWorkflowId,
+  savedMethodPayment: savedMethodPaymentWorkflowId,
+  webhookEndpoint: webhookEndpointWorkflowId,
+  webhookResend: (id) => webhookResendWorkflowId(id, 'event', 'resend'),
 };
 
+/** Types registered only for runs started under a former name, each with the type that replaced it. */
+const FORMER_NAMES = {
+  binding: 'savedMethodBinding',
+  deleteSavedMethod: 'savedMethodDeletion',
+  tokenPayment: 'savedMethodPayment',
+} as const satisfies Record<string, StartableWorkflowName>;
+
+const kebab = (name: string) => name.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`);
+
 describe('the workflows a client can start', () => {
-  it('are the ones the worker registers, apart from the dev self-check started by its function', () => {
-    expect(Object.keys(workflows).sort()).toEqual([...Object.keys(STARTABLE), 'stackCheck'].sort());
-    for (const name of Object.keys(STARTABLE))
+  it('are the ones the worker registers, apart from the dev self-check and the former names', () => {
+    expect(Object.keys(workflows).sort()).toEqual(
+      [...Object.keys(ID_OF), 'stackCheck', ...Object.keys(FORMER_NAMES)].sort(),
+    );
+    for (const name of Object.keys(ID_OF))
       expect(typeof registered[name as StartableWorkflowName]).toBe('function');
+  });
+
+  it('have workflow ids that start with their type name in kebab case', () => {
+    const prefixes = Object.entries(ID_OF).map(([name, idOf]) => [kebab(name), idOf('x').split('/')[0]]);
+    prefixes.push(['stack-check', stackCheckWorkflowId('x').split('/')[0]]);
+    for (const [expected, actual] of prefixes) expect(actual).toBe(expected);
+  });
+
+  it('keep each former type name as the very workflow that replaced it', () => {
+    const all = workflows as Record<string, unknown>;
+    for (const [former, current] of Object.entries(FORMER_NAMES)) expect(all[former]).toBe(all[current]);
   });
 });

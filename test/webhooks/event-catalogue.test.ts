@@ -10,7 +10,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { PayrunWorker as Worker } from '../../workers/worker';
 import { createWebhookActivities } from '../../activities/webhooks';
 import { createApp } from '../../api/app';
-import { defaultTokenSettings } from '../../api/tokens/tokens';
+import { defaultSavedMethodSettings } from '../../api/saved-methods/saved-methods';
 import type { Db } from '../../db/knex';
 import { createGatewayClient } from '../../gateway';
 import { isSensitiveField } from '../../gateway/sensitive-fields';
@@ -113,7 +113,7 @@ beforeAll(async () => {
     sandbox: { timing: { pendingSettleMs: 60_000, customerDelayMs: 10 } },
     plainApiClient: true,
     unbindToApi: true,
-    app: { tokens: defaultTokenSettings(tokenQueue, '3 seconds') },
+    app: { savedMethods: defaultSavedMethodSettings(tokenQueue, '3 seconds') },
     activities: { merchantSecrets: { merchantSecretKey: testMerchant.secretKey, keyring: tokenKeyring } },
     keys: { key: { name: 'payments', roles: ['payments'] } },
   });
@@ -302,9 +302,9 @@ describe('payments and refunds', () => {
   });
 });
 
-describe('saved methods and token payments', () => {
+describe('saved methods and saved-method payments', () => {
   const savedMethod = async (kind: 'wallet' | 'domestic', partnerClientId: string) => {
-    const created = await callApi(tokens.api, tokens.key, 'POST', '/v1/bindings', {
+    const created = await callApi(tokens.api, tokens.key, 'POST', '/v1/saved-method-bindings', {
       kind,
       partnerClientId,
       ...(kind === 'domestic' ? { userInfo: { email: 'an@example.com', name: 'Nguyen Van An' } } : {}),
@@ -312,14 +312,19 @@ describe('saved methods and token payments', () => {
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     tokens.sandbox.admin.approvePayment(created.body.orderId);
     return eventually(async () => {
-      const binding = await callApi(tokens.api, tokens.key, 'GET', `/v1/bindings/${created.body.bindingId}`);
+      const binding = await callApi(
+        tokens.api,
+        tokens.key,
+        'GET',
+        `/v1/saved-method-bindings/${created.body.bindingId}`,
+      );
       expect(binding.body.status).toBe('active');
       return mine(binding.body.methodId as string);
     });
   };
   const payWith = async (methodId: string) => {
     const paymentId = mine(`cat-tp-${randomUUID().slice(0, 12)}`);
-    const created = await callApi(tokens.api, tokens.key, 'POST', '/v1/token-payments', {
+    const created = await callApi(tokens.api, tokens.key, 'POST', '/v1/saved-method-payments', {
       paymentId,
       methodId,
       amount: 18_200,
@@ -330,7 +335,7 @@ describe('saved methods and token payments', () => {
   };
   const stateOf = (paymentId: string, state: string) =>
     eventually(async () => {
-      const view = await callApi(tokens.api, tokens.key, 'GET', `/v1/token-payments/${paymentId}`);
+      const view = await callApi(tokens.api, tokens.key, 'GET', `/v1/saved-method-payments/${paymentId}`);
       expect(view.body.state).toBe(state);
     });
 
@@ -343,9 +348,15 @@ describe('saved methods and token payments', () => {
       .otpInbox()
       .filter((message) => message.orderId === confirmed)
       .at(-1)!.code;
-    const verified = await callApi(tokens.api, tokens.key, 'POST', `/v1/token-payments/${confirmed}/otp`, {
-      code,
-    });
+    const verified = await callApi(
+      tokens.api,
+      tokens.key,
+      'POST',
+      `/v1/saved-method-payments/${confirmed}/otp`,
+      {
+        code,
+      },
+    );
     expect(verified.status, JSON.stringify(verified.body)).toBe(200);
     await stateOf(confirmed, 'succeeded');
     expect(await typesOf(confirmed)).toEqual(['token_payment.otp_required', 'token_payment.succeeded']);

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { refund } from '../../workflows/refund';
 import { refundWorkflowId, type RefundOutcome, type RefundTiming } from '../../workflows/refund-definitions';
-import { terminalSettlement } from '../../workflows/payment-terminal-settlement';
+import { terminalSettlement } from '../../workflows/terminal-settlement';
 import { terminalSettlementWorkflowId } from '../../workflows/terminal-settlement-definitions';
 import { gatewayRejected, inTurn, losingFirst, ok, useWorkflowHarness } from './support';
 import { captureHistory } from '../support/history-capture';

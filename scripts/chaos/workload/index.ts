@@ -3,7 +3,7 @@ import type { ChaosSize } from '../sizes';
 import type { WorkloadContext, DriveFailure } from './context';
 import { drivePayouts, type PayoutsDriven } from './payouts';
 import { driveSubscriptions, type SubscriptionsDriven } from './subscriptions';
-import { driveTokenPayments, type TokenPaymentsDriven } from './token-payments';
+import { driveSavedMethodPayments, type SavedMethodPaymentsDriven } from './saved-method-payments';
 import { driveDisbursements, type DisbursementsDriven } from './disbursements';
 import { driveRemittances, type RemittancesDriven } from './remittances';
 import { drivePayments, type PaymentsDriven } from './payments';
@@ -13,22 +13,23 @@ export type { WorkloadContext, ChaosKeys, DriveFailure } from './context';
 export interface Workload {
   payouts: PayoutsDriven;
   subscriptions: SubscriptionsDriven;
-  tokenPayments: TokenPaymentsDriven;
+  savedMethodPayments: SavedMethodPaymentsDriven;
   disbursements: DisbursementsDriven;
   remittances: RemittancesDriven;
   payments: PaymentsDriven;
 }
 
 export async function driveWorkload(ctx: WorkloadContext, size: ChaosSize['workload']): Promise<Workload> {
-  const [payouts, subscriptions, tokenPayments, disbursements, remittances, payments] = await Promise.all([
-    drivePayouts(ctx, { runs: size.payoutRuns, rowsPerRun: size.rowsPerRun }),
-    driveSubscriptions(ctx, size.subscriptions),
-    driveTokenPayments(ctx, size.tokenPayments),
-    driveDisbursements(ctx, size.disbursements),
-    driveRemittances(ctx, size.remittances),
-    drivePayments(ctx, size.paymentsWithRefunds),
-  ]);
-  return { payouts, subscriptions, tokenPayments, disbursements, remittances, payments };
+  const [payouts, subscriptions, savedMethodPayments, disbursements, remittances, payments] =
+    await Promise.all([
+      drivePayouts(ctx, { runs: size.payoutRuns, rowsPerRun: size.rowsPerRun }),
+      driveSubscriptions(ctx, size.subscriptions),
+      driveSavedMethodPayments(ctx, size.savedMethodPayments),
+      driveDisbursements(ctx, size.disbursements),
+      driveRemittances(ctx, size.remittances),
+      drivePayments(ctx, size.paymentsWithRefunds),
+    ]);
+  return { payouts, subscriptions, savedMethodPayments, disbursements, remittances, payments };
 }
 
 export const driveFailures = (workload: Workload): DriveFailure[] =>

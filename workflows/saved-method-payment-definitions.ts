@@ -1,5 +1,5 @@
 /**
- * What the token payment workflow (paying with a saved method) shares with its callers: identity,
+ * What the saved-method payment workflow (paying with a saved method) shares with its callers: identity,
  * states and their transitions, inputs, and the signal, updates and query. Pure code: the API,
  * activities and db/ import it.
  */
@@ -10,16 +10,16 @@ import type { OtpRefusal } from './otp-rules';
 export type { OtpAttempt, OtpAttemptKind, OtpAttemptOutcome, OtpRefusal } from './otp-rules';
 export { checkNewCode, refusalMessage } from './otp-rules';
 
-export const tokenPaymentWorkflowId = (paymentId: string) => `token-payment/${paymentId}`;
+export const savedMethodPaymentWorkflowId = (paymentId: string) => `saved-method-payment/${paymentId}`;
 
 /**
  * starting → succeeded | failed, or on to awaiting_otp (the customer's code), awaiting_customer
  * (confirm at the provider) or pending; those end succeeded, failed or (pending) needs_attention.
  */
-export type TokenPaymentState =
+export type SavedMethodPaymentState =
   'starting' | 'awaiting_otp' | 'awaiting_customer' | 'pending' | 'succeeded' | 'failed' | 'needs_attention';
 
-const TRANSITIONS: Readonly<Record<TokenPaymentState, readonly TokenPaymentState[]>> = {
+const TRANSITIONS: Readonly<Record<SavedMethodPaymentState, readonly SavedMethodPaymentState[]>> = {
   starting: ['awaiting_otp', 'awaiting_customer', 'pending', 'succeeded', 'failed'],
   awaiting_otp: ['pending', 'succeeded', 'failed'],
   awaiting_customer: ['succeeded', 'failed', 'needs_attention'],
@@ -29,20 +29,23 @@ const TRANSITIONS: Readonly<Record<TokenPaymentState, readonly TokenPaymentState
   needs_attention: [],
 };
 
-export const FINAL_TOKEN_PAYMENT_STATES: readonly TokenPaymentState[] = [
+export const FINAL_TOKEN_PAYMENT_STATES: readonly SavedMethodPaymentState[] = [
   'succeeded',
   'failed',
   'needs_attention',
 ];
 
 /** The next state, or an error naming the forbidden move. */
-export function transition(from: TokenPaymentState, to: TokenPaymentState): TokenPaymentState {
+export function transition(
+  from: SavedMethodPaymentState,
+  to: SavedMethodPaymentState,
+): SavedMethodPaymentState {
   if (from !== to && !TRANSITIONS[from].includes(to))
-    throw new Error(`A token payment cannot go from ${from} to ${to}`);
+    throw new Error(`A saved-method payment cannot go from ${from} to ${to}`);
   return to;
 }
 
-export interface TokenPaymentTiming {
+export interface SavedMethodPaymentTiming {
   gatewayAttemptTimeout: Duration;
   /** Wait for the IPN before asking api/query, and between queries. */
   resultWait: Duration;
@@ -50,34 +53,36 @@ export interface TokenPaymentTiming {
   giveUpAfter: Duration;
 }
 
-export interface TokenPaymentInput {
+export interface SavedMethodPaymentInput {
   paymentId: string;
   /** The user (partnerClientId without the n<NNN>_ wallet prefix): the OTP rules are per user. */
   partnerClientId: string;
-  timing: TokenPaymentTiming;
+  timing: SavedMethodPaymentTiming;
 }
 
-export interface TokenPaymentSnapshot {
-  state: TokenPaymentState;
+export interface SavedMethodPaymentSnapshot {
+  state: SavedMethodPaymentState;
   resultCode?: number;
   message?: string;
 }
 
 export interface OtpVerdict {
-  state: TokenPaymentState;
+  state: SavedMethodPaymentState;
   resultCode?: number;
   message?: string;
 }
 
-export interface TokenPaymentNotice {
+export interface SavedMethodPaymentNotice {
   resultCode: number;
   message: string;
   transId?: string;
 }
 
-export const tokenPaymentResultSignal = defineSignal<[TokenPaymentNotice]>('tokenPaymentResult');
+export const savedMethodPaymentResultSignal = defineSignal<[SavedMethodPaymentNotice]>('tokenPaymentResult');
 /** Answers once the first gateway answer is known (so the API can hand over payUrl/deeplink or ask for the code). */
-export const tokenPaymentStartedUpdate = defineUpdate<TokenPaymentSnapshot, []>('tokenPaymentStarted');
+export const savedMethodPaymentStartedUpdate = defineUpdate<SavedMethodPaymentSnapshot, []>(
+  'tokenPaymentStarted',
+);
 /** The failure types of a refused submitOtp (the API answers each with its own error code and status). */
 export const OTP_FAILURE = {
   /** Not 4 to 8 digits: nothing was sent. */
@@ -109,4 +114,4 @@ export const OTP_REFUSAL_TYPE: Readonly<Record<OtpRefusal['reason'], OtpFailureT
 
 /** The customer's code; a refusal fails the update with one of OTP_FAILURE's types. */
 export const submitOtpUpdate = defineUpdate<OtpVerdict, [{ code: string }]>('submitOtp');
-export const tokenPaymentStateQuery = defineQuery<TokenPaymentState>('tokenPaymentState');
+export const savedMethodPaymentStateQuery = defineQuery<SavedMethodPaymentState>('tokenPaymentState');

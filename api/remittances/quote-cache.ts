@@ -1,5 +1,5 @@
 /**
- * Quotes for reading (`GET /v1/remittance/quotes`) come from a short-lived cache per base currency, so a
+ * Quotes for reading (`GET /v1/remittance-quotes`) come from a short-lived cache per base currency, so a
  * page that polls, or many viewers, cost one gateway call per currency per lifetime instead of a
  * workflow per GET. Concurrent misses share one fetch; a failed fetch is not kept. Remittances never use
  * this: each one quotes for itself when it buys.

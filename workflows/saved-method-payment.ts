@@ -1,6 +1,6 @@
 import { allHandlersFinished, ApplicationFailure, condition, setHandler } from '@temporalio/workflow';
 import { gatewayOf, recordsOf } from './activity-profiles';
-import type { TokenActivities } from '../activities/tokens';
+import type { SavedMethodActivities } from '../activities/saved-methods';
 import { codeOf, isUndecided, outcomeOf } from '../gateway/result-codes';
 import { durationMs } from './durations';
 import { waitForNotificationOrAsk } from './wait-or-ask';
@@ -17,16 +17,16 @@ import {
   OTP_FAILURE,
   OTP_REFUSAL_TYPE,
   submitOtpUpdate,
-  tokenPaymentResultSignal,
-  tokenPaymentStartedUpdate,
-  tokenPaymentStateQuery,
+  savedMethodPaymentResultSignal,
+  savedMethodPaymentStartedUpdate,
+  savedMethodPaymentStateQuery,
   transition,
   type OtpVerdict,
-  type TokenPaymentInput,
-  type TokenPaymentNotice,
-  type TokenPaymentSnapshot,
-  type TokenPaymentState,
-} from './token-payment-definitions';
+  type SavedMethodPaymentInput,
+  type SavedMethodPaymentNotice,
+  type SavedMethodPaymentSnapshot,
+  type SavedMethodPaymentState,
+} from './saved-method-payment-definitions';
 
 const refuse = (refusal: OtpRefusal): never => {
   throw ApplicationFailure.nonRetryable(refusalMessage(refusal), OTP_REFUSAL_TYPE[refusal.reason], refusal);
@@ -38,14 +38,16 @@ const refuse = (refusal: OtpRefusal): never => {
  * 2's rules checked here first), tokenization/verify. The token never enters the workflow: activities
  * load and decrypt it by payment id.
  */
-export async function tokenPayment(input: TokenPaymentInput): Promise<TokenPaymentSnapshot> {
+export async function savedMethodPayment(
+  input: SavedMethodPaymentInput,
+): Promise<SavedMethodPaymentSnapshot> {
   const { paymentId, timing } = input;
-  const records = recordsOf<TokenActivities>();
-  const gateway = gatewayOf<TokenActivities>(timing.gatewayAttemptTimeout);
+  const records = recordsOf<SavedMethodActivities>();
+  const gateway = gatewayOf<SavedMethodActivities>(timing.gatewayAttemptTimeout);
 
-  let state = 'starting' as TokenPaymentState;
+  let state = 'starting' as SavedMethodPaymentState;
   let last: { resultCode?: number; message?: string } = {};
-  let notified: TokenPaymentNotice | undefined;
+  let notified: SavedMethodPaymentNotice | undefined;
   // The two-factor round: when the code was sent, the user's latest request, the user's attempts today.
   let sentAt = 0;
   let lastRequestAt = 0;
@@ -54,17 +56,17 @@ export async function tokenPayment(input: TokenPaymentInput): Promise<TokenPayme
   let verifyCount = 0;
   let otpFailure: OtpRefusal | undefined;
 
-  setHandler(tokenPaymentStateQuery, () => state);
-  setHandler(tokenPaymentResultSignal, (result) => {
+  setHandler(savedMethodPaymentStateQuery, () => state);
+  setHandler(savedMethodPaymentResultSignal, (result) => {
     if (!isUndecided(outcomeOf(result.resultCode))) notified ??= result;
   });
-  setHandler(tokenPaymentStartedUpdate, async () => {
+  setHandler(savedMethodPaymentStartedUpdate, async () => {
     await condition(() => state !== 'starting');
     return { state, ...last };
   });
 
   const record = async (
-    next: TokenPaymentState,
+    next: SavedMethodPaymentState,
     extra: { resultCode?: number; message?: string; transId?: string } = {},
   ) => {
     const moved = transition(state, next);
@@ -143,7 +145,7 @@ export async function tokenPayment(input: TokenPaymentInput): Promise<TokenPayme
     },
   );
 
-  const done = async (snapshot?: TokenPaymentSnapshot) => {
+  const done = async (snapshot?: SavedMethodPaymentSnapshot) => {
     await condition(allHandlersFinished);
     return snapshot ?? { state, ...last };
   };

@@ -1,6 +1,6 @@
 import { allHandlersFinished, ApplicationFailure, condition, setHandler } from '@temporalio/workflow';
 import { gatewayOf, recordsOf } from './activity-profiles';
-import type { TokenActivities } from '../activities/tokens';
+import type { SavedMethodActivities } from '../activities/saved-methods';
 import { codeOf, isUndecided, outcomeOf } from '../gateway/result-codes';
 import {
   BINDING_REFUSED,
@@ -13,8 +13,8 @@ import {
   type BindingNotice,
   type BindingResult,
   type BindingStatus,
-  type DeleteSavedMethodInput,
-} from './binding-definitions';
+  type SavedMethodDeletionInput,
+} from './saved-method-binding-definitions';
 import { durationMs } from './durations';
 import { waitForNotificationOrAsk } from './wait-or-ask';
 
@@ -25,10 +25,10 @@ const LINK_GRACE_MS = 60_000;
  * the customer approves → IPN with callbackToken (or tokenization/cbQuery) → tokenization/bind → the
  * token is stored encrypted by the activity; the workflow only ever sees the saved method's id.
  */
-export async function binding(input: BindingInput): Promise<BindingResult> {
+export async function savedMethodBinding(input: BindingInput): Promise<BindingResult> {
   const { bindingId, timing } = input;
-  const records = recordsOf<TokenActivities>();
-  const gateway = gatewayOf<TokenActivities>(timing.gatewayAttemptTimeout);
+  const records = recordsOf<SavedMethodActivities>();
+  const gateway = gatewayOf<SavedMethodActivities>(timing.gatewayAttemptTimeout);
 
   let status: BindingStatus = 'creating';
   let links: BindingLinks | undefined = undefined;
@@ -98,9 +98,11 @@ export async function binding(input: BindingInput): Promise<BindingResult> {
 }
 
 /** Deleting a saved method: tokenization/delete, then the method is never used again. */
-export async function deleteSavedMethod(
-  input: DeleteSavedMethodInput,
+export async function savedMethodDeletion(
+  input: SavedMethodDeletionInput,
 ): Promise<{ status: 'deleted'; resultCode: number; message: string }> {
-  const gateway = gatewayOf<TokenActivities>(input.gatewayAttemptTimeout, { maxRetryInterval: '1 minute' });
+  const gateway = gatewayOf<SavedMethodActivities>(input.gatewayAttemptTimeout, {
+    maxRetryInterval: '1 minute',
+  });
   return gateway.deleteSavedMethodAtGateway({ methodId: input.methodId });
 }

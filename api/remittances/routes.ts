@@ -183,7 +183,8 @@ export function remittanceRoutes(deps: RemittanceDeps): AnyRoute[] {
   return [
     defineRoute({
       method: 'get',
-      path: '/v1/remittance/quotes',
+      path: '/v1/remittance-quotes',
+      formerPath: '/v1/remittance/quotes',
       summary:
         'A live VND rate for a base currency (exchange-rate), with the VND a foreign amount would buy. A quote is a moment: the remittance quotes again when it buys.',
       tag: 'remittance',

@@ -92,7 +92,7 @@ describe('quotes', () => {
       stack,
       stack.viewerKey,
       'GET',
-      '/v1/remittance/quotes?baseCurrency=EUR&foreignAmount=100.5',
+      '/v1/remittance-quotes?baseCurrency=EUR&foreignAmount=100.5',
     );
     expect(quote.status).toBe(200);
     expect(quote.body).toMatchObject({ baseCurrency: 'EUR', exchangeCurrency: 'VND', validForSeconds: 300 });

@@ -1,25 +1,28 @@
 import { z } from 'zod';
 import { BINDING_AMOUNT_RANGES, inRange, rangeText } from '../../gateway/limits';
 import { LINK_WALLET_CLIENT_ID_PATTERN, ORDER_ID_PATTERN } from '../../gateway/operations/shared';
-import { ipnPaths } from '../../platform/ipn-paths';
+import { formerIpnPaths, ipnPaths } from '../../platform/ipn-paths';
 import { revokeSavedMethod } from '../../db/saved-methods';
-import { bindingResultSignal, bindingWorkflowId } from '../../workflows/binding-definitions';
-import { tokenPaymentResultSignal } from '../../workflows/token-payment-definitions';
+import {
+  bindingResultSignal,
+  savedMethodBindingWorkflowId,
+} from '../../workflows/saved-method-binding-definitions';
+import { savedMethodPaymentResultSignal } from '../../workflows/saved-method-payment-definitions';
 import type { IpnChannel } from '../ipn/receiver';
 import { listQueryFields } from '../http/list-query';
 import { maskCustomer, seesInFull } from '../http/masking';
 import { defineRoute, type AnyRoute } from '../http/routes';
 import {
   bindingDetails,
-  createTokenPayment,
+  createSavedMethodPayment,
   deleteMethod,
   listMethods,
-  listTokenPayments,
+  listSavedMethodPayments,
   startBinding,
   submitOtp,
-  tokenPaymentDetails,
-  type TokenDeps,
-} from './tokens';
+  savedMethodPaymentDetails,
+  type SavedMethodDeps,
+} from './saved-methods';
 
 const WRITERS = ['payments'] as const;
 const READERS = ['viewer', 'payments'] as const;
@@ -115,11 +118,12 @@ const paymentBody = z.object({
   description: z.string().max(200).default(''),
 });
 
-export function tokenRoutes(deps: TokenDeps): AnyRoute[] {
+export function savedMethodRoutes(deps: SavedMethodDeps): AnyRoute[] {
   return [
     defineRoute({
       method: 'post',
-      path: '/v1/bindings',
+      path: '/v1/saved-method-bindings',
+      formerPath: '/v1/bindings',
       summary:
         'Start saving a card (payWithCC), a domestic card (payWithATM) or binding a wallet (linkWallet); answers the customer links.',
       tag: 'payments',
@@ -144,7 +148,8 @@ export function tokenRoutes(deps: TokenDeps): AnyRoute[] {
     }),
     defineRoute({
       method: 'get',
-      path: '/v1/bindings/:bindingId',
+      path: '/v1/saved-method-bindings/:bindingId',
+      formerPath: '/v1/bindings/:bindingId',
       summary: 'A binding: status, links, the saved method it produced.',
       tag: 'payments',
       access: { roles: READERS },
@@ -155,7 +160,8 @@ export function tokenRoutes(deps: TokenDeps): AnyRoute[] {
     }),
     defineRoute({
       method: 'get',
-      path: '/v1/customers/:partnerClientId/methods',
+      path: '/v1/customers/:partnerClientId/saved-methods',
+      formerPath: '/v1/customers/:partnerClientId/methods',
       summary: "A customer's saved methods (display fields only; never the token).",
       tag: 'payments',
       access: { roles: READERS },
@@ -169,7 +175,8 @@ export function tokenRoutes(deps: TokenDeps): AnyRoute[] {
     }),
     defineRoute({
       method: 'delete',
-      path: '/v1/methods/:methodId',
+      path: '/v1/saved-methods/:methodId',
+      formerPath: '/v1/methods/:methodId',
       summary: 'Delete a saved method (tokenization/delete); it is never used again.',
       tag: 'payments',
       access: { roles: WRITERS },
@@ -179,7 +186,8 @@ export function tokenRoutes(deps: TokenDeps): AnyRoute[] {
     }),
     defineRoute({
       method: 'post',
-      path: '/v1/token-payments',
+      path: '/v1/saved-method-payments',
+      formerPath: '/v1/token-payments',
       summary: 'Pay with a saved method; answers the first outcome (payUrl to redirect, or awaiting_otp).',
       tag: 'payments',
       access: { roles: WRITERS },
@@ -187,18 +195,22 @@ export function tokenRoutes(deps: TokenDeps): AnyRoute[] {
       idempotent: true,
       body: paymentBody,
       handler: async ({ body, principal, create }) => ({
-        body: await createTokenPayment(deps, { ...body, principal, create }),
+        body: await createSavedMethodPayment(deps, { ...body, principal, create }),
       }),
     }),
     defineRoute({
       method: 'get',
-      path: '/v1/token-payments',
-      summary: 'Token payments, newest first (e.g. ?state=awaiting_otp).',
+      path: '/v1/saved-method-payments',
+      formerPath: '/v1/token-payments',
+      summary: 'Saved-method payments, newest first (e.g. ?state=awaiting_otp).',
       tag: 'payments',
       access: { roles: READERS },
       query: z.object({ ...listQueryFields, state: z.string().max(40).optional() }),
       handler: async ({ query, principal }) => {
-        const page = await listTokenPayments(deps.db, { ...query, status: query.state ?? query.status });
+        const page = await listSavedMethodPayments(deps.db, {
+          ...query,
+          status: query.state ?? query.status,
+        });
         const full = seesInFull(principal, WRITERS);
         return {
           body: { payments: page.rows.map((row) => maskCustomer(row, full)), nextOffset: page.nextOffset },
@@ -207,21 +219,23 @@ export function tokenRoutes(deps: TokenDeps): AnyRoute[] {
     }),
     defineRoute({
       method: 'get',
-      path: '/v1/token-payments/:paymentId',
-      summary: 'A token payment: state, result, OTP attempts (never the codes).',
+      path: '/v1/saved-method-payments/:paymentId',
+      formerPath: '/v1/token-payments/:paymentId',
+      summary: 'A saved-method payment: state, result, OTP attempts (never the codes).',
       tag: 'payments',
       access: { roles: READERS },
       params: z.object({ paymentId: z.string().max(60) }),
       handler: async ({ params, principal }) => ({
         body: maskCustomer(
-          await tokenPaymentDetails(deps.db, params.paymentId),
+          await savedMethodPaymentDetails(deps.db, params.paymentId),
           seesInFull(principal, WRITERS),
         ),
       }),
     }),
     defineRoute({
       method: 'post',
-      path: '/v1/token-payments/:paymentId/otp',
+      path: '/v1/saved-method-payments/:paymentId/otp',
+      formerPath: '/v1/token-payments/:paymentId/otp',
       summary:
         "The customer's two-factor code after 8200; answers the verification (422 wrong, 423 locked, 410 expired, 429 too soon).",
       tag: 'payments',
@@ -235,13 +249,14 @@ export function tokenRoutes(deps: TokenDeps): AnyRoute[] {
   ];
 }
 
-/** List-B results of bindings (with callbackToken) and of token payments. */
-export const tokenNotifications: IpnChannel = {
-  path: ipnPaths.tokens,
-  summary: 'Receives binding and token payment results (list B) from the gateway.',
+/** List-B results of bindings (with callbackToken) and of saved-method payments. */
+export const savedMethodNotifications: IpnChannel = {
+  path: ipnPaths.savedMethods,
+  formerPath: formerIpnPaths.savedMethods,
+  summary: 'Receives binding and saved-method payment results (list B) from the gateway.',
   kindOf: () => 'payment.resultB',
   locate: async (db, orderId) => {
-    const binding = await db('bindings').where({ order_id: orderId }).first();
+    const binding = await db('saved_method_bindings').where({ order_id: orderId }).first();
     if (binding) {
       return {
         workflowId: binding.workflow_id,
@@ -255,7 +270,7 @@ export const tokenNotifications: IpnChannel = {
         },
       };
     }
-    const payment = await db('token_payments').where({ order_id: orderId }).first();
+    const payment = await db('saved_method_payments').where({ order_id: orderId }).first();
     if (!payment) return undefined;
     return {
       workflowId: payment.workflow_id,
@@ -266,7 +281,7 @@ export const tokenNotifications: IpnChannel = {
           message?: string;
           transId?: number;
         };
-        await client.workflow.getHandle(payment.workflow_id).signal(tokenPaymentResultSignal, {
+        await client.workflow.getHandle(payment.workflow_id).signal(savedMethodPaymentResultSignal, {
           resultCode: Number(fields.resultCode),
           message: String(fields.message ?? ''),
           transId: fields.transId === undefined ? undefined : String(fields.transId),
@@ -279,13 +294,14 @@ export const tokenNotifications: IpnChannel = {
 /** The customer removed a saved card in the app: the token is revoked (answered 204). */
 export const unbindNotifications: IpnChannel = {
   path: ipnPaths.unbind,
+  formerPath: formerIpnPaths.unbind,
   summary: 'Receives the unbind call (token removed by the customer); answers 204.',
   kindOf: () => 'token.unbind',
   locate: async (db, orderId) => {
     const method = await db('saved_methods').where({ initial_order_id: orderId }).first();
     if (!method) return undefined;
     return {
-      workflowId: bindingWorkflowId(method.binding_id),
+      workflowId: savedMethodBindingWorkflowId(method.binding_id),
       expectedAmount: 0,
       // No workflow waits for it: the record is the state, and payments read it before any call.
       signal: async () => {

@@ -1,29 +1,32 @@
 /**
- * Token payments through the OTP flow: a customer saves a card (binding, approved by the simulated
+ * Saved-method payments through the OTP flow: a customer saves a card (binding, approved by the simulated
  * customer), pays with its token an amount the sandbox answers with 8200, reads the code from the
  * sandbox's SMS inbox and submits it (no sooner than the gateway's 3 s spacing).
  */
-import { FINAL_TOKEN_PAYMENT_STATES } from '../../../workflows/token-payment-definitions';
+import { FINAL_TOKEN_PAYMENT_STATES } from '../../../workflows/saved-method-payment-definitions';
 import { describeAnswer, inPool, sleep, waitUntil, type DriveFailure, type WorkloadContext } from './context';
 
-export interface TokenPaymentIntent {
+export interface SavedMethodPaymentIntent {
   paymentId: string;
   partnerClientId: string;
   amount: number;
   bindingId?: string;
 }
 
-export interface TokenPaymentsDriven {
-  payments: TokenPaymentIntent[];
+export interface SavedMethodPaymentsDriven {
+  payments: SavedMethodPaymentIntent[];
   failures: DriveFailure[];
 }
 
 /** The gateway refuses a code sooner than 3 s after it sent it. */
 const OTP_SPACING_MS = 3_200;
 
-export async function driveTokenPayments(ctx: WorkloadContext, count: number): Promise<TokenPaymentsDriven> {
+export async function driveSavedMethodPayments(
+  ctx: WorkloadContext,
+  count: number,
+): Promise<SavedMethodPaymentsDriven> {
   const failures: DriveFailure[] = [];
-  const payments: TokenPaymentIntent[] = Array.from({ length: count }, (_, index) => ({
+  const payments: SavedMethodPaymentIntent[] = Array.from({ length: count }, (_, index) => ({
     paymentId: `${ctx.tag}-tp${index + 1}`,
     partnerClientId: `${ctx.tag}-card${index + 1}`,
     // Ends in 8200: the sandbox asks for a two-factor code.
@@ -33,16 +36,16 @@ export async function driveTokenPayments(ctx: WorkloadContext, count: number): P
     const failure = await payWithOtp(ctx, payment);
     if (failure) failures.push(failure);
   });
-  ctx.log(`${payments.length} token payments driven through the OTP flow`);
+  ctx.log(`${payments.length} saved-method payments driven through the OTP flow`);
   return { payments, failures };
 }
 
 async function payWithOtp(
   ctx: WorkloadContext,
-  payment: TokenPaymentIntent,
+  payment: SavedMethodPaymentIntent,
 ): Promise<DriveFailure | undefined> {
   const failed = (step: string, detail: string): DriveFailure => ({ id: payment.paymentId, step, detail });
-  const bound = await ctx.api.call(ctx.keys.payments, 'POST', '/v1/bindings', {
+  const bound = await ctx.api.call(ctx.keys.payments, 'POST', '/v1/saved-method-bindings', {
     idempotencyKey: `bind-${payment.partnerClientId}`,
     body: {
       kind: 'card',
@@ -54,7 +57,7 @@ async function payWithOtp(
   payment.bindingId = bound.body.bindingId as string;
   const methodId = await waitUntil(ctx.deadline, async () => {
     const row = await ctx
-      .db('bindings')
+      .db('saved_method_bindings')
       .where({ binding_id: payment.bindingId })
       .first('status', 'method_id');
     if (row?.status === 'failed' || row?.status === 'expired') return null;
@@ -62,7 +65,7 @@ async function payWithOtp(
   });
   if (!methodId) return failed('bind', `binding ${payment.bindingId} did not become active`);
 
-  const started = await ctx.api.call(ctx.keys.payments, 'POST', '/v1/token-payments', {
+  const started = await ctx.api.call(ctx.keys.payments, 'POST', '/v1/saved-method-payments', {
     idempotencyKey: `pay-${payment.paymentId}`,
     body: { paymentId: payment.paymentId, methodId, amount: payment.amount, description: 'Chaos order' },
   });
@@ -74,10 +77,10 @@ async function payWithOtp(
     const row = await waitUntil(
       ctx.deadline,
       async () =>
-        (await ctx.db('token_payments').where({ payment_id: payment.paymentId }).first('state')) as
+        (await ctx.db('saved_method_payments').where({ payment_id: payment.paymentId }).first('state')) as
           { state: string } | undefined,
     );
-    if (!row) return failed('pay', 'no record of the token payment');
+    if (!row) return failed('pay', 'no record of the saved-method payment');
     if ((FINAL_TOKEN_PAYMENT_STATES as readonly string[]).includes(row.state as string)) return undefined;
     if (Date.now() > ctx.deadline) return failed('otp', `still ${String(row.state)} at the deadline`);
     if (row.state !== 'awaiting_otp') {
@@ -95,7 +98,7 @@ async function payWithOtp(
     const answer = await ctx.api.call(
       ctx.keys.payments,
       'POST',
-      `/v1/token-payments/${payment.paymentId}/otp`,
+      `/v1/saved-method-payments/${payment.paymentId}/otp`,
       {
         body: { code: message.code },
       },

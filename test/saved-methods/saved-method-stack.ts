@@ -1,10 +1,10 @@
 /**
- * Saved methods and token payments for one test file: the sandbox (with a movable clock and the unbind
+ * Saved methods and saved-method payments for one test file: the sandbox (with a movable clock and the unbind
  * URL set), payrun's API and a real worker on a time-skipping environment, logs captured for the leak check.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Writable } from 'node:stream';
-import { defaultTokenSettings } from '../../api/tokens/tokens';
+import { defaultSavedMethodSettings } from '../../api/saved-methods/saved-methods';
 import { createLogger } from '../../platform/logger';
 import type { CodecKeyring } from '../../platform/payload-codec';
 import { callApi } from '../support/api';
@@ -13,13 +13,13 @@ import { useStack, type StackFixture } from '../support/stack';
 import { createTimeSkippingEnv } from '../support/temporal';
 import { eventually } from '../support/wait';
 
-export type TokenFixture = StackFixture<'payKey' | 'viewerKey'> & {
+export type SavedMethodFixture = StackFixture<'payKey' | 'viewerKey'> & {
   keyring: CodecKeyring;
   logs: string[];
-  call(method: string, path: string, body?: unknown, key?: string): Promise<{ status: number; body: any }>; // eslint-disable-line @typescript-eslint/no-explicit-any
+  call(method: string, path: string, body?: unknown, key?: string): ReturnType<typeof callApi>;
 };
 
-export function useTokenStack(): TokenFixture {
+export function useSavedMethodStack(): SavedMethodFixture {
   const logs: string[] = [];
   const sink = new Writable({
     write(chunk: Buffer, _encoding, done) {
@@ -39,7 +39,7 @@ export function useTokenStack(): TokenFixture {
     // so workflow time and the sandbox clock move together.
     plainApiClient: true,
     unbindToApi: true,
-    app: { tokens: defaultTokenSettings(taskQueue, '3 seconds') },
+    app: { savedMethods: defaultSavedMethodSettings(taskQueue, '3 seconds') },
     activities: { merchantSecrets: { merchantSecretKey: testMerchant.secretKey, keyring } },
     keys: {
       payKey: { name: 'payments', roles: ['payments'] },

@@ -1,5 +1,5 @@
 /**
- * Saved payment methods and token payments: the gateway calls of document 2 and their records. The
+ * Saved payment methods and saved-method payments: the gateway calls of document 2 and their records. The
  * recurring token is decrypted here (aesToken), sealed with AES-256-GCM before it is stored, and only
  * opened again inside the activity that sends it RSA-encrypted; workflows only see ids.
  */
@@ -21,32 +21,36 @@ import type { Db } from '../db/knex';
 import {
   getBinding,
   getSavedMethod,
-  getTokenPayment,
+  getSavedMethodPayment,
   recentOtpAttempts,
-  updateTokenPayment,
+  updateSavedMethodPayment,
   recordOtpAttempt,
   type SavedMethodRow,
 } from '../db/saved-methods';
 import type { CodecKeyring } from '../platform/payload-codec';
 import { openSecret, sealSecret } from '../platform/sealed-secrets';
-import type { BindingLinks, BindingStatus, SavedMethodKind } from '../workflows/binding-definitions';
-import type { OtpAttemptOutcome } from '../workflows/token-payment-definitions';
-import type { TokenPaymentState } from '../workflows/token-payment-definitions';
+import type {
+  BindingLinks,
+  BindingStatus,
+  SavedMethodKind,
+} from '../workflows/saved-method-binding-definitions';
+import type { OtpAttemptOutcome } from '../workflows/saved-method-payment-definitions';
+import type { SavedMethodPaymentState } from '../workflows/saved-method-payment-definitions';
 import { askGateway, type AskOptions } from './gateway-calls';
 
-export interface TokenSettings {
+export interface TokenKeys {
   /** The merchant secret key: aesToken is AES-encrypted with it (document 1, security 6). */
   merchantSecretKey: string;
   /** Keys sealing tokens at rest (the payload codec keyring: same rotation, same configuration). */
   keyring: CodecKeyring;
 }
 
-export interface TokenActivityDependencies {
+export interface SavedMethodActivityDependencies {
   db: Db;
   gateway: GatewayClient;
-  tokenIpnUrl: string;
+  savedMethodIpnUrl: string;
   /** Required: without them no method can be bound or charged. */
-  tokens: TokenSettings;
+  tokens: TokenKeys;
 }
 
 /** Authenticated context of a saved-method token: it opens only as one. */
@@ -74,7 +78,12 @@ const otpAttemptOutcomeOf = (outcome: ResultOutcome): OtpAttemptOutcome =>
 
 const text = (value: unknown) => (value === undefined || value === null ? undefined : String(value));
 
-export function createTokenActivities({ db, gateway, tokenIpnUrl, tokens }: TokenActivityDependencies) {
+export function createSavedMethodActivities({
+  db,
+  gateway,
+  savedMethodIpnUrl,
+  tokens,
+}: SavedMethodActivityDependencies) {
   /** Final answers come back as values; transport trouble and "retry later" are retried by Temporal. */
   const ask = <Op extends OperationName>(operation: Op, fields: RequestFields<Op>, options?: AskOptions) =>
     askGateway(gateway, operation, fields, options);
@@ -87,9 +96,12 @@ export function createTokenActivities({ db, gateway, tokenIpnUrl, tokens }: Toke
 
   /** The payment, its method, and the method's token opened — or a clear failure before any call. */
   const paymentWithToken = async (paymentId: string) => {
-    const payment = await getTokenPayment(db, paymentId);
+    const payment = await getSavedMethodPayment(db, paymentId);
     if (!payment)
-      throw ApplicationFailure.nonRetryable(`Token payment ${paymentId} has no record`, 'UnknownPayment');
+      throw ApplicationFailure.nonRetryable(
+        `Saved-method payment ${paymentId} has no record`,
+        'UnknownPayment',
+      );
     const method = (await getSavedMethod(db, payment.method_id)) as SavedMethodRow;
     return { payment, method };
   };
@@ -137,7 +149,7 @@ export function createTokenActivities({ db, gateway, tokenIpnUrl, tokens }: Toke
         partnerClientId: row.gateway_client_id,
         requestType: row.request_type,
         redirectUrl: row.redirect_url ?? '',
-        ipnUrl: tokenIpnUrl,
+        ipnUrl: savedMethodIpnUrl,
         extraData: '',
         lang: 'en',
         ...(Object.keys(userInfo).length ? { userInfo } : {}),
@@ -155,7 +167,7 @@ export function createTokenActivities({ db, gateway, tokenIpnUrl, tokens }: Toke
         qrCodeUrl: text(answer.body.qrCodeUrl),
         deeplinkMiniApp: text(answer.body.deeplinkMiniApp),
       };
-      await db('bindings')
+      await db('saved_method_bindings')
         .where({ binding_id: bindingId })
         .update({
           status: 'awaiting_customer',
@@ -234,7 +246,7 @@ export function createTokenActivities({ db, gateway, tokenIpnUrl, tokens }: Toke
           })
           .onConflict('binding_id')
           .ignore();
-        await trx('bindings')
+        await trx('saved_method_bindings')
           .where({ binding_id: bindingId })
           .update({
             method_id: trx('saved_methods').where({ binding_id: bindingId }).select('method_id'),
@@ -251,7 +263,7 @@ export function createTokenActivities({ db, gateway, tokenIpnUrl, tokens }: Toke
       resultCode?: number;
       message?: string;
     }) {
-      await db('bindings')
+      await db('saved_method_bindings')
         .where({ binding_id: input.bindingId })
         .update({
           status: input.status,
@@ -318,7 +330,7 @@ export function createTokenActivities({ db, gateway, tokenIpnUrl, tokens }: Toke
           partnerClientId: payment.gateway_client_id,
           orderInfo: payment.description,
           redirectUrl: '',
-          ipnUrl: tokenIpnUrl,
+          ipnUrl: savedMethodIpnUrl,
           extraData: '',
           lang: 'en',
         },
@@ -341,7 +353,7 @@ export function createTokenActivities({ db, gateway, tokenIpnUrl, tokens }: Toke
         return { outcome: 'otp' as const, ...base };
       }
       if (paid === 'redirect_customer') {
-        await db('token_payments')
+        await db('saved_method_payments')
           .where({ payment_id: paymentId })
           .update({
             pay_url: text(answer.body.payUrl) ?? null,
@@ -399,11 +411,14 @@ export function createTokenActivities({ db, gateway, tokenIpnUrl, tokens }: Toke
       };
     },
 
-    /** api/query for a token payment; `final` when the code is an outcome, not a wait. */
+    /** api/query for a saved-method payment; `final` when the code is an outcome, not a wait. */
     async queryTokenPayment({ paymentId, attempt }: { paymentId: string; attempt: number }) {
-      const payment = await getTokenPayment(db, paymentId);
+      const payment = await getSavedMethodPayment(db, paymentId);
       if (!payment)
-        throw ApplicationFailure.nonRetryable(`Token payment ${paymentId} has no record`, 'UnknownPayment');
+        throw ApplicationFailure.nonRetryable(
+          `Saved-method payment ${paymentId} has no record`,
+          'UnknownPayment',
+        );
       const answer = await ask('payment.query', {
         orderId: payment.order_id,
         requestId: `${payment.order_id}-q${attempt}`,
@@ -419,12 +434,12 @@ export function createTokenActivities({ db, gateway, tokenIpnUrl, tokens }: Toke
 
     async recordTokenPayment(input: {
       paymentId: string;
-      state: TokenPaymentState;
+      state: SavedMethodPaymentState;
       resultCode?: number;
       message?: string;
       transId?: string;
     }) {
-      await updateTokenPayment(db, input);
+      await updateSavedMethodPayment(db, input);
     },
 
     async otpAttemptsToday({ partnerClientId, now }: { partnerClientId: string; now: number }) {
@@ -433,4 +448,4 @@ export function createTokenActivities({ db, gateway, tokenIpnUrl, tokens }: Toke
   };
 }
 
-export type TokenActivities = ReturnType<typeof createTokenActivities>;
+export type SavedMethodActivities = ReturnType<typeof createSavedMethodActivities>;

@@ -1,4 +1,4 @@
-/** Saved methods and token payments, as stories: bind, list, delete, pay with a token, confirm with a code. */
+/** Saved methods and saved-method payments, as stories: bind, list, delete, pay with a token, confirm with a code. */
 import { randomBytes } from 'node:crypto';
 import { WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import { ApplicationFailure, WorkflowIdReusePolicy } from '@temporalio/common';
@@ -10,23 +10,23 @@ import {
   bindingView,
   getBinding,
   getSavedMethod,
-  getTokenPayment,
+  getSavedMethodPayment,
   otpAttemptsOf,
   recentOtpAttempts,
   savedMethodView,
-  tokenPaymentView,
+  savedMethodPaymentView,
   type BindingRow,
   type SavedMethodRow,
-  type TokenPaymentRow,
+  type SavedMethodPaymentRow,
 } from '../../db/saved-methods';
 import {
   bindingLinksUpdate,
-  bindingWorkflowId,
-  deleteMethodWorkflowId,
+  savedMethodBindingWorkflowId,
+  savedMethodDeletionWorkflowId,
   type BindingInput,
   type BindingTiming,
   type SavedMethodKind,
-} from '../../workflows/binding-definitions';
+} from '../../workflows/saved-method-binding-definitions';
 
 import {
   checkNewCode,
@@ -34,37 +34,40 @@ import {
   OTP_REFUSAL_TYPE,
   refusalMessage,
   submitOtpUpdate,
-  tokenPaymentStartedUpdate,
-  tokenPaymentWorkflowId,
+  savedMethodPaymentStartedUpdate,
+  savedMethodPaymentWorkflowId,
   type OtpFailureType,
-  type TokenPaymentInput,
-  type TokenPaymentTiming,
-} from '../../workflows/token-payment-definitions';
+  type SavedMethodPaymentInput,
+  type SavedMethodPaymentTiming,
+} from '../../workflows/saved-method-payment-definitions';
 import { failureTypeOf } from '../../workflows/failure-types';
-import { payrunCustomer, payrunKind, payrunOrderId } from '../../workflows/search-attributes';
+import { payrunCustomer, payrunOrderId } from '../../workflows/search-attributes';
 import type { Principal } from '../auth/roles';
 import { ApiError, conflict, notFound } from '../http/errors';
 import type { CreateRequest } from '../http/idempotency';
 import { isOwnInterruptedRecord, startOnce } from '../http/resumable';
 import { startWorkflow } from '../workflow-starts';
 
-export interface TokenSettings {
+export interface SavedMethodSettings {
   taskQueue: string;
   binding: BindingTiming;
-  payment: TokenPaymentTiming;
+  payment: SavedMethodPaymentTiming;
 }
 
-export interface TokenDeps {
+export interface SavedMethodDeps {
   db: Db;
   temporal: Client;
-  settings: TokenSettings;
+  settings: SavedMethodSettings;
   /** The PayrunCustomer search attribute's value: a keyed hash, never the partnerClientId. */
   customerKeyOf: CustomerKeyOf;
   /** The clock the daily OTP limits are counted with (ApiDependencies.now). */
   now: () => number;
 }
 
-export const defaultTokenSettings = (taskQueue: string, gatewayAttemptTimeout: string): TokenSettings => ({
+export const defaultSavedMethodSettings = (
+  taskQueue: string,
+  gatewayAttemptTimeout: string,
+): SavedMethodSettings => ({
   taskQueue,
   binding: { gatewayAttemptTimeout, callbackWait: '2 minutes', linkValidity: '15 minutes' },
   payment: { gatewayAttemptTimeout, resultWait: '2 minutes', giveUpAfter: '1 day' },
@@ -94,7 +97,7 @@ const causeOf = (error: WorkflowUpdateFailedError) =>
   error.cause instanceof ApplicationFailure ? error.cause : undefined;
 
 export async function startBinding(
-  deps: TokenDeps,
+  deps: SavedMethodDeps,
   input: {
     kind: SavedMethodKind;
     partnerClientId: string;
@@ -109,21 +112,20 @@ export async function startBinding(
   const { db, temporal } = deps;
   // A retry of an interrupted request finds the binding its first attempt recorded and finishes it.
   const earlier = input.create
-    ? await db('bindings').where({ request_key: input.create.requestKey }).first('binding_id')
+    ? await db('saved_method_bindings').where({ request_key: input.create.requestKey }).first('binding_id')
     : undefined;
   const bindingId = (earlier?.binding_id as string | undefined) ?? `bnd-${randomBytes(8).toString('hex')}`;
-  const workflowId = bindingWorkflowId(bindingId);
+  const workflowId = savedMethodBindingWorkflowId(bindingId);
   if (!earlier) await insertBinding();
   const workflowInput: BindingInput = { bindingId, timing: deps.settings.binding };
   await startOnce(() =>
-    startWorkflow(temporal, 'binding', {
+    startWorkflow(temporal, 'savedMethodBinding', {
       taskQueue: deps.settings.taskQueue,
       workflowId,
       args: [workflowInput],
       workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
       staticSummary: `Binding ${bindingId}: ${REQUEST_TYPE[input.kind]} ${input.amount} VND`,
       typedSearchAttributes: [
-        { key: payrunKind, value: 'binding' },
         { key: payrunOrderId, value: bindingId },
         { key: payrunCustomer, value: deps.customerKeyOf(input.partnerClientId) },
       ],
@@ -147,12 +149,12 @@ export async function startBinding(
     let gatewayClientId = input.partnerClientId;
     if (input.kind === 'wallet') {
       // Rule 1 (multi): each wallet link of a user is n<NNN>_<partnerClientId>, from 000.
-      const counted = await db('bindings')
+      const counted = await db('saved_method_bindings')
         .where({ partner_client_id: input.partnerClientId, kind: 'wallet' })
         .count<{ count: string }[]>({ count: '*' });
       gatewayClientId = `n${String(Number(counted[0]?.count ?? 0)).padStart(3, '0')}_${input.partnerClientId}`;
     }
-    await db('bindings').insert({
+    await db('saved_method_bindings').insert({
       binding_id: bindingId,
       order_id: bindingId,
       workflow_id: workflowId,
@@ -186,7 +188,7 @@ export async function listMethods(db: Db, partnerClientId: string, includeInacti
   return (await query).map(savedMethodView);
 }
 
-export async function deleteMethod(deps: TokenDeps, methodId: string) {
+export async function deleteMethod(deps: SavedMethodDeps, methodId: string) {
   const { db, temporal } = deps;
   const method = await getSavedMethod(db, methodId);
   if (!method) throw notFound(`Saved method ${methodId}`);
@@ -195,13 +197,12 @@ export async function deleteMethod(deps: TokenDeps, methodId: string) {
   await db('saved_methods')
     .where({ method_id: methodId, status: 'active' })
     .update({ status: 'deleting', updated_at: db.fn.now() });
-  const handle = await startWorkflow(temporal, 'deleteSavedMethod', {
+  const handle = await startWorkflow(temporal, 'savedMethodDeletion', {
     taskQueue: deps.settings.taskQueue,
-    workflowId: deleteMethodWorkflowId(methodId),
+    workflowId: savedMethodDeletionWorkflowId(methodId),
     args: [{ methodId, gatewayAttemptTimeout: deps.settings.binding.gatewayAttemptTimeout }],
     workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE_FAILED_ONLY,
     staticSummary: `Delete saved method ${methodId}`,
-    typedSearchAttributes: [{ key: payrunKind, value: 'saved-method-delete' }],
   });
   try {
     await handle.result();
@@ -215,8 +216,8 @@ export async function deleteMethod(deps: TokenDeps, methodId: string) {
   return savedMethodView((await getSavedMethod(db, methodId)) as SavedMethodRow);
 }
 
-export async function createTokenPayment(
-  deps: TokenDeps,
+export async function createSavedMethodPayment(
+  deps: SavedMethodDeps,
   input: {
     paymentId: string;
     methodId: string;
@@ -250,8 +251,8 @@ export async function createTokenPayment(
       throw new ApiError(status, code, refusalMessage(refusal));
     }
   }
-  const workflowId = tokenPaymentWorkflowId(input.paymentId);
-  const inserted = await db('token_payments')
+  const workflowId = savedMethodPaymentWorkflowId(input.paymentId);
+  const inserted = await db('saved_method_payments')
     .insert({
       payment_id: input.paymentId,
       order_id: input.paymentId,
@@ -271,28 +272,27 @@ export async function createTokenPayment(
     .returning('payment_id');
   const existing =
     inserted.length === 0
-      ? await db('token_payments').where({ payment_id: input.paymentId }).first('created_by_key')
+      ? await db('saved_method_payments').where({ payment_id: input.paymentId }).first('created_by_key')
       : undefined;
   if (inserted.length === 0 && !isOwnInterruptedRecord(input.create, existing, input.principal.keyId)) {
     throw conflict(
       'token_payment_exists',
-      `Token payment ${input.paymentId} already exists; a payment id is paid once.`,
+      `Saved-method payment ${input.paymentId} already exists; a payment id is paid once.`,
     );
   }
-  const workflowInput: TokenPaymentInput = {
+  const workflowInput: SavedMethodPaymentInput = {
     paymentId: input.paymentId,
     partnerClientId: method.partner_client_id,
     timing: deps.settings.payment,
   };
   await startOnce(() =>
-    startWorkflow(temporal, 'tokenPayment', {
+    startWorkflow(temporal, 'savedMethodPayment', {
       taskQueue: deps.settings.taskQueue,
       workflowId,
       args: [workflowInput],
       workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
-      staticSummary: `Token payment ${input.paymentId}: ${input.amount} VND (${method.kind})`,
+      staticSummary: `Saved-method payment ${input.paymentId}: ${input.amount} VND (${method.kind})`,
       typedSearchAttributes: [
-        { key: payrunKind, value: 'token-payment' },
         { key: payrunOrderId, value: input.paymentId },
         { key: payrunCustomer, value: deps.customerKeyOf(method.partner_client_id) },
       ],
@@ -300,33 +300,33 @@ export async function createTokenPayment(
   );
   const handle = temporal.workflow.getHandle(workflowId);
   try {
-    await handle.executeUpdate(tokenPaymentStartedUpdate);
+    await handle.executeUpdate(savedMethodPaymentStartedUpdate);
   } catch (error) {
     // A resumed request may find the payment already settled: its record is the answer.
     if (!input.create?.resumed) throw error;
   }
-  return tokenPaymentDetails(db, input.paymentId);
+  return savedMethodPaymentDetails(db, input.paymentId);
 }
 
-export async function tokenPaymentDetails(db: Db, paymentId: string) {
-  const row = await getTokenPayment(db, paymentId);
-  if (!row) throw notFound(`Token payment ${paymentId}`);
-  return { ...tokenPaymentView(row), otpAttempts: await otpAttemptsOf(db, paymentId) };
+export async function savedMethodPaymentDetails(db: Db, paymentId: string) {
+  const row = await getSavedMethodPayment(db, paymentId);
+  if (!row) throw notFound(`Saved-method payment ${paymentId}`);
+  return { ...savedMethodPaymentView(row), otpAttempts: await otpAttemptsOf(db, paymentId) };
 }
 
-export async function listTokenPayments(db: Db, filter: ListFilter) {
-  const query = applyListFilter(db<TokenPaymentRow>('token_payments'), filter, {
+export async function listSavedMethodPayments(db: Db, filter: ListFilter) {
+  const query = applyListFilter(db<SavedMethodPaymentRow>('saved_method_payments'), filter, {
     created: 'created_at',
     status: 'state',
     ids: ['payment_id', 'order_id', 'method_id', 'partner_client_id'],
     tiebreak: 'payment_id',
   });
-  const page = pageOf((await query) as TokenPaymentRow[], filter);
-  return { rows: page.rows.map(tokenPaymentView), nextOffset: page.nextOffset };
+  const page = pageOf((await query) as SavedMethodPaymentRow[], filter);
+  return { rows: page.rows.map(savedMethodPaymentView), nextOffset: page.nextOffset };
 }
 
 /** Why a payment that no longer waits refuses a code: expired (410), locked (423), or simply settled (409). */
-function notAwaitingCode(row: TokenPaymentRow): ApiError {
+function notAwaitingCode(row: SavedMethodPaymentRow): ApiError {
   const outcome = row.result_code === null ? undefined : outcomeOf(row.result_code);
   if (row.state === 'failed' && outcome === 'otp_expired') {
     return new ApiError(
@@ -344,20 +344,20 @@ function notAwaitingCode(row: TokenPaymentRow): ApiError {
   }
   return conflict(
     'otp_not_awaited',
-    `Token payment ${row.payment_id} is ${row.state}; it waits for no code.`,
+    `Saved-method payment ${row.payment_id} is ${row.state}; it waits for no code.`,
   );
 }
 
 /** The code goes to the workflow's submitOtp update; the answer is the verification's verdict. */
-export async function submitOtp(deps: TokenDeps, paymentId: string, code: string) {
-  const row = await getTokenPayment(deps.db, paymentId);
-  if (!row) throw notFound(`Token payment ${paymentId}`);
+export async function submitOtp(deps: SavedMethodDeps, paymentId: string, code: string) {
+  const row = await getSavedMethodPayment(deps.db, paymentId);
+  if (!row) throw notFound(`Saved-method payment ${paymentId}`);
   if (row.state !== 'awaiting_otp') throw notAwaitingCode(row);
   try {
     const verdict = await deps.temporal.workflow.getHandle(row.workflow_id).executeUpdate(submitOtpUpdate, {
       args: [{ code }],
     });
-    return { verdict: verdict.state, payment: await tokenPaymentDetails(deps.db, paymentId) };
+    return { verdict: verdict.state, payment: await savedMethodPaymentDetails(deps.db, paymentId) };
   } catch (error) {
     if (error instanceof WorkflowUpdateFailedError) {
       const cause = causeOf(error);
@@ -365,7 +365,7 @@ export async function submitOtp(deps: TokenDeps, paymentId: string, code: string
       throw new ApiError(status, code, cause?.message ?? error.message);
     }
     // The workflow finished meanwhile (the code expired, or another request settled it).
-    const now = await getTokenPayment(deps.db, paymentId);
+    const now = await getSavedMethodPayment(deps.db, paymentId);
     if (now && now.state !== 'awaiting_otp') throw notAwaitingCode(now);
     throw error;
   }

@@ -9,8 +9,8 @@ import type { SavedMethodFlow } from '../gateway/limits';
 
 export type SavedMethodKind = SavedMethodFlow;
 
-export const bindingWorkflowId = (bindingId: string) => `binding/${bindingId}`;
-export const deleteMethodWorkflowId = (methodId: string) => `saved-method-delete/${methodId}`;
+export const savedMethodBindingWorkflowId = (bindingId: string) => `saved-method-binding/${bindingId}`;
+export const savedMethodDeletionWorkflowId = (methodId: string) => `saved-method-deletion/${methodId}`;
 
 /** The failure type of bindingLinks when the gateway refused the binding (its message and resultCode say why). */
 export const BINDING_REFUSED = 'BindingRefused';
@@ -61,7 +61,7 @@ export interface BindingResult {
   message?: string;
 }
 
-export interface DeleteSavedMethodInput {
+export interface SavedMethodDeletionInput {
   methodId: string;
   gatewayAttemptTimeout: Duration;
 }

@@ -1,17 +1,17 @@
-/** tokenPayment with fake activities: 0, refusal, 8000 redirect, 7000 pending, 8200 and every OTP verdict. */
+/** savedMethodPayment with fake activities: 0, refusal, 8000 redirect, 7000 pending, 8200 and every OTP verdict. */
 import { describe, expect, it } from 'vitest';
 import { codeOf } from '../../gateway';
 import { OTP_RULES, type OtpAttempt } from '../../workflows/otp-rules';
-import { tokenPayment } from '../../workflows/token-payment';
+import { savedMethodPayment } from '../../workflows/saved-method-payment';
 import {
   submitOtpUpdate,
-  tokenPaymentResultSignal,
-  tokenPaymentStartedUpdate,
+  savedMethodPaymentResultSignal,
+  savedMethodPaymentStartedUpdate,
   OTP_FAILURE,
-  tokenPaymentStateQuery,
-  tokenPaymentWorkflowId,
-  type TokenPaymentInput,
-} from '../../workflows/token-payment-definitions';
+  savedMethodPaymentStateQuery,
+  savedMethodPaymentWorkflowId,
+  type SavedMethodPaymentInput,
+} from '../../workflows/saved-method-payment-definitions';
 import { eventually } from '../support/wait';
 import {
   gate,
@@ -28,7 +28,7 @@ import {
 const h = useWorkflowHarness();
 
 const MINUTE = 60_000;
-const timing: TokenPaymentInput['timing'] = {
+const timing: SavedMethodPaymentInput['timing'] = {
   gatewayAttemptTimeout: '1 minute',
   resultWait: '2 minutes',
   giveUpAfter: '10 minutes',
@@ -61,20 +61,21 @@ const history =
 
 async function payWith(fakes: Fakes) {
   const paymentId = h.id('tp');
-  const run = await h.start(tokenPayment, {
-    workflowId: tokenPaymentWorkflowId(paymentId),
+  const run = await h.start(savedMethodPayment, {
+    workflowId: savedMethodPaymentWorkflowId(paymentId),
     args: [{ paymentId, partnerClientId: 'user-1', timing }],
     fakes: { recordTokenPayment: ok, otpAttemptsToday: history(0), ...fakes },
   });
   return { run, paymentId };
 }
-const states = (run: Run<typeof tokenPayment>) =>
+const states = (run: Run<typeof savedMethodPayment>) =>
   run.inputs('recordTokenPayment').map((record) => record.state);
-const started = (run: Run<typeof tokenPayment>) => run.handle.executeUpdate(tokenPaymentStartedUpdate);
-const submit = (run: Run<typeof tokenPayment>, code = '123456') =>
+const started = (run: Run<typeof savedMethodPayment>) =>
+  run.handle.executeUpdate(savedMethodPaymentStartedUpdate);
+const submit = (run: Run<typeof savedMethodPayment>, code = '123456') =>
   run.handle.executeUpdate(submitOtpUpdate, { args: [{ code }] });
 
-describe('tokenPayment: the first answer', () => {
+describe('savedMethodPayment: the first answer', () => {
   it('0: succeeded at once; the API is told', async () => {
     const { run } = await payWith({ payWithToken: async () => first('succeeded', 0) });
     expect(await started(run)).toEqual({ state: 'succeeded', resultCode: 0, message: 'pay 0' });
@@ -99,15 +100,19 @@ describe('tokenPayment: the first answer', () => {
   });
 });
 
-describe('tokenPayment: 8000 (confirm at the provider) and 7000 (pending)', () => {
+describe('savedMethodPayment: 8000 (confirm at the provider) and 7000 (pending)', () => {
   it.each([
     [0, 'succeeded'],
     [1006, 'failed'],
   ] as const)('8000, then IPN %i → %s; a waiting IPN is ignored', async (code, state) => {
     const { run } = await payWith({ payWithToken: async () => first('redirect', 8000) });
     expect(await started(run)).toMatchObject({ state: 'awaiting_customer', resultCode: 8000 });
-    await run.handle.signal(tokenPaymentResultSignal, { resultCode: 7000, message: 'wait' });
-    await run.handle.signal(tokenPaymentResultSignal, { resultCode: code, message: 'final', transId: 't' });
+    await run.handle.signal(savedMethodPaymentResultSignal, { resultCode: 7000, message: 'wait' });
+    await run.handle.signal(savedMethodPaymentResultSignal, {
+      resultCode: code,
+      message: 'final',
+      transId: 't',
+    });
     expect(await run.result()).toEqual({ state, resultCode: code, message: 'final' });
     expect(run.inputs('recordTokenPayment').at(-1)).toMatchObject({ state, transId: 't' });
     expect(run.calls('queryTokenPayment')).toEqual([]);
@@ -158,7 +163,7 @@ describe('tokenPayment: 8000 (confirm at the provider) and 7000 (pending)', () =
   });
 });
 
-describe('tokenPayment: 8200, the customer types the code', () => {
+describe('savedMethodPayment: 8200, the customer types the code', () => {
   async function awaitingOtp(fakes: Fakes) {
     const started8200 = await payWith({ payWithToken: async () => first('otp', 8200), ...fakes });
     expect(await started(started8200.run)).toMatchObject({ state: 'awaiting_otp', resultCode: 8200 });
@@ -181,7 +186,7 @@ describe('tokenPayment: 8200, the customer types the code', () => {
   it('the right code, pending (7000): pending, then the IPN decides', async () => {
     const { run } = await awaitingOtp({ verifyTokenPayment: async () => verdict('accepted', 7000) });
     expect(await submit(run)).toMatchObject({ state: 'pending', resultCode: 7000 });
-    await run.handle.signal(tokenPaymentResultSignal, { resultCode: 0, message: 'paid' });
+    await run.handle.signal(savedMethodPaymentResultSignal, { resultCode: 0, message: 'paid' });
     expect(await run.result()).toMatchObject({ state: 'succeeded', resultCode: 0 });
     expect(states(run)).toEqual(['awaiting_otp', 'pending', 'succeeded']);
   });
@@ -193,7 +198,7 @@ describe('tokenPayment: 8200, the customer types the code', () => {
     const wrong = await refusal(submit(run));
     expect(wrong.type).toBe(OTP_FAILURE.wrong);
     expect(wrong.details?.[0]).toEqual({ attemptsLeft: 4 });
-    expect(await run.handle.query(tokenPaymentStateQuery)).toBe('awaiting_otp');
+    expect(await run.handle.query(savedMethodPaymentStateQuery)).toBe('awaiting_otp');
     const tooSoon = await refusal(submit(run));
     expect(tooSoon.type).toBe(OTP_FAILURE.tooSoon);
     await h.skip(OTP_RULES.minSpacingMs);
@@ -230,7 +235,7 @@ describe('tokenPayment: 8200, the customer types the code', () => {
       verifyTokenPayment: inTurn(verdict('too_soon', 8204), verdict('accepted', 0)),
     });
     expect((await refusal(submit(run))).type).toBe(OTP_FAILURE.tooSoon);
-    expect(await run.handle.query(tokenPaymentStateQuery)).toBe('awaiting_otp');
+    expect(await run.handle.query(savedMethodPaymentStateQuery)).toBe('awaiting_otp');
     await h.skip(OTP_RULES.minSpacingMs);
     expect(await submit(run)).toMatchObject({ state: 'succeeded' });
   });

@@ -1,18 +1,22 @@
-/** Saved methods and token payments through the API, on the time-skipping server, against the sandbox. */
+/** Saved methods and saved-method payments through the API, on the time-skipping server, against the sandbox. */
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { Client } from '@temporalio/client';
 import proto from '@temporalio/proto';
+import { formerIpnPaths, ipnPaths } from '../../platform/ipn-paths';
 import { parseKeyId } from '../../db/api-keys';
-import { bindingWorkflowId, deleteMethodWorkflowId } from '../../workflows/binding-definitions';
-import { tokenPaymentWorkflowId } from '../../workflows/token-payment-definitions';
+import {
+  savedMethodBindingWorkflowId,
+  savedMethodDeletionWorkflowId,
+} from '../../workflows/saved-method-binding-definitions';
+import { savedMethodPaymentWorkflowId } from '../../workflows/saved-method-payment-definitions';
 import { captureHistory } from '../support/history-capture';
 import { testMerchant } from '../support/settings';
-import { useTokenStack, waitFor } from './token-stack';
+import { useSavedMethodStack, waitFor } from './saved-method-stack';
 import { eventually } from '../support/wait';
 
 const { History } = proto.temporal.api.history.v1;
-const t = useTokenStack();
+const t = useSavedMethodStack();
 
 const user = (label: string) => `${label}${randomUUID().slice(0, 8)}`;
 const cardUser = { email: 'an@example.com', name: 'Nguyen Van An' };
@@ -22,7 +26,7 @@ async function bind(
   partnerClientId: string,
   extra: Record<string, unknown> = {},
 ) {
-  const created = await t.call('POST', '/v1/bindings', {
+  const created = await t.call('POST', '/v1/saved-method-bindings', {
     kind,
     partnerClientId,
     ...(kind === 'wallet' ? {} : { userInfo: cardUser }),
@@ -32,7 +36,8 @@ async function bind(
   return created.body;
 }
 
-const bindingOf = (bindingId: string) => t.call('GET', `/v1/bindings/${bindingId}`, undefined, t.viewerKey);
+const bindingOf = (bindingId: string) =>
+  t.call('GET', `/v1/saved-method-bindings/${bindingId}`, undefined, t.viewerKey);
 const bindingStatus = (bindingId: string, statuses: string[]) =>
   waitFor(
     async () => (await bindingOf(bindingId)).body,
@@ -50,16 +55,16 @@ async function savedMethod(kind: 'card' | 'domestic' | 'wallet', partnerClientId
 }
 
 const payment = (paymentId: string) =>
-  t.call('GET', `/v1/token-payments/${paymentId}`, undefined, t.viewerKey);
+  t.call('GET', `/v1/saved-method-payments/${paymentId}`, undefined, t.viewerKey);
 const paymentState = (paymentId: string, states: string[]) =>
   waitFor(
     async () => (await payment(paymentId)).body,
     (body) => states.includes(body.state),
-    `token payment ${paymentId}`,
+    `saved-method payment ${paymentId}`,
   );
 async function pay(methodId: string, amount: number) {
   const paymentId = `tp-${randomUUID().slice(0, 12)}`;
-  const created = await t.call('POST', '/v1/token-payments', {
+  const created = await t.call('POST', '/v1/saved-method-payments', {
     paymentId,
     methodId,
     amount,
@@ -68,7 +73,7 @@ async function pay(methodId: string, amount: number) {
   return { paymentId, created };
 }
 const otp = (paymentId: string, code: string) =>
-  t.call('POST', `/v1/token-payments/${paymentId}/otp`, { code });
+  t.call('POST', `/v1/saved-method-payments/${paymentId}/otp`, { code });
 const codeOf = (orderId: string) => {
   const sent = t.sandbox.admin.otpInbox().filter((message) => message.orderId === orderId);
   return sent[sent.length - 1]!.code;
@@ -87,7 +92,7 @@ describe('binding', () => {
     const done = await bindingStatus(created.bindingId, ['active', 'failed']);
     expect(done.status).toBe('active');
 
-    const listed = await t.call('GET', `/v1/customers/${id}/methods`, undefined, t.viewerKey);
+    const listed = await t.call('GET', `/v1/customers/${id}/saved-methods`, undefined, t.viewerKey);
     expect(listed.status).toBe(200);
     expect(listed.body.methods).toEqual([
       expect.objectContaining({
@@ -102,7 +107,7 @@ describe('binding', () => {
     expect(JSON.stringify(listed.body)).not.toContain(token!.value);
     const row = await t.db('saved_methods').where({ method_id: done.methodId }).first();
     expect(row.token_ciphertext).not.toContain(token!.value);
-    await captureHistory(t.env.client, bindingWorkflowId(created.bindingId), 'card-bound');
+    await captureHistory(t.env.client, savedMethodBindingWorkflowId(created.bindingId), 'card-bound');
   });
 
   it('saves a domestic card while paying, and binds two wallets of one user (n000_, n001_)', async () => {
@@ -120,7 +125,8 @@ describe('binding', () => {
     await bindingStatus(first.bindingId, ['active']);
     await bindingStatus(second.bindingId, ['active']);
 
-    const methods = (await t.call('GET', `/v1/customers/${id}/methods`, undefined, t.viewerKey)).body.methods;
+    const methods = (await t.call('GET', `/v1/customers/${id}/saved-methods`, undefined, t.viewerKey)).body
+      .methods;
     expect(methods).toHaveLength(3);
     expect(methods).toEqual(
       expect.arrayContaining([
@@ -134,7 +140,7 @@ describe('binding', () => {
   });
 
   it('refuses bad amounts and missing fields per flow', async () => {
-    const low = await t.call('POST', '/v1/bindings', {
+    const low = await t.call('POST', '/v1/saved-method-bindings', {
       kind: 'domestic',
       partnerClientId: 'u1',
       amount: 5000,
@@ -142,11 +148,14 @@ describe('binding', () => {
     });
     expect(low.status).toBe(400);
     expect(low.body.error.problems[0].field).toBe('body.amount');
-    const noEmail = await t.call('POST', '/v1/bindings', { kind: 'card', partnerClientId: 'u1' });
+    const noEmail = await t.call('POST', '/v1/saved-method-bindings', {
+      kind: 'card',
+      partnerClientId: 'u1',
+    });
     expect(noEmail.body.error.problems[0].field).toBe('body.userInfo.email');
     const viewer = await t.call(
       'POST',
-      '/v1/bindings',
+      '/v1/saved-method-bindings',
       { kind: 'wallet', partnerClientId: 'u1' },
       t.viewerKey,
     );
@@ -193,10 +202,10 @@ describe('binding', () => {
 describe('delete and revoke', () => {
   it('deletes a saved method at the gateway; paying with it fails before any call', async () => {
     const methodId = await savedMethod('card', user('del'));
-    const deleted = await t.call('DELETE', `/v1/methods/${methodId}`);
+    const deleted = await t.call('DELETE', `/v1/saved-methods/${methodId}`);
     expect(deleted.status, JSON.stringify(deleted.body)).toBe(200);
     expect(deleted.body).toMatchObject({ status: 'deleted' });
-    await captureHistory(t.env.client, deleteMethodWorkflowId(methodId), 'card-deleted');
+    await captureHistory(t.env.client, savedMethodDeletionWorkflowId(methodId), 'card-deleted');
     const { paymentId, created } = await pay(methodId, 50_000);
     expect(created.status).toBe(409);
     expect(created.body.error.code).toBe('method_deleted');
@@ -221,6 +230,50 @@ describe('delete and revoke', () => {
     const { created } = await pay(methodId, 50_000);
     expect(created.status).toBe(409);
     expect(created.body.error.code).toBe('method_revoked');
+  });
+});
+
+describe('former names (one release after the rename to saved methods)', () => {
+  it('answers at the former paths as at the new ones, marked deprecated with a link to the new path', async () => {
+    const id = user('former');
+    const created = await t.call('POST', '/v1/bindings', {
+      kind: 'card',
+      partnerClientId: id,
+      userInfo: { email: 'former@example.com' },
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    expect(created.headers.get('deprecation')).toBe('true');
+    expect(created.headers.get('link')).toBe('</v1/saved-method-bindings>; rel="successor-version"');
+
+    const { bindingId } = created.body;
+    const former = await t.call('GET', `/v1/bindings/${bindingId}`, undefined, t.viewerKey);
+    const current = await t.call('GET', `/v1/saved-method-bindings/${bindingId}`, undefined, t.viewerKey);
+    expect(former.status).toBe(200);
+    expect(former.body).toEqual(current.body);
+    expect(former.headers.get('link')).toBe(
+      `</v1/saved-method-bindings/${bindingId}>; rel="successor-version"`,
+    );
+    expect(current.headers.get('deprecation')).toBeNull();
+
+    // Roles still apply at the former path: a viewer cannot create there either.
+    const refused = await t.call('POST', '/v1/token-payments', {}, t.viewerKey);
+    expect(refused.status).toBe(403);
+  });
+
+  it('revokes a method through the former unbind path, still set in merchant profiles', async () => {
+    const id = user('former-unb');
+    const methodId = await savedMethod('card', id);
+    t.sandbox.admin.setUnbindUrl(`${t.api.baseUrl}${formerIpnPaths.unbind}`);
+    try {
+      expect(t.sandbox.admin.revokeToken(id).notified).toBe(1);
+      await waitFor(
+        async () => (await t.db('saved_methods').where({ method_id: methodId }).first()).status,
+        (status) => status === 'revoked',
+        'revoked',
+      );
+    } finally {
+      t.sandbox.admin.setUnbindUrl(`${t.api.baseUrl}${ipnPaths.unbind}`);
+    }
   });
 });
 
@@ -260,7 +313,12 @@ describe('pay with a token', () => {
     const methodId = await savedMethod('wallet', user('otpok'));
     const { paymentId, created } = await pay(methodId, 18_200);
     expect(created.body).toMatchObject({ state: 'awaiting_otp', resultCode: 8200 });
-    const listed = await t.call('GET', '/v1/token-payments?state=awaiting_otp', undefined, t.viewerKey);
+    const listed = await t.call(
+      'GET',
+      '/v1/saved-method-payments?state=awaiting_otp',
+      undefined,
+      t.viewerKey,
+    );
     expect(listed.body.payments.map((p: { paymentId: string }) => p.paymentId)).toContain(paymentId);
     await t.advance('4 seconds');
     const verified = await otp(paymentId, codeOf(paymentId));
@@ -289,7 +347,7 @@ describe('pay with a token', () => {
     const right = await otp(paymentId, code);
     expect(right.status, JSON.stringify(right.body)).toBe(200);
     expect(right.body.payment.state).toBe('succeeded');
-    await captureHistory(t.env.client, tokenPaymentWorkflowId(paymentId), 'otp-wrong-then-right');
+    await captureHistory(t.env.client, savedMethodPaymentWorkflowId(paymentId), 'otp-wrong-then-right');
   });
 
   it('8200: a code older than 5 minutes is refused (410) and the payment fails', async () => {
@@ -351,8 +409,8 @@ describe('secrets', () => {
     // This file's workflows only: other files write bindings and payments to the same database.
     const mine = { created_by_key: parseKeyId(t.payKey) };
     const ids = [
-      ...(await t.db('bindings').where(mine).select('workflow_id')),
-      ...(await t.db('token_payments').where(mine).select('workflow_id')),
+      ...(await t.db('saved_method_bindings').where(mine).select('workflow_id')),
+      ...(await t.db('saved_method_payments').where(mine).select('workflow_id')),
     ].map((row) => row.workflow_id as string);
     expect(ids.length).toBeGreaterThan(5);
     for (const workflowId of ids) {

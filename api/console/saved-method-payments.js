@@ -1,6 +1,6 @@
 // @ts-check
 /**
- * Token payments (with a saved card or wallet): the list, with why one waits (an OTP the customer
+ * Saved-method payments (with a saved card or wallet): the list, with why one waits (an OTP the customer
  * must enter), and a payment's page with its result and OTP attempts.
  */
 import { dateTime, label, vnd } from './format.js';
@@ -10,16 +10,16 @@ import { maybe, statusCell } from './ui.js';
 /** @typedef {import('./types.js').ApiRecord} ApiRecord */
 
 /** @type {import('./types.js').Resource} */
-export const tokenPayments = {
-  name: 'token-payments',
-  title: () => t('Token payments'),
-  singular: () => t('Token payment'),
+export const savedMethodPayments = {
+  name: 'saved-method-payments',
+  title: () => t('Saved-method payments'),
+  singular: () => t('Saved-method payment'),
   intro: () =>
     t('Payments with a saved card or wallet. One waiting for an OTP needs the customer to enter the code.'),
-  endpoint: '/v1/token-payments',
+  endpoint: '/v1/saved-method-payments',
   key: 'payments',
   auditTarget: 'token_payment',
-  duty: 'tokenPayments',
+  duty: 'savedMethodPayments',
   statuses: [
     'starting',
     'awaiting_otp',

@@ -4,7 +4,7 @@ import { DEFAULT_REMITTANCE_TIMING, type RemittanceTiming } from '../../workflow
 export interface RemittanceSettings {
   taskQueue: string;
   timing: RemittanceTiming;
-  /** How long GET /v1/remittance/quotes serves one rate per currency; unset: DEFAULT_QUOTE_CACHE_SECONDS. */
+  /** How long GET /v1/remittance-quotes serves one rate per currency; unset: DEFAULT_QUOTE_CACHE_SECONDS. */
   quoteCacheSeconds?: number;
 }
 

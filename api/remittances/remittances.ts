@@ -27,7 +27,7 @@ import {
   type RemittanceRequestType,
   type RemittanceStatus,
 } from '../../workflows/remittance-definitions';
-import { payrunKind, payrunOrderId } from '../../workflows/search-attributes';
+import { payrunOrderId } from '../../workflows/search-attributes';
 import type { Principal } from '../auth/roles';
 import type { CachedQuote } from './quote-cache';
 import { ApiError, notFound } from '../http/errors';
@@ -117,7 +117,6 @@ export async function fetchLiveRate(
       workflowId: remittanceQuoteWorkflowId(randomUUID()),
       args: [{ baseCurrency }],
       workflowExecutionTimeout: '30 seconds',
-      typedSearchAttributes: [{ key: payrunKind, value: 'remittance-quote' }],
     });
     return rate;
   } catch {
@@ -222,10 +221,7 @@ export async function createRemittance(
         // A remittance id is used once: no second workflow can ever buy or send for it.
         workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
         staticSummary: `Remittance ${remittanceId}: ${request.foreignAmount} ${request.baseCurrency} by ${request.requestType}`,
-        typedSearchAttributes: [
-          { key: payrunKind, value: 'remittance' },
-          { key: payrunOrderId, value: remittanceOrderIds(remittanceId).create },
-        ],
+        typedSearchAttributes: [{ key: payrunOrderId, value: remittanceOrderIds(remittanceId).create }],
       }),
     );
   } catch (error) {

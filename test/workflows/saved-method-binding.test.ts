@@ -1,17 +1,17 @@
-/** binding and deleteSavedMethod with fake activities: the link, IPN or cbQuery, expiry, the token exchange. */
+/** savedMethodBinding and savedMethodDeletion with fake activities: the link, IPN or cbQuery, expiry, the token exchange. */
 import { ApplicationFailure } from '@temporalio/activity';
 import { describe, expect, it } from 'vitest';
 import { codeOf } from '../../gateway';
-import { binding, deleteSavedMethod } from '../../workflows/binding';
+import { savedMethodBinding, savedMethodDeletion } from '../../workflows/saved-method-binding';
 import {
   BINDING_REFUSED,
   bindingLinksUpdate,
   bindingResultSignal,
   bindingStatusQuery,
-  bindingWorkflowId,
-  deleteMethodWorkflowId,
+  savedMethodBindingWorkflowId,
+  savedMethodDeletionWorkflowId,
   type BindingInput,
-} from '../../workflows/binding-definitions';
+} from '../../workflows/saved-method-binding-definitions';
 import { eventually } from '../support/wait';
 import { inTurn, losingFirst, ok, refusal, useWorkflowHarness, type Fakes, type Run } from './support';
 
@@ -33,17 +33,17 @@ const cbQuery = (resultCode: number) => ({ resultCode, message: `cbQuery ${resul
 
 async function bind(fakes: Fakes) {
   const bindingId = h.id('b');
-  const run = await h.start(binding, {
-    workflowId: bindingWorkflowId(bindingId),
+  const run = await h.start(savedMethodBinding, {
+    workflowId: savedMethodBindingWorkflowId(bindingId),
     args: [{ bindingId, timing }],
     fakes: { ...happy, ...fakes },
   });
   return { run, bindingId };
 }
-const awaitingCustomer = (run: Run<typeof binding>) =>
+const awaitingCustomer = (run: Run<typeof savedMethodBinding>) =>
   eventually(async () => expect(await run.handle.query(bindingStatusQuery)).toBe('awaiting_customer'));
 
-describe('binding', () => {
+describe('savedMethodBinding', () => {
   it('the gateway refuses the link: failed, and the API is told why', async () => {
     const { run, bindingId } = await bind({
       createBinding: async () => ({ ok: false as const, resultCode: 22, message: 'amount out of range' }),
@@ -124,11 +124,11 @@ describe('binding', () => {
   });
 });
 
-describe('deleteSavedMethod', () => {
+describe('savedMethodDeletion', () => {
   const remove = (fakes: Fakes) => {
     const methodId = h.id('pm');
-    return h.start(deleteSavedMethod, {
-      workflowId: deleteMethodWorkflowId(methodId),
+    return h.start(savedMethodDeletion, {
+      workflowId: savedMethodDeletionWorkflowId(methodId),
       args: [{ methodId, gatewayAttemptTimeout: '1 minute' }],
       fakes,
     });

@@ -212,7 +212,7 @@ describe('reading', () => {
   });
 
   it('names a bad base currency in a quote request', async () => {
-    const bad = await remittanceCall({ api }, viewerKey, 'GET', '/v1/remittance/quotes?baseCurrency=VND');
+    const bad = await remittanceCall({ api }, viewerKey, 'GET', '/v1/remittance-quotes?baseCurrency=VND');
     expect(bad.status).toBe(400);
     expect(bad.body.error.problems[0].field).toBe('query.baseCurrency');
   });
