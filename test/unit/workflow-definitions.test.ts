@@ -10,6 +10,7 @@ import {
   savedMethodDeletionWorkflowId,
 } from '../../workflows/saved-method-binding-definitions';
 import { savedMethodPaymentWorkflowId } from '../../workflows/saved-method-payment-definitions';
+import { kindOf } from '../../workflows/search-attributes';
 import { stackCheckWorkflowId } from '../../workflows/stack-check';
 import { subscriptionWorkflowId } from '../../workflows/subscription-definitions';
 import { terminalSettlementWorkflowId } from '../../workflows/terminal-settlement-definitions';
@@ -47,8 +48,6 @@ const FORMER_NAMES = {
   tokenPayment: 'savedMethodPayment',
 } as const satisfies Record<string, StartableWorkflowName>;
 
-const kebab = (name: string) => name.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`);
-
 describe('the workflows a client can start', () => {
   it('are the ones the worker registers, apart from the dev self-check and the former names', () => {
     expect(Object.keys(workflows).sort()).toEqual(
@@ -59,8 +58,8 @@ describe('the workflows a client can start', () => {
   });
 
   it('have workflow ids that start with their type name in kebab case', () => {
-    const prefixes = Object.entries(ID_OF).map(([name, idOf]) => [kebab(name), idOf('x').split('/')[0]]);
-    prefixes.push(['stack-check', stackCheckWorkflowId('x').split('/')[0]]);
+    const prefixes = Object.entries(ID_OF).map(([name, idOf]) => [kindOf(name), idOf('x').split('/')[0]]);
+    prefixes.push([kindOf('stackCheck'), stackCheckWorkflowId('x').split('/')[0]]);
     for (const [expected, actual] of prefixes) expect(actual).toBe(expected);
   });
 
