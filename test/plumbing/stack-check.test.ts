@@ -47,7 +47,7 @@ describe('stack check plumbing', () => {
       const workflowElapsed = Date.parse(result.finishedAt) - Date.parse(result.startedAt);
       expect(workflowElapsed).toBeGreaterThanOrEqual(30 * DAY_MS);
       expect(new Date(row.finished_at).getTime() - new Date(row.started_at).getTime()).toBe(workflowElapsed);
-      console.log(`30 days of workflow time passed in ${wallSeconds.toFixed(1)}s of wall time`);
+      console.log(`30 days of workflow time took ${wallSeconds.toFixed(1)} s of wall time`);
     } finally {
       await env.teardown();
     }
