@@ -1,7 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { isPending, type GatewayClient } from '../gateway';
+import { codeOf, isPending, type GatewayClient } from '../gateway';
 import type { Db } from '../db/knex';
-import { advanceDisbursementStatus, recordDisbursementStatus } from '../db/disbursements';
+import {
+  advanceDisbursementStatus,
+  recordDisbursementStatus,
+  type DisbursementRow,
+} from '../db/disbursements';
 import { statusesBefore } from '../workflows/disbursement-definitions';
 import type {
   DisbursementInput,
@@ -19,11 +23,40 @@ export interface DisbursementActivityDependencies {
 
 type WalletReceiver = Extract<DisbursementReceiver, { kind: 'wallet' }>;
 
-const orderIdOf = async (db: Db, disbursementId: string): Promise<string> => {
-  const row = await db('disbursements').where({ disbursement_id: disbursementId }).first('order_id');
+const orderIdOf = async (db: Db, disbursementId: string): Promise<string> =>
+  (await recordOf(db, disbursementId)).order_id;
+
+type RecordedStep = Pick<DisbursementRow, 'order_id' | 'status' | 'result_code' | 'message' | 'trans_id'>;
+
+async function recordOf(db: Db, disbursementId: string): Promise<RecordedStep> {
+  const row = (await db('disbursements')
+    .where({ disbursement_id: disbursementId })
+    .first('order_id', 'status', 'result_code', 'message', 'trans_id')) as RecordedStep | undefined;
   if (!row) throw new Error(`Disbursement ${disbursementId} has no record`);
-  return row.order_id;
-};
+  return row;
+}
+
+/** The statuses from which the checks may (still) run: no pay has been sent yet. */
+const BEFORE_PAY: readonly DisbursementRow['status'][] = ['queued', 'checking_wallet', 'checking_balance'];
+
+/**
+ * What an earlier attempt of `disburse` already recorded as the gateway's answer, as that activity
+ * answers it; nothing while no answer is recorded.
+ */
+function answerOf(row: RecordedStep) {
+  if (row.status !== 'pending' && row.status !== 'succeeded' && row.status !== 'failed') return undefined;
+  const resultCode = row.result_code ?? undefined;
+  const message = row.message ?? '';
+  if (row.status === 'succeeded')
+    return {
+      outcome: 'succeeded' as const,
+      resultCode,
+      message,
+      transId: row.trans_id ?? undefined,
+      recorded: true as const,
+    };
+  return { outcome: row.status, resultCode, message, recorded: true as const };
+}
 
 function method(receiver: DisbursementReceiver) {
   if (receiver.kind === 'wallet') {
@@ -43,6 +76,41 @@ export function createDisbursementActivities({
     disbursementId: string,
     step: { status: DisbursementStatus; resultCode?: number; message?: string; transId?: string },
   ) => advanceDisbursementStatus(db, { disbursementId, ...step }, statusesBefore(step.status));
+
+  /** disbursement/verify (checkWallet): the check's own order id, so it never collides with the payout's. */
+  async function checkWallet(orderId: string, receiver: WalletReceiver) {
+    const answer = await askGateway(gateway, 'disbursement.verify', {
+      orderId: `${orderId}-chk`,
+      requestId: `${orderId}-chk`,
+      requestType: 'checkWallet',
+      disbursementMethod: {
+        walletId: receiver.walletId,
+        walletName: receiver.walletName,
+        personalId: receiver.personalId,
+      },
+    });
+    return {
+      accepted: answer.outcome === 'succeeded',
+      resultCode: answer.resultCode,
+      message: answer.message,
+    };
+  }
+
+  /** disbursement/balance: a fresh request each time, since a balance is read, not made. */
+  async function merchantBalance(orderId: string): Promise<number> {
+    const suffix = Date.now().toString(36);
+    const result = await callGateway(gateway, 'disbursement.balance', {
+      orderId: `${orderId}-bal${suffix}`,
+      requestId: `${orderId}-bal${suffix}`,
+    });
+    return Number((result.body as { amount?: number }).amount ?? 0);
+  }
+
+  /** A payout refused before pay was sent: recorded failed, with the reason. */
+  async function refuse(disbursementId: string, resultCode: number, message: string) {
+    await advance(disbursementId, { status: 'failed', resultCode, message });
+    return { outcome: 'failed' as const, resultCode, message, recorded: true as const };
+  }
 
   /** disbursement/pay, answered as an outcome. */
   async function pay(input: DisbursementInput) {
@@ -80,29 +148,53 @@ export function createDisbursementActivities({
       records?: true;
     }) {
       if (input.records) await advance(input.disbursementId, { status: 'checking_wallet' });
-      const orderId = await orderIdOf(db, input.disbursementId);
-      const answer = await askGateway(gateway, 'disbursement.verify', {
-        orderId: `${orderId}-chk`,
-        requestId: `${orderId}-chk`,
-        requestType: 'checkWallet',
-        disbursementMethod: {
-          walletId: input.receiver.walletId,
-          walletName: input.receiver.walletName,
-          personalId: input.receiver.personalId,
-        },
-      });
-      return { resultCode: answer.resultCode, message: answer.message };
+      const { resultCode, message } = await checkWallet(
+        await orderIdOf(db, input.disbursementId),
+        input.receiver,
+      );
+      return { resultCode, message };
     },
 
     async disbursementBalance({ disbursementId, records }: { disbursementId: string; records?: true }) {
       if (records) await advance(disbursementId, { status: 'checking_balance' });
-      const orderId = await orderIdOf(db, disbursementId);
-      const suffix = Date.now().toString(36);
-      const result = await callGateway(gateway, 'disbursement.balance', {
-        orderId: `${orderId}-bal${suffix}`,
-        requestId: `${orderId}-bal${suffix}`,
-      });
-      return { balance: Number((result.body as { amount?: number }).amount ?? 0) };
+      return { balance: await merchantBalance(await orderIdOf(db, disbursementId)) };
+    },
+
+    /**
+     * The whole payout in one activity (runs since patch `disbursement-in-one-activity`): for a wallet the
+     * check and the balance, then pay, each step recorded forward only, and the answer recorded. One
+     * activity instead of three halves the history a payout writes, which is what bounds how many payouts
+     * a second Temporal can take.
+     *
+     * Paid at most once: an attempt that runs again reads the record first. Once `paying` is recorded the
+     * checks never run again (a balance read after the money left could fail a payout that was made); pay
+     * is re-sent with the same orderId and requestId, which the gateway answers as the same order. An
+     * answer already recorded (a refused check, a short balance, pay's answer) is returned as it stands.
+     */
+    async disburse(input: DisbursementInput) {
+      const { disbursementId } = input;
+      const recorded = await recordOf(db, disbursementId);
+      const answered = answerOf(recorded);
+      if (answered) return answered;
+      if (input.receiver.kind === 'wallet' && BEFORE_PAY.includes(recorded.status)) {
+        await advance(disbursementId, { status: 'checking_wallet' });
+        const check = await checkWallet(recorded.order_id, input.receiver);
+        if (!check.accepted) return refuse(disbursementId, check.resultCode, check.message);
+        await advance(disbursementId, { status: 'checking_balance' });
+        const balance = await merchantBalance(recorded.order_id);
+        if (balance < input.amount) {
+          return refuse(
+            disbursementId,
+            codeOf('merchant_balance_short'),
+            `The merchant balance (${balance} VND) is short of ${input.amount} VND.`,
+          );
+        }
+      }
+      await advance(disbursementId, { status: 'paying' });
+      const paid = await pay(input);
+      const { outcome, ...answer } = paid;
+      await advance(disbursementId, { status: outcome, ...answer });
+      return { ...paid, recorded: true as const };
     },
 
     /**

@@ -6,10 +6,10 @@
  * configured, so that a workflow's commands never depend on a setting.
  */
 
-/** Each routable gateway operation and the activities that make its call (and only its call). */
+/** Each routable gateway operation and the activities that make its call (one call of it per attempt). */
 export const OPERATION_QUEUE_ACTIVITIES = {
   'subscription.pay': ['chargeSubscriptionCycle'],
-  'disbursement.pay': ['payDisbursement'],
+  'disbursement.pay': ['payDisbursement', 'disburse'],
 } as const;
 
 export type QueuedOperation = keyof typeof OPERATION_QUEUE_ACTIVITIES;
