@@ -12,4 +12,4 @@ export * from './response';
 export * from './client';
 export * from './notifications';
 export * from './sensitive-fields';
-export { validateRequest, assertValidRequest, checkFields } from './validation';
+export { validateRequest, assertValidRequest, checkFields, fieldsCheck } from './validation';

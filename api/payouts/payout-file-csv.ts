@@ -5,9 +5,8 @@
  * first line. The separator is the one that makes the header name the most payout columns, so only
  * the first line (or two, after `sep=`) is held back before rows start to flow.
  */
-import { finished } from 'node:stream/promises';
 import { TextDecoder } from 'node:util';
-import { parse, type Parser } from 'csv-parse';
+import { CsvRecordSplitter, type CsvProblem } from './csv-records';
 import { columnOfHeader } from './payout-columns';
 import type { FileError, TableRow } from './payout-file-rows';
 
@@ -78,33 +77,29 @@ const notUtf8 = (line: number): FileError => ({
     '"CSV (Comma delimited)" on Windows); save it as "CSV UTF-8" and upload it again.',
 });
 
-/** csv-parse's errors, said as one line a finance person can act on. */
-function unreadable(error: unknown, separator: Separator): FileError {
-  const { code, lines, message } = error as { code?: string; lines?: number; message?: string };
-  const where = lines ? `line ${lines}` : 'a line';
-  switch (code) {
-    case 'CSV_RECORD_INCONSISTENT_FIELDS_LENGTH': {
-      const [, expected, got] = /expect (\d+), got (\d+)/.exec(message ?? '') ?? [];
+/** Why the text is not CSV, said as one line a finance person can act on. */
+function unreadable(problem: CsvProblem, separator: Separator): FileError {
+  switch (problem.kind) {
+    case 'cell_count':
       return {
         rule: 'not_csv',
-        message: `The file is not valid CSV: ${where} has ${got ?? 'a different number of'} cells but the header has ${expected ?? 'another number'} (separator: ${separator}).`,
+        message: `The file is not valid CSV: line ${problem.line} has ${problem.got} cells but the header has ${problem.expected} (separator: ${separator}).`,
       };
-    }
-    case 'CSV_QUOTE_NOT_CLOSED':
+    case 'quote_not_closed':
       return {
         rule: 'not_csv',
-        message: `The file is not valid CSV: a quoted cell that starts near ${where} is never closed.`,
+        message: `The file is not valid CSV: a quoted cell that starts near line ${problem.line} is never closed.`,
       };
-    case 'CSV_INVALID_CLOSING_QUOTE':
-    case 'CSV_NON_TRIMABLE_CHAR_AFTER_CLOSING_QUOTE':
+    case 'quote_after_closing':
       return {
         rule: 'not_csv',
-        message: `The file is not valid CSV: ${where} has a quote in the middle of a cell; quote the whole cell and double the inner quotes.`,
+        message: `The file is not valid CSV: line ${problem.line} has a quote in the middle of a cell; quote the whole cell and double the inner quotes.`,
       };
-    default:
+    case 'quote_inside_cell':
+      // Worded as csv-parse, which read these files before, worded it.
       return {
         rule: 'not_csv',
-        message: `The file is not valid CSV: ${(message ?? String(error)).split('\n')[0]}`,
+        message: `The file is not valid CSV: Invalid Opening Quote: a quote is found on field ${problem.field} at line ${problem.line}, value is ${JSON.stringify(problem.value)}`,
       };
   }
 }
@@ -124,16 +119,15 @@ export class CsvTableReader {
   private linesBefore = 0;
   /** Text before the separator is chosen. */
   private pending = '';
-  private parser: Parser | undefined;
+  private splitter: CsvRecordSplitter | undefined;
   private chosen: Separator | undefined;
-  private csvError: unknown;
   private failure: FileError | undefined;
   private visitorStopped = false;
 
   constructor(private readonly visit: (row: TableRow) => boolean) {}
 
   get stopped(): boolean {
-    return this.failure !== undefined || this.visitorStopped || this.csvError !== undefined;
+    return this.failure !== undefined || this.visitorStopped || this.splitter?.failure !== undefined;
   }
 
   get separator(): Separator | undefined {
@@ -162,16 +156,14 @@ export class CsvTableReader {
         await this.decode(this.head, true);
       }
     }
-    if (!this.failure && !this.parser && !this.visitorStopped) {
+    if (!this.failure && !this.splitter && !this.visitorStopped) {
       if (this.pending.trim() === '') this.failure = { rule: 'empty', message: 'The file is empty.' };
-      else await this.startParser(this.pending);
+      else this.startSplitter(this.pending);
     }
-    if (this.parser) {
-      this.parser.end();
-      await finished(this.parser).catch(() => {});
-    }
+    this.splitter?.end();
     if (this.failure) return this.failure;
-    if (this.csvError !== undefined) return unreadable(this.csvError, this.chosen ?? 'comma');
+    const problem = this.splitter?.failure;
+    if (problem) return unreadable(problem, this.chosen ?? 'comma');
     return { separator: this.chosen ?? 'comma' };
   }
 
@@ -197,14 +189,14 @@ export class CsvTableReader {
       this.failure = { rule: 'not_csv', message: 'The file is binary, not CSV text.' };
       return;
     }
-    if (this.parser) await this.feed(text);
+    if (this.splitter) this.splitter.write(text);
     else {
       this.pending += text;
       const header = headerOf(this.pending, last);
       if (header !== undefined) {
         const text = this.pending;
         this.pending = '';
-        if (text.trim() !== '') await this.startParser(text, header);
+        if (text.trim() !== '') this.startSplitter(text, header);
       }
     }
   }
@@ -221,36 +213,19 @@ export class CsvTableReader {
     this.lineBytes = [bytes.subarray(lastFeed + 1)];
   }
 
-  private async startParser(text: string, header = headerOf(text, true)): Promise<void> {
+  private startSplitter(text: string, header = headerOf(text, true)): void {
     const { separator, hinted } = header ?? { separator: 'comma' as Separator, hinted: false };
     this.chosen = separator;
-    const parser = parse({
-      delimiter: SEPARATORS[separator],
-      info: true,
-      from_line: hinted ? 2 : 1,
-      relax_column_count: false,
-      // Files edited on several systems mix line endings; accept each on any line.
-      record_delimiter: ['\r\n', '\n', '\r'],
-      skip_empty_lines: true,
-      trim: false,
-    });
-    parser.on('data', ({ record, info }: { record: string[]; info: { lines: number } }) => {
-      if (this.stopped) return;
-      if (!this.visit({ rowNumber: info.lines, cells: record })) this.visitorStopped = true;
-    });
-    parser.on('error', (error: unknown) => {
-      // Once the rows already said why the file is refused (its header), that reason stands.
-      if (!this.visitorStopped) this.csvError ??= error;
-    });
-    this.parser = parser;
-    await this.feed(text);
-  }
-
-  private feed(text: string): Promise<void> {
-    if (text === '' || this.stopped) return Promise.resolve();
-    return new Promise<void>((resolve) => {
-      this.parser!.write(text, () => resolve());
-    });
+    this.splitter = new CsvRecordSplitter(
+      SEPARATORS[separator].charCodeAt(0),
+      (cells, rowNumber) => {
+        if (this.visit({ rowNumber, cells })) return true;
+        this.visitorStopped = true;
+        return false;
+      },
+      { skipFirstRecord: hinted },
+    );
+    this.splitter.write(text);
   }
 }
 

@@ -121,11 +121,7 @@ class TableCollector {
     }
     this.rowCount += 1;
     if (this.rowCount > this.maxRows) return false;
-    const indexOf = this.indexOf;
-    this.checker.add(row.rowNumber, (column) => {
-      const index = indexOf.get(column);
-      return index === undefined ? null : row.cells[index];
-    });
+    this.checker.add(row.rowNumber, row.cells, this.indexOf);
     return true;
   }
 

@@ -44,7 +44,11 @@ export class UploadParsers {
   private busy = 0;
   private nextJob = 1;
 
-  constructor(private readonly options: UploadParserOptions) {}
+  constructor(private readonly options: UploadParserOptions) {
+    // Starting a thread and its TypeScript loader takes about a second: the API pays it at start-up,
+    // not the first upload.
+    if (options.concurrency > 0) this.idle.push(this.standby(startWorker()));
+  }
 
   get inUse(): number {
     return this.busy;
@@ -64,7 +68,7 @@ export class UploadParsers {
       );
     }
     this.busy += 1;
-    const worker = this.idle.pop() ?? startWorker();
+    const worker = this.idle.pop() ?? this.standby(startWorker());
     let healthy = true;
     try {
       return await this.stream(req, worker, options, () => (healthy = false));
@@ -73,6 +77,20 @@ export class UploadParsers {
       if (healthy) this.idle.push(worker);
       else void worker.terminate();
     }
+  }
+
+  /**
+   * A waiting parser that fails or exits leaves the pool (the next upload starts a fresh one, which
+   * reports any failure to its request); an unhandled worker error would stop the API.
+   */
+  private standby(worker: Worker): Worker {
+    const leave = () => {
+      const index = this.idle.indexOf(worker);
+      if (index !== -1) this.idle.splice(index, 1);
+    };
+    worker.on('error', leave);
+    worker.once('exit', leave);
+    return worker;
   }
 
   private tooLarge(): ApiError {
