@@ -7,11 +7,15 @@
 set -uo pipefail
 log=${1:?usage: check-closing-lines.sh LOG}
 
-plain=$(sed 's/\x1b\[[0-9;]*m//g' "$log")
-foreign=$(printf '%s\n' "$plain" | grep -nE \
+# Colours stripped into a file of its own: `grep -q` on a pipe would stop reading at the first match and,
+# under pipefail, fail the pipeline on the writer's broken pipe.
+plain=$(mktemp)
+trap 'rm -f "$plain"' EXIT
+sed 's/\x1b\[[0-9;]*m//g' "$log" > "$plain"
+foreign=$(grep -nE \
   -e '^=*[[:space:]]*([0-9]+ [a-z]+(, )?)+ in [0-9.]+m?s[[:space:]]*=*$' \
   -e '^=*[[:space:]]*no tests ran' \
-  -e '^([A-Za-z]+: )?[0-9]+ passed, [0-9]+ failed' |
+  -e '^([A-Za-z]+: )?[0-9]+ passed, [0-9]+ failed' "$plain" |
   grep -vE '^[0-9]+:(suite|workflows): [0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$')
 if [ -n "$foreign" ]; then
   echo "check-closing-lines: the test log has lines that read as another test run's closing line:" >&2
@@ -20,7 +24,7 @@ if [ -n "$foreign" ]; then
   exit 1
 fi
 for layer in suite workflows; do
-  if ! printf '%s\n' "$plain" | grep -qE "^$layer: [0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$"; then
+  if ! grep -qE "^$layer: [0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$" "$plain"; then
     echo "check-closing-lines: no '$layer: N passed, N failed, N skipped' line in the test log." >&2
     exit 1
   fi

@@ -39,6 +39,8 @@ export async function benchBillingDay(stack: BenchStack): Promise<void> {
   const limits = process.env.GATEWAY_RATE_LIMITS || 'none';
   console.log(`billing-day: ${COUNT} subscriptions due at once, GATEWAY_RATE_LIMITS=${limits}`);
 
+  const creating = performance.now();
+  let created = 0;
   await inParallel(COUNT, async (i) => {
     const response = await fetch(`${stack.apiUrl}/v1/subscriptions`, {
       method: 'POST',
@@ -57,7 +59,16 @@ export async function benchBillingDay(stack: BenchStack): Promise<void> {
       }),
     });
     if (response.status !== 201) throw new Error(`create ${i}: ${response.status} ${await response.text()}`);
+    created += 1;
+    // Creating thousands takes minutes: say how far it is, and how close the first links are to expiring.
+    if (created % Math.max(1, Math.round(COUNT / 10)) === 0 && created < COUNT) {
+      const minutes = (performance.now() - creating) / 60_000;
+      console.log(`  created ${created} of ${COUNT} in ${minutes.toFixed(1)} min`);
+    }
   });
+  console.log(
+    `  created ${COUNT} subscriptions waiting for their customer in ${((performance.now() - creating) / 60_000).toFixed(1)} min (links live 30 min here)`,
+  );
 
   // The billing hour: every customer's authorization arrives in one burst.
   const started = performance.now();

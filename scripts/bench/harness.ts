@@ -101,6 +101,9 @@ export const BENCH_SANDBOX_TIMING = {
   batchValidationMs: 0,
   batchPaymentMs: 0,
   pendingSettleMs: 1000,
+  // billing-day holds every customer until the last subscription is created: at 10,000 that takes longer
+  // than the gateway's 15-minute link (payrun itself waits authorizationGiveUpAfter, 30 minutes).
+  linkValidityMs: 30 * 60_000,
 };
 
 export async function startBenchStack(): Promise<BenchStack> {
