@@ -87,6 +87,17 @@ export function createIpnDispatcher(deps: {
   const inFlight = new Set<AbortController>();
   let held: Delivery[] = [];
   let seq = 0;
+  // Deliveries past timing.ipnMaxInFlight wait here, oldest first.
+  const waitingTurn: Array<() => void> = [];
+  let delivering = 0;
+  const turn = async () => {
+    if (delivering >= timing.ipnMaxInFlight) await new Promise<void>((resolve) => waitingTurn.push(resolve));
+    delivering += 1;
+  };
+  const endTurn = () => {
+    delivering -= 1;
+    waitingTurn.shift()?.();
+  };
 
   function record(
     delivery: Delivery,
@@ -114,6 +125,16 @@ export function createIpnDispatcher(deps: {
   }
 
   async function post(delivery: Delivery, attempt: number): Promise<void> {
+    if (scheduler.stopped) return;
+    await turn();
+    try {
+      await postOnce(delivery, attempt);
+    } finally {
+      endTurn();
+    }
+  }
+
+  async function postOnce(delivery: Delivery, attempt: number): Promise<void> {
     if (scheduler.stopped) return;
     const controller = new AbortController();
     inFlight.add(controller);

@@ -40,6 +40,12 @@ export interface SandboxTiming {
   ipnMaxAttempts: number;
   /** How long the sandbox waits for the merchant's answer to one IPN. */
   ipnTimeoutMs: number;
+  /**
+   * Notifications being delivered at once; the rest wait their turn. A gateway's dispatcher keeps a bounded
+   * pool: unbounded, a burst of 10,000 opened 10,000 sockets, which in one process with the receiver ran
+   * past the file limit.
+   */
+  ipnMaxInFlight: number;
   /** With `autoApprove`: how long the simulated customer takes to approve (or decline) an order. */
   customerDelayMs: number;
   /** Validity of a binding or subscription link (document 2: 15 minutes by default). */
@@ -56,6 +62,7 @@ export const DEFAULT_TIMING: SandboxTiming = {
   ipnRetryDelayMs: 1000,
   ipnMaxAttempts: 4,
   ipnTimeoutMs: 5000,
+  ipnMaxInFlight: 64,
   customerDelayMs: 100,
   linkValidityMs: 15 * 60 * 1000,
   authorizationHoldMs: AUTHORIZATION_HOLD_MS,
