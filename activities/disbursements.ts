@@ -1,5 +1,4 @@
-import { randomBytes } from 'node:crypto';
-import { codeOf, isPending, type GatewayClient } from '../gateway';
+import { codeOf, orderStatusEvidence, type GatewayClient } from '../gateway';
 import type { Db } from '../db/knex';
 import {
   advanceDisbursementStatus,
@@ -13,7 +12,8 @@ import type {
   DisbursementReceiver,
   DisbursementStatus,
 } from '../workflows/disbursement-definitions';
-import { askGateway, callGateway } from './gateway-calls';
+import { requestIdFor } from '../workflows/gateway-ids';
+import { askForEvidence, askGateway, callGateway, lookupId } from './gateway-calls';
 
 export interface DisbursementActivityDependencies {
   db: Db;
@@ -77,11 +77,16 @@ export function createDisbursementActivities({
     step: { status: DisbursementStatus; resultCode?: number; message?: string; transId?: string },
   ) => advanceDisbursementStatus(db, { disbursementId, ...step }, statusesBefore(step.status));
 
-  /** disbursement/verify (checkWallet): the check's own order id, so it never collides with the payout's. */
+  /**
+   * disbursement/verify (checkWallet): a lookup with ids of its own, fresh on every attempt. A check creates
+   * nothing, and the gateway keeps a check's orderId and requestId once read, so a fixed id would turn a lost
+   * answer into a 40 or 41 and a payout refused for nothing.
+   */
   async function checkWallet(orderId: string, receiver: WalletReceiver) {
+    const id = lookupId(orderId);
     const answer = await askGateway(gateway, 'disbursement.verify', {
-      orderId: `${orderId}-chk`,
-      requestId: `${orderId}-chk`,
+      orderId: id,
+      requestId: id,
       requestType: 'checkWallet',
       disbursementMethod: {
         walletId: receiver.walletId,
@@ -98,11 +103,8 @@ export function createDisbursementActivities({
 
   /** disbursement/balance: a fresh request each time, since a balance is read, not made. */
   async function merchantBalance(orderId: string): Promise<number> {
-    const suffix = Date.now().toString(36);
-    const result = await callGateway(gateway, 'disbursement.balance', {
-      orderId: `${orderId}-bal${suffix}`,
-      requestId: `${orderId}-bal${suffix}`,
-    });
+    const id = lookupId(orderId);
+    const result = await callGateway(gateway, 'disbursement.balance', { orderId: id, requestId: id });
     return Number((result.body as { amount?: number }).amount ?? 0);
   }
 
@@ -117,7 +119,9 @@ export function createDisbursementActivities({
     const orderId = await orderIdOf(db, input.disbursementId);
     const answer = await askGateway(gateway, 'disbursement.pay', {
       orderId,
-      requestId: `${orderId}-pay`,
+      // The same requestId on every attempt: money moves once per requestId, and a retry after a lost
+      // answer hears 40, which the query below resolves.
+      requestId: requestIdFor(orderId, 'pay'),
       amount: input.amount,
       requestType: input.receiver.kind === 'wallet' ? 'disburseToWallet' : 'disburseToBank',
       disbursementMethod: method(input.receiver),
@@ -214,28 +218,33 @@ export function createDisbursementActivities({
 
     /**
      * Asks the gateway about a pending disbursement whose notification is late: api/query with its
-     * orderId (gateway/README.md, assumption 21). An answer that echoes the orderId with a transId is
-     * the payout's own outcome; anything else (42 not found, 99 without a transId) leaves it unknown.
+     * orderId (gateway/README.md, assumption 21). Only evidence counts (gateway/evidence.ts): an answer
+     * that names this payout with its amount and a transId, of a payout's kind. A refused query, an answer
+     * about another order under the same id, or one payrun's client rejects leaves it unknown, with why.
      */
     async queryDisbursementResult({ disbursementId }: { disbursementId: string }): Promise<{
       state: 'succeeded' | 'failed' | 'pending' | 'unknown';
       notice?: DisbursementNotice;
+      reason?: string;
     }> {
-      const orderId = await orderIdOf(db, disbursementId);
-      const answer = await askGateway(gateway, 'payment.query', {
-        orderId,
-        // A lookup needs no idempotency: a fresh requestId (≤ 50 characters) each time.
-        requestId: `${orderId.slice(0, 35)}-q${randomBytes(6).toString('hex')}`,
-      });
-      const { resultCode, message, outcome, body } = answer;
-      const transId = body.transId === undefined || body.transId === null ? undefined : String(body.transId);
-      const ours = body.orderId === orderId && transId !== undefined;
-      if (!answer.accepted)
-        return ours ? { state: 'failed', notice: { resultCode, message, transId } } : { state: 'unknown' };
-      if (outcome === 'succeeded' && ours)
-        return { state: 'succeeded', notice: { resultCode, message, transId } };
-      if (isPending(outcome)) return { state: 'pending' };
-      return { state: 'unknown' };
+      const row = await db('disbursements')
+        .where({ disbursement_id: disbursementId })
+        .first('order_id', 'amount');
+      if (!row) throw new Error(`Disbursement ${disbursementId} has no record`);
+      const orderId = row.order_id as string;
+      const evidence = await askForEvidence(
+        gateway,
+        'payment.query',
+        { orderId, requestId: lookupId(orderId) },
+        (body) => orderStatusEvidence(body, { orderId, amount: Number(row.amount), kind: 'payout' }),
+      );
+      if (evidence.state === 'unknown') return { state: 'unknown', reason: evidence.reason };
+      if (evidence.state === 'undecided') return { state: 'pending' };
+      const { resultCode, message, transId } = evidence;
+      return {
+        state: evidence.outcome === 'succeeded' ? 'succeeded' : 'failed',
+        notice: { resultCode, message, ...(transId ? { transId } : {}) },
+      };
     },
 
     async recordDisbursement(input: {

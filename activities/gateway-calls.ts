@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/activity';
 import {
   codeOf,
@@ -10,6 +11,7 @@ import {
   GatewayValidationError,
   isGatewayError,
   type CallOptions,
+  type Evidence,
   type GatewayClient,
   type GatewayError,
   type OperationName,
@@ -18,6 +20,7 @@ import {
   type ResultOutcome,
   type RetryPolicy,
 } from '../gateway';
+import { lookupIdFor } from '../workflows/gateway-ids';
 
 /**
  * Every activity's gateway call goes through here, and gateway/retry.ts decides what a failure means:
@@ -82,6 +85,13 @@ function failureOf(error: GatewayError): { type: GatewayFailureType; details: Re
  */
 export function asActivityFailure(error: unknown, attempt = 1): unknown {
   if (!isGatewayError(error)) return error;
+  // An answer payrun cannot use (not the shape the table gives, or a signature that does not match) is an
+  // answer lost: the request may have been taken. Sent again, the same requestId hears 40 and the outcome is
+  // asked by query (or a lookup asks again with fresh ids); failing here could abandon money that moved.
+  if (error instanceof GatewayFormatError || error instanceof GatewaySignatureError) {
+    const { type, details } = failureOf(error);
+    return ApplicationFailure.retryable(`${error.message} (treated as a lost answer)`, type, details);
+  }
   const decision = decideRetry(error, attempt, RETRY_UNTIL_THE_PROFILE_STOPS);
   if (decision.retry) return error;
   const { type, details } = failureOf(error);
@@ -166,3 +176,35 @@ export async function askGateway<Op extends OperationName>(
     throw asActivityFailure(error);
   }
 }
+
+/**
+ * A status query whose answer counts only as evidence (gateway/evidence.ts). Whatever stops the query
+ * (a refusal, an answer payrun's own client rejects: no signature, another shape) is "not known yet", never
+ * a failure of the process and never the order's result; transport trouble is retried like any call.
+ */
+export async function askForEvidence<Op extends OperationName>(
+  gateway: GatewayClient,
+  operation: Op,
+  fields: RequestFields<Op>,
+  read: (body: Record<string, unknown> | undefined) => Evidence,
+): Promise<Evidence> {
+  try {
+    const result = await gateway.call(operation, fields);
+    return read(result.body as Record<string, unknown>);
+  } catch (error) {
+    if (error instanceof GatewayResultError) return read(error.body as Record<string, unknown>);
+    if (error instanceof GatewayTransportError && error.retryable) throw error;
+    if (isGatewayError(error))
+      return {
+        state: 'unknown',
+        reason: `payrun's client rejected the answer to ${operation}: ${error.message}`,
+      };
+    throw error;
+  }
+}
+
+/**
+ * A fresh id for a lookup (a query, a balance read, a wallet check): lookups create nothing, so each one
+ * gets an id of its own and a lost answer is simply asked again. Valid as a requestId and as an orderId.
+ */
+export const lookupId = (base: string) => lookupIdFor(base, randomBytes(6).toString('hex'));

@@ -1,6 +1,11 @@
+import { randomBytes } from 'node:crypto';
 import {
+  isAlreadySubmitted,
   isPending,
+  orderStatusEvidence,
   outcomeOf,
+  refundStatusEvidence,
+  type Evidence,
   type GatewayClient,
   type OperationName,
   type RequestFields,
@@ -25,7 +30,8 @@ import {
 } from '../workflows/payment-definitions';
 import type { RefundOutcome } from '../workflows/refund-definitions';
 import type { TerminalSettlementResult } from '../workflows/terminal-settlement-definitions';
-import { askGateway, type AskOptions } from './gateway-calls';
+import { requestIdFor } from '../workflows/gateway-ids';
+import { askForEvidence, askGateway, lookupId, type AskOptions } from './gateway-calls';
 
 export interface PaymentActivityDependencies {
   db: Db;
@@ -39,13 +45,18 @@ export interface PaymentActivityDependencies {
 }
 
 const text = (value: unknown) => (value === undefined || value === null ? undefined : String(value));
-const lookupSuffix = () => Date.now().toString(36);
+
+/** What a 40 or 41 to a create means for the record: the order may exist, its answer (and links) are lost. */
+const LINKS_LOST =
+  'The gateway had already read this order (40/41): the answer of the first attempt, with the payment link, ' +
+  'was lost and cannot be read again. The notification or api/query tells whether the customer paid; if the ' +
+  'customer has no link, create a new payment.';
 
 function createFields(row: PaymentRow, urls: PaymentActivityDependencies) {
   const details = row.request_details;
   return {
     orderId: row.order_id,
-    requestId: `${row.order_id}-c`,
+    requestId: requestIdFor(row.order_id, 'c'),
     amount: Number(row.amount),
     orderInfo: row.order_info,
     extraData: row.extra_data,
@@ -104,11 +115,9 @@ const CONFIRM_DESCRIPTION: Readonly<Record<ConfirmAction | 'hold-over', string>>
 
 const itemStatusOf = (outcome: ResultOutcome): RefundItem['status'] =>
   outcome === 'succeeded' ? 'succeeded' : isPending(outcome) ? 'pending' : 'failed';
-/** A refund the gateway is still processing (or could not answer for now) is pending. */
-const refundStatusOf = (code: number): RefundOutcome['status'] => {
-  const outcome = outcomeOf(code);
-  return outcome === 'retry_later' ? 'pending' : itemStatusOf(outcome);
-};
+/** A refund's status from evidence about it: undecided is pending, a decided failure failed. */
+const refundStatusOf = (evidence: Exclude<Evidence, { state: 'unknown' }>): RefundOutcome['status'] =>
+  evidence.state === 'undecided' ? 'pending' : itemStatusOf(evidence.outcome);
 
 export function createPaymentActivities(deps: PaymentActivityDependencies) {
   const { db, gateway } = deps;
@@ -116,25 +125,35 @@ export function createPaymentActivities(deps: PaymentActivityDependencies) {
   const ask = <Op extends OperationName>(operation: Op, fields: RequestFields<Op>, options?: AskOptions) =>
     askGateway(gateway, operation, fields, { ...options, invalidRequestIsAnswer: true });
 
+  /**
+   * api/refund/query. Only evidence decides (gateway/evidence.ts): an answer that names this refund with
+   * its amount and transaction. A refused query (99, 13, 20, 42 …) or one payrun's client rejects is
+   * "not known yet": recorded as nothing, so the amount stays reserved and no second refund can be made.
+   */
   async function queryRefund({ refundId }: { refundId: string }): Promise<RefundOutcome> {
     const refund = await requireRefund(db, refundId);
-    const answer = await ask('refund.query', {
-      orderId: refund.order_id,
-      requestId: `${refund.order_id}-q${lookupSuffix()}`,
-      lang: 'en',
-    });
-    const resultCode = answer.resultCode;
-    const message = answer.message;
-    // A refusal's body is not read: its items (if any) are not a record of this refund.
-    const body = answer.accepted ? answer.body : {};
-    // Not found right after a create that was answered: the gateway has not seen it yet; keep asking.
-    const status = outcomeOf(resultCode) === 'not_found' ? 'pending' : refundStatusOf(resultCode);
+    let body: Record<string, unknown> = {};
+    const evidence = await askForEvidence(
+      gateway,
+      'refund.query',
+      { orderId: refund.order_id, requestId: lookupId(refund.order_id), lang: 'en' },
+      (answer) => {
+        body = answer ?? {};
+        return refundStatusEvidence(answer, { orderId: refund.order_id, amount: Number(refund.amount) });
+      },
+    );
+    if (evidence.state === 'unknown')
+      return { status: 'pending', resultCode: evidence.resultCode, message: evidence.reason };
+    const { resultCode, message } = evidence;
+    const status = refundStatusOf(evidence);
     const items = refundItemsFrom(
       refund.items,
       body.items as Array<Record<string, unknown>> | undefined,
       'id',
     );
-    const trans = (body.refundTrans as Array<Record<string, unknown>> | undefined)?.[0];
+    const trans = (body.refundTrans as Array<Record<string, unknown>> | undefined)?.find(
+      (entry) => entry.orderId === refund.order_id,
+    );
     await recordRefundAnswer(db, refundId, {
       status,
       resultCode,
@@ -156,7 +175,7 @@ export function createPaymentActivities(deps: PaymentActivityDependencies) {
         row.request_type === 'pos'
           ? await ask('payment.pos', {
               orderId: row.order_id,
-              requestId: `${row.order_id}-c`,
+              requestId: requestIdFor(row.order_id, 'c'),
               amount: Number(row.amount),
               paymentCode: input.paymentCode ?? '',
               orderInfo: row.order_info,
@@ -178,12 +197,13 @@ export function createPaymentActivities(deps: PaymentActivityDependencies) {
         };
         return { status: 'failed', notice };
       }
-      const { resultCode, message, action } = answer;
+      const { resultCode, action } = answer;
       const body = answer.body;
       if (row.request_type === 'pos' && answer.outcome === 'succeeded') {
         return { status: 'succeeded', notice: noticeOf(body, 'create') };
       }
       const status: PaymentStatus = action === 'redirect-customer' ? 'awaiting_customer' : 'pending';
+      const message = isAlreadySubmitted(answer.outcome) ? LINKS_LOST : answer.message;
       await updatePayment(db, input.paymentId, {
         status,
         result_code: resultCode,
@@ -198,16 +218,35 @@ export function createPaymentActivities(deps: PaymentActivityDependencies) {
       return { status };
     },
 
-    async queryPayment({ paymentId }: { paymentId: string }): Promise<PaymentNotice> {
+    /**
+     * api/query about the payment. Only evidence decides (gateway/evidence.ts): `known: false` when the
+     * answer proves nothing (a refused query, another order under this orderId, an answer payrun's client
+     * rejects), so the workflow keeps waiting instead of recording a refusal as the payment's result.
+     */
+    async queryPayment({ paymentId }: { paymentId: string }): Promise<PaymentNotice & { known?: false }> {
       const row = await requirePayment(db, paymentId);
-      const answer = await ask('payment.query', {
-        orderId: row.order_id,
-        requestId: `${row.order_id}-q${lookupSuffix()}`,
-        lang: 'en',
-      });
-      if (!answer.accepted)
-        return { resultCode: answer.resultCode, message: answer.message, source: 'query' };
-      return noticeOf(answer.body, 'query');
+      let body: Record<string, unknown> = {};
+      const evidence = await askForEvidence(
+        gateway,
+        'payment.query',
+        { orderId: row.order_id, requestId: lookupId(row.order_id), lang: 'en' },
+        (answer) => {
+          body = answer ?? {};
+          return orderStatusEvidence(answer, {
+            orderId: row.order_id,
+            amount: Number(row.amount),
+            kind: 'payment',
+          });
+        },
+      );
+      if (evidence.state === 'unknown')
+        return {
+          resultCode: evidence.resultCode ?? -1,
+          message: evidence.reason,
+          source: 'query',
+          known: false,
+        };
+      return noticeOf(body, 'query');
     },
 
     async recordPaymentStatus(input: {
@@ -224,23 +263,28 @@ export function createPaymentActivities(deps: PaymentActivityDependencies) {
     },
 
     /**
-     * Capture or cancel an authorization (the gateway's confirm). Each decision has its own requestId,
-     * so a retried activity re-sends the same request and gets the stored answer; "already confirmed"
-     * (40/41) is resolved by api/query, which tells a captured order (0) from a lapsed one.
+     * Capture or cancel an authorization (the gateway's confirm). Each decision has its own requestId, the
+     * same on every retry of it. 41 ("already confirmed", gateway/README assumption 5) is resolved by
+     * api/query, where 0 means captured. 40 (this decision's answer was lost) is resolved by api/query only
+     * where the query can tell: 1017 cancelled, 1018 lapsed; a 0 does not tell a capture from an
+     * authorization still held, so the outcome is unknown and the payment stays authorized for an operator.
      */
     async confirmPayment(input: {
       paymentId: string;
       action: ConfirmAction;
       reason: 'operator' | 'hold-over';
+      /** Which decision this is (a decision after an unknown outcome needs a requestId of its own). */
+      seq?: number;
     }): Promise<ConfirmOutcome> {
       const row = await requirePayment(db, input.paymentId);
-      const step = input.reason === 'hold-over' ? 'hold-over' : input.action;
+      const base = input.reason === 'hold-over' ? 'holdover' : input.action;
+      const step = input.seq && input.seq > 1 ? `${base}${input.seq}` : base;
       const answer = await ask('payment.confirm', {
         orderId: row.order_id,
-        requestId: `${row.order_id}-${step}`,
+        requestId: requestIdFor(row.order_id, step),
         requestType: input.action,
         amount: Number(row.amount),
-        description: CONFIRM_DESCRIPTION[step],
+        description: CONFIRM_DESCRIPTION[input.reason === 'hold-over' ? 'hold-over' : input.action],
         lang: 'en',
       });
       if (!answer.accepted)
@@ -254,14 +298,22 @@ export function createPaymentActivities(deps: PaymentActivityDependencies) {
         return { outcome: confirmOutcomeOf(resultCode, input.action), resultCode, message };
       const asked = await ask('payment.query', {
         orderId: row.order_id,
-        requestId: `${row.order_id}-q${lookupSuffix()}`,
+        requestId: lookupId(row.order_id),
         lang: 'en',
       });
+      const named = asked.body.orderId === row.order_id;
       const code = asked.resultCode;
+      const queried = outcomeOf(code);
+      if (answer.outcome === 'duplicate_order' && named && queried === 'succeeded')
+        return { outcome: 'captured', resultCode: code, message: asked.message };
+      if (named && (queried === 'authorization_cancelled' || queried === 'authorization_expired'))
+        return { outcome: confirmOutcomeOf(code, undefined), resultCode: code, message: asked.message };
       return {
-        outcome: outcomeOf(code) === 'succeeded' ? 'captured' : confirmOutcomeOf(code, undefined),
+        outcome: 'unknown',
         resultCode: code,
-        message: asked.message,
+        message:
+          `The ${input.action}'s answer was lost and api/query (${code}) cannot tell what it did; the payment ` +
+          'stays authorized. Decide again: a second capture of a captured payment is refused with 41.',
       };
     },
 
@@ -351,7 +403,8 @@ export function createPaymentActivities(deps: PaymentActivityDependencies) {
         body.transGroup as Array<Record<string, unknown>> | undefined,
         'itemId',
       );
-      const status = refundStatusOf(resultCode);
+      // Accepted: 0 refunded, 7002 (or 7000) pending; anything undecided is asked about later.
+      const status: RefundOutcome['status'] = answer.outcome === 'succeeded' ? 'succeeded' : 'pending';
       await recordRefundAnswer(db, refundId, {
         status,
         resultCode,
@@ -375,10 +428,12 @@ export function createPaymentActivities(deps: PaymentActivityDependencies) {
     async settleTerminal({ settlementId }: { settlementId: string }): Promise<TerminalSettlementResult> {
       const row = await db('terminal_settlements').where({ settlement_id: settlementId }).first();
       if (!row) throw new Error(`Settlement ${settlementId} has no record`);
+      // A settlement moves no money and may be repeated: every attempt has a requestId of its own, so a
+      // lost answer is simply asked again (the recorded request_id names the first).
       const answer = await ask('card.settle', {
         storeId: row.store_id,
         serialNumber: row.serial_number,
-        requestId: row.request_id,
+        requestId: requestIdFor(row.request_id, `a${randomBytes(4).toString('hex')}`),
       });
       const resultCode = answer.resultCode;
       const message = answer.message;

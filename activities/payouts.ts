@@ -1,6 +1,13 @@
 import { randomBytes } from 'node:crypto';
-import { Context } from '@temporalio/activity';
-import { GatewayResultError, outcomeOf, type GatewayClient } from '../gateway';
+import { ApplicationFailure, Context } from '@temporalio/activity';
+import {
+  batchExistenceEvidence,
+  GatewayResultError,
+  isAlreadySubmitted,
+  isGatewayError,
+  outcomeOf,
+  type GatewayClient,
+} from '../gateway';
 import type { Db } from '../db/knex';
 import {
   applyItemUpdates,
@@ -22,7 +29,8 @@ import type {
   RunStatus,
   StateCounts,
 } from '../workflows/payout-definitions';
-import { asActivityFailure, callGateway } from './gateway-calls';
+import { requestIdFor } from '../workflows/gateway-ids';
+import { asActivityFailure, askForEvidence, callGateway, lookupId } from './gateway-calls';
 
 export interface PayoutActivityDependencies {
   db: Db;
@@ -57,12 +65,25 @@ async function loadBatch(db: Db, batchId: string) {
 }
 
 export function createPayoutActivities({ db, gateway, batchIpnUrl }: PayoutActivityDependencies) {
+  /** Whether batch/query shows this batch (its count and total) at the gateway. */
+  const batchExists = (orderId: string, amount: number, count: number) =>
+    askForEvidence(
+      gateway,
+      'batch.query',
+      { requestId: lookupId(orderId), orderId, pageSize: 1, pageNum: 1 },
+      (body) => batchExistenceEvidence(body, { orderId, amount, count }),
+    );
+
   return {
-    /** requestIds of money-moving steps derive from the batch: a retried activity re-sends the same one. */
+    /**
+     * batch init (gateway/README assumption 1) issues the mToken. It moves nothing, so every attempt sends a
+     * requestId of its own: the spec gives no way to read an mToken again, and a repeated init of a batch not
+     * created yet issues a new one. 41 means the orderId was used by a batch/create already: not ours to init.
+     */
     async initiateBatch({ batchId }: { batchId: string }): Promise<{ mToken: string }> {
       const batch = await loadBatch(db, batchId);
       const result = await callGateway(gateway, 'batch.init', {
-        requestId: `${batch.order_id}-init`,
+        requestId: requestIdFor(batch.order_id, `init${nonce()}`),
         orderId: batch.order_id,
         amount: Number(batch.total_amount),
         orderInfo: `Payout batch ${batch.seq} of run ${batch.run_id}`,
@@ -70,21 +91,29 @@ export function createPayoutActivities({ db, gateway, batchIpnUrl }: PayoutActiv
         redirectUrl: '',
         extraData: '',
       });
+      if (isAlreadySubmitted(result.classification.outcome))
+        throw ApplicationFailure.nonRetryable(
+          `batch init for ${batchId} answered ${result.resultCode}: the orderId ${batch.order_id} is already used ` +
+            'at the gateway, so this batch cannot be created under it',
+          'OrderIdTaken',
+          { resultCode: result.resultCode, orderId: batch.order_id },
+        );
       const mToken = (result.body as { mToken?: string }).mToken;
+      // A 0 without an mToken is a broken answer; another init issues a new one.
       if (!mToken)
-        throw new Error(`batch.init for ${batchId} answered ${result.resultCode} without an mToken`);
+        throw new Error(`batch init for ${batchId} answered ${result.resultCode} without an mToken`);
       return { mToken };
     },
 
     /**
-     * batch/create. The gateway checks the merchant balance against the batch total here too: a short
-     * balance (1100) creates nothing, and after a top-up the same batch is created under a new
-     * requestId (the first attempt keeps `-create`, so a retried activity still replays its answer).
+     * batch/create. It moves nothing (pay does), so each attempt has a requestId of its own, and the orderId
+     * keeps it at most once: 41 means a batch exists under it, which counts as created only when batch/query
+     * shows this batch's count and total. The gateway checks the merchant balance against the batch total
+     * here too: a short balance (1100) creates nothing, and after a top-up the same batch is created again.
      */
     async createBatch({
       batchId,
       mToken,
-      attempt = 1,
     }: {
       batchId: string;
       mToken: string;
@@ -94,10 +123,10 @@ export function createPayoutActivities({ db, gateway, batchIpnUrl }: PayoutActiv
       const items = await batchItems(db, batchId);
       const amount = items.reduce((sum, item) => sum + Number(item.amount), 0);
       try {
-        await gateway.call('batch.create', {
+        const result = await gateway.call('batch.create', {
           mToken,
           orderId: batch.order_id,
-          requestId: attempt === 1 ? `${batch.order_id}-create` : `${batch.order_id}-create-${attempt}`,
+          requestId: requestIdFor(batch.order_id, `create${nonce()}`),
           requestType: 'batchWallet',
           description: `Payout batch ${batch.seq} of run ${batch.run_id}`,
           amount,
@@ -110,32 +139,56 @@ export function createPayoutActivities({ db, gateway, batchIpnUrl }: PayoutActiv
             ...(item.store_id ? { storeId: item.store_id } : {}),
           })),
         });
-        // 0: accepted; 40/41: this batch was already submitted — its outcome comes by IPN or query.
+        if (isAlreadySubmitted(result.classification.outcome)) {
+          const exists = await batchExists(batch.order_id, amount, items.length);
+          if (exists.state === 'unknown')
+            throw ApplicationFailure.nonRetryable(
+              `batch/create for ${batchId} answered ${result.resultCode}, and batch/query does not show this batch: ` +
+                `${exists.reason}`,
+              'OrderIdTaken',
+              { resultCode: result.resultCode, orderId: batch.order_id },
+            );
+        }
         return { outcome: 'accepted', amount };
       } catch (error) {
         if (error instanceof GatewayResultError && error.outcome === 'merchant_balance_short')
           return { outcome: 'insufficient_funds', amount };
-        throw asActivityFailure(error);
+        throw isGatewayError(error) ? asActivityFailure(error) : error;
       }
     },
 
-    /** Reads every page of batch/query and records each item's state. */
+    /**
+     * Reads every page of batch/query and records each item's state. An answer that is not this batch's
+     * (a refused query, another batch's totals, one payrun's client rejects) records nothing and reads as
+     * "not known yet" (`validating`); only the workflow's waits decide how long that may last.
+     */
     async syncBatchItems({ batchId }: { batchId: string }): Promise<BatchSync> {
       const batch = await loadBatch(db, batchId);
+      const expected = {
+        orderId: batch.order_id,
+        amount: Number(batch.total_amount),
+        count: Number(batch.item_count),
+      };
+      const notKnown = async (): Promise<BatchSync> => ({
+        validating: true,
+        counts: await itemCounts(db, { batch_id: batchId }),
+      });
       const updates: ItemUpdate[] = [];
       let totals: GatewayBatchTotals | undefined;
       for (let pageNum = 1, totalPages = 1; pageNum <= totalPages; pageNum++) {
         Context.current().heartbeat({ pageNum });
-        // Lookups need no idempotency: a fresh requestId each time, so no stale stored answer comes back.
-        const page = await callGateway(gateway, 'batch.query', {
-          requestId: lookupId(batch.order_id, 'q'),
-          orderId: batch.order_id,
-          pageSize: PAGE_SIZE,
-          pageNum,
-        });
-        const body = page.body as Record<string, unknown>;
-        if (outcomeOf(page.resultCode) !== 'succeeded')
-          return { validating: true, counts: await itemCounts(db, { batch_id: batchId }) };
+        let body: Record<string, unknown> | undefined;
+        const evidence = await askForEvidence(
+          gateway,
+          'batch.query',
+          { requestId: lookupId(batch.order_id), orderId: batch.order_id, pageSize: PAGE_SIZE, pageNum },
+          (answer) => {
+            body = answer;
+            return batchExistenceEvidence(answer, expected);
+          },
+        );
+        // 7000: the gateway is still validating (no item states yet).
+        if (evidence.state !== 'decided' || !body) return notKnown();
         totalPages = Number(body.totalPages ?? 1);
         totals = gatewayTotals(body);
         for (const entry of (body.disbursements as Array<Record<string, unknown>> | undefined) ?? []) {
@@ -162,17 +215,16 @@ export function createPayoutActivities({ db, gateway, batchIpnUrl }: PayoutActiv
 
     async checkBalance({ batchId }: { batchId: string }): Promise<{ balance: number }> {
       const batch = await loadBatch(db, batchId);
-      const result = await callGateway(gateway, 'disbursement.balance', {
-        requestId: lookupId(batch.order_id, 'b'),
-        orderId: lookupId(batch.order_id, 'b'),
-      });
+      const id = lookupId(batch.order_id);
+      const result = await callGateway(gateway, 'disbursement.balance', { requestId: id, orderId: id });
       return { balance: Number((result.body as { amount?: number }).amount ?? 0) };
     },
 
     /**
-     * Each pay attempt (a new one only after the operator topped up) has its own requestId; the
-     * gateway refuses to pay an already-paid batch again whatever the requestId, and a duplicate
-     * answer is taken as "accepted earlier".
+     * batch/pay moves the money: each pay attempt (a new one only after the operator topped up or resumed)
+     * has its own requestId, the same on every retry of that attempt. 40 (this attempt's answer was lost) and
+     * 41 (the batch was paid under another requestId) are "accepted earlier": the result notification or
+     * batch/query tells what happened, and the workflow asks an operator when neither shows a payment.
      */
     async payBatch({
       batchId,
@@ -185,7 +237,7 @@ export function createPayoutActivities({ db, gateway, batchIpnUrl }: PayoutActiv
       try {
         await gateway.call('batch.pay', {
           orderId: batch.order_id,
-          requestId: `${batch.order_id}-pay-${attempt}`,
+          requestId: requestIdFor(batch.order_id, `pay${attempt}`),
         });
         return { outcome: 'accepted' };
       } catch (error) {
@@ -321,8 +373,8 @@ export function createPayoutActivities({ db, gateway, batchIpnUrl }: PayoutActiv
   };
 }
 
-/** A fresh id for a lookup (≤ 50 characters: requestId's limit). */
-const lookupId = (orderId: string, kind: string) => `${orderId}-${kind}${randomBytes(6).toString('hex')}`;
+/** A requestId part of its own for a call that creates nothing (init, create). */
+const nonce = () => randomBytes(4).toString('hex');
 
 function gatewayTotals(body: Record<string, unknown>): GatewayBatchTotals {
   const n = (name: string) => Number(body[name] ?? 0);

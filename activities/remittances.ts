@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/activity';
-import { isPending, type GatewayClient } from '../gateway';
+import { isAlreadySubmitted, isPending, orderStatusEvidence, type GatewayClient } from '../gateway';
 import type { Db } from '../db/knex';
 import {
   getQuote,
@@ -18,7 +18,8 @@ import {
   type RemittanceStatus,
   type ResultSource,
 } from '../workflows/remittance-definitions';
-import { askGateway, callGateway } from './gateway-calls';
+import { requestIdFor } from '../workflows/gateway-ids';
+import { askForEvidence, askGateway, callGateway, lookupId } from './gateway-calls';
 
 export interface RemittanceActivityDependencies {
   db: Db;
@@ -51,7 +52,10 @@ export type BuyOutcome =
   | { outcome: 'bought'; rate: number; exchangeAmount: number }
   /** The gateway refused the buy: nothing was converted. */
   | { outcome: 'refused'; resultCode: number; message: string }
-  /** 41: a buy already exists under this orderId and its answer is not ours to see. */
+  /**
+   * 40 or 41: a buy was read under this requestId or exists under this orderId (an earlier attempt whose
+   * answer was lost, or another order), and the spec gives no way to ask what it did.
+   */
   | { outcome: 'unknown'; resultCode: number; message: string };
 
 export type CreateOutcome =
@@ -63,17 +67,16 @@ export type CreateOutcome =
 
 export type QueryOutcome =
   | { state: 'succeeded' | 'failed'; resultCode: number; message: string; transId?: string }
-  | { state: 'pending' | 'unknown'; resultCode: number; message: string };
+  | { state: 'pending'; resultCode: number; message: string }
+  /** Nothing learnt: `message` says why (a refused query, another order's answer, …). */
+  | { state: 'unknown'; resultCode?: number; message: string };
 
-/** The gateway answered "this requestId is still being processed": try again with the same one. */
-const stillInProgress = (operation: string) =>
-  new Error(`${operation}: the gateway is still processing this requestId; retrying with the same one`);
+/** An answer that is neither a result nor a refusal (a check answered 7000): ask again, with fresh ids. */
+const notAnsweredYet = (operation: string, resultCode: number) =>
+  new Error(`${operation} answered ${resultCode}, which decides nothing; asking again`);
 
 const transIdOf = (body: Record<string, unknown>) =>
   body.transId === undefined || body.transId === null ? undefined : String(body.transId);
-
-/** A fresh id for a lookup (≤ 50 characters: requestId's limit). */
-const lookupId = (orderId: string, kind: string) => `${orderId}-${kind}${randomBytes(6).toString('hex')}`;
 
 async function loadRemittance(db: Db, remittanceId: string): Promise<RemittanceRow> {
   const row = await getRemittance(db, remittanceId);
@@ -92,15 +95,16 @@ export function createRemittanceActivities({
     /** A live quote for the API (no remittance yet): a lookup, so a fresh requestId each time. */
     async fetchExchangeRate({ baseCurrency }: { baseCurrency: BaseCurrency }): Promise<{ rate: number }> {
       const result = await callGateway(gateway, 'remittance.exchangeRate', {
-        requestId: lookupId('quote', ''),
+        requestId: lookupId('quote'),
         baseCurrency,
       });
       return { rate: Number(result.body.rateInfo?.rate) };
     },
 
     /**
-     * Quote number `seq` of a remittance, recorded once. The requestId derives from (remittance, seq):
-     * a retried attempt gets the gateway's stored answer and finds the row it wrote.
+     * Quote number `seq` of a remittance, recorded once: an attempt that runs again finds the row an earlier
+     * one wrote. A quote creates nothing, so each attempt asks with a requestId of its own (the gateway
+     * answers a requestId it has read with 40, never with the quote again).
      */
     async quoteRemittanceRate({
       remittanceId,
@@ -112,7 +116,7 @@ export function createRemittanceActivities({
       const remittance = await loadRemittance(db, remittanceId);
       const known = await getQuote(db, remittanceId, seq);
       if (known) return { rate: Number(known.rate), quotedAt: known.quoted_at.toISOString() };
-      const requestId = `${remittanceId}-rate-${seq}`;
+      const requestId = requestIdFor(remittanceId, `rate${seq}x${randomBytes(4).toString('hex')}`);
       const result = await callGateway(gateway, 'remittance.exchangeRate', {
         requestId,
         baseCurrency: remittance.base_currency,
@@ -142,10 +146,11 @@ export function createRemittanceActivities({
         walletName?: string;
         personalId?: string;
       };
-      const orderId = remittanceOrderIds(remittanceId).verify;
+      // A check creates nothing: ids of its own on every attempt, so a lost answer is simply asked again.
+      const id = lookupId(remittanceOrderIds(remittanceId).verify);
       const answer = await askGateway(gateway, 'remittance.verify', {
-        orderId,
-        requestId: orderId,
+        orderId: id,
+        requestId: id,
         requestType: 'checkWallet',
         receiver: {
           walletId: receiver.walletId,
@@ -156,8 +161,7 @@ export function createRemittanceActivities({
       if (!answer.accepted)
         return { accepted: false, resultCode: answer.resultCode, message: answer.message };
       if (answer.outcome === 'succeeded') return { accepted: true };
-      // Already submitted: the same check is still running at the gateway.
-      throw stillInProgress('remittance.verify');
+      throw notAnsweredYet('remittance.verify', answer.resultCode);
     },
 
     /** disbursement/balance of one currency group (VND or the foreign currency being converted). */
@@ -168,7 +172,7 @@ export function createRemittanceActivities({
       remittanceId: string;
       currency: BaseCurrency | 'VND';
     }): Promise<{ balance: number }> {
-      const id = lookupId(remittanceId, 'b');
+      const id = lookupId(remittanceId);
       const result = await callGateway(gateway, 'disbursement.balance', {
         requestId: id,
         orderId: id,
@@ -178,9 +182,9 @@ export function createRemittanceActivities({
     },
 
     /**
-     * remittance/buy, once per remittance: orderId `<id>-buy`, and the same requestId on every attempt,
-     * so a lost answer is recovered by the gateway's stored answer, never by a second buy. The VND
-     * bought is recorded against the remittance in the same step.
+     * remittance/buy, once per remittance: orderId `<id>-buy`, and the same requestId on every attempt, so a
+     * lost answer never becomes a second buy: the retry hears 40, and as the spec has no query of a buy, the
+     * outcome is unknown and the workflow asks an operator. The VND bought is recorded in the same step.
      */
     async buyForRemittance(input: {
       remittanceId: string;
@@ -203,7 +207,6 @@ export function createRemittanceActivities({
       });
       if (!answer.accepted)
         return { outcome: 'refused', resultCode: answer.resultCode, message: answer.message };
-      if (answer.outcome === 'duplicate_request') throw stillInProgress('remittance.buy');
       if (answer.outcome !== 'succeeded')
         return { outcome: 'unknown', resultCode: answer.resultCode, message: answer.message };
       const rateInfo = (answer.body.rateInfo ?? {}) as { rate?: number; exchangeAmount?: number };
@@ -235,7 +238,7 @@ export function createRemittanceActivities({
       const orderId = remittanceOrderIds(remittanceId).create;
       const answer = await askGateway(gateway, 'remittance.create', {
         orderId,
-        requestId: `${orderId}-create`,
+        requestId: requestIdFor(orderId, 'create'),
         requestType: remittance.request_type,
         receiver: remittance.receiver_details,
         amount,
@@ -251,32 +254,36 @@ export function createRemittanceActivities({
       const transId = transIdOf(answer.body);
       if (outcome === 'succeeded') return { outcome: 'succeeded', resultCode, message, transId };
       if (isPending(outcome)) return { outcome: 'pending', resultCode, message, transId };
-      if (outcome === 'duplicate_request') throw stillInProgress('remittance.create');
-      return { outcome: 'duplicate', resultCode, message };
+      // 40 (this request was read before: its answer was lost) or 41: the notification or the query tells.
+      if (isAlreadySubmitted(outcome)) return { outcome: 'duplicate', resultCode, message };
+      throw notAnsweredYet('remittance.create', resultCode);
     },
 
     /**
-     * The spec has no remittance query: payrun asks api/query (payment.query) with the create's
-     * orderId. An answer that echoes our orderId with a transId reports the remittance's own outcome;
-     * anything else (42 not found, 99 without a transId) leaves it unknown, and the workflow waits on.
+     * The spec has no remittance query: payrun asks api/query (payment.query) with the create's orderId.
+     * Only evidence counts (gateway/evidence.ts): an answer naming this order with the VND sent and a
+     * transId, of a payout's kind. Anything else (a refused query, another order's answer) is unknown.
      */
     async queryRemittanceResult({ remittanceId }: { remittanceId: string }): Promise<QueryOutcome> {
+      const remittance = await loadRemittance(db, remittanceId);
       const orderId = remittanceOrderIds(remittanceId).create;
-      const answer = await askGateway(gateway, 'payment.query', {
-        orderId,
-        requestId: lookupId(orderId, 'q'),
-      });
-      const { resultCode, message, outcome, body } = answer;
-      const transId = transIdOf(body);
-      if (!answer.accepted) {
-        // A refusal that names our order with a transId is the remittance's own failure.
-        if (body.orderId === orderId && transId !== undefined)
-          return { state: 'failed', resultCode, message, transId };
-        return { state: 'unknown', resultCode, message };
-      }
-      if (outcome === 'succeeded') return { state: 'succeeded', resultCode, message, transId };
-      if (isPending(outcome)) return { state: 'pending', resultCode, message };
-      return { state: 'unknown', resultCode, message };
+      const evidence = await askForEvidence(
+        gateway,
+        'payment.query',
+        { orderId, requestId: lookupId(orderId) },
+        (body) =>
+          orderStatusEvidence(body, { orderId, amount: Number(remittance.amount_sent), kind: 'payout' }),
+      );
+      if (evidence.state === 'unknown')
+        return { state: 'unknown', resultCode: evidence.resultCode, message: evidence.reason };
+      const { resultCode, message } = evidence;
+      if (evidence.state === 'undecided') return { state: 'pending', resultCode, message };
+      return {
+        state: evidence.outcome === 'succeeded' ? 'succeeded' : 'failed',
+        resultCode,
+        message,
+        ...(evidence.transId ? { transId: evidence.transId } : {}),
+      };
     },
 
     async recordRemittanceStatus(input: {

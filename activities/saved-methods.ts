@@ -3,12 +3,13 @@
  * recurring token is decrypted here (aesToken), sealed with AES-256-GCM before it is stored, and only
  * opened again inside the activity that sends it RSA-encrypted; workflows only see ids.
  */
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/activity';
 import {
   codeOf,
   decryptAesToken,
   isAlreadySubmitted,
+  orderStatusEvidence,
   isPending,
   isUndecided,
   outcomeOf,
@@ -36,7 +37,8 @@ import type {
 } from '../workflows/saved-method-binding-definitions';
 import type { OtpAttemptOutcome } from '../workflows/saved-method-payment-definitions';
 import type { SavedMethodPaymentState } from '../workflows/saved-method-payment-definitions';
-import { askGateway, type AskOptions } from './gateway-calls';
+import { requestIdFor } from '../workflows/gateway-ids';
+import { askForEvidence, askGateway, lookupId, type AskOptions } from './gateway-calls';
 
 export interface TokenKeys {
   /** The merchant secret key: aesToken is AES-encrypted with it (document 1, security 6). */
@@ -72,9 +74,23 @@ const OTP_ATTEMPT_OUTCOMES: Partial<Record<ResultOutcome, OtpAttemptOutcome>> = 
   otp_too_soon: 'too_soon',
   otp_sms_limit: 'sms_limit',
 };
-/** What one tokenization/verify did: accepted (paid or pending), or why the code was refused. */
+/**
+ * What one tokenization/verify did: accepted (paid or pending), or why the code was refused. 40/41 (this
+ * verify was read before: its answer was lost) counts as accepted, and the payment's outcome is asked.
+ */
 const otpAttemptOutcomeOf = (outcome: ResultOutcome): OtpAttemptOutcome =>
-  outcome === 'succeeded' || isPending(outcome) ? 'accepted' : (OTP_ATTEMPT_OUTCOMES[outcome] ?? 'error');
+  outcome === 'succeeded' || isPending(outcome) || isAlreadySubmitted(outcome)
+    ? 'accepted'
+    : (OTP_ATTEMPT_OUTCOMES[outcome] ?? 'error');
+
+/** A requestId part of its own, for calls that create nothing and may be repeated (bind, delete). */
+const nonce = () => randomBytes(4).toString('hex');
+
+/**
+ * What tokenization/cbQuery says about a binding, as evidence: the customer approved (a callbackToken for
+ * this order), declined or let the link lapse; anything else (a refused query, 40, 42, 99) tells nothing.
+ */
+const BINDING_DECIDED: ReadonlySet<ResultOutcome> = new Set(['declined', 'link_expired']);
 
 const text = (value: unknown) => (value === undefined || value === null ? undefined : String(value));
 
@@ -125,7 +141,7 @@ export function createSavedMethodActivities({
     if (fromIpn) return fromIpn;
     const asked = await ask('tokenization.cbQuery', {
       orderId,
-      requestId: `${orderId}-cbqx`,
+      requestId: lookupId(orderId),
       partnerClientId: gatewayClientId,
       lang: 'en',
     });
@@ -143,7 +159,7 @@ export function createSavedMethodActivities({
       const userInfo = row.user_info;
       const answer = await ask(operation, {
         orderId: row.order_id,
-        requestId: `${row.order_id}-create`,
+        requestId: requestIdFor(row.order_id, 'create'),
         amount: Number(row.amount),
         orderInfo: row.order_info,
         partnerClientId: row.gateway_client_id,
@@ -179,16 +195,28 @@ export function createSavedMethodActivities({
       return { ok: true, links };
     },
 
-    /** tokenization/cbQuery without handing the callbackToken to the workflow. */
-    async queryBindingCallback({ bindingId, attempt }: { bindingId: string; attempt: number }) {
+    /**
+     * tokenization/cbQuery without handing the callbackToken to the workflow. `known: false` when the answer
+     * proves nothing about this binding (a refused query, another order's answer): the workflow waits on.
+     */
+    async queryBindingCallback({ bindingId }: { bindingId: string; attempt: number }) {
       const row = await bindingOf(bindingId);
       const answer = await ask('tokenization.cbQuery', {
         orderId: row.order_id,
-        requestId: `${row.order_id}-cbq${attempt}`,
+        requestId: lookupId(row.order_id),
         partnerClientId: row.gateway_client_id,
         lang: 'en',
       });
-      return { resultCode: answer.resultCode, message: answer.message };
+      const named = answer.body.orderId === row.order_id;
+      const approved =
+        answer.outcome === 'succeeded' && named && text(answer.body.callbackToken) !== undefined;
+      const known =
+        approved || (named && (isUndecided(answer.outcome) || BINDING_DECIDED.has(answer.outcome)));
+      return {
+        resultCode: answer.resultCode,
+        message: answer.message,
+        ...(known ? {} : { known: false as const }),
+      };
     },
 
     /** tokenization/bind → decrypt aesToken → store it sealed with its display fields. Idempotent. */
@@ -207,14 +235,15 @@ export function createSavedMethodActivities({
           resultCode: codeOf('token_invalid'),
           message: 'No callbackToken for this binding.',
         };
+      // A bind creates nothing and may be repeated: a requestId of its own on every attempt.
       const answer = await ask('tokenization.bind', {
         orderId: row.order_id,
-        requestId: `${row.order_id}-bind`,
+        requestId: requestIdFor(row.order_id, `bind${nonce()}`),
         callbackToken,
         partnerClientId: row.gateway_client_id,
         lang: 'en',
       });
-      if (!answer.accepted)
+      if (!answer.accepted || answer.body.aesToken === undefined)
         return { ok: false as const, resultCode: answer.resultCode, message: answer.message };
       const payload = decryptAesToken(String(answer.body.aesToken), tokens.merchantSecretKey) as Record<
         string,
@@ -281,9 +310,12 @@ export function createSavedMethodActivities({
       let resultCode = 0;
       let message = 'Already removed';
       if (method.status === 'deleting') {
+        // Ids of its own on every attempt: a deletion whose answer was lost is sent again, and the gateway
+        // answers 2001 (token_invalid) for a token it already deleted, which counts as deleted.
+        const id = lookupId(`${method.initial_order_id}-del`);
         const answer = await ask('tokenization.delete', {
-          orderId: `${method.initial_order_id}-del`,
-          requestId: `${method.initial_order_id}-del`,
+          orderId: id,
+          requestId: id,
           partnerClientId: method.gateway_client_id,
           token: tokenOf(method),
           lang: 'en',
@@ -324,7 +356,7 @@ export function createSavedMethodActivities({
         'tokenization.pay',
         {
           orderId: payment.order_id,
-          requestId: `${payment.order_id}-pay`,
+          requestId: requestIdFor(payment.order_id, 'pay'),
           amount: Number(payment.amount),
           token: tokenOf(method),
           partnerClientId: payment.gateway_client_id,
@@ -387,7 +419,7 @@ export function createSavedMethodActivities({
         'tokenization.verify',
         {
           orderId: payment.order_id,
-          requestId: `${payment.order_id}-v${attempt}`,
+          requestId: requestIdFor(payment.order_id, `v${attempt}`),
           securityCode: code,
           token: tokenOf(method),
           lang: 'en',
@@ -411,24 +443,31 @@ export function createSavedMethodActivities({
       };
     },
 
-    /** api/query for a saved-method payment; `final` when the code is an outcome, not a wait. */
-    async queryTokenPayment({ paymentId, attempt }: { paymentId: string; attempt: number }) {
+    /**
+     * api/query for a saved-method payment; `final` only with evidence (gateway/evidence.ts): an answer
+     * naming this payment with its amount and transaction. A refused query never decides it.
+     */
+    async queryTokenPayment({ paymentId }: { paymentId: string; attempt: number }) {
       const payment = await getSavedMethodPayment(db, paymentId);
       if (!payment)
         throw ApplicationFailure.nonRetryable(
           `Saved-method payment ${paymentId} has no record`,
           'UnknownPayment',
         );
-      const answer = await ask('payment.query', {
-        orderId: payment.order_id,
-        requestId: `${payment.order_id}-q${attempt}`,
-        lang: 'en',
-      });
+      const orderId = payment.order_id;
+      const evidence = await askForEvidence(
+        gateway,
+        'payment.query',
+        { orderId, requestId: lookupId(orderId), lang: 'en' },
+        (body) => orderStatusEvidence(body, { orderId, amount: Number(payment.amount), kind: 'payment' }),
+      );
+      if (evidence.state === 'unknown')
+        return { final: false, resultCode: evidence.resultCode ?? -1, message: evidence.reason };
       return {
-        final: !isUndecided(outcomeOf(answer.resultCode)),
-        resultCode: answer.resultCode,
-        message: answer.message,
-        transId: answer.accepted ? text(answer.body.transId) : undefined,
+        final: evidence.state === 'decided',
+        resultCode: evidence.resultCode,
+        message: evidence.message,
+        transId: evidence.state === 'decided' ? evidence.transId : undefined,
       };
     },
 

@@ -4,11 +4,13 @@
  * recurring token is decrypted here, stored only as AES-256-GCM ciphertext, and loaded again here
  * for each charge: the workflow (and so its history) only ever sees the subscription id.
  */
+import { randomBytes } from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/activity';
 import {
   decryptAesToken,
   isAlreadySubmitted,
   isPending,
+  orderStatusEvidence,
   outcomeOf,
   type GatewayClient,
   type OperationName,
@@ -16,6 +18,7 @@ import {
 } from '../gateway';
 import type { Db } from '../db/knex';
 import {
+  getCharge,
   requireSubscription,
   updateSubscription,
   upsertCharge,
@@ -26,7 +29,14 @@ import { gatewayNextPaymentDate, type Frequency } from '../workflows/billing-cal
 import { chargeOrderId, manageOrderId, type SubscriptionStatus } from '../workflows/subscription-definitions';
 import type { CodecKeyring } from '../platform/payload-codec';
 import { openSecret, sealSecret } from '../platform/sealed-secrets';
-import { askGateway, type AskOptions } from './gateway-calls';
+import { requestIdFor } from '../workflows/gateway-ids';
+import { askForEvidence, askGateway, lookupId, type AskOptions } from './gateway-calls';
+
+/** A requestId part of its own for calls that create nothing and may be repeated. */
+const nonce = () => randomBytes(4).toString('hex');
+
+/** Answers that refuse the query itself: never the state of the order asked about. */
+const QUERY_REFUSED = new Set(['duplicate_request', 'duplicate_order', 'invalid_request', 'retry_later']);
 
 export interface SubscriptionSecrets {
   /** The merchant secret key: aesToken is AES-encrypted with it (gateway/README assumption 7). */
@@ -99,7 +109,7 @@ export function createSubscriptionActivities({
       };
       const answer = await ask('subscription.start', {
         orderId: subscriptionId,
-        requestId: `${subscriptionId}-start`,
+        requestId: requestIdFor(subscriptionId, 'start'),
         amount: Number(row.initial_amount),
         orderInfo: row.order_info || row.name,
         partnerClientId: row.partner_client_id,
@@ -115,16 +125,34 @@ export function createSubscriptionActivities({
         deeplink: text(answer.body.deeplink) ?? null,
         qr_code_url: text(answer.body.qrCodeUrl) ?? null,
       });
-      return { resultCode: answer.resultCode, message: answer.message };
+      // 40/41: the order was read before (the first answer, with its links, was lost): the customer may
+      // still authorize, and the notification or the query tells.
+      return isAlreadySubmitted(answer.outcome)
+        ? { resultCode: answer.resultCode, message: answer.message, alreadySubmitted: true as const }
+        : { resultCode: answer.resultCode, message: answer.message };
     },
 
-    /** When the authorization IPN is late: api/query on the initial orderId (7000 = customer not done yet). */
+    /**
+     * When the authorization IPN is late: api/query on the initial orderId (7000 = customer not done yet).
+     * `known: false` when the answer is no word about this authorization (a refused query, another order's
+     * answer, 99 without a transaction): the customer may still authorize.
+     */
     async checkSubscriptionAuthorization({ subscriptionId }: { subscriptionId: string }) {
-      const answer = await ask('payment.query', {
+      const answer = await askGateway(gateway, 'payment.query', {
         orderId: subscriptionId,
-        requestId: `${subscriptionId}-q${Date.now().toString(36)}`,
+        requestId: lookupId(subscriptionId),
       });
-      return { resultCode: answer.resultCode, message: answer.message, transId: text(answer.body.transId) };
+      const body = answer.body;
+      const named = body.orderId === subscriptionId;
+      const refused =
+        QUERY_REFUSED.has(answer.outcome) ||
+        (answer.outcome === 'failed' && text(body.transId) === undefined);
+      return {
+        resultCode: answer.resultCode,
+        message: answer.message,
+        transId: text(body.transId),
+        ...((named || answer.outcome === 'not_found') && !refused ? {} : { known: false as const }),
+      };
     },
 
     /**
@@ -138,15 +166,16 @@ export function createSubscriptionActivities({
       if (!callbackToken) {
         const found = await ask('tokenization.cbQuery', {
           orderId: input.subscriptionId,
-          requestId: `${input.subscriptionId}-cbq`,
+          requestId: lookupId(input.subscriptionId),
           partnerClientId: row.partner_client_id,
         });
         callbackToken = text(found.body.callbackToken);
         if (!callbackToken) return { resultCode: found.resultCode, message: found.message };
       }
+      // The exchange creates nothing and may be repeated: a requestId of its own on every attempt.
       const created = await ask('subscription.create', {
         orderId: input.subscriptionId,
-        requestId: `${input.subscriptionId}-create`,
+        requestId: requestIdFor(input.subscriptionId, `create${nonce()}`),
         partnerClientId: row.partner_client_id,
         callbackToken: callbackToken!,
       });
@@ -189,9 +218,22 @@ export function createSubscriptionActivities({
        */
       nextCycleOnSuccess?: number;
     }) {
-      const { row, token } = await tokenOf(input.subscriptionId);
       const orderId = chargeOrderId(input.subscriptionId, input.cycle, input.attempt);
-      const requestId = `${orderId}-pay`;
+      // An attempt that runs again after an earlier one recorded the gateway's answer returns that answer:
+      // records move forward only, and the charge is never sent twice.
+      const recorded = await getCharge(db, orderId);
+      if (recorded && recorded.status !== 'submitted') {
+        const status =
+          recorded.status === 'succeeded' || recorded.status === 'failed' ? recorded.status : 'pending';
+        return {
+          outcome: status as 'succeeded' | 'failed' | 'pending',
+          resultCode: recorded.result_code ?? -1,
+          message: recorded.message ?? '',
+          transId: recorded.trans_id ?? undefined,
+        };
+      }
+      const { row, token } = await tokenOf(input.subscriptionId);
+      const requestId = requestIdFor(orderId, 'pay');
       const base = {
         order_id: orderId,
         subscription_id: input.subscriptionId,
@@ -259,7 +301,11 @@ export function createSubscriptionActivities({
       };
     },
 
-    /** api/query on a charge's orderId: the outcome of a pending or already-submitted (40/41) charge. */
+    /**
+     * api/query on a charge's orderId: the outcome of a pending or already-submitted (40/41) charge. Only
+     * evidence decides (gateway/evidence.ts); `known: false` when the answer proves nothing (a refused
+     * query, another order's answer), and the charge stays unsettled.
+     */
     async querySubscriptionCharge(input: {
       subscriptionId: string;
       cycle: number;
@@ -269,8 +315,19 @@ export function createSubscriptionActivities({
       check: number;
     }) {
       const orderId = chargeOrderId(input.subscriptionId, input.cycle, input.attempt);
-      const answer = await ask('payment.query', { orderId, requestId: `${orderId}-q${input.check}` });
-      return { resultCode: answer.resultCode, message: answer.message, transId: text(answer.body.transId) };
+      const evidence = await askForEvidence(
+        gateway,
+        'payment.query',
+        { orderId, requestId: lookupId(orderId) },
+        (body) => orderStatusEvidence(body, { orderId, amount: input.amount, kind: 'payment' }),
+      );
+      if (evidence.state === 'unknown')
+        return { resultCode: evidence.resultCode ?? -1, message: evidence.reason, known: false as const };
+      return {
+        resultCode: evidence.resultCode,
+        message: evidence.message,
+        transId: evidence.state === 'decided' ? evidence.transId : undefined,
+      };
     },
 
     /** subscription/manage. Reactivate answers 8000 with the customer's confirmation link. */
@@ -281,9 +338,11 @@ export function createSubscriptionActivities({
     }) {
       const { row, token } = await tokenOf(input.subscriptionId);
       const orderId = manageOrderId(input.subscriptionId, input.seq);
+      // A requestId of its own on every attempt: a repeated pause or cancel is answered 2101 or 2100 (the
+      // subscription is in that state already), a repeated reactivate with a new confirmation link.
       const answer = await ask('subscription.manage', {
         orderId,
-        requestId: `${orderId}-${input.action}`,
+        requestId: requestIdFor(orderId, `${input.action}${nonce()}`),
         token: { value: token.value, initialOrderId: token.initialOrderId },
         partnerClientId: row.partner_client_id,
         action: input.action,

@@ -46,7 +46,23 @@ export interface SubscriptionRow {
   updated_at: Date;
 }
 
-export type ChargeStatus = 'submitted' | 'succeeded' | 'failed' | 'pending' | 'skipped';
+export type ChargeStatus = 'submitted' | 'succeeded' | 'failed' | 'pending' | 'skipped' | 'needs_attention';
+
+/**
+ * Where a charge record may go from each status: forward only. A write that would move it back (an
+ * activity attempt running again after an earlier one recorded the answer) is not made, so no status is
+ * reached twice and no event is emitted twice.
+ */
+const CHARGE_MOVES: Readonly<Record<ChargeStatus, readonly ChargeStatus[]>> = {
+  submitted: ['pending', 'succeeded', 'failed', 'needs_attention'],
+  pending: ['succeeded', 'failed', 'needs_attention'],
+  needs_attention: ['succeeded', 'failed'],
+  succeeded: [],
+  failed: [],
+  skipped: [],
+};
+export const chargeMayMove = (from: ChargeStatus | undefined, to: ChargeStatus) =>
+  from === undefined || from === to || CHARGE_MOVES[from].includes(to);
 
 export interface SubscriptionChargeRow {
   order_id: string;
@@ -217,8 +233,9 @@ const CHARGE_EVENTS: Partial<Record<ChargeStatus, EventType & `subscription.${st
 };
 
 /**
- * Upsert by orderId: a retried activity rewrites the same row. A charge reaching succeeded or failed
- * records its event (about the subscription, so a subscription's events stay in one ordered stream).
+ * Upsert by orderId, forward only (CHARGE_MOVES): a retried activity rewrites the same row, never an earlier
+ * status over a later one. A charge reaching succeeded or failed records its event once (about the
+ * subscription, so a subscription's events stay in one ordered stream).
  * With `nextCycle`, also moves an active subscription's next cycle in the same transaction (a successful
  * charge's follow-up write): true when it did, false when the subscription was not active, so that
  * whoever asked writes it as before.
@@ -236,7 +253,9 @@ export async function upsertCharge(
       .first();
     const before: Pick<SubscriptionChargeRow, 'status'> | undefined = await trx('subscription_charges')
       .where({ order_id: charge.order_id })
+      .forUpdate()
       .first('status');
+    if (!chargeMayMove(before?.status, charge.status)) return false;
     const [after] = (await trx('subscription_charges')
       .insert(charge)
       .onConflict('order_id')
@@ -256,6 +275,10 @@ export async function upsertCharge(
       .update({ ...nextCycle, failures: 0, updated_at: trx.fn.now() });
     return true;
   });
+}
+
+export async function getCharge(db: Db, orderId: string): Promise<SubscriptionChargeRow | undefined> {
+  return db('subscription_charges').where({ order_id: orderId }).first();
 }
 
 export async function chargesOf(db: Db, subscriptionId: string): Promise<SubscriptionChargeRow[]> {

@@ -4,6 +4,7 @@ export * from './signature';
 export * from './crypto';
 export * from './request-crypto';
 export * from './result-codes';
+export * from './evidence';
 export * from './classify-result';
 export * from './limits';
 export * from './errors';

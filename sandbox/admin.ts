@@ -23,6 +23,8 @@ export interface SandboxAdmin {
   ledger(): LedgerEntry[];
   /** Replaces the fault rules. */
   setFaults(rules: FaultRule | readonly FaultRule[]): void;
+  /** Adds rules beside the ones in force (tests that fault several objects at once, by orderIdPrefix). */
+  addFaults(rules: FaultRule | readonly FaultRule[]): void;
   clearFaults(): void;
   /** Active rules; `times` shows what is left, `applied` how many events each one changed. */
   faults(): ListedFaultRule[];
@@ -85,6 +87,10 @@ export function createAdmin(getWorld: () => SandboxWorld, reset: () => void): Sa
     setFaults(rules) {
       faultRulesSchema.parse(rules);
       getWorld().faults.set(rules);
+    },
+    addFaults(rules) {
+      faultRulesSchema.parse(rules);
+      getWorld().faults.add(rules);
     },
     clearFaults: () => getWorld().faults.clear(),
     faults: () => getWorld().faults.list(),
@@ -201,8 +207,10 @@ export function handleAdminRequest(
       case 'GET /faults':
         return ok(admin.faults());
       case 'PUT /faults':
-      case 'POST /faults':
         admin.setFaults(faultRulesSchema.parse(body) as FaultRule | FaultRule[]);
+        return ok(admin.faults());
+      case 'POST /faults':
+        admin.addFaults(faultRulesSchema.parse(body) as FaultRule | FaultRule[]);
         return ok(admin.faults());
       case 'DELETE /faults':
         admin.clearFaults();

@@ -11,6 +11,11 @@ import { isOperationName, notificationSpecs, type NotificationKind, type Operati
 export interface FaultRule {
   operation?: OperationName;
   notification?: NotificationKind;
+  /**
+   * Only requests and notifications whose orderId starts with this: one business object's traffic (its
+   * own orderId and the ids derived from it), so tests can fault many objects at once, each its own way.
+   */
+  orderIdPrefix?: string;
   times?: number;
   /**
    * Apply to this share (0..1) of the matching events only. Each decision is a hash of `seed`, the
@@ -25,7 +30,7 @@ export interface FaultRule {
   latencyMs?: number;
   /** Answer this HTTP status without processing anything (e.g. 503). */
   httpStatus?: number;
-  /** Never answer and process nothing; the connection is released when the client gives up or at close. */
+  /** Process the request fully, then never answer: the client gives up (its timeout) and hears nothing. */
   hang?: boolean;
   /** Process the request fully, then destroy the socket without answering. */
   dropResponse?: boolean;
@@ -95,6 +100,7 @@ export const faultRuleSchema = z.strictObject({
     .string()
     .refine((kind) => Object.hasOwn(notificationSpecs, kind), { message: 'not a notification kind' })
     .optional(),
+  orderIdPrefix: z.string().min(1).optional(),
   times: z.number().int().min(1).optional(),
   probability: z.number().min(0).max(1).optional(),
   seed: z.number().int().optional(),
@@ -116,11 +122,13 @@ export type ListedFaultRule = FaultRule & { applied: number; matched: number };
 
 export interface FaultLayer {
   set(rules: FaultRule | readonly FaultRule[]): void;
+  /** Adds rules after the ones in force (each keeps its own `times`). */
+  add(rules: FaultRule | readonly FaultRule[]): void;
   clear(): void;
   list(): ListedFaultRule[];
   /** `identity` names the event for `probability` rules: see FaultRule.probability. */
-  forRequest(operation: OperationName, identity?: string): RequestFaults;
-  forIpn(kind: NotificationKind, source: OperationName, identity?: string): IpnFaults;
+  forRequest(operation: OperationName, identity?: string, orderId?: string): RequestFaults;
+  forIpn(kind: NotificationKind, source: OperationName, identity?: string, orderId?: string): IpnFaults;
 }
 
 const hasRequestEffect = (rule: FaultRule) =>
@@ -146,8 +154,22 @@ interface ActiveRule {
   matched: number;
 }
 
+const ofOrder = (rule: FaultRule, orderId: string | undefined) =>
+  rule.orderIdPrefix === undefined || (orderId !== undefined && orderId.startsWith(rule.orderIdPrefix));
+
 export function createFaultLayer(): FaultLayer {
   let rules: ActiveRule[] = [];
+  let placed = 0;
+  const activate = (rule: FaultRule): ActiveRule => ({
+    rule: { ...rule },
+    remaining: rule.times ?? Number.POSITIVE_INFINITY,
+    index: placed++,
+    seen: new Map(),
+    applied: 0,
+    matched: 0,
+  });
+  const listOf = (input: FaultRule | readonly FaultRule[]) =>
+    Array.isArray(input) ? (input as readonly FaultRule[]) : [input as FaultRule];
 
   /** Whether a `probability` rule applies to this event; rules without one always do. */
   function chosen(entry: ActiveRule, identity: string): boolean {
@@ -175,15 +197,11 @@ export function createFaultLayer(): FaultLayer {
 
   return {
     set(input) {
-      const list = Array.isArray(input) ? input : [input as FaultRule];
-      rules = list.map((rule, index) => ({
-        rule: { ...rule },
-        remaining: rule.times ?? Number.POSITIVE_INFINITY,
-        index,
-        seen: new Map(),
-        applied: 0,
-        matched: 0,
-      }));
+      placed = 0;
+      rules = listOf(input).map(activate);
+    },
+    add(input) {
+      rules = [...rules, ...listOf(input).map(activate)];
     },
     clear: () => void (rules = []),
     list: () =>
@@ -192,9 +210,12 @@ export function createFaultLayer(): FaultLayer {
           ? { ...rule, times: remaining, applied, matched }
           : { ...rule, applied, matched },
       ),
-    forRequest(operation, identity = '') {
+    forRequest(operation, identity = '', orderId) {
       const applied = take(
-        (rule) => hasRequestEffect(rule) && (rule.operation === undefined || rule.operation === operation),
+        (rule) =>
+          hasRequestEffect(rule) &&
+          (rule.operation === undefined || rule.operation === operation) &&
+          ofOrder(rule, orderId),
         `${operation}:${identity}`,
       );
       return {
@@ -205,10 +226,11 @@ export function createFaultLayer(): FaultLayer {
         resultCode: applied.find((rule) => rule.resultCode !== undefined)?.resultCode,
       };
     },
-    forIpn(kind, source, identity = '') {
+    forIpn(kind, source, identity = '', orderId) {
       const applied = take(
         (rule) =>
           rule.ipn !== undefined &&
+          ofOrder(rule, orderId) &&
           (rule.operation === undefined || rule.operation === source) &&
           (rule.notification === undefined || rule.notification === kind),
         `${kind}:${identity}`,

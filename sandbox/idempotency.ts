@@ -1,54 +1,42 @@
-import { createHash } from 'node:crypto';
 import type { OperationName } from '../gateway';
 
 /**
- * requestId memory. A requestId seen again with the same content gets the stored answer of the
- * finished request, or "still in progress" (40) while the first is being processed; with different
- * content it is a duplicate (40). Content is compared after decryption, because RSA PKCS#1 v1.5
- * ciphertexts differ on every encryption of the same receiver.
+ * requestId memory, as strict as the spec (document 1, Errors: "40 Duplicated requestId — not final —
+ * retry with a different requestId"). A requestId the gateway has read is answered 40 ever after: while
+ * the first request is being processed, once it is answered, and whatever content comes with it. Nothing
+ * is ever replayed: a merchant that lost an answer learns the outcome by query or notification, never
+ * from a second copy of the answer.
+ *
+ * The one way back is `release`: an answer that says nothing was done and asks for the same request again
+ * (10 "retry after maintenance", a sandbox fault that never reached the gateway) forgets the requestId.
  */
-export interface StoredAnswer {
-  status: number;
-  body: Record<string, unknown>;
-}
-
-export type Claim =
-  | { kind: 'new' }
-  | { kind: 'replay'; answer: StoredAnswer }
-  | { kind: 'in-progress' }
-  | { kind: 'conflict'; operation: OperationName };
+export type Claim = { kind: 'new' } | { kind: 'duplicate'; operation: OperationName; answered: boolean };
 
 export interface Idempotency {
-  claim(requestId: string, operation: OperationName, plaintext: Readonly<Record<string, unknown>>): Claim;
-  finish(requestId: string, answer: StoredAnswer): void;
-  /** Forget a claim: nothing was processed (fault, transient 10), so the same requestId may come again. */
+  claim(requestId: string, operation: OperationName): Claim;
+  /** The request was answered: its requestId stays taken. */
+  finish(requestId: string): void;
+  /** Forget a claim: nothing was processed, so the same requestId may come again. */
   release(requestId: string): void;
 }
 
-type RequestRecord = { operation: OperationName; fingerprint: string; answer?: StoredAnswer };
+type RequestRecord = { operation: OperationName; answered: boolean };
 
 export function createIdempotency(): Idempotency {
   const records = new Map<string, RequestRecord>();
   return {
-    claim(requestId, operation, plaintext) {
-      const fingerprint = fingerprintOf(operation, plaintext);
+    claim(requestId, operation) {
       const existing = records.get(requestId);
       if (!existing) {
-        records.set(requestId, { operation, fingerprint });
+        records.set(requestId, { operation, answered: false });
         return { kind: 'new' };
       }
-      if (existing.fingerprint !== fingerprint) return { kind: 'conflict', operation: existing.operation };
-      return existing.answer ? { kind: 'replay', answer: existing.answer } : { kind: 'in-progress' };
+      return { kind: 'duplicate', operation: existing.operation, answered: existing.answered };
     },
-    finish(requestId, answer) {
+    finish(requestId) {
       const existing = records.get(requestId);
-      if (existing) existing.answer = answer;
+      if (existing) existing.answered = true;
     },
     release: (requestId) => void records.delete(requestId),
   };
-}
-
-function fingerprintOf(operation: OperationName, plaintext: Readonly<Record<string, unknown>>): string {
-  const { signature: _signature, ...content } = plaintext;
-  return createHash('sha256').update(operation).update(JSON.stringify(content)).digest('hex');
 }

@@ -242,7 +242,7 @@ export function createIpnDispatcher(deps: {
         return;
       }
       const identity = `${String(body.orderId)}:${String(body.requestId)}:${String(body.resultCode)}`;
-      const effects = faults.forIpn(notice.kind, notice.source, identity);
+      const effects = faults.forIpn(notice.kind, notice.source, identity, String(body.orderId));
       if (effects.drop) {
         record(delivery, 0, 'dropped');
         return;

@@ -12,19 +12,18 @@ import {
 } from '../gateway';
 import { CODE } from './codes';
 import { defaultMessage, type HandlerOutcome, type HandlerTable } from './handler';
-import type { StoredAnswer } from './idempotency';
 import { readLikeTheGateway } from './leniency';
 import type { SandboxWorld } from './world';
 
 /**
  * One gateway request, from raw body to answer, in the order the real gateway plausibly works:
  * route → authenticate (partnerCode, signature over the wire values) → decrypt and read leniently
- * (numeric strings, empty optionals, unknown fields: see leniency.ts) → requestId
- * (replay / in progress / duplicate) → request faults → validate → orderId uniqueness → handler.
+ * (numeric strings, empty optionals, unknown fields: see leniency.ts) → requestId (a requestId read
+ * before is answered 40, never replayed) → request faults → validate → orderId uniqueness → handler.
  */
 export type Reply =
   | { kind: 'answer'; status: number; body: Record<string, unknown> }
-  /** Keep the connection open and answer nothing; call `abandon` when the client goes away. */
+  /** The request was processed; keep the connection open and answer nothing until the client gives up. */
   | { kind: 'hang'; abandon: () => void }
   /** The request was processed; destroy the socket instead of answering. */
   | { kind: 'drop' };
@@ -96,23 +95,16 @@ export async function handleGatewayRequest(
 
   const requestId = typeof wire.requestId === 'string' && wire.requestId !== '' ? wire.requestId : undefined;
   if (requestId !== undefined) {
-    const claim = world.idempotency.claim(requestId, operation, plain);
-    if (claim.kind === 'replay') return { kind: 'answer', ...claim.answer };
-    if (claim.kind === 'in-progress')
+    const claim = world.idempotency.claim(requestId, operation);
+    if (claim.kind === 'duplicate')
       return answer(
         world,
         operation,
         wire,
         DUPLICATE_REQUEST_ID,
-        `requestId ${requestId} is still being processed`,
-      );
-    if (claim.kind === 'conflict')
-      return answer(
-        world,
-        operation,
-        wire,
-        DUPLICATE_REQUEST_ID,
-        `Duplicated requestId: ${requestId} was already used for another ${claim.operation} request`,
+        claim.answered
+          ? `Duplicated requestId: ${requestId} was already used (${claim.operation}); retry with a different requestId`
+          : `Duplicated requestId: ${requestId} is still being processed (${claim.operation})`,
       );
   }
   const release = () => {
@@ -122,10 +114,14 @@ export async function handleGatewayRequest(
   // The orderId names the call for seeded fault rules (lookups with a fresh orderId each time fall
   // back to their requestId's place in the traffic, which is as repeatable as the traffic).
   const identity = typeof wire.orderId === 'string' ? wire.orderId : (requestId ?? '');
-  const faults = world.faults.forRequest(operation, identity);
+  const faults = world.faults.forRequest(
+    operation,
+    identity,
+    typeof wire.orderId === 'string' ? wire.orderId : undefined,
+  );
   if (faults.latencyMs > 0) await world.scheduler.sleep(faults.latencyMs);
-  if (faults.hang) return { kind: 'hang', abandon: release };
   if (faults.httpStatus !== undefined) {
+    // A proxy in front of the gateway answered: the request never reached it, so its requestId is unread.
     release();
     return {
       kind: 'answer',
@@ -160,13 +156,14 @@ export async function handleGatewayRequest(
   const reply = answer(world, operation, wire, result.resultCode, result.message, result.fields);
   if (requestId !== undefined) {
     if (result.untouched?.requestId) release();
-    else
-      world.idempotency.finish(requestId, { status: reply.status, body: reply.body } satisfies StoredAnswer);
+    else world.idempotency.finish(requestId);
   }
   world.config.logger.info(
     { operation, requestId, orderId: wire.orderId, resultCode: result.resultCode },
     'sandbox request',
   );
+  // A hung or dropped answer comes after the work: the gateway did it, the merchant never heard.
+  if (faults.hang) return { kind: 'hang', abandon: () => undefined };
   return faults.dropResponse ? { kind: 'drop' } : reply;
 }
 

@@ -7,7 +7,10 @@ import type { Duration } from '@temporalio/common';
 
 export const disbursementWorkflowId = (disbursementId: string) => `disbursement/${disbursementId}`;
 
-/** checking_wallet → checking_balance → paying → pending → succeeded | failed | needs_attention. */
+/**
+ * checking_wallet → checking_balance → paying → pending → succeeded | failed | needs_attention; an outcome
+ * learnt after an operator was told (payrun keeps asking) moves needs_attention on to succeeded or failed.
+ */
 export type DisbursementStatus =
   'checking_wallet' | 'checking_balance' | 'paying' | 'pending' | 'succeeded' | 'failed' | 'needs_attention';
 
@@ -18,7 +21,7 @@ const TRANSITIONS: Readonly<Record<DisbursementStatus, readonly DisbursementStat
   pending: ['succeeded', 'failed', 'needs_attention'],
   succeeded: [],
   failed: [],
-  needs_attention: [],
+  needs_attention: ['succeeded', 'failed'],
 };
 
 /** The next status, or an error naming the forbidden move. */

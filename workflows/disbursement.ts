@@ -3,7 +3,7 @@ import { gatewayOf, gatewayOnQueueOf, recordsOf } from './activity-profiles';
 import { operationQueueOf } from './gateway-queues';
 import type { DisbursementActivities } from '../activities/disbursements';
 import { codeOf, isUndecided, outcomeOf } from '../gateway/result-codes';
-import { waitForNotificationOrAsk } from './wait-or-ask';
+import { waitForNotificationOrAsk, waitOrAskThenAttend, type AskSchedule } from './wait-or-ask';
 import { durationMs } from './durations';
 import {
   disbursementResultSignal,
@@ -27,6 +27,9 @@ export async function disbursement(input: DisbursementInput): Promise<Disburseme
   const gateway = gatewayOf<DisbursementActivities>(input.gatewayAttemptTimeout);
   let status: DisbursementStatus = input.receiver.kind === 'wallet' ? 'checking_wallet' : 'paying';
   let notified: DisbursementNotice | undefined;
+  /** The code of the pending answer, recorded with needs_attention. */
+  let pendingCode: number | undefined;
+  let attentionMessage = '';
   setHandler(disbursementStatusQuery, () => status);
   setHandler(disbursementResultSignal, (result) => {
     // A notification still undecided (7000, 7002) is no outcome: taken as one, it failed a payout the
@@ -68,6 +71,7 @@ export async function disbursement(input: DisbursementInput): Promise<Disburseme
     status = answer.outcome;
     if (answer.outcome !== 'pending')
       return { status, resultCode: answer.resultCode, message: answer.message };
+    pendingCode = answer.resultCode;
     return decide(answer.resultCode, await notifiedOrAsked());
   }
 
@@ -137,6 +141,7 @@ export async function disbursement(input: DisbursementInput): Promise<Disburseme
       message: paid.message,
     });
   }
+  pendingCode = paid.resultCode;
   return decide(
     paid.resultCode,
     patched('disbursement-asks-when-late') ? await notifiedOrAsked() : await notifiedOnly(),
@@ -144,13 +149,7 @@ export async function disbursement(input: DisbursementInput): Promise<Disburseme
 
   /** A pending payout's end: the final notice as heard, or an operator when none came. */
   async function decide(pendingCode: number | undefined, final: DisbursementNotice | undefined) {
-    if (!final) {
-      return finish(
-        'needs_attention',
-        pendingCode,
-        'No final result arrived from the gateway; check it with the gateway.',
-      );
-    }
+    if (!final) return { status, resultCode: pendingCode, message: attentionMessage };
     return finish(
       outcomeOf(final.resultCode) === 'succeeded' ? 'succeeded' : 'failed',
       final.resultCode,
@@ -161,26 +160,49 @@ export async function disbursement(input: DisbursementInput): Promise<Disburseme
 
   /** Before the patch: the notification, or nothing within resultWait. */
   async function notifiedOnly(): Promise<DisbursementNotice | undefined> {
-    return (await condition(() => notified !== undefined, input.resultWait)) ? notified : undefined;
+    if (await condition(() => notified !== undefined, input.resultWait)) return notified;
+    await attention();
+    return undefined;
   }
 
-  /** The notification, or the gateway's answer when it is late; nothing within resultWait. */
+  /**
+   * The notification, or the gateway's answer when it is late. When none came within resultWait an
+   * operator is told (needs_attention) and payrun goes on asking (patch `asks-after-attention`; runs from
+   * before it stopped there). Only evidence decides: an unknown answer keeps the wait going.
+   */
   async function notifiedOrAsked(): Promise<DisbursementNotice | undefined> {
-    const heard = await waitForNotificationOrAsk(
+    let unknownBecause: string | undefined;
+    const ask = async () => {
+      const asked = await gateway.queryDisbursementResult({ disbursementId: input.disbursementId });
+      // A notification that arrived while we asked is as good as the answer.
+      if (notified) return notified;
+      if (asked.state === 'unknown') unknownBecause = asked.reason;
+      return asked.state !== 'unknown' && asked.state !== 'pending' ? asked.notice : undefined;
+    };
+    const schedule: AskSchedule = {
+      firstWait: input.ipnTimeout ?? input.resultWait,
+      growth: 2,
+      maxWait: '1 hour',
+      giveUpAfterWaiting: input.resultWait,
+    };
+    if (!patched('asks-after-attention')) {
+      const heard = await waitForNotificationOrAsk(() => notified, ask, schedule);
+      if (!heard.decided) await attention();
+      return heard.decided;
+    }
+    const heard = await waitOrAskThenAttend(
       () => notified,
-      async () => {
-        const asked = await gateway.queryDisbursementResult({ disbursementId: input.disbursementId });
-        // A notification that arrived while we asked is as good as the answer.
-        if (notified) return notified;
-        return asked.state !== 'unknown' && asked.state !== 'pending' ? asked.notice : undefined;
-      },
-      {
-        firstWait: input.ipnTimeout ?? input.resultWait,
-        growth: 2,
-        maxWait: '1 hour',
-        giveUpAfterWaiting: input.resultWait,
-      },
+      ask,
+      schedule,
+      () => attention(unknownBecause),
     );
     return heard.decided;
+  }
+
+  async function attention(because?: string) {
+    attentionMessage =
+      'No final result arrived from the gateway; check it with the gateway.' +
+      (because ? ` The last answer told nothing: ${because}.` : '');
+    await finish('needs_attention', pendingCode, attentionMessage);
   }
 }

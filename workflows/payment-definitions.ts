@@ -86,9 +86,12 @@ export interface ConfirmRequest {
   /** Who decided (the API key's name). */
   by: string;
 }
-/** What the gateway made of a confirm, classified by the activity (no result-code numbers here). */
+/**
+ * What the gateway made of a confirm, classified by the activity (no result-code numbers here). `unknown`:
+ * the answer was lost and the query cannot tell; the payment stays authorized for another decision.
+ */
 export interface ConfirmOutcome {
-  outcome: 'captured' | 'cancelled' | 'expired' | 'refused';
+  outcome: 'captured' | 'cancelled' | 'expired' | 'refused' | 'unknown';
   resultCode: number;
   message: string;
 }
@@ -101,12 +104,13 @@ export interface ConfirmResult {
 export const confirmPaymentUpdate = defineUpdate<ConfirmResult, [ConfirmRequest]>('confirmPayment');
 export const CONFIRM_REFUSED = 'PaymentNotAuthorized';
 
-export const confirmedStatus: Readonly<Record<Exclude<ConfirmOutcome['outcome'], 'refused'>, PaymentStatus>> =
-  {
-    captured: 'succeeded',
-    cancelled: 'cancelled',
-    expired: 'authorization_expired',
-  };
+export const confirmedStatus: Readonly<
+  Record<Exclude<ConfirmOutcome['outcome'], 'refused' | 'unknown'>, PaymentStatus>
+> = {
+  captured: 'succeeded',
+  cancelled: 'cancelled',
+  expired: 'authorization_expired',
+};
 export const paymentStatusQuery = defineQuery<PaymentStatus>('paymentStatus');
 
 /** Pending, waiting for the customer, a customer step or connection trouble are not an outcome yet. */

@@ -9,7 +9,7 @@ import { gatewayOf, recordsOf } from './activity-profiles';
 import type { PaymentActivities } from '../activities/payments';
 import { outcomeOf } from '../gateway/result-codes';
 import { durationMs } from './durations';
-import { waitForNotificationOrAsk } from './wait-or-ask';
+import { ASK_AFTER_ATTENTION, waitForNotificationOrAsk } from './wait-or-ask';
 import {
   CONFIRM_REFUSED,
   confirmedStatus,
@@ -44,6 +44,8 @@ export async function payment(input: PaymentInput): Promise<PaymentResult> {
   setHandler(paymentStatusQuery, () => status);
   let decision: ConfirmRequest | undefined;
   let confirmed: ConfirmResult | undefined;
+  /** Decisions sent so far: each has a requestId of its own. */
+  let decisions = 0;
   setHandler(confirmPaymentUpdate, (request) => confirm(request, 'operator'), {
     validator: (request) => {
       if (request.action !== 'capture' && request.action !== 'cancel')
@@ -90,14 +92,16 @@ export async function payment(input: PaymentInput): Promise<PaymentResult> {
     await records.recordPaymentStatus({ paymentId, status });
   };
   let seenPending = 0;
-  let lastAsked: PaymentNotice | undefined;
+  let lastAsked: (PaymentNotice & { known?: false }) | undefined;
   const heard = await waitForNotificationOrAsk(
     () => final,
     async () => {
       const asked = await gateway.queryPayment({ paymentId });
       // A notification that came during the query is the answer (it carries more than the query).
       if (final !== undefined) return final;
-      if (isFinalPaymentCode(asked.resultCode)) return asked;
+      // An answer that proves nothing (a refused query, another order's) is no result (answers recorded
+      // before the strict gateway carry no `known` and were taken as they came).
+      if (asked.known !== false && isFinalPaymentCode(asked.resultCode)) return asked;
       if (outcomeOf(asked.resultCode) === 'provider_processing') await markPending();
       lastAsked = asked;
       return undefined;
@@ -123,9 +127,25 @@ export async function payment(input: PaymentInput): Promise<PaymentResult> {
       paymentId,
       status,
       resultCode,
-      message: `No final result after ${String(timing.resultWait)}; the gateway still answers ${resultCode}.`,
+      message:
+        lastAsked!.known === false
+          ? `No final result after ${String(timing.resultWait)}; the last answer told nothing: ${message}`
+          : `No final result after ${String(timing.resultWait)}; the gateway still answers ${resultCode}.`,
     });
-    return { status, resultCode, message };
+    // The order may still be payable: a customer who pays after payrun stopped waiting is heard (the
+    // notification, or the query), and recorded, for ASK_AFTER_ATTENTION.for. Runs from before ended here.
+    if (!patched('payment-hears-late-results')) return { status, resultCode, message };
+    const late = await waitForNotificationOrAsk(
+      () => final,
+      async () => {
+        const asked = await gateway.queryPayment({ paymentId });
+        if (final !== undefined) return final;
+        return asked.known !== false && isFinalPaymentCode(asked.resultCode) ? asked : undefined;
+      },
+      { firstWait: ASK_AFTER_ATTENTION.every, giveUpAfterWaiting: ASK_AFTER_ATTENTION.for },
+    );
+    if (late.decided === undefined) return { status, resultCode, message };
+    return afterDecision(await record(late.decided));
   }
   return afterDecision(await record(heard.decided));
 
@@ -160,13 +180,23 @@ export async function payment(input: PaymentInput): Promise<PaymentResult> {
   async function confirm(request: ConfirmRequest, reason: 'operator' | 'hold-over'): Promise<ConfirmResult> {
     decision = request;
     try {
-      const answer = await gateway.confirmPayment({ paymentId, action: request.action, reason });
-      const refusedByGateway = answer.outcome === 'refused' && reason === 'operator';
+      decisions += 1;
+      const answer = await gateway.confirmPayment({
+        paymentId,
+        action: request.action,
+        reason,
+        ...(decisions > 1 ? { seq: decisions } : {}),
+      });
+      // Refused, or unknown (its answer lost): the payment stays authorized for another decision.
+      const refusedByGateway =
+        (answer.outcome === 'refused' || answer.outcome === 'unknown') && reason === 'operator';
       const next = refusedByGateway
         ? status
         : reason === 'hold-over' && answer.outcome !== 'captured'
           ? 'authorization_expired'
-          : confirmedStatus[answer.outcome === 'refused' ? 'expired' : answer.outcome];
+          : confirmedStatus[
+              answer.outcome === 'refused' || answer.outcome === 'unknown' ? 'expired' : answer.outcome
+            ];
       await records.recordConfirmation({
         paymentId,
         status: next,

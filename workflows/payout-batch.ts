@@ -1,4 +1,4 @@
-import { condition, setHandler } from '@temporalio/workflow';
+import { condition, patched, setHandler } from '@temporalio/workflow';
 import { gatewayOf, pageReaderOf, recordsOf } from './activity-profiles';
 import type { PayoutActivities } from '../activities/payouts';
 import {
@@ -10,7 +10,7 @@ import {
   type PayoutBatchResult,
 } from './payout-definitions';
 import { durationMs } from './durations';
-import { waitForNotificationOrAsk } from './wait-or-ask';
+import { waitForNotificationOrAsk, waitOrAskThenAttend, type AskSchedule } from './wait-or-ask';
 
 const records = recordsOf<PayoutActivities>();
 
@@ -26,6 +26,9 @@ export async function payoutBatch(input: PayoutBatchInput): Promise<PayoutBatchR
   const gateway = gatewayOf<PayoutActivities>(timing.gatewayAttemptTimeout);
   // Reading every page of a batch takes longer; it heartbeats after each page instead.
   const reader = pageReaderOf<PayoutActivities>(timing.gatewayAttemptTimeout);
+  // Runs from before the strict gateway waited without end for a batch the gateway never showed as
+  // created or paid; since, an operator is told after pendingGiveUpAfter and payrun goes on asking.
+  const askOperator = patched('batch-unconfirmed-stage-asks-operator');
   let status: BatchStatus = 'queued';
   let created = false;
   let paidNotices = 0;
@@ -38,7 +41,7 @@ export async function payoutBatch(input: PayoutBatchInput): Promise<PayoutBatchR
     else paidNotices += 1;
   });
   setHandler(resumeSignal, () => {
-    if (status === 'awaiting_funds') resumeRequested = true;
+    if (status === 'awaiting_funds' || (askOperator && status === 'needs_attention')) resumeRequested = true;
   });
 
   const setStatus = async (next: BatchStatus, reason?: string) => {
@@ -46,13 +49,24 @@ export async function payoutBatch(input: PayoutBatchInput): Promise<PayoutBatchR
     await records.recordBatchStatus({ runId, batchId, status: next, reason });
   };
 
-  /** Waits for a notification, or asks the gateway when it is late: a lost IPN delays, never loses. */
-  const waitOrAsk = (arrived: () => boolean, stillWaiting: () => Promise<boolean>) =>
-    waitForNotificationOrAsk(
-      () => (arrived() ? true : undefined),
-      async () => ((await stillWaiting()) ? undefined : true),
-      { firstWait: timing.ipnTimeout, growth: 2, maxWait: '30 minutes' },
-    );
+  const schedule: AskSchedule = { firstWait: timing.ipnTimeout, growth: 2, maxWait: '30 minutes' };
+  /**
+   * Waits for a notification, or asks the gateway when it is late: a lost IPN delays, never loses. With
+   * `attention`, a stage the gateway has not confirmed after pendingGiveUpAfter is an operator's to look at,
+   * and payrun goes on asking (a resume, where `resumable`, ends the wait too).
+   */
+  const waitOrAsk = async (
+    arrived: () => boolean,
+    stillWaiting: () => Promise<boolean>,
+    attention?: string,
+    resumable = false,
+  ) => {
+    const notified = () => (arrived() || (resumable && resumeRequested) ? true : undefined);
+    const ask = async () => ((await stillWaiting()) ? undefined : true);
+    if (!askOperator || attention === undefined) return waitForNotificationOrAsk(notified, ask, schedule);
+    const waited = { ...schedule, giveUpAfterWaiting: timing.pendingGiveUpAfter };
+    return waitOrAskThenAttend(notified, ask, waited, () => setStatus('needs_attention', attention));
+  };
 
   await setStatus('initiating');
   const { mToken } = await gateway.initiateBatch({ batchId });
@@ -75,31 +89,50 @@ export async function payoutBatch(input: PayoutBatchInput): Promise<PayoutBatchR
   await waitOrAsk(
     () => created,
     async () => (await reader.syncBatchItems({ batchId })).validating,
+    `The gateway has not shown batch ${batchId} as created after ${String(timing.pendingGiveUpAfter)} ` +
+      '(no 8003 notification, and batch/query does not list its items). payrun keeps asking.',
   );
   let sync = await reader.syncBatchItems({ batchId });
   const eligible = sync.counts.ELIGIBLE ?? { count: 0, amount: 0 };
 
   if (eligible.count > 0) {
-    for (let attempt = 1; ; attempt++) {
-      await setStatus('checking_balance');
-      const { balance } = await gateway.checkBalance({ batchId });
-      const short = balance < eligible.amount;
-      const outcome = short ? 'insufficient_funds' : (await paying(attempt)).outcome;
-      if (outcome === 'accepted') break;
-      await setStatus(
-        'awaiting_funds',
-        `The merchant balance (${balance} VND) is short of the ${eligible.amount} VND this batch needs. ` +
-          'Top up, then resume the run.',
-      );
-      await condition(() => resumeRequested);
-      resumeRequested = false;
-    }
+    let payAttempt = 0;
+    const payUntilAccepted = async () => {
+      for (;;) {
+        payAttempt += 1;
+        await setStatus('checking_balance');
+        const { balance } = await gateway.checkBalance({ batchId });
+        const short = balance < eligible.amount;
+        const outcome = short ? 'insufficient_funds' : (await paying(payAttempt)).outcome;
+        if (outcome === 'accepted') return;
+        await setStatus(
+          'awaiting_funds',
+          `The merchant balance (${balance} VND) is short of the ${eligible.amount} VND this batch needs. ` +
+            'Top up, then resume the run.',
+        );
+        await condition(() => resumeRequested);
+        resumeRequested = false;
+      }
+    };
+    await payUntilAccepted();
 
-    await setStatus('awaiting_result');
-    await waitOrAsk(
-      () => paidNotices > 0,
-      async () => (await reader.syncBatchItems({ batchId })).counts.ELIGIBLE !== undefined,
-    );
+    // A resume after an operator was told the payment is unconfirmed sends batch/pay again (a new attempt,
+    // so a new requestId): the gateway pays a batch once, and answers 41 for one it already paid.
+    for (;;) {
+      await setStatus('awaiting_result');
+      await waitOrAsk(
+        () => paidNotices > 0,
+        async () => (await reader.syncBatchItems({ batchId })).counts.ELIGIBLE !== undefined,
+        `batch/pay was sent for ${batchId}, but after ${String(timing.pendingGiveUpAfter)} the gateway still ` +
+          'shows its items as eligible, not paid (the pay may have been refused and its answer lost). Check the ' +
+          'merchant balance, then resume the run: payrun sends batch/pay again, which the gateway refuses for ' +
+          'a batch it already paid.',
+        true,
+      );
+      if (!resumeRequested) break;
+      resumeRequested = false;
+      await payUntilAccepted();
+    }
     sync = await reader.syncBatchItems({ batchId });
 
     let interval = durationMs(timing.pendingFirstCheck);

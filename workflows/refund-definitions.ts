@@ -6,7 +6,10 @@ import type { Duration } from '@temporalio/common';
 
 export const refundWorkflowId = (refundId: string) => `refund/${refundId}`;
 
-/** created → pending → succeeded | failed | needs_attention (still pending when payrun stops asking). */
+/**
+ * created → pending → succeeded | failed | needs_attention (not known when an operator is told; payrun keeps
+ * asking, and an outcome learnt then moves it on to succeeded or failed).
+ */
 export type RefundStatus = 'created' | 'pending' | 'succeeded' | 'failed' | 'needs_attention';
 export type RefundItemStatus = 'pending' | 'succeeded' | 'failed';
 
@@ -15,7 +18,8 @@ const TRANSITIONS: Readonly<Record<RefundStatus, readonly RefundStatus[]>> = {
   pending: ['succeeded', 'failed', 'needs_attention'],
   succeeded: [],
   failed: [],
-  needs_attention: [],
+  // An outcome learnt after an operator was told (payrun keeps asking).
+  needs_attention: ['succeeded', 'failed'],
 };
 
 /** The next status, or an error naming the forbidden move. */

@@ -1,7 +1,8 @@
+import { patched } from '@temporalio/workflow';
 import { gatewayOf, recordsOf } from './activity-profiles';
 import type { PaymentActivities } from '../activities/payments';
 import { transition, type RefundInput, type RefundOutcome } from './refund-definitions';
-import { waitForNotificationOrAsk } from './wait-or-ask';
+import { waitForNotificationOrAsk, waitOrAskThenAttend, type AskSchedule } from './wait-or-ask';
 
 const records = recordsOf<PaymentActivities>();
 
@@ -19,19 +20,26 @@ export async function refund(input: RefundInput): Promise<RefundOutcome> {
   const gateway = gatewayOf<PaymentActivities>(timing.gatewayAttemptTimeout);
   let outcome: RefundOutcome = await gateway.createRefund({ refundId });
   if (outcome.status !== 'pending') return outcome;
-  const asked = await waitForNotificationOrAsk<RefundOutcome>(
-    noNotification,
-    async () => {
-      outcome = await gateway.queryRefund({ refundId });
-      return outcome.status === 'pending' ? undefined : outcome;
-    },
-    {
-      firstWait: timing.firstCheck,
-      growth: 2,
-      maxWait: timing.maxInterval,
-      giveUpAfterWaiting: timing.giveUpAfter,
-    },
-  );
+  const ask = async () => {
+    outcome = await gateway.queryRefund({ refundId });
+    return outcome.status === 'pending' ? undefined : outcome;
+  };
+  const schedule: AskSchedule = {
+    firstWait: timing.firstCheck,
+    growth: 2,
+    maxWait: timing.maxInterval,
+    giveUpAfterWaiting: timing.giveUpAfter,
+  };
+  // Since the strict gateway an operator is told and payrun goes on asking: a refund's outcome is only
+  // ever learnt from the gateway. Runs from before stopped at needs_attention.
+  if (patched('refund-asks-after-attention')) {
+    const heard = await waitOrAskThenAttend(noNotification, ask, schedule, () =>
+      records.markRefundNeedsAttention({ refundId }),
+    );
+    if (heard.decided) return heard.decided;
+    return { ...outcome, status: 'needs_attention' };
+  }
+  const asked = await waitForNotificationOrAsk<RefundOutcome>(noNotification, ask, schedule);
   if (asked.decided) return asked.decided;
   await records.markRefundNeedsAttention({ refundId });
   return { ...outcome, status: transition(outcome.status, 'needs_attention') };

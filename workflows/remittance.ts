@@ -1,8 +1,8 @@
-import { setHandler } from '@temporalio/workflow';
+import { patched, setHandler } from '@temporalio/workflow';
 import { gatewayOf, quoteOf, recordsOf } from './activity-profiles';
 import type { RemittanceActivities } from '../activities/remittances';
 import { durationMs } from './durations';
-import { waitForNotificationOrAsk } from './wait-or-ask';
+import { waitForNotificationOrAsk, waitOrAskThenAttend, type AskSchedule } from './wait-or-ask';
 import { MAX_EXCHANGE_AMOUNT, REMITTANCE_AMOUNT_RANGES } from '../gateway/limits';
 import { isPending, outcomeOf } from '../gateway/result-codes';
 import {
@@ -206,27 +206,35 @@ export async function remittance(input: RemittanceInput): Promise<RemittanceStat
       ? `The gateway is processing the order (${created.resultCode}).`
       : 'Two-step remittance authorized; the gateway completes it on capture.',
   });
-  let lastAnswer: { resultCode: number; message: string } | undefined;
-  const heard = await waitForNotificationOrAsk(
-    () => notified,
-    async () => {
-      const answer = await gateway.queryRemittanceResult({ remittanceId });
-      lastAnswer = answer;
-      return answer.state === 'succeeded' || answer.state === 'failed' ? answer : undefined;
-    },
-    {
-      firstWait: timing.ipnTimeout,
-      growth: 2,
-      maxWait: '1 hour',
-      giveUpAfterWaiting: timing.resultGiveUpAfter,
-    },
-  );
+  let lastAnswer: { resultCode?: number; message: string } | undefined;
+  const ask = async () => {
+    const answer = await gateway.queryRemittanceResult({ remittanceId });
+    lastAnswer = answer;
+    return answer.state === 'succeeded' || answer.state === 'failed' ? answer : undefined;
+  };
+  const schedule: AskSchedule = {
+    firstWait: timing.ipnTimeout,
+    growth: 2,
+    maxWait: '1 hour',
+    giveUpAfterWaiting: timing.resultGiveUpAfter,
+  };
+  const noResult = () =>
+    `No final result after ${String(timing.resultGiveUpAfter)} (last answer ` +
+    `${lastAnswer!.resultCode === undefined ? '' : `${lastAnswer!.resultCode}: `}${lastAnswer!.message}). ` +
+    `Ask the gateway about order ${remittanceId}; the ${bought} was sent for ${amountSent} VND.`;
+  // Since the strict gateway, payrun goes on asking after it told an operator (an unknown answer never ends
+  // the wait); runs from before stopped there.
+  const heard = patched('remittance-asks-after-attention')
+    ? await waitOrAskThenAttend(
+        () => notified,
+        ask,
+        schedule,
+        async () => void (await stop('needs_attention', noResult())),
+      )
+    : await waitForNotificationOrAsk(() => notified, ask, schedule);
   if (!heard.decided) {
-    return stop(
-      'needs_attention',
-      `No final result after ${String(timing.resultGiveUpAfter)} (last answer ${lastAnswer!.resultCode}: ${lastAnswer!.message}). ` +
-        `Ask the gateway about order ${remittanceId}; the ${bought} was sent for ${amountSent} VND.`,
-    );
+    if ('attended' in heard && heard.attended) return status;
+    return stop('needs_attention', noResult());
   }
   result =
     heard.source === 'notification'

@@ -76,7 +76,8 @@ export async function savedMethodBinding(input: BindingInput): Promise<BindingRe
     () => notified,
     async (attempt) => {
       const asked = await gateway.queryBindingCallback({ bindingId, attempt });
-      return isUndecided(outcomeOf(asked.resultCode))
+      // An answer that proves nothing about this binding (a refused query) is no outcome.
+      return ('known' in asked && asked.known === false) || isUndecided(outcomeOf(asked.resultCode))
         ? undefined
         : { resultCode: asked.resultCode, message: asked.message };
     },

@@ -26,7 +26,8 @@ const TRANSITIONS: Readonly<Record<SavedMethodPaymentState, readonly SavedMethod
   pending: ['succeeded', 'failed', 'needs_attention'],
   succeeded: [],
   failed: [],
-  needs_attention: [],
+  // An outcome learnt after an operator was told (payrun keeps asking).
+  needs_attention: ['succeeded', 'failed'],
 };
 
 export const FINAL_TOKEN_PAYMENT_STATES: readonly SavedMethodPaymentState[] = [

@@ -1,9 +1,15 @@
-import { allHandlersFinished, ApplicationFailure, condition, setHandler } from '@temporalio/workflow';
+import {
+  allHandlersFinished,
+  ApplicationFailure,
+  condition,
+  patched,
+  setHandler,
+} from '@temporalio/workflow';
 import { gatewayOf, recordsOf } from './activity-profiles';
 import type { SavedMethodActivities } from '../activities/saved-methods';
 import { codeOf, isUndecided, outcomeOf } from '../gateway/result-codes';
 import { durationMs } from './durations';
-import { waitForNotificationOrAsk } from './wait-or-ask';
+import { waitForNotificationOrAsk, waitOrAskThenAttend, type AskSchedule } from './wait-or-ask';
 import {
   attemptsLeft,
   checkSubmission,
@@ -185,15 +191,40 @@ export async function savedMethodPayment(
 
   // IPN or poll: wait for the notification, then ask api/query, until giveUpAfter.
   let lastAnswer: { resultCode: number } | undefined;
-  const heard = await waitForNotificationOrAsk(
-    () => notified,
-    async (attempt) => {
-      const asked = await gateway.queryTokenPayment({ paymentId, attempt });
-      lastAnswer = asked;
-      return asked.final ? asked : undefined;
-    },
-    { firstWait: timing.resultWait, giveUpAt: Date.now() + durationMs(timing.giveUpAfter) },
-  );
+  const ask = async (attempt: number) => {
+    const asked = await gateway.queryTokenPayment({ paymentId, attempt });
+    lastAnswer = asked;
+    return asked.final ? asked : undefined;
+  };
+  const schedule: AskSchedule = {
+    firstWait: timing.resultWait,
+    giveUpAt: Date.now() + durationMs(timing.giveUpAfter),
+  };
+  // Since the strict gateway nothing is concluded without the gateway's word: an operator is told
+  // (needs_attention) and payrun goes on asking; a customer who confirms late is heard. Runs from before
+  // recorded a customer who did not confirm in time as failed, and stopped asking.
+  if (patched('saved-method-payment-asks-after-attention')) {
+    const heard = await waitOrAskThenAttend(
+      () => notified,
+      ask,
+      schedule,
+      () =>
+        record('needs_attention', {
+          resultCode: lastAnswer!.resultCode,
+          message:
+            state === 'awaiting_customer'
+              ? 'The customer has not confirmed at the payment page; payrun keeps asking the gateway.'
+              : 'No final result arrived from the gateway; payrun keeps asking. Check it with the gateway.',
+        }),
+    );
+    if (heard.decided)
+      await record(
+        outcomeOf(heard.decided.resultCode) === 'succeeded' ? 'succeeded' : 'failed',
+        heard.decided,
+      );
+    return done();
+  }
+  const heard = await waitForNotificationOrAsk(() => notified, ask, schedule);
   if (heard.decided) {
     await record(outcomeOf(heard.decided.resultCode) === 'succeeded' ? 'succeeded' : 'failed', heard.decided);
   } else if (state === 'awaiting_customer') {

@@ -18,8 +18,10 @@ export type SubscriptionType = 'FIXED' | 'VARIABLE';
 
 /**
  * authorizing → active ⇄ retrying (one insufficient-funds failure) → paused (second failure, or an
- * operator) → reactivating (customer asked to confirm) → active. Final: cancelled, expired,
- * not_authorized (the customer never authorized), needs_reauthorization (the token is no longer valid).
+ * operator) → reactivating (customer asked to confirm) → active. needs_attention: the customer's answer to
+ * a reactivation did not come within reactivationWait, and the spec gives no way to ask (a late answer still
+ * moves it on). Final: cancelled, expired, not_authorized (the customer never authorized),
+ * needs_reauthorization (the token is no longer valid).
  */
 export type SubscriptionStatus =
   | 'authorizing'
@@ -27,6 +29,7 @@ export type SubscriptionStatus =
   | 'retrying'
   | 'paused'
   | 'reactivating'
+  | 'needs_attention'
   | 'cancelled'
   | 'expired'
   | 'not_authorized'
@@ -37,7 +40,8 @@ const TRANSITIONS: Readonly<Record<SubscriptionStatus, readonly SubscriptionStat
   active: ['retrying', 'paused', 'cancelled', 'expired', 'needs_reauthorization'],
   retrying: ['active', 'paused', 'cancelled', 'expired', 'needs_reauthorization'],
   paused: ['reactivating', 'cancelled', 'expired'],
-  reactivating: ['active', 'paused', 'cancelled', 'expired'],
+  reactivating: ['active', 'paused', 'cancelled', 'expired', 'needs_attention'],
+  needs_attention: ['active', 'paused', 'cancelled', 'expired'],
   cancelled: [],
   expired: [],
   not_authorized: [],
@@ -76,6 +80,11 @@ export interface SubscriptionTiming {
   gatewayAttemptTimeout: Duration;
   /** Continue-as-new after this many cycles (or when Temporal suggests it). */
   cyclesPerRun: number;
+  /**
+   * How long a reactivation waits for the customer's confirmation (by notification; the spec has no query
+   * for it) before an operator is told (needs_attention). Absent in runs started before it existed.
+   */
+  reactivationWait?: Duration;
 }
 
 export const DEFAULT_SUBSCRIPTION_TIMING: SubscriptionTiming = {
@@ -87,6 +96,7 @@ export const DEFAULT_SUBSCRIPTION_TIMING: SubscriptionTiming = {
   pendingMaxChecks: 144,
   gatewayAttemptTimeout: '1 minute',
   cyclesPerRun: 24,
+  reactivationWait: '1 day',
 };
 
 /** Progress carried from one run to the next (continue-as-new). */

@@ -30,6 +30,7 @@ import {
   chargeOrderId,
   chargeResultSignal,
   cycleAmountUpdate,
+  DEFAULT_SUBSCRIPTION_TIMING,
   FINAL_SUBSCRIPTION_STATUSES,
   pauseUpdate,
   reactivateUpdate,
@@ -210,7 +211,14 @@ function acceptManagement(run: Run) {
   setHandler(cancelUpdate, (request) => cancel(run, request), {
     validator: (_request: ManageRequest) => {
       if (
-        !['active', 'retrying', 'paused', 'reactivating', 'needs_reauthorization'].includes(run.state.status)
+        ![
+          'active',
+          'retrying',
+          'paused',
+          'reactivating',
+          'needs_attention',
+          'needs_reauthorization',
+        ].includes(run.state.status)
       )
         refuse(`This subscription is ${run.state.status}; it cannot be cancelled.`);
     },
@@ -323,7 +331,9 @@ async function recordReportedAmounts(run: Run) {
 /** The customer's authorization; undefined (recorded not_authorized) when there is none. */
 async function authorize(run: Run): Promise<AuthorizationResult | undefined> {
   const started = await run.gateway.startSubscriptionAuthorization({ subscriptionId: run.id });
-  if (outcomeOf(started.resultCode) !== 'succeeded') {
+  // 40/41: the order exists (its first answer was lost): the customer's answer is waited for as usual.
+  const alreadySubmitted = 'alreadySubmitted' in started && started.alreadySubmitted === true;
+  if (outcomeOf(started.resultCode) !== 'succeeded' && !alreadySubmitted) {
     await move(
       run,
       'not_authorized',
@@ -349,7 +359,9 @@ async function authorize(run: Run): Promise<AuthorizationResult | undefined> {
  * Runs that queried before the patch took 7002 and 1000 for a refusal (not_authorized after one
  * query); they replay that path.
  */
-const stillAuthorizing = (answer: { resultCode: number }) =>
+const stillAuthorizing = (answer: { resultCode: number; known?: false }) =>
+  // An answer that is no word about this authorization (a refused query): the customer may still act.
+  answer.known === false ||
   answered(answer, 'pending', 'not_found') ||
   (isUndecided(outcomeOf(answer.resultCode)) && patched('subscription-authorization-undecided'));
 
@@ -482,7 +494,7 @@ async function billCycles(run: Run): Promise<SubscriptionView> {
       await expireBeforeRetry(run);
     } else if (status(run) === 'paused') {
       await waitWhilePaused(run);
-    } else if (status(run) === 'reactivating') {
+    } else if (status(run) === 'reactivating' || status(run) === 'needs_attention') {
       await awaitReactivation(run);
     } else if (await billNextCycle(run)) {
       cyclesThisRun += 1;
@@ -527,11 +539,31 @@ async function waitWhilePaused(run: Run) {
   if (status(run) === 'paused') await move(run, 'expired', `Expired on ${run.input.expiryDate} while paused`);
 }
 
-/** The customer's answer to the reactivation, by notification, until the expiry. */
+/**
+ * The customer's answer to the reactivation, by notification, until the expiry. The spec gives nothing to
+ * ask about it: after reactivationWait without an answer an operator is told (needs_attention), and a late
+ * answer still moves it on (patch `reactivation-asks-operator`; runs from before waited without end).
+ */
 async function awaitReactivation(run: Run) {
-  const { state, input } = run;
-  await sleepUntil(run, Number.POSITIVE_INFINITY, () => status(run) === 'reactivating' && !run.reactivation);
-  if (status(run) !== 'reactivating') return; // cancelled meanwhile
+  const { state, input, timing } = run;
+  const waiting = () =>
+    (status(run) === 'reactivating' || status(run) === 'needs_attention') && !run.reactivation;
+  if (status(run) === 'reactivating' && patched('reactivation-asks-operator')) {
+    // Runs started before the setting existed carry no reactivationWait in their input: the default.
+    const wait = timing.reactivationWait ?? DEFAULT_SUBSCRIPTION_TIMING.reactivationWait!;
+    const until = Date.now() + durationMs(wait);
+    await sleepUntil(run, until, waiting);
+    if (waiting() && Date.now() < run.expiryInstant)
+      await move(
+        run,
+        'needs_attention',
+        `The customer has not confirmed the reactivation within ${String(wait)}, and the ` +
+          'gateway offers no way to ask: contact the customer, or cancel. A confirmation that comes later ' +
+          'still reactivates the subscription.',
+      );
+  }
+  await sleepUntil(run, Number.POSITIVE_INFINITY, waiting);
+  if (status(run) !== 'reactivating' && status(run) !== 'needs_attention') return; // cancelled meanwhile
   const answer = run.reactivation;
   run.reactivation = undefined;
   if (!answer) {
@@ -705,7 +737,20 @@ async function settlePendingCharge(run: Run, charge: CycleCharge): Promise<numbe
     },
     { firstWait: run.timing.pendingCheckInterval, maxAsks: run.timing.pendingMaxChecks },
   );
-  if (heard.decided === undefined) return undefined; // still pending: an operator checks it with the gateway
+  if (heard.decided === undefined) {
+    // Still unsettled: an operator checks it with the gateway; the charge's record says so (runs from
+    // before the strict gateway left it pending).
+    if (patched('unsettled-charge-needs-attention'))
+      await records.recordSubscriptionCharge({
+        subscriptionId: run.id,
+        ...charge,
+        status: 'needs_attention',
+        message:
+          `No final result after ${run.timing.pendingMaxChecks} checks, ${String(run.timing.pendingCheckInterval)} ` +
+          'apart: check this charge with the gateway before charging the customer again.',
+      });
+    return undefined;
+  }
   return recordSettledCharge(run, charge, heard.decided);
 }
 
@@ -747,9 +792,14 @@ async function settlePendingChargeUnpatched(run: Run, charge: CycleCharge): Prom
   return undefined;
 }
 
-/** A charge's answer that ends it: neither still pending nor an order the gateway does not know. */
-function settles(answer: { resultCode: number } | undefined): answer is { resultCode: number } {
-  if (!answer) return false;
+/**
+ * A charge's answer that ends it: neither still pending nor an order the gateway does not know, nor a query
+ * answer that proves nothing about it (`known: false`).
+ */
+function settles(
+  answer: { resultCode: number; known?: false } | undefined,
+): answer is { resultCode: number } {
+  if (!answer || answer.known === false) return false;
   const outcome = outcomeOf(answer.resultCode);
   return !isPending(outcome) && outcome !== 'not_found';
 }

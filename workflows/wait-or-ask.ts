@@ -83,3 +83,36 @@ export async function waitForNotificationOrAsk<T>(
     wait = Math.min(wait * growth, maxWait);
   }
 }
+
+/**
+ * After an operator was told that no outcome came (needs_attention), payrun keeps asking where the gateway
+ * can be asked: this often, this long. An answer learnt then moves the record on from needs_attention.
+ */
+export const ASK_AFTER_ATTENTION = { every: '6 hours', for: '30 days' } as const satisfies Record<
+  string,
+  Duration
+>;
+
+/**
+ * `waitForNotificationOrAsk`, then, when it ends undecided, `attend` (record needs_attention with the
+ * reason) and go on asking every ASK_AFTER_ATTENTION.every for ASK_AFTER_ATTENTION.for. A refused or
+ * unknown answer never ends the wait: only a decided outcome or the end of the asking does.
+ */
+export async function waitOrAskThenAttend<T>(
+  notified: () => T | undefined,
+  ask: (attempt: number) => Promise<T | undefined>,
+  schedule: AskSchedule,
+  attend: () => Promise<void>,
+  news?: UndecidedNews,
+): Promise<WaitOutcome<T> & { attended: boolean }> {
+  const first = await waitForNotificationOrAsk(notified, ask, schedule, news);
+  if (first.decided !== undefined) return { ...first, attended: false };
+  await attend();
+  const later = await waitForNotificationOrAsk(
+    notified,
+    ask,
+    { firstWait: ASK_AFTER_ATTENTION.every, giveUpAfterWaiting: ASK_AFTER_ATTENTION.for },
+    news,
+  );
+  return { ...later, attended: true };
+}

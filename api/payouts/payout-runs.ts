@@ -313,10 +313,16 @@ export async function decideRun(
 
 export async function resumeRun(deps: PayoutDeps, input: { runId: string; principal: Principal }) {
   const run = await requireRun(deps.db, input.runId);
-  if (run.status !== 'awaiting_funds') {
+  // A running batch whose payment the gateway never confirmed waits for an operator too (needs_attention):
+  // resuming it sends batch/pay again, which the gateway refuses for a batch it already paid.
+  const unconfirmed =
+    run.status === 'running' &&
+    (await listBatches(deps.db, input.runId)).some((batch) => batch.status === 'needs_attention');
+  if (run.status !== 'awaiting_funds' && !unconfirmed) {
     throw conflict(
       'run_not_waiting_for_funds',
-      `Run ${input.runId} is ${run.status}; only a run awaiting funds resumes.`,
+      `Run ${input.runId} is ${run.status}; only a run awaiting funds, or with a batch whose payment is ` +
+        'unconfirmed, resumes.',
     );
   }
   await deps.temporal.workflow

@@ -14,9 +14,18 @@ const REQUEST_TYPE = 'batchWallet';
 
 export const batchHandlers: HandlerTable = {
   'batch.init': {
-    createsOrder: true,
     handle(request, world) {
       const { fields, orderId } = request;
+      const taken = world.state.orders.get(orderId);
+      const earlier = world.state.batches.get(orderId);
+      // An init answered but lost can only be recovered by another init: the spec shows no way to read an
+      // mToken again. So a batch not created yet is initiated again (gateway/README assumption 1), and the
+      // mToken issued before stops working; once batch/create used the orderId, it is taken.
+      if ((taken && !earlier) || (earlier && earlier.phase !== 'initiated'))
+        return outcome(
+          CODE.duplicateOrderId,
+          `Duplicated orderId: ${orderId} was already used by ${taken?.operation ?? 'batch.create'}`,
+        );
       const batch: Batch = {
         orderId,
         mToken: `mt${world.random.hex(40)}`,
@@ -27,6 +36,7 @@ export const batchHandlers: HandlerTable = {
         items: [],
       };
       world.state.batches.set(orderId, batch);
+      world.state.orders.set(orderId, { operation: 'batch.init', requestId: request.requestId });
       return outcome(CODE.success, undefined, { amount: batch.amount, mToken: batch.mToken });
     },
   },

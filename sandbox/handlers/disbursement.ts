@@ -6,7 +6,10 @@ import { receiverOf, scenarioOf } from './receivers';
 
 /** Document 3, single disbursement: check wallet, balance, pay. */
 export const disbursementHandlers: HandlerTable = {
+  // A check and a balance read carry an orderId of their own: read hardest, the gateway keeps it as used
+  // (gateway/README assumption 22), so each one needs a fresh orderId.
   'disbursement.verify': {
+    createsOrder: true,
     handle(request, world) {
       const scenario = scenarioOf(receiverOf(request.fields, 'disbursementMethod'), 'wallet');
       return transientFailure(world, request, scenario) ?? outcome(scenario.checkWallet);
@@ -14,6 +17,7 @@ export const disbursementHandlers: HandlerTable = {
   },
 
   'disbursement.balance': {
+    createsOrder: true,
     handle(request, world) {
       const { orderGroupId } = request.fields;
       const currency = currencyOfGroup(orderGroupId);

@@ -63,6 +63,7 @@ export const remittanceHandlers: HandlerTable = {
   },
 
   'remittance.verify': {
+    createsOrder: true,
     handle(request, world) {
       const scenario = scenarioOf(receiverOf(request.fields, 'receiver'), 'wallet');
       return transientFailure(world, request, scenario) ?? outcome(scenario.checkWallet);
@@ -116,11 +117,7 @@ export function withRemittanceQuery(table: HandlerTable): HandlerTable {
         const answer = remittanceQueryAnswer(world, request.orderId);
         if (answer) return answer;
         if (inner) return inner.handle(request, world);
-        return outcome(
-          CODE.unknownError,
-          'payment.query is not simulated yet by the payrun sandbox (document 1) except for remittance and disbursement orders; ' +
-            'see sandbox/README.md',
-        );
+        return outcome(CODE.invalidOrder, `orderId ${request.orderId} not found`);
       },
     },
   };

@@ -17,12 +17,22 @@ const pay = (label = 'pay', lastFour = '1234') => ({
 });
 
 describe('idempotency', () => {
-  it('a finished requestId returns the stored result (same transId, same responseTime), paid once', async () => {
+  it('a requestId answered before is answered 40 (the spec: retry with a different requestId), never replayed', async () => {
     const request = pay();
     const first = await gw.client.call('disbursement.pay', request);
+    expect(first.resultCode).toBe(0);
     const again = await gw.client.call('disbursement.pay', request);
-    expect(again.body).toEqual(first.body);
+    expect(again.resultCode).toBe(40);
+    expect(again.classification.action).toBe('resolve-by-query');
+    expect(again.body.transId).toBeUndefined();
     expect(gw.sandbox.admin.ledger()).toHaveLength(1);
+  });
+
+  it('a refused request keeps its requestId too: the same requestId answers 40, not the refusal again', async () => {
+    const request = pay('refused', '1008');
+    const first = await gw.client.call('disbursement.pay', request).catch((error: unknown) => error);
+    expect(first).toMatchObject({ resultCode: 1008 });
+    expect((await gw.client.call('disbursement.pay', request)).resultCode).toBe(40);
   });
 
   it('a requestId still being processed answers 40', async () => {
@@ -58,12 +68,10 @@ describe('idempotency', () => {
     expect(gw.sandbox.admin.ledger()).toHaveLength(1);
   });
 
-  it('lookups do not reserve their orderId', async () => {
+  it('a balance read keeps its orderId (the reading hardest on the merchant): the same orderId again answers 41', async () => {
     const { orderId } = ids('lookup');
-    for (let i = 0; i < 2; i += 1)
-      expect((await gw.client.call('disbursement.balance', { ...ids('lookup'), orderId })).resultCode).toBe(
-        0,
-      );
+    expect((await gw.client.call('disbursement.balance', { ...ids('lookup'), orderId })).resultCode).toBe(0);
+    expect((await gw.client.call('disbursement.balance', { ...ids('lookup'), orderId })).resultCode).toBe(41);
   });
 });
 
@@ -86,7 +94,7 @@ describe('request faults', () => {
     expect(gw.sandbox.admin.faults()).toEqual([]);
   });
 
-  it('hang: no answer, the client times out; nothing was processed and the requestId is free again', async () => {
+  it('hang: processed, never answered; the client times out and the retry with the same requestId hears 40', async () => {
     gw.sandbox.admin.setFaults({ operation: 'disbursement.pay', hang: true, times: 1 });
     const request = pay();
     const error = await gw.client
@@ -94,25 +102,47 @@ describe('request faults', () => {
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(GatewayTransportError);
     expect(error).toMatchObject({ reason: 'timeout', retryable: true });
-    expect(gw.sandbox.admin.ledger()).toHaveLength(0);
-    // The abandoned request frees its requestId when its connection closes; until then a retry hears 40.
-    await eventually(async () =>
-      expect((await gw.client.call('disbursement.pay', request)).resultCode).toBe(0),
-    );
+    expect(gw.sandbox.admin.ledger()).toEqual([expect.objectContaining({ orderId: request.orderId })]);
+    expect((await gw.client.call('disbursement.pay', request)).resultCode).toBe(40);
     expect(gw.sandbox.admin.ledger()).toHaveLength(1);
   });
 
-  it('dropResponse: processed, no answer; the retry with the same requestId gets the stored result', async () => {
+  it('dropResponse: processed, no answer; the retry with the same requestId hears 40, and api/query tells the outcome', async () => {
     gw.sandbox.admin.setFaults({ operation: 'disbursement.pay', dropResponse: true, times: 1 });
     const request = pay();
     const error = await gw.client.call('disbursement.pay', request).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(GatewayTransportError);
     expect(error).toMatchObject({ reason: 'network', retryable: true });
     const retry = await gw.client.call('disbursement.pay', request);
-    expect(retry.resultCode).toBe(0);
+    expect(retry.resultCode).toBe(40);
     const ledger = gw.sandbox.admin.ledger();
     expect(ledger).toHaveLength(1);
-    expect(ledger[0]).toMatchObject({ orderId: request.orderId, transId: retry.body.transId });
+    const asked = await gw.client.call('payment.query', { ...ids('q'), orderId: request.orderId });
+    expect(asked.body).toMatchObject({
+      orderId: request.orderId,
+      resultCode: 0,
+      transId: ledger[0]!.transId,
+    });
+  });
+
+  it("orderIdPrefix: a rule applies to one object's traffic only, and addFaults keeps the rules in force", async () => {
+    const mine = pay('mine');
+    const other = pay('other');
+    gw.sandbox.admin.setFaults({
+      operation: 'disbursement.balance',
+      httpStatus: 503,
+      orderIdPrefix: 'nobody',
+    });
+    gw.sandbox.admin.addFaults({
+      operation: 'disbursement.pay',
+      httpStatus: 503,
+      orderIdPrefix: mine.orderId,
+    });
+    expect(await gw.client.call('disbursement.pay', mine).catch((e: unknown) => e)).toMatchObject({
+      status: 503,
+    });
+    expect((await gw.client.call('disbursement.pay', other)).resultCode).toBe(0);
+    expect(gw.sandbox.admin.faults()).toHaveLength(2);
   });
 
   it('resultCode 10: answered "retry later", nothing processed; the same requestId then goes through', async () => {

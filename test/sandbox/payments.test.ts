@@ -168,11 +168,13 @@ describe('api/create → customer → IPN, redirect and query', () => {
     expect((await ipnFor(request.orderId)).body.resultCode).toBe(1001);
   });
 
-  it('orderId reuse answers 41; the same requestId gets the stored answer', async () => {
+  it('orderId reuse answers 41; the same requestId again answers 40, never the first answer', async () => {
     const request = wallet();
     const first = await gw.client.call('payment.captureWallet', request);
+    expect(first.resultCode).toBe(0);
     const again = await gw.client.call('payment.captureWallet', request);
-    expect(again.body).toEqual(first.body);
+    expect(again.resultCode).toBe(40);
+    expect(again.body.payUrl).toBeUndefined();
     const reuse = await gw.client.call('payment.captureWallet', {
       ...request,
       requestId: ids('x').requestId,

@@ -13,6 +13,7 @@ import {
 import {
   classifyResult,
   createGatewayClient,
+  GatewayFormatError,
   GatewayResultError,
   GatewaySignatureError,
   GatewayTransportError,
@@ -78,7 +79,6 @@ describe('asActivityFailure: the retry decision of gateway/retry.ts, used by eve
         'GatewayInvalidRequest',
         { operation: 'payment.query' },
       ],
-      [new GatewaySignatureError('response of payment.query'), 'GatewaySignatureMismatch', {}],
     ] as const;
     for (const [error, type, details] of cases) {
       const failure = asActivityFailure(error);
@@ -89,6 +89,18 @@ describe('asActivityFailure: the retry decision of gateway/retry.ts, used by eve
         ...details,
         decision: expect.any(String),
       });
+    }
+  });
+
+  it('an answer payrun cannot use (bad signature, bad shape) is a lost answer: retried, never final', () => {
+    for (const error of [
+      new GatewaySignatureError('response of payment.captureWallet'),
+      new GatewayFormatError('response of payment.query', 'resultCode is missing'),
+    ]) {
+      const failure = asActivityFailure(error) as ApplicationFailure;
+      expect(failure).toBeInstanceOf(ApplicationFailure);
+      expect(failure.nonRetryable).toBe(false);
+      expect(GATEWAY_FAILURE_TYPES).toContain(failure.type);
     }
   });
 

@@ -147,19 +147,41 @@ describe('a pending payout (7000/7002) waits for the notification', () => {
     await captureHistory(h.env.client, run.workflowId, 'asked-still-pending-needs-attention');
   });
 
-  it('a late IPN: asks with doubling waits, the last cut short at resultWait, then needs_attention', async () => {
-    const { run } = await disburse(
+  it('a late IPN: asks with doubling waits, the last cut short at resultWait, then needs_attention, and asks on', async () => {
+    const { run, statuses } = await disburse(
       bank,
       { disburse: pending, queryDisbursementResult: async () => ({ state: 'pending' as const }) },
       { ipnTimeout: '1 minute', resultWait: '1 hour' },
     );
     expect(await run.result()).toMatchObject({ status: 'needs_attention', resultCode: 7000 });
     const [pay] = run.calls('disburse');
+    const asked = run.calls('queryDisbursementResult').map((ask) => Math.round(run.gap(pay!, ask) / 60_000));
     // Waits of 1, 2, 4, 8 and 16 minutes, then the 29 left of the hour.
-    expect(
-      run.calls('queryDisbursementResult').map((ask) => Math.round(run.gap(pay!, ask) / 60_000)),
-    ).toEqual([1, 3, 7, 15, 31, 60]);
+    expect(asked.slice(0, 6)).toEqual([1, 3, 7, 15, 31, 60]);
+    // Then an operator is told once, and payrun asks every 6 hours for 30 days.
+    expect(asked.slice(6, 9)).toEqual([60 + 360, 60 + 720, 60 + 1080]);
+    expect(asked).toHaveLength(6 + 120);
+    expect(statuses()).toEqual(['needs_attention']);
     await captureHistory(h.env.client, run.workflowId, 'asked-until-result-wait');
+  });
+
+  it('an answer learnt after needs_attention moves the payout on: needs_attention → succeeded', async () => {
+    let asks = 0;
+    const { run, statuses } = await disburse(
+      bank,
+      {
+        disburse: pending,
+        queryDisbursementResult: async () =>
+          ++asks < 8
+            ? { state: 'unknown' as const, reason: 'the gateway refused the query (99: Unknown error)' }
+            : { state: 'succeeded' as const, notice: { resultCode: 0, message: 'paid', transId: 'late' } },
+      },
+      { ipnTimeout: '1 minute', resultWait: '1 hour' },
+    );
+    expect(await run.result()).toMatchObject({ status: 'succeeded', resultCode: 0 });
+    expect(statuses()).toEqual(['needs_attention', 'succeeded']);
+    expect(run.inputs('recordDisbursement')[0]!.message).toContain('the gateway refused the query (99');
+    expect(run.inputs('recordDisbursement')[1]).toMatchObject({ transId: 'late' });
   });
 
   it('no IPN: the gateway’s answer to the query settles it', async () => {

@@ -73,11 +73,23 @@ describe('refund', () => {
       queryRefund: async () => answer('pending', 7000),
     });
     expect(await run.result()).toMatchObject({ status: 'needs_attention', resultCode: 7000 });
-    // 1 + 2 + 4 + 4 + 4 + 4 + 4 = 23 ≥ 20 minutes: seven queries, capped at maxInterval.
-    expect(run.calls('queryRefund')).toHaveLength(7);
+    // 1 + 2 + 4 + 4 + 4 + 4 + 4 = 23 ≥ 20 minutes: seven queries, capped at maxInterval; then an operator is
+    // told once and payrun asks every 6 hours for 30 days (the refund is only ever learnt from the gateway).
+    expect(run.calls('queryRefund')).toHaveLength(7 + 120);
     const refundId = run.inputs('createRefund')[0]!.refundId;
     expect(run.inputs('markRefundNeedsAttention')).toEqual([{ refundId }]);
     await captureHistory(h.env.client, run.workflowId, 'still-pending-needs-attention');
+  });
+
+  it('an outcome learnt after needs_attention is the refund’s result', async () => {
+    let asks = 0;
+    const run = await startRefund({
+      createRefund: async () => answer('pending', 7000),
+      queryRefund: async () => (++asks < 10 ? answer('pending', 7000) : answer('succeeded', 0)),
+    });
+    expect(await run.result()).toMatchObject({ status: 'succeeded', resultCode: 0 });
+    expect(run.calls('markRefundNeedsAttention')).toHaveLength(1);
+    expect(run.calls('queryRefund')).toHaveLength(10);
   });
 
   it('a lost answer is retried with the same refund (never a second refund)', async () => {

@@ -297,10 +297,29 @@ describe('remittance: waiting for the result', () => {
     });
     expect(await run.result()).toBe('needs_attention');
     expect(lastRecord(run).attention).toContain('No final result after 30 minutes (last answer 7000');
-    // 2 + 4 + 8 + 16 = 30 minutes: four queries.
-    expect(run.calls('queryRemittanceResult')).toHaveLength(4);
+    // 2 + 4 + 8 + 16 = 30 minutes: four queries; then payrun asks on every 6 hours for 30 days.
+    expect(run.calls('queryRemittanceResult')).toHaveLength(4 + 120);
+    expect(
+      run.inputs('recordRemittanceStatus').filter((record) => record.status === 'needs_attention'),
+    ).toHaveLength(1);
     expect(run.calls('buyForRemittance')).toHaveLength(1);
     expect(run.calls('createRemittanceOrder')).toHaveLength(1);
+  });
+});
+
+describe('remittance: an answer learnt after needs_attention', () => {
+  it('moves the remittance on to succeeded: payrun asked on after it told an operator', async () => {
+    let asks = 0;
+    const { run } = await remit({
+      createRemittanceOrder: async () => created('pending', 7000),
+      queryRemittanceResult: async () =>
+        ++asks < 7
+          ? { state: 'unknown' as const, message: 'the gateway refused the query (99: Unknown error)' }
+          : queried('succeeded', 0),
+    });
+    expect(await run.result()).toBe('succeeded');
+    const statuses = run.inputs('recordRemittanceStatus').map((record) => record.status);
+    expect(statuses.slice(-2)).toEqual(['needs_attention', 'succeeded']);
   });
 });
 

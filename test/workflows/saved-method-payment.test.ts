@@ -118,21 +118,30 @@ describe('savedMethodPayment: 8000 (confirm at the provider) and 7000 (pending)'
     expect(run.calls('queryTokenPayment')).toEqual([]);
   });
 
-  it('8000 and no IPN: api/query every resultWait; the customer never confirms → failed at giveUpAfter', async () => {
+  it('8000 and no IPN: api/query every resultWait; the customer never confirms → needs_attention at giveUpAfter, asked on', async () => {
     const { run, paymentId } = await payWith({
       payWithToken: async () => first('redirect', 8000),
       queryTokenPayment: async () => query(false, 1000),
     });
-    expect(await run.result()).toEqual({
-      state: 'failed',
-      resultCode: 1000,
-      message: 'The customer did not confirm in time.',
-    });
-    expect(run.inputs('queryTokenPayment')).toEqual(
+    expect(await run.result()).toMatchObject({ state: 'needs_attention', resultCode: 1000 });
+    expect(states(run)).toEqual(['awaiting_customer', 'needs_attention']);
+    // Five asks until giveUpAfter, then every 6 hours for 30 days: a customer who confirms late is heard.
+    expect(run.inputs('queryTokenPayment').slice(0, 5)).toEqual(
       [1, 2, 3, 4, 5].map((attempt) => ({ paymentId, attempt })),
     );
+    expect(run.calls('queryTokenPayment')).toHaveLength(5 + 120);
     const [pay] = run.calls('payWithToken');
-    expect(run.gap(pay!, run.calls('queryTokenPayment').at(-1)!)).toBeGreaterThanOrEqual(10 * MINUTE);
+    expect(run.gap(pay!, run.calls('queryTokenPayment')[4]!)).toBeGreaterThanOrEqual(10 * MINUTE);
+  });
+
+  it('8000, the customer confirms after needs_attention: the late answer is the result', async () => {
+    let asks = 0;
+    const { run } = await payWith({
+      payWithToken: async () => first('redirect', 8000),
+      queryTokenPayment: async () => (++asks < 8 ? query(false, 1000) : query(true, 0)),
+    });
+    expect(await run.result()).toMatchObject({ state: 'succeeded', resultCode: 0 });
+    expect(states(run)).toEqual(['awaiting_customer', 'needs_attention', 'succeeded']);
   });
 
   it('7000: the query finds the outcome', async () => {

@@ -299,14 +299,16 @@ describe('subscription: a cycle’s charge', () => {
     await captureHistory(h.env.client, run.workflowId, 'pending-charge-asked-until-final');
   });
 
-  it('still pending after pendingMaxChecks: left pending for an operator, billing goes on', async () => {
+  it('still pending after pendingMaxChecks: recorded needs_attention for an operator, billing goes on', async () => {
     const { run } = await active({
       chargeSubscriptionCycle: inTurn(charged('pending', 7000), charged('succeeded', 0)),
       querySubscriptionCharge: async () => ({ ...answer(7000), transId: undefined }),
     });
     expect(await run.result()).toMatchObject({ status: 'expired', failures: 0 });
     expect(run.calls('querySubscriptionCharge')).toHaveLength(3);
-    expect(ledger(run)).toEqual([]);
+    expect(ledger(run)).toEqual([
+      expect.objectContaining({ cycle: 1, attempt: 0, status: 'needs_attention' }),
+    ]);
     await captureHistory(h.env.client, run.workflowId, 'pending-charge-still-pending');
     expect(cycles(run)).toEqual([
       [1, 0],
