@@ -1,4 +1,4 @@
-import { codeOf, orderStatusEvidence, type GatewayClient } from '../gateway';
+import { codeOf, isAlreadySubmitted, orderStatusEvidence, type GatewayClient } from '../gateway';
 import type { Db } from '../db/knex';
 import {
   advanceDisbursementStatus,
@@ -25,6 +25,16 @@ type WalletReceiver = Extract<DisbursementReceiver, { kind: 'wallet' }>;
 
 const orderIdOf = async (db: Db, disbursementId: string): Promise<string> =>
   (await recordOf(db, disbursementId)).order_id;
+
+/**
+ * What the gateway's answer to api/query proves about a payout: only evidence counts (an answer naming this
+ * payout with its amount and a transId, of a payout's kind); anything else is unknown, with why.
+ */
+type QueryAnswer = {
+  state: 'succeeded' | 'failed' | 'pending' | 'unknown';
+  notice?: DisbursementNotice;
+  reason?: string;
+};
 
 type RecordedStep = Pick<DisbursementRow, 'order_id' | 'status' | 'result_code' | 'message' | 'trans_id'>;
 
@@ -108,6 +118,23 @@ export function createDisbursementActivities({
     return Number((result.body as { amount?: number }).amount ?? 0);
   }
 
+  /** What api/query proves about a payout (gateway/README.md assumption 21; gateway/evidence.ts). */
+  async function resultOf(orderId: string, amount: number): Promise<QueryAnswer> {
+    const evidence = await askForEvidence(
+      gateway,
+      'payment.query',
+      { orderId, requestId: lookupId(orderId) },
+      (body) => orderStatusEvidence(body, { orderId, amount, kind: 'payout' }),
+    );
+    if (evidence.state === 'unknown') return { state: 'unknown', reason: evidence.reason };
+    if (evidence.state === 'undecided') return { state: 'pending' };
+    const { resultCode, message, transId } = evidence;
+    return {
+      state: evidence.outcome === 'succeeded' ? 'succeeded' : 'failed',
+      notice: { resultCode, message, ...(transId ? { transId } : {}) },
+    };
+  }
+
   /** A payout refused before pay was sent: recorded failed, with the reason. */
   async function refuse(disbursementId: string, resultCode: number, message: string) {
     await advance(disbursementId, { status: 'failed', resultCode, message });
@@ -131,6 +158,14 @@ export function createDisbursementActivities({
     });
     const { resultCode, message, body } = answer;
     if (!answer.accepted) return { outcome: 'failed' as const, resultCode, message };
+    // Already submitted (40: this attempt's first answer was lost; 41): ask now; what the query cannot
+    // prove is pending, and the workflow waits for the notification and asks again.
+    if (isAlreadySubmitted(answer.outcome)) {
+      const asked = await resultOf(orderId, input.amount);
+      if (asked.state === 'succeeded' || asked.state === 'failed')
+        return { outcome: asked.state, ...asked.notice! };
+      return { outcome: 'pending' as const, resultCode, message };
+    }
     const transId = (body as { transId?: number }).transId;
     if (answer.outcome === 'succeeded') {
       return {
@@ -222,29 +257,12 @@ export function createDisbursementActivities({
      * that names this payout with its amount and a transId, of a payout's kind. A refused query, an answer
      * about another order under the same id, or one payrun's client rejects leaves it unknown, with why.
      */
-    async queryDisbursementResult({ disbursementId }: { disbursementId: string }): Promise<{
-      state: 'succeeded' | 'failed' | 'pending' | 'unknown';
-      notice?: DisbursementNotice;
-      reason?: string;
-    }> {
+    async queryDisbursementResult({ disbursementId }: { disbursementId: string }): Promise<QueryAnswer> {
       const row = await db('disbursements')
         .where({ disbursement_id: disbursementId })
         .first('order_id', 'amount');
       if (!row) throw new Error(`Disbursement ${disbursementId} has no record`);
-      const orderId = row.order_id as string;
-      const evidence = await askForEvidence(
-        gateway,
-        'payment.query',
-        { orderId, requestId: lookupId(orderId) },
-        (body) => orderStatusEvidence(body, { orderId, amount: Number(row.amount), kind: 'payout' }),
-      );
-      if (evidence.state === 'unknown') return { state: 'unknown', reason: evidence.reason };
-      if (evidence.state === 'undecided') return { state: 'pending' };
-      const { resultCode, message, transId } = evidence;
-      return {
-        state: evidence.outcome === 'succeeded' ? 'succeeded' : 'failed',
-        notice: { resultCode, message, ...(transId ? { transId } : {}) },
-      };
+      return resultOf(row.order_id as string, Number(row.amount));
     },
 
     async recordDisbursement(input: {

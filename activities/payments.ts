@@ -22,6 +22,7 @@ import {
   type RefundItem,
 } from '../db/payments';
 import {
+  isFinalPaymentCode,
   noticeOf,
   type ConfirmAction,
   type ConfirmOutcome,
@@ -164,6 +165,41 @@ export function createPaymentActivities(deps: PaymentActivityDependencies) {
     return { status, resultCode, message };
   }
 
+  /**
+   * api/query about the payment. Only evidence decides (gateway/evidence.ts): `known: false` when the
+   * answer proves nothing (a refused query, another order under this orderId, an answer payrun's client
+   * rejects), so the workflow keeps waiting instead of recording a refusal as the payment's result.
+   */
+  async function queryPayment({
+    paymentId,
+  }: {
+    paymentId: string;
+  }): Promise<PaymentNotice & { known?: false }> {
+    const row = await requirePayment(db, paymentId);
+    let body: Record<string, unknown> = {};
+    const evidence = await askForEvidence(
+      gateway,
+      'payment.query',
+      { orderId: row.order_id, requestId: lookupId(row.order_id), lang: 'en' },
+      (answer) => {
+        body = answer ?? {};
+        return orderStatusEvidence(answer, {
+          orderId: row.order_id,
+          amount: Number(row.amount),
+          kind: 'payment',
+        });
+      },
+    );
+    if (evidence.state === 'unknown')
+      return {
+        resultCode: evidence.resultCode ?? -1,
+        message: evidence.reason,
+        source: 'query',
+        known: false,
+      };
+    return noticeOf(body, 'query');
+  }
+
   return {
     /** api/create (or api/pos) with requestId and orderId derived from the payment: a retry re-sends the same order. */
     async createPayment(input: {
@@ -199,6 +235,13 @@ export function createPaymentActivities(deps: PaymentActivityDependencies) {
       }
       const { resultCode, action } = answer;
       const body = answer.body;
+      // Already submitted (40: this attempt's first answer was lost; 41): what the query proves decides (the
+      // customer may have paid already); otherwise the order waits, its links lost with the first answer.
+      if (isAlreadySubmitted(answer.outcome)) {
+        const asked = await queryPayment({ paymentId: input.paymentId });
+        if (asked.known !== false && isFinalPaymentCode(asked.resultCode))
+          return { status: 'pending', notice: asked };
+      }
       if (row.request_type === 'pos' && answer.outcome === 'succeeded') {
         return { status: 'succeeded', notice: noticeOf(body, 'create') };
       }
@@ -218,36 +261,7 @@ export function createPaymentActivities(deps: PaymentActivityDependencies) {
       return { status };
     },
 
-    /**
-     * api/query about the payment. Only evidence decides (gateway/evidence.ts): `known: false` when the
-     * answer proves nothing (a refused query, another order under this orderId, an answer payrun's client
-     * rejects), so the workflow keeps waiting instead of recording a refusal as the payment's result.
-     */
-    async queryPayment({ paymentId }: { paymentId: string }): Promise<PaymentNotice & { known?: false }> {
-      const row = await requirePayment(db, paymentId);
-      let body: Record<string, unknown> = {};
-      const evidence = await askForEvidence(
-        gateway,
-        'payment.query',
-        { orderId: row.order_id, requestId: lookupId(row.order_id), lang: 'en' },
-        (answer) => {
-          body = answer ?? {};
-          return orderStatusEvidence(answer, {
-            orderId: row.order_id,
-            amount: Number(row.amount),
-            kind: 'payment',
-          });
-        },
-      );
-      if (evidence.state === 'unknown')
-        return {
-          resultCode: evidence.resultCode ?? -1,
-          message: evidence.reason,
-          source: 'query',
-          known: false,
-        };
-      return noticeOf(body, 'query');
-    },
+    queryPayment,
 
     async recordPaymentStatus(input: {
       paymentId: string;

@@ -91,6 +91,26 @@ export function createRemittanceActivities({
   gateway,
   remittanceIpnUrl,
 }: RemittanceActivityDependencies) {
+  /** What api/query proves about the remittance's order (gateway/evidence.ts): the VND sent, as a payout. */
+  async function resultOf(orderId: string, amount: number): Promise<QueryOutcome> {
+    const evidence = await askForEvidence(
+      gateway,
+      'payment.query',
+      { orderId, requestId: lookupId(orderId) },
+      (body) => orderStatusEvidence(body, { orderId, amount, kind: 'payout' }),
+    );
+    if (evidence.state === 'unknown')
+      return { state: 'unknown', resultCode: evidence.resultCode, message: evidence.reason };
+    const { resultCode, message } = evidence;
+    if (evidence.state === 'undecided') return { state: 'pending', resultCode, message };
+    return {
+      state: evidence.outcome === 'succeeded' ? 'succeeded' : 'failed',
+      resultCode,
+      message,
+      ...(evidence.transId ? { transId: evidence.transId } : {}),
+    };
+  }
+
   return {
     /** A live quote for the API (no remittance yet): a lookup, so a fresh requestId each time. */
     async fetchExchangeRate({ baseCurrency }: { baseCurrency: BaseCurrency }): Promise<{ rate: number }> {
@@ -254,8 +274,21 @@ export function createRemittanceActivities({
       const transId = transIdOf(answer.body);
       if (outcome === 'succeeded') return { outcome: 'succeeded', resultCode, message, transId };
       if (isPending(outcome)) return { outcome: 'pending', resultCode, message, transId };
-      // 40 (this request was read before: its answer was lost) or 41: the notification or the query tells.
-      if (isAlreadySubmitted(outcome)) return { outcome: 'duplicate', resultCode, message };
+      // 40 (this request was read before: its answer was lost) or 41: ask now; what the query cannot prove
+      // is left to the notification and later queries.
+      if (isAlreadySubmitted(outcome)) {
+        const asked = await resultOf(orderId, amount);
+        if (asked.state === 'succeeded')
+          return {
+            outcome: 'succeeded',
+            resultCode: asked.resultCode,
+            message: asked.message,
+            transId: asked.transId,
+          };
+        if (asked.state === 'failed')
+          return { outcome: 'refused', resultCode: asked.resultCode, message: asked.message };
+        return { outcome: 'duplicate', resultCode, message };
+      }
       throw notAnsweredYet('remittance.create', resultCode);
     },
 
@@ -266,24 +299,7 @@ export function createRemittanceActivities({
      */
     async queryRemittanceResult({ remittanceId }: { remittanceId: string }): Promise<QueryOutcome> {
       const remittance = await loadRemittance(db, remittanceId);
-      const orderId = remittanceOrderIds(remittanceId).create;
-      const evidence = await askForEvidence(
-        gateway,
-        'payment.query',
-        { orderId, requestId: lookupId(orderId) },
-        (body) =>
-          orderStatusEvidence(body, { orderId, amount: Number(remittance.amount_sent), kind: 'payout' }),
-      );
-      if (evidence.state === 'unknown')
-        return { state: 'unknown', resultCode: evidence.resultCode, message: evidence.reason };
-      const { resultCode, message } = evidence;
-      if (evidence.state === 'undecided') return { state: 'pending', resultCode, message };
-      return {
-        state: evidence.outcome === 'succeeded' ? 'succeeded' : 'failed',
-        resultCode,
-        message,
-        ...(evidence.transId ? { transId: evidence.transId } : {}),
-      };
+      return resultOf(remittanceOrderIds(remittanceId).create, Number(remittance.amount_sent));
     },
 
     async recordRemittanceStatus(input: {

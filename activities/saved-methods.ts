@@ -126,6 +126,12 @@ export function createSavedMethodActivities({
     requireSecurityCode: false,
   });
 
+  /** What api/query proves about a saved-method payment (gateway/evidence.ts). */
+  const paymentEvidence = (orderId: string, amount: number) =>
+    askForEvidence(gateway, 'payment.query', { orderId, requestId: lookupId(orderId), lang: 'en' }, (body) =>
+      orderStatusEvidence(body, { orderId, amount, kind: 'payment' }),
+    );
+
   /** The callbackToken of a binding: from the stored IPN (list B, result 0), else tokenization/cbQuery. */
   const callbackTokenOf = async (orderId: string, gatewayClientId: string): Promise<string | undefined> => {
     const stored = await db('ipn_notifications')
@@ -371,6 +377,19 @@ export function createSavedMethodActivities({
       const transId = answer.accepted ? text(answer.body.transId) : undefined;
       const base = { resultCode: answer.resultCode, message: answer.message, transId };
       if (!answer.accepted) return { outcome: 'failed' as const, ...base };
+      // Already submitted (40: this attempt's first answer was lost; 41): ask now. An answer with evidence
+      // decides; anything else is pending, and the workflow waits for the notification and asks again.
+      if (isAlreadySubmitted(answer.outcome)) {
+        const asked = await paymentEvidence(payment.order_id, Number(payment.amount));
+        if (asked.state === 'decided')
+          return {
+            outcome: asked.outcome === 'succeeded' ? ('succeeded' as const) : ('failed' as const),
+            resultCode: asked.resultCode,
+            message: asked.message,
+            transId: asked.transId,
+          };
+        return { outcome: 'pending' as const, ...base };
+      }
       const paid = answer.outcome;
       if (paid === 'succeeded') return { outcome: 'succeeded' as const, ...base };
       if (paid === 'otp_required') {
@@ -454,13 +473,7 @@ export function createSavedMethodActivities({
           `Saved-method payment ${paymentId} has no record`,
           'UnknownPayment',
         );
-      const orderId = payment.order_id;
-      const evidence = await askForEvidence(
-        gateway,
-        'payment.query',
-        { orderId, requestId: lookupId(orderId), lang: 'en' },
-        (body) => orderStatusEvidence(body, { orderId, amount: Number(payment.amount), kind: 'payment' }),
-      );
+      const evidence = await paymentEvidence(payment.order_id, Number(payment.amount));
       if (evidence.state === 'unknown')
         return { final: false, resultCode: evidence.resultCode ?? -1, message: evidence.reason };
       return {

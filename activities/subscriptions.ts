@@ -93,6 +93,12 @@ export function createSubscriptionActivities({
     return { row, token: openToken(row.token_ciphertext, secrets.keyring, subscriptionId) };
   };
 
+  /** What api/query proves about one charge (gateway/evidence.ts). */
+  const chargeEvidence = (orderId: string, amount: number) =>
+    askForEvidence(gateway, 'payment.query', { orderId, requestId: lookupId(orderId) }, (body) =>
+      orderStatusEvidence(body, { orderId, amount, kind: 'payment' }),
+    );
+
   return {
     /** api/create, requestType subscription: the customer's links are stored for the API to answer with. */
     async startSubscriptionAuthorization({ subscriptionId }: { subscriptionId: string }) {
@@ -118,16 +124,21 @@ export function createSubscriptionActivities({
         extraData: '',
         subscriptionInfo: info,
       });
+      const lost = isAlreadySubmitted(answer.outcome);
       await updateSubscription(db, subscriptionId, {
         start_result_code: answer.resultCode,
-        start_message: answer.message,
+        start_message: lost
+          ? 'The gateway had already read this subscription (40/41): the first answer, with the ' +
+            "customer's link, was lost and cannot be read again. The customer can authorize only with that " +
+            'link; create a new subscription if they have none.'
+          : answer.message,
         pay_url: text(answer.body.payUrl) ?? null,
         deeplink: text(answer.body.deeplink) ?? null,
         qr_code_url: text(answer.body.qrCodeUrl) ?? null,
       });
       // 40/41: the order was read before (the first answer, with its links, was lost): the customer may
       // still authorize, and the notification or the query tells.
-      return isAlreadySubmitted(answer.outcome)
+      return lost
         ? { resultCode: answer.resultCode, message: answer.message, alreadySubmitted: true as const }
         : { resultCode: answer.resultCode, message: answer.message };
     },
@@ -259,9 +270,19 @@ export function createSubscriptionActivities({
         },
         { context: { recurringAmount: Number(row.recurring_amount) } },
       );
-      const transId = text(answer.body.transId);
-      // Already submitted (a retry after a lost answer) is pending too: the query tells the outcome.
-      const answered = outcomeOf(answer.resultCode);
+      let transId = text(answer.body.transId);
+      let answered = outcomeOf(answer.resultCode);
+      let settledBy = { resultCode: answer.resultCode, message: answer.message };
+      // Already submitted (40: this attempt's first answer was lost; 41): ask now. The charge is answered
+      // at once at the gateway, so the query knows; what it cannot prove stays pending for the checks.
+      if (isAlreadySubmitted(answered)) {
+        const evidence = await chargeEvidence(orderId, input.amount);
+        if (evidence.state === 'decided') {
+          answered = evidence.outcome;
+          transId = evidence.transId;
+          settledBy = { resultCode: evidence.resultCode, message: evidence.message };
+        }
+      }
       const outcome: 'succeeded' | 'failed' | 'pending' =
         answered === 'succeeded'
           ? 'succeeded'
@@ -279,8 +300,8 @@ export function createSubscriptionActivities({
         {
           ...base,
           status: outcome,
-          result_code: answer.resultCode,
-          message: answer.message,
+          result_code: settledBy.resultCode,
+          message: settledBy.message,
           trans_id: transId ?? null,
           gateway_next_payment_date:
             outcome === 'succeeded'
@@ -291,8 +312,8 @@ export function createSubscriptionActivities({
       );
       return {
         outcome,
-        resultCode: answer.resultCode,
-        message: answer.message,
+        resultCode: settledBy.resultCode,
+        message: settledBy.message,
         transId,
         ...(billed &&
           nextCycle && {
@@ -315,12 +336,7 @@ export function createSubscriptionActivities({
       check: number;
     }) {
       const orderId = chargeOrderId(input.subscriptionId, input.cycle, input.attempt);
-      const evidence = await askForEvidence(
-        gateway,
-        'payment.query',
-        { orderId, requestId: lookupId(orderId) },
-        (body) => orderStatusEvidence(body, { orderId, amount: input.amount, kind: 'payment' }),
-      );
+      const evidence = await chargeEvidence(orderId, input.amount);
       if (evidence.state === 'unknown')
         return { resultCode: evidence.resultCode ?? -1, message: evidence.reason, known: false as const };
       return {

@@ -153,8 +153,10 @@ export async function remittance(input: RemittanceInput): Promise<RemittanceStat
   if (buy.outcome === 'unknown') {
     return stop(
       'needs_attention',
-      `The gateway answered ${buy.resultCode} (${buy.message}) to the buy ${remittanceId}-buy: a buy may exist ` +
-        'under this orderId. Check the merchant statement before doing anything else; payrun will not buy again.',
+      `The gateway answered ${buy.resultCode} (${buy.message}) to the buy ${remittanceId}-buy: the first ` +
+        "attempt's answer was lost or another buy holds this orderId, and the spec gives no way to ask what a " +
+        'buy did. Check the merchant statement (foreign and VND balances) before doing anything else; payrun ' +
+        'will not buy again.',
     );
   }
   rate = buy.rate;

@@ -1,5 +1,5 @@
 /** Subscription stories: create (answers the customer's links), list, read, manage, report a VARIABLE amount. */
-import { outcomeOf } from '../../gateway';
+import { isAlreadySubmitted, outcomeOf } from '../../gateway';
 import type { Client } from '@temporalio/client';
 import { WorkflowIdReusePolicy, WorkflowUpdateFailedError } from '@temporalio/client';
 import type { Db } from '../../db/knex';
@@ -118,7 +118,10 @@ export async function createSubscription(
   for (;;) {
     const row = await getSubscription(db, input.subscriptionId);
     if (row && (row.start_result_code !== null || Date.now() > deadline)) {
-      if (row.start_result_code !== null && outcomeOf(row.start_result_code) !== 'succeeded')
+      // 40/41: the gateway holds the order, its first answer (with the customer's link) lost: not a refusal;
+      // the record says why there is no link.
+      const started = row.start_result_code === null ? undefined : outcomeOf(row.start_result_code);
+      if (started !== undefined && started !== 'succeeded' && !isAlreadySubmitted(started))
         throw new ApiError(
           422,
           'gateway_refused',

@@ -11,8 +11,11 @@ export const disbursementHandlers: HandlerTable = {
   'disbursement.verify': {
     createsOrder: true,
     handle(request, world) {
-      const scenario = scenarioOf(receiverOf(request.fields, 'disbursementMethod'), 'wallet');
-      return transientFailure(world, request, scenario) ?? outcome(scenario.checkWallet);
+      const receiver = receiverOf(request.fields, 'disbursementMethod');
+      const scenario = scenarioOf(receiver, 'wallet');
+      return (
+        transientFailure(world, request, scenario, JSON.stringify(receiver)) ?? outcome(scenario.checkWallet)
+      );
     },
   },
 

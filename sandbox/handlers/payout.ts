@@ -22,15 +22,20 @@ export interface Payout {
   awaitCapture?: boolean;
 }
 
-/** Scenario "0010": the first attempt of each requestId meets a server connection error. */
+/**
+ * Scenario "0010": the first attempt meets a server connection error. For a payout (pay, create) that is
+ * the first attempt of each requestId, which the merchant re-sends unchanged; for a check (verify), which
+ * a merchant sends with fresh ids each time, the first check of each receiver.
+ */
 export function transientFailure(
   world: SandboxWorld,
   request: GatewayRequest,
   scenario: Scenario,
+  checkOf?: string,
 ): HandlerOutcome | undefined {
-  if (!scenario.transientFirstAttempt || world.state.transientFailuresSent.has(request.requestId))
-    return undefined;
-  world.state.transientFailuresSent.add(request.requestId);
+  const key = checkOf === undefined ? request.requestId : `${request.operation}:${checkOf}`;
+  if (!scenario.transientFirstAttempt || world.state.transientFailuresSent.has(key)) return undefined;
+  world.state.transientFailuresSent.add(key);
   return {
     ...outcome(
       CODE.serverConnectionError,

@@ -65,8 +65,11 @@ export const remittanceHandlers: HandlerTable = {
   'remittance.verify': {
     createsOrder: true,
     handle(request, world) {
-      const scenario = scenarioOf(receiverOf(request.fields, 'receiver'), 'wallet');
-      return transientFailure(world, request, scenario) ?? outcome(scenario.checkWallet);
+      const receiver = receiverOf(request.fields, 'receiver');
+      const scenario = scenarioOf(receiver, 'wallet');
+      return (
+        transientFailure(world, request, scenario, JSON.stringify(receiver)) ?? outcome(scenario.checkWallet)
+      );
     },
   },
 

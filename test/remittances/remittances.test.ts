@@ -228,9 +228,7 @@ describe('money is not lost between steps', () => {
     expect(movements(created.remittanceId)).toEqual([]);
   });
 
-  it('keeps the VND bought on record as needs_attention when create is refused, and never buys twice', async () => {
-    // The buy's answer is lost once: the retry (same requestId) gets the stored answer, not a second buy.
-    stack.sandbox.admin.setFaults({ operation: 'remittance.buy', dropResponse: true, times: 1 });
+  it('keeps the VND bought on record as needs_attention when create is refused', async () => {
     const created = await create(bankRemittance('0123451507'));
     expect(await finish(created.remittanceId)).toBe('needs_attention');
     const shown = await view(created.remittanceId);
@@ -246,6 +244,17 @@ describe('money is not lost between steps', () => {
       expect.objectContaining({ outcome: 'failed', resultCode: 1507 }),
     ]);
     expect(stack.sandbox.admin.balance('VND')).toBe(shown.exchangeAmount);
+  });
+
+  it('the buy’s answer lost: the retry hears 40, the spec has no query of a buy, so an operator is asked; never a second buy', async () => {
+    stack.sandbox.admin.setFaults({ operation: 'remittance.buy', dropResponse: true, times: 1 });
+    const created = await create(bankRemittance());
+    expect(await finish(created.remittanceId)).toBe('needs_attention');
+    const shown = await view(created.remittanceId);
+    expect(shown.needsAttention).toMatch(/gateway answered 40 .* to the buy/);
+    const moved = movements(created.remittanceId);
+    expect(moved.filter((entry) => entry.kind === 'buy')).toHaveLength(1);
+    expect(moved.filter((entry) => entry.kind === 'remittance')).toEqual([]);
   });
 
   it('a pending remittance that finally fails is needs_attention, with the code from the IPN', async () => {
