@@ -1,0 +1,238 @@
+/**
+ * Text PostgreSQL cannot store (a lone UTF-16 surrogate, a NUL) never reaches a write after money moved:
+ * a create carrying it is refused with 400 naming the field before anything is created or started; a
+ * payout file's cell holding it is named by row and column; and the audit log records a request
+ * whatever text it carried.
+ */
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { Client, Connection } from '@temporalio/client';
+import { createApp } from '../../api/app';
+import { parseKeyId } from '../../db/api-keys';
+import { recordAudit } from '../../db/audit-log';
+import type { Db } from '../../db/knex';
+import { createLogger } from '../../platform/logger';
+import { jsonOf, listen, newKey, type RunningApi } from '../support/api';
+import { connectTestDatabase } from '../support/database';
+import { testApiSettings, testMerchant } from '../support/settings';
+import { testDataConverter } from '../support/temporal';
+
+let db: Db;
+let connection: Connection;
+let temporal: Client;
+let api: RunningApi;
+let maker: string;
+let payments: string;
+
+beforeAll(async () => {
+  db = connectTestDatabase();
+  connection = await Connection.connect({ address: inject('devServerAddress') });
+  temporal = new Client({ connection, dataConverter: testDataConverter });
+  const taskQueue = `nobody-${randomUUID()}`;
+  const settings = testApiSettings(taskQueue);
+  api = await listen(
+    createApp({
+      db,
+      temporal,
+      logger: createLogger('silent'),
+      merchant: testMerchant,
+      ...settings,
+      // A create that got through would wait for links no worker makes: not for long.
+      payments: { ...settings.payments, answerWaitMs: 500 },
+    }),
+  );
+  maker = await newKey(db, ['payouts-maker']);
+  payments = await newKey(db, ['payments']);
+});
+
+afterAll(async () => {
+  await api.close();
+  await connection.close();
+  await db.destroy();
+});
+
+async function send(
+  key: string,
+  method: string,
+  path: string,
+  body: string,
+  contentType = 'application/json',
+) {
+  const response = await fetch(`${api.baseUrl}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${key}`, 'content-type': contentType, 'idempotency-key': randomUUID() },
+    body,
+  });
+  return { status: response.status, body: response.status === 204 ? undefined : await jsonOf(response) };
+}
+
+const LONE = 'a\ud800b';
+
+describe('a create carrying text PostgreSQL cannot store', () => {
+  it('refuses a disbursement with a lone surrogate in its description or receiver name, naming the field; nothing is created or started', async () => {
+    for (const [field, body] of [
+      ['body.description', { description: LONE, wallet: { walletId: '0912345678', walletName: 'An' } }],
+      [
+        'body.wallet.walletName',
+        { description: 'Salary', wallet: { walletId: '0912345678', walletName: LONE } },
+      ],
+    ] as const) {
+      const disbursementId = `d-${randomUUID().slice(0, 12)}`;
+      const answer = await send(
+        maker,
+        'POST',
+        '/v1/disbursements',
+        JSON.stringify({ disbursementId, amount: 250_000, ...body }),
+      );
+      expect(answer.status, JSON.stringify(answer.body)).toBe(400);
+      expect(answer.body.error.problems).toEqual([
+        expect.objectContaining({ field, rule: 'unpaired_surrogate' }),
+      ]);
+      expect(await db('disbursements').where({ disbursement_id: disbursementId })).toEqual([]);
+      await expect(
+        temporal.workflow.getHandle(`disbursement/${disbursementId}`).describe(),
+      ).rejects.toThrow();
+    }
+  });
+
+  it('refuses a payment with one in its orderInfo or in an item, naming each field; nothing is created', async () => {
+    const paymentId = `p-${randomUUID().slice(0, 13)}`;
+    const answer = await send(
+      payments,
+      'POST',
+      '/v1/payments',
+      JSON.stringify({
+        paymentId,
+        requestType: 'captureWallet',
+        amount: 150_000,
+        orderInfo: LONE,
+        items: [
+          {
+            id: 'sku-1',
+            name: 'Tea \udc00',
+            price: 150_000,
+            quantity: 1,
+            totalPrice: 150_000,
+            currency: 'VND',
+          },
+        ],
+      }),
+    );
+    expect(answer.status, JSON.stringify(answer.body)).toBe(400);
+    expect(answer.body.error.problems).toEqual([
+      expect.objectContaining({ field: 'body.orderInfo', rule: 'unpaired_surrogate' }),
+      expect.objectContaining({ field: 'body.items.0.name', rule: 'unpaired_surrogate' }),
+    ]);
+    expect(await db('payments').where({ payment_id: paymentId })).toEqual([]);
+  });
+
+  it('keeps a surrogate pair (an emoji) as the character it is', async () => {
+    const disbursementId = `d-${randomUUID().slice(0, 12)}`;
+    const answer = await send(
+      maker,
+      'POST',
+      '/v1/disbursements',
+      JSON.stringify({
+        disbursementId,
+        amount: 250_000,
+        description: 'Bonus \ud83c\udf89',
+        wallet: { walletId: '0912345678', walletName: 'An' },
+      }),
+    );
+    expect(answer.status, JSON.stringify(answer.body)).toBe(201);
+    const [row] = await db('disbursements').where({ disbursement_id: disbursementId });
+    expect(row.description).toBe('Bonus 🎉');
+  });
+
+  it('checks a body nested 2,000 and 20,000 deep without overflowing the stack', async () => {
+    const nested = (depth: number, leaf: string) =>
+      `${'['.repeat(depth)}${JSON.stringify(leaf)}${']'.repeat(depth)}`;
+    const bad = await send(maker, 'POST', '/v1/disbursements', `{"description":${nested(2000, 'a\u0000b')}}`);
+    expect(bad.status, JSON.stringify(bad.body).slice(0, 300)).toBe(400);
+    expect(bad.body.error.problems).toEqual([
+      expect.objectContaining({ field: `body.description${'.0'.repeat(2000)}`, rule: 'control_character' }),
+    ]);
+    const deep = await send(maker, 'POST', '/v1/disbursements', `{"description":${nested(20_000, 'x')}}`);
+    expect(deep.status, JSON.stringify(deep.body).slice(0, 300)).toBe(400);
+    expect(deep.body.error.code).toBe('invalid_request');
+  });
+});
+
+describe('the audit log', () => {
+  it('records a refused create whose description held a lone surrogate, with the text made storable', async () => {
+    const disbursementId = `d-${randomUUID().slice(0, 12)}`;
+    const answer = await send(
+      maker,
+      'POST',
+      '/v1/disbursements',
+      JSON.stringify({
+        disbursementId,
+        amount: 250_000,
+        description: LONE,
+        wallet: { walletId: '0912345678', walletName: 'An' },
+      }),
+    );
+    expect(answer.status).toBe(400);
+    const entries = await db('audit_log').where({
+      actor_key_id: parseKeyId(maker),
+      target_id: disbursementId,
+    });
+    expect(entries).toEqual([
+      expect.objectContaining({
+        action: 'disbursement.create',
+        outcome: 'refused',
+        status_code: 400,
+        details: expect.objectContaining({ description: 'a\ufffdb' }),
+      }),
+    ]);
+  });
+
+  it('writes an entry whatever text it holds (NUL and lone surrogates in every field and key)', async () => {
+    const targetId = `t-${randomUUID().slice(0, 8)}`;
+    await recordAudit(db, {
+      actorKeyId: null,
+      actorName: 'Ops\u0000 person',
+      action: 'test.unstorable',
+      targetType: 'test',
+      targetId: `${targetId}\u0000`,
+      outcome: 'refused',
+      statusCode: 400,
+      path: '/v1/x\ud800',
+      details: { note: 'x\u0000y', reason: ['\udfff'], ['key\u0000']: { deep: 'z\ud800' } },
+    });
+    const [entry] = await db('audit_log').where({ target_id: targetId });
+    expect(entry).toMatchObject({
+      actor_name: 'Ops person',
+      path: '/v1/x\ufffd',
+      details: { note: 'xy', reason: ['\ufffd'], key: { deep: 'z\ufffd' } },
+    });
+  });
+});
+
+describe('a payout file', () => {
+  it('refuses a CSV cell holding a NUL, naming row and column, and creates nothing', async () => {
+    const id = randomUUID().slice(0, 8);
+    const csv = [
+      'payout_id,wallet_id,wallet_name,personal_id,amount,description,store_id',
+      `nul-${id}-1,0912345678,Nguyen Van A,,150000,Salary,`,
+      `nul-${id}-2,0912345678,Tran Thi B,,150000,Sal\u0000ary,`,
+    ].join('\n');
+    const answer = await send(maker, 'POST', '/v1/payout-runs?fileName=nul.csv', csv, 'text/csv');
+    expect(answer.status, JSON.stringify(answer.body)).toBe(422);
+    expect(answer.body.error.problems).toEqual([
+      expect.objectContaining({ field: 'row 3.description', rule: 'nul_character' }),
+    ]);
+    expect(await db('payout_items').whereLike('payout_id', `nul-${id}-%`)).toEqual([]);
+  });
+
+  it('still refuses as binary a file whose header holds NULs (UTF-16 without its byte-order mark)', async () => {
+    const text = 'payout_id,wallet_id,wallet_name,amount\np1,0912345678,An,150000\n';
+    const response = await fetch(`${api.baseUrl}/v1/payout-runs/dry-run`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${maker}`, 'content-type': 'text/csv' },
+      body: Buffer.from(text, 'utf16le'),
+    });
+    expect(response.status).toBe(200);
+    expect((await jsonOf(response)).fileErrors).toEqual([expect.objectContaining({ rule: 'not_csv' })]);
+  });
+});
