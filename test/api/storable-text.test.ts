@@ -1,8 +1,9 @@
 /**
  * Text PostgreSQL cannot store (a lone UTF-16 surrogate, a NUL) never reaches a write after money moved:
  * a create carrying it is refused with 400 naming the field before anything is created or started; a
- * payout file's cell holding it is named by row and column; and the audit log records a request
- * whatever text it carried.
+ * payout file's cell holding it is named by row and column; a correctly signed notification carrying it
+ * is normalised, stored, signalled and acknowledged (never a 5xx for what it carries); and the audit log
+ * records a request whatever text it carried.
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -11,6 +12,8 @@ import { createApp } from '../../api/app';
 import { parseKeyId } from '../../db/api-keys';
 import { recordAudit } from '../../db/audit-log';
 import type { Db } from '../../db/knex';
+import { buildNotification } from '../../gateway';
+import { ipnPaths } from '../../platform/ipn-paths';
 import { createLogger } from '../../platform/logger';
 import { jsonOf, listen, newKey, type RunningApi } from '../support/api';
 import { connectTestDatabase } from '../support/database';
@@ -234,5 +237,115 @@ describe('a payout file', () => {
     });
     expect(response.status).toBe(200);
     expect((await jsonOf(response)).fileErrors).toEqual([expect.objectContaining({ rule: 'not_csv' })]);
+  });
+});
+
+describe('a notification carrying text PostgreSQL cannot store', () => {
+  /** A disbursement record and a workflow that only listens (no worker), to count its signals. */
+  async function listeningDisbursement(amount = 50_000) {
+    const disbursementId = `dsb-${randomUUID().slice(0, 8)}`;
+    const workflowId = `disbursement/${disbursementId}`;
+    await db('disbursements').insert({
+      disbursement_id: disbursementId,
+      order_id: disbursementId,
+      workflow_id: workflowId,
+      request_type: 'disburseToWallet',
+      amount,
+      receiver_label: 'wallet ****5678',
+      status: 'awaiting_result',
+      created_by_key: 'k',
+      created_by: 'u',
+    });
+    await temporal.workflow.start('disbursement', {
+      taskQueue: `nobody-${randomUUID()}`,
+      workflowId,
+      args: [],
+    });
+    const signals = async () =>
+      ((await temporal.workflow.getHandle(workflowId).fetchHistory()).events ?? []).filter(
+        (event) => event.workflowExecutionSignaledEventAttributes,
+      );
+    return { disbursementId, workflowId, signals };
+  }
+
+  const result = (orderId: string, fields: Record<string, unknown>) =>
+    buildNotification(
+      'disbursement.result',
+      {
+        partnerCode: testMerchant.partnerCode,
+        orderId,
+        requestId: `${orderId}-pay`,
+        amount: 50_000,
+        orderInfo: 'Salary',
+        transId: 4_100_000_001,
+        resultCode: 0,
+        message: 'Successful.',
+        responseTime: 1_763_800_000_000,
+        extraData: '',
+        ...fields,
+      },
+      testMerchant,
+    );
+
+  const post = (body: unknown) =>
+    fetch(`${api.baseUrl}${ipnPaths.disbursement}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+
+  it('verifies it over the values as sent, then stores it normalised, noting which fields, signals it and answers 204', async () => {
+    const { disbursementId, signals } = await listeningDisbursement();
+    const notification = result(disbursementId, {
+      message: 'Th\u00e0nh c\u00f4ng \ud800 x\u0000y',
+      extraData: 'ref\u0000',
+    });
+    const answer = await post(notification);
+    expect(answer.status, await answer.clone().text()).toBe(204);
+
+    const [row] = await db('ipn_notifications').where({ order_id: disbursementId });
+    expect(row.signed_fields).toMatchObject({
+      message: 'Th\u00e0nh c\u00f4ng \ufffd xy',
+      extraData: 'ref',
+      signature: notification.signature,
+    });
+    expect(row.normalised_fields).toEqual(['message', 'extraData']);
+    expect(row.signalled_at).not.toBeNull();
+
+    const signalled = await signals();
+    expect(signalled).toHaveLength(1);
+    const payloads = signalled[0]!.workflowExecutionSignaledEventAttributes!.input!.payloads!;
+    const [decoded] = await testDataConverter.payloadCodecs![0]!.decode(payloads);
+    expect(JSON.parse(Buffer.from(decoded!.data!).toString('utf8'))).toMatchObject({
+      message: 'Th\u00e0nh c\u00f4ng \ufffd xy',
+    });
+
+    // A redelivery is the same notification: stored once, signalled once.
+    expect((await post(notification)).status).toBe(204);
+    expect(await db('ipn_notifications').where({ order_id: disbursementId })).toHaveLength(1);
+    expect(await signals()).toHaveLength(1);
+  });
+
+  it('still refuses an altered one: the signature is checked over the raw values, before normalising', async () => {
+    const { disbursementId, signals } = await listeningDisbursement();
+    const signedClean = result(disbursementId, { message: 'Successful.' });
+    const answer = await post({ ...signedClean, message: 'Successful.\u0000' });
+    expect(answer.status).toBe(400);
+    expect(await db('ipn_notifications').where({ order_id: disbursementId })).toEqual([]);
+    expect(await signals()).toHaveLength(0);
+  });
+
+  it('answers a signed one naming an order id with a NUL, or a result code no column holds, without a 5xx', async () => {
+    const { disbursementId, signals } = await listeningDisbursement();
+    const nulOrder = await post(result(`${disbursementId}\u0000`, {}));
+    expect(nulOrder.status).toBe(400);
+    expect((await jsonOf(nulOrder)).error.code).toBe('notification_refused');
+
+    const hugeCode = await post(result(disbursementId, { resultCode: 2 ** 40 }));
+    expect(hugeCode.status).toBe(204);
+    const [row] = await db('ipn_notifications').where({ order_id: disbursementId });
+    expect(row.result_code).toBeNull();
+    expect(row.signed_fields.resultCode).toBe(2 ** 40);
+    expect(await signals()).toHaveLength(1);
   });
 });
