@@ -5,6 +5,8 @@
  * check partnerCode and that orderId and amount match payrun's own record, store the notification once
  * (its uniqueness key makes a redelivery a no-op), signal the workflow, and acknowledge in the spec's
  * format. A forged, altered or unknown notification changes nothing and is logged without its secrets.
+ * A notification stored but not signalled (the process died mid-signal) is signalled by the relay
+ * (`relay.ts`) once its claim lapses.
  */
 import type { Client } from '@temporalio/client';
 import {
@@ -55,10 +57,9 @@ export interface IpnDependencies {
   db: Db;
   temporal: Client;
   merchant: SigningKeys & { partnerCode: string };
+  /** How long a claim to signal holds before a redelivery or the relay may take it (IPN_CLAIM_LEASE_SECONDS). */
+  notifications: { claimLeaseSeconds: number };
 }
-
-/** How long a claim holds before a redelivery may signal again (the receiver died mid-signal). */
-const SIGNAL_CLAIM_SECONDS = 60;
 
 const refuse = (kind: string, verdict: string, message: string): never => {
   ipnsReceived.inc({ kind, verdict });
@@ -68,7 +69,7 @@ const refuse = (kind: string, verdict: string, message: string): never => {
 /**
  * Signals the notification's workflow. A finished workflow no longer needs the news: that counts as
  * delivered (and is said in the log); any other failure is thrown, for the caller to leave the row to a
- * redelivery.
+ * redelivery or the relay.
  */
 export async function deliver(
   target: IpnTarget,
@@ -200,13 +201,13 @@ export function ipnRoute(channel: IpnChannel, deps: IpnDependencies): AnyRoute {
           workflowId: target.workflowId,
           normalisedFields: storable.normalised.filter(kept),
         },
-        SIGNAL_CLAIM_SECONDS,
+        deps.notifications.claimLeaseSeconds,
       );
       if (claimed) {
         try {
           await deliver(target, deps.temporal, withListedFieldsOnly(notification), log);
         } catch (error) {
-          // Redelivered by the gateway (answered 500).
+          // Redelivered by the gateway (answered 500), or signalled by the relay, whichever comes first.
           await releaseNotificationClaim(deps.db, dedupeKey);
           throw error;
         }
