@@ -74,56 +74,43 @@ export function* stringsIn(value: unknown, path = ''): Generator<[path: string, 
  * changed. The value itself is returned, not a copy, when nothing needed it.
  */
 export function storableJson<T>(value: T, path = ''): { value: T; normalised: string[] } {
-  let needed = false;
-  for (const [, text] of stringsIn(value, path)) {
-    if (unstorableRule(text) !== undefined) {
-      needed = true;
-      break;
-    }
-  }
-  if (!needed) return { value, normalised: [] };
+  // In document order, each path once (a key and its value share one).
+  const changed = new Set<string>();
+  for (const [at, text] of stringsIn(value, path)) if (unstorableRule(text) !== undefined) changed.add(at);
+  if (changed.size === 0) return { value, normalised: [] };
 
-  const normalised: string[] = [];
-  const fix = (text: string, at: string) => {
-    const fixed = storableText(text);
-    if (fixed !== text && !normalised.includes(at)) normalised.push(at);
-    return fixed;
-  };
-  /** A string fixed, or an empty container to fill, or the value itself (numbers, null…). */
-  const shell = (item: unknown, at: string): unknown =>
+  /** A string made storable, or an empty container to fill, or the value itself (numbers, null…). */
+  const shell = (item: unknown): unknown =>
     typeof item === 'string'
-      ? fix(item, at)
+      ? storableText(item)
       : Array.isArray(item)
         ? new Array<unknown>(item.length)
         : isPlainObject(item)
           ? {}
           : item;
-  const root = shell(value, path);
-  const stack: Array<{ source: unknown; target: unknown; at: string }> = [
-    { source: value, target: root, at: path },
-  ];
+  const root = shell(value);
+  const stack: Array<{ source: unknown; target: unknown }> = [{ source: value, target: root }];
   while (stack.length > 0) {
-    const { source, target, at } = stack.pop()!;
+    const { source, target } = stack.pop()!;
     const children: Array<[key: string | number, item: unknown]> = Array.isArray(source)
       ? source.map((item, index) => [index, item])
       : isPlainObject(source)
         ? Object.entries(source)
         : [];
     for (const [key, item] of children) {
-      const itemAt = join(at, key);
-      const copy = shell(item, itemAt);
+      const copy = shell(item);
       if (typeof key === 'number') (target as unknown[])[key] = copy;
       // Defined, not assigned: a key named `__proto__` (JSON.parse makes one) stays a key.
       else
-        Object.defineProperty(target, fix(key, itemAt), {
+        Object.defineProperty(target, storableText(key), {
           value: copy,
           enumerable: true,
           writable: true,
           configurable: true,
         });
       if (copy !== item && typeof copy === 'object' && copy !== null)
-        stack.push({ source: item, target: copy, at: itemAt });
+        stack.push({ source: item, target: copy });
     }
   }
-  return { value: root as T, normalised };
+  return { value: root as T, normalised: [...changed] };
 }
