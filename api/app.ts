@@ -16,7 +16,8 @@ import { mountRoutes, withFormerPaths, type AnyRoute } from './http/routes';
 import { systemRoutes } from './routes/system';
 import type { ApiSettings } from './settings';
 import type { SigningKeys } from '../gateway';
-import { ipnRoute } from './ipn/receiver';
+import { ipnRoute, type IpnChannel } from './ipn/receiver';
+import { createNotificationRelay, type NotificationRelay } from './ipn/relay';
 import { batchNotifications } from './payouts/batch-notifications';
 import { payoutRunRoutes } from './payouts/routes';
 import { remittanceNotifications } from './remittances/notifications';
@@ -70,6 +71,33 @@ const CODEC_ROLES = ['viewer'] as const;
 
 const API_VERSION = '0.1.0';
 
+/**
+ * Every channel of the gateway's notifications, in one list: a receiver is mounted for each, and the relay
+ * finds the channel of a stored notification nobody signalled in it. A channel not listed here has no
+ * receiver, so none can be forgotten by the relay.
+ */
+export const NOTIFICATION_CHANNELS: readonly IpnChannel[] = [
+  batchNotifications,
+  disbursementNotifications,
+  remittanceNotifications,
+  subscriptionNotifications,
+  paymentNotifications,
+  cardPaymentNotifications,
+  savedMethodNotifications,
+  unbindNotifications,
+];
+
+/** The relay every API process runs beside its routes (`api/build.ts` starts it). */
+export function notificationRelay(deps: ApiDependencies): NotificationRelay {
+  return createNotificationRelay({
+    db: deps.db,
+    temporal: deps.temporal,
+    logger: deps.logger,
+    channels: NOTIFICATION_CHANNELS,
+    settings: deps.notifications,
+  });
+}
+
 /** Every route the API serves, in one list: mounting, OpenAPI and the access tests all read it. */
 export function apiRoutes(deps: ApiDependencies): AnyRoute[] {
   const routes: AnyRoute[] = [];
@@ -84,7 +112,6 @@ export function apiRoutes(deps: ApiDependencies): AnyRoute[] {
       { limit: deps.payouts.uploadLimit, concurrency: deps.payouts.uploadConcurrency ?? 2 },
     ),
   );
-  routes.push(ipnRoute(batchNotifications, deps));
   routes.push(
     ...disbursementRoutes({
       db: deps.db,
@@ -94,7 +121,6 @@ export function apiRoutes(deps: ApiDependencies): AnyRoute[] {
       ipnTimeout: String(deps.payouts.timing.ipnTimeout),
       resultWait: '1 day',
     }),
-    ipnRoute(disbursementNotifications, deps),
   );
   routes.push(
     ...remittanceRoutes({
@@ -102,7 +128,6 @@ export function apiRoutes(deps: ApiDependencies): AnyRoute[] {
       temporal: deps.temporal,
       settings: deps.remittance,
     }),
-    ipnRoute(remittanceNotifications, deps),
   );
   routes.push(
     ...subscriptionRoutes({
@@ -111,7 +136,6 @@ export function apiRoutes(deps: ApiDependencies): AnyRoute[] {
       settings: deps.subscriptions,
       customerKeyOf: deps.customers.keyOf,
     }),
-    ipnRoute(subscriptionNotifications, deps),
   );
   routes.push(
     ...paymentRoutes(
@@ -122,8 +146,6 @@ export function apiRoutes(deps: ApiDependencies): AnyRoute[] {
       },
       deps.merchant,
     ),
-    ipnRoute(paymentNotifications, deps),
-    ipnRoute(cardPaymentNotifications, deps),
   );
   routes.push(
     ...savedMethodRoutes({
@@ -133,10 +155,9 @@ export function apiRoutes(deps: ApiDependencies): AnyRoute[] {
       customerKeyOf: deps.customers.keyOf,
       now: deps.now ?? Date.now,
     }),
-    ipnRoute(savedMethodNotifications, deps),
-    ipnRoute(unbindNotifications, deps),
     ...customerRoutes({ temporal: deps.temporal, customerKeyOf: deps.customers.keyOf }),
   );
+  routes.push(...NOTIFICATION_CHANNELS.map((channel) => ipnRoute(channel, deps)));
   routes.push(...eventRoutes(deps));
   routes.push(...webhookRoutes({ db: deps.db, temporal: deps.temporal, settings: deps.webhooks }));
   routes.push(...auditRoutes(deps.db));

@@ -1,6 +1,7 @@
 /**
  * How every API process is built: `api/main.ts`, `npm run dev` and the bench harness call this, with
- * every capability's settings read from the validated configuration (`apiSettingsFrom`).
+ * every capability's settings read from the validated configuration (`apiSettingsFrom`). A process is
+ * its app and its notification relay: start the relay once the app listens, stop it before closing.
  */
 import type { Express } from 'express';
 import type { Client } from '@temporalio/client';
@@ -9,7 +10,8 @@ import type { Db } from '../db/knex';
 import type { Config } from '../platform/config';
 import type { Logger } from '../platform/logger';
 import { AesGcmPayloadCodec, type CodecKeyring } from '../platform/payload-codec';
-import { createApp } from './app';
+import { createApp, notificationRelay, type ApiDependencies } from './app';
+import type { NotificationRelay } from './ipn/relay';
 import { rateLimitSettingsFrom } from './http/rate-limit-settings';
 import { apiSettingsFrom } from './settings';
 import { webhookSettingsFrom } from './webhooks/settings';
@@ -25,9 +27,15 @@ export interface ApiServices {
   temporalUi?: { origins: string[]; url?: string; uiToken?: string };
 }
 
-export function buildApp(config: Config, services: ApiServices): Express {
+export interface ApiProcess {
+  app: Express;
+  /** Signals stored notifications nobody signalled (a process died mid-signal); every API process runs one. */
+  relay: NotificationRelay;
+}
+
+export function buildApi(config: Config, services: ApiServices): ApiProcess {
   const ui = services.temporalUi;
-  return createApp({
+  const deps: ApiDependencies = {
     db: services.db,
     temporal: services.temporal,
     logger: services.logger,
@@ -43,5 +51,6 @@ export function buildApp(config: Config, services: ApiServices): Express {
       },
     }),
     console: { temporalUiUrl: ui?.url ?? config.TEMPORAL_UI_URL, namespace: config.TEMPORAL_NAMESPACE },
-  });
+  };
+  return { app: createApp(deps), relay: notificationRelay(deps) };
 }

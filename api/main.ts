@@ -6,7 +6,7 @@ import { requireGateway, requireServices } from '../platform/require-services';
 import { createDb } from '../db/knex';
 import { createDataConverter } from '../platform/data-converter';
 import { resolveCodecKeyring } from '../platform/payload-codec';
-import { buildApp } from './build';
+import { buildApi } from './build';
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -24,15 +24,17 @@ async function main(): Promise<void> {
     namespace: config.TEMPORAL_NAMESPACE,
     dataConverter: createDataConverter(keyring),
   });
-  const server = buildApp(config, {
+  const { app, relay } = buildApi(config, {
     db,
     temporal,
     logger: log,
     merchant,
     keyring,
     temporalUi: { origins: config.TEMPORAL_UI_ORIGIN ? [config.TEMPORAL_UI_ORIGIN] : [] },
-  }).listen(config.API_PORT, config.API_HOST, () => {
+  });
+  const server = app.listen(config.API_PORT, config.API_HOST, () => {
     log.info({ host: config.API_HOST, port: config.API_PORT }, 'API listening');
+    relay.start();
   });
   server.once('error', (error) => {
     log.error({ err: error }, 'The API could not listen');
@@ -40,7 +42,10 @@ async function main(): Promise<void> {
   });
   const stop = () => {
     server.close(() => {
-      void Promise.all([connection.close(), db.destroy()]).then(() => process.exit(0));
+      void relay
+        .stop()
+        .then(() => Promise.all([connection.close(), db.destroy()]))
+        .then(() => process.exit(0));
     });
   };
   process.once('SIGINT', stop);

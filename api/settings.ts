@@ -5,6 +5,7 @@
  */
 import { ConfigError, type Config } from '../platform/config';
 import { CUSTOMER_KEY_SECRET_VARIABLE, customerKeyer, type CustomerKeyOf } from '../platform/customer-key';
+import { notificationSettingsFrom, type NotificationSettings } from './ipn/settings';
 import { defaultPaymentSettings, type PaymentSettings } from './payments/payments';
 import type { PayoutSettings } from './payouts/payout-runs';
 import { payoutSettingsFrom } from './payouts/settings';
@@ -22,6 +23,8 @@ export interface ApiSettings {
   savedMethods: SavedMethodSettings;
   /** What the PayrunCustomer search attribute holds for a partnerClientId (an HMAC, never the id). */
   customers: { keyOf: CustomerKeyOf };
+  /** The gateway's notifications: the claim lease and the relay's pace. */
+  notifications: NotificationSettings;
 }
 
 /** The customer key's secret is required: without it the API would have to put the id itself in visibility. */
@@ -47,5 +50,6 @@ export function apiSettingsFrom(config: Config): ApiSettings {
     payments: defaultPaymentSettings(taskQueue),
     savedMethods: defaultSavedMethodSettings(taskQueue, String(payouts.timing.gatewayAttemptTimeout)),
     customers: customerSettingsFrom(config),
+    notifications: notificationSettingsFrom(config),
   };
 }

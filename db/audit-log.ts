@@ -4,6 +4,7 @@
 import type { Knex } from 'knex';
 import type { Db } from './knex';
 import { applyListFilter, pageOf, type ListFilter } from './list-filter';
+import { storableJson, storableText } from './storable-text';
 
 export interface AuditEntry {
   actorKeyId: string | null;
@@ -37,21 +38,27 @@ export interface AuditRow {
   details: Record<string, unknown>;
 }
 
-/** Records one entry; pass the transaction of the change it records so both happen or neither. */
+const text = (value: string | null | undefined) => (value == null ? null : storableText(value));
+
+/**
+ * Records one entry; pass the transaction of the change it records so both happen or neither. Its text
+ * is made storable first (db/storable-text.ts): the entry of a refused request records what was sent,
+ * and a NUL or a lone surrogate in it must not cost the entry (nor, inside a transaction, the change).
+ */
 export async function recordAudit(db: Db | Knex.Transaction, entry: AuditEntry): Promise<void> {
   await db('audit_log').insert({
-    actor_key_id: entry.actorKeyId,
-    actor_name: entry.actorName,
-    action: entry.action,
-    target_type: entry.targetType,
-    target_id: entry.targetId,
+    actor_key_id: text(entry.actorKeyId),
+    actor_name: storableText(entry.actorName),
+    action: storableText(entry.action),
+    target_type: storableText(entry.targetType),
+    target_id: text(entry.targetId),
     outcome: entry.outcome,
     status_code: entry.statusCode ?? null,
-    error_code: entry.errorCode ?? null,
-    request_id: entry.requestId ?? null,
-    method: entry.method ?? null,
-    path: entry.path ?? null,
-    details: JSON.stringify(entry.details ?? {}),
+    error_code: text(entry.errorCode),
+    request_id: text(entry.requestId),
+    method: text(entry.method),
+    path: text(entry.path),
+    details: JSON.stringify(storableJson(entry.details ?? {}).value),
   });
 }
 

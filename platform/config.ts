@@ -145,6 +145,23 @@ export const configSchema = z.object({
     .describe(
       'How long a quoted rate is served to GET /v1/remittance-quotes before asking again; 0: every time',
     ),
+  IPN_CLAIM_LEASE_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(3600)
+    .default(60)
+    .describe(
+      'How long the process that stored a notification has to signal it before a redelivery or the relay takes it over',
+    ),
+  IPN_RELAY_INTERVAL_SECONDS: z.coerce
+    .number()
+    .positive()
+    .max(300)
+    .default(5)
+    .describe(
+      'How often each API process looks for stored notifications nobody signalled (their claim lapsed)',
+    ),
   WEBHOOK_ALLOW_LOOPBACK_HTTP: optionalText
     .pipe(z.enum(['true', 'false'], { error: 'true or false' }).optional())
     .transform((value) => value === 'true')

@@ -1,4 +1,4 @@
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 /**
  * One registry per process. In `npm run dev` the API and the worker share a process and so this
@@ -26,6 +26,21 @@ export const ipnsReceived = new Counter({
   name: 'payrun_ipn_total',
   help: 'Gateway notifications received, by kind and verdict (accepted, duplicate, rejected reason)',
   labelNames: ['kind', 'verdict'] as const,
+  registers: [metricsRegistry],
+});
+
+export const ipnsRelayed = new Counter({
+  name: 'payrun_ipn_relayed_total',
+  help:
+    'Stored notifications nobody had signalled (their claim lapsed), taken by the relay, by kind and outcome ' +
+    '(signalled; workflow_gone: finished, counted as delivered; failed and unlocated: tried again after the lease)',
+  labelNames: ['kind', 'outcome'] as const,
+  registers: [metricsRegistry],
+});
+
+export const oldestUnsignalledIpn = new Gauge({
+  name: 'payrun_ipn_oldest_unsignalled_seconds',
+  help: 'Age of the oldest stored notification not signalled yet, as of the relay’s last sweep (0: none)',
   registers: [metricsRegistry],
 });
 

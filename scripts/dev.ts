@@ -12,7 +12,7 @@ import { createDb } from '../db/knex';
 import { migrateLatest } from '../db/migrator';
 import { createDataConverter } from '../platform/data-converter';
 import { resolveCodecKeyring } from '../platform/payload-codec';
-import { buildApp } from '../api/build';
+import { buildApi } from '../api/build';
 import { buildWorker } from '../workers/build';
 import { resolveDevCodecToken } from '../platform/dev-codec-token';
 import { resolveDevCustomerKeySecret } from '../platform/customer-key';
@@ -96,7 +96,7 @@ async function main(): Promise<void> {
       void shutdown('worker failure', 1);
     });
 
-    const app = buildApp(config, {
+    const { app, relay } = buildApi(config, {
       db,
       temporal: temporal.value.client,
       logger: log.child({ component: 'api' }),
@@ -117,6 +117,8 @@ async function main(): Promise<void> {
       listening.once('error', reject);
     });
     stops.push({ name: 'API', stop: () => new Promise((resolve) => server.close(() => resolve())) });
+    relay.start();
+    stops.push({ name: 'notification relay', stop: relay.stop });
 
     const checkId = randomUUID();
     const check = await temporal.value.client.workflow.execute(stackCheck, {

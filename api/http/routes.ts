@@ -6,7 +6,7 @@ import type { Db } from '../../db/knex';
 import { requireRoles } from '../auth/authenticate';
 import type { Principal, Role } from '../auth/roles';
 import { ApiError, invalidInput } from './errors';
-import { refuseControlCharacters } from './control-characters';
+import { refuseUnsafeText } from './control-characters';
 import { runIdempotently, type CreateRequest } from './idempotency';
 import { keptDetails, RequestAuditTrail, type AuditSpec, type AuditTrail } from './audit-trail';
 import type { RateLimits } from './rate-limits';
@@ -233,9 +233,15 @@ async function answer(
   options: MountOptions,
   audit: AuditTrail,
 ): Promise<number> {
-  refuseControlCharacters({
+  // Before anything is written or started. Raw bodies have their own rules: a notification is verified
+  // over its raw values, then normalised (api/ipn/receiver.ts); a payout file's cells are checked by row.
+  refuseUnsafeText({
     path: req.params,
     query: req.query,
+    // The one header payrun stores as given (X-Request-Id is replaced when it is not plain ASCII).
+    ...(req.header('idempotency-key') === undefined
+      ? {}
+      : { header: { 'Idempotency-Key': req.header('idempotency-key') } }),
     ...(route.rawBody ? {} : { body: req.body }),
   });
   const query = parse('query', route.query, req.query);

@@ -1,9 +1,12 @@
 /**
  * One mechanism for every gateway notification: read the raw body, verify the signature in constant
- * time over the values as received, check partnerCode and that orderId and amount match payrun's own
- * record, store the raw notification once (its uniqueness key makes a redelivery a no-op), signal the
- * workflow, and acknowledge in the spec's format. A forged, altered or unknown notification changes
- * nothing and is logged without its secrets.
+ * time over the values as received, make its text storable (a NUL or a lone surrogate, which PostgreSQL
+ * refuses, is normalised and the row says so: a notification is never refused for what it carries),
+ * check partnerCode and that orderId and amount match payrun's own record, store the notification once
+ * (its uniqueness key makes a redelivery a no-op), signal the workflow, and acknowledge in the spec's
+ * format. A forged, altered or unknown notification changes nothing and is logged without its secrets.
+ * A notification stored but not signalled (the process died mid-signal) is signalled by the relay
+ * (`relay.ts`) once its claim lapses.
  */
 import type { Client } from '@temporalio/client';
 import {
@@ -18,7 +21,14 @@ import {
   type VerifiedNotification,
 } from '../../gateway';
 import type { NotificationKind, NotificationSpec } from '../../gateway/operations/types';
+import {
+  markNotificationSignalled,
+  releaseNotificationClaim,
+  storeAndClaimNotification,
+} from '../../db/ipn-notifications';
 import type { Db } from '../../db/knex';
+import { storableJson } from '../../db/storable-text';
+import type { Logger } from '../../platform/logger';
 import { ipnsReceived } from '../../platform/metrics';
 import { ApiError } from '../http/errors';
 import { defineRoute, type AnyRoute } from '../http/routes';
@@ -47,6 +57,8 @@ export interface IpnDependencies {
   db: Db;
   temporal: Client;
   merchant: SigningKeys & { partnerCode: string };
+  /** How long a claim to signal holds before a redelivery or the relay may take it (IPN_CLAIM_LEASE_SECONDS). */
+  notifications: { claimLeaseSeconds: number };
 }
 
 const refuse = (kind: string, verdict: string, message: string): never => {
@@ -54,32 +66,39 @@ const refuse = (kind: string, verdict: string, message: string): never => {
   throw new ApiError(400, 'notification_refused', message);
 };
 
-/** How long a claim holds before a redelivery may signal again (the receiver died mid-signal). */
-const SIGNAL_CLAIM_SECONDS = 60;
-
 /**
- * Stores a notification and decides who signals it, in one statement: a new notification is inserted
- * already claimed; a copy of one stored before takes the row only when it is not signalled and not
- * claimed by a live lease (the receiver that held it died mid-signal). PostgreSQL locks the conflicting
- * row and re-evaluates the WHERE clause on its newest version, so of copies arriving at once exactly one
- * gets a row back. One round trip instead of an insert and a claim.
+ * Signals the notification's workflow. A finished workflow no longer needs the news: that counts as
+ * delivered (and is said in the log); any other failure is thrown, for the caller to leave the row to a
+ * redelivery or the relay.
  */
-async function storeAndClaim(db: Db, row: Record<string, unknown>): Promise<boolean> {
-  const claimUntil = db.raw(`now() + interval '${SIGNAL_CLAIM_SECONDS} seconds'`);
-  const claimed = await db('ipn_notifications')
-    .insert({ ...row, signal_claimed_until: claimUntil })
-    .onConflict('dedupe_key')
-    .merge({ signal_claimed_until: claimUntil })
-    .whereNull('ipn_notifications.signalled_at')
-    .whereRaw(
-      '(ipn_notifications.signal_claimed_until is null or ipn_notifications.signal_claimed_until < now())',
-    )
-    .returning(['id']);
-  return claimed.length === 1;
+export async function deliver(
+  target: IpnTarget,
+  temporal: Client,
+  notification: VerifiedNotification<NotificationKind>,
+  log: Logger,
+): Promise<'signalled' | 'workflow_gone'> {
+  try {
+    await target.signal(temporal, notification);
+    return 'signalled';
+  } catch (error) {
+    if ((error as Error).name !== 'WorkflowNotFoundError') throw error;
+    const fields = notification.fields as Record<string, unknown>;
+    log.info(
+      { kind: notification.kind, orderId: fields.orderId, workflowId: target.workflowId },
+      'Notification for a workflow that has finished: recorded as delivered',
+    );
+    return 'workflow_gone';
+  }
 }
 
-async function releaseSignal(db: Db, dedupeKey: string): Promise<void> {
-  await db('ipn_notifications').where({ dedupe_key: dedupeKey }).update({ signal_claimed_until: null });
+/**
+ * The result code as its own column: an integer column, so a code it cannot hold (the spec bounds none)
+ * is kept only in the signed fields rather than failing the insert.
+ */
+function storableResultCode(value: unknown): number | null {
+  if (value === undefined || value === null) return null;
+  const code = Number(value);
+  return Number.isInteger(code) && code >= -2_147_483_648 && code <= 2_147_483_647 ? code : null;
 }
 
 function expectedOrderType(kind: NotificationKind): string | undefined {
@@ -126,16 +145,23 @@ export function ipnRoute(channel: IpnChannel, deps: IpnDependencies): AnyRoute {
         );
         return refuse(kind, reason, message);
       };
-      let notification: VerifiedNotification<NotificationKind>;
+      let verified: VerifiedNotification<NotificationKind>;
       try {
-        notification = parseNotification(kind, raw, deps.merchant);
+        verified = parseNotification(kind, raw, deps.merchant);
       } catch (error) {
         return refused(
           isGatewayError(error) ? error.type : 'invalid',
           'The notification failed verification.',
         );
       }
-      const fields = notification.fields as Record<string, unknown>;
+      // Verified over the values as received; from here on, text PostgreSQL cannot store is normalised
+      // (a lone surrogate becomes U+FFFD, a NUL is removed), in what is stored and signalled alike.
+      const storable = storableJson(verified.fields as Record<string, unknown>);
+      const notification = { ...verified, fields: storable.value } as VerifiedNotification<NotificationKind>;
+      const fields = storable.value;
+      // An orderId that is not storable names no order of payrun's (all of them are stored).
+      if (storable.normalised.includes('orderId'))
+        return refused('unknown_order', 'The notification names an order payrun does not know.', '');
       if (fields.partnerCode !== deps.merchant.partnerCode) {
         refused('wrong_partner', 'The notification is for another merchant.');
       }
@@ -159,36 +185,40 @@ export function ipnRoute(channel: IpnChannel, deps: IpnDependencies): AnyRoute {
       // Kept: the signed fields, and apart the ones the spec lists unsigned (card numbers masked);
       // anything else a sender added is dropped, from the record and from the signal alike.
       const record = notificationRecord(notification);
-      const claimed = await storeAndClaim(deps.db, {
-        kind,
-        order_id: orderId,
-        dedupe_key: dedupeKey,
-        result_code: fields.resultCode === undefined ? null : Number(fields.resultCode),
-        raw_body: null,
-        signed_fields: JSON.stringify(record.signed),
-        unverified_fields: JSON.stringify(record.unverified),
-        workflow_id: target.workflowId,
-      });
+      const kept = (path: string) => {
+        const name = path.split('.')[0]!;
+        return name in record.signed || name in record.unverified;
+      };
+      const claimed = await storeAndClaimNotification(
+        deps.db,
+        {
+          kind,
+          orderId,
+          dedupeKey,
+          resultCode: storableResultCode(fields.resultCode),
+          signedFields: record.signed,
+          unverifiedFields: record.unverified,
+          workflowId: target.workflowId,
+          normalisedFields: storable.normalised.filter(kept),
+        },
+        deps.notifications.claimLeaseSeconds,
+      );
       if (claimed) {
         try {
-          await target.signal(deps.temporal, withListedFieldsOnly(notification));
+          await deliver(target, deps.temporal, withListedFieldsOnly(notification), log);
         } catch (error) {
-          // A finished workflow no longer needs the news; anything else must be redelivered.
-          if ((error as Error).name !== 'WorkflowNotFoundError') {
-            await releaseSignal(deps.db, dedupeKey);
-            throw error;
-          }
+          // Redelivered by the gateway (answered 500), or signalled by the relay, whichever comes first.
+          await releaseNotificationClaim(deps.db, dedupeKey);
+          throw error;
         }
-        await deps
-          .db('ipn_notifications')
-          .where({ dedupe_key: dedupeKey })
-          .update({ signalled_at: deps.db.fn.now(), signal_claimed_until: null });
+        await markNotificationSignalled(deps.db, dedupeKey);
         ipnsReceived.inc({ kind, verdict: 'accepted' });
       } else {
         // Signalled already, or being signalled by the copy that claimed it.
         ipnsReceived.inc({ kind, verdict: 'duplicate' });
       }
-      const ack = acknowledge(notification, deps.merchant, { operation: channel.operation });
+      // The acknowledgement echoes the values as the gateway sent and signed them.
+      const ack = acknowledge(verified, deps.merchant, { operation: channel.operation });
       return ack.status === 204
         ? { status: 204 }
         : {

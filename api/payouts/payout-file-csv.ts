@@ -185,10 +185,6 @@ export class CsvTableReader {
       return;
     }
     if (this.utf8) this.rememberLines(bytes);
-    if (text.includes('\u0000')) {
-      this.failure = { rule: 'not_csv', message: 'The file is binary, not CSV text.' };
-      return;
-    }
     if (this.splitter) this.splitter.write(text);
     else {
       this.pending += text;
@@ -214,7 +210,17 @@ export class CsvTableReader {
   }
 
   private startSplitter(text: string, header = headerOf(text, true)): void {
-    const { separator, hinted } = header ?? { separator: 'comma' as Separator, hinted: false };
+    const { separator, hinted, lines } = header ?? {
+      separator: 'comma' as Separator,
+      hinted: false,
+      lines: '',
+    };
+    // A NUL in the header is a binary file (or UTF-16 without its byte-order mark); one in a later cell
+    // is that row's error, named by row and column (PostgreSQL cannot store it).
+    if (lines.includes('\u0000')) {
+      this.failure = { rule: 'not_csv', message: 'The file is binary, not CSV text.' };
+      return;
+    }
     this.chosen = separator;
     this.splitter = new CsvRecordSplitter(
       SEPARATORS[separator].charCodeAt(0),
@@ -233,19 +239,26 @@ export class CsvTableReader {
  * The separator, once the text holds the header line (after an optional `sep=` line), or undefined
  * while it does not yet. Excel writes and honours a `sep=;` first line naming the separator.
  */
-function headerOf(text: string, complete: boolean): { separator: Separator; hinted: boolean } | undefined {
+function headerOf(
+  text: string,
+  complete: boolean,
+): { separator: Separator; hinted: boolean; lines: string } | undefined {
   const content = text.replace(/^\uFEFF/, '');
   const firstEnd = content.search(/\r\n|\n|\r/);
   if (firstEnd === -1 && !complete) return undefined;
   const firstLine = firstEnd === -1 ? content : content.slice(0, firstEnd);
   const hint = /^"?sep=(.)"?$/i.exec(firstLine.trim());
-  if (!hint) return { separator: chooseSeparator(firstLine), hinted: false };
+  if (!hint) return { separator: chooseSeparator(firstLine), hinted: false, lines: firstLine };
   const hinted = (Object.keys(SEPARATORS) as Separator[]).find((s) => SEPARATORS[s] === hint[1]);
   const rest = content.slice(firstEnd === -1 ? content.length : firstEnd).replace(/^(\r\n|\n|\r)+/, '');
   const headerEnd = rest.search(/\r\n|\n|\r/);
   if (headerEnd === -1 && !complete) return undefined;
   const headerLine = headerEnd === -1 ? rest : rest.slice(0, headerEnd);
-  return { separator: hinted ?? chooseSeparator(headerLine), hinted: true };
+  return {
+    separator: hinted ?? chooseSeparator(headerLine),
+    hinted: true,
+    lines: `${firstLine}\n${headerLine}`,
+  };
 }
 
 function concat(parts: Uint8Array[]): Uint8Array {

@@ -7,6 +7,7 @@
  */
 import { BATCH_ITEM_AMOUNT_RANGE, fieldsCheck, operationSpec } from '../../gateway';
 import type { FieldMap, ListField, ObjectField } from '../../gateway/operations/types';
+import { unstorableRule, UNSTORABLE_MESSAGES } from '../../db/storable-text';
 import type { PayoutColumn } from './payout-columns';
 
 /** A cell as a reader hands it over: CSV cells are always text. */
@@ -79,7 +80,15 @@ type Fail = (column: PayoutColumn, rule: string, message: string) => void;
 /** A text column's value, or undefined after reporting why the cell cannot be one. */
 function textOf(column: PayoutColumn, cell: Cell | undefined, fail: Fail): string | undefined {
   if (cell === null || cell === undefined) return '';
-  if (typeof cell === 'string') return cell.trim();
+  if (typeof cell === 'string') {
+    // What PostgreSQL cannot store never reaches the run's records: the row names the cell instead.
+    const unstorable = unstorableRule(cell);
+    if (unstorable) {
+      fail(column, unstorable, `${column}: ${UNSTORABLE_MESSAGES[unstorable]}`);
+      return undefined;
+    }
+    return cell.trim();
+  }
   if (typeof cell === 'boolean') return cell ? 'TRUE' : 'FALSE';
   if (cell instanceof Date) return cell.toISOString().slice(0, 10);
   if (typeof cell === 'object') {

@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import type { Client } from '@temporalio/client';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
-import { buildApp } from '../../api/build';
+import { buildApi } from '../../api/build';
 import { createApiKey } from '../../db/api-keys';
 import { startEmbeddedPostgres } from '../../db/embedded-postgres';
 import { createDb, withDatabaseName, type Db } from '../../db/knex';
@@ -159,9 +159,10 @@ export async function startBenchStack(): Promise<BenchStack> {
     ),
   });
   const logger = createLogger('silent');
-  const app = buildApp(config, { db, temporal: env.client, logger, merchant, keyring });
+  const { app, relay } = buildApi(config, { db, temporal: env.client, logger, merchant, keyring });
   const server = app.listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
+  relay.start();
   const apiUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const services = {
     db,
@@ -193,6 +194,7 @@ export async function startBenchStack(): Promise<BenchStack> {
       worker.shutdown();
       await running;
       await new Promise((resolve) => server.close(resolve));
+      await relay.stop();
       await sandbox.close();
       await env.teardown();
       await db.destroy();

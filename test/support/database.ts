@@ -1,7 +1,38 @@
-import { inject } from 'vitest';
-import { createDb, type Db } from '../../db/knex';
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { afterAll, beforeAll, inject } from 'vitest';
+import { createDb, withDatabaseName, type Db } from '../../db/knex';
+import { migrateLatest } from '../../db/migrator';
+import { createDatabaseIfMissing } from '../../scripts/stack';
 
 /** The run's own database (created and migrated by the global setup, dropped after the run). */
 export function connectTestDatabase(): Db {
   return createDb(inject('databaseUrl'), { poolMax: 5 });
+}
+
+/**
+ * A migrated database of the file's own, dropped after it: for tests of what reads a whole table (the
+ * notification relay signals every row it finds), so other files' rows are never theirs to touch.
+ * Read `db` inside tests (it is set in beforeAll).
+ */
+export function useScratchDatabase(label: string): { db: Db } {
+  const serverUrl = withDatabaseName(inject('databaseUrl'), 'postgres');
+  const name = `${label}_${Date.now()}_${randomBytes(3).toString('hex')}`;
+  const fixture = {} as { db: Db };
+  beforeAll(async () => {
+    await createDatabaseIfMissing(serverUrl, name);
+    fixture.db = createDb(withDatabaseName(serverUrl, name), { poolMax: 8 });
+    await migrateLatest(fixture.db);
+  });
+  afterAll(async () => {
+    await fixture.db?.destroy();
+    const client = new pg.Client({ connectionString: serverUrl });
+    await client.connect();
+    try {
+      await client.query(`drop database if exists "${name}" with (force)`);
+    } finally {
+      await client.end();
+    }
+  });
+  return fixture;
 }

@@ -41,8 +41,13 @@ export interface StackOptions<K extends string> {
   logger?: Logger;
   /** Settings of the capabilities under test (the payouts' are always the test ones). */
   app?: Partial<
-    Pick<ApiDependencies, 'remittance' | 'subscriptions' | 'payments' | 'savedMethods' | 'webhooks'>
+    Pick<
+      ApiDependencies,
+      'remittance' | 'subscriptions' | 'payments' | 'savedMethods' | 'webhooks' | 'notifications'
+    >
   >;
+  /** What the API's Temporal client becomes (a process that hangs on signals, say); unset: as is. */
+  apiTemporal?: (client: Client) => Client;
   /** The API gets a client that does not skip time, so only `advance()` moves workflow time. */
   plainApiClient?: boolean;
   /** Points the sandbox's unbind notifications at the API's receiver. */
@@ -93,9 +98,11 @@ export async function startStack<K extends string>(
   const api = await listen(
     createApp({
       db,
-      temporal: options.plainApiClient
-        ? new Client({ connection: env.connection, dataConverter: testDataConverter })
-        : env.client,
+      temporal: (options.apiTemporal ?? ((client: Client) => client))(
+        options.plainApiClient
+          ? new Client({ connection: env.connection, dataConverter: testDataConverter })
+          : env.client,
+      ),
       logger,
       merchant: testMerchant,
       ...testApiSettings(taskQueue, options.app),

@@ -58,6 +58,8 @@ const PROOFS: Record<keyof Config, string> = {
   WEBHOOK_ALLOW_LOOPBACK_HTTP: 'test/unit/webhook-signing.test.ts',
   CUSTOMER_KEY_SECRET: 'test/unit/settings-wiring.test.ts',
   GATEWAY_RATE_LIMITS: 'test/subscriptions/gateway-rate-limit.test.ts',
+  IPN_CLAIM_LEASE_SECONDS: 'test/api/notification-relay.test.ts',
+  IPN_RELAY_INTERVAL_SECONDS: 'test/api/notification-relay.test.ts',
 };
 
 describe('every setting reaches its process', () => {
@@ -78,6 +80,8 @@ describe('every setting reaches its process', () => {
         SUBSCRIPTION_BILLING_HOUR: '10',
         SUBSCRIPTION_RETRY_DELAY_HOURS: '6',
         CUSTOMER_KEY_SECRET: 'a'.repeat(32),
+        IPN_CLAIM_LEASE_SECONDS: '7',
+        IPN_RELAY_INTERVAL_SECONDS: '0.5',
       }),
     );
     expect(settings.payouts).toMatchObject({
@@ -99,6 +103,7 @@ describe('every setting reaches its process', () => {
       taskQueue: 'q-custom',
       timing: { billingHourGmt7: 10, insufficientFundsRetryDelay: '6 hours' },
     });
+    expect(settings.notifications).toMatchObject({ claimLeaseSeconds: 7, relayIntervalMs: 500 });
     expect(settings.payments.taskQueue).toBe('q-custom');
     expect(settings.savedMethods.taskQueue).toBe('q-custom');
   });
