@@ -181,7 +181,8 @@ export function ipnRoute(channel: IpnChannel, deps: IpnDependencies): AnyRoute {
       }
 
       // The signature covers everything that matters, so it identifies this exact notification.
-      const dedupeKey = `${kind}:${String(fields.signature)}`;
+      // Lower case: the check accepts either case of the hex, so a re-cased replay is the same notification.
+      const dedupeKey = `${kind}:${String(fields.signature).toLowerCase()}`;
       // Kept: the signed fields, and apart the ones the spec lists unsigned (card numbers masked);
       // anything else a sender added is dropped, from the record and from the signal alike.
       const record = notificationRecord(notification);

@@ -91,12 +91,12 @@ describe('disburse: one activity for the whole payout', () => {
     // record a payout that was made as failed, and an operator could pay it again.
     expect(gw.sandbox.admin.balance('VND')).toBe(400_000);
 
-    // The same requestId again: the gateway answers 40 (never the first answer), which is pending until asked.
+    // The same requestId again: the gateway answers 40 (never the first answer), and the activity asks
+    // api/query at once, which names this payout with its amount and transaction: succeeded.
     const again = await activities().disburse(input);
-    expect(again).toMatchObject({ outcome: 'pending', resultCode: 40 });
-    expect(await recordOf(input.disbursementId)).toMatchObject({ status: 'pending' });
-    const asked = await activities().queryDisbursementResult({ disbursementId: input.disbursementId });
-    expect(asked).toMatchObject({ state: 'succeeded', notice: { resultCode: 0 } });
+    expect(again).toMatchObject({ outcome: 'succeeded', resultCode: 0 });
+    expect(await recordOf(input.disbursementId)).toMatchObject({ status: 'succeeded', result_code: 0 });
+    expect(await eventsOf(input.disbursementId)).toEqual(['disbursement.succeeded']);
     expect(paidTo(input.disbursementId)).toHaveLength(1);
   });
 
