@@ -14,6 +14,7 @@ import { CODE } from './codes';
 import { defaultMessage, type HandlerOutcome, type HandlerTable } from './handler';
 import type { StoredAnswer } from './idempotency';
 import { readLikeTheGateway } from './leniency';
+import { recordRequest } from './request-log';
 import type { SandboxWorld } from './world';
 
 /**
@@ -95,6 +96,7 @@ export async function handleGatewayRequest(
   }
 
   const requestId = typeof wire.requestId === 'string' && wire.requestId !== '' ? wire.requestId : undefined;
+  recordRequest(world, operation, wire);
   if (requestId !== undefined) {
     const claim = world.idempotency.claim(requestId, operation, plain);
     if (claim.kind === 'replay') return { kind: 'answer', ...claim.answer };
