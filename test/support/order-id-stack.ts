@@ -14,11 +14,11 @@ import { testRemittanceSettings } from './remittance-stack';
 import { testMerchant } from './settings';
 import { useStack, type StackFixture, type StackOptions } from './stack';
 
-export type OrderIdFixture = StackFixture<'adminKey'>;
+export type OrderIdFixture = StackFixture<'adminKey' | 'makerKey' | 'approverKey'>;
 
 export function useOrderIdStack(
   createEnv: () => Promise<TestWorkflowEnvironment>,
-  options: Pick<StackOptions<'adminKey'>, 'clock' | 'plainApiClient'> = {},
+  options: Pick<StackOptions<never>, 'clock' | 'plainApiClient'> = {},
 ): OrderIdFixture {
   const taskQueue = `order-ids-${randomUUID()}`;
   const subscriptions = subscriptionSettingsFrom(loadConfig({}), taskQueue);
@@ -30,10 +30,11 @@ export function useOrderIdStack(
       balances: { VND: 100_000_000_000, USD: 10_000 },
     },
     app: {
-      payments: testPaymentSettings(taskQueue),
+      // A create answers 202 after 2 s without the gateway's answer (a flow an activity stopped never has one).
+      payments: { ...testPaymentSettings(taskQueue), answerWaitMs: 2_000 },
       subscriptions: {
         ...subscriptions,
-        linksWaitMs: 10_000,
+        linksWaitMs: 5_000,
         timing: {
           ...subscriptions.timing,
           gatewayAttemptTimeout: '3 seconds',
@@ -49,7 +50,12 @@ export function useOrderIdStack(
         keyring: { currentKeyId: 'ids', keys: new Map([['ids', randomBytes(32)]]) },
       },
     },
-    keys: { adminKey: { name: 'admin', roles: ['admin'] } },
+    keys: {
+      adminKey: { name: 'admin', roles: ['admin'] },
+      // Nobody moves money alone: a payout run is uploaded by one key and approved by another.
+      makerKey: { name: 'maker', roles: ['payouts-maker'] },
+      approverKey: { name: 'approver', roles: ['payouts-approver'] },
+    },
     workerTuning: { maxCachedWorkflows: 0 },
     hookTimeoutMs: 60_000,
   });
@@ -79,16 +85,17 @@ export const disbursementBody = (disbursementId: string) => ({
   wallet: { walletId: '0912345678', walletName: 'Tran Thi B' },
 });
 
-export const subscriptionBody = (subscriptionId: string, amount = 0) => ({
+/** A FIXED monthly subscription whose first charge is on `nextPaymentDate` (nothing charged at creation). */
+export const subscriptionBody = (subscriptionId: string, nextPaymentDate = '2030-01-15') => ({
   subscriptionId,
-  partnerClientId: `member-${subscriptionId.slice(0, 20)}`,
-  amount,
+  partnerClientId: `member-${randomUUID().slice(0, 8)}`,
+  amount: 0,
   orderInfo: 'Gym membership',
   subscriptionInfo: {
     name: 'Gym',
     type: 'FIXED',
     recurringAmount: 100_000,
     frequency: 'MONTHLY',
-    ...(amount === 0 ? { nextPaymentDate: '2030-01-15' } : {}),
+    nextPaymentDate,
   },
 });
