@@ -11,6 +11,7 @@ import {
   reserveManageOrderId,
   reserveOrderIds,
 } from '../../db/gateway-order-ids';
+import { withFreshId } from '../../api/order-ids';
 import { connectTestDatabase } from '../support/database';
 
 const db = connectTestDatabase();
@@ -92,5 +93,20 @@ describe('gateway orderIds: one owner each, across kinds', () => {
     for (const reason of lost) expect(reason).toBeInstanceOf(OrderIdTaken);
     const owner = await orderIdOwner(db, id);
     expect(lost.map((reason: OrderIdTaken) => reason.ownerKind)).toEqual(lost.map(() => owner!.kind));
+  });
+
+  it('an id payrun draws is drawn again while its orderId is taken, a few times at most', async () => {
+    const taken = [fresh(), fresh(), fresh(), fresh(), fresh(), fresh()];
+    for (const id of taken) await reserveOrderIds(db, [{ orderId: id, kind: 'payment', objectId: id }]);
+    const free = fresh();
+    const draws = [taken[0]!, taken[1]!, free];
+    const create = (id: string) =>
+      db.transaction((trx) => reserveOrderIds(trx, [{ orderId: id, kind: 'remittance', objectId: id }]));
+    expect(await withFreshId(() => draws.shift()!, create)).toBe(free);
+    expect(await orderIdOwner(db, free)).toMatchObject({ kind: 'remittance' });
+
+    const always = [...taken];
+    await refusal(() => withFreshId(() => always.shift()!, create));
+    expect(always).toHaveLength(1);
   });
 });
