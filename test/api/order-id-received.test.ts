@@ -1,8 +1,8 @@
 /**
  * The property test issue 31 asks for: every create route is driven with the longest and oddest ids it
  * accepts (the kind's maximum length, digits only, every run of separators, ends that nearly match a derived
- * id's), the flows run against the in-process sandbox (charges, a pause, refunds, a deletion, a payout run's
- * batches), and then every id the sandbox *received* is checked: requestIds fit 50 characters of
+ * id's), the flows run against the in-process sandbox (charges, a pause and a reactivation, refunds, a
+ * deletion, a payout run's batches), and then every id the sandbox *received* is checked: requestIds fit 50 characters of
  * `[0-9A-Za-z._-]`, orderIds match the spec's pattern and their operation's limit (a subscription's 50
  * for all of its orderIds), each orderId belongs to exactly one object, a requestId names one order, and
  * every orderId was reserved in the namespace before it was sent.
@@ -255,6 +255,9 @@ describe('every id the gateway receives, from the longest and oddest ids each cr
     for (const id of active) {
       const paused = await call(t, 'POST', `/v1/subscriptions/${enc(id)}/pause`, { reason: 'ids' });
       if (paused.status !== 200) answers.push(`pause of ${id} answered ${paused.status}`);
+      // The longest manage step: `-m2-reactivate`.
+      const reactivated = await call(t, 'POST', `/v1/subscriptions/${enc(id)}/reactivate`, { reason: 'ids' });
+      if (reactivated.status !== 200) answers.push(`reactivation of ${id} answered ${reactivated.status}`);
     }
 
     for (const object of created.filter((entry) => entry.kind === 'remittance'))
@@ -325,6 +328,7 @@ describe('every id the gateway receives, from the longest and oddest ids each cr
       subscription: reached('subscription.start', new RegExp(`${tag}`)),
       charge: reached('subscription.pay', /-c1$/),
       manage: reached('subscription.manage', /-m1$/),
+      reactivation: reached('subscription.manage', /-m2$/),
       buy: reached('remittance.buy', /-buy$/),
       verify: reached('remittance.verify', /-verify$/),
       remittance: reached('remittance.create', /^remittance\.create rmt-/),
@@ -340,6 +344,7 @@ describe('every id the gateway receives, from the longest and oddest ids each cr
       subscription: true,
       charge: true,
       manage: true,
+      reactivation: true,
       buy: true,
       verify: true,
       remittance: true,
