@@ -100,6 +100,7 @@ function importDirections() {
       'durations',
       'failure-types',
       'search-attributes',
+      'gateway-ids',
     ]),
   };
   const direction = (files, patterns, paths = []) => ({
@@ -148,8 +149,9 @@ function importDirections() {
           'Workflow code does no I/O.',
         ),
         {
-          // Pure, dependency-free gateway facts may be imported as values: the result-code table and the limits.
-          regex: `(${folder('activities')})|(${folder('gateway', ['result-codes', 'limits'])})`,
+          // Pure, dependency-free gateway facts may be imported as values: the result-code table, the limits
+          // and the operation table (plain data; gateway-ids.ts reads the orderId and requestId limits there).
+          regex: `(${folder('activities')})|(${folder('gateway', ['result-codes', 'limits', 'operations'])})`,
           allowTypeImports: true,
           message: 'Workflows import only types from I/O folders; side effects go through proxyActivities.',
         },

@@ -20,6 +20,7 @@ import {
   type ResultOutcome,
   type RetryPolicy,
 } from '../gateway';
+import { OrderIdTaken } from '../db/gateway-order-ids';
 import { lookupIdFor } from '../workflows/gateway-ids';
 
 /**
@@ -84,6 +85,12 @@ function failureOf(error: GatewayError): { type: GatewayFailureType; details: Re
  * that are not the gateway's (a missing row, the database) are left to the activity's retry policy.
  */
 export function asActivityFailure(error: unknown, attempt = 1): unknown {
+  // An orderId another object owns (db/gateway-order-ids.ts): nothing was sent, and retrying cannot help.
+  if (error instanceof OrderIdTaken)
+    return ApplicationFailure.nonRetryable(error.message, 'OrderIdTaken', {
+      orderId: error.orderId,
+      ownerKind: error.ownerKind,
+    });
   if (!isGatewayError(error)) return error;
   // An answer payrun cannot use (not the shape the table gives, or a signature that does not match) is an
   // answer lost: the request may have been taken. Sent again, the same requestId hears 40 and the outcome is

@@ -16,6 +16,7 @@ import {
   type OperationName,
   type RequestFields,
 } from '../gateway';
+import { reserveManageOrderId } from '../db/gateway-order-ids';
 import type { Db } from '../db/knex';
 import {
   getCharge,
@@ -30,7 +31,7 @@ import { chargeOrderId, manageOrderId, type SubscriptionStatus } from '../workfl
 import type { CodecKeyring } from '../platform/payload-codec';
 import { openSecret, sealSecret } from '../platform/sealed-secrets';
 import { requestIdFor } from '../workflows/gateway-ids';
-import { askForEvidence, askGateway, lookupId, type AskOptions } from './gateway-calls';
+import { asActivityFailure, askForEvidence, askGateway, lookupId, type AskOptions } from './gateway-calls';
 
 /** A requestId part of its own for calls that create nothing and may be repeated. */
 const nonce = () => randomBytes(4).toString('hex');
@@ -255,7 +256,10 @@ export function createSubscriptionActivities({
         request_id: requestId,
         next_payment_date_sent: input.nextPaymentDate,
       };
-      await upsertCharge(db, { ...base, status: 'submitted' });
+      // The charge's orderId is reserved here, with its record: one another object owns stops it, unsent.
+      await upsertCharge(db, { ...base, status: 'submitted' }).catch((error: unknown) => {
+        throw asActivityFailure(error);
+      });
       const answer = await ask(
         'subscription.pay',
         {
@@ -356,9 +360,15 @@ export function createSubscriptionActivities({
       const orderId = manageOrderId(input.subscriptionId, input.seq);
       // A requestId of its own on every attempt: a repeated pause or cancel is answered 2101 or 2100 (the
       // subscription is in that state already), a repeated reactivate with a new confirmation link.
+      // The manage call's orderId is the subscription's before the gateway hears of it (OrderIdTaken: another's).
+      await reserveManageOrderId(db, { subscriptionId: input.subscriptionId, orderId }).catch(
+        (error: unknown) => {
+          throw asActivityFailure(error);
+        },
+      );
       const answer = await ask('subscription.manage', {
         orderId,
-        requestId: requestIdFor(orderId, `${input.action}${nonce()}`),
+        requestId: requestIdFor(orderId, `${input.action.slice(0, 3)}${nonce()}`),
         token: { value: token.value, initialOrderId: token.initialOrderId },
         partnerClientId: row.partner_client_id,
         action: input.action,

@@ -1,5 +1,6 @@
 /** Payments, refunds and terminal settlements: row types and the few queries that need care. */
 import type { Db } from './knex';
+import { reserveOrderIds } from './gateway-order-ids';
 import type { EventType, PaymentSnapshot, RefundSnapshot } from '../platform/event-catalogue';
 import { recordEvent, updateRecordingEvents } from './events';
 import { isoOrNull } from './values';
@@ -182,6 +183,9 @@ export async function reserveRefund(
       return { ok: false as const, reason: 'exceeds_remaining' as const, remaining };
     const seq = payment.refund_seq + 1;
     const refundId = `${payment.payment_id}-r${seq}`;
+    const orderId = `${payment.order_id}-r${seq}`;
+    // One orderId namespace: the refund's (a refund shape, `-r<seq>`, no caller's id ends with) is its own.
+    await reserveOrderIds(trx, [{ orderId, kind: 'refund', objectId: refundId }]);
     await trx('payments')
       .where({ payment_id: payment.payment_id })
       .update({
@@ -194,7 +198,7 @@ export async function reserveRefund(
         refund_id: refundId,
         payment_id: payment.payment_id,
         seq,
-        order_id: `${payment.order_id}-r${seq}`,
+        order_id: orderId,
         workflow_id: request.workflowIdOf(refundId),
         amount: String(request.amount),
         description: request.description,

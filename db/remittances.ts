@@ -1,4 +1,5 @@
 import type { Db } from './knex';
+import { reserveOrderIds } from './gateway-order-ids';
 import { applyListFilter, pageOf, type ListFilter } from './list-filter';
 import type { EventType, RemittanceSnapshot } from '../platform/event-catalogue';
 import { recordEvent, updateRecordingEvents } from './events';
@@ -75,11 +76,25 @@ export type NewRemittance = Pick<
   | 'request_key'
 > & { foreign_amount: number; requested_amount: number | null };
 
-export async function insertRemittance(db: Db, row: NewRemittance): Promise<void> {
-  await db('remittances').insert({
-    ...row,
-    receiver_details: JSON.stringify(row.receiver_details),
-    remittance_info: JSON.stringify(row.remittance_info),
+/**
+ * Records a remittance with the gateway orderIds it will send (its own, `-verify`, `-buy`) reserved in the
+ * same transaction: OrderIdTaken when another object holds one, and nothing is written.
+ */
+export async function insertRemittance(
+  db: Db,
+  row: NewRemittance,
+  orderIds: readonly string[],
+): Promise<void> {
+  await db.transaction(async (trx) => {
+    await trx('remittances').insert({
+      ...row,
+      receiver_details: JSON.stringify(row.receiver_details),
+      remittance_info: JSON.stringify(row.remittance_info),
+    });
+    await reserveOrderIds(
+      trx,
+      orderIds.map((orderId) => ({ orderId, kind: 'remittance', objectId: row.remittance_id })),
+    );
   });
 }
 

@@ -1,4 +1,5 @@
 import type { Db } from './knex';
+import { reserveOrderIds } from './gateway-order-ids';
 import { applyListFilter, pageOf, type ListFilter } from './list-filter';
 import type {
   EventType,
@@ -100,14 +101,23 @@ export type NewSubscription = Pick<
   | 'created_by'
 > & { recurring_amount: number; initial_amount: number };
 
-/** Inserts once; false when the id exists already. */
+/**
+ * Inserts once; false when the id exists already. The subscription's orderId (its id) is reserved in the
+ * same transaction: OrderIdTaken when another object's orderId is that id, and nothing is written.
+ */
 export async function insertSubscription(db: Db, row: NewSubscription): Promise<boolean> {
-  const inserted = await db('subscriptions')
-    .insert(row)
-    .onConflict('subscription_id')
-    .ignore()
-    .returning('subscription_id');
-  return inserted.length > 0;
+  return db.transaction(async (trx) => {
+    const inserted = await trx('subscriptions')
+      .insert(row)
+      .onConflict('subscription_id')
+      .ignore()
+      .returning('subscription_id');
+    if (inserted.length === 0) return false;
+    await reserveOrderIds(trx, [
+      { orderId: row.subscription_id, kind: 'subscription', objectId: row.subscription_id },
+    ]);
+    return true;
+  });
 }
 
 export async function getSubscription(db: Db, subscriptionId: string): Promise<SubscriptionRow | undefined> {
@@ -256,6 +266,11 @@ export async function upsertCharge(
       .forUpdate()
       .first('status');
     if (!chargeMayMove(before?.status, charge.status)) return false;
+    // A charge's orderId is the subscription's before the gateway hears of it (OrderIdTaken: another's).
+    if (!before)
+      await reserveOrderIds(trx, [
+        { orderId: charge.order_id, kind: 'subscription', objectId: charge.subscription_id },
+      ]);
     const [after] = (await trx('subscription_charges')
       .insert(charge)
       .onConflict('order_id')

@@ -14,6 +14,7 @@ import * as ipnSignedFields from './20261123_0012_ipn_signed_fields';
 import * as resumableCreates from './20261124_0013_resumable_creates';
 import * as reportedAmounts from './20261124_0014_subscription_reported_amounts';
 import * as savedMethodNames from './20261124_0015_saved_method_names';
+import * as gatewayOrderIds from './20261125_0016_gateway_order_ids';
 import * as ipnRelay from './20261125_0017_ipn_relay';
 
 export interface Migration {
@@ -39,5 +40,6 @@ export const migrations: Migration[] = [
   { name: '20261124_0013_resumable_creates', ...resumableCreates },
   { name: '20261124_0014_subscription_reported_amounts', ...reportedAmounts },
   { name: '20261124_0015_saved_method_names', ...savedMethodNames },
+  { name: '20261125_0016_gateway_order_ids', ...gatewayOrderIds },
   { name: '20261125_0017_ipn_relay', ...ipnRelay },
 ];

@@ -9,6 +9,7 @@ import { subscriptionSnapshot } from './handlers/subscriptions';
 import type { IpnLogEntry } from './ipn';
 import type { LedgerEntry } from './ledger';
 import type { OtpMessage } from './otp';
+import { requestsReceived, type ReceivedRequest } from './request-log';
 import { CURRENCIES, isCurrency, type Currency, type SandboxTiming } from './options';
 import { scenarioTable } from './scenarios';
 import { userOf } from './customer-scenarios';
@@ -36,6 +37,8 @@ export interface SandboxAdmin {
   /** Completes a two-step remittance (autoCapture false) now; false when none is waiting. */
   captureRemittance(orderId: string): boolean;
   ipnLog(): IpnLogEntry[];
+  /** Every request received (operation, orderId, requestId), oldest first: sandbox/request-log.ts. */
+  requests(): ReceivedRequest[];
   /**
    * The simulated customer approves an order waiting for them (hosted payment, terminal, binding or
    * subscription link, token payment 8000, subscription reactivation). The answer carries the result
@@ -104,6 +107,7 @@ export function createAdmin(getWorld: () => SandboxWorld, reset: () => void): Sa
     settlePending: () => ({ settled: getWorld().pending.settleAll() }),
     captureRemittance: (orderId) => getWorld().pending.settleNow(`remittance:${orderId}`),
     ipnLog: () => getWorld().ipn.log(),
+    requests: () => requestsReceived(getWorld()),
     approvePayment(orderId, options) {
       const answer = getWorld().customer.approve(orderId, options);
       if (!answer) throw new NotWaitingError(orderId);

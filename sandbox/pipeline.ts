@@ -13,6 +13,7 @@ import {
 import { CODE } from './codes';
 import { defaultMessage, type HandlerOutcome, type HandlerTable } from './handler';
 import { readLikeTheGateway } from './leniency';
+import { recordRequest } from './request-log';
 import type { SandboxWorld } from './world';
 
 /**
@@ -94,6 +95,7 @@ export async function handleGatewayRequest(
   }
 
   const requestId = typeof wire.requestId === 'string' && wire.requestId !== '' ? wire.requestId : undefined;
+  recordRequest(world, operation, wire);
   if (requestId !== undefined) {
     const claim = world.idempotency.claim(requestId, operation);
     if (claim.kind === 'duplicate')

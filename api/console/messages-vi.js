@@ -531,6 +531,8 @@ export const VI_ERRORS = {
   endpoint_not_active: 'Địa chỉ webhook này không hoạt động.',
   event_type_not_subscribed: 'Địa chỉ webhook này không đăng ký loại sự kiện đó.',
   webhooks_not_configured: 'Máy chủ này chưa được cấu hình để gửi webhook.',
+  order_id_taken:
+    'Mã này đã là mã đơn hàng (orderId) của một giao dịch khác; mỗi orderId chỉ dùng cho một đơn. Hãy chọn mã khác.',
 };
 
 /** @type {Record<string, string>} */
@@ -561,4 +563,6 @@ export const VI_RULES = {
   max: 'Giá trị lớn hơn mức tối đa.',
   max_length: 'Giá trị dài hơn mức cho phép.',
   unknown_field: 'Trường không xác định.',
+  reserved_ending:
+    'Mã không được kết thúc bằng dạng hậu tố mà payrun dùng cho các mã đơn hàng tự sinh (-c1, -r1, -m1, -b001, -verify, -buy, -del, -chk…).',
 };

@@ -2,6 +2,7 @@
 import type { Client } from '@temporalio/client';
 import { WorkflowIdReusePolicy } from '@temporalio/common';
 import type { Db } from '../../db/knex';
+import { reserveOrderIds } from '../../db/gateway-order-ids';
 import { applyListFilter, pageOf, type ListFilter } from '../../db/list-filter';
 import {
   disbursementWorkflowId,
@@ -15,6 +16,7 @@ import type { CreateRequest } from '../http/idempotency';
 import { maskNumber } from '../http/masking';
 import { isOwnInterruptedRecord, startOnce } from '../http/resumable';
 import { startWorkflow } from '../workflow-starts';
+import { reservingOrderIds } from '../order-ids';
 
 export interface DisbursementDeps {
   db: Db;
@@ -47,23 +49,36 @@ export async function createDisbursement(
 ) {
   const { db, temporal } = deps;
   const workflowId = disbursementWorkflowId(input.disbursementId);
-  const inserted = await db('disbursements')
-    .insert({
-      disbursement_id: input.disbursementId,
-      // The gateway orderId is the merchant's own disbursement id: one id, one payout, ever.
-      order_id: input.disbursementId,
-      workflow_id: workflowId,
-      request_type: input.receiver.kind === 'wallet' ? 'disburseToWallet' : 'disburseToBank',
-      amount: input.amount,
-      receiver_label: receiverLabel(input.receiver),
-      description: input.description,
-      status: 'queued',
-      created_by_key: input.principal.keyId,
-      created_by: input.principal.name,
-    })
-    .onConflict('disbursement_id')
-    .ignore()
-    .returning('disbursement_id');
+  // The disbursement and the gateway orderIds it will send (its id, and `-chk` for the wallet check) in one
+  // transaction: an id another object's order holds answers 409 order_id_taken and writes nothing.
+  const inserted = await reservingOrderIds(() =>
+    db.transaction(async (trx) => {
+      const rows = await trx('disbursements')
+        .insert({
+          disbursement_id: input.disbursementId,
+          // The gateway orderId is the merchant's own disbursement id: one id, one payout, ever.
+          order_id: input.disbursementId,
+          workflow_id: workflowId,
+          request_type: input.receiver.kind === 'wallet' ? 'disburseToWallet' : 'disburseToBank',
+          amount: input.amount,
+          receiver_label: receiverLabel(input.receiver),
+          description: input.description,
+          status: 'queued',
+          created_by_key: input.principal.keyId,
+          created_by: input.principal.name,
+        })
+        .onConflict('disbursement_id')
+        .ignore()
+        .returning('disbursement_id');
+      const owner = { kind: 'disbursement', objectId: input.disbursementId } as const;
+      if (rows.length > 0)
+        await reserveOrderIds(trx, [
+          { orderId: input.disbursementId, ...owner },
+          { orderId: `${input.disbursementId}-chk`, ...owner },
+        ]);
+      return rows;
+    }),
+  );
   const existing =
     inserted.length === 0
       ? await db('disbursements').where({ disbursement_id: input.disbursementId }).first('created_by_key')

@@ -1,12 +1,12 @@
 import { z } from 'zod';
 import { NOT_BLANK } from '../http/openapi';
 import { DISBURSEMENT_AMOUNT_RANGES, inRange, rangeText } from '../../gateway/limits';
-import { ORDER_ID_PATTERN } from '../../gateway/operations/shared';
 import { ipnPaths } from '../../platform/ipn-paths';
 import { disbursementResultSignal } from '../../workflows/disbursement-definitions';
 import type { IpnChannel } from '../ipn/receiver';
 import { listQuery } from '../http/list-query';
 import { defineRoute, type AnyRoute } from '../http/routes';
+import { userIdField } from '../order-ids';
 import {
   createDisbursement,
   disbursementView,
@@ -57,7 +57,7 @@ const amountRange = (range: readonly [number, number]) => ({ minimum: range[0], 
 
 const createBody = z
   .object({
-    disbursementId: z.string().max(50).regex(ORDER_ID_PATTERN, 'letters and digits, joined by - _ or .'),
+    disbursementId: userIdField('disbursement'),
     amount: z.number().int(),
     description: z.string().max(255).default(''),
     wallet: wallet.optional(),

@@ -52,8 +52,9 @@ export function invalidInput(location: string, issues: z.core.$ZodIssue[]): ApiE
         message: `Unknown field "${key}".`,
       }));
     }
+    // A custom issue may name its rule (`beyondSchema(rule)`, or `params: { rule }` for a 400).
     const rule =
-      issue.code === 'custom' && isBeyondSchema(issue) ? (issue.params as { rule: string }).rule : issue.code;
+      (issue.code === 'custom' && (issue.params as { rule?: string } | undefined)?.rule) || issue.code;
     return [{ field: [location, ...issue.path.map(String)].join('.'), rule, message: issue.message }];
   });
   const summary = problems.map((problem) => `${problem.field}: ${problem.message}`).join('; ');

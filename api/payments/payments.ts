@@ -12,6 +12,7 @@ import {
   type RefundItem,
   type RefundRow,
 } from '../../db/payments';
+import { reserveOrderIds } from '../../db/gateway-order-ids';
 import {
   CONFIRM_REFUSED,
   confirmPaymentUpdate,
@@ -33,6 +34,7 @@ import { ApiError, conflict, notFound } from '../http/errors';
 import type { CreateRequest } from '../http/idempotency';
 import { isOwnInterruptedRecord, startOnce } from '../http/resumable';
 import { executeWorkflow, startWorkflow } from '../workflow-starts';
+import { reservingOrderIds } from '../order-ids';
 
 export interface PaymentSettings {
   taskQueue: string;
@@ -103,28 +105,39 @@ async function waitWhile<T>(read: () => Promise<T>, busy: (value: T) => boolean,
 export async function createPayment(deps: PaymentDeps, input: NewPayment) {
   const { db, temporal, settings } = deps;
   const workflowId = paymentWorkflowId(input.paymentId);
-  const inserted = await db('payments')
-    .insert({
-      payment_id: input.paymentId,
-      // The gateway orderId is the merchant's own payment id: one id, one order, ever.
-      order_id: input.paymentId,
-      workflow_id: workflowId,
-      request_type: input.requestType,
-      amount: input.amount,
-      status: 'created',
-      auto_capture: input.autoCapture,
-      order_info: input.orderInfo,
-      extra_data: input.extraData,
-      request_details: JSON.stringify(input.details),
-      store_id: input.storeId ?? null,
-      serial_number: input.serialNumber ?? null,
-      instrument_type: input.instrumentType ?? null,
-      created_by_key: input.principal.keyId,
-      created_by: input.principal.name,
-    })
-    .onConflict('payment_id')
-    .ignore()
-    .returning('payment_id');
+  // The payment and its gateway orderId (its id) in one transaction: an id another object's order holds
+  // answers 409 order_id_taken and writes nothing.
+  const inserted = await reservingOrderIds(() =>
+    db.transaction(async (trx) => {
+      const rows = await trx('payments')
+        .insert({
+          payment_id: input.paymentId,
+          // The gateway orderId is the merchant's own payment id: one id, one order, ever.
+          order_id: input.paymentId,
+          workflow_id: workflowId,
+          request_type: input.requestType,
+          amount: input.amount,
+          status: 'created',
+          auto_capture: input.autoCapture,
+          order_info: input.orderInfo,
+          extra_data: input.extraData,
+          request_details: JSON.stringify(input.details),
+          store_id: input.storeId ?? null,
+          serial_number: input.serialNumber ?? null,
+          instrument_type: input.instrumentType ?? null,
+          created_by_key: input.principal.keyId,
+          created_by: input.principal.name,
+        })
+        .onConflict('payment_id')
+        .ignore()
+        .returning('payment_id');
+      if (rows.length > 0)
+        await reserveOrderIds(trx, [
+          { orderId: input.paymentId, kind: 'payment', objectId: input.paymentId },
+        ]);
+      return rows;
+    }),
+  );
   const existing =
     inserted.length === 0
       ? await db('payments').where({ payment_id: input.paymentId }).first('created_by_key')
@@ -303,18 +316,20 @@ export async function refundPayment(
   },
 ) {
   const { db, temporal, settings } = deps;
-  const reserved = await reserveRefund(db, {
-    // Any retry of this request (same Idempotency-Key) finds the refund it reserved, never a second one.
-    ...(input.create && { requestKey: input.create.requestKey }),
-    paymentId: input.paymentId,
-    amount: input.amount,
-    description: input.description,
-    items: input.items,
-    createdByKey: input.principal.keyId,
-    createdBy: input.principal.name,
-    minimumFor: refundMinimumFor,
-    workflowIdOf: refundWorkflowId,
-  });
+  const reserved = await reservingOrderIds(() =>
+    reserveRefund(db, {
+      // Any retry of this request (same Idempotency-Key) finds the refund it reserved, never a second one.
+      ...(input.create && { requestKey: input.create.requestKey }),
+      paymentId: input.paymentId,
+      amount: input.amount,
+      description: input.description,
+      items: input.items,
+      createdByKey: input.principal.keyId,
+      createdBy: input.principal.name,
+      minimumFor: refundMinimumFor,
+      workflowIdOf: refundWorkflowId,
+    }),
+  );
   if (!reserved.ok) {
     switch (reserved.reason) {
       case 'not_found':

@@ -7,7 +7,6 @@ import {
   REFUND_AMOUNT_RANGE,
   type SigningKeys,
 } from '../../gateway';
-import { ORDER_ID_PATTERN } from '../../gateway/operations/shared';
 import type { Db } from '../../db/knex';
 import { findPaymentByOrderId } from '../../db/payments';
 import { ipnPaths, paymentReturnPath } from '../../platform/ipn-paths';
@@ -27,12 +26,13 @@ import {
   type PaymentDeps,
 } from './payments';
 import { renderReturnPage } from './return-page';
+import { userIdField } from '../order-ids';
 
 const WRITERS = ['payments'] as const;
 const READERS = ['viewer', 'payments'] as const;
 
-/** The payment id is the gateway orderId; ≤ 32 characters leaves room for derived refund/request ids. */
-const paymentId = z.string().min(1).max(32).regex(ORDER_ID_PATTERN, 'letters and digits, joined by - _ or .');
+/** The payment id is the gateway orderId (its refunds' too, with `-r<seq>`): workflows/gateway-ids.ts. */
+const paymentId = userIdField('payment');
 
 const item = z.strictObject({
   id: z.string().max(100).optional(),

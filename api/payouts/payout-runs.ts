@@ -7,6 +7,7 @@ import type { ReadPayoutFile } from './payout-file-stream';
 import { WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import { WorkflowIdReusePolicy } from '@temporalio/common';
 import type { Db } from '../../db/knex';
+import { OrderIdTaken, reserveOrderIds } from '../../db/gateway-order-ids';
 import { applyListFilter, pageOf, type ListFilter } from '../../db/list-filter';
 import {
   findLivePayoutIds,
@@ -40,6 +41,7 @@ import { certainlyNotStarted, startOnce, workflowNotStarted } from '../http/resu
 import { toCsv } from './payout-csv';
 import { markAlreadyPaid, type PayoutFileReport, type PayoutRow } from './payout-file';
 import { startWorkflow } from '../workflow-starts';
+import { orderIdTaken } from '../order-ids';
 
 export interface PayoutSettings {
   maxRows: number;
@@ -164,6 +166,11 @@ export async function uploadPayoutRun(
         })
         .returning('*');
       await recordRunEvent(trx, run);
+      // Every batch's gateway orderId (its id), reserved with the run: one orderId names one order.
+      await reserveOrderIds(
+        trx,
+        batches.map((batch) => ({ orderId: batch.batchId, kind: 'payout_batch', objectId: batch.batchId })),
+      );
       await trx('payout_batches').insert(
         batches.map((batch) => ({
           batch_id: batch.batchId,
@@ -189,6 +196,7 @@ export async function uploadPayoutRun(
       await input.audit?.recordIn(trx);
     });
   } catch (error) {
+    if (error instanceof OrderIdTaken) throw orderIdTaken(error);
     // Another upload claimed one of these payout ids between our check and our insert.
     if ((error as { constraint?: string }).constraint === 'payout_items_one_live_payout') {
       throw conflict(

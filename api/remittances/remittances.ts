@@ -36,6 +36,7 @@ import { certainlyNotStarted, startOnce, workflowNotStarted } from '../http/resu
 import { maskNumber } from '../http/masking';
 import type { RemittanceSettings } from './settings';
 import { executeWorkflow, startWorkflow } from '../workflow-starts';
+import { reservingOrderIds, withFreshId } from '../order-ids';
 
 export interface RemittanceDeps {
   db: Db;
@@ -175,33 +176,44 @@ export async function createRemittance(
   const earlier = input.create
     ? await db('remittances').where({ request_key: input.create.requestKey }).first('remittance_id', 'status')
     : undefined;
-  const remittanceId = (earlier?.remittance_id as string | undefined) ?? newRemittanceId();
   const info = request.remittanceInfo;
-  if (earlier && earlier.status !== 'accepted') return remittanceView(db, remittanceId);
-  if (!earlier)
-    await insertRemittance(db, {
-      remittance_id: remittanceId,
-      order_id: remittanceOrderIds(remittanceId).create,
-      workflow_id: remittanceWorkflowId(remittanceId),
-      status: 'accepted' satisfies RemittanceStatus,
-      request_type: request.requestType,
-      auto_capture: request.autoCapture,
-      base_currency: request.baseCurrency,
-      foreign_amount: request.foreignAmount,
-      requested_amount: request.amount ?? null,
-      receiver_label: receiverLabel(request.requestType, request.receiver),
-      receiver_details: { ...request.receiver },
-      remittance_info: {
-        ...info,
-        sourceCurrency: info.sourceCurrency ?? request.baseCurrency,
-        sourceAmount: info.sourceAmount ?? request.foreignAmount,
-      },
-      reason: info.reason,
-      order_info: request.orderInfo ?? `Remittance ${remittanceId}`,
-      created_by_key: input.principal.keyId,
-      created_by: input.principal.name,
-      request_key: input.create?.requestKey ?? null,
-    });
+  if (earlier && earlier.status !== 'accepted') return remittanceView(db, earlier.remittance_id as string);
+  // The record and every gateway orderId it will send, in one transaction; an id drawn whose orderIds
+  // another object holds is drawn again.
+  const remittanceId = earlier
+    ? (earlier.remittance_id as string)
+    : await reservingOrderIds(() =>
+        withFreshId(newRemittanceId, async (id) => {
+          const orderIds = remittanceOrderIds(id);
+          await insertRemittance(
+            db,
+            {
+              remittance_id: id,
+              order_id: orderIds.create,
+              workflow_id: remittanceWorkflowId(id),
+              status: 'accepted' satisfies RemittanceStatus,
+              request_type: request.requestType,
+              auto_capture: request.autoCapture,
+              base_currency: request.baseCurrency,
+              foreign_amount: request.foreignAmount,
+              requested_amount: request.amount ?? null,
+              receiver_label: receiverLabel(request.requestType, request.receiver),
+              receiver_details: { ...request.receiver },
+              remittance_info: {
+                ...info,
+                sourceCurrency: info.sourceCurrency ?? request.baseCurrency,
+                sourceAmount: info.sourceAmount ?? request.foreignAmount,
+              },
+              reason: info.reason,
+              order_info: request.orderInfo ?? `Remittance ${id}`,
+              created_by_key: input.principal.keyId,
+              created_by: input.principal.name,
+              request_key: input.create?.requestKey ?? null,
+            },
+            [orderIds.create, orderIds.verify, orderIds.buy],
+          );
+        }),
+      );
 
   const workflowInput: RemittanceInput = {
     remittanceId,

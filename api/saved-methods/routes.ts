@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { BINDING_AMOUNT_RANGES, inRange, rangeText } from '../../gateway/limits';
-import { LINK_WALLET_CLIENT_ID_PATTERN, ORDER_ID_PATTERN } from '../../gateway/operations/shared';
+import { LINK_WALLET_CLIENT_ID_PATTERN } from '../../gateway/operations/shared';
 import { formerIpnPaths, ipnPaths } from '../../platform/ipn-paths';
 import { revokeSavedMethod } from '../../db/saved-methods';
 import {
@@ -12,6 +12,7 @@ import type { IpnChannel } from '../ipn/receiver';
 import { listQueryFields } from '../http/list-query';
 import { maskCustomer, seesInFull } from '../http/masking';
 import { defineRoute, type AnyRoute } from '../http/routes';
+import { userIdField } from '../order-ids';
 import {
   bindingDetails,
   createSavedMethodPayment,
@@ -112,7 +113,7 @@ const bindingBody = z
   });
 
 const paymentBody = z.object({
-  paymentId: z.string().max(40).regex(ORDER_ID_PATTERN, 'letters and digits, joined by - _ or .'),
+  paymentId: userIdField('saved_method_payment'),
   methodId: z.string().max(60),
   amount: z.number().int().positive(),
   description: z.string().max(200).default(''),

@@ -4,6 +4,7 @@ import { WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import { ApplicationFailure, WorkflowIdReusePolicy } from '@temporalio/common';
 import { inRange, outcomeOf, rangeText, TOKEN_PAY_AMOUNT_RANGES } from '../../gateway';
 import type { Db } from '../../db/knex';
+import { reserveOrderIds } from '../../db/gateway-order-ids';
 import { applyListFilter, pageOf, type ListFilter } from '../../db/list-filter';
 import type { CustomerKeyOf } from '../../platform/customer-key';
 import {
@@ -47,6 +48,7 @@ import { ApiError, conflict, notFound } from '../http/errors';
 import type { CreateRequest } from '../http/idempotency';
 import { isOwnInterruptedRecord, startOnce } from '../http/resumable';
 import { startWorkflow } from '../workflow-starts';
+import { reservingOrderIds, withFreshId } from '../order-ids';
 
 export interface SavedMethodSettings {
   taskQueue: string;
@@ -114,9 +116,14 @@ export async function startBinding(
   const earlier = input.create
     ? await db('saved_method_bindings').where({ request_key: input.create.requestKey }).first('binding_id')
     : undefined;
-  const bindingId = (earlier?.binding_id as string | undefined) ?? `bnd-${randomBytes(8).toString('hex')}`;
+  // The record and the gateway orderIds it will send (its id, and `-del` when the method is deleted), in one
+  // transaction; an id drawn whose orderIds another object holds is drawn again.
+  const bindingId = earlier
+    ? (earlier.binding_id as string)
+    : await reservingOrderIds(() =>
+        withFreshId(() => `bnd-${randomBytes(8).toString('hex')}`, insertBinding),
+      );
   const workflowId = savedMethodBindingWorkflowId(bindingId);
-  if (!earlier) await insertBinding();
   const workflowInput: BindingInput = { bindingId, timing: deps.settings.binding };
   await startOnce(() =>
     startWorkflow(temporal, 'savedMethodBinding', {
@@ -145,7 +152,7 @@ export async function startBinding(
   return bindingView((await getBinding(db, bindingId)) as BindingRow);
 
   /** The binding's record: each wallet link of a user gets the next n<NNN>_ prefix. */
-  async function insertBinding() {
+  async function insertBinding(bindingId: string) {
     let gatewayClientId = input.partnerClientId;
     if (input.kind === 'wallet') {
       // Rule 1 (multi): each wallet link of a user is n<NNN>_<partnerClientId>, from 000.
@@ -154,22 +161,29 @@ export async function startBinding(
         .count<{ count: string }[]>({ count: '*' });
       gatewayClientId = `n${String(Number(counted[0]?.count ?? 0)).padStart(3, '0')}_${input.partnerClientId}`;
     }
-    await db('saved_method_bindings').insert({
-      binding_id: bindingId,
-      order_id: bindingId,
-      workflow_id: workflowId,
-      kind: input.kind,
-      request_type: REQUEST_TYPE[input.kind],
-      partner_client_id: input.partnerClientId,
-      gateway_client_id: gatewayClientId,
-      amount: input.amount,
-      order_info: input.orderInfo,
-      user_info: JSON.stringify(input.userInfo),
-      redirect_url: input.redirectUrl ?? null,
-      status: 'creating',
-      created_by_key: input.principal.keyId,
-      created_by: input.principal.name,
-      request_key: input.create?.requestKey ?? null,
+    await db.transaction(async (trx) => {
+      await trx('saved_method_bindings').insert({
+        binding_id: bindingId,
+        order_id: bindingId,
+        workflow_id: savedMethodBindingWorkflowId(bindingId),
+        kind: input.kind,
+        request_type: REQUEST_TYPE[input.kind],
+        partner_client_id: input.partnerClientId,
+        gateway_client_id: gatewayClientId,
+        amount: input.amount,
+        order_info: input.orderInfo,
+        user_info: JSON.stringify(input.userInfo),
+        redirect_url: input.redirectUrl ?? null,
+        status: 'creating',
+        created_by_key: input.principal.keyId,
+        created_by: input.principal.name,
+        request_key: input.create?.requestKey ?? null,
+      });
+      const owner = { kind: 'saved_method_binding', objectId: bindingId } as const;
+      await reserveOrderIds(trx, [
+        { orderId: bindingId, ...owner },
+        { orderId: `${bindingId}-del`, ...owner },
+      ]);
     });
   }
 }
@@ -252,24 +266,35 @@ export async function createSavedMethodPayment(
     }
   }
   const workflowId = savedMethodPaymentWorkflowId(input.paymentId);
-  const inserted = await db('saved_method_payments')
-    .insert({
-      payment_id: input.paymentId,
-      order_id: input.paymentId,
-      workflow_id: workflowId,
-      method_id: method.method_id,
-      partner_client_id: method.partner_client_id,
-      gateway_client_id: method.gateway_client_id,
-      kind: method.kind,
-      amount: input.amount,
-      description: input.description,
-      state: 'starting',
-      created_by_key: input.principal.keyId,
-      created_by: input.principal.name,
-    })
-    .onConflict('payment_id')
-    .ignore()
-    .returning('payment_id');
+  // The payment and its gateway orderId (its id) in one transaction: an id another object's order holds
+  // answers 409 order_id_taken and writes nothing.
+  const inserted = await reservingOrderIds(() =>
+    db.transaction(async (trx) => {
+      const rows = await trx('saved_method_payments')
+        .insert({
+          payment_id: input.paymentId,
+          order_id: input.paymentId,
+          workflow_id: workflowId,
+          method_id: method.method_id,
+          partner_client_id: method.partner_client_id,
+          gateway_client_id: method.gateway_client_id,
+          kind: method.kind,
+          amount: input.amount,
+          description: input.description,
+          state: 'starting',
+          created_by_key: input.principal.keyId,
+          created_by: input.principal.name,
+        })
+        .onConflict('payment_id')
+        .ignore()
+        .returning('payment_id');
+      if (rows.length > 0)
+        await reserveOrderIds(trx, [
+          { orderId: input.paymentId, kind: 'saved_method_payment', objectId: input.paymentId },
+        ]);
+      return rows;
+    }),
+  );
   const existing =
     inserted.length === 0
       ? await db('saved_method_payments').where({ payment_id: input.paymentId }).first('created_by_key')

@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { NOT_BLANK } from '../http/openapi';
 import { beyondSchema } from '../http/errors';
-import { ORDER_ID_PATTERN } from '../../gateway/operations/shared';
 import { ipnPaths } from '../../platform/ipn-paths';
 import { SUBSCRIPTION_FREQUENCIES, SUBSCRIPTION_MIN_AMOUNT } from '../../gateway/limits';
 import { calendarDay } from '../http/dates';
@@ -15,6 +14,7 @@ import type { IpnChannel } from '../ipn/receiver';
 import { listQuery } from '../http/list-query';
 import { maskCustomer, seesInFull } from '../http/masking';
 import { defineRoute, type AnyRoute } from '../http/routes';
+import { userIdField } from '../order-ids';
 import {
   createSubscription,
   listSubscriptionSummaries,
@@ -28,12 +28,8 @@ const WRITERS = ['billing'] as const;
 const READERS = ['viewer', 'billing'] as const;
 
 const date = calendarDay('a real date written YYYY-MM-DD');
-const subscriptionId = z
-  .string()
-  .min(1)
-  // Room for the cycle suffix of charge orderIds (`-c<cycle>-r1`) within the gateway's 50 characters.
-  .max(36)
-  .regex(ORDER_ID_PATTERN, 'letters and digits, joined by - _ or .');
+/** The initial orderId; its charges (`-c<cycle>`, `-c<cycle>-r<n>`) and manage calls (`-m<n>`) fit 50 too. */
+const subscriptionId = userIdField('subscription');
 
 /** Document 2: subscriptionInfo and the creation amount (0, or ≥ 1000 which also charges now). */
 const createBody = z

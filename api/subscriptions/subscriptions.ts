@@ -30,6 +30,7 @@ import { isOwnInterruptedRecord, startOnce } from '../http/resumable';
 import type { SubscriptionSettings } from './settings';
 import type { CustomerKeyOf } from '../../platform/customer-key';
 import { startWorkflow } from '../workflow-starts';
+import { reservingOrderIds } from '../order-ids';
 
 export interface SubscriptionDeps {
   db: Db;
@@ -63,24 +64,26 @@ export async function createSubscription(
   const { db, temporal, settings } = deps;
   const info = input.subscriptionInfo;
   const workflowId = subscriptionWorkflowId(input.subscriptionId);
-  const inserted = await insertSubscription(db, {
-    subscription_id: input.subscriptionId,
-    workflow_id: workflowId,
-    partner_client_id: input.partnerClientId,
-    name: info.name,
-    partner_subs_id: info.partnerSubsId ?? null,
-    subs_owner: info.subsOwner ?? null,
-    type: info.type,
-    recurring_amount: info.recurringAmount,
-    frequency: info.frequency,
-    initial_amount: input.amount,
-    order_info: input.orderInfo,
-    requested_next_payment_date: info.nextPaymentDate ?? null,
-    expiry_date: info.expiryDate ?? null,
-    status: 'authorizing',
-    created_by_key: input.principal.keyId,
-    created_by: input.principal.name,
-  });
+  const inserted = await reservingOrderIds(() =>
+    insertSubscription(db, {
+      subscription_id: input.subscriptionId,
+      workflow_id: workflowId,
+      partner_client_id: input.partnerClientId,
+      name: info.name,
+      partner_subs_id: info.partnerSubsId ?? null,
+      subs_owner: info.subsOwner ?? null,
+      type: info.type,
+      recurring_amount: info.recurringAmount,
+      frequency: info.frequency,
+      initial_amount: input.amount,
+      order_info: input.orderInfo,
+      requested_next_payment_date: info.nextPaymentDate ?? null,
+      expiry_date: info.expiryDate ?? null,
+      status: 'authorizing',
+      created_by_key: input.principal.keyId,
+      created_by: input.principal.name,
+    }),
+  );
   if (
     !inserted &&
     !isOwnInterruptedRecord(

@@ -18,7 +18,7 @@ const t = useApiOnDevServer({ subscriptions: { ...settings.subscriptions, linksW
 
 const run = randomUUID().slice(0, 8);
 const email = `ann.${run}@example.com`;
-const subscriptionId = `sub-ck-${run}`;
+const subscriptionId = `sub-ck_${run}`;
 let billing: string;
 let viewer: string;
 

@@ -12,7 +12,7 @@ import { call, TEST_HOLD, usePaymentStack } from './payment-stack';
 const fixture = usePaymentStack(createTimeSkippingEnv, { clock: 'server' });
 
 async function authorizedPayment(amount = 120_000) {
-  const paymentId = `cap-${randomUUID().slice(0, 13)}`;
+  const paymentId = `cap_${randomUUID().replaceAll('-', '').slice(0, 12)}`;
   const created = await call(fixture, 'POST', '/v1/payments', {
     paymentId,
     requestType: 'captureWallet',
@@ -82,7 +82,7 @@ describe('capture and cancel of authorized payments', () => {
   });
 
   it('refuses to capture a payment that was captured automatically, and a viewer cannot decide', async () => {
-    const paymentId = `auto-${randomUUID().slice(0, 13)}`;
+    const paymentId = `auto_${randomUUID().replaceAll('-', '').slice(0, 12)}`;
     await call(fixture, 'POST', '/v1/payments', {
       paymentId,
       requestType: 'captureWallet',

@@ -27,7 +27,7 @@ const post = (path: string, body: unknown, idempotencyKey: string) =>
 
 describe('a create interrupted before its workflow started is finished by its retry', () => {
   it('payment: the retry starts the recorded payment, which the customer then pays', async () => {
-    const paymentId = `rp-${randomUUID().slice(0, 12)}`;
+    const paymentId = `rp_${randomUUID().replaceAll('-', '').slice(0, 12)}`;
     const body = { paymentId, requestType: 'captureWallet', amount: 150_000, orderInfo: 'Tea' };
     failNextStart(fixture.env.client);
     const failed = await post('/v1/payments', body, `key-${paymentId}`);
@@ -46,7 +46,7 @@ describe('a create interrupted before its workflow started is finished by its re
   });
 
   it('refund: the retry refunds the amount it reserved, once', async () => {
-    const paymentId = `rr-${randomUUID().slice(0, 12)}`;
+    const paymentId = `rr_${randomUUID().replaceAll('-', '').slice(0, 12)}`;
     await post(
       '/v1/payments',
       { paymentId, requestType: 'captureWallet', amount: 150_000, orderInfo: 'Tea' },

@@ -17,7 +17,7 @@ const bank = (bankAccountNo: string) => ({
 });
 
 async function disburse(body: Record<string, unknown>) {
-  const disbursementId = `d-${randomUUID().slice(0, 12)}`;
+  const disbursementId = `d_${randomUUID().replaceAll('-', '').slice(0, 12)}`;
   const created = await apiCall(
     fixture.stack,
     fixture.stack.makerKey,

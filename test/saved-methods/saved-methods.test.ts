@@ -63,7 +63,7 @@ const paymentState = (paymentId: string, states: string[]) =>
     `saved-method payment ${paymentId}`,
   );
 async function pay(methodId: string, amount: number) {
-  const paymentId = `tp-${randomUUID().slice(0, 12)}`;
+  const paymentId = `tp_${randomUUID().replaceAll('-', '').slice(0, 12)}`;
   const created = await t.call('POST', '/v1/saved-method-payments', {
     paymentId,
     methodId,

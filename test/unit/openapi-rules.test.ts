@@ -12,6 +12,7 @@ import { DISBURSEMENT_AMOUNT_RANGES, PAYMENT_AMOUNT_RANGES } from '../../gateway
 import { EVENT_TYPES } from '../../platform/event-catalogue';
 import { PUBLIC_HOST, URL_SYNTAX, webhookUrlProblem } from '../../platform/webhook-url';
 import { listQuery } from '../../api/http/list-query';
+import { maxUserIdLength, RESERVED_ENDINGS_PATTERN, reservedEndingOf } from '../../workflows/gateway-ids';
 import { testApiSettings, testMerchant } from '../support/settings';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -80,6 +81,39 @@ describe('the OpenAPI document states the real rules', () => {
     expect(Object.keys(page['200'].content)).toEqual(['text/html']);
     expect(Object.keys(page['400'].content)).toEqual(['text/html']);
     expect(page['401']).toBeUndefined();
+  });
+
+  it("caller-supplied ids: the gateway's orderId pattern, the kind's length, and no ending payrun derives ids with", () => {
+    const fields = {
+      payment: (bodyOf('/v1/payments').oneOf as Array<{ properties: { paymentId: unknown } }>)[0]!.properties
+        .paymentId,
+      disbursement: bodyOf('/v1/disbursements').properties.disbursementId,
+      subscription: bodyOf('/v1/subscriptions').properties.subscriptionId,
+      saved_method_payment: bodyOf('/v1/saved-method-payments').properties.paymentId,
+    } as const;
+    for (const [kind, field] of Object.entries(fields) as Array<[keyof typeof fields, unknown]>)
+      expect(field, kind).toMatchObject({
+        minLength: 1,
+        maxLength: maxUserIdLength(kind),
+        pattern: '^[0-9a-zA-Z]([-_.]*[0-9a-zA-Z]+)*$',
+        not: { pattern: RESERVED_ENDINGS_PATTERN },
+      });
+    // The document's pattern refuses exactly the ids the API refuses for their ending.
+    const reserved = new RegExp(RESERVED_ENDINGS_PATTERN);
+    for (const id of [
+      'acme-c1',
+      'acme-c12-r1',
+      'x-m3',
+      'INV-7-r2',
+      'run-b001',
+      'r-verify',
+      'r-buy',
+      'b-del',
+      'd-chk',
+    ])
+      expect([id, reserved.test(id), reservedEndingOf(id) !== undefined]).toEqual([id, true, true]);
+    for (const id of ['acme', 'acme-c', 'acme-c1x', 'x-m', 'INV-7', 'r-verify2', 'd_chk', 'd-q0123456789a'])
+      expect([id, reserved.test(id), reservedEndingOf(id) !== undefined]).toEqual([id, false, false]);
   });
 
   it('a payout file: one entry per media type it may be, text or a workbook', () => {

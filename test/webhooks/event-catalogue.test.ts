@@ -204,7 +204,7 @@ describe('payout runs and disbursements', () => {
 
   it('disbursement.succeeded and disbursement.failed', async () => {
     const disburse = async (walletId: string) => {
-      const disbursementId = mine(`cat-d-${randomUUID().slice(0, 12)}`);
+      const disbursementId = mine(`cat-d_${randomUUID().replaceAll('-', '').slice(0, 12)}`);
       const created = await callApi(payouts.api, payouts.makerKey, 'POST', '/v1/disbursements', {
         disbursementId,
         amount: 250_000,
@@ -323,7 +323,7 @@ describe('saved methods and saved-method payments', () => {
     });
   };
   const payWith = async (methodId: string) => {
-    const paymentId = mine(`cat-tp-${randomUUID().slice(0, 12)}`);
+    const paymentId = mine(`cat-tp_${randomUUID().replaceAll('-', '').slice(0, 12)}`);
     const created = await callApi(tokens.api, tokens.key, 'POST', '/v1/saved-method-payments', {
       paymentId,
       methodId,
