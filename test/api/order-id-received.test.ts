@@ -297,14 +297,11 @@ describe('every id the gateway receives, from the longest and oddest ids each cr
         byRequestId.set(requestId, (byRequestId.get(requestId) ?? new Set()).add(`${operation} ${orderId}`));
     for (const [requestId, orders] of byRequestId)
       if (orders.size > 1) problems.push(`requestId ${requestId} names ${[...orders].join(' and ')}`);
-    // Every orderId was the namespace's before the gateway heard of it (manage calls: reserveManageOrderId,
-    // which the subscription activity does not call yet).
+    // Every orderId was the namespace's before the gateway heard of it (manage calls: reserveManageOrderId).
     const sent = [
       ...new Set(
         requests
-          .filter(
-            (request) => request.orderId && !isLookup(request) && request.operation !== 'subscription.manage',
-          )
+          .filter((request) => request.orderId && !isLookup(request))
           .map((request) => request.orderId!),
       ),
     ];
@@ -323,18 +320,19 @@ describe('every id the gateway receives, from the longest and oddest ids each cr
     expect({
       payment: reached('payment.captureWallet', new RegExp(`${tag}`)),
       refund: reached('refund.create', /-r1$/),
-      check: reached('disbursement.verify', /-chk$/),
+      // Checks and deletions create nothing: lookup ids, fresh on every attempt.
+      check: reached('disbursement.verify', LOOKUP_ENDING),
       disbursement: reached('disbursement.pay', new RegExp(`${tag}`)),
       subscription: reached('subscription.start', new RegExp(`${tag}`)),
       charge: reached('subscription.pay', /-c1$/),
       manage: reached('subscription.manage', /-m1$/),
       reactivation: reached('subscription.manage', /-m2$/),
       buy: reached('remittance.buy', /-buy$/),
-      verify: reached('remittance.verify', /-verify$/),
+      verify: reached('remittance.verify', LOOKUP_ENDING),
       remittance: reached('remittance.create', /^remittance\.create rmt-/),
       binding: reached('binding.payWithCC', /bnd-/),
       tokenPayment: reached('tokenization.pay', new RegExp(`${tag}`)),
-      deletion: reached('tokenization.delete', /-del$/),
+      deletion: reached('tokenization.delete', LOOKUP_ENDING),
       batch: reached('batch.create', /-b001$/),
     }).toEqual({
       payment: true,
