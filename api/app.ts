@@ -119,7 +119,7 @@ export function apiRoutes(deps: ApiDependencies): AnyRoute[] {
       taskQueue: deps.payouts.taskQueue,
       gatewayAttemptTimeout: String(deps.payouts.timing.gatewayAttemptTimeout),
       ipnTimeout: String(deps.payouts.timing.ipnTimeout),
-      resultWait: '1 day',
+      resultWait: deps.payouts.disbursementResultWait ?? '1 day',
     }),
   );
   routes.push(

@@ -9,6 +9,8 @@ import { isOperationName, notificationSpecs, type NotificationKind, type Operati
  * to (narrowed by `notification`).
  */
 export interface FaultRule {
+  /** A name for the rule, shown by `faults()` (tests find their own rules by it). */
+  label?: string;
   operation?: OperationName;
   notification?: NotificationKind;
   /**
@@ -16,6 +18,11 @@ export interface FaultRule {
    * own orderId and the ids derived from it), so tests can fault many objects at once, each its own way.
    */
   orderIdPrefix?: string;
+  /**
+   * Only requests whose plaintext (after decryption) has these values, by dotted path (`rateInfo.amount`,
+   * `receiver.walletId`): one object's traffic where its ids are not known beforehand. Never a notification.
+   */
+  fields?: Readonly<Record<string, string | number>>;
   times?: number;
   /**
    * Apply to this share (0..1) of the matching events only. Each decision is a hash of `seed`, the
@@ -34,6 +41,8 @@ export interface FaultRule {
   hang?: boolean;
   /** Process the request fully, then destroy the socket without answering. */
   dropResponse?: boolean;
+  /** Process the request fully, then answer a body without a resultCode, which no merchant client can use. */
+  garble?: boolean;
   /** Answer this resultCode (e.g. 10, "retry later") without processing anything; the requestId stays free. */
   resultCode?: number;
   ipn?: IpnFaultEffects;
@@ -67,6 +76,7 @@ export interface RequestFaults {
   httpStatus?: number;
   hang: boolean;
   dropResponse: boolean;
+  garble: boolean;
   resultCode?: number;
 }
 
@@ -92,6 +102,7 @@ const ipnEffectsSchema = z.strictObject({
 });
 
 export const faultRuleSchema = z.strictObject({
+  label: z.string().max(200).optional(),
   operation: z
     .string()
     .refine(isOperationName, { message: 'not an operation name of gateway/operations' })
@@ -101,6 +112,7 @@ export const faultRuleSchema = z.strictObject({
     .refine((kind) => Object.hasOwn(notificationSpecs, kind), { message: 'not a notification kind' })
     .optional(),
   orderIdPrefix: z.string().min(1).optional(),
+  fields: z.record(z.string(), z.union([z.string(), z.number()])).optional(),
   times: z.number().int().min(1).optional(),
   probability: z.number().min(0).max(1).optional(),
   seed: z.number().int().optional(),
@@ -108,6 +120,7 @@ export const faultRuleSchema = z.strictObject({
   httpStatus: z.number().int().min(100).max(599).optional(),
   hang: z.boolean().optional(),
   dropResponse: z.boolean().optional(),
+  garble: z.boolean().optional(),
   resultCode: z.number().int().min(1).optional(),
   ipn: ipnEffectsSchema.optional(),
 });
@@ -127,7 +140,12 @@ export interface FaultLayer {
   clear(): void;
   list(): ListedFaultRule[];
   /** `identity` names the event for `probability` rules: see FaultRule.probability. */
-  forRequest(operation: OperationName, identity?: string, orderId?: string): RequestFaults;
+  forRequest(
+    operation: OperationName,
+    identity?: string,
+    orderId?: string,
+    plain?: Readonly<Record<string, unknown>>,
+  ): RequestFaults;
   forIpn(kind: NotificationKind, source: OperationName, identity?: string, orderId?: string): IpnFaults;
 }
 
@@ -136,6 +154,7 @@ const hasRequestEffect = (rule: FaultRule) =>
   rule.httpStatus !== undefined ||
   rule.hang === true ||
   rule.dropResponse === true ||
+  rule.garble === true ||
   rule.resultCode !== undefined;
 
 /** A uniform number in [0, 1) from the text: the same text, the same number, on every run. */
@@ -156,6 +175,20 @@ interface ActiveRule {
 
 const ofOrder = (rule: FaultRule, orderId: string | undefined) =>
   rule.orderIdPrefix === undefined || (orderId !== undefined && orderId.startsWith(rule.orderIdPrefix));
+
+const valueAt = (plain: Readonly<Record<string, unknown>>, path: string): unknown =>
+  path
+    .split('.')
+    .reduce<unknown>(
+      (value, key) =>
+        typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[key] : undefined,
+      plain,
+    );
+/** Whether a request's plaintext has every value the rule names (a rule without `fields` matches all). */
+const ofFields = (rule: FaultRule, plain: Readonly<Record<string, unknown>> | undefined) =>
+  rule.fields === undefined ||
+  (plain !== undefined &&
+    Object.entries(rule.fields).every(([path, value]) => String(valueAt(plain, path)) === String(value)));
 
 export function createFaultLayer(): FaultLayer {
   let rules: ActiveRule[] = [];
@@ -210,12 +243,13 @@ export function createFaultLayer(): FaultLayer {
           ? { ...rule, times: remaining, applied, matched }
           : { ...rule, applied, matched },
       ),
-    forRequest(operation, identity = '', orderId) {
+    forRequest(operation, identity = '', orderId, plain) {
       const applied = take(
         (rule) =>
           hasRequestEffect(rule) &&
           (rule.operation === undefined || rule.operation === operation) &&
-          ofOrder(rule, orderId),
+          ofOrder(rule, orderId) &&
+          ofFields(rule, plain),
         `${operation}:${identity}`,
       );
       return {
@@ -223,6 +257,7 @@ export function createFaultLayer(): FaultLayer {
         httpStatus: applied.find((rule) => rule.httpStatus !== undefined)?.httpStatus,
         hang: applied.some((rule) => rule.hang === true),
         dropResponse: applied.some((rule) => rule.dropResponse === true),
+        garble: applied.some((rule) => rule.garble === true),
         resultCode: applied.find((rule) => rule.resultCode !== undefined)?.resultCode,
       };
     },
@@ -230,6 +265,7 @@ export function createFaultLayer(): FaultLayer {
       const applied = take(
         (rule) =>
           rule.ipn !== undefined &&
+          rule.fields === undefined &&
           ofOrder(rule, orderId) &&
           (rule.operation === undefined || rule.operation === source) &&
           (rule.notification === undefined || rule.notification === kind),

@@ -116,10 +116,12 @@ export async function handleGatewayRequest(
   // The orderId names the call for seeded fault rules (lookups with a fresh orderId each time fall
   // back to their requestId's place in the traffic, which is as repeatable as the traffic).
   const identity = typeof wire.orderId === 'string' ? wire.orderId : (requestId ?? '');
+  // A rule by orderIdPrefix matches the orderId, or the requestId of an operation that has none.
   const faults = world.faults.forRequest(
     operation,
     identity,
-    typeof wire.orderId === 'string' ? wire.orderId : undefined,
+    typeof wire.orderId === 'string' ? wire.orderId : requestId,
+    plain,
   );
   if (faults.latencyMs > 0) await world.scheduler.sleep(faults.latencyMs);
   if (faults.httpStatus !== undefined) {
@@ -166,6 +168,12 @@ export async function handleGatewayRequest(
   );
   // A hung or dropped answer comes after the work: the gateway did it, the merchant never heard.
   if (faults.hang) return { kind: 'hang', abandon: () => undefined };
+  if (faults.garble)
+    return {
+      kind: 'answer',
+      status: 200,
+      body: { message: 'sandbox fault: an answer without a resultCode' },
+    };
   return faults.dropResponse ? { kind: 'drop' } : reply;
 }
 

@@ -50,6 +50,8 @@ export interface PayoutSettings {
   approvalTtlHours: number;
   timing: PayoutTiming;
   taskQueue: string;
+  /** How long a single disbursement waits for its final result before an operator is told; unset: 1 day. */
+  disbursementResultWait?: string;
 }
 
 export interface PayoutDeps {

@@ -39,11 +39,11 @@ export interface StackOptions<K extends string> {
   clock?: 'server' | 'movable';
   /** The API's and the gateway client's logger; silent by default. */
   logger?: Logger;
-  /** Settings of the capabilities under test (the payouts' are always the test ones). */
+  /** Settings of the capabilities under test (unset: the test ones; payouts: testPayoutSettings). */
   app?: Partial<
     Pick<
       ApiDependencies,
-      'remittance' | 'subscriptions' | 'payments' | 'savedMethods' | 'webhooks' | 'notifications'
+      'payouts' | 'remittance' | 'subscriptions' | 'payments' | 'savedMethods' | 'webhooks' | 'notifications'
     >
   >;
   /** What the API's Temporal client becomes (a process that hangs on signals, say); unset: as is. */

@@ -1,0 +1,360 @@
+/**
+ * The fault matrix (issue 31): every gateway operation of the table × every flow that calls it × every fault
+ * that applies to that kind of call, plus each flow's notification faults — generated from the flows'
+ * declarations (cells.ts, flows.ts), run end to end on the dev server against the strict sandbox, each cell
+ * asserting the gateway's ledger and payrun's record of its own object:
+ *
+ * - money moved at most once per business item (a foreign order that took the orderId is not counted);
+ * - payrun's record says what the gateway says: succeeded only where the money moved, failed or nothing
+ *   only where it did not; where payrun cannot know (a foreign order holds the orderId, a buy's answer is
+ *   lost and the spec has no query for it) the record says needs_attention and nothing of its moved;
+ * - where payrun can know, the record ends as the flow ends without a fault;
+ * - the cell's fault really happened (its rule was used), so no cell passes by silence.
+ *
+ * All cells run at once (a flow whose fault cannot be scoped to its own object runs its cells in turn),
+ * each on objects of its own. A receiver that dies after claiming a notification is, from outside, an API
+ * whose signal never returns: the API's Temporal client hangs the signals of those cells' workflows, and
+ * another API process's relay (the one production runs) delivers them once the claim's lease lapses.
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Client } from '@temporalio/client';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { notificationRelay } from '../../api/app';
+import type { NotificationRelay } from '../../api/ipn/relay';
+import { apiSettingsFrom } from '../../api/settings';
+import { createGatewayClient, operationNames, type OperationName } from '../../gateway';
+import { generateSandboxKeyPair, type FaultRule } from '../../sandbox';
+import { loadConfig } from '../../platform/config';
+import { createLogger } from '../../platform/logger';
+import * as workflows from '../../workflows';
+import { callApi } from '../support/api';
+import { useScratchDatabase } from '../support/database';
+import { TEST_CUSTOMER_KEY_SECRET, testApiSettings, testMerchant } from '../support/settings';
+import { startStack, type Stack } from '../support/stack';
+import { connectDevServer } from '../support/temporal';
+import { cellsOf, type Cell } from './cells';
+import { FLOWS, NOT_MONEY_FLOWS, type CellContext, type Key, type Observation } from './flows';
+
+const CELLS = cellsOf(FLOWS);
+/** Cells at once: the two cores, the dev server and the sandbox stay responsive (measured: docs/testing.md). */
+const AT_ONCE = 24;
+/** A cell that has not settled by then failed (the slowest path: a hang, then needs_attention). */
+const CELL_DEADLINE_MS = 150_000;
+
+describe('the matrix covers every operation and every flow', () => {
+  it('every operation of the gateway table is called by a flow of the matrix', () => {
+    const called = new Set(FLOWS.flatMap((flow) => Object.keys(flow.operations)));
+    expect(operationNames.filter((operation) => !called.has(operation))).toEqual([]);
+  });
+
+  it('every workflow the worker registers runs in a flow of the matrix, or moves no money', () => {
+    const registered = new Map<unknown, string>();
+    for (const [name, fn] of Object.entries(workflows)) if (!registered.has(fn)) registered.set(fn, name);
+    const covered = new Set(FLOWS.flatMap((flow) => flow.workflows));
+    const missing = [...registered.values()].filter(
+      (name) => !covered.has(name) && !(name in NOT_MONEY_FLOWS),
+    );
+    expect(missing).toEqual([]);
+  });
+
+  it('generates a cell for every declared operation and fault, each once', () => {
+    expect(new Set(CELLS.map((cell) => cell.id)).size).toBe(CELLS.length);
+    for (const flow of FLOWS)
+      for (const operation of Object.keys(flow.operations))
+        expect(CELLS.some((cell) => cell.flow === flow.name && cell.operation === operation)).toBe(true);
+  });
+});
+
+// ---- the run ----------------------------------------------------------------------------------------------
+
+const scratch = useScratchDatabase('matrix');
+let env: TestWorkflowEnvironment;
+let stack: Stack<Key>;
+let relay: NotificationRelay;
+/** Workflows whose notifications a dead receiver claimed: the API's signals to them never return. */
+const dying = new Set<string>();
+const verdicts = new Map<string, { observation?: Observation; problems: string[] }>();
+
+/** The API as a process that dies after claiming the notifications of `dying`'s workflows. */
+function diesSignalling(client: Client): Client {
+  const bound = (target: object, name: string | symbol) => {
+    const value = Reflect.get(target, name) as unknown;
+    return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+  };
+  const workflow = new Proxy(client.workflow, {
+    get: (target, name) =>
+      name === 'getHandle'
+        ? (workflowId: string, ...rest: unknown[]) => {
+            const handle = (target.getHandle as (...args: unknown[]) => object)(workflowId, ...rest);
+            return dying.has(workflowId)
+              ? new Proxy(handle, {
+                  get: (inner, key) => (key === 'signal' ? () => new Promise(() => {}) : bound(inner, key)),
+                })
+              : handle;
+          }
+        : bound(target, name),
+  });
+  return new Proxy(client, { get: (target, name) => (name === 'workflow' ? workflow : bound(target, name)) });
+}
+
+const seconds = (value: number) => `${value} seconds`;
+
+beforeAll(async () => {
+  env = await connectDevServer();
+  const taskQueue = `matrix-${randomUUID()}`;
+  const notifications = apiSettingsFrom(
+    loadConfig({
+      CUSTOMER_KEY_SECRET: TEST_CUSTOMER_KEY_SECRET,
+      IPN_CLAIM_LEASE_SECONDS: '4',
+      IPN_RELAY_INTERVAL_SECONDS: '0.5',
+    }),
+  ).notifications;
+  const base = testApiSettings(taskQueue);
+  const attempt = seconds(3);
+  stack = await startStack(env, scratch.db, {
+    taskQueue,
+    keys: {
+      maker: { name: 'maker', roles: ['payouts-maker'] },
+      approver: { name: 'approver', roles: ['payouts-approver'] },
+      payments: { name: 'payments', roles: ['payments'] },
+      billing: { name: 'billing', roles: ['billing'] },
+      remittance: { name: 'remittance', roles: ['remittance'] },
+    },
+    sandbox: {
+      timing: {
+        ipnDelayMs: 5,
+        pendingSettleMs: 300,
+        batchValidationMs: 20,
+        batchPaymentMs: 20,
+        ipnRetryDelayMs: 200,
+        ipnMaxAttempts: 4,
+        ipnTimeoutMs: 1_000,
+      },
+    },
+    app: {
+      notifications,
+      payouts: {
+        ...base.payouts,
+        timing: {
+          gatewayAttemptTimeout: attempt,
+          ipnTimeout: seconds(1),
+          pendingFirstCheck: seconds(1),
+          pendingMaxInterval: seconds(2),
+          pendingGiveUpAfter: seconds(20),
+        },
+        disbursementResultWait: seconds(15),
+      },
+      remittance: {
+        ...base.remittance,
+        quoteCacheSeconds: 0,
+        timing: {
+          ...base.remittance.timing,
+          gatewayAttemptTimeout: attempt,
+          gatewayRetryInterval: seconds(1),
+          ipnTimeout: seconds(1),
+          resultGiveUpAfter: seconds(15),
+        },
+      },
+      payments: {
+        ...base.payments,
+        payment: {
+          ...base.payments.payment,
+          gatewayAttemptTimeout: attempt,
+          ipnTimeout: seconds(1),
+          maxQueryInterval: seconds(2),
+          resultWait: seconds(15),
+        },
+        refund: {
+          gatewayAttemptTimeout: attempt,
+          firstCheck: seconds(1),
+          maxInterval: seconds(2),
+          giveUpAfter: seconds(15),
+        },
+        answerWaitMs: 15_000,
+      },
+      subscriptions: {
+        ...base.subscriptions,
+        linksWaitMs: 15_000,
+        timing: {
+          ...base.subscriptions.timing,
+          billingHourGmt7: 0,
+          gatewayAttemptTimeout: attempt,
+          authorizationIpnWait: seconds(1),
+          pendingCheckInterval: seconds(1),
+          pendingMaxChecks: 10,
+        },
+      },
+      savedMethods: {
+        ...base.savedMethods,
+        binding: { gatewayAttemptTimeout: attempt, callbackWait: seconds(1), linkValidity: '15 minutes' },
+        payment: { gatewayAttemptTimeout: attempt, resultWait: seconds(1), giveUpAfter: seconds(15) },
+      },
+    },
+    apiTemporal: diesSignalling,
+  });
+  // Another API process: its relay delivers what the dying one claimed.
+  relay = notificationRelay({
+    db: scratch.db,
+    temporal: env.client,
+    logger: createLogger('silent'),
+    merchant: testMerchant,
+    ...testApiSettings(taskQueue, { notifications }),
+  });
+  relay.start();
+
+  const outsider = createGatewayClient({
+    baseUrl: stack.sandbox.url,
+    ...testMerchant,
+    gatewayPublicKey: generateSandboxKeyPair().publicKeyPem,
+  });
+  const tag = `m${randomBytes(2).toString('hex')}`;
+  const run = async (cell: Cell, n: number) => {
+    const problems: string[] = [];
+    const labels: string[] = [];
+    const install = (rule: FaultRule) => {
+      const label = `${cell.id} #${labels.length + 1}`;
+      labels.push(label);
+      stack.sandbox.admin.addFaults({ ...rule, label });
+    };
+    const deadline = Date.now() + CELL_DEADLINE_MS;
+    const ctx: CellContext = {
+      cell,
+      n,
+      tag,
+      sandbox: stack.sandbox.admin,
+      db: scratch.db,
+      call: async (key, method, path, body) => {
+        const csv = typeof body === 'string';
+        const answer = await callApi(
+          stack.api,
+          stack[key],
+          method,
+          path,
+          csv ? undefined : body,
+          csv ? { 'content-type': 'text/csv' } : {},
+        );
+        return answer;
+      },
+      arm(operation, scope) {
+        if (cell.operation !== operation || !cell.fault?.effect) return;
+        install({ operation, ...scope, ...cell.fault.effect });
+      },
+      armNotifications(orderIdPrefix, workflowId) {
+        if (cell.asks) install({ orderIdPrefix, ipn: { drop: true } });
+        if (cell.notification?.ipn) install({ orderIdPrefix, ipn: cell.notification.ipn });
+        if (cell.notification?.dies) dying.add(workflowId);
+      },
+      async takeFirst(operation, orderId) {
+        if (cell.operation !== operation || cell.fault?.name !== 'duplicate order') return;
+        labels.push('duplicate order');
+        await outsider.call('payment.captureWallet', {
+          orderId,
+          requestId: `outsider-${randomBytes(8).toString('hex')}`,
+          amount: 12_345,
+          orderInfo: 'Another system of the merchant',
+          redirectUrl: '',
+          ipnUrl: '',
+          extraData: '',
+          requestType: 'captureWallet',
+        } as never);
+      },
+      ledger: () => stack.sandbox.admin.ledger(),
+      async until(what, read) {
+        for (;;) {
+          const value = await read();
+          if (value !== undefined) return value;
+          if (Date.now() > deadline)
+            throw new Error(`did not settle: waited ${CELL_DEADLINE_MS / 1000} s for ${what}`);
+          await new Promise((resolve) => setTimeout(resolve, 250));
+        }
+      },
+    };
+    try {
+      const flow = FLOWS.find((candidate) => candidate.name === cell.flow)!;
+      const observation = await flow.run(ctx);
+      problems.push(...judge(cell, observation));
+      // The fault really happened: its rule was used up, or used at least once.
+      const listed = stack.sandbox.admin.faults();
+      for (const label of labels.filter((name) => name !== 'duplicate order')) {
+        const rule = listed.find((candidate) => candidate.label === label);
+        if (rule && rule.applied === 0) problems.push(`the fault "${label}" never happened`);
+      }
+      if (cell.notification?.dies) {
+        const rows = await scratch
+          .db('ipn_notifications')
+          .whereNull('signalled_at')
+          .where('order_id', 'like', `${tag}%`);
+        if (rows.length) problems.push(`${rows.length} stored notifications were never signalled`);
+      }
+      verdicts.set(cell.id, { observation, problems });
+    } catch (error) {
+      verdicts.set(cell.id, { problems: [(error as Error).message] });
+    }
+  };
+
+  // Flows whose faults cannot be scoped to one object run their cells in turn, beside the others.
+  const serialFlows = new Set(FLOWS.filter((flow) => flow.serial).map((flow) => flow.name));
+  const numbered = CELLS.map((cell, index) => ({ cell, n: index + 1 }));
+  const serial = numbered.filter(({ cell }) => serialFlows.has(cell.flow));
+  const parallel = numbered.filter(({ cell }) => !serialFlows.has(cell.flow));
+  const started = Date.now();
+  await Promise.all([
+    (async () => {
+      for (const { cell, n } of serial) await run(cell, n);
+    })(),
+    (async () => {
+      let next = 0;
+      await Promise.all(
+        Array.from({ length: AT_ONCE }, async () => {
+          for (let index = next++; index < parallel.length; index = next++)
+            await run(parallel[index]!.cell, parallel[index]!.n);
+        }),
+      );
+    })(),
+  ]);
+  const failed = [...verdicts.values()].filter((verdict) => verdict.problems.length).length;
+  console.log(
+    `fault matrix: ${CELLS.length} cells over ${FLOWS.length} flows in ${Math.round((Date.now() - started) / 1000)} s; ` +
+      `${CELLS.length - failed} hold, ${failed} do not`,
+  );
+}, 1_200_000);
+
+afterAll(async () => {
+  await relay?.stop();
+  await stack?.close();
+  await env?.teardown();
+});
+
+/** What a cell's observation breaks: empty when the ledger and the record agree as the cell expects. */
+function judge(cell: Cell, seen: Observation): string[] {
+  const problems: string[] = [];
+  const what = `payrun says ${seen.recorded}, the gateway ${seen.happened} (${seen.detail})`;
+  if (seen.movements > 1) problems.push(`money moved ${seen.movements} times: ${what}`);
+  if (seen.recorded === 'succeeded' && seen.happened !== 'succeeded')
+    problems.push(`recorded as succeeded where the money did not move: ${what}`);
+  if ((seen.recorded === 'failed' || seen.recorded === 'none') && seen.happened === 'succeeded')
+    problems.push(`recorded as not paid where the money moved: ${what}`);
+  if (cell.expect === 'settles' && (seen.recorded !== 'succeeded' || seen.happened !== 'succeeded'))
+    problems.push(`the flow did not end as it does without a fault: ${what}`);
+  if (cell.expect === 'attention') {
+    if (seen.happened === 'succeeded' || seen.movements > 0)
+      problems.push(`money moved where payrun could not know: ${what}`);
+    if (!['attention', 'none', 'failed'].includes(seen.recorded))
+      problems.push(`payrun does not say it cannot know: ${what}`);
+  }
+  return problems;
+}
+
+describe.each(FLOWS.map((flow) => flow.name))('%s', (flowName) => {
+  it.each(CELLS.filter((cell) => cell.flow === flowName).map((cell) => [cell.id, cell] as const))(
+    '%s',
+    (_id, cell) => {
+      const verdict = verdicts.get(cell.id);
+      expect(verdict, 'the cell ran').toBeDefined();
+      expect(verdict!.problems, JSON.stringify(verdict!.observation ?? {})).toEqual([]);
+    },
+  );
+});
+
+export type { OperationName };
