@@ -5,7 +5,7 @@ import {
   recordDisbursementStatus,
   type DisbursementRow,
 } from '../db/disbursements';
-import { statusesBefore } from '../workflows/disbursement-definitions';
+import { canMoveDisbursement, statusesBefore } from '../workflows/disbursement-definitions';
 import type {
   DisbursementInput,
   DisbursementNotice,
@@ -272,7 +272,7 @@ export function createDisbursementActivities({
       message?: string;
       transId?: string;
     }) {
-      await recordDisbursementStatus(db, input);
+      await recordDisbursementStatus(db, input, canMoveDisbursement);
     },
   };
 }

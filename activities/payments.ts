@@ -22,6 +22,7 @@ import {
   type RefundItem,
 } from '../db/payments';
 import {
+  canMovePayment,
   isFinalPaymentCode,
   noticeOf,
   type ConfirmAction,
@@ -122,6 +123,9 @@ const refundStatusOf = (evidence: Exclude<Evidence, { state: 'unknown' }>): Refu
 
 export function createPaymentActivities(deps: PaymentActivityDependencies) {
   const { db, gateway } = deps;
+  /** Writes the payment's record forward only (its transition table). */
+  const recordPayment = (paymentId: string, patch: Parameters<typeof updatePayment>[2]) =>
+    updatePayment(db, paymentId, patch, canMovePayment);
   /** Final answers and our own invalid requests come back as values; transport trouble is retried. */
   const ask = <Op extends OperationName>(operation: Op, fields: RequestFields<Op>, options?: AskOptions) =>
     askGateway(gateway, operation, fields, { ...options, invalidRequestIsAnswer: true });
@@ -247,7 +251,7 @@ export function createPaymentActivities(deps: PaymentActivityDependencies) {
       }
       const status: PaymentStatus = action === 'redirect-customer' ? 'awaiting_customer' : 'pending';
       const message = isAlreadySubmitted(answer.outcome) ? LINKS_LOST : answer.message;
-      await updatePayment(db, input.paymentId, {
+      await recordPayment(input.paymentId, {
         status,
         result_code: resultCode,
         result_message: message,
@@ -269,7 +273,7 @@ export function createPaymentActivities(deps: PaymentActivityDependencies) {
       resultCode?: number;
       message?: string;
     }) {
-      await updatePayment(db, input.paymentId, {
+      await recordPayment(input.paymentId, {
         status: input.status,
         ...(input.resultCode !== undefined ? { result_code: input.resultCode } : {}),
         ...(input.message !== undefined ? { result_message: input.message } : {}),
@@ -339,7 +343,7 @@ export function createPaymentActivities(deps: PaymentActivityDependencies) {
       resultCode: number;
       message: string;
     }) {
-      await updatePayment(db, input.paymentId, {
+      await recordPayment(input.paymentId, {
         status: input.status,
         confirm_action: input.action,
         confirmed_by: input.by,
@@ -358,7 +362,7 @@ export function createPaymentActivities(deps: PaymentActivityDependencies) {
       holdExpiresAt?: number;
     }) {
       const { notice } = input;
-      await updatePayment(db, input.paymentId, {
+      await recordPayment(input.paymentId, {
         status: input.status,
         ...(input.holdExpiresAt !== undefined ? { hold_expires_at: new Date(input.holdExpiresAt) } : {}),
         result_code: notice.resultCode,

@@ -20,6 +20,7 @@ import {
   setRunStatus,
   type ItemUpdate,
 } from '../db/payouts';
+import { canMoveRun } from '../workflows/payout-definitions';
 import type {
   Actor,
   BatchStatus,
@@ -65,6 +66,10 @@ async function loadBatch(db: Db, batchId: string) {
 }
 
 export function createPayoutActivities({ db, gateway, batchIpnUrl }: PayoutActivityDependencies) {
+  /** Writes the run's record forward only (its transition table). */
+  const recordRun = (runId: string, status: RunStatus, extra: Parameters<typeof setRunStatus>[3]) =>
+    setRunStatus(db, runId, status, extra, canMoveRun);
+
   /** Whether batch/query shows this batch (its count and total) at the gateway. */
   const batchExists = (orderId: string, amount: number, count: number) =>
     askForEvidence(
@@ -266,7 +271,7 @@ export function createPayoutActivities({ db, gateway, batchIpnUrl }: PayoutActiv
       );
       // A batch waiting for funds pauses its run; the run shows it until the batch moves on.
       if (input.status === 'awaiting_funds') {
-        await setRunStatus(db, input.runId, 'awaiting_funds', { status_reason: input.reason ?? null });
+        await recordRun(input.runId, 'awaiting_funds', { status_reason: input.reason ?? null });
       } else {
         await db('payout_runs')
           .where({ run_id: input.runId, status: 'awaiting_funds' })
@@ -277,7 +282,7 @@ export function createPayoutActivities({ db, gateway, batchIpnUrl }: PayoutActiv
 
     async recordRunStatus(input: { runId: string; status: RunStatus; reason?: string }): Promise<void> {
       if (input.status === 'rejected' || input.status === 'expired') await cancelRunItems(db, input.runId);
-      await setRunStatus(db, input.runId, input.status, {
+      await recordRun(input.runId, input.status, {
         status_reason: input.reason ?? null,
         ...(input.status === 'rejected' || input.status === 'expired' ? { completed_at: new Date() } : {}),
       });
@@ -363,7 +368,7 @@ export function createPayoutActivities({ db, gateway, batchIpnUrl }: PayoutActiv
         gateway: gatewaySide,
         differences,
       };
-      await setRunStatus(db, runId, reconciliation.balanced ? 'reconciled' : 'needs_attention', {
+      await recordRun(runId, reconciliation.balanced ? 'reconciled' : 'needs_attention', {
         status_reason: differences.join(' ') || null,
         reconciliation,
         completed_at: new Date(),

@@ -36,7 +36,7 @@ import type {
   SavedMethodKind,
 } from '../workflows/saved-method-binding-definitions';
 import type { OtpAttemptOutcome } from '../workflows/saved-method-payment-definitions';
-import type { SavedMethodPaymentState } from '../workflows/saved-method-payment-definitions';
+import { canMove, type SavedMethodPaymentState } from '../workflows/saved-method-payment-definitions';
 import { requestIdFor } from '../workflows/gateway-ids';
 import { askForEvidence, askGateway, lookupId, type AskOptions } from './gateway-calls';
 
@@ -151,7 +151,15 @@ export function createSavedMethodActivities({
       partnerClientId: gatewayClientId,
       lang: 'en',
     });
-    return asked.accepted ? text(asked.body.callbackToken) : undefined;
+    const token = asked.accepted ? text(asked.body.callbackToken) : undefined;
+    // Asked only once the customer approved (the workflow heard it): a cbQuery that does not hand the token
+    // over is a refusal of the query (20, 40, 42, 99 …), not the customer's answer. Ask again.
+    if (!token)
+      throw new Error(
+        `tokenization/cbQuery for ${orderId} answered ${asked.resultCode} without the callbackToken of an ` +
+          'approved binding; asking again',
+      );
+    return token;
   };
 
   return {
@@ -491,7 +499,7 @@ export function createSavedMethodActivities({
       message?: string;
       transId?: string;
     }) {
-      await updateSavedMethodPayment(db, input);
+      await updateSavedMethodPayment(db, input, canMove);
     },
 
     async otpAttemptsToday({ partnerClientId, now }: { partnerClientId: string; now: number }) {

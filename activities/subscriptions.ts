@@ -27,7 +27,12 @@ import {
   type SubscriptionUpdate,
 } from '../db/subscriptions';
 import { gatewayNextPaymentDate, type Frequency } from '../workflows/billing-calendar';
-import { chargeOrderId, manageOrderId, type SubscriptionStatus } from '../workflows/subscription-definitions';
+import {
+  canTransition,
+  chargeOrderId,
+  manageOrderId,
+  type SubscriptionStatus,
+} from '../workflows/subscription-definitions';
 import type { CodecKeyring } from '../platform/payload-codec';
 import { openSecret, sealSecret } from '../platform/sealed-secrets';
 import { requestIdFor } from '../workflows/gateway-ids';
@@ -94,6 +99,12 @@ export function createSubscriptionActivities({
     return { row, token: openToken(row.token_ciphertext, secrets.keyring, subscriptionId) };
   };
 
+  /** Writes the subscription's record forward only (its transition table). */
+  const recordSubscriptionRow = (subscriptionId: string, update: Parameters<typeof updateSubscription>[2]) =>
+    updateSubscription(db, subscriptionId, update, (from, to) =>
+      canTransition(from as SubscriptionStatus, to as SubscriptionStatus),
+    );
+
   /** What api/query proves about one charge (gateway/evidence.ts). */
   const chargeEvidence = (orderId: string, amount: number) =>
     askForEvidence(gateway, 'payment.query', { orderId, requestId: lookupId(orderId) }, (body) =>
@@ -126,7 +137,7 @@ export function createSubscriptionActivities({
         subscriptionInfo: info,
       });
       const lost = isAlreadySubmitted(answer.outcome);
-      await updateSubscription(db, subscriptionId, {
+      await recordSubscriptionRow(subscriptionId, {
         start_result_code: answer.resultCode,
         start_message: lost
           ? 'The gateway had already read this subscription (40/41): the first answer, with the ' +
@@ -155,7 +166,11 @@ export function createSubscriptionActivities({
         requestId: lookupId(subscriptionId),
       });
       const body = answer.body;
-      const named = body.orderId === subscriptionId;
+      const row = await requireSubscription(db, subscriptionId);
+      // The authorization's own order: its orderId, and its amount (initialAmount) once paid or authorized.
+      const named =
+        body.orderId === subscriptionId &&
+        (body.amount === undefined || Number(body.amount) === Number(row.initial_amount));
       const refused =
         QUERY_REFUSED.has(answer.outcome) ||
         (answer.outcome === 'failed' && text(body.transId) === undefined);
@@ -182,7 +197,13 @@ export function createSubscriptionActivities({
           partnerClientId: row.partner_client_id,
         });
         callbackToken = text(found.body.callbackToken);
-        if (!callbackToken) return { resultCode: found.resultCode, message: found.message };
+        // The customer authorized (the notification or the query said so): the token exists. A cbQuery that
+        // does not hand it over (a refusal: 20, 40, 42, 99 …) is no answer about the customer; ask again.
+        if (!callbackToken)
+          throw new Error(
+            `tokenization/cbQuery for ${input.subscriptionId} answered ${found.resultCode} without the ` +
+              'callbackToken of an authorized subscription; asking again',
+          );
       }
       // The exchange creates nothing and may be repeated: a requestId of its own on every attempt.
       const created = await ask('subscription.create', {
@@ -199,7 +220,7 @@ export function createSubscriptionActivities({
         initialOrderId?: string;
         userAlias?: string;
       };
-      await updateSubscription(db, input.subscriptionId, {
+      await recordSubscriptionRow(input.subscriptionId, {
         token_ciphertext: sealToken(
           { value: payload.value, initialOrderId: payload.initialOrderId ?? input.subscriptionId },
           keys.keyring,
@@ -376,7 +397,7 @@ export function createSubscriptionActivities({
       });
       const payUrl = text(answer.body.payUrl);
       if (input.action === 'reactivate' && outcomeOf(answer.resultCode) === 'redirect_customer') {
-        await updateSubscription(db, input.subscriptionId, {
+        await recordSubscriptionRow(input.subscriptionId, {
           reactivation_order_id: orderId,
           reactivation_pay_url: payUrl ?? null,
         });
@@ -411,7 +432,7 @@ export function createSubscriptionActivities({
       if (input.anchorDate !== undefined) update.anchor_date = input.anchorDate;
       if (input.anchorCycle !== undefined) update.anchor_cycle = input.anchorCycle;
       if (input.reportedAmounts !== undefined) update.reported_amounts = input.reportedAmounts;
-      await updateSubscription(db, input.subscriptionId, update);
+      await recordSubscriptionRow(input.subscriptionId, update);
     },
 
     /** A charge outcome learnt later (query, IPN), a skipped cycle, or the authorization charge (cycle 0). */

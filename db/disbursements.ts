@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import type { Db } from './knex';
 import type { DisbursementStatus } from '../workflows/disbursement-definitions';
 import type { DisbursementSnapshot, EventType } from '../platform/event-catalogue';
-import { recordEvent, updateRecordingEvents } from './events';
+import { recordEvent, updateRecordingEvents, type MayMove } from './events';
 
 export interface DisbursementRow {
   disbursement_id: string;
@@ -36,6 +36,8 @@ export async function recordDisbursementStatus(
     message?: string;
     transId?: string;
   },
+  /** The disbursement's transition table (workflows/disbursement-definitions.ts): forward only. */
+  mayMove: MayMove,
 ): Promise<void> {
   await updateRecordingEvents<DisbursementRow>(
     db,
@@ -53,6 +55,7 @@ export async function recordDisbursementStatus(
       if (type && before.status !== after.status)
         await recordEvent(trx, type, after.disbursement_id, disbursementSnapshot(after));
     },
+    { column: 'status', mayMove },
   );
 }
 
@@ -72,7 +75,11 @@ export async function advanceDisbursementStatus(
       .forUpdate()
       .first('status')) as Pick<DisbursementRow, 'status'> | undefined;
     if (!row || !from.includes(row.status)) return false;
-    await recordDisbursementStatus(trx, input);
+    await recordDisbursementStatus(
+      trx,
+      input,
+      (before, to) => before === to || from.includes(before as DisbursementRow['status']),
+    );
     return true;
   });
 }

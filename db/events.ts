@@ -58,18 +58,36 @@ export async function recordEvent<T extends EventType>(
  * Updates one row and lets `onChange` record the events the change causes, in the same transaction. The
  * row is locked first, so two writers never both see the old status and both emit.
  */
+/**
+ * Whether a record may go from one status to another: its process's transition table, which the caller
+ * passes (db/ imports only types from workflows/).
+ */
+export type MayMove = (from: string, to: string) => boolean;
+
 export async function updateRecordingEvents<Row>(
   db: Db | Knex.Transaction,
   table: string,
   where: Record<string, unknown>,
   patch: Record<string, unknown>,
   onChange: (trx: Knex.Transaction, before: Row, after: Row) => Promise<unknown>,
-): Promise<void> {
-  await db.transaction(async (trx) => {
+  /**
+   * Records move forward only: a write whose `column` would go where `mayMove` forbids (an activity attempt
+   * that runs again after a later write, a late answer) is not made at all, so no status is reached twice
+   * and no event is emitted twice. Unset: every write is made.
+   */
+  forward?: { column: string; mayMove: MayMove },
+): Promise<boolean> {
+  return db.transaction(async (trx) => {
     const before = (await trx(table).where(where).forUpdate().first()) as Row | undefined;
-    if (!before) return;
+    if (!before) return false;
+    if (forward) {
+      const from = String((before as Record<string, unknown>)[forward.column]);
+      const to = patch[forward.column];
+      if (to !== undefined && String(to) !== from && !forward.mayMove(from, String(to))) return false;
+    }
     const [after] = (await trx(table).where(where).update(patch).returning('*')) as Row[];
     await onChange(trx, before, after!);
+    return true;
   });
 }
 

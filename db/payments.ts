@@ -2,7 +2,7 @@
 import type { Db } from './knex';
 import { reserveOrderIds } from './gateway-order-ids';
 import type { EventType, PaymentSnapshot, RefundSnapshot } from '../platform/event-catalogue';
-import { recordEvent, updateRecordingEvents } from './events';
+import { recordEvent, updateRecordingEvents, type MayMove } from './events';
 import { isoOrNull } from './values';
 import type { PaymentRequestType, PaymentStatus } from '../workflows/payment-definitions';
 import type { RefundItemStatus, RefundStatus } from '../workflows/refund-definitions';
@@ -110,6 +110,8 @@ export async function updatePayment(
   db: Db,
   paymentId: string,
   patch: Partial<Omit<PaymentRow, 'payment_id' | 'promotions'>> & { promotions?: unknown[] | null },
+  /** The payment's transition table (workflows/payment-definitions.ts): records move forward only. */
+  mayMove: MayMove,
 ) {
   const { promotions, card_payment_info, ...rest } = patch;
   await updateRecordingEvents<PaymentRow>(
@@ -127,6 +129,7 @@ export async function updatePayment(
       if (type && before.status !== after.status)
         await recordEvent(trx, type, after.payment_id, paymentSnapshot(after));
     },
+    { column: 'status', mayMove },
   );
 }
 

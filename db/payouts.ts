@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import type { Db } from './knex';
 import type { BatchStatus, ItemState, RunStatus, StateCounts } from '../workflows/payout-definitions';
 import type { EventType, PayoutRunSnapshot } from '../platform/event-catalogue';
-import { recordEvent, updateRecordingEvents } from './events';
+import { recordEvent, updateRecordingEvents, type MayMove } from './events';
 import { isoOrNull } from './values';
 
 export interface PayoutRunRow {
@@ -139,7 +139,9 @@ export async function setRunStatus(
   db: Db,
   runId: string,
   status: RunStatus,
-  extra: Partial<Pick<PayoutRunRow, 'status_reason' | 'reconciliation' | 'completed_at'>> = {},
+  extra: Partial<Pick<PayoutRunRow, 'status_reason' | 'reconciliation' | 'completed_at'>>,
+  /** The run's transition table (workflows/payout-definitions.ts): forward only. */
+  mayMove: MayMove,
 ): Promise<void> {
   await updateRecordingEvents<PayoutRunRow>(
     db,
@@ -155,6 +157,7 @@ export async function setRunStatus(
     async (trx, before, after) => {
       if (before.status !== after.status) await recordRunEvent(trx, after);
     },
+    { column: 'status', mayMove },
   );
 }
 

@@ -1,6 +1,6 @@
 import type { Db } from './knex';
 import type { EventType, SavedMethodSnapshot, SavedMethodPaymentSnapshot } from '../platform/event-catalogue';
-import { recordEvent, updateRecordingEvents } from './events';
+import { recordEvent, updateRecordingEvents, type MayMove } from './events';
 import { isoOrNull } from './values';
 import type { BindingStatus, SavedMethodKind } from '../workflows/saved-method-binding-definitions';
 import type {
@@ -159,6 +159,8 @@ export async function updateSavedMethodPayment(
     message?: string;
     transId?: string;
   },
+  /** The payment's transition table (workflows/saved-method-payment-definitions.ts): forward only. */
+  mayMove: MayMove,
 ): Promise<void> {
   await updateRecordingEvents<SavedMethodPaymentRow>(
     db,
@@ -176,6 +178,7 @@ export async function updateSavedMethodPayment(
       if (type && before.state !== after.state)
         await recordEvent(trx, type, after.payment_id, savedMethodPaymentSnapshot(after));
     },
+    { column: 'state', mayMove },
   );
 }
 

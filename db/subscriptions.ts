@@ -6,7 +6,7 @@ import type {
   SubscriptionChargeSnapshot,
   SubscriptionSnapshot,
 } from '../platform/event-catalogue';
-import { recordEvent, updateRecordingEvents } from './events';
+import { recordEvent, updateRecordingEvents, type MayMove } from './events';
 import type { Frequency, SubscriptionStatus, SubscriptionType } from '../workflows/subscription-definitions';
 
 export interface SubscriptionRow {
@@ -170,6 +170,8 @@ export async function updateSubscription(
   db: Db,
   subscriptionId: string,
   update: SubscriptionUpdate,
+  /** The subscription's transition table (workflows/subscription-definitions.ts): forward only. */
+  mayMove: MayMove,
 ): Promise<void> {
   const { reported_amounts, ...columns } = update;
   await updateRecordingEvents<SubscriptionRow>(
@@ -186,6 +188,7 @@ export async function updateSubscription(
       const type = subscriptionEventOf(before.status, after.status);
       if (type) await recordEvent(trx, type, after.subscription_id, subscriptionSnapshot(after));
     },
+    { column: 'status', mayMove },
   );
 }
 

@@ -43,6 +43,10 @@ export function statusesBefore(to: DisbursementStatus): Array<DisbursementStatus
   return to === 'checking_wallet' || to === 'paying' ? ['queued', ...before] : before;
 }
 
+/** Whether a record may go from `from` to `to` (records move forward only: db/ reads it). */
+export const canMoveDisbursement = (from: string, to: string) =>
+  from === to || statusesBefore(to as DisbursementStatus).includes(from as DisbursementStatus);
+
 export type DisbursementReceiver =
   | { kind: 'wallet'; walletId: string; walletName: string; personalId: string | null }
   | {

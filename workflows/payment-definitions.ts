@@ -34,6 +34,24 @@ export type PaymentStatus =
   /** No final result within resultWait; the gateway still reported the order as waiting. */
   | 'expired';
 
+/**
+ * Where a payment's record may go from each status: forward only (db/ reads it). `expired` is payrun having
+ * stopped waiting, not the gateway's word: a result heard later still moves it on.
+ */
+const PAYMENT_MOVES: Readonly<Record<PaymentStatus, readonly PaymentStatus[]>> = {
+  created: ['awaiting_customer', 'pending', 'succeeded', 'failed', 'authorized_not_captured', 'expired'],
+  awaiting_customer: ['pending', 'succeeded', 'failed', 'authorized_not_captured', 'expired'],
+  pending: ['succeeded', 'failed', 'authorized_not_captured', 'expired'],
+  expired: ['succeeded', 'failed', 'authorized_not_captured'],
+  authorized_not_captured: ['succeeded', 'cancelled', 'authorization_expired'],
+  succeeded: [],
+  failed: [],
+  cancelled: [],
+  authorization_expired: [],
+};
+export const canMovePayment = (from: string, to: string) =>
+  from === to || (PAYMENT_MOVES[from as PaymentStatus]?.includes(to as PaymentStatus) ?? false);
+
 export interface PaymentTiming {
   /** Attempt timeout of one gateway call. */
   gatewayAttemptTimeout: Duration;

@@ -23,6 +23,19 @@ export type RunStatus =
   | 'reconciled'
   | 'needs_attention';
 
+/** Where a run's record may go from each status: forward only (db/ reads it); awaiting funds and back. */
+const RUN_MOVES: Readonly<Record<RunStatus, readonly RunStatus[]>> = {
+  awaiting_approval: ['running', 'rejected', 'expired'],
+  running: ['awaiting_funds', 'reconciled', 'needs_attention'],
+  awaiting_funds: ['running', 'reconciled', 'needs_attention'],
+  reconciled: [],
+  needs_attention: [],
+  rejected: [],
+  expired: [],
+};
+export const canMoveRun = (from: string, to: string) =>
+  from === to || (RUN_MOVES[from as RunStatus]?.includes(to as RunStatus) ?? false);
+
 export type BatchStatus =
   | 'queued'
   | 'initiating'

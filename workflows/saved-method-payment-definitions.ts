@@ -37,6 +37,11 @@ export const FINAL_TOKEN_PAYMENT_STATES: readonly SavedMethodPaymentState[] = [
 ];
 
 /** The next state, or an error naming the forbidden move. */
+/** Whether a record may go from `from` to `to` (records move forward only: db/ reads it). */
+export const canMove = (from: string, to: string) =>
+  from === to ||
+  (TRANSITIONS[from as SavedMethodPaymentState]?.includes(to as SavedMethodPaymentState) ?? false);
+
 export function transition(
   from: SavedMethodPaymentState,
   to: SavedMethodPaymentState,

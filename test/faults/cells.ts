@@ -118,8 +118,10 @@ export function cellsOf(flows: readonly FlowSpec[]): Cell[] {
       for (const fault of CALL_FAULTS) {
         if (!fault.roles.includes(role)) continue;
         if (fault.name === 'duplicate order' && !flow.duplicateOrder?.includes(operation)) continue;
+        // A lost or hung answer of a call the spec gives no query for: the request may have been taken.
         const unaskable =
-          flow.unaskable?.includes(operation) && fault.effect !== undefined && !fault.effect.resultCode;
+          flow.unaskable?.includes(operation) &&
+          (fault.effect?.dropResponse === true || fault.effect?.hang === true);
         cells.push({
           id: `${flow.name} · ${operation} · ${fault.name}`,
           flow: flow.name,

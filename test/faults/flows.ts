@@ -158,7 +158,11 @@ const payoutRun: Flow = {
       'payout_id,wallet_id,wallet_name,personal_id,amount,description,store_id',
       ...rows.map((item) => `${item.payoutId},${item.wallet},Matrix Receiver,,${item.amount},Fault matrix,`),
     ].join('\n');
-    const uploaded = await ctx.call('maker', 'POST', '/v1/payout-runs?fileName=matrix.csv', csv);
+    // 503 uploads_busy: the API reads a few files at once; a careful client sends again.
+    const uploaded = await ctx.until('the file to be taken', async () => {
+      const answer = await ctx.call('maker', 'POST', '/v1/payout-runs?fileName=matrix.csv', csv);
+      return answer.status === 503 ? undefined : answer;
+    });
     if (uploaded.status !== 201)
       throw new Error(`upload answered ${uploaded.status} ${JSON.stringify(uploaded.body)}`);
     const runId = text(uploaded.body.runId);
@@ -554,7 +558,7 @@ const terminalSettlement: Flow = {
 
 // ---- subscriptions ----------------------------------------------------------------------------------------
 
-async function createSubscription(ctx: CellContext, id: string, recurringAmount: number) {
+async function createSubscription(ctx: CellContext, id: string, recurringAmount: number, approve = true) {
   const created = await ctx.call('billing', 'POST', '/v1/subscriptions', {
     subscriptionId: id,
     partnerClientId: `${id}-member`,
@@ -616,21 +620,10 @@ const subscription: Flow = {
     await ctx.takeFirst('subscription.pay', `${id}-c1`);
     // Asking: the charge is pending first (an amount ending 7000), so its outcome comes by query.
     const amount = ctx.cell.asks ? 57_000 + ctx.n * 10_000 : 50_050 + ctx.n * 100;
-    if (ctx.cell.fault?.name === 'duplicate order' && ctx.cell.operation === 'subscription.start') {
-      const created = await ctx.call('billing', 'POST', '/v1/subscriptions', {
-        subscriptionId: id,
-        partnerClientId: `${id}-member`,
-        amount: 0,
-        orderInfo: 'Fault matrix',
-        subscriptionInfo: {
-          name: 'Matrix gym',
-          type: 'FIXED',
-          recurringAmount: amount,
-          frequency: 'MONTHLY',
-        },
-      });
-      if (created.status !== 201) throw new Error(`create answered ${created.status}`);
-    } else await createSubscription(ctx, id, amount);
+    // A foreign order holds the subscription's orderId: the order waiting for a customer is not payrun's.
+    const foreignStart =
+      ctx.cell.fault?.name === 'duplicate order' && ctx.cell.operation === 'subscription.start';
+    await createSubscription(ctx, id, amount, !foreignStart);
     const { subscription: record, charge } = await chargeOfCycle1(ctx, id);
     const entries = ctx
       .ledger()
