@@ -162,7 +162,7 @@ describe('a pending payout (7000/7002) waits for the notification', () => {
     expect(asked.slice(6, 9)).toEqual([60 + 360, 60 + 720, 60 + 1080]);
     expect(asked).toHaveLength(6 + 120);
     expect(statuses()).toEqual(['needs_attention']);
-    await captureHistory(h.env.client, run.workflowId, 'asked-until-result-wait');
+    await captureHistory(h.env.client, run.workflowId, 'asked-until-result-wait-then-asked-on');
   });
 
   it('an answer learnt after needs_attention moves the payout on: needs_attention → succeeded', async () => {
@@ -182,6 +182,7 @@ describe('a pending payout (7000/7002) waits for the notification', () => {
     expect(statuses()).toEqual(['needs_attention', 'succeeded']);
     expect(run.inputs('recordDisbursement')[0]!.message).toContain('the gateway refused the query (99');
     expect(run.inputs('recordDisbursement')[1]).toMatchObject({ transId: 'late' });
+    await captureHistory(h.env.client, run.workflowId, 'needs-attention-then-asked-succeeded');
   });
 
   it('no IPN: the gateway’s answer to the query settles it', async () => {

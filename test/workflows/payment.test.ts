@@ -173,6 +173,32 @@ describe('payment: waiting for the outcome', () => {
     expect(run.gap(create!, run.calls('queryPayment').at(-1)!)).toBeGreaterThanOrEqual(30 * MINUTE);
   });
 
+  it('expired, then the customer pays: the late notification is the result (payrun still listened)', async () => {
+    const run = await pay({ createPayment: awaitingCustomer, queryPayment: async () => asked(1000) });
+    await eventually(
+      () => expect(run.inputs('recordPaymentStatus').at(-1)).toMatchObject({ status: 'expired' }),
+      { between: () => h.skip(5 * MINUTE) },
+    );
+    await run.handle.signal(paymentResultSignal, ipn(0, { payType: 'qr' }));
+    expect(await run.result()).toMatchObject({ status: 'succeeded', resultCode: 0 });
+    expect(run.inputs('recordPaymentResult')).toEqual([
+      expect.objectContaining({ status: 'succeeded', notice: expect.objectContaining({ transId: '555' }) }),
+    ]);
+    await captureHistory(h.env.client, run.workflowId, 'expired-then-late-notification');
+  });
+
+  it('query answers that prove nothing (a refusal, another order) are no result: it waits on, then decides', async () => {
+    const unknown: PaymentNotice & { known: false } = { ...asked(99), known: false };
+    const run = await pay({
+      createPayment: awaitingCustomer,
+      queryPayment: inTurn(unknown, unknown, asked(0, { transId: 't9', payType: 'qr' })),
+    });
+    expect(await run.result()).toMatchObject({ status: 'succeeded', resultCode: 0 });
+    expect(run.calls('queryPayment')).toHaveLength(3);
+    expect(statusesOf(run)).toEqual(['succeeded']);
+    await captureHistory(h.env.client, run.workflowId, 'unknown-answers-then-final');
+  });
+
   it('the IPN arrives while the query is out: the IPN decides', async () => {
     let signalled = false;
     const run = await pay({

@@ -10,6 +10,7 @@ import {
   type PayoutTiming,
   type StateCounts,
 } from '../../workflows/payout-definitions';
+import { captureHistory } from '../support/history-capture';
 import { eventually } from '../support/wait';
 import {
   gatewayRejected,
@@ -147,6 +148,55 @@ describe('payoutBatch: a lost notification is asked for (batch/query)', () => {
     const [, stillEligible, answered] = run.calls('syncBatchItems');
     expect(run.gap(pay!, stillEligible!)).toBeGreaterThanOrEqual(2 * MINUTE);
     expect(run.gap(stillEligible!, answered!)).toBeGreaterThanOrEqual(4 * MINUTE);
+  });
+});
+
+describe('payoutBatch: a stage the gateway never confirms (the strict gateway: an answer lost, or refused)', () => {
+  it('no 8003 and batch/query never shows the batch: needs_attention after pendingGiveUpAfter, asked on, then paid', async () => {
+    let asks = 0;
+    let paid = false;
+    const { run } = await startBatch({
+      syncBatchItems: async () => (++asks < 12 ? validating : paid ? settled : eligible),
+      payBatch: async () => {
+        paid = true;
+        return { outcome: 'accepted' as const };
+      },
+    });
+    expect(await run.result()).toMatchObject({ status: 'completed', counts: settled.counts });
+    expect(statuses(run)).toEqual(
+      expect.arrayContaining([
+        'validating',
+        'needs_attention',
+        'checking_balance',
+        'paying',
+        'awaiting_result',
+      ]),
+    );
+    expect(
+      run.inputs('recordBatchStatus').find((record) => record.status === 'needs_attention')?.reason,
+    ).toMatch(/has not shown batch .* as created/);
+    await captureHistory(h.env.client, run.workflowId, 'not-shown-created-needs-attention-then-paid');
+  });
+
+  it('batch/pay unconfirmed (items still eligible after pendingGiveUpAfter): needs_attention; a resume pays again as attempt 2', async () => {
+    let paid = false;
+    const { run } = await startBatch({
+      syncBatchItems: async () => (paid ? settled : eligible),
+      payBatch: async ({ attempt }: { attempt: number }) => {
+        if (attempt === 2) paid = true;
+        return { outcome: 'accepted' as const };
+      },
+    });
+    await untilStatus(run, 'validating');
+    await run.handle.signal(batchNotificationSignal, created);
+    await untilStatus(run, 'needs_attention', true);
+    await run.handle.signal(resumeSignal, { by: ops });
+    expect(await run.result()).toMatchObject({ status: 'completed', counts: settled.counts });
+    expect(run.inputs('payBatch').map((input) => input.attempt)).toEqual([1, 2]);
+    expect(
+      run.inputs('recordBatchStatus').find((record) => record.status === 'needs_attention')?.reason,
+    ).toMatch(/still shows its items as eligible/);
+    await captureHistory(h.env.client, run.workflowId, 'pay-unconfirmed-resumed-paid');
   });
 });
 

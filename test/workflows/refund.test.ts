@@ -78,7 +78,7 @@ describe('refund', () => {
     expect(run.calls('queryRefund')).toHaveLength(7 + 120);
     const refundId = run.inputs('createRefund')[0]!.refundId;
     expect(run.inputs('markRefundNeedsAttention')).toEqual([{ refundId }]);
-    await captureHistory(h.env.client, run.workflowId, 'still-pending-needs-attention');
+    await captureHistory(h.env.client, run.workflowId, 'still-pending-needs-attention-asked-on');
   });
 
   it('an outcome learnt after needs_attention is the refund’s result', async () => {
@@ -90,6 +90,7 @@ describe('refund', () => {
     expect(await run.result()).toMatchObject({ status: 'succeeded', resultCode: 0 });
     expect(run.calls('markRefundNeedsAttention')).toHaveLength(1);
     expect(run.calls('queryRefund')).toHaveLength(10);
+    await captureHistory(h.env.client, run.workflowId, 'needs-attention-then-succeeded');
   });
 
   it('a lost answer is retried with the same refund (never a second refund)', async () => {

@@ -9,6 +9,7 @@ import {
   remittanceWorkflowId,
   type RemittanceInput,
 } from '../../workflows/remittance-definitions';
+import { captureHistory } from '../support/history-capture';
 import { eventually } from '../support/wait';
 import {
   gatewayRejected,
@@ -320,6 +321,7 @@ describe('remittance: an answer learnt after needs_attention', () => {
     expect(await run.result()).toBe('succeeded');
     const statuses = run.inputs('recordRemittanceStatus').map((record) => record.status);
     expect(statuses.slice(-2)).toEqual(['needs_attention', 'succeeded']);
+    await captureHistory(h.env.client, run.workflowId, 'needs-attention-then-asked-succeeded');
   });
 });
 

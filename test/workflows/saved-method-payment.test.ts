@@ -12,6 +12,7 @@ import {
   savedMethodPaymentWorkflowId,
   type SavedMethodPaymentInput,
 } from '../../workflows/saved-method-payment-definitions';
+import { captureHistory } from '../support/history-capture';
 import { eventually } from '../support/wait';
 import {
   gate,
@@ -142,6 +143,7 @@ describe('savedMethodPayment: 8000 (confirm at the provider) and 7000 (pending)'
     });
     expect(await run.result()).toMatchObject({ state: 'succeeded', resultCode: 0 });
     expect(states(run)).toEqual(['awaiting_customer', 'needs_attention', 'succeeded']);
+    await captureHistory(h.env.client, run.workflowId, 'customer-confirms-after-needs-attention');
   });
 
   it('7000: the query finds the outcome', async () => {

@@ -8,10 +8,13 @@
 import { describe, expect, it } from 'vitest';
 import { instantOf } from '../../workflows/billing-calendar';
 import { eventually } from '../support/wait';
-import { charged, pause, reactivate, subscriptionSteps } from './subscription-fixtures';
+import { manageOrderId, reactivationSignal } from '../../workflows/subscription-definitions';
+import { captureHistory } from '../support/history-capture';
+import { charged, pause, reactivate, statuses, subscriptionSteps, timing } from './subscription-fixtures';
 import { gate, useWorkflowHarness } from './support';
 
 const h = useWorkflowHarness();
+const HOUR = 3600_000;
 const { active, skipTo } = subscriptionSteps(h);
 
 describe('subscription: reactivation and pause against time', () => {
@@ -22,6 +25,26 @@ describe('subscription: reactivation and pause against time', () => {
     expect(await run.result()).toMatchObject({
       status: 'expired',
       statusReason: expect.stringContaining('before the customer confirmed the reactivation'),
+    });
+  });
+
+  it('no answer to the reactivation within reactivationWait: needs_attention (nothing to ask); a late confirmation reactivates', async () => {
+    const { run, subscriptionId } = await active(
+      {},
+      { timing: { ...timing, reactivationWait: '6 hours' } },
+      5,
+    );
+    await pause(run);
+    await reactivate(run);
+    await eventually(() => expect(statuses(run).at(-1)).toBe('needs_attention'), {
+      between: () => h.skip(HOUR),
+    });
+    expect(run.inputs('recordSubscription').at(-1)?.statusReason).toMatch(/offers no way to ask/);
+    await run.handle.signal(reactivationSignal, { orderId: manageOrderId(subscriptionId, 2), resultCode: 0 });
+    await eventually(() => expect(statuses(run).at(-1)).toBe('active'));
+    expect(await run.result()).toMatchObject({ status: 'expired' });
+    await captureHistory(h.env.client, run.workflowId, 'reactivation-needs-attention-then-confirmed', {
+      everyRun: true,
     });
   });
 

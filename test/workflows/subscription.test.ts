@@ -309,7 +309,7 @@ describe('subscription: a cycle’s charge', () => {
     expect(ledger(run)).toEqual([
       expect.objectContaining({ cycle: 1, attempt: 0, status: 'needs_attention' }),
     ]);
-    await captureHistory(h.env.client, run.workflowId, 'pending-charge-still-pending');
+    await captureHistory(h.env.client, run.workflowId, 'pending-charge-needs-attention');
     expect(cycles(run)).toEqual([
       [1, 0],
       [2, 0],
