@@ -91,6 +91,22 @@ const CHECKS = [
     text: () => t('Subscriptions that need the customer to authorize again'),
   },
   {
+    duty: 'subscriptions',
+    list: 'subscriptions',
+    endpoint: '/v1/subscriptions',
+    status: 'needs_attention',
+    key: 'subscriptions',
+    text: () => t('Subscriptions that need attention (a reactivation nobody confirmed)'),
+  },
+  {
+    duty: 'savedMethodPayments',
+    list: 'saved-method-payments',
+    endpoint: '/v1/saved-method-payments',
+    status: 'needs_attention',
+    key: 'payments',
+    text: () => t('Saved-method payments that need attention'),
+  },
+  {
     duty: 'savedMethodPayments',
     list: 'saved-method-payments',
     endpoint: '/v1/saved-method-payments',

@@ -74,6 +74,9 @@ export const VI = {
   'Remittances that need attention': 'Giao dịch kiều hối cần xem xét',
   'Paused subscriptions': 'Thuê bao đang tạm dừng',
   'Subscriptions that need the customer to authorize again': 'Thuê bao cần khách hàng xác nhận lại',
+  'Subscriptions that need attention (a reactivation nobody confirmed)':
+    'Thuê bao cần xem xét (yêu cầu kích hoạt lại chưa được khách hàng xác nhận)',
+  'Saved-method payments that need attention': 'Thanh toán bằng phương thức đã lưu cần xem xét',
   'Saved-method payments waiting more than 15 minutes for an OTP':
     'Thanh toán bằng phương thức đã lưu chờ OTP quá 15 phút',
   'Authorized payments waiting for a capture or a cancel': 'Thanh toán đã cấp phép chờ thu tiền hoặc hủy',

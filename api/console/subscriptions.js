@@ -34,6 +34,7 @@ export const subscriptions = {
     'retrying',
     'paused',
     'reactivating',
+    'needs_attention',
     'cancelled',
     'expired',
     'not_authorized',

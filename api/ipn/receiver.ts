@@ -38,6 +38,11 @@ export interface IpnTarget {
   /** The amount payrun recorded for this order; a notification with another amount is refused. */
   expectedAmount: number;
   signal(client: Client, notification: VerifiedNotification<NotificationKind>): Promise<void>;
+  /**
+   * The workflow has finished: what the verified notification still tells the record (a customer who paid
+   * after payrun stopped waiting). Records move forward only, so news that changes nothing is a no-op.
+   */
+  afterFinish?(notification: VerifiedNotification<NotificationKind>): Promise<void>;
 }
 
 export interface IpnChannel {
@@ -83,9 +88,10 @@ export async function deliver(
   } catch (error) {
     if ((error as Error).name !== 'WorkflowNotFoundError') throw error;
     const fields = notification.fields as Record<string, unknown>;
+    await target.afterFinish?.(notification);
     log.info(
       { kind: notification.kind, orderId: fields.orderId, workflowId: target.workflowId },
-      'Notification for a workflow that has finished: recorded as delivered',
+      'Notification for a workflow that has finished: its news recorded, delivered',
     );
     return 'workflow_gone';
   }

@@ -8,9 +8,15 @@ import {
   type SigningKeys,
 } from '../../gateway';
 import type { Db } from '../../db/knex';
-import { findPaymentByOrderId } from '../../db/payments';
+import { findPaymentByOrderId, updatePayment } from '../../db/payments';
 import { ipnPaths, paymentReturnPath } from '../../platform/ipn-paths';
-import { noticeOf, paymentResultSignal } from '../../workflows/payment-definitions';
+import {
+  canMovePayment,
+  decidedStatus,
+  isFinalPaymentCode,
+  noticeOf,
+  paymentResultSignal,
+} from '../../workflows/payment-definitions';
 import type { IpnChannel } from '../ipn/receiver';
 import { ApiError, beyondSchema } from '../http/errors';
 import { listQueryFields } from '../http/list-query';
@@ -428,6 +434,25 @@ function paymentChannel(path: string, kind: 'payment.resultA' | 'payment.resultB
           await client.workflow
             .getHandle(row.workflow_id)
             .signal(paymentResultSignal, noticeOf(notification.fields as Record<string, unknown>, 'ipn'));
+        },
+        // After payrun stopped listening (30 days past expiry, or a run from before it listened): a signed
+        // final result is the gateway's word, recorded forward only (expired → succeeded, never back).
+        afterFinish: async (notification) => {
+          const notice = noticeOf(notification.fields as Record<string, unknown>, 'ipn');
+          if (!isFinalPaymentCode(notice.resultCode)) return;
+          await updatePayment(
+            db,
+            row.payment_id,
+            {
+              status: decidedStatus(notice.resultCode, row.auto_capture),
+              result_code: notice.resultCode,
+              result_message: notice.message,
+              ...(notice.transId !== undefined ? { trans_id: notice.transId } : {}),
+              ...(notice.payType !== undefined ? { pay_type: notice.payType } : {}),
+              completed_at: new Date(),
+            },
+            canMovePayment,
+          );
         },
       };
     },
