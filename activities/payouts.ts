@@ -5,7 +5,6 @@ import {
   GatewayResultError,
   isAlreadySubmitted,
   isGatewayError,
-  outcomeOf,
   type GatewayClient,
 } from '../gateway';
 import type { Db } from '../db/knex';

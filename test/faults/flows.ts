@@ -32,6 +32,8 @@ export interface CellContext {
   readonly n: number;
   /** Unique per run: ids of every cell start with it. */
   readonly tag: string;
+  // Test code reads answers loosely; the cells assert what matters of them.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   call(key: Key, method: string, path: string, body?: unknown): Promise<{ status: number; body: any }>;
   /** Installs the cell's fault on `operation`, scoped so: nothing unless the cell faults that operation. */
   arm(operation: OperationName, scope: Scope): void;
@@ -575,6 +577,8 @@ async function createSubscription(ctx: CellContext, id: string, recurringAmount:
   });
   if (created.status !== 201)
     throw new Error(`create answered ${created.status} ${JSON.stringify(created.body)}`);
+  // A foreign order holding the subscription's orderId: the order waiting for a customer is not payrun's.
+  if (!approve) return;
   await ctx.until('the authorization link', async () =>
     ctx.sandbox.awaitingCustomer().some((order) => order.orderId === id) ? true : undefined,
   );
