@@ -2,7 +2,7 @@ import type { ForeignCurrency } from './options';
 import type { Random } from './random';
 
 /** Plausible VND rates (mid-2020s) around which each sandbox seeds its fixed quotes. */
-const REFERENCE_RATES: Readonly<Record<ForeignCurrency, number>> = {
+export const REFERENCE_RATES: Readonly<Record<ForeignCurrency, number>> = {
   USD: 25_400,
   EUR: 27_500,
   AUD: 16_700,

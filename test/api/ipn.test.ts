@@ -14,6 +14,7 @@ import { ipnPaths } from '../../platform/ipn-paths';
 import { createLogger } from '../../platform/logger';
 import { jsonOf, listen, type RunningApi } from '../support/api';
 import { connectTestDatabase } from '../support/database';
+import { listeningDisbursement, payoutResult } from '../support/notifications';
 import { testApiSettings, testMerchant } from '../support/settings';
 import { testDataConverter } from '../support/temporal';
 
@@ -106,27 +107,10 @@ function created(orderId: string, amount: number, keys = testMerchant) {
 }
 
 /** A disbursement record and a listening workflow, for the receivers of single-payout results. */
-async function listeningDisbursement(amount = 50_000) {
-  const disbursementId = `dsb-${randomUUID().slice(0, 8)}`;
-  const workflowId = `disbursement/${disbursementId}`;
-  await db('disbursements').insert({
-    disbursement_id: disbursementId,
-    order_id: disbursementId,
-    workflow_id: workflowId,
-    request_type: 'disburseToWallet',
-    amount,
-    receiver_label: 'wallet ****5678',
-    status: 'awaiting_result',
-    created_by_key: 'k',
-    created_by: 'u',
-  });
-  await temporal.workflow.start('disbursement', {
-    taskQueue: `nobody-${randomUUID()}`,
-    workflowId,
-    args: [],
-  });
+const listening = async (amount = 50_000) => {
+  const { disbursementId } = await listeningDisbursement(db, temporal, amount);
   return { disbursementId };
-}
+};
 
 /** A card payment (payWithCC) record and a listening workflow, for list-B results. */
 async function listeningCardPayment(amount: number) {
@@ -147,24 +131,8 @@ async function listeningCardPayment(amount: number) {
   return { paymentId, workflowId };
 }
 
-function moneyOutResult(kind: 'disbursement.result' | 'remittance.result', orderId: string, amount: number) {
-  return buildNotification(
-    kind,
-    {
-      partnerCode: testMerchant.partnerCode,
-      orderId,
-      requestId: `${orderId}-pay`,
-      amount,
-      orderInfo: 'Salary for Nguyen Van A',
-      transId: 4_100_000_001,
-      resultCode: 0,
-      message: 'Successful.',
-      responseTime: 1_763_800_000_000,
-      extraData: '',
-    },
-    testMerchant,
-  );
-}
+const moneyOutResult = (kind: 'disbursement.result' | 'remittance.result', orderId: string, amount: number) =>
+  payoutResult(orderId, { amount, orderInfo: 'Salary for Nguyen Van A' }, kind);
 
 const postTo = (path: string, body: unknown) =>
   fetch(`${api.baseUrl}${path}`, {
@@ -241,7 +209,7 @@ describe('IPN receiver', () => {
   });
 
   it('accepts a notification only at the receiver of its kind (orderType)', async () => {
-    const { disbursementId } = await listeningDisbursement();
+    const { disbursementId } = await listening();
     const remittanceResult = moneyOutResult('remittance.result', disbursementId, 50_000);
     const misrouted = await postTo(ipnPaths.disbursement, remittanceResult);
     expect(misrouted.status).toBe(400);

@@ -16,7 +16,6 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { createApp, notificationRelay, type ApiDependencies } from '../../api/app';
 import type { NotificationRelay } from '../../api/ipn/relay';
 import { apiSettingsFrom } from '../../api/settings';
-import { buildNotification } from '../../gateway';
 import { loadConfig } from '../../platform/config';
 import { ipnPaths } from '../../platform/ipn-paths';
 import { createLogger } from '../../platform/logger';
@@ -25,6 +24,7 @@ import { callApi, listen, type RunningApi } from '../support/api';
 import { useScratchDatabase } from '../support/database';
 import { TEST_CUSTOMER_KEY_SECRET, testApiSettings, testMerchant } from '../support/settings';
 import { startStack, type Stack } from '../support/stack';
+import { listeningDisbursement, payoutResult, signalsNeverSettle } from '../support/notifications';
 import { connectDevServer } from '../support/temporal';
 import { eventually } from '../support/wait';
 import { testPaymentSettings } from '../payments/payment-stack';
@@ -37,24 +37,6 @@ const notifications = apiSettingsFrom(
     IPN_RELAY_INTERVAL_SECONDS: '0.2',
   }),
 ).notifications;
-
-/** A Temporal client as a process that died mid-signal shows it: every signal hangs forever. */
-function signalsNeverSettle(client: Client): Client {
-  const bound = (target: object, name: string | symbol) => {
-    const value = Reflect.get(target, name) as unknown;
-    return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
-  };
-  const workflow = new Proxy(client.workflow, {
-    get: (target, name) =>
-      name === 'getHandle'
-        ? (...args: Parameters<Client['workflow']['getHandle']>) =>
-            new Proxy(target.getHandle(...args), {
-              get: (handle, key) => (key === 'signal' ? () => new Promise(() => {}) : bound(handle, key)),
-            })
-        : bound(target, name),
-  });
-  return new Proxy(client, { get: (target, name) => (name === 'workflow' ? workflow : bound(target, name)) });
-}
 
 const scratch = useScratchDatabase('relay');
 let env: TestWorkflowEnvironment;
@@ -200,47 +182,14 @@ describe('rows the relay finds', () => {
     await live?.close();
   });
 
-  /** A disbursement record and a workflow that only listens (no worker polls its queue). */
-  async function listeningDisbursement() {
-    const disbursementId = `dsb-${randomUUID().slice(0, 8)}`;
-    const workflowId = `disbursement/${disbursementId}`;
-    await scratch.db('disbursements').insert({
-      disbursement_id: disbursementId,
-      order_id: disbursementId,
-      workflow_id: workflowId,
-      request_type: 'disburseToWallet',
-      amount: 50_000,
-      receiver_label: 'wallet ****5678',
-      status: 'awaiting_result',
-      created_by_key: 'k',
-      created_by: 'u',
-    });
-    await env.client.workflow.start('disbursement', {
-      taskQueue: `nobody-${randomUUID()}`,
-      workflowId,
-      args: [],
-    });
+  const listening = async () => {
+    const { disbursementId, workflowId } = await listeningDisbursement(scratch.db, env.client);
     return { orderId: disbursementId, workflowId };
-  }
+  };
 
   /** Posts the gateway's signed result for the order to an API process; a dead one never answers. */
   function notify(api: RunningApi, orderId: string) {
-    const body = buildNotification(
-      'disbursement.result',
-      {
-        partnerCode: testMerchant.partnerCode,
-        orderId,
-        requestId: `${orderId}-pay`,
-        amount: 50_000,
-        orderInfo: 'Salary',
-        transId: 4_100_000_001,
-        resultCode: 0,
-        message: 'Successful.',
-        responseTime: 1_763_800_000_000,
-        extraData: '',
-      },
-      testMerchant,
-    );
+    const body = payoutResult(orderId);
     return fetch(`${api.baseUrl}${ipnPaths.disbursement}`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -251,7 +200,7 @@ describe('rows the relay finds', () => {
 
   /** Notifications stored and claimed by the dead process, whose claims have lapsed. */
   async function abandoned(count: number) {
-    const orders = await Promise.all(Array.from({ length: count }, () => listeningDisbursement()));
+    const orders = await Promise.all(Array.from({ length: count }, () => listening()));
     await Promise.all(orders.map(({ orderId }) => notify(dead, orderId)));
     await eventually(async () => {
       const rows = await scratch
@@ -281,7 +230,7 @@ describe('rows the relay finds', () => {
   });
 
   it('never signals again a row signalled already, by a receiver or by a relay', async () => {
-    const byReceiver = await listeningDisbursement();
+    const byReceiver = await listening();
     expect((await notify(live, byReceiver.orderId))?.status).toBe(204);
     const [byRelay] = await abandoned(1);
     const relay = anotherApiProcess();

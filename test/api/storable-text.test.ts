@@ -12,11 +12,11 @@ import { createApp } from '../../api/app';
 import { parseKeyId } from '../../db/api-keys';
 import { recordAudit } from '../../db/audit-log';
 import type { Db } from '../../db/knex';
-import { buildNotification } from '../../gateway';
 import { ipnPaths } from '../../platform/ipn-paths';
 import { createLogger } from '../../platform/logger';
 import { jsonOf, listen, newKey, type RunningApi } from '../support/api';
 import { connectTestDatabase } from '../support/database';
+import { listeningDisbursement, payoutResult } from '../support/notifications';
 import { testApiSettings, testMerchant } from '../support/settings';
 import { testDataConverter } from '../support/temporal';
 
@@ -241,51 +241,9 @@ describe('a payout file', () => {
 });
 
 describe('a notification carrying text PostgreSQL cannot store', () => {
-  /** A disbursement record and a workflow that only listens (no worker), to count its signals. */
-  async function listeningDisbursement(amount = 50_000) {
-    const disbursementId = `dsb-${randomUUID().slice(0, 8)}`;
-    const workflowId = `disbursement/${disbursementId}`;
-    await db('disbursements').insert({
-      disbursement_id: disbursementId,
-      order_id: disbursementId,
-      workflow_id: workflowId,
-      request_type: 'disburseToWallet',
-      amount,
-      receiver_label: 'wallet ****5678',
-      status: 'awaiting_result',
-      created_by_key: 'k',
-      created_by: 'u',
-    });
-    await temporal.workflow.start('disbursement', {
-      taskQueue: `nobody-${randomUUID()}`,
-      workflowId,
-      args: [],
-    });
-    const signals = async () =>
-      ((await temporal.workflow.getHandle(workflowId).fetchHistory()).events ?? []).filter(
-        (event) => event.workflowExecutionSignaledEventAttributes,
-      );
-    return { disbursementId, workflowId, signals };
-  }
+  const listening = (amount = 50_000) => listeningDisbursement(db, temporal, amount);
 
-  const result = (orderId: string, fields: Record<string, unknown>) =>
-    buildNotification(
-      'disbursement.result',
-      {
-        partnerCode: testMerchant.partnerCode,
-        orderId,
-        requestId: `${orderId}-pay`,
-        amount: 50_000,
-        orderInfo: 'Salary',
-        transId: 4_100_000_001,
-        resultCode: 0,
-        message: 'Successful.',
-        responseTime: 1_763_800_000_000,
-        extraData: '',
-        ...fields,
-      },
-      testMerchant,
-    );
+  const result = (orderId: string, fields: Record<string, unknown>) => payoutResult(orderId, fields);
 
   const post = (body: unknown) =>
     fetch(`${api.baseUrl}${ipnPaths.disbursement}`, {
@@ -295,7 +253,7 @@ describe('a notification carrying text PostgreSQL cannot store', () => {
     });
 
   it('verifies it over the values as sent, then stores it normalised, noting which fields, signals it and answers 204', async () => {
-    const { disbursementId, signals } = await listeningDisbursement();
+    const { disbursementId, signals } = await listening();
     const notification = result(disbursementId, {
       message: 'Th\u00e0nh c\u00f4ng \ud800 x\u0000y',
       extraData: 'ref\u0000',
@@ -327,7 +285,7 @@ describe('a notification carrying text PostgreSQL cannot store', () => {
   });
 
   it('still refuses an altered one: the signature is checked over the raw values, before normalising', async () => {
-    const { disbursementId, signals } = await listeningDisbursement();
+    const { disbursementId, signals } = await listening();
     const signedClean = result(disbursementId, { message: 'Successful.' });
     const answer = await post({ ...signedClean, message: 'Successful.\u0000' });
     expect(answer.status).toBe(400);
@@ -336,7 +294,7 @@ describe('a notification carrying text PostgreSQL cannot store', () => {
   });
 
   it('answers a signed one naming an order id with a NUL, or a result code no column holds, without a 5xx', async () => {
-    const { disbursementId, signals } = await listeningDisbursement();
+    const { disbursementId, signals } = await listening();
     const nulOrder = await post(result(`${disbursementId}\u0000`, {}));
     expect(nulOrder.status).toBe(400);
     expect((await jsonOf(nulOrder)).error.code).toBe('notification_refused');

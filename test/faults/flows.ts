@@ -7,7 +7,10 @@
  */
 import type { OperationName } from '../../gateway';
 import type { FaultRule, LedgerEntry } from '../../sandbox';
+import { BALANCE_GROUPS } from '../../activities/remittances';
+import { REFERENCE_RATES } from '../../sandbox/rates';
 import { addDays, dayOfGmt7 } from '../../workflows/billing-calendar';
+import { PAYMENT_REQUEST_TYPES, type PaymentRequestType } from '../../workflows/payment-definitions';
 import type { Cell, FlowSpec } from './cells';
 
 /** How a record or the ledger reads, in the words the verdict compares. */
@@ -218,29 +221,6 @@ const payoutRun: Flow = {
 
 /** Foreign currencies a cell may have alone (its exchange-rate or balance fault is scoped by currency). */
 const OWN_CURRENCIES = ['EUR', 'AUD', 'CAD', 'GBP', 'JPY', 'KRW', 'TWD', 'THB'] as const;
-const APPROX_RATES: Readonly<Record<string, number>> = {
-  USD: 25_400,
-  EUR: 27_500,
-  AUD: 16_700,
-  CAD: 18_600,
-  GBP: 32_100,
-  JPY: 170,
-  KRW: 19,
-  TWD: 790,
-  THB: 700,
-};
-const BALANCE_GROUPS: Readonly<Record<string, number>> = {
-  USD: 840,
-  EUR: 978,
-  AUD: 36,
-  CAD: 124,
-  GBP: 826,
-  JPY: 392,
-  KRW: 410,
-  TWD: 901,
-  THB: 764,
-};
-
 /** The cells whose fault is scoped by currency get one each; every other remittance converts USD. */
 function currencyOf(ctx: CellContext): string {
   const scopedByCurrency = ['remittance.exchangeRate', 'disbursement.balance'];
@@ -267,11 +247,14 @@ const remittance: Flow = {
   async run(ctx) {
     const currency = currencyOf(ctx);
     // About 1.5 million VND, a few cents apart per cell: the buy's amount names the cell.
-    const foreignAmount = Math.round((1_500_000 / APPROX_RATES[currency]!) * 100 + ctx.n) / 100;
+    const foreignAmount =
+      Math.round((1_500_000 / REFERENCE_RATES[currency as keyof typeof REFERENCE_RATES]) * 100 + ctx.n) / 100;
     const walletId = walletOf(ctx, ctx.cell.asks ? '7000' : '5555');
     ctx.arm('remittance.exchangeRate', { fields: { baseCurrency: currency } });
     ctx.arm('remittance.verify', { fields: { 'receiver.walletId': walletId } });
-    ctx.arm('disbursement.balance', { fields: { orderGroupId: BALANCE_GROUPS[currency]! } });
+    ctx.arm('disbursement.balance', {
+      fields: { orderGroupId: BALANCE_GROUPS[currency as keyof typeof BALANCE_GROUPS] },
+    });
     ctx.arm('remittance.buy', { fields: { 'rateInfo.amount': foreignAmount } });
     ctx.arm('remittance.create', { fields: { 'receiver.walletId': walletId } });
     const created = await ctx.call('remittance', 'POST', '/v1/remittances', {
@@ -334,17 +317,8 @@ const remittanceQuote: Flow = {
 
 // ---- one-time payments, refunds, capture, terminal settlement ---------------------------------------------
 
-const PAYMENT_TYPES = [
-  'captureWallet',
-  'payWithCC',
-  'payWithPlatformPayA',
-  'payWithPlatformPayB',
-  'onDelivery',
-  'payWithVTS',
-  'payWithMethod',
-  'payWithEdc',
-] as const;
-type PaymentType = (typeof PAYMENT_TYPES)[number] | 'pos';
+const PAYMENT_TYPES = PAYMENT_REQUEST_TYPES.filter((type) => type !== 'pos');
+type PaymentType = PaymentRequestType;
 
 /** Ends in 50: none of the sandbox's amount scenarios (1001, 7000, 8000, 8200 …). */
 const paymentAmount = (ctx: CellContext) => 150_050 + ctx.n * 100;

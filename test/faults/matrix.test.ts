@@ -17,8 +17,8 @@
  * another API process's relay (the one production runs) delivers them once the claim's lease lapses.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
+import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Client } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { notificationRelay } from '../../api/app';
 import type { NotificationRelay } from '../../api/ipn/relay';
@@ -32,6 +32,7 @@ import { authHeaders, callApi } from '../support/api';
 import { useScratchDatabase } from '../support/database';
 import { TEST_CUSTOMER_KEY_SECRET, testApiSettings, testMerchant } from '../support/settings';
 import { startStack, type Stack } from '../support/stack';
+import { signalsNeverSettle } from '../support/notifications';
 import { connectDevServer } from '../support/temporal';
 import { cellsOf, type Cell } from './cells';
 import { FLOWS, NOT_MONEY_FLOWS, type CellContext, type Key, type Observation } from './flows';
@@ -75,28 +76,6 @@ let relay: NotificationRelay;
 /** Workflows whose notifications a dead receiver claimed: the API's signals to them never return. */
 const dying = new Set<string>();
 const verdicts = new Map<string, { observation?: Observation; problems: string[] }>();
-
-/** The API as a process that dies after claiming the notifications of `dying`'s workflows. */
-function diesSignalling(client: Client): Client {
-  const bound = (target: object, name: string | symbol) => {
-    const value = Reflect.get(target, name) as unknown;
-    return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
-  };
-  const workflow = new Proxy(client.workflow, {
-    get: (target, name) =>
-      name === 'getHandle'
-        ? (workflowId: string, ...rest: unknown[]) => {
-            const handle = (target.getHandle as (...args: unknown[]) => object)(workflowId, ...rest);
-            return dying.has(workflowId)
-              ? new Proxy(handle, {
-                  get: (inner, key) => (key === 'signal' ? () => new Promise(() => {}) : bound(inner, key)),
-                })
-              : handle;
-          }
-        : bound(target, name),
-  });
-  return new Proxy(client, { get: (target, name) => (name === 'workflow' ? workflow : bound(target, name)) });
-}
 
 const seconds = (value: number) => `${value} seconds`;
 
@@ -194,7 +173,8 @@ beforeAll(async () => {
         payment: { gatewayAttemptTimeout: attempt, resultWait: seconds(1), giveUpAfter: seconds(15) },
       },
     },
-    apiTemporal: diesSignalling,
+    // The API as a process that dies after claiming the notifications of `dying`'s workflows.
+    apiTemporal: (client) => signalsNeverSettle(client, (workflowId) => dying.has(workflowId)),
   });
   // Another API process: its relay delivers what the dying one claimed.
   relay = notificationRelay({
@@ -330,6 +310,16 @@ beforeAll(async () => {
     })(),
   ]);
   const failed = [...verdicts.values()].filter((verdict) => verdict.problems.length).length;
+  // The matrix as data (test-output/ is not kept): each cell with what payrun recorded and the gateway did.
+  fs.mkdirSync('test-output', { recursive: true });
+  fs.writeFileSync(
+    'test-output/fault-matrix.json',
+    JSON.stringify(
+      CELLS.map((cell) => ({ id: cell.id, expect: cell.expect, ...verdicts.get(cell.id) })),
+      null,
+      1,
+    ),
+  );
   console.log(
     `fault matrix: ${CELLS.length} cells over ${FLOWS.length} flows in ${Math.round((Date.now() - started) / 1000)} s; ` +
       `${CELLS.length - failed} hold, ${failed} do not`,
