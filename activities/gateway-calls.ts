@@ -199,6 +199,9 @@ export async function askForEvidence<Op extends OperationName>(
     const result = await gateway.call(operation, fields);
     return read(result.body as Record<string, unknown>);
   } catch (error) {
+    // "Retry later" (10) says nothing about the order and asks for the same request again: retried like
+    // transport trouble, never read as an answer.
+    if (error instanceof GatewayResultError && error.retryable) throw error;
     if (error instanceof GatewayResultError) return read(error.body as Record<string, unknown>);
     if (error instanceof GatewayTransportError && error.retryable) throw error;
     if (isGatewayError(error))

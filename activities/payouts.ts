@@ -166,7 +166,7 @@ export function createPayoutActivities({ db, gateway, batchIpnUrl }: PayoutActiv
      * (a refused query, another batch's totals, one payrun's client rejects) records nothing and reads as
      * "not known yet" (`validating`); only the workflow's waits decide how long that may last.
      */
-    async syncBatchItems({ batchId }: { batchId: string }): Promise<BatchSync> {
+    async syncBatchItems({ batchId, mustKnow }: { batchId: string; mustKnow?: true }): Promise<BatchSync> {
       const batch = await loadBatch(db, batchId);
       const expected = {
         orderId: batch.order_id,
@@ -191,7 +191,14 @@ export function createPayoutActivities({ db, gateway, batchIpnUrl }: PayoutActiv
             return batchExistenceEvidence(answer, expected);
           },
         );
-        // 7000: the gateway is still validating (no item states yet).
+        // 7000: the gateway is still validating (no item states yet). With `mustKnow` (the workflow knows the
+        // stage is reached: the notification came, or an earlier read showed it), an answer that tells nothing
+        // is asked again rather than taken for the stale counts on record.
+        if (mustKnow && evidence.state !== 'decided')
+          throw new Error(
+            `batch/query for ${batchId} (page ${pageNum}) told nothing: ` +
+              `${evidence.state === 'unknown' ? evidence.reason : 'still validating'}; asking again`,
+          );
         if (evidence.state !== 'decided' || !body) return notKnown();
         totalPages = Number(body.totalPages ?? 1);
         totals = gatewayTotals(body);

@@ -24,6 +24,8 @@ export interface FaultRule {
    */
   fields?: Readonly<Record<string, string | number>>;
   times?: number;
+  /** Let this many matching events pass first (a fault that comes later: after a first answer, say). */
+  skip?: number;
   /**
    * Apply to this share (0..1) of the matching events only. Each decision is a hash of `seed`, the
    * rule's place in the list, the event's identity (operation and orderId of a request; kind, orderId,
@@ -114,6 +116,7 @@ export const faultRuleSchema = z.strictObject({
   orderIdPrefix: z.string().min(1).optional(),
   fields: z.record(z.string(), z.union([z.string(), z.number()])).optional(),
   times: z.number().int().min(1).optional(),
+  skip: z.number().int().min(1).optional(),
   probability: z.number().min(0).max(1).optional(),
   seed: z.number().int().optional(),
   latencyMs: count.optional(),
@@ -165,6 +168,8 @@ function uniformOf(text: string): number {
 interface ActiveRule {
   rule: FaultRule;
   remaining: number;
+  /** Matching events still to let pass before the rule applies. */
+  skipping: number;
   /** Its place in the list set, part of every decision (two rules with one seed decide apart). */
   index: number;
   /** How many times each event identity met this rule. */
@@ -196,6 +201,7 @@ export function createFaultLayer(): FaultLayer {
   const activate = (rule: FaultRule): ActiveRule => ({
     rule: { ...rule },
     remaining: rule.times ?? Number.POSITIVE_INFINITY,
+    skipping: rule.skip ?? 0,
     index: placed++,
     seen: new Map(),
     applied: 0,
@@ -218,6 +224,10 @@ export function createFaultLayer(): FaultLayer {
     const taken = rules.filter((entry) => {
       if (entry.remaining <= 0 || !matches(entry.rule)) return false;
       entry.matched += 1;
+      if (entry.skipping > 0) {
+        entry.skipping -= 1;
+        return false;
+      }
       return chosen(entry, identity);
     });
     for (const entry of taken) {

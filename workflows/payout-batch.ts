@@ -92,7 +92,8 @@ export async function payoutBatch(input: PayoutBatchInput): Promise<PayoutBatchR
     `The gateway has not shown batch ${batchId} as created after ${String(timing.pendingGiveUpAfter)} ` +
       '(no 8003 notification, and batch/query does not list its items). payrun keeps asking.',
   );
-  let sync = await reader.syncBatchItems({ batchId });
+  // The stage is reached (notified or shown): the counts must be the gateway's, not the ones on record.
+  let sync = await reader.syncBatchItems({ batchId, mustKnow: true });
   const eligible = sync.counts.ELIGIBLE ?? { count: 0, amount: 0 };
 
   if (eligible.count > 0) {
@@ -133,7 +134,7 @@ export async function payoutBatch(input: PayoutBatchInput): Promise<PayoutBatchR
       resumeRequested = false;
       await payUntilAccepted();
     }
-    sync = await reader.syncBatchItems({ batchId });
+    sync = await reader.syncBatchItems({ batchId, mustKnow: true });
 
     let interval = durationMs(timing.pendingFirstCheck);
     let waited = 0;

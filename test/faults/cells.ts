@@ -31,6 +31,8 @@ export interface FlowSpec {
   readonly duplicateOrder?: readonly OperationName[];
   /** Money calls the spec gives no query for: a lost answer cannot be resolved, an operator is asked. */
   readonly unaskable?: readonly OperationName[];
+  /** Queries the flow asks more than once (a first answer, then more): refusals after the first apply. */
+  readonly asksAgain?: readonly OperationName[];
 }
 
 export interface Fault {
@@ -38,6 +40,8 @@ export interface Fault {
   readonly roles: readonly Role[];
   /** The sandbox rule's effect; the cell adds the operation and its scope. Absent: `duplicate order`. */
   readonly effect?: Omit<FaultRule, 'operation' | 'orderIdPrefix' | 'fields' | 'label'>;
+  /** Applies only to a query the flow asks more than once (`asksAgain`). */
+  readonly later?: boolean;
 }
 
 /**
@@ -78,6 +82,13 @@ export const CALL_FAULTS: readonly Fault[] = [
     effect: { resultCode: code, times: 2 },
   })),
   { name: "query answer payrun's client rejects", roles: ['query'], effect: { garble: true, times: 2 } },
+  // Later in the flow: the first answer passes, the next ones are refused (a query whose order is known to exist).
+  ...[codeOf('retry_later'), 99].map((code): Fault => ({
+    name: `query refused after its first answer (${code})`,
+    roles: ['query'],
+    effect: { resultCode: code, skip: 1, times: 2 },
+    later: true,
+  })),
 ];
 
 export interface NotificationFault {
@@ -118,6 +129,7 @@ export function cellsOf(flows: readonly FlowSpec[]): Cell[] {
       for (const fault of CALL_FAULTS) {
         if (!fault.roles.includes(role)) continue;
         if (fault.name === 'duplicate order' && !flow.duplicateOrder?.includes(operation)) continue;
+        if (fault.later && !flow.asksAgain?.includes(operation)) continue;
         // A lost or hung answer of a call the spec gives no query for: the request may have been taken.
         const unaskable =
           flow.unaskable?.includes(operation) &&

@@ -153,6 +153,8 @@ const payoutRun: Flow = {
   },
   notifications: true,
   duplicateOrder: ['batch.init'],
+  // After 8003, after the pay, and while items settle.
+  asksAgain: ['batch.query'],
   async run(ctx) {
     const rows = [1, 2].map((item) => ({
       payoutId: `${ctx.tag}r${ctx.n}x${item}`,
@@ -589,6 +591,8 @@ const subscription: Flow = {
   },
   notifications: true,
   duplicateOrder: ['subscription.start', 'subscription.pay'],
+  // The authorization's query, then (asking) the pending charge's.
+  asksAgain: ['payment.query'],
   async run(ctx) {
     const id = `${ctx.tag}s${ctx.n}`;
     for (const operation of Object.keys(this.operations) as OperationName[])

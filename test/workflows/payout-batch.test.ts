@@ -200,6 +200,40 @@ describe('payoutBatch: a stage the gateway never confirms (the strict gateway: a
   });
 });
 
+describe('payoutBatch: the counts after a stage come from the gateway, never from the record', () => {
+  it('a sync that tells nothing once the stage is reached is asked again (mustKnow), not taken for the stale counts', async () => {
+    let paidYet = false;
+    let toldNothing = 0;
+    const { run } = await startBatch({
+      payBatch: async () => {
+        paidYet = true;
+        return { outcome: 'accepted' as const };
+      },
+      // Every other answer tells nothing (a refused page): the activity throws when it must know, and
+      // otherwise answers the counts on record (before the first read: nothing validated; then ELIGIBLE).
+      syncBatchItems: async ({ mustKnow }: { mustKnow?: true }) => {
+        const recorded = toldNothing === 0 ? validating : eligible;
+        if (toldNothing++ % 2 === 0) {
+          if (mustKnow) throw new Error('batch/query told nothing; asking again');
+          return recorded;
+        }
+        return paidYet ? settled : eligible;
+      },
+    });
+    await untilStatus(run, 'validating');
+    await run.handle.signal(batchNotificationSignal, created);
+    await untilStatus(run, 'awaiting_result');
+    await run.handle.signal(batchNotificationSignal, paid);
+    expect(await run.result()).toMatchObject({ status: 'completed', counts: settled.counts });
+    expect(run.inputs('payBatch')).toHaveLength(1);
+    const mustKnow = run
+      .calls('syncBatchItems')
+      .filter((call) => (call.input as { mustKnow?: true }).mustKnow);
+    // Twice after each stage: the attempt that told nothing, and the retry that did.
+    expect(mustKnow.map((call) => call.attempt)).toEqual([1, 2, 1, 2]);
+  });
+});
+
 describe('payoutBatch: the merchant balance is short', () => {
   it('batch/create answers 1100 (insufficient_funds): awaiting_funds until resumed, then created again', async () => {
     const { run, batchId } = await startBatch({
