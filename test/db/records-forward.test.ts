@@ -1,0 +1,112 @@
+/**
+ * Records move forward only, and each event is emitted once per transition, also when an activity is
+ * retried after its commit: a charge attempt that runs again after the first recorded `succeeded` writes
+ * `submitted`, then `succeeded` again — before, the second write emitted a second `subscription.charged`
+ * with a new event id, and a receiver deduplicating by event id acted on the charge twice. The same rule for a
+ * payment's record (its transition table passed by the caller).
+ */
+import { randomUUID } from 'node:crypto';
+import { afterAll, describe, expect, it } from 'vitest';
+import { updatePayment } from '../../db/payments';
+import { insertSubscription, upsertCharge, type ChargeRecord } from '../../db/subscriptions';
+import { canMovePayment } from '../../workflows/payment-definitions';
+import { connectTestDatabase } from '../support/database';
+
+const db = connectTestDatabase();
+afterAll(() => db.destroy());
+
+const eventsOf = async (id: string) =>
+  (await db('events').where({ object_id: id }).orderBy('position').select('type')).map(
+    (row: { type: string }) => row.type,
+  );
+
+describe('a subscription charge', () => {
+  async function subscription() {
+    const id = `fw_${randomUUID().slice(0, 12)}`;
+    await insertSubscription(db, {
+      subscription_id: id,
+      workflow_id: `subscription/${id}`,
+      partner_client_id: `${id}-member`,
+      name: 'Gym',
+      partner_subs_id: null,
+      subs_owner: null,
+      type: 'FIXED',
+      recurring_amount: 50_000,
+      frequency: 'MONTHLY',
+      initial_amount: 0,
+      order_info: 'Gym',
+      requested_next_payment_date: null,
+      expiry_date: null,
+      status: 'active',
+      created_by_key: 'test',
+      created_by: 'test',
+    });
+    return id;
+  }
+  const charge = (id: string, status: ChargeRecord['status']): ChargeRecord => ({
+    order_id: `${id}-c1`,
+    subscription_id: id,
+    cycle: 1,
+    attempt: 0,
+    due_date: '2026-11-25',
+    amount: 50_000,
+    status,
+    ...(status === 'succeeded' ? { result_code: 0, trans_id: 't1' } : {}),
+  });
+
+  it('an attempt run again after the answer was recorded changes nothing and emits no second event', async () => {
+    const id = await subscription();
+    await upsertCharge(db, charge(id, 'submitted'));
+    await upsertCharge(db, charge(id, 'succeeded'));
+    // The retried attempt: `submitted` before the call, then the answer again.
+    expect(await upsertCharge(db, charge(id, 'submitted'))).toBe(false);
+    await upsertCharge(db, charge(id, 'succeeded'));
+    const row = await db('subscription_charges')
+      .where({ order_id: `${id}-c1` })
+      .first('status', 'trans_id');
+    expect(row).toEqual({ status: 'succeeded', trans_id: 't1' });
+    expect(await eventsOf(id)).toEqual(['subscription.charged']);
+  });
+
+  it('a charge payrun could not settle moves on when the answer is learnt, once', async () => {
+    const id = await subscription();
+    await upsertCharge(db, charge(id, 'pending'));
+    await upsertCharge(db, charge(id, 'needs_attention'));
+    await upsertCharge(db, charge(id, 'succeeded'));
+    await upsertCharge(db, charge(id, 'pending'));
+    expect(
+      (
+        await db('subscription_charges')
+          .where({ order_id: `${id}-c1` })
+          .first('status')
+      ).status,
+    ).toBe('succeeded');
+    expect(await eventsOf(id)).toEqual(['subscription.charged']);
+  });
+});
+
+describe('a payment', () => {
+  it('a late write of an earlier status never takes a decided payment back', async () => {
+    const id = `fw_${randomUUID().slice(0, 12)}`;
+    await db('payments').insert({
+      payment_id: id,
+      order_id: id,
+      workflow_id: `payment/${id}`,
+      request_type: 'captureWallet',
+      amount: 150_050,
+      status: 'awaiting_customer',
+      request_details: JSON.stringify({}),
+      created_by_key: 'test',
+      created_by: 'test',
+    });
+    await updatePayment(db, id, { status: 'succeeded', result_code: 0 }, canMovePayment);
+    await updatePayment(db, id, { status: 'pending', result_code: 7000 }, canMovePayment);
+    await updatePayment(db, id, { status: 'failed', result_code: 99 }, canMovePayment);
+    await updatePayment(db, id, { status: 'succeeded', result_code: 0 }, canMovePayment);
+    expect(await db('payments').where({ payment_id: id }).first('status', 'result_code')).toEqual({
+      status: 'succeeded',
+      result_code: 0,
+    });
+    expect(await eventsOf(id)).toEqual(['payment.succeeded']);
+  });
+});
