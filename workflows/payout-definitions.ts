@@ -23,9 +23,13 @@ export type RunStatus =
   | 'reconciled'
   | 'needs_attention';
 
-/** Where a run's record may go from each status: forward only (db/ reads it); awaiting funds and back. */
+/**
+ * Where a run's record may go from each status: forward only (db/ reads it); awaiting funds and back. A later
+ * status may come before an earlier one (the decision's own write, delayed by a worker's death, can land after
+ * the reconciliation): the later one is kept and the earlier one refused.
+ */
 const RUN_MOVES: Readonly<Record<RunStatus, readonly RunStatus[]>> = {
-  awaiting_approval: ['running', 'rejected', 'expired'],
+  awaiting_approval: ['running', 'awaiting_funds', 'reconciled', 'needs_attention', 'rejected', 'expired'],
   running: ['awaiting_funds', 'reconciled', 'needs_attention'],
   awaiting_funds: ['running', 'reconciled', 'needs_attention'],
   reconciled: [],

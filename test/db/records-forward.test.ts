@@ -8,8 +8,10 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { updatePayment } from '../../db/payments';
+import { setRunStatus } from '../../db/payouts';
 import { insertSubscription, upsertCharge, type ChargeRecord } from '../../db/subscriptions';
 import { canMovePayment } from '../../workflows/payment-definitions';
+import { canMoveRun } from '../../workflows/payout-definitions';
 import { connectTestDatabase } from '../support/database';
 
 const db = connectTestDatabase();
@@ -108,5 +110,28 @@ describe('a payment', () => {
       result_code: 0,
     });
     expect(await eventsOf(id)).toEqual(['payment.succeeded']);
+  });
+});
+
+describe('a payout run', () => {
+  it('a decision written after the reconciliation (its write delayed by a worker death) keeps the run reconciled', async () => {
+    const id = `fw_${randomUUID().slice(0, 12)}`;
+    await db('payout_runs').insert({
+      run_id: id,
+      workflow_id: `payout-run/${id}`,
+      file_name: 'f.csv',
+      file_sha256: 'x'.repeat(64),
+      row_count: 1,
+      total_amount: 10_000,
+      batch_count: 1,
+      status: 'awaiting_approval',
+      uploaded_by_key: 'test',
+      uploaded_by: 'test',
+      expires_at: new Date(Date.now() + 3600_000),
+    });
+    // Seen in npm run chaos (seed 11): the run's `running` write landed 26 s after its `reconciled` one.
+    await setRunStatus(db, id, 'reconciled', { completed_at: new Date() }, canMoveRun);
+    await setRunStatus(db, id, 'running', {}, canMoveRun);
+    expect((await db('payout_runs').where({ run_id: id }).first('status')).status).toBe('reconciled');
   });
 });
