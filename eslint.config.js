@@ -91,18 +91,8 @@ function importDirections() {
     message,
     ...extra,
   });
-  /** Workflow files that define a process; the rest of workflows/ (definitions, calendars, rules) is pure. */
-  const workflowImplementations = {
-    regex: folder('workflows', [
-      '[a-z-]+-definitions',
-      'billing-calendar',
-      'otp-rules',
-      'durations',
-      'failure-types',
-      'search-attributes',
-      'gateway-ids',
-    ]),
-  };
+  /** Workflow code: what every other folder reaches only through contracts/ (ids, inputs, signals, types). */
+  const workflowImplementations = { regex: folder('workflows') };
   const direction = (files, patterns, paths = []) => ({
     files,
     rules: { '@typescript-eslint/no-restricted-imports': ['error', { paths, patterns }] },
@@ -142,6 +132,48 @@ function importDirections() {
       ],
     ),
     direction(
+      ['contracts/**/*.ts'],
+      [
+        forbid(
+          [
+            'workflows',
+            'activities',
+            'db',
+            'api',
+            'sandbox',
+            'workers',
+            'platform',
+            'migrations',
+            'scripts',
+            'test',
+          ],
+          "contracts/ is what a capability's layers share (ids, inputs, statuses, signals, activity interfaces): " +
+            'every layer imports it, and it imports nothing of theirs.',
+        ),
+        {
+          regex: folder('gateway', ['result-codes', 'limits', 'operations']),
+          allowTypeImports: true,
+          message:
+            'contracts/ may read the pure gateway facts: the result codes, the limits, the operation table.',
+        },
+      ],
+      [
+        ...forbiddenBuiltins.map((name) => ({
+          name,
+          message: 'contracts/ is bundled with the workflows: no Node built-ins.',
+        })),
+        ...[
+          'knex',
+          'pg',
+          'express',
+          'pino',
+          '@temporalio/client',
+          '@temporalio/worker',
+          '@temporalio/activity',
+        ].map((name) => ({ name, message: 'contracts/ is bundled with the workflows: no I/O.' })),
+      ],
+    ),
+    direction(
       ['workflows/**/*.ts'],
       [
         forbid(
@@ -178,7 +210,7 @@ function importDirections() {
         ),
         {
           ...workflowImplementations,
-          message: 'Activities share types with workflows through workflows/<process>-definitions.ts.',
+          message: 'Activities share types with workflows through contracts/<capability>.',
         },
       ],
     ),
@@ -191,8 +223,7 @@ function importDirections() {
         ),
         {
           ...workflowImplementations,
-          message:
-            'The API addresses workflows through workflows/<process>-definitions.ts, never their implementation.',
+          message: 'The API addresses workflows through contracts/<capability>, never their implementation.',
         },
         {
           group: ['@temporalio/worker', '@temporalio/activity'],
@@ -209,12 +240,7 @@ function importDirections() {
         ),
         {
           ...workflowImplementations,
-          message: 'db/ imports types from workflows/<process>-definitions.ts only.',
-        },
-        {
-          group: ['**/workflows/*-definitions'],
-          allowTypeImports: true,
-          message: 'db/ imports types from workflows/<process>-definitions.ts only.',
+          message: 'db/ shares types and transition tables with the other layers through contracts/.',
         },
         { group: ['@temporalio/*'], message: 'db/ knows nothing of Temporal.' },
       ],

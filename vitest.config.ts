@@ -10,7 +10,7 @@ export default defineConfig({
     include: canary ? ['test/canary/*.canary.ts'] : ['test/**/*.test.ts'],
     // The fast layer runs after the suite, on its own (`npm run test:workflows`): beside the stack tests its
     // time-skipping servers sometimes stopped skipping, and every later test of the file timed out.
-    exclude: ['**/node_modules/**', 'test/workflows/**'],
+    exclude: ['**/node_modules/**', 'test/**/*.workflow.test.ts'],
     // Temporal workers use native threads; separate processes keep them from interfering.
     pool: 'forks',
     // No plain count for the canary: CI's checker took its `0 passed, 1 failed` as the count of the

@@ -1,14 +1,14 @@
 import type { GatewayClient } from '../gateway';
-import type { Db } from '../db/knex';
+import type { Db } from '../db/shared/knex';
 import { ipnPaths, paymentReturnPath } from '../platform/ipn-paths';
-import { createDisbursementActivities } from './disbursements';
-import { createPaymentActivities } from './payments';
-import { createPayoutActivities } from './payouts';
-import { createRemittanceActivities } from './remittances';
-import { createStackCheckActivities } from './stack-check';
-import { createSubscriptionActivities, type SubscriptionSecrets } from './subscriptions';
-import { createSavedMethodActivities } from './saved-methods';
-import { createWebhookActivities, type WebhookDeliverySettings } from './webhooks';
+import { createDisbursementActivities } from './payouts/disbursements';
+import { createPaymentActivities } from './payments/payments';
+import { createPayoutActivities } from './payouts/batches';
+import { createRemittanceActivities } from './remittances/remittances';
+import { createStackCheckActivities } from './shared/stack-check';
+import { createSubscriptionActivities, type SubscriptionSecrets } from './subscriptions/subscriptions';
+import { createSavedMethodActivities } from './saved-methods/saved-methods';
+import { createWebhookActivities, type WebhookDeliverySettings } from './events/webhooks';
 
 export interface ActivityDependencies {
   db: Db;

@@ -5,7 +5,7 @@ import { auditRoutes } from './audit/routes';
 import { requireRoles } from './auth/authenticate';
 import { createCodecRouter } from './codec-router';
 import { consoleRoutes, type ConsoleSettings } from './console/routes';
-import type { Db } from '../db/knex';
+import type { Db } from '../db/shared/knex';
 import type { Logger } from '../platform/logger';
 import { ApiError, errorHandler } from './http/errors';
 import { observeRequests } from './http/observability';
@@ -22,14 +22,14 @@ import { batchNotifications } from './payouts/batch-notifications';
 import { payoutRunRoutes } from './payouts/routes';
 import { remittanceNotifications } from './remittances/notifications';
 import { remittanceRoutes } from './remittances/routes';
-import { disbursementNotifications, disbursementRoutes } from './disbursements/routes';
+import { disbursementNotifications, disbursementRoutes } from './payouts/disbursement-routes';
 import { subscriptionNotifications, subscriptionRoutes } from './subscriptions/routes';
 import { cardPaymentNotifications, paymentNotifications, paymentRoutes } from './payments/routes';
 import { savedMethodNotifications, savedMethodRoutes, unbindNotifications } from './saved-methods/routes';
 import { customerRoutes } from './customers/routes';
-import { eventRoutes } from './events/routes';
-import { webhookRoutes } from './webhooks/routes';
-import type { WebhookSettings } from './webhooks/settings';
+import { eventRoutes } from './events/event-routes';
+import { webhookRoutes } from './events/webhook-routes';
+import type { WebhookSettings } from './events/webhook-settings';
 
 export interface ApiDependencies extends ApiSettings {
   db: Db;

@@ -6,7 +6,7 @@
 import type { Express } from 'express';
 import type { Client } from '@temporalio/client';
 import type { SigningKeys } from '../gateway';
-import type { Db } from '../db/knex';
+import type { Db } from '../db/shared/knex';
 import type { Config } from '../platform/config';
 import type { Logger } from '../platform/logger';
 import { AesGcmPayloadCodec, type CodecKeyring } from '../platform/payload-codec';
@@ -14,7 +14,7 @@ import { createApp, notificationRelay, type ApiDependencies } from './app';
 import type { NotificationRelay } from './ipn/relay';
 import { rateLimitSettingsFrom } from './http/rate-limit-settings';
 import { apiSettingsFrom } from './settings';
-import { webhookSettingsFrom } from './webhooks/settings';
+import { webhookSettingsFrom } from './events/webhook-settings';
 
 export interface ApiServices {
   db: Db;

@@ -3,7 +3,7 @@ import { Client, Connection } from '@temporalio/client';
 import { ConfigError, loadConfig } from '../platform/config';
 import { createLogger } from '../platform/logger';
 import { requireGateway, requireServices } from '../platform/require-services';
-import { createDb } from '../db/knex';
+import { createDb } from '../db/shared/knex';
 import { createDataConverter } from '../platform/data-converter';
 import { resolveCodecKeyring } from '../platform/payload-codec';
 import { buildApi } from './build';

@@ -1,7 +1,7 @@
 import type { Client, WorkflowHandle, WorkflowResultType, WorkflowStartOptions } from '@temporalio/client';
 import type { SearchAttributePair } from '@temporalio/common';
-import { kindOf, payrunKind } from '../workflows/search-attributes';
-import type { StartableWorkflowName, StartableWorkflows } from '../workflows/workflow-definitions';
+import { kindOf, payrunKind } from '../contracts/shared/search-attributes';
+import type { StartableWorkflowName, StartableWorkflows } from '../contracts/shared/workflow-types';
 
 /**
  * The API's only way to start a workflow: the name is one the worker registers, and the arguments and

@@ -6,7 +6,7 @@ import type { Knex } from 'knex';
  * orderId. Each row names the orderId's owner: its kind (payment, refund, disbursement, remittance,
  * subscription, payout_batch, saved_method_binding, saved_method_payment) and the object's id. A subscription
  * owns its charges' and manage calls' orderIds, a remittance its `-verify` and `-buy`, a disbursement its
- * `-chk`, a binding its `-del` (`db/gateway-order-ids.ts` reserves them as objects are created).
+ * `-chk`, a binding its `-del` (`db/shared/gateway-order-ids.ts` reserves them as objects are created).
  *
  * The backfill takes every orderId payrun sent or will send, oldest object first, `on conflict do nothing`.
  * **Cross-kind duplicates from before** (payment `INV-7` and disbursement `INV-7`; subscription `acme-c1` and

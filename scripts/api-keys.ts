@@ -7,10 +7,10 @@
 import { userInfo } from 'node:os';
 import { parseArgs } from 'node:util';
 import { ROLES, isRole } from '../api/auth/roles';
-import { createApiKey, listApiKeys, revokeApiKey } from '../db/api-keys';
-import { recordAudit } from '../db/audit-log';
-import { createDb } from '../db/knex';
-import { migrateLatest } from '../db/migrator';
+import { createApiKey, listApiKeys, revokeApiKey } from '../db/shared/api-keys';
+import { recordAudit } from '../db/shared/audit-log';
+import { createDb } from '../db/shared/knex';
+import { migrateLatest } from '../db/shared/migrator';
 import { loadConfig } from '../platform/config';
 import { createLogger } from '../platform/logger';
 import { startDatabase } from './stack';

@@ -8,15 +8,15 @@ import { randomUUID } from 'node:crypto';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { ConfigError, loadConfig } from '../platform/config';
 import { createLogger } from '../platform/logger';
-import { createDb } from '../db/knex';
-import { migrateLatest } from '../db/migrator';
+import { createDb } from '../db/shared/knex';
+import { migrateLatest } from '../db/shared/migrator';
 import { createDataConverter } from '../platform/data-converter';
 import { resolveCodecKeyring } from '../platform/payload-codec';
 import { buildApi } from '../api/build';
 import { buildWorker } from '../workers/build';
 import { resolveDevCodecToken } from '../platform/dev-codec-token';
 import { resolveDevCustomerKeySecret } from '../platform/customer-key';
-import { stackCheck, stackCheckWorkflowId } from '../workflows/stack-check';
+import { stackCheck, stackCheckWorkflowId } from '../workflows/shared/stack-check';
 import { startDatabase, startGateway, startTemporal } from './stack';
 
 async function main(): Promise<void> {

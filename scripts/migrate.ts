@@ -4,8 +4,8 @@
  */
 import { loadConfig } from '../platform/config';
 import { createLogger } from '../platform/logger';
-import { createDb } from '../db/knex';
-import { appliedMigrations, migrateLatest, rollback } from '../db/migrator';
+import { createDb } from '../db/shared/knex';
+import { appliedMigrations, migrateLatest, rollback } from '../db/shared/migrator';
 import { migrations } from '../migrations';
 import { startDatabase } from './stack';
 

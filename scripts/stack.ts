@@ -12,10 +12,10 @@ import { NativeConnection } from '@temporalio/worker';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Config } from '../platform/config';
 import type { Logger } from '../platform/logger';
-import { startEmbeddedPostgres } from '../db/embedded-postgres';
-import { withDatabaseName } from '../db/knex';
+import { startEmbeddedPostgres } from '../db/shared/embedded-postgres';
+import { withDatabaseName } from '../db/shared/knex';
 import { requireGateway, type GatewaySettings } from '../platform/require-services';
-import { PAYRUN_SEARCH_ATTRIBUTES } from '../workflows/search-attributes';
+import { PAYRUN_SEARCH_ATTRIBUTES } from '../contracts/shared/search-attributes';
 import { ensureSearchAttributes } from './search-attributes';
 import { resolveDevServer } from './temporal-binaries';
 

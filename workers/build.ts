@@ -5,14 +5,14 @@
  */
 import type { NativeConnection, WorkerOptions } from '@temporalio/worker';
 import { createActivities, type Activities } from '../activities';
-import type { Db } from '../db/knex';
+import type { Db } from '../db/shared/knex';
 import { ConfigError, type Config } from '../platform/config';
 import { createDataConverter } from '../platform/data-converter';
 import type { Logger } from '../platform/logger';
 import type { CodecKeyring } from '../platform/payload-codec';
 import type { GatewaySettings } from '../platform/require-services';
 import { createInstrumentedGateway } from './gateway';
-import { QUEUED_OPERATIONS, type QueuedOperation } from '../workflows/gateway-queues';
+import { QUEUED_OPERATIONS, type QueuedOperation } from '../contracts/shared/gateway-queues';
 import { createPayrunWorker, type PayrunWorker } from './worker';
 
 export interface WorkerServices {

@@ -5,7 +5,7 @@ import { metricsRegistry } from '../platform/metrics';
 import { ConfigError, loadConfig } from '../platform/config';
 import { createLogger } from '../platform/logger';
 import { requireGateway, requireServices } from '../platform/require-services';
-import { createDb } from '../db/knex';
+import { createDb } from '../db/shared/knex';
 import { resolveCodecKeyring } from '../platform/payload-codec';
 import { buildWorker } from './build';
 

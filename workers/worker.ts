@@ -7,7 +7,7 @@ import {
   QUEUED_OPERATIONS,
   operationQueueOf,
   type QueuedOperation,
-} from '../workflows/gateway-queues';
+} from '../contracts/shared/gateway-queues';
 
 export const workflowsPath = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
 
@@ -35,7 +35,7 @@ export interface PayrunWorkerOptions {
 
 /**
  * The workflow worker on the main task queue and one activity worker per gateway operation queue
- * (workflows/gateway-queues.ts), run and stopped together: a process polls every queue its workflows
+ * (contracts/shared/gateway-queues.ts), run and stopped together: a process polls every queue its workflows
  * may schedule on, so no task waits for a poller that was never started.
  */
 export class PayrunWorker {

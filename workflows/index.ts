@@ -1,16 +1,16 @@
 // Every workflow the worker registers. Workflow files import only @temporalio/workflow, types and pure code.
-export { stackCheck } from './stack-check';
-export { payoutRun } from './payout-run';
-export { payoutBatch } from './payout-batch';
-export { remittance, remittanceQuote } from './remittance';
-export { disbursement } from './disbursement';
-export { payment } from './payment';
-export { refund } from './refund';
-export { terminalSettlement } from './terminal-settlement';
-export { subscription } from './subscription';
-export { savedMethodBinding, savedMethodDeletion } from './saved-method-binding';
-export { savedMethodPayment } from './saved-method-payment';
-export { webhookEndpoint, webhookResend } from './webhook-endpoint';
+export { stackCheck } from './shared/stack-check';
+export { payoutRun } from './payouts/payout-run';
+export { payoutBatch } from './payouts/payout-batch';
+export { remittance, remittanceQuote } from './remittances/remittance';
+export { disbursement } from './payouts/disbursement';
+export { payment } from './payments/payment';
+export { refund } from './payments/refund';
+export { terminalSettlement } from './payments/terminal-settlement';
+export { subscription } from './subscriptions/subscription';
+export { savedMethodBinding, savedMethodDeletion } from './saved-methods/saved-method-binding';
+export { savedMethodPayment } from './saved-methods/saved-method-payment';
+export { webhookEndpoint, webhookResend } from './events/webhook-endpoint';
 
 // The same workflows under their former type names, for runs started before the capability was named
 // saved methods: a worker must find a run's type to resume it. Nothing starts them any more; remove them once
@@ -18,5 +18,5 @@ export { webhookEndpoint, webhookResend } from './webhook-endpoint';
 export {
   savedMethodBinding as binding,
   savedMethodDeletion as deleteSavedMethod,
-} from './saved-method-binding';
-export { savedMethodPayment as tokenPayment } from './saved-method-payment';
+} from './saved-methods/saved-method-binding';
+export { savedMethodPayment as tokenPayment } from './saved-methods/saved-method-payment';

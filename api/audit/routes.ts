@@ -3,9 +3,9 @@
  * revocation are recorded with the change in one transaction.
  */
 import { z } from 'zod';
-import { createApiKey, listApiKeys, revokeApiKey } from '../../db/api-keys';
-import { listAudit, type AuditFilter, type AuditRow } from '../../db/audit-log';
-import type { Db } from '../../db/knex';
+import { createApiKey, listApiKeys, revokeApiKey } from '../../db/shared/api-keys';
+import { listAudit, type AuditFilter, type AuditRow } from '../../db/shared/audit-log';
+import type { Db } from '../../db/shared/knex';
 import { ROLES } from '../auth/roles';
 import { conflict, notFound } from '../http/errors';
 import { listQueryFields } from '../http/list-query';

@@ -1,6 +1,6 @@
 import type { RequestHandler } from 'express';
-import { findActiveApiKey, touchApiKey } from '../../db/api-keys';
-import type { Db } from '../../db/knex';
+import { findActiveApiKey, touchApiKey } from '../../db/shared/api-keys';
+import type { Db } from '../../db/shared/knex';
 import { forbidden, unauthorized } from '../http/errors';
 import type { RateLimits } from '../http/rate-limits';
 import { hasAnyRole, isRole, type Principal, type Role } from './roles';

@@ -12,7 +12,7 @@ import { z } from 'zod';
 import { ROLES } from '../auth/roles';
 import { notFound } from '../http/errors';
 import { defineRoute, type AnyRoute } from '../http/routes';
-import type { Db } from '../../db/knex';
+import type { Db } from '../../db/shared/knex';
 import { timelineOf } from './timeline';
 
 export interface ConsoleSettings {

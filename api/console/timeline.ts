@@ -2,7 +2,7 @@
  * What happened to one record, for its detail page: the gateway's notifications about its orders or
  * workflow, and the audit log's entries about it (who did what, and whether the API refused it).
  */
-import type { Db } from '../../db/knex';
+import type { Db } from '../../db/shared/knex';
 
 export interface TimelineQuery {
   targetType?: string;

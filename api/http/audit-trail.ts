@@ -5,8 +5,8 @@
  * (`recordIn`), which is how an upload and its run are committed together or not at all.
  */
 import type { Knex } from 'knex';
-import type { Db } from '../../db/knex';
-import { recordAudit, type AuditEntry } from '../../db/audit-log';
+import type { Db } from '../../db/shared/knex';
+import { recordAudit, type AuditEntry } from '../../db/shared/audit-log';
 import type { Principal } from '../auth/roles';
 
 export interface AuditSpec {

@@ -4,9 +4,9 @@
  * payrun takes has a use for the others, while tab, line feed and carriage return stay allowed for free
  * text), and unpaired UTF-16 surrogates (`"a\ud800b"`: jsonb refuses them, 22P02, and one in a
  * disbursement's description once failed its audit entry after the money moved). See
- * `db/storable-text.ts`. The walk is iterative: a body nested 2,000 deep is refused, not a stack overflow.
+ * `db/shared/storable-text.ts`. The walk is iterative: a body nested 2,000 deep is refused, not a stack overflow.
  */
-import { stringsIn, unstorableRule, UNSTORABLE_MESSAGES } from '../../db/storable-text';
+import { stringsIn, unstorableRule, UNSTORABLE_MESSAGES } from '../../db/shared/storable-text';
 import { ApiError, type FieldProblem } from './errors';
 
 // eslint-disable-next-line no-control-regex

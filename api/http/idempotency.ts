@@ -5,8 +5,8 @@ import {
   findIdempotencyKey,
   interruptIdempotencyKey,
   takeOverIdempotencyKey,
-} from '../../db/idempotency-keys';
-import type { Db } from '../../db/knex';
+} from '../../db/shared/idempotency-keys';
+import type { Db } from '../../db/shared/knex';
 import { ApiError, conflict, errorBody } from './errors';
 
 export interface StoredResponse {

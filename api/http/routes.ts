@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import express, { type Request, type Response, type Router } from 'express';
 import { z } from 'zod';
 import type { Logger } from '../../platform/logger';
-import type { Db } from '../../db/knex';
+import type { Db } from '../../db/shared/knex';
 import { requireRoles } from '../auth/authenticate';
 import type { Principal, Role } from '../auth/roles';
 import { ApiError, invalidInput } from './errors';

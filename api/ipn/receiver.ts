@@ -25,9 +25,9 @@ import {
   markNotificationSignalled,
   releaseNotificationClaim,
   storeAndClaimNotification,
-} from '../../db/ipn-notifications';
-import type { Db } from '../../db/knex';
-import { storableJson } from '../../db/storable-text';
+} from '../../db/shared/ipn-notifications';
+import type { Db } from '../../db/shared/knex';
+import { storableJson } from '../../db/shared/storable-text';
 import type { Logger } from '../../platform/logger';
 import { ipnsReceived } from '../../platform/metrics';
 import { ApiError } from '../http/errors';

@@ -21,9 +21,9 @@ import {
   markNotificationSignalled,
   oldestUnsignalledAgeSeconds,
   type StoredNotification,
-} from '../../db/ipn-notifications';
-import type { Db } from '../../db/knex';
-import { storableJson } from '../../db/storable-text';
+} from '../../db/shared/ipn-notifications';
+import type { Db } from '../../db/shared/knex';
+import { storableJson } from '../../db/shared/storable-text';
 import type { Logger } from '../../platform/logger';
 import { ipnsRelayed, oldestUnsignalledIpn } from '../../platform/metrics';
 import { deliver, type IpnChannel, type IpnTarget } from './receiver';

@@ -3,16 +3,16 @@ import { randomUUID } from 'node:crypto';
 import { WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import { ApplicationFailure, WorkflowIdReusePolicy } from '@temporalio/common';
 import { AUTHORIZATION_HOLD_MS, REFUND_AMOUNT_RANGES } from '../../gateway';
-import type { Db } from '../../db/knex';
-import { applyListFilter, pageOf, type ListFilter } from '../../db/list-filter';
+import type { Db } from '../../db/shared/knex';
+import { applyListFilter, pageOf, type ListFilter } from '../../db/shared/list-filter';
 import {
   findPayment,
   reserveRefund,
   type PaymentRow,
   type RefundItem,
   type RefundRow,
-} from '../../db/payments';
-import { reserveOrderIds } from '../../db/gateway-order-ids';
+} from '../../db/payments/payments';
+import { reserveOrderIds } from '../../db/shared/gateway-order-ids';
 import {
   CONFIRM_REFUSED,
   confirmPaymentUpdate,
@@ -21,14 +21,14 @@ import {
   type PaymentInput,
   type PaymentRequestType,
   type PaymentTiming,
-} from '../../workflows/payment-definitions';
-import { failureTypeOf } from '../../workflows/failure-types';
-import { refundWorkflowId, type RefundInput, type RefundTiming } from '../../workflows/refund-definitions';
+} from '../../contracts/payments/payments';
+import { failureTypeOf } from '../../contracts/shared/failure-types';
+import { refundWorkflowId, type RefundInput, type RefundTiming } from '../../contracts/payments/refunds';
 import {
   terminalSettlementWorkflowId,
   type TerminalSettlementResult,
-} from '../../workflows/terminal-settlement-definitions';
-import { payrunOrderId } from '../../workflows/search-attributes';
+} from '../../contracts/payments/terminal-settlements';
+import { payrunOrderId } from '../../contracts/shared/search-attributes';
 import type { Principal } from '../auth/roles';
 import { ApiError, conflict, notFound } from '../http/errors';
 import type { CreateRequest } from '../http/idempotency';

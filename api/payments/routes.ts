@@ -7,8 +7,8 @@ import {
   REFUND_AMOUNT_RANGE,
   type SigningKeys,
 } from '../../gateway';
-import type { Db } from '../../db/knex';
-import { findPaymentByOrderId, updatePayment } from '../../db/payments';
+import type { Db } from '../../db/shared/knex';
+import { findPaymentByOrderId, updatePayment } from '../../db/payments/payments';
 import { ipnPaths, paymentReturnPath } from '../../platform/ipn-paths';
 import {
   canMovePayment,
@@ -16,7 +16,7 @@ import {
   isFinalPaymentCode,
   noticeOf,
   paymentResultSignal,
-} from '../../workflows/payment-definitions';
+} from '../../contracts/payments/payments';
 import type { IpnChannel } from '../ipn/receiver';
 import { ApiError, beyondSchema } from '../http/errors';
 import { listQueryFields } from '../http/list-query';
@@ -37,7 +37,7 @@ import { userIdField } from '../order-ids';
 const WRITERS = ['payments'] as const;
 const READERS = ['viewer', 'payments'] as const;
 
-/** The payment id is the gateway orderId (its refunds' too, with `-r<seq>`): workflows/gateway-ids.ts. */
+/** The payment id is the gateway orderId (its refunds' too, with `-r<seq>`): contracts/shared/gateway-ids.ts. */
 const paymentId = userIdField('payment');
 
 const item = z.strictObject({

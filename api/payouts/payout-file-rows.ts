@@ -7,7 +7,7 @@
  */
 import { BATCH_ITEM_AMOUNT_RANGE, fieldsCheck, operationSpec } from '../../gateway';
 import type { FieldMap, ListField, ObjectField } from '../../gateway/operations/types';
-import { unstorableRule, UNSTORABLE_MESSAGES } from '../../db/storable-text';
+import { unstorableRule, UNSTORABLE_MESSAGES } from '../../db/shared/storable-text';
 import type { PayoutColumn } from './payout-columns';
 
 /** A cell as a reader hands it over: CSV cells are always text. */

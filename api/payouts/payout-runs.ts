@@ -6,9 +6,9 @@ import { randomBytes } from 'node:crypto';
 import type { ReadPayoutFile } from './payout-file-stream';
 import { WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import { WorkflowIdReusePolicy } from '@temporalio/common';
-import type { Db } from '../../db/knex';
-import { OrderIdTaken, reserveOrderIds } from '../../db/gateway-order-ids';
-import { applyListFilter, pageOf, type ListFilter } from '../../db/list-filter';
+import type { Db } from '../../db/shared/knex';
+import { OrderIdTaken, reserveOrderIds } from '../../db/shared/gateway-order-ids';
+import { applyListFilter, pageOf, type ListFilter } from '../../db/shared/list-filter';
 import {
   findLivePayoutIds,
   getRun,
@@ -18,7 +18,7 @@ import {
   recordRunEvent,
   type PayoutItemRow,
   type PayoutRunRow,
-} from '../../db/payouts';
+} from '../../db/payouts/runs';
 import {
   decideUpdate,
   payoutBatchId,
@@ -30,8 +30,8 @@ import {
   type PayoutRunInput,
   type PayoutTiming,
   type RunStatus,
-} from '../../workflows/payout-definitions';
-import { payrunRunId } from '../../workflows/search-attributes';
+} from '../../contracts/payouts/runs';
+import { payrunRunId } from '../../contracts/shared/search-attributes';
 import type { Principal } from '../auth/roles';
 import type { AuditTrail } from '../http/audit-trail';
 import { ApiError, conflict, forbidden, notFound } from '../http/errors';

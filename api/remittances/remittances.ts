@@ -5,8 +5,8 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import { WorkflowIdReusePolicy } from '@temporalio/common';
-import type { Db } from '../../db/knex';
-import type { ListFilter } from '../../db/list-filter';
+import type { Db } from '../../db/shared/knex';
+import type { ListFilter } from '../../db/shared/list-filter';
 import {
   getRemittance,
   insertRemittance,
@@ -14,8 +14,8 @@ import {
   quotesOf,
   updateRemittance,
   type RemittanceRow,
-} from '../../db/remittances';
-import { durationMs } from '../../workflows/durations';
+} from '../../db/remittances/remittances';
+import { durationMs } from '../../contracts/shared/durations';
 import {
   exchangeAmountOf,
   remittanceOrderIds,
@@ -26,8 +26,8 @@ import {
   type RemittanceReason,
   type RemittanceRequestType,
   type RemittanceStatus,
-} from '../../workflows/remittance-definitions';
-import { payrunOrderId } from '../../workflows/search-attributes';
+} from '../../contracts/remittances/remittances';
+import { payrunOrderId } from '../../contracts/shared/search-attributes';
 import type { Principal } from '../auth/roles';
 import type { CachedQuote } from './quote-cache';
 import { ApiError, notFound } from '../http/errors';

@@ -10,7 +10,7 @@ import {
   REMITTANCE_REASONS,
   type BaseCurrency,
   type RemittanceRequestType,
-} from '../../workflows/remittance-definitions';
+} from '../../contracts/remittances/remittances';
 import {
   createRemittance,
   listRemittanceSummaries,

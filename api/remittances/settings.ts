@@ -1,5 +1,5 @@
 import type { Config } from '../../platform/config';
-import { DEFAULT_REMITTANCE_TIMING, type RemittanceTiming } from '../../workflows/remittance-definitions';
+import { DEFAULT_REMITTANCE_TIMING, type RemittanceTiming } from '../../contracts/remittances/remittances';
 
 export interface RemittanceSettings {
   taskQueue: string;

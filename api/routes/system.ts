@@ -3,7 +3,7 @@ import { metricsRegistry } from '../../platform/metrics';
 import { ROLES } from '../auth/roles';
 import { defineRoute, type AnyRoute } from '../http/routes';
 import type { Client } from '@temporalio/client';
-import type { Db } from '../../db/knex';
+import type { Db } from '../../db/shared/knex';
 
 /** What the system routes probe; the app's dependencies satisfy it (no import back to app.ts). */
 export interface SystemDependencies {

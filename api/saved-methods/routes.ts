@@ -2,12 +2,12 @@ import { z } from 'zod';
 import { BINDING_AMOUNT_RANGES, inRange, rangeText } from '../../gateway/limits';
 import { LINK_WALLET_CLIENT_ID_PATTERN } from '../../gateway/operations/shared';
 import { formerIpnPaths, ipnPaths } from '../../platform/ipn-paths';
-import { revokeSavedMethod } from '../../db/saved-methods';
+import { revokeSavedMethod } from '../../db/saved-methods/saved-methods';
 import {
   bindingResultSignal,
   savedMethodBindingWorkflowId,
-} from '../../workflows/saved-method-binding-definitions';
-import { savedMethodPaymentResultSignal } from '../../workflows/saved-method-payment-definitions';
+} from '../../contracts/saved-methods/bindings';
+import { savedMethodPaymentResultSignal } from '../../contracts/saved-methods/payments';
 import type { IpnChannel } from '../ipn/receiver';
 import { listQueryFields } from '../http/list-query';
 import { maskCustomer, seesInFull } from '../http/masking';

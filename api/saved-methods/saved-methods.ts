@@ -3,9 +3,9 @@ import { randomBytes } from 'node:crypto';
 import { WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import { ApplicationFailure, WorkflowIdReusePolicy } from '@temporalio/common';
 import { inRange, outcomeOf, rangeText, TOKEN_PAY_AMOUNT_RANGES } from '../../gateway';
-import type { Db } from '../../db/knex';
-import { reserveOrderIds } from '../../db/gateway-order-ids';
-import { applyListFilter, pageOf, type ListFilter } from '../../db/list-filter';
+import type { Db } from '../../db/shared/knex';
+import { reserveOrderIds } from '../../db/shared/gateway-order-ids';
+import { applyListFilter, pageOf, type ListFilter } from '../../db/shared/list-filter';
 import type { CustomerKeyOf } from '../../platform/customer-key';
 import {
   bindingView,
@@ -19,7 +19,7 @@ import {
   type BindingRow,
   type SavedMethodRow,
   type SavedMethodPaymentRow,
-} from '../../db/saved-methods';
+} from '../../db/saved-methods/saved-methods';
 import {
   bindingLinksUpdate,
   savedMethodBindingWorkflowId,
@@ -27,7 +27,7 @@ import {
   type BindingInput,
   type BindingTiming,
   type SavedMethodKind,
-} from '../../workflows/saved-method-binding-definitions';
+} from '../../contracts/saved-methods/bindings';
 
 import {
   checkNewCode,
@@ -40,9 +40,9 @@ import {
   type OtpFailureType,
   type SavedMethodPaymentInput,
   type SavedMethodPaymentTiming,
-} from '../../workflows/saved-method-payment-definitions';
-import { failureTypeOf } from '../../workflows/failure-types';
-import { payrunCustomer, payrunOrderId } from '../../workflows/search-attributes';
+} from '../../contracts/saved-methods/payments';
+import { failureTypeOf } from '../../contracts/shared/failure-types';
+import { payrunCustomer, payrunOrderId } from '../../contracts/shared/search-attributes';
 import type { Principal } from '../auth/roles';
 import { ApiError, conflict, notFound } from '../http/errors';
 import type { CreateRequest } from '../http/idempotency';

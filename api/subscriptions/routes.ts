@@ -8,8 +8,8 @@ import {
   authorizationSignal,
   chargeResultSignal,
   reactivationSignal,
-} from '../../workflows/subscription-definitions';
-import { findSubscriptionByOrderId } from '../../db/subscriptions';
+} from '../../contracts/subscriptions/subscriptions';
+import { findSubscriptionByOrderId } from '../../db/subscriptions/subscriptions';
 import type { IpnChannel } from '../ipn/receiver';
 import { listQuery } from '../http/list-query';
 import { maskCustomer, seesInFull } from '../http/masking';

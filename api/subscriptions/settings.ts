@@ -2,7 +2,7 @@ import type { Config } from '../../platform/config';
 import {
   DEFAULT_SUBSCRIPTION_TIMING,
   type SubscriptionTiming,
-} from '../../workflows/subscription-definitions';
+} from '../../contracts/subscriptions/subscriptions';
 
 export interface SubscriptionSettings {
   taskQueue: string;

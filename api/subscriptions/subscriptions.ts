@@ -2,16 +2,16 @@
 import { isAlreadySubmitted, outcomeOf } from '../../gateway';
 import type { Client } from '@temporalio/client';
 import { WorkflowIdReusePolicy, WorkflowUpdateFailedError } from '@temporalio/client';
-import type { Db } from '../../db/knex';
-import type { ListFilter } from '../../db/list-filter';
+import type { Db } from '../../db/shared/knex';
+import type { ListFilter } from '../../db/shared/list-filter';
 import {
   chargesOf,
   getSubscription,
   insertSubscription,
   listSubscriptions,
   type SubscriptionRow,
-} from '../../db/subscriptions';
-import type { Frequency } from '../../workflows/billing-calendar';
+} from '../../db/subscriptions/subscriptions';
+import type { Frequency } from '../../contracts/subscriptions/billing-calendar';
 import {
   cancelUpdate,
   cycleAmountUpdate,
@@ -21,8 +21,8 @@ import {
   subscriptionWorkflowId,
   type SubscriptionInput,
   type SubscriptionType,
-} from '../../workflows/subscription-definitions';
-import { payrunCustomer, payrunOrderId } from '../../workflows/search-attributes';
+} from '../../contracts/subscriptions/subscriptions';
+import { payrunCustomer, payrunOrderId } from '../../contracts/shared/search-attributes';
 import type { Principal } from '../auth/roles';
 import { ApiError, conflict, notFound } from '../http/errors';
 import type { CreateRequest } from '../http/idempotency';

@@ -9,10 +9,10 @@
  * A benchmark, not a test: nothing here asserts a duration.
  */
 import { randomUUID } from 'node:crypto';
-import { createApiKey } from '../../db/api-keys';
+import { createApiKey } from '../../db/shared/api-keys';
 import { mostWithin } from '../../sandbox/ledger';
-import { addDays, cycleDate, dayOfGmt7, type BillingAnchor } from '../../workflows/billing-calendar';
-import { subscriptionWorkflowId } from '../../workflows/subscription-definitions';
+import { addDays, cycleDate, dayOfGmt7, type BillingAnchor } from '../../contracts/subscriptions/billing-calendar';
+import { subscriptionWorkflowId } from '../../contracts/subscriptions/subscriptions';
 import type { BenchStack } from './harness';
 import { peakRssLines } from './process-memory';
 

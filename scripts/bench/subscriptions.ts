@@ -6,8 +6,8 @@
  * asserts a duration.
  */
 import { randomUUID } from 'node:crypto';
-import { createApiKey } from '../../db/api-keys';
-import { addDays, dayOfGmt7 } from '../../workflows/billing-calendar';
+import { createApiKey } from '../../db/shared/api-keys';
+import { addDays, dayOfGmt7 } from '../../contracts/subscriptions/billing-calendar';
 import type { BenchStack } from './harness';
 
 const COUNT = Number(process.env.BENCH_SUBSCRIPTIONS ?? 1000);

@@ -1,6 +1,6 @@
 /** Everything the verdict is computed from, read once the run has settled. */
 import type { Client } from '@temporalio/client';
-import type { Db } from '../../db/knex';
+import type { Db } from '../../db/shared/knex';
 import type { IpnLogEntry } from '../../sandbox/ipn';
 import type { LedgerEntry } from '../../sandbox/ledger';
 import type { SandboxAdminClient } from '../cluster/sandbox-admin';

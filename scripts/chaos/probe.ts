@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
-import { stackCheck, stackCheckWorkflowId } from '../../workflows/stack-check';
+import { stackCheck, stackCheckWorkflowId } from '../../workflows/shared/stack-check';
 import { sleep } from './workload/context';
 
 export interface Probe {

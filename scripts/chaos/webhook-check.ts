@@ -6,7 +6,7 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Db } from '../../db/knex';
+import type { Db } from '../../db/shared/knex';
 import { EVENT_TYPES } from '../../platform/event-catalogue';
 import { SIGNATURE_HEADER, verifyWebhook } from '../../platform/webhook-signature';
 import type { Random } from '../../sandbox/random';

@@ -8,8 +8,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from '../../db/embedded-postgres';
-import { withDatabaseName } from '../../db/knex';
+import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from '../../db/shared/embedded-postgres';
+import { withDatabaseName } from '../../db/shared/knex';
 import { resolveDevCustomerKeySecret } from '../../platform/customer-key';
 import { loadOrCreateDevCodecKeys, type CodecKeyring } from '../../platform/payload-codec';
 import { ipnPaths } from '../../platform/ipn-paths';

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { apiRoutes, type ApiDependencies } from '../../api/app';
 import { ROLES, type Role } from '../../api/auth/roles';
-import { revokeApiKey, parseKeyId } from '../../db/api-keys';
+import { revokeApiKey, parseKeyId } from '../../db/shared/api-keys';
 import { jsonOf, newKey } from '../support/api';
 import { useApiOnDevServer } from '../support/api-on-dev-server';
 import { testApiSettings, testMerchant } from '../support/settings';

@@ -7,8 +7,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import type { Db } from '../../db/knex';
-import { parseKeyId } from '../../db/api-keys';
+import type { Db } from '../../db/shared/knex';
+import { parseKeyId } from '../../db/shared/api-keys';
 import { newKey } from '../support/api';
 import { connectTestDatabase } from '../support/database';
 import { payoutFile, startPayoutStack, waitForRunStatus, type PayoutStack } from '../support/payout-stack';

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { errorHandler } from '../../api/http/errors';
 import { observeRequests } from '../../api/http/observability';
 import { defineRoute, mountRoutes } from '../../api/http/routes';
-import type { Db } from '../../db/knex';
+import type { Db } from '../../db/shared/knex';
 import { createLogger } from '../../platform/logger';
 import { authHeaders, jsonOf, listen, newKey, type RunningApi } from '../support/api';
 import { connectTestDatabase } from '../support/database';

@@ -9,7 +9,7 @@ import { Client, Connection } from '@temporalio/client';
 import { inject } from 'vitest';
 import { createApp } from '../../api/app';
 import { buildNotification, notificationSpecs } from '../../gateway';
-import type { Db } from '../../db/knex';
+import type { Db } from '../../db/shared/knex';
 import { ipnPaths } from '../../platform/ipn-paths';
 import { createLogger } from '../../platform/logger';
 import { jsonOf, listen, type RunningApi } from '../support/api';

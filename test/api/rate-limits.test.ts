@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client, Connection } from '@temporalio/client';
 import { inject } from 'vitest';
 import { createApp } from '../../api/app';
-import type { Db } from '../../db/knex';
+import type { Db } from '../../db/shared/knex';
 import { createLogger } from '../../platform/logger';
 import { jsonOf, listen, newKey, type RunningApi } from '../support/api';
 import { connectTestDatabase } from '../support/database';

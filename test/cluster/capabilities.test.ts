@@ -6,13 +6,13 @@
  */
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { addDays, dayOfGmt7, instantOf } from '../../workflows/billing-calendar';
-import { savedMethodBindingWorkflowId } from '../../workflows/saved-method-binding-definitions';
-import { disbursementWorkflowId } from '../../workflows/disbursement-definitions';
-import { paymentWorkflowId } from '../../workflows/payment-definitions';
-import { terminalSettlementWorkflowId } from '../../workflows/terminal-settlement-definitions';
-import { remittanceWorkflowId } from '../../workflows/remittance-definitions';
-import { savedMethodPaymentWorkflowId } from '../../workflows/saved-method-payment-definitions';
+import { addDays, dayOfGmt7, instantOf } from '../../contracts/subscriptions/billing-calendar';
+import { savedMethodBindingWorkflowId } from '../../contracts/saved-methods/bindings';
+import { disbursementWorkflowId } from '../../contracts/payouts/disbursements';
+import { paymentWorkflowId } from '../../contracts/payments/payments';
+import { terminalSettlementWorkflowId } from '../../contracts/payments/terminal-settlements';
+import { remittanceWorkflowId } from '../../contracts/remittances/remittances';
+import { savedMethodPaymentWorkflowId } from '../../contracts/saved-methods/payments';
 import { payoutFile } from '../support/payout-stack';
 import { bankRemittance } from '../support/remittance-stack';
 import { eventually } from '../support/wait';
@@ -20,7 +20,7 @@ import { useCluster } from './cluster-fixture';
 
 const t = useCluster();
 
-// `_` and hex: no ending payrun derives gateway ids with (workflows/gateway-ids.ts), which the API refuses.
+// `_` and hex: no ending payrun derives gateway ids with (contracts/shared/gateway-ids.ts), which the API refuses.
 const newId = (prefix: string) => `${prefix}_${randomUUID().replaceAll('-', '').slice(0, 12)}`;
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Body = any;

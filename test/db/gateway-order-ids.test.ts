@@ -1,5 +1,5 @@
 /**
- * One namespace of gateway orderIds (db/gateway-order-ids.ts): an orderId has one owner across every kind;
+ * One namespace of gateway orderIds (db/shared/gateway-order-ids.ts): an orderId has one owner across every kind;
  * the same owner may reserve it again (a retry), anyone else is refused with OrderIdTaken, also when two
  * transactions race for it.
  */
@@ -10,7 +10,7 @@ import {
   OrderIdTaken,
   reserveManageOrderId,
   reserveOrderIds,
-} from '../../db/gateway-order-ids';
+} from '../../db/shared/gateway-order-ids';
 import { withFreshId } from '../../api/order-ids';
 import { connectTestDatabase } from '../support/database';
 

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
 import { inject } from 'vitest';
-import { createDb, withDatabaseName, type Db } from '../../db/knex';
-import { appliedMigrations, migrateLatest, rollback } from '../../db/migrator';
+import { createDb, withDatabaseName, type Db } from '../../db/shared/knex';
+import { appliedMigrations, migrateLatest, rollback } from '../../db/shared/migrator';
 import { migrations } from '../../migrations';
 import * as gatewayOrderIds from '../../migrations/20261125_0016_gateway_order_ids';
 import { createDatabaseIfMissing } from '../../scripts/stack';

@@ -7,11 +7,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
-import { updatePayment } from '../../db/payments';
-import { setRunStatus } from '../../db/payouts';
-import { insertSubscription, upsertCharge, type ChargeRecord } from '../../db/subscriptions';
-import { canMovePayment } from '../../workflows/payment-definitions';
-import { canMoveRun } from '../../workflows/payout-definitions';
+import { updatePayment } from '../../db/payments/payments';
+import { setRunStatus } from '../../db/payouts/runs';
+import { insertSubscription, upsertCharge, type ChargeRecord } from '../../db/subscriptions/subscriptions';
+import { canMovePayment } from '../../contracts/payments/payments';
+import { canMoveRun } from '../../contracts/payouts/runs';
 import { connectTestDatabase } from '../support/database';
 
 const db = connectTestDatabase();

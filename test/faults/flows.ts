@@ -7,10 +7,10 @@
  */
 import type { OperationName } from '../../gateway';
 import type { FaultRule, LedgerEntry } from '../../sandbox';
-import { BALANCE_GROUPS } from '../../activities/remittances';
+import { BALANCE_GROUPS } from '../../activities/remittances/remittances';
 import { REFERENCE_RATES } from '../../sandbox/rates';
-import { addDays, dayOfGmt7 } from '../../workflows/billing-calendar';
-import { PAYMENT_REQUEST_TYPES, type PaymentRequestType } from '../../workflows/payment-definitions';
+import { addDays, dayOfGmt7 } from '../../contracts/subscriptions/billing-calendar';
+import { PAYMENT_REQUEST_TYPES, type PaymentRequestType } from '../../contracts/payments/payments';
 import type { Cell, FlowSpec } from './cells';
 
 /** How a record or the ledger reads, in the words the verdict compares. */
@@ -47,7 +47,7 @@ export interface CellContext {
   ledger(): LedgerEntry[];
   /** The sandbox's admin, for the simulated customer and the gateway's own state. */
   readonly sandbox: import('../../sandbox').Sandbox['admin'];
-  readonly db: import('../../db/knex').Db;
+  readonly db: import('../../db/shared/knex').Db;
   /** Polls `read` until it returns a value (or the cell's deadline passes: then it throws with `what`). */
   until<T>(what: string, read: () => Promise<T | undefined>): Promise<T>;
 }

@@ -1,8 +1,8 @@
 /** One-time payments, refunds, POS and terminal settlement through the API, on the time-skipping server, against the sandbox. */
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { paymentWorkflowId } from '../../workflows/payment-definitions';
-import { terminalSettlementWorkflowId } from '../../workflows/terminal-settlement-definitions';
+import { paymentWorkflowId } from '../../contracts/payments/payments';
+import { terminalSettlementWorkflowId } from '../../contracts/payments/terminal-settlements';
 import { captureHistory } from '../support/history-capture';
 import { createTimeSkippingEnv } from '../support/temporal';
 import { eventually } from '../support/wait';
@@ -10,7 +10,7 @@ import { call, usePaymentStack } from './payment-stack';
 
 const fixture = usePaymentStack(createTimeSkippingEnv);
 
-// `_` and hex: no ending payrun derives gateway ids with (workflows/gateway-ids.ts), which the API refuses.
+// `_` and hex: no ending payrun derives gateway ids with (contracts/shared/gateway-ids.ts), which the API refuses.
 const newId = (prefix = 'p') => `${prefix}_${randomUUID().replaceAll('-', '').slice(0, 12)}`;
 
 async function pay(body: Record<string, unknown>) {

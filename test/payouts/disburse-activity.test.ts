@@ -6,9 +6,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createDisbursementActivities } from '../../activities/disbursements';
+import { createDisbursementActivities } from '../../activities/payouts/disbursements';
 import { codeOf, GatewayTransportError } from '../../gateway';
-import type { DisbursementInput, DisbursementReceiver } from '../../workflows/disbursement-definitions';
+import type { DisbursementInput, DisbursementReceiver } from '../../contracts/payouts/disbursements';
 import { connectTestDatabase } from '../support/database';
 import { useTestGateway, wallet } from '../sandbox/support';
 

@@ -5,7 +5,7 @@
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import type { Db } from '../../db/knex';
+import type { Db } from '../../db/shared/knex';
 import { createLogger } from '../../platform/logger';
 import { connectTestDatabase } from '../support/database';
 import {

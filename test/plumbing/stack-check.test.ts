@@ -5,9 +5,9 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { createStackCheckActivities } from '../../activities/stack-check';
-import type { Db } from '../../db/knex';
-import { stackCheck, stackCheckWorkflowId } from '../../workflows/stack-check';
+import { createStackCheckActivities } from '../../activities/shared/stack-check';
+import type { Db } from '../../db/shared/knex';
+import { stackCheck, stackCheckWorkflowId } from '../../workflows/shared/stack-check';
 import { connectTestDatabase } from '../support/database';
 import { connectDevServer, createTimeSkippingEnv, createTestWorker } from '../support/temporal';
 

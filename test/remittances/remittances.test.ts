@@ -5,10 +5,10 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import type { Db } from '../../db/knex';
+import type { Db } from '../../db/shared/knex';
 import { randomUUID } from 'node:crypto';
-import type { remittanceQuote } from '../../workflows/remittance';
-import { remittanceQuoteWorkflowId, remittanceWorkflowId } from '../../workflows/remittance-definitions';
+import type { remittanceQuote } from '../../workflows/remittances/remittance';
+import { remittanceQuoteWorkflowId, remittanceWorkflowId } from '../../contracts/remittances/remittances';
 import { connectTestDatabase } from '../support/database';
 import {
   bankRemittance,

@@ -4,12 +4,12 @@ import { describe, expect, it } from 'vitest';
 import { Client } from '@temporalio/client';
 import proto from '@temporalio/proto';
 import { formerIpnPaths, ipnPaths } from '../../platform/ipn-paths';
-import { parseKeyId } from '../../db/api-keys';
+import { parseKeyId } from '../../db/shared/api-keys';
 import {
   savedMethodBindingWorkflowId,
   savedMethodDeletionWorkflowId,
-} from '../../workflows/saved-method-binding-definitions';
-import { savedMethodPaymentWorkflowId } from '../../workflows/saved-method-payment-definitions';
+} from '../../contracts/saved-methods/bindings';
+import { savedMethodPaymentWorkflowId } from '../../contracts/saved-methods/payments';
 import { captureHistory } from '../support/history-capture';
 import { testMerchant } from '../support/settings';
 import { useSavedMethodStack, waitFor } from './saved-method-stack';

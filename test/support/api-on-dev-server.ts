@@ -5,13 +5,13 @@
 import { afterAll, beforeAll, inject } from 'vitest';
 import { Client, Connection } from '@temporalio/client';
 import { createApp, type ApiDependencies } from '../../api/app';
-import type { Db } from '../../db/knex';
+import type { Db } from '../../db/shared/knex';
 import { createLogger } from '../../platform/logger';
 import { listen, type RunningApi } from './api';
 import { connectTestDatabase } from './database';
 import { testApiSettings, testMerchant } from './settings';
 import { testCodecKeyring } from './temporal';
-import { DEFAULT_WEBHOOK_TIMING } from '../../workflows/webhook-definitions';
+import { DEFAULT_WEBHOOK_TIMING } from '../../contracts/events/webhooks';
 
 export interface ApiFixture {
   db: Db;

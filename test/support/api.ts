@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import type { Express } from 'express';
-import { createApiKey } from '../../db/api-keys';
-import type { Db } from '../../db/knex';
+import { createApiKey } from '../../db/shared/api-keys';
+import type { Db } from '../../db/shared/knex';
 import type { Role } from '../../api/auth/roles';
 
 export interface RunningApi {

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, inject } from 'vitest';
-import { createDb, withDatabaseName, type Db } from '../../db/knex';
-import { migrateLatest } from '../../db/migrator';
+import { createDb, withDatabaseName, type Db } from '../../db/shared/knex';
+import { migrateLatest } from '../../db/shared/migrator';
 import { createDatabaseIfMissing } from '../../scripts/stack';
 
 /** The run's own database (created and migrated by the global setup, dropped after the run). */

@@ -11,14 +11,14 @@ import pg from 'pg';
 import type { TestProject } from 'vitest/node';
 import { bundleWorkflowCode, DefaultLogger } from '@temporalio/worker';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { startEmbeddedPostgres } from '../../db/embedded-postgres';
-import { createDb, withDatabaseName } from '../../db/knex';
-import { migrateLatest } from '../../db/migrator';
+import { startEmbeddedPostgres } from '../../db/shared/embedded-postgres';
+import { createDb, withDatabaseName } from '../../db/shared/knex';
+import { migrateLatest } from '../../db/shared/migrator';
 import { createDatabaseIfMissing } from '../../scripts/stack';
 import { freePort } from '../../scripts/cluster/readiness';
 import { resolveDevServer, resolveTestServer } from '../../scripts/temporal-binaries';
 import { workflowsPath } from '../../workers/worker';
-import { PAYRUN_SEARCH_ATTRIBUTES } from '../../workflows/search-attributes';
+import { PAYRUN_SEARCH_ATTRIBUTES } from '../../contracts/shared/search-attributes';
 
 declare module 'vitest' {
   export interface ProvidedContext {

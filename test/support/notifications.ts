@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
-import type { Db } from '../../db/knex';
+import type { Db } from '../../db/shared/knex';
 import { buildNotification } from '../../gateway';
 import { testMerchant } from './settings';
 

@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import type { Db } from '../../db/knex';
+import type { Db } from '../../db/shared/knex';
 import type { Logger } from '../../platform/logger';
 import type { SandboxOptions } from '../../sandbox';
 import { jsonOf } from './api';

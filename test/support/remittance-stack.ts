@@ -6,9 +6,9 @@
 import { randomUUID } from 'node:crypto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { RemittanceSettings } from '../../api/remittances/settings';
-import type { Db } from '../../db/knex';
+import type { Db } from '../../db/shared/knex';
 import type { SandboxOptions } from '../../sandbox';
-import { FINAL_REMITTANCE_STATUSES } from '../../workflows/remittance-definitions';
+import { FINAL_REMITTANCE_STATUSES } from '../../contracts/remittances/remittances';
 import { callApi } from './api';
 import { startStack, type Stack } from './stack';
 import { eventually } from './wait';

@@ -5,13 +5,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { GATEWAY_FAILURE_TYPES } from '../../activities/gateway-calls';
-import { BINDING_REFUSED } from '../../workflows/saved-method-binding-definitions';
-import { failureTypeOf } from '../../workflows/failure-types';
-import { CONFIRM_REFUSED } from '../../workflows/payment-definitions';
-import { SUBSCRIPTION_REFUSED } from '../../workflows/subscription-definitions';
-import { OTP_FAILURE, OTP_REFUSAL_TYPE } from '../../workflows/saved-method-payment-definitions';
-import { WEBHOOK_REFUSED, WEBHOOK_URL_REFUSED } from '../../workflows/webhook-definitions';
+import { GATEWAY_FAILURE_TYPES } from '../../activities/shared/gateway-calls';
+import { BINDING_REFUSED } from '../../contracts/saved-methods/bindings';
+import { failureTypeOf } from '../../contracts/shared/failure-types';
+import { CONFIRM_REFUSED } from '../../contracts/payments/payments';
+import { SUBSCRIPTION_REFUSED } from '../../contracts/subscriptions/subscriptions';
+import { OTP_FAILURE, OTP_REFUSAL_TYPE } from '../../contracts/saved-methods/payments';
+import { WEBHOOK_REFUSED, WEBHOOK_URL_REFUSED } from '../../contracts/events/webhooks';
 
 const PASCAL = /^[A-Z][a-zA-Z]+$/;
 const root = path.resolve(__dirname, '..', '..');

@@ -1,5 +1,5 @@
 /**
- * The one retry decision every activity uses (activities/gateway-calls.ts over gateway/retry.ts): what
+ * The one retry decision every activity uses (activities/shared/gateway-calls.ts over gateway/retry.ts): what
  * Temporal retries with the same requestId, and the typed failures that stop it.
  */
 import { describe, expect, it } from 'vitest';
@@ -9,7 +9,7 @@ import {
   asActivityFailure,
   callGateway,
   GATEWAY_FAILURE_TYPES,
-} from '../../activities/gateway-calls';
+} from '../../activities/shared/gateway-calls';
 import {
   classifyResult,
   createGatewayClient,

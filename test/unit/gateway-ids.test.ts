@@ -1,5 +1,5 @@
 /**
- * workflows/gateway-ids.ts over thousands of generated ids, the longest and oddest the API accepts (every run
+ * contracts/shared/gateway-ids.ts over thousands of generated ids, the longest and oddest the API accepts (every run
  * of separators, digits only, the maximum length, ids that nearly end like a derived id): every requestId and
  * lookup id fits the gateway's limit and alphabet, distinct (orderId, step) pairs never share a requestId,
  * lookup ids are valid orderIds, and every orderId derived from an accepted id fits its operation's limit and
@@ -21,10 +21,10 @@ import {
   userIdProblem,
   DERIVATION_BOUNDS,
   type UserIdKind,
-} from '../../workflows/gateway-ids';
-import { chargeOrderId, manageOrderId } from '../../workflows/subscription-definitions';
-import { remittanceOrderIds } from '../../workflows/remittance-definitions';
-import { payoutBatchId } from '../../workflows/payout-definitions';
+} from '../../contracts/shared/gateway-ids';
+import { chargeOrderId, manageOrderId } from '../../contracts/subscriptions/subscriptions';
+import { remittanceOrderIds } from '../../contracts/remittances/remittances';
+import { payoutBatchId } from '../../contracts/payouts/runs';
 
 const SEED = Number(process.env.PAYRUN_IDS_SEED ?? 31);
 const IDS_PER_KIND = 1500;
@@ -141,10 +141,10 @@ function derivedFrom(
         { orderId: manageOrderId(id, maxManageSeq), sentTo: family('subscription manage') },
       ];
     case 'payment':
-      // db/payments.ts reserveRefund: `<payment orderId>-r<seq>`.
+      // db/payments/payments/payments.ts reserveRefund: `<payment orderId>-r<seq>`.
       return [{ orderId: `${id}-r${1 + (id.length % 997)}`, sentTo: family('refund') }];
     case 'disbursement':
-      // activities/disbursements.ts checkWallet: `<orderId>-chk`.
+      // activities/payouts/batches/disbursements.ts checkWallet: `<orderId>-chk`.
       return [{ orderId: `${id}-chk`, sentTo: family('disbursement wallet check') }];
     case 'saved_method_payment':
       return [];

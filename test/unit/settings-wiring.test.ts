@@ -55,7 +55,7 @@ const PROOFS: Record<keyof Config, string> = {
   RATE_LIMIT_PER_KEY_PER_MINUTE: 'test/unit/settings-wiring.test.ts',
   RATE_LIMIT_AUTH_FAILURES_PER_MINUTE: 'test/unit/settings-wiring.test.ts',
   REMITTANCE_QUOTE_CACHE_SECONDS: 'test/unit/settings-wiring.test.ts',
-  WEBHOOK_ALLOW_LOOPBACK_HTTP: 'test/unit/webhook-signing.test.ts',
+  WEBHOOK_ALLOW_LOOPBACK_HTTP: 'test/events/webhook-signing.test.ts',
   CUSTOMER_KEY_SECRET: 'test/unit/settings-wiring.test.ts',
   GATEWAY_RATE_LIMITS: 'test/subscriptions/gateway-rate-limit.test.ts',
   IPN_CLAIM_LEASE_SECONDS: 'test/api/notification-relay.test.ts',

@@ -1,9 +1,9 @@
 /**
- * db/storable-text.ts: what PostgreSQL cannot store is found wherever it sits in a value (keys included,
+ * db/shared/storable-text.ts: what PostgreSQL cannot store is found wherever it sits in a value (keys included,
  * at any depth, without recursion), and normalised into a copy that names what changed.
  */
 import { describe, expect, it } from 'vitest';
-import { storableJson, storableText, stringsIn, unstorableRule } from '../../db/storable-text';
+import { storableJson, storableText, stringsIn, unstorableRule } from '../../db/shared/storable-text';
 
 describe('text PostgreSQL cannot store', () => {
   it('is a NUL or an unpaired surrogate; a pair (an emoji) is a character', () => {

@@ -1,21 +1,21 @@
 import { describe, expect, it } from 'vitest';
 import * as workflows from '../../workflows';
-import { disbursementWorkflowId } from '../../workflows/disbursement-definitions';
-import { paymentWorkflowId } from '../../workflows/payment-definitions';
-import { payoutBatchWorkflowId, payoutRunWorkflowId } from '../../workflows/payout-definitions';
-import { refundWorkflowId } from '../../workflows/refund-definitions';
-import { remittanceQuoteWorkflowId, remittanceWorkflowId } from '../../workflows/remittance-definitions';
+import { disbursementWorkflowId } from '../../contracts/payouts/disbursements';
+import { paymentWorkflowId } from '../../contracts/payments/payments';
+import { payoutBatchWorkflowId, payoutRunWorkflowId } from '../../contracts/payouts/runs';
+import { refundWorkflowId } from '../../contracts/payments/refunds';
+import { remittanceQuoteWorkflowId, remittanceWorkflowId } from '../../contracts/remittances/remittances';
 import {
   savedMethodBindingWorkflowId,
   savedMethodDeletionWorkflowId,
-} from '../../workflows/saved-method-binding-definitions';
-import { savedMethodPaymentWorkflowId } from '../../workflows/saved-method-payment-definitions';
-import { kindOf } from '../../workflows/search-attributes';
-import { stackCheckWorkflowId } from '../../workflows/stack-check';
-import { subscriptionWorkflowId } from '../../workflows/subscription-definitions';
-import { terminalSettlementWorkflowId } from '../../workflows/terminal-settlement-definitions';
-import { webhookEndpointWorkflowId, webhookResendWorkflowId } from '../../workflows/webhook-definitions';
-import type { StartableWorkflowName, StartableWorkflows } from '../../workflows/workflow-definitions';
+} from '../../contracts/saved-methods/bindings';
+import { savedMethodPaymentWorkflowId } from '../../contracts/saved-methods/payments';
+import { kindOf } from '../../contracts/shared/search-attributes';
+import { stackCheckWorkflowId } from '../../workflows/shared/stack-check';
+import { subscriptionWorkflowId } from '../../contracts/subscriptions/subscriptions';
+import { terminalSettlementWorkflowId } from '../../contracts/payments/terminal-settlements';
+import { webhookEndpointWorkflowId, webhookResendWorkflowId } from '../../contracts/events/webhooks';
+import type { StartableWorkflowName, StartableWorkflows } from '../../contracts/shared/workflow-types';
 
 // Compile-time half: every name the API may start is registered by the worker with that signature.
 const registered: StartableWorkflows = workflows;

@@ -1,5 +1,5 @@
 /** What every workload driver gets: the patient API client, the sandbox's customer side, ids, keys. */
-import type { Db } from '../../../db/knex';
+import type { Db } from '../../../db/shared/knex';
 import type { Random } from '../../../sandbox/random';
 import type { SandboxAdminClient } from '../../cluster/sandbox-admin';
 import type { ChaosApi } from '../api-client';

@@ -5,7 +5,7 @@
  * replay without it. (It does not wait: handlers must be registered before anything is awaited.)
  */
 import { patched, upsertMemo } from '@temporalio/workflow';
-import { payoutRun as payoutRunOnVersionN } from '../../../workflows/payout-run';
+import { payoutRun as payoutRunOnVersionN } from '../../../workflows/payouts/payout-run';
 
 export * from '../../../workflows';
 

@@ -1,6 +1,6 @@
 /** The same change as patched.ts without patched(): what the versioning rule forbids. */
 import { upsertMemo } from '@temporalio/workflow';
-import { payoutRun as payoutRunOnVersionN } from '../../../workflows/payout-run';
+import { payoutRun as payoutRunOnVersionN } from '../../../workflows/payouts/payout-run';
 
 export * from '../../../workflows';
 

@@ -1,0 +1,194 @@
+/** Webhook delivery: reading an endpoint's feed, sending one signed event, disabling an endpoint. */
+import { ApplicationFailure, Context } from '@temporalio/activity';
+import type { Db } from '../../db/shared/knex';
+import { eventView, findEvent, type FeedCursor } from '../../db/events/events';
+import {
+  disableEndpoint,
+  endpointFeed,
+  getEndpoint,
+  lastDelivery,
+  recordDelivery,
+  storeEndpointCursor,
+  webhookSecretContext,
+  type WebhookEndpointRow,
+} from '../../db/events/webhooks';
+import type { CodecKeyring } from '../../platform/payload-codec';
+import { openSecret } from '../../platform/sealed-secrets';
+import { webhookUrlProblem } from '../../platform/webhook-url';
+import { signWebhook } from '../../platform/webhook-signature';
+import { WEBHOOK_REFUSED, WEBHOOK_URL_REFUSED } from '../../contracts/events/webhooks';
+
+export interface WebhookDeliverySettings {
+  /** The payload codec keyring: endpoints' signing secrets are sealed with it. */
+  keyring: CodecKeyring;
+  /** Development only: http to loopback is allowed (WEBHOOK_ALLOW_LOOPBACK_HTTP). */
+  allowLoopbackHttp: boolean;
+}
+
+export interface WebhookActivityDependencies {
+  db: Db;
+  webhooks?: WebhookDeliverySettings;
+}
+
+const FEED_POLL_MS = 250;
+
+const cursorOf = (endpoint: WebhookEndpointRow): FeedCursor => ({
+  txid: endpoint.cursor_txid,
+  position: String(endpoint.cursor_position),
+});
+
+/** The secrets that sign now: the current one, and the previous one during a rotation's overlap. */
+function liveSecrets(endpoint: WebhookEndpointRow, keyring: CodecKeyring, now: number): string[] {
+  const context = webhookSecretContext(endpoint.endpoint_id);
+  const secrets = [openSecret(endpoint.secret_sealed, keyring, context)];
+  if (endpoint.previous_secret_sealed && (endpoint.previous_secret_expires_at?.getTime() ?? 0) > now)
+    secrets.push(openSecret(endpoint.previous_secret_sealed, keyring, context));
+  return secrets;
+}
+
+export function createWebhookActivities({ db, webhooks }: WebhookActivityDependencies) {
+  return {
+    /**
+     * The endpoint's next events after `after` (everything up to `after` was delivered, and is stored as
+     * the endpoint's cursor). Waits up to `waitMs` for one to settle; tells the workflow to stop when
+     * the endpoint is no longer active.
+     */
+    async nextWebhookEvents(input: {
+      endpointId: string;
+      after?: FeedCursor;
+      limit: number;
+      waitMs: number;
+    }): Promise<{
+      stop?: 'deleted' | 'disabled';
+      events: Array<{ eventId: string; objectKey: string }>;
+      cursor: FeedCursor;
+    }> {
+      if (input.after) await storeEndpointCursor(db, input.endpointId, input.after);
+      const startedAt = Date.now();
+      for (;;) {
+        const endpoint = await getEndpoint(db, input.endpointId);
+        const from = input.after ?? (endpoint ? cursorOf(endpoint) : { txid: '0', position: '0' });
+        if (!endpoint || endpoint.status !== 'active')
+          return { stop: endpoint?.status === 'disabled' ? 'disabled' : 'deleted', events: [], cursor: from };
+        const { rows, cursor } = await endpointFeed(db, endpoint, from, input.limit);
+        if (rows.length || Date.now() - startedAt >= input.waitMs) {
+          return {
+            events: rows.map((row) => ({
+              eventId: row.event_id,
+              objectKey: `${row.object_type}/${row.object_id}`,
+            })),
+            cursor,
+          };
+        }
+        Context.current().heartbeat();
+        await Context.current().sleep(FEED_POLL_MS);
+      }
+    },
+
+    /**
+     * POSTs one event, signed, and records the attempt. A non-2xx answer, a redirect or no answer in
+     * time throws a retryable failure (Temporal retries with growing waits); a URL that the policy
+     * refuses is never sent to, and fails for good.
+     */
+    async deliverWebhookEvent(input: {
+      endpointId: string;
+      eventId: string;
+      trigger: 'automatic' | 'resend';
+      requestTimeoutMs: number;
+    }): Promise<{ delivered: boolean }> {
+      const endpoint = await getEndpoint(db, input.endpointId);
+      if (!endpoint || endpoint.status !== 'active') return { delivered: false };
+      if (!webhooks)
+        throw ApplicationFailure.retryable(
+          'This worker was built without webhook settings (createActivities({ webhooks })).',
+          'WebhooksNotConfigured',
+        );
+      const event = await findEvent(db, input.eventId);
+      if (!event)
+        throw ApplicationFailure.nonRetryable(`Event ${input.eventId} does not exist`, 'UnknownEvent');
+      const attempt = Context.current().info.attempt;
+      const record = (outcome: {
+        succeeded: boolean;
+        statusCode?: number;
+        error?: string;
+        durationMs: number;
+      }) =>
+        recordDelivery(db, {
+          endpoint_id: endpoint.endpoint_id,
+          event_id: event.event_id,
+          trigger: input.trigger,
+          attempt,
+          succeeded: outcome.succeeded,
+          status_code: outcome.statusCode ?? null,
+          error: outcome.error ?? null,
+          duration_ms: outcome.durationMs,
+        });
+      const urlProblem = webhookUrlProblem(endpoint.url, webhooks);
+      if (urlProblem) {
+        await record({ succeeded: false, error: `URL refused: ${urlProblem}`, durationMs: 0 });
+        throw ApplicationFailure.nonRetryable(
+          `The endpoint's URL is not allowed here: ${urlProblem}`,
+          WEBHOOK_URL_REFUSED,
+        );
+      }
+      const body = JSON.stringify(eventView(event));
+      const now = Date.now();
+      const signature = signWebhook(
+        body,
+        liveSecrets(endpoint, webhooks.keyring, now),
+        Math.floor(now / 1000),
+      );
+      const startedAt = Date.now();
+      let statusCode: number | undefined;
+      let error: string | undefined;
+      try {
+        const response = await fetch(endpoint.url, {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            'user-agent': 'payrun-webhooks/1',
+            'payrun-signature': signature,
+            'payrun-event-id': event.event_id,
+            'payrun-event-type': event.type,
+          },
+          body,
+          // A redirect could lead anywhere: it counts as a refusal, never followed.
+          redirect: 'manual',
+          signal: AbortSignal.timeout(input.requestTimeoutMs),
+        });
+        statusCode = response.status;
+        await response.body?.cancel();
+      } catch (failure) {
+        error = failure instanceof Error ? `${failure.name}: ${failure.message}` : String(failure);
+      }
+      const succeeded = statusCode !== undefined && statusCode >= 200 && statusCode < 300;
+      await record({ succeeded, statusCode, error, durationMs: Date.now() - startedAt });
+      if (!succeeded) {
+        throw ApplicationFailure.retryable(
+          statusCode !== undefined
+            ? `The receiver answered HTTP ${statusCode}`
+            : `The receiver could not be reached (${error})`,
+          WEBHOOK_REFUSED,
+          { statusCode },
+        );
+      }
+      return { delivered: true };
+    },
+
+    /** One event could not be delivered (its retry window ran out, or its URL is refused): the endpoint stops, with the reason. */
+    async disableWebhookEndpoint(input: { endpointId: string; eventId: string; why: string }) {
+      const { last, attempts } = await lastDelivery(db, input.endpointId, input.eventId);
+      const lastWord = last
+        ? `last: ${last.status_code !== null ? `HTTP ${last.status_code}` : (last.error ?? 'no answer')} at ${last.attempted_at.toISOString()}`
+        : 'no attempt recorded';
+      await disableEndpoint(
+        db,
+        input.endpointId,
+        `Event ${input.eventId} was not accepted: ${input.why} (${attempts} attempts; ${lastWord}). ` +
+          `Deliveries stopped: fix the receiver, then POST /v1/webhook-endpoints/${input.endpointId}/enable.`,
+      );
+    },
+  };
+}
+
+export type WebhookActivities = ReturnType<typeof createWebhookActivities>;

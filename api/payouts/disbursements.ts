@@ -1,0 +1,144 @@
+/** Single disbursement stories: pay one receiver now, read where it is. */
+import type { Client } from '@temporalio/client';
+import { WorkflowIdReusePolicy } from '@temporalio/common';
+import type { Db } from '../../db/shared/knex';
+import { reserveOrderIds } from '../../db/shared/gateway-order-ids';
+import { applyListFilter, pageOf, type ListFilter } from '../../db/shared/list-filter';
+import {
+  disbursementWorkflowId,
+  type DisbursementInput,
+  type DisbursementReceiver,
+} from '../../contracts/payouts/disbursements';
+import { payrunOrderId } from '../../contracts/shared/search-attributes';
+import type { Principal } from '../auth/roles';
+import { conflict, notFound } from '../http/errors';
+import type { CreateRequest } from '../http/idempotency';
+import { maskNumber } from '../http/masking';
+import { isOwnInterruptedRecord, startOnce } from '../http/resumable';
+import { startWorkflow } from '../workflow-starts';
+import { reservingOrderIds } from '../order-ids';
+
+export interface DisbursementDeps {
+  db: Db;
+  temporal: Client;
+  taskQueue: string;
+  gatewayAttemptTimeout: string;
+  resultWait: string;
+  /** How long a pending disbursement waits for its notification before asking the gateway. */
+  ipnTimeout: string;
+}
+
+/** What an operator may see of a receiver: the kind and the last four digits (the masking every list uses). */
+export function receiverLabel(receiver: DisbursementReceiver): string {
+  const number =
+    receiver.kind === 'wallet' ? receiver.walletId : (receiver.bankAccountNo ?? receiver.bankCardNo ?? '');
+  const kind = receiver.kind === 'wallet' ? 'wallet' : `bank ${receiver.bankCode}`;
+  return `${kind} ${maskNumber(number)}`;
+}
+
+export async function createDisbursement(
+  deps: DisbursementDeps,
+  input: {
+    disbursementId: string;
+    amount: number;
+    description: string;
+    receiver: DisbursementReceiver;
+    principal: Principal;
+    create?: CreateRequest;
+  },
+) {
+  const { db, temporal } = deps;
+  const workflowId = disbursementWorkflowId(input.disbursementId);
+  // The disbursement and the gateway orderIds it will send (its id, and `-chk` for the wallet check) in one
+  // transaction: an id another object's order holds answers 409 order_id_taken and writes nothing.
+  const inserted = await reservingOrderIds(() =>
+    db.transaction(async (trx) => {
+      const rows = await trx('disbursements')
+        .insert({
+          disbursement_id: input.disbursementId,
+          // The gateway orderId is the merchant's own disbursement id: one id, one payout, ever.
+          order_id: input.disbursementId,
+          workflow_id: workflowId,
+          request_type: input.receiver.kind === 'wallet' ? 'disburseToWallet' : 'disburseToBank',
+          amount: input.amount,
+          receiver_label: receiverLabel(input.receiver),
+          description: input.description,
+          status: 'queued',
+          created_by_key: input.principal.keyId,
+          created_by: input.principal.name,
+        })
+        .onConflict('disbursement_id')
+        .ignore()
+        .returning('disbursement_id');
+      const owner = { kind: 'disbursement', objectId: input.disbursementId } as const;
+      if (rows.length > 0)
+        await reserveOrderIds(trx, [
+          { orderId: input.disbursementId, ...owner },
+          { orderId: `${input.disbursementId}-chk`, ...owner },
+        ]);
+      return rows;
+    }),
+  );
+  const existing =
+    inserted.length === 0
+      ? await db('disbursements').where({ disbursement_id: input.disbursementId }).first('created_by_key')
+      : undefined;
+  if (inserted.length === 0 && !isOwnInterruptedRecord(input.create, existing, input.principal.keyId)) {
+    throw conflict(
+      'disbursement_exists',
+      `Disbursement ${input.disbursementId} already exists; a payout id is paid once.`,
+    );
+  }
+  const workflowInput: DisbursementInput = {
+    disbursementId: input.disbursementId,
+    amount: input.amount,
+    description: input.description,
+    receiver: input.receiver,
+    gatewayAttemptTimeout: deps.gatewayAttemptTimeout,
+    resultWait: deps.resultWait,
+    ipnTimeout: deps.ipnTimeout,
+  };
+  await startOnce(() =>
+    startWorkflow(temporal, 'disbursement', {
+      taskQueue: deps.taskQueue,
+      workflowId,
+      args: [workflowInput],
+      workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+      staticSummary: `Disbursement ${input.disbursementId}: ${input.amount} VND to ${receiverLabel(input.receiver)}`,
+      typedSearchAttributes: [{ key: payrunOrderId, value: input.disbursementId }],
+    }),
+  );
+  return disbursementView(db, input.disbursementId);
+}
+
+export async function disbursementView(db: Db, disbursementId: string) {
+  const row = await db('disbursements').where({ disbursement_id: disbursementId }).first();
+  if (!row) throw notFound(`Disbursement ${disbursementId}`);
+  return {
+    disbursementId: row.disbursement_id,
+    status: row.status,
+    requestType: row.request_type,
+    amount: Number(row.amount),
+    receiver: row.receiver_label,
+    description: row.description,
+    resultCode: row.result_code,
+    message: row.message,
+    transId: row.trans_id,
+    createdBy: row.created_by,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    workflowId: row.workflow_id,
+  };
+}
+
+export async function listDisbursements(db: Db, filter: ListFilter) {
+  const query = applyListFilter(db('disbursements').select('disbursement_id'), filter, {
+    created: 'created_at',
+    status: 'status',
+    ids: ['disbursement_id', 'order_id'],
+    tiebreak: 'disbursement_id',
+  });
+  const page = pageOf((await query) as Array<{ disbursement_id: string }>, filter);
+  const rows = await Promise.all(page.rows.map((row) => disbursementView(db, row.disbursement_id)));
+  return { rows, nextOffset: page.nextOffset };
+}

@@ -1,0 +1,56 @@
+/**
+ * What webhook delivery shares with the API and the activities: identities, timing and inputs. Pure code.
+ */
+import type { Duration } from '@temporalio/common';
+
+export const webhookEndpointWorkflowId = (endpointId: string) => `webhook-endpoint/${endpointId}`;
+export const webhookResendWorkflowId = (endpointId: string, eventId: string, resendId: string) =>
+  `webhook-resend/${endpointId}/${eventId}/${resendId}`;
+
+export interface WebhookTiming {
+  /** Wait before the first retry of a refused delivery; it doubles up to `maxRetryInterval`. */
+  firstRetry: Duration;
+  maxRetryInterval: Duration;
+  /** How long one event keeps being retried before its endpoint is disabled (the replay window is another thing: see docs/events.md). */
+  retryWindow: Duration;
+  /** How long the receiver has to answer one request. */
+  requestTimeout: Duration;
+  /** How long one look at the feed waits for new events before the workflow looks again. */
+  idlePoll: Duration;
+}
+
+export const DEFAULT_WEBHOOK_TIMING: WebhookTiming = {
+  firstRetry: '10 seconds',
+  maxRetryInterval: '1 hour',
+  retryWindow: '3 days',
+  requestTimeout: '10 seconds',
+  idlePoll: '1 minute',
+};
+
+/** A place in the events feed (see db/events/events/events.ts). */
+export interface WebhookCursor {
+  txid: string;
+  position: string;
+}
+
+export interface WebhookEndpointInput {
+  endpointId: string;
+  timing: WebhookTiming;
+  /** Where the previous run stopped (continue-as-new); unset: the endpoint's stored cursor. */
+  cursor?: WebhookCursor;
+}
+
+export interface WebhookResendInput {
+  endpointId: string;
+  eventId: string;
+  timing: WebhookTiming;
+}
+
+/** Events one look at the feed hands over at most; each object's events go out in order. */
+export const WEBHOOK_BATCH_SIZE = 50;
+/** Looks at the feed per workflow run before continuing as new (keeps history small). */
+export const WEBHOOK_BATCHES_PER_RUN = 200;
+
+/** Failure types of a delivery: refused (retried) and never deliverable (not retried). */
+export const WEBHOOK_REFUSED = 'WebhookRefused';
+export const WEBHOOK_URL_REFUSED = 'WebhookUrlRefused';

@@ -1,0 +1,41 @@
+/**
+ * Every workflow a client starts, by the name the worker registers it under, with its signature. The
+ * API starts workflows through `startWorkflow` (api/temporal/start-workflow.ts), so a misspelt name or
+ * wrong arguments fail to compile; test/unit/workflow-definitions.test.ts checks that workflows/index.ts
+ * registers each name with this signature.
+ */
+import type {
+  BindingInput,
+  BindingResult,
+  SavedMethodDeletionInput,
+} from '../saved-methods/bindings';
+import type { DisbursementInput, DisbursementResult } from '../payouts/disbursements';
+import type { PaymentInput, PaymentResult } from '../payments/payments';
+import type { PayoutBatchInput, PayoutBatchResult, PayoutRunInput, RunStatus } from '../payouts/runs';
+import type { RefundInput, RefundOutcome } from '../payments/refunds';
+import type { BaseCurrency, RemittanceInput, RemittanceStatus } from '../remittances/remittances';
+import type { SubscriptionInput, SubscriptionView } from '../subscriptions/subscriptions';
+import type { TerminalSettlementInput, TerminalSettlementResult } from '../payments/terminal-settlements';
+import type { SavedMethodPaymentInput, SavedMethodPaymentSnapshot } from '../saved-methods/payments';
+import type { WebhookEndpointInput, WebhookResendInput } from '../events/webhooks';
+
+export interface StartableWorkflows {
+  payoutRun: (input: PayoutRunInput) => Promise<RunStatus>;
+  payoutBatch: (input: PayoutBatchInput) => Promise<PayoutBatchResult>;
+  disbursement: (input: DisbursementInput) => Promise<DisbursementResult>;
+  remittance: (input: RemittanceInput) => Promise<RemittanceStatus>;
+  remittanceQuote: (input: { baseCurrency: BaseCurrency }) => Promise<{ rate: number }>;
+  payment: (input: PaymentInput) => Promise<PaymentResult>;
+  refund: (input: RefundInput) => Promise<RefundOutcome>;
+  terminalSettlement: (input: TerminalSettlementInput) => Promise<TerminalSettlementResult>;
+  subscription: (input: SubscriptionInput) => Promise<SubscriptionView>;
+  savedMethodBinding: (input: BindingInput) => Promise<BindingResult>;
+  savedMethodDeletion: (
+    input: SavedMethodDeletionInput,
+  ) => Promise<{ status: 'deleted'; resultCode: number; message: string }>;
+  savedMethodPayment: (input: SavedMethodPaymentInput) => Promise<SavedMethodPaymentSnapshot>;
+  webhookEndpoint: (input: WebhookEndpointInput) => Promise<'deleted' | 'disabled'>;
+  webhookResend: (input: WebhookResendInput) => Promise<'delivered' | 'skipped'>;
+}
+
+export type StartableWorkflowName = keyof StartableWorkflows;

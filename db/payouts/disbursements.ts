@@ -1,0 +1,97 @@
+import type { Knex } from 'knex';
+import type { Db } from '../shared/knex';
+import type { DisbursementStatus } from '../../contracts/payouts/disbursements';
+import type { DisbursementSnapshot, EventType } from '../../platform/event-catalogue';
+import { recordEvent, updateRecordingEvents, type MayMove } from '../events/events';
+
+export interface DisbursementRow {
+  disbursement_id: string;
+  order_id: string;
+  workflow_id: string;
+  request_type: string;
+  amount: string;
+  receiver_label: string;
+  description: string;
+  status: DisbursementStatus | 'queued';
+  result_code: number | null;
+  message: string | null;
+  trans_id: string | null;
+  created_by_key: string;
+  created_by: string;
+  created_at: Date;
+  updated_at: Date;
+}
+
+const EVENTS: Partial<Record<DisbursementRow['status'], EventType & `disbursement.${string}`>> = {
+  succeeded: 'disbursement.succeeded',
+  failed: 'disbursement.failed',
+};
+
+export async function recordDisbursementStatus(
+  db: Db | Knex.Transaction,
+  input: {
+    disbursementId: string;
+    status: DisbursementStatus;
+    resultCode?: number;
+    message?: string;
+    transId?: string;
+  },
+  /** The disbursement's transition table (contracts/payouts/disbursements.ts): forward only. */
+  mayMove: MayMove,
+): Promise<void> {
+  await updateRecordingEvents<DisbursementRow>(
+    db,
+    'disbursements',
+    { disbursement_id: input.disbursementId },
+    {
+      status: input.status,
+      ...(input.resultCode !== undefined ? { result_code: input.resultCode } : {}),
+      ...(input.message !== undefined ? { message: input.message } : {}),
+      ...(input.transId !== undefined ? { trans_id: input.transId } : {}),
+      updated_at: db.fn.now(),
+    },
+    async (trx, before, after) => {
+      const type = EVENTS[after.status];
+      if (type && before.status !== after.status)
+        await recordEvent(trx, type, after.disbursement_id, disbursementSnapshot(after));
+    },
+    { column: 'status', mayMove },
+  );
+}
+
+/**
+ * Writes a status only while the record is in one of `from` (the status the write moves it on from):
+ * false, and nothing written, otherwise. Activities that record their own step use it, so an attempt that
+ * runs again after an earlier one recorded the answer never takes the record back or repeats its event.
+ */
+export async function advanceDisbursementStatus(
+  db: Db,
+  input: Parameters<typeof recordDisbursementStatus>[1],
+  from: readonly DisbursementRow['status'][],
+): Promise<boolean> {
+  return db.transaction(async (trx) => {
+    const row = (await trx('disbursements')
+      .where({ disbursement_id: input.disbursementId })
+      .forUpdate()
+      .first('status')) as Pick<DisbursementRow, 'status'> | undefined;
+    if (!row || !from.includes(row.status)) return false;
+    await recordDisbursementStatus(
+      trx,
+      input,
+      (before, to) => before === to || from.includes(before as DisbursementRow['status']),
+    );
+    return true;
+  });
+}
+
+/** The public fields of the record that its events carry (platform/event-catalogue.ts). */
+export const disbursementSnapshot = (row: DisbursementRow): DisbursementSnapshot => ({
+  disbursementId: row.disbursement_id,
+  status: row.status,
+  requestType: row.request_type,
+  amount: Number(row.amount),
+  receiverLabel: row.receiver_label,
+  resultCode: row.result_code,
+  message: row.message,
+  transId: row.trans_id,
+});

@@ -1,0 +1,106 @@
+import {
+  ActivityFailure,
+  continueAsNew,
+  proxyActivities,
+  TimeoutFailure,
+  workflowInfo,
+} from '@temporalio/workflow';
+import { RetryState } from '@temporalio/common';
+import type { WebhookActivities } from '../../activities/events/webhooks';
+import { durationMs } from '../../contracts/shared/durations';
+import {
+  WEBHOOK_BATCH_SIZE,
+  WEBHOOK_BATCHES_PER_RUN,
+  WEBHOOK_URL_REFUSED,
+  type WebhookCursor,
+  type WebhookEndpointInput,
+  type WebhookResendInput,
+  type WebhookTiming,
+} from '../../contracts/events/webhooks';
+
+/**
+ * One delivery, retried by Temporal with growing waits for the whole retry window: a refused attempt
+ * costs no history, and each attempt is recorded by the activity in webhook_deliveries.
+ */
+const deliveries = (timing: WebhookTiming) =>
+  proxyActivities<WebhookActivities>({
+    startToCloseTimeout: durationMs(timing.requestTimeout) + 10_000,
+    scheduleToCloseTimeout: timing.retryWindow,
+    retry: {
+      initialInterval: timing.firstRetry,
+      backoffCoefficient: 2,
+      maximumInterval: timing.maxRetryInterval,
+      nonRetryableErrorTypes: [WEBHOOK_URL_REFUSED],
+    },
+  });
+
+const feedOf = (timing: WebhookTiming) =>
+  proxyActivities<WebhookActivities>({
+    startToCloseTimeout: durationMs(timing.idlePoll) + 30_000,
+    heartbeatTimeout: '30 seconds',
+    retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
+  });
+
+/**
+ * Delivers an endpoint's events, at least once: the feed hands over settled events in order; each
+ * object's events go out one after another (its next event only after the previous one was accepted),
+ * different objects side by side. An event still refused when its retry window ends disables the
+ * endpoint, with the reason, and the workflow ends; the stored cursor keeps the place for a re-enable.
+ */
+export async function webhookEndpoint(input: WebhookEndpointInput): Promise<'deleted' | 'disabled'> {
+  const feed = feedOf(input.timing);
+  const send = deliveries(input.timing);
+  let cursor: WebhookCursor | undefined = input.cursor;
+  for (let batch = 0; batch < WEBHOOK_BATCHES_PER_RUN && !workflowInfo().continueAsNewSuggested; batch++) {
+    const next = await feed.nextWebhookEvents({
+      endpointId: input.endpointId,
+      after: cursor,
+      limit: WEBHOOK_BATCH_SIZE,
+      waitMs: durationMs(input.timing.idlePoll),
+    });
+    if (next.stop) return next.stop;
+    const lanes = new Map<string, string[]>();
+    for (const event of next.events)
+      lanes.set(event.objectKey, [...(lanes.get(event.objectKey) ?? []), event.eventId]);
+    const failures = await Promise.all(
+      [...lanes.values()].map(async (eventIds) => {
+        for (const eventId of eventIds) {
+          try {
+            await send.deliverWebhookEvent({
+              endpointId: input.endpointId,
+              eventId,
+              trigger: 'automatic',
+              requestTimeoutMs: durationMs(input.timing.requestTimeout),
+            });
+          } catch (error) {
+            if (!(error instanceof ActivityFailure)) throw error;
+            const why =
+              error.retryState === RetryState.TIMEOUT || error.cause instanceof TimeoutFailure
+                ? `its retry window (${String(input.timing.retryWindow)}) ran out`
+                : (error.cause?.message ?? error.message);
+            return { eventId, why };
+          }
+        }
+        return undefined;
+      }),
+    );
+    const failed = failures.find((failure) => failure !== undefined);
+    if (failed) {
+      await feed.disableWebhookEndpoint({ endpointId: input.endpointId, ...failed });
+      return 'disabled';
+    }
+    cursor = next.cursor;
+  }
+  return continueAsNew<typeof webhookEndpoint>({ ...input, cursor });
+}
+
+/** An operator re-sends one event: delivered with the same retries, outside the endpoint's order. */
+export async function webhookResend(input: WebhookResendInput): Promise<'delivered' | 'skipped'> {
+  const result = await deliveries(input.timing).deliverWebhookEvent({
+    endpointId: input.endpointId,
+    eventId: input.eventId,
+    trigger: 'resend',
+    requestTimeoutMs: durationMs(input.timing.requestTimeout),
+  });
+  return result.delivered ? 'delivered' : 'skipped';
+}

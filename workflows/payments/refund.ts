@@ -1,0 +1,46 @@
+import { patched } from '@temporalio/workflow';
+import { gatewayOf, recordsOf } from '../shared/activity-profiles';
+import type { PaymentActivities } from '../../activities/payments/payments';
+import { transition, type RefundInput, type RefundOutcome } from '../../contracts/payments/refunds';
+import { waitForNotificationOrAsk, waitOrAskThenAttend, type AskSchedule } from '../shared/wait-or-ask';
+
+const records = recordsOf<PaymentActivities>();
+
+/** The gateway sends no refund notification (none is shown): the waits end only to ask. */
+const noNotification = () => undefined;
+
+/**
+ * One refund, already reserved against the payment by the API (the sum of refunds never exceeds the
+ * paid amount): api/refund → if it or one of its transGroup items is pending, api/refund/query with
+ * growing waits until final. Activities record every answer; a failed refund (or item) gives its
+ * reserved amount back.
+ */
+export async function refund(input: RefundInput): Promise<RefundOutcome> {
+  const { refundId, timing } = input;
+  const gateway = gatewayOf<PaymentActivities>(timing.gatewayAttemptTimeout);
+  let outcome: RefundOutcome = await gateway.createRefund({ refundId });
+  if (outcome.status !== 'pending') return outcome;
+  const ask = async () => {
+    outcome = await gateway.queryRefund({ refundId });
+    return outcome.status === 'pending' ? undefined : outcome;
+  };
+  const schedule: AskSchedule = {
+    firstWait: timing.firstCheck,
+    growth: 2,
+    maxWait: timing.maxInterval,
+    giveUpAfterWaiting: timing.giveUpAfter,
+  };
+  // Since the strict gateway an operator is told and payrun goes on asking: a refund's outcome is only
+  // ever learnt from the gateway. Runs from before stopped at needs_attention.
+  if (patched('refund-asks-after-attention')) {
+    const heard = await waitOrAskThenAttend(noNotification, ask, schedule, () =>
+      records.markRefundNeedsAttention({ refundId }),
+    );
+    if (heard.decided) return heard.decided;
+    return { ...outcome, status: 'needs_attention' };
+  }
+  const asked = await waitForNotificationOrAsk<RefundOutcome>(noNotification, ask, schedule);
+  if (asked.decided) return asked.decided;
+  await records.markRefundNeedsAttention({ refundId });
+  return { ...outcome, status: transition(outcome.status, 'needs_attention') };
+}

@@ -1,0 +1,13 @@
+import type { PaymentActivities } from '../../activities/payments/payments';
+import { operatorCallOf } from '../shared/activity-profiles';
+import type { TerminalSettlementInput, TerminalSettlementResult } from '../../contracts/payments/terminal-settlements';
+
+const gateway = operatorCallOf<PaymentActivities>();
+
+/**
+ * card/settle for one terminal (storeId + serialNumber). On success the terminal's card payments in
+ * payrun's records are marked settled: from then on payrun refuses their refund through the API.
+ */
+export async function terminalSettlement(input: TerminalSettlementInput): Promise<TerminalSettlementResult> {
+  return gateway.settleTerminal(input);
+}

@@ -1,0 +1,862 @@
+/**
+ * One subscription, for years: authorization (IPN with callbackToken, or api/query + cbQuery) →
+ * subscription/create → each cycle's charge on its date → pause / cancel / reactivate → expiry.
+ * History stays bounded by continue-as-new; each charge's orderId derives from the cycle, so a replay
+ * or a crash never charges a cycle twice. The token never enters the workflow: activities load it.
+ *
+ * Every timer and activity below is part of the stored histories of running subscriptions: moving a
+ * call, or evaluating a `patched()` at another point, breaks their replay (docs/workflow-versioning.md).
+ */
+import {
+  allHandlersFinished,
+  ApplicationFailure,
+  condition,
+  continueAsNew,
+  patched,
+  setHandler,
+  workflowInfo,
+} from '@temporalio/workflow';
+import { gatewayOf, gatewayOnQueueOf, recordsOf } from '../shared/activity-profiles';
+import { operationQueueOf } from '../../contracts/shared/gateway-queues';
+import type { SubscriptionActivities } from '../../activities/subscriptions/subscriptions';
+import { inRange, SUBSCRIPTION_MIN_AMOUNT } from '../../gateway/limits';
+import { codeOf, isPending, isUndecided, outcomeOf, type ResultOutcome } from '../../gateway/result-codes';
+import { cycleDate, dayOfGmt7, firstCycleOnOrAfter, instantOf, type BillingAnchor } from '../../contracts/subscriptions/billing-calendar';
+import { durationMs } from '../../contracts/shared/durations';
+import { waitForNotificationOrAsk } from '../shared/wait-or-ask';
+import {
+  authorizationSignal,
+  cancelUpdate,
+  chargeOrderId,
+  chargeResultSignal,
+  cycleAmountUpdate,
+  DEFAULT_SUBSCRIPTION_TIMING,
+  FINAL_SUBSCRIPTION_STATUSES,
+  pauseUpdate,
+  reactivateUpdate,
+  reactivationSignal,
+  SUBSCRIPTION_REFUSED,
+  subscriptionViewQuery,
+  transition,
+  type AuthorizationResult,
+  type ManageRequest,
+  type SubscriptionInput,
+  type SubscriptionState,
+  type SubscriptionStatus,
+  type SubscriptionTiming,
+  type SubscriptionView,
+} from '../../contracts/subscriptions/subscriptions';
+
+const records = recordsOf<SubscriptionActivities>();
+
+export async function subscription(input: SubscriptionInput): Promise<SubscriptionView> {
+  const result = await billSubscription(input);
+  // A pause/cancel/reactivate that ended the subscription answers its caller before the run closes.
+  await condition(allHandlersFinished);
+  return result;
+}
+
+async function billSubscription(input: SubscriptionInput): Promise<SubscriptionView> {
+  const run = openRun(input);
+  // Handlers first, in this order: notifications and updates that came with the start are delivered
+  // as each handler is set.
+  noteNotifications(run);
+  acceptManagement(run);
+  acceptCycleAmounts(run);
+  if (run.state.status === 'authorizing') {
+    const authorization = await authorize(run);
+    if (!authorization || !(await activate(run, authorization))) return view(run);
+  }
+  return billCycles(run);
+}
+
+// ---- one run and what its steps share
+
+type Gateway = ReturnType<typeof gatewayOf<SubscriptionActivities>>;
+type ChargeNotice = { orderId: string; resultCode: number; message?: string; transId?: string };
+
+/** One run of the workflow; `state` is what continue-as-new carries to the next run. */
+interface Run {
+  readonly input: SubscriptionInput;
+  readonly id: string;
+  readonly timing: SubscriptionTiming;
+  readonly state: SubscriptionState;
+  readonly gateway: Gateway;
+  /** subscription/pay on its own queue, where GATEWAY_RATE_LIMITS spreads a billing day's charges. */
+  readonly chargeQueue: Gateway;
+  /** Workflow time of the expiry; never, without an expiry date. */
+  readonly expiryInstant: number;
+  authorization?: AuthorizationResult;
+  reactivation?: { resultCode: number; message?: string };
+  readonly chargeResults: Map<string, ChargeNotice>;
+  /** One gateway conversation at a time: manage calls wait for a charge to finish. */
+  busy: boolean;
+  /**
+   * The cycle whose charge (with its insufficient-funds retry) is under way: its amount was taken when
+   * the charge began, so an amount reported for it now would be kept and never charged.
+   */
+  chargingCycle?: number;
+  /** A write of the reported amounts is under way (see recordReportedAmounts). */
+  recordingAmounts: boolean;
+  /** The next cycle the last successful charge recorded itself (see recordCycleBilled). */
+  billedByCharge?: { nextCycle: number; nextPaymentDate: string };
+}
+
+function openRun(input: SubscriptionInput): Run {
+  const { timing } = input;
+  return {
+    input,
+    id: input.subscriptionId,
+    timing,
+    state: input.state ?? {
+      status: 'authorizing',
+      anchorDate: '',
+      anchorCycle: 1,
+      nextCycle: 1,
+      failures: 0,
+      manageSeq: 0,
+      reportedAmounts: {},
+    },
+    gateway: gatewayOf<SubscriptionActivities>(timing.gatewayAttemptTimeout),
+    chargeQueue: gatewayOnQueueOf<SubscriptionActivities>(
+      operationQueueOf(workflowInfo().taskQueue, 'subscription.pay'),
+      timing.gatewayAttemptTimeout,
+    ),
+    expiryInstant: input.expiryDate ? instantOf(input.expiryDate, 0) : Number.POSITIVE_INFINITY,
+    chargeResults: new Map(),
+    busy: false,
+    recordingAmounts: false,
+  };
+}
+
+const anchor = ({ state, input }: Run): BillingAnchor => ({
+  anchorDate: state.anchorDate,
+  anchorCycle: state.anchorCycle,
+  frequency: input.frequency,
+});
+const today = () => dayOfGmt7(Date.now());
+const expired = ({ input }: Run) => input.expiryDate !== undefined && today() >= input.expiryDate;
+/** The status as handlers may have changed it: a function call defeats narrowing across awaits. */
+const status = (run: Run): SubscriptionStatus => run.state.status;
+const isFinal = (run: Run) => FINAL_SUBSCRIPTION_STATUSES.includes(run.state.status);
+
+function view(run: Run): SubscriptionView {
+  const { state } = run;
+  return {
+    status: state.status,
+    ...(state.statusReason ? { statusReason: state.statusReason } : {}),
+    failures: state.failures,
+    ...(state.anchorDate && !isFinal(run)
+      ? { nextCycle: state.nextCycle, nextPaymentDate: cycleDate(anchor(run), state.nextCycle) }
+      : {}),
+  };
+}
+
+/** Every change of status goes through the transition table and is recorded for the console. */
+async function move(run: Run, to: SubscriptionStatus, reason?: string | null) {
+  const { state } = run;
+  state.status = transition(state.status, to);
+  state.statusReason = reason ?? undefined;
+  await records.recordSubscription({
+    subscriptionId: run.id,
+    status: state.status,
+    statusReason: reason ?? null,
+    failures: state.failures,
+    ...(state.anchorDate
+      ? {
+          nextCycle: state.nextCycle,
+          nextPaymentDate: isFinal(run) ? null : cycleDate(anchor(run), state.nextCycle),
+        }
+      : {}),
+  });
+}
+
+/** Whether the gateway's answer is one of the outcomes the caller expects. */
+const answered = (answer: { resultCode: number }, ...expected: ResultOutcome[]) =>
+  expected.includes(outcomeOf(answer.resultCode));
+
+// ---- what callers and the gateway tell the workflow
+
+/** Notifications are only noted here; the step waiting for one acts on it, in the workflow's order. */
+function noteNotifications(run: Run) {
+  setHandler(subscriptionViewQuery, () => view(run));
+  setHandler(authorizationSignal, (result) => {
+    run.authorization ??= result;
+  });
+  setHandler(reactivationSignal, (result) => {
+    if (result.orderId === run.state.reactivationOrderId) run.reactivation ??= result;
+  });
+  setHandler(chargeResultSignal, (result) => {
+    if (!isPending(outcomeOf(result.resultCode))) run.chargeResults.set(result.orderId, result);
+  });
+}
+
+/**
+ * An ApplicationFailure fails the update and answers its caller; any other error thrown by an update
+ * handler would fail the workflow task instead, again on every retry, and the caller would never hear.
+ */
+function refuse(message: string): never {
+  throw ApplicationFailure.nonRetryable(message, SUBSCRIPTION_REFUSED);
+}
+
+const signedBy = ({ by, reason }: ManageRequest) => `${by}${reason ? `: ${reason}` : ''}`;
+
+function acceptManagement(run: Run) {
+  setHandler(pauseUpdate, (request) => pause(run, request), {
+    validator: (_request: ManageRequest) => {
+      if (run.state.status !== 'active' && run.state.status !== 'retrying')
+        refuse(`Only an active subscription can be paused; this one is ${run.state.status}.`);
+    },
+  });
+  setHandler(cancelUpdate, (request) => cancel(run, request), {
+    validator: (_request: ManageRequest) => {
+      if (
+        ![
+          'active',
+          'retrying',
+          'paused',
+          'reactivating',
+          'needs_attention',
+          'needs_reauthorization',
+        ].includes(run.state.status)
+      )
+        refuse(`This subscription is ${run.state.status}; it cannot be cancelled.`);
+    },
+  });
+  setHandler(reactivateUpdate, () => reactivate(run), {
+    validator: (_request: ManageRequest) => {
+      if (run.state.status !== 'paused')
+        refuse(`Only a paused subscription can be reactivated; this one is ${run.state.status}.`);
+      if (expired(run))
+        refuse(`The subscription expired on ${run.input.expiryDate}; it cannot be reactivated.`);
+    },
+  });
+}
+
+/** The gateway hears of a pause, cancel or reactivation first; the workflow follows what it accepted. */
+async function manage(run: Run, action: 'pause' | 'cancel' | 'reactivate') {
+  await condition(() => !run.busy);
+  run.busy = true;
+  try {
+    run.state.manageSeq += 1;
+    return await run.gateway.manageSubscription({ subscriptionId: run.id, action, seq: run.state.manageSeq });
+  } finally {
+    run.busy = false;
+  }
+}
+
+async function pause(run: Run, request: ManageRequest) {
+  const answer = await manage(run, 'pause');
+  if (!answered(answer, 'succeeded', 'subscription_paused'))
+    refuse(`The gateway refused the pause: ${answer.resultCode} ${answer.message}`);
+  // A charge that ended or paused the subscription while the pause waited for it has the last word.
+  if (status(run) === 'active' || status(run) === 'retrying')
+    await move(run, 'paused', `Paused by ${signedBy(request)}`);
+  return view(run);
+}
+
+async function cancel(run: Run, request: ManageRequest) {
+  // Its token is no longer valid (2001): nothing is left at the gateway to cancel, only the record.
+  if (status(run) !== 'needs_reauthorization') {
+    const answer = await manage(run, 'cancel');
+    if (!answered(answer, 'succeeded', 'subscription_cancelled'))
+      refuse(`The gateway refused the cancel: ${answer.resultCode} ${answer.message}`);
+  }
+  if (!isFinal(run) || status(run) === 'needs_reauthorization')
+    await move(run, 'cancelled', `Cancelled by ${signedBy(request)}`);
+  return view(run);
+}
+
+/** The customer confirms a reactivation by a notification; the billing loop waits for it. */
+async function reactivate(run: Run) {
+  const answer = await manage(run, 'reactivate');
+  if (!answered(answer, 'redirect_customer', 'succeeded'))
+    refuse(`The gateway refused the reactivation: ${answer.resultCode} ${answer.message}`);
+  run.state.reactivationOrderId = answer.orderId;
+  run.reactivation = undefined;
+  await move(run, 'reactivating', 'Waiting for the customer to confirm the reactivation');
+  return { ...view(run), payUrl: answer.payUrl, deeplink: answer.deeplink };
+}
+
+/** VARIABLE subscriptions: the merchant reports each cycle's amount before its date. */
+function acceptCycleAmounts(run: Run) {
+  setHandler(cycleAmountUpdate, (report) => takeCycleAmount(run, report), {
+    validator: (report) => refuseCycleAmount(run, report),
+  });
+}
+
+function refuseCycleAmount(run: Run, { amount, cycle }: { amount: number; cycle?: number }) {
+  const { input, state } = run;
+  if (input.type !== 'VARIABLE') refuse('Only a VARIABLE subscription takes a cycle amount.');
+  if (!Number.isInteger(amount) || !inRange(amount, [SUBSCRIPTION_MIN_AMOUNT, input.recurringAmount]))
+    refuse(
+      `The amount must be ${SUBSCRIPTION_MIN_AMOUNT}..${input.recurringAmount} VND (the recurringAmount).`,
+    );
+  if (cycle !== undefined && cycle < state.nextCycle) refuse(`Cycle ${cycle} is already billed.`);
+  const target = cycle ?? state.nextCycle;
+  if (target === run.chargingCycle)
+    refuse(
+      `Cycle ${target} is being charged now with the amount reported before; report the amount of cycle ${target + 1}.`,
+    );
+  if (isFinal(run)) refuse(`This subscription is ${state.status}.`);
+}
+
+async function takeCycleAmount(run: Run, { amount, cycle }: { amount: number; cycle?: number }) {
+  const target = cycle ?? run.state.nextCycle;
+  run.state.reportedAmounts[String(target)] = amount;
+  // The record shows the amount of the next charge (the console and the API read it there).
+  if (patched('record-reported-amounts')) await recordReportedAmounts(run);
+  return { cycle: target, amount };
+}
+
+/**
+ * One write at a time, each taking the amounts as they are when it starts: two updates in quick
+ * succession would otherwise race at the database and could leave the older amount.
+ */
+async function recordReportedAmounts(run: Run) {
+  await condition(() => !run.recordingAmounts);
+  run.recordingAmounts = true;
+  try {
+    await records.recordSubscription({
+      subscriptionId: run.id,
+      reportedAmounts: { ...run.state.reportedAmounts },
+    });
+  } finally {
+    run.recordingAmounts = false;
+  }
+}
+
+// ---- authorization and activation (first run only)
+
+/** The customer's authorization; undefined (recorded not_authorized) when there is none. */
+async function authorize(run: Run): Promise<AuthorizationResult | undefined> {
+  const started = await run.gateway.startSubscriptionAuthorization({ subscriptionId: run.id });
+  // 40/41: the order exists (its first answer was lost): the customer's answer is waited for as usual.
+  const alreadySubmitted = 'alreadySubmitted' in started && started.alreadySubmitted === true;
+  if (outcomeOf(started.resultCode) !== 'succeeded' && !alreadySubmitted) {
+    await move(
+      run,
+      'not_authorized',
+      `The gateway refused the subscription: ${started.resultCode} ${started.message}`,
+    );
+    return undefined;
+  }
+  // Nothing changes the status meanwhile: pause, cancel and reactivate refuse an authorizing subscription.
+  const authorization = await customersAnswer(run);
+  if (outcomeOf(authorization.resultCode) !== 'succeeded') {
+    await move(
+      run,
+      'not_authorized',
+      `The customer did not authorize: ${authorization.resultCode} ${authorization.message ?? ''}`.trim(),
+    );
+    return undefined;
+  }
+  return authorization;
+}
+
+/**
+ * api/query on the authorization order says nothing final yet: the customer may still authorize.
+ * Runs that queried before the patch took 7002 and 1000 for a refusal (not_authorized after one
+ * query); they replay that path.
+ */
+const stillAuthorizing = (answer: { resultCode: number; known?: false }) =>
+  // An answer that is no word about this authorization (a refused query): the customer may still act.
+  answer.known === false ||
+  answered(answer, 'pending', 'not_found') ||
+  (isUndecided(outcomeOf(answer.resultCode)) && patched('subscription-authorization-undecided'));
+
+/**
+ * The IPN, else a check with the gateway every authorizationIpnWait; an undecided check after
+ * authorizationGiveUpAfter counts as an expired link.
+ */
+async function customersAnswer(run: Run): Promise<AuthorizationResult> {
+  const { timing } = run;
+  const giveUpAt = Date.now() + durationMs(timing.authorizationGiveUpAfter);
+  // Notified already (with the start, or while the authorization was being started): no wait at all.
+  if (run.authorization) return run.authorization;
+  const heard = await waitForNotificationOrAsk(
+    () => run.authorization,
+    (checks) => checkAuthorization(run, checks, giveUpAt),
+    // Not giveUpAt here: the helper would cut the last wait short at it, a timer running subscriptions
+    // never recorded; the check itself answers the expired link.
+    { firstWait: timing.authorizationIpnWait },
+  );
+  return heard.decided!; // the schedule sets no limit: the wait ends only with an answer
+}
+
+/** One check with the gateway; undefined while the customer may still authorize. */
+async function checkAuthorization(
+  run: Run,
+  checks: number,
+  giveUpAt: number,
+): Promise<AuthorizationResult | undefined> {
+  const checked = await run.gateway.checkSubscriptionAuthorization({ subscriptionId: run.id });
+  // Not an answer yet: still processing (7000/7002), the customer has not acted (1000), not found.
+  if (!stillAuthorizing(checked))
+    return { resultCode: checked.resultCode, message: checked.message, transId: checked.transId };
+  if (Date.now() >= giveUpAt)
+    return {
+      resultCode: codeOf('link_expired'),
+      message: `The customer did not authorize (checked ${checks} times)`,
+    };
+  // An IPN that came during the check is the answer: the helper would wait (start a timer) once more.
+  return run.authorization;
+}
+
+/** subscription/create turns the authorization into a subscription; billing starts from its anchor. */
+async function activate(run: Run, authorization: AuthorizationResult): Promise<boolean> {
+  const activated = await run.gateway.activateSubscription({
+    subscriptionId: run.id,
+    callbackToken: authorization.callbackToken,
+  });
+  if (outcomeOf(activated.resultCode) !== 'succeeded') {
+    await move(
+      run,
+      'not_authorized',
+      `subscription/create failed: ${activated.resultCode} ${activated.message}`,
+    );
+    return false;
+  }
+  const authorizedOn = today();
+  anchorBilling(run, authorizedOn);
+  if (run.input.initialAmount >= SUBSCRIPTION_MIN_AMOUNT)
+    await recordAuthorizationCharge(run, authorization, authorizedOn);
+  await recordActivation(run);
+  return true;
+}
+
+/** The requested first payment date is cycle 1; otherwise the authorization charged cycle 0 today. */
+function anchorBilling({ input, state }: Run, authorizedOn: string) {
+  if (input.nextPaymentDate) {
+    state.anchorDate = input.nextPaymentDate;
+    state.anchorCycle = 1;
+  } else {
+    state.anchorDate = authorizedOn;
+    state.anchorCycle = 0;
+  }
+  state.nextCycle = 1;
+}
+
+/** The authorization's own payment (initialAmount) is cycle 0, with the subscription's orderId. */
+async function recordAuthorizationCharge(run: Run, authorization: AuthorizationResult, authorizedOn: string) {
+  await records.recordSubscriptionCharge({
+    subscriptionId: run.id,
+    orderId: run.id,
+    cycle: 0,
+    attempt: 0,
+    amount: run.input.initialAmount,
+    dueDate: authorizedOn,
+    status: 'succeeded',
+    resultCode: authorization.resultCode,
+    ...(authorization.transId ? { transId: authorization.transId } : {}),
+  });
+}
+
+async function recordActivation(run: Run) {
+  const { state } = run;
+  if (patched('activation-one-record')) {
+    // The anchor and the active status in one write: one activity (six history events) fewer per
+    // subscription, which counts on a billing day (docs/performance.md).
+    state.status = transition(state.status, 'active');
+    state.statusReason = undefined;
+    await records.recordSubscription({
+      subscriptionId: run.id,
+      status: state.status,
+      statusReason: null,
+      failures: state.failures,
+      anchorDate: state.anchorDate,
+      anchorCycle: state.anchorCycle,
+      nextCycle: state.nextCycle,
+      nextPaymentDate: cycleDate(anchor(run), state.nextCycle),
+    });
+  } else {
+    await records.recordSubscription({
+      subscriptionId: run.id,
+      status: 'authorizing',
+      anchorDate: state.anchorDate,
+      anchorCycle: state.anchorCycle,
+    });
+    await move(run, 'active');
+  }
+}
+
+// ---- the billing loop
+
+/** Each turn acts on the status as it is now (updates change it between turns), until it is final. */
+async function billCycles(run: Run): Promise<SubscriptionView> {
+  let cyclesThisRun = 0;
+  for (;;) {
+    if (isFinal(run)) return view(run);
+    // Still retrying here: the expiry came before the retry of the cycle. Before the patch the loop
+    // spun without waiting (its workflow task failed, again on every retry), so no history goes on
+    // from here and stuck runs take this path at their next task.
+    if (status(run) === 'retrying' && patched('subscription-expired-before-retry')) {
+      await expireBeforeRetry(run);
+    } else if (status(run) === 'paused') {
+      await waitWhilePaused(run);
+    } else if (status(run) === 'reactivating' || status(run) === 'needs_attention') {
+      await awaitReactivation(run);
+    } else if (await billNextCycle(run)) {
+      cyclesThisRun += 1;
+      await continueAsNewWhenDue(run, cyclesThisRun);
+    }
+  }
+}
+
+async function expireBeforeRetry(run: Run) {
+  const { input, state } = run;
+  await move(
+    run,
+    'expired',
+    `Expired on ${input.expiryDate} before the retry of cycle ${state.nextCycle - 1}`,
+  );
+}
+
+/** A new run every cyclesPerRun cycles, or sooner when Temporal suggests it, keeps each history small. */
+async function continueAsNewWhenDue(run: Run, cyclesThisRun: number) {
+  if (isFinal(run)) return;
+  if (cyclesThisRun < run.timing.cyclesPerRun && !workflowInfo().continueAsNewSuggested) return;
+  // An update still at work would be cut off, and its caller never answered.
+  await condition(allHandlersFinished);
+  await continueAsNew<typeof subscription>({ ...run.input, state: run.state });
+}
+
+/** Sleeps until `at` (or the expiry); wakes early when `stillWaiting` turns false. */
+async function sleepUntil(run: Run, at: number, stillWaiting: () => boolean) {
+  const until = Math.min(at, run.expiryInstant);
+  if (until === Number.POSITIVE_INFINITY) {
+    await condition(() => !stillWaiting());
+    return;
+  }
+  while (stillWaiting() && Date.now() < until) {
+    await condition(() => !stillWaiting(), until - Date.now());
+  }
+}
+
+/** Paused: only a reactivation (or cancel) moves it on; the expiry ends it. */
+async function waitWhilePaused(run: Run) {
+  await sleepUntil(run, Number.POSITIVE_INFINITY, () => status(run) === 'paused');
+  if (status(run) === 'paused') await move(run, 'expired', `Expired on ${run.input.expiryDate} while paused`);
+}
+
+/**
+ * The customer's answer to the reactivation, by notification, until the expiry. The spec gives nothing to
+ * ask about it: after reactivationWait without an answer an operator is told (needs_attention), and a late
+ * answer still moves it on (patch `reactivation-asks-operator`; runs from before waited without end).
+ */
+async function awaitReactivation(run: Run) {
+  const { state, input, timing } = run;
+  const waiting = () =>
+    (status(run) === 'reactivating' || status(run) === 'needs_attention') && !run.reactivation;
+  if (status(run) === 'reactivating' && patched('reactivation-asks-operator')) {
+    // Runs started before the setting existed carry no reactivationWait in their input: the default.
+    const wait = timing.reactivationWait ?? DEFAULT_SUBSCRIPTION_TIMING.reactivationWait!;
+    const until = Date.now() + durationMs(wait);
+    await sleepUntil(run, until, waiting);
+    if (waiting() && Date.now() < run.expiryInstant)
+      await move(
+        run,
+        'needs_attention',
+        `The customer has not confirmed the reactivation within ${String(wait)}, and the ` +
+          'gateway offers no way to ask: contact the customer, or cancel. A confirmation that comes later ' +
+          'still reactivates the subscription.',
+      );
+  }
+  await sleepUntil(run, Number.POSITIVE_INFINITY, waiting);
+  if (status(run) !== 'reactivating' && status(run) !== 'needs_attention') return; // cancelled meanwhile
+  const answer = run.reactivation;
+  run.reactivation = undefined;
+  if (!answer) {
+    await move(
+      run,
+      'expired',
+      `Expired on ${input.expiryDate} before the customer confirmed the reactivation`,
+    );
+  } else if (outcomeOf(answer.resultCode) === 'succeeded') {
+    state.failures = 0;
+    // Cycles whose dates passed while paused are not charged afterwards.
+    state.nextCycle = firstCycleOnOrAfter(anchor(run), state.nextCycle, today());
+    await move(run, 'active', null);
+  } else if (outcomeOf(answer.resultCode) === 'subscription_expired') {
+    await move(run, 'expired', 'The subscription expired before the customer confirmed the reactivation');
+  } else {
+    await move(
+      run,
+      'paused',
+      `The customer did not confirm the reactivation: ${answer.resultCode} ${answer.message ?? ''}`.trim(),
+    );
+  }
+}
+
+/** Sleeps until the next cycle's billing hour and charges it; true when a cycle was billed. */
+async function billNextCycle(run: Run): Promise<boolean> {
+  const { state, input } = run;
+  const due = cycleDate(anchor(run), state.nextCycle);
+  if (input.expiryDate && due >= input.expiryDate) {
+    await sleepUntil(run, run.expiryInstant, () => status(run) === 'active');
+    if (status(run) === 'active')
+      await move(run, 'expired', `Expired on ${input.expiryDate}; no cycle is due before it`);
+    return false;
+  }
+  await sleepUntil(run, instantOf(due, run.timing.billingHourGmt7), () => status(run) === 'active');
+  if (status(run) !== 'active') return false; // paused or cancelled meanwhile
+  if (expired(run)) {
+    await move(run, 'expired', `Expired on ${input.expiryDate}`);
+    return false;
+  }
+  const cycle = state.nextCycle;
+  run.chargingCycle = cycle;
+  try {
+    await chargeCycle(run, cycle);
+  } finally {
+    run.chargingCycle = undefined;
+  }
+  state.nextCycle = Math.max(state.nextCycle, cycle + 1);
+  await recordCycleBilled(run);
+  return true;
+}
+
+/** A paused subscription has no next payment date to show; a final one was recorded by its move. */
+async function recordCycleBilled(run: Run) {
+  const { state } = run;
+  if (status(run) === 'paused') {
+    await records.recordSubscription({
+      subscriptionId: run.id,
+      status: state.status,
+      nextCycle: state.nextCycle,
+      failures: state.failures,
+    });
+  } else if (!isFinal(run) && !billedByCharge(run)) {
+    await records.recordSubscription({
+      subscriptionId: run.id,
+      status: state.status,
+      nextCycle: state.nextCycle,
+      nextPaymentDate: cycleDate(anchor(run), state.nextCycle),
+      failures: state.failures,
+    });
+  }
+}
+
+/** The successful charge already wrote exactly this record: active, no failures, the same next cycle. */
+function billedByCharge(run: Run): boolean {
+  const { state, billedByCharge: billed } = run;
+  return (
+    billed !== undefined &&
+    state.status === 'active' &&
+    state.failures === 0 &&
+    billed.nextCycle === state.nextCycle &&
+    billed.nextPaymentDate === cycleDate(anchor(run), state.nextCycle)
+  );
+}
+
+// ---- one cycle's charge
+
+interface CycleCharge {
+  cycle: number;
+  attempt: number;
+  amount: number;
+  dueDate: string;
+}
+type ChargeAnswer = { resultCode?: number; message?: string };
+
+/** At most two attempts: one retry after insufficient funds. */
+async function chargeCycle(run: Run, cycle: number) {
+  run.billedByCharge = undefined;
+  const dueDate = cycleDate(anchor(run), cycle);
+  const amount = takeAmountOf(run, cycle);
+  if (amount === undefined) return recordSkippedCycle(run, cycle, dueDate);
+  const nextPaymentDate = cycleDate(anchor(run), cycle + 1);
+  for (let attempt = 0; attempt <= 1; attempt++) {
+    const answer = await chargeOnce(run, { cycle, attempt, amount, dueDate }, nextPaymentDate);
+    if (!(await retryAfter(run, cycle, attempt, answer))) return;
+  }
+}
+
+/** FIXED charges recurringAmount; VARIABLE the amount reported for the cycle, used once. */
+function takeAmountOf({ input, state }: Run, cycle: number): number | undefined {
+  const reported = state.reportedAmounts[String(cycle)];
+  const amount = input.type === 'FIXED' ? input.recurringAmount : reported;
+  delete state.reportedAmounts[String(cycle)];
+  return amount;
+}
+
+async function recordSkippedCycle(run: Run, cycle: number, dueDate: string) {
+  await records.recordSubscriptionCharge({
+    subscriptionId: run.id,
+    cycle,
+    attempt: 0,
+    amount: 0,
+    dueDate,
+    status: 'skipped',
+    message: 'No amount was reported for this VARIABLE cycle before its date',
+  });
+}
+
+/** subscription/pay, and a pending charge followed to its result; no resultCode: still pending. */
+async function chargeOnce(run: Run, charge: CycleCharge, nextPaymentDate: string): Promise<ChargeAnswer> {
+  run.busy = true;
+  run.billedByCharge = undefined;
+  try {
+    // Runs recorded before the operation queues charged on the main queue and replay that way.
+    const charges = patched('charge-on-operation-queue') ? run.chargeQueue : run.gateway;
+    // A successful charge records the next cycle itself: one activity fewer per billed cycle. Runs
+    // recorded before the patch write it with an activity of their own and replay that way.
+    const chargeRecordsBilling = patched('subscription-charge-records-billing');
+    const paid = await charges.chargeSubscriptionCycle({
+      subscriptionId: run.id,
+      ...charge,
+      nextPaymentDate,
+      chargedOn: today(),
+      frequency: run.input.frequency,
+      ...(chargeRecordsBilling && { nextCycleOnSuccess: charge.cycle + 1 }),
+    });
+    if ('billed' in paid && paid.billed) run.billedByCharge = paid.billed;
+    if (paid.outcome !== 'pending') return { resultCode: paid.resultCode, message: paid.message };
+    return { resultCode: await settlePendingCharge(run, charge), message: paid.message };
+  } finally {
+    run.busy = false;
+  }
+}
+
+/**
+ * A pending charge: its notification, else subscription/query every pendingCheckInterval, at most
+ * pendingMaxChecks times. A notification whose code does not settle the charge (42, not found) is
+ * passed over and the check asks the gateway.
+ */
+async function settlePendingCharge(run: Run, charge: CycleCharge): Promise<number | undefined> {
+  const orderId = chargeOrderId(run.id, charge.cycle, charge.attempt);
+  if (!patched('pending-charge-asks-past-unsettled-notice')) return settlePendingChargeUnpatched(run, charge);
+  const heard = await waitForNotificationOrAsk<SettledCharge>(
+    () => {
+      const result = run.chargeResults.get(orderId);
+      return settles(result) ? result : undefined;
+    },
+    async (check) => {
+      const asked = await run.gateway.querySubscriptionCharge({ subscriptionId: run.id, ...charge, check });
+      return settles(asked) ? asked : undefined;
+    },
+    { firstWait: run.timing.pendingCheckInterval, maxAsks: run.timing.pendingMaxChecks },
+  );
+  if (heard.decided === undefined) {
+    // Still unsettled: an operator checks it with the gateway; the charge's record says so (runs from
+    // before the strict gateway left it pending).
+    if (patched('unsettled-charge-needs-attention'))
+      await records.recordSubscriptionCharge({
+        subscriptionId: run.id,
+        ...charge,
+        status: 'needs_attention',
+        message:
+          `No final result after ${run.timing.pendingMaxChecks} checks, ${String(run.timing.pendingCheckInterval)} ` +
+          'apart: check this charge with the gateway before charging the customer again.',
+      });
+    return undefined;
+  }
+  return recordSettledCharge(run, charge, heard.decided);
+}
+
+/** The answer that ended a pending charge, from its notification or a query. */
+interface SettledCharge {
+  resultCode: number;
+  message?: string;
+  transId?: string;
+}
+
+async function recordSettledCharge(run: Run, charge: CycleCharge, result: SettledCharge): Promise<number> {
+  const settled = outcomeOf(result.resultCode);
+  await records.recordSubscriptionCharge({
+    subscriptionId: run.id,
+    ...charge,
+    status: settled === 'succeeded' ? 'succeeded' : 'failed',
+    resultCode: result.resultCode,
+    ...(result.message ? { message: result.message } : {}),
+    ...(result.transId ? { transId: result.transId } : {}),
+  });
+  return result.resultCode;
+}
+
+/**
+ * Runs recorded before the patch took a notification that does not settle the charge as the end of
+ * its checks: the remaining ones ran out at once, without a query. They replay this way.
+ */
+async function settlePendingChargeUnpatched(run: Run, charge: CycleCharge): Promise<number | undefined> {
+  const { timing } = run;
+  const orderId = chargeOrderId(run.id, charge.cycle, charge.attempt);
+  const heard = () => run.chargeResults.has(orderId);
+  for (let check = 1; check <= timing.pendingMaxChecks; check++) {
+    await condition(heard, timing.pendingCheckInterval);
+    const notified = heard() ? run.chargeResults.get(orderId) : undefined;
+    const result =
+      notified ?? (await run.gateway.querySubscriptionCharge({ subscriptionId: run.id, ...charge, check }));
+    if (settles(result)) return recordSettledCharge(run, charge, result);
+  }
+  return undefined;
+}
+
+/**
+ * A charge's answer that ends it: neither still pending nor an order the gateway does not know, nor a query
+ * answer that proves nothing about it (`known: false`).
+ */
+function settles(
+  answer: { resultCode: number; known?: false } | undefined,
+): answer is { resultCode: number } {
+  if (!answer || answer.known === false) return false;
+  const outcome = outcomeOf(answer.resultCode);
+  return !isPending(outcome) && outcome !== 'not_found';
+}
+
+/** What an attempt's answer means for the subscription; true when the cycle is to be charged again. */
+async function retryAfter(run: Run, cycle: number, attempt: number, { resultCode, message }: ChargeAnswer) {
+  const outcome = resultCode === undefined ? undefined : outcomeOf(resultCode);
+  // Still pending after every check: billing goes on, an operator settles it with the gateway.
+  if (outcome === undefined || outcome === 'succeeded') {
+    run.state.failures = 0;
+    if (status(run) === 'retrying') await move(run, 'active');
+    return false;
+  }
+  if (outcome === 'insufficient_funds') return retryAfterInsufficientFunds(run, cycle, attempt);
+  await endCycleFailed(run, cycle, outcome, resultCode!, message);
+  return false;
+}
+
+/** The gateway pauses a subscription at the second failure, so the first one earns one retry. */
+async function retryAfterInsufficientFunds(run: Run, cycle: number, attempt: number): Promise<boolean> {
+  const delay = run.timing.insufficientFundsRetryDelay;
+  run.state.failures += 1;
+  if (attempt !== 0) {
+    await move(
+      run,
+      'paused',
+      `Insufficient funds twice on cycle ${cycle}: the gateway paused the subscription; the customer must reactivate it`,
+    );
+    return false;
+  }
+  await move(run, 'retrying', `Cycle ${cycle}: insufficient funds; one retry after ${String(delay)}`);
+  await sleepUntil(run, Date.now() + durationMs(delay), () => status(run) === 'retrying');
+  // Paused or cancelled meanwhile, or expired: no retry (billCycles ends an expired one).
+  return status(run) === 'retrying' && !expired(run);
+}
+
+/** A final failure: the gateway's word on the subscription ends it; any other code fails only the cycle. */
+async function endCycleFailed(
+  run: Run,
+  cycle: number,
+  outcome: ResultOutcome,
+  resultCode: number,
+  message: string | undefined,
+) {
+  if (outcome === 'token_invalid')
+    await move(
+      run,
+      'needs_reauthorization',
+      `Cycle ${cycle}: the token is no longer valid (${resultCode}); the customer must authorize a new subscription`,
+    );
+  else if (outcome === 'subscription_cancelled')
+    await move(run, 'cancelled', `The gateway reports the subscription cancelled (${resultCode})`);
+  else if (outcome === 'subscription_paused')
+    await move(run, 'paused', `The gateway reports the subscription paused (${resultCode}); reactivate it`);
+  else if (outcome === 'subscription_expired')
+    await move(run, 'expired', `The gateway reports the subscription expired (${resultCode})`);
+  // Any other final code: the cycle is recorded as failed, billing goes on with the next cycle.
+  else if (status(run) === 'retrying')
+    await move(run, 'active', `Cycle ${cycle} failed: ${resultCode} ${message ?? ''}`.trim());
+}
