@@ -396,6 +396,19 @@ export function createSavedMethodActivities({
             message: asked.message,
             transId: asked.transId,
           };
+        // The first answer asked for the customer's code (8200), and the SMS went out: the payment waits for
+        // the code like any other (the customer has it), never for a result no code will bring.
+        if (asked.state === 'undecided' && asked.outcome === 'otp_required') {
+          await recordOtpAttempt(db, {
+            paymentId,
+            partnerClientId: userOfClientId(payment.gateway_client_id),
+            kind: 'sms',
+            outcome: 'sent',
+            resultCode: asked.resultCode,
+            at,
+          });
+          return { outcome: 'otp' as const, resultCode: asked.resultCode, message: asked.message, transId };
+        }
         return { outcome: 'pending' as const, ...base };
       }
       const paid = answer.outcome;
