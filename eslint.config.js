@@ -60,6 +60,26 @@ export default tseslint.config(
   },
   ...importDirections(),
   {
+    // A capability's contracts are one module (contracts/<capability>/index.ts): the files inside it are its
+    // own business, so a contract can move between them without touching a layer.
+    files: ['**/*.ts'],
+    ignores: ['contracts/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '(^|/)contracts/[a-z-]+/[^/]+$',
+              message:
+                "Import the capability's contracts module (contracts/<capability>), not a file inside it.",
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     // A string name alone lets a workflow's name or arguments drift from what the worker registers.
     files: ['api/**/*.ts'],
     ignores: ['api/workflow-starts.ts'],

@@ -11,7 +11,7 @@ import {
   RESERVED_ENDINGS_PATTERN,
   userIdProblem,
   type UserIdKind,
-} from '../contracts/shared/gateway-ids';
+} from '../contracts/shared';
 import { conflict } from './http/errors';
 
 /**

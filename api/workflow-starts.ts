@@ -1,7 +1,6 @@
 import type { Client, WorkflowHandle, WorkflowResultType, WorkflowStartOptions } from '@temporalio/client';
 import type { SearchAttributePair } from '@temporalio/common';
-import { kindOf, payrunKind } from '../contracts/shared/search-attributes';
-import type { StartableWorkflowName, StartableWorkflows } from '../contracts/shared/workflow-types';
+import { kindOf, payrunKind, type StartableWorkflowName, type StartableWorkflows } from '../contracts/shared';
 
 /**
  * The API's only way to start a workflow: the name is one the worker registers, and the arguments and

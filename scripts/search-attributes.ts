@@ -1,5 +1,5 @@
 import type { Connection } from '@temporalio/client';
-import { PAYRUN_SEARCH_ATTRIBUTES } from '../contracts/shared/search-attributes';
+import { PAYRUN_SEARCH_ATTRIBUTES } from '../contracts/shared';
 
 /** IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD: every payrun search attribute is a keyword. */
 const KEYWORD = 2;

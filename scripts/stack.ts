@@ -15,7 +15,7 @@ import type { Logger } from '../platform/logger';
 import { startEmbeddedPostgres } from '../db/shared/embedded-postgres';
 import { withDatabaseName } from '../db/shared/knex';
 import { requireGateway, type GatewaySettings } from '../platform/require-services';
-import { PAYRUN_SEARCH_ATTRIBUTES } from '../contracts/shared/search-attributes';
+import { PAYRUN_SEARCH_ATTRIBUTES } from '../contracts/shared';
 import { ensureSearchAttributes } from './search-attributes';
 import { resolveDevServer } from './temporal-binaries';
 

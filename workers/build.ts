@@ -12,7 +12,7 @@ import type { Logger } from '../platform/logger';
 import type { CodecKeyring } from '../platform/payload-codec';
 import type { GatewaySettings } from '../platform/require-services';
 import { createInstrumentedGateway } from './gateway';
-import { QUEUED_OPERATIONS, type QueuedOperation } from '../contracts/shared/gateway-queues';
+import { QUEUED_OPERATIONS, type QueuedOperation } from '../contracts/shared';
 import { createPayrunWorker, type PayrunWorker } from './worker';
 
 export interface WorkerServices {

@@ -7,7 +7,7 @@ import {
   QUEUED_OPERATIONS,
   operationQueueOf,
   type QueuedOperation,
-} from '../contracts/shared/gateway-queues';
+} from '../contracts/shared';
 
 export const workflowsPath = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
 

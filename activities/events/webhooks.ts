@@ -16,7 +16,7 @@ import type { CodecKeyring } from '../../platform/payload-codec';
 import { openSecret } from '../../platform/sealed-secrets';
 import { webhookUrlProblem } from '../../platform/webhook-url';
 import { signWebhook } from '../../platform/webhook-signature';
-import { WEBHOOK_REFUSED, WEBHOOK_URL_REFUSED } from '../../contracts/events/webhooks';
+import { WEBHOOK_REFUSED, WEBHOOK_URL_REFUSED } from '../../contracts/events';
 
 export interface WebhookDeliverySettings {
   /** The payload codec keyring: endpoints' signing secrets are sealed with it. */

@@ -29,10 +29,10 @@ import {
   type ConfirmOutcome,
   type PaymentNotice,
   type PaymentStatus,
-} from '../../contracts/payments/payments';
-import type { RefundOutcome } from '../../contracts/payments/refunds';
-import type { TerminalSettlementResult } from '../../contracts/payments/terminal-settlements';
-import { requestIdFor } from '../../contracts/shared/gateway-ids';
+  type RefundOutcome,
+  type TerminalSettlementResult,
+} from '../../contracts/payments';
+import { requestIdFor } from '../../contracts/shared';
 import { askForEvidence, askGateway, lookupId, type AskOptions } from '../shared/gateway-calls';
 
 export interface PaymentActivityDependencies {

@@ -19,17 +19,17 @@ import {
   setRunStatus,
   type ItemUpdate,
 } from '../../db/payouts/runs';
-import { canMoveRun } from '../../contracts/payouts/runs';
-import type {
-  Actor,
-  BatchStatus,
-  GatewayBatchTotals,
-  ItemState,
-  PayoutBatchResult,
-  RunStatus,
-  StateCounts,
-} from '../../contracts/payouts/runs';
-import { requestIdFor } from '../../contracts/shared/gateway-ids';
+import {
+  canMoveRun,
+  type Actor,
+  type BatchStatus,
+  type GatewayBatchTotals,
+  type ItemState,
+  type PayoutBatchResult,
+  type RunStatus,
+  type StateCounts,
+} from '../../contracts/payouts';
+import { requestIdFor } from '../../contracts/shared';
 import { asActivityFailure, askForEvidence, callGateway, lookupId } from '../shared/gateway-calls';
 
 export interface PayoutActivityDependencies {

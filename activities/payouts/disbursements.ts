@@ -5,14 +5,15 @@ import {
   recordDisbursementStatus,
   type DisbursementRow,
 } from '../../db/payouts/disbursements';
-import { canMoveDisbursement, statusesBefore } from '../../contracts/payouts/disbursements';
-import type {
-  DisbursementInput,
-  DisbursementNotice,
-  DisbursementReceiver,
-  DisbursementStatus,
-} from '../../contracts/payouts/disbursements';
-import { requestIdFor } from '../../contracts/shared/gateway-ids';
+import {
+  canMoveDisbursement,
+  statusesBefore,
+  type DisbursementInput,
+  type DisbursementNotice,
+  type DisbursementReceiver,
+  type DisbursementStatus,
+} from '../../contracts/payouts';
+import { requestIdFor } from '../../contracts/shared';
 import { askForEvidence, askGateway, callGateway, lookupId } from '../shared/gateway-calls';
 
 export interface DisbursementActivityDependencies {

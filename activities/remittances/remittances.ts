@@ -17,8 +17,8 @@ import {
   type RemittanceResult,
   type RemittanceStatus,
   type ResultSource,
-} from '../../contracts/remittances/remittances';
-import { requestIdFor } from '../../contracts/shared/gateway-ids';
+} from '../../contracts/remittances';
+import { requestIdFor } from '../../contracts/shared';
 import { askForEvidence, askGateway, callGateway, lookupId } from '../shared/gateway-calls';
 
 export interface RemittanceActivityDependencies {

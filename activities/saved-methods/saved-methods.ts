@@ -30,14 +30,15 @@ import {
 } from '../../db/saved-methods/saved-methods';
 import type { CodecKeyring } from '../../platform/payload-codec';
 import { openSecret, sealSecret } from '../../platform/sealed-secrets';
-import type {
-  BindingLinks,
-  BindingStatus,
-  SavedMethodKind,
-} from '../../contracts/saved-methods/bindings';
-import type { OtpAttemptOutcome } from '../../contracts/saved-methods/payments';
-import { canMove, type SavedMethodPaymentState } from '../../contracts/saved-methods/payments';
-import { requestIdFor } from '../../contracts/shared/gateway-ids';
+import {
+  type BindingLinks,
+  type BindingStatus,
+  type SavedMethodKind,
+  type OtpAttemptOutcome,
+  canMove,
+  type SavedMethodPaymentState,
+} from '../../contracts/saved-methods';
+import { requestIdFor } from '../../contracts/shared';
 import { askForEvidence, askGateway, lookupId, type AskOptions } from '../shared/gateway-calls';
 
 export interface TokenKeys {

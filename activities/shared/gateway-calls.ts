@@ -21,7 +21,7 @@ import {
   type RetryPolicy,
 } from '../../gateway';
 import { OrderIdTaken } from '../../db/shared/gateway-order-ids';
-import { lookupIdFor } from '../../contracts/shared/gateway-ids';
+import { lookupIdFor } from '../../contracts/shared';
 
 /**
  * Every activity's gateway call goes through here, and gateway/retry.ts decides what a failure means:

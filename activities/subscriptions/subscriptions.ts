@@ -26,17 +26,24 @@ import {
   type ChargeStatus,
   type SubscriptionUpdate,
 } from '../../db/subscriptions/subscriptions';
-import { gatewayNextPaymentDate, type Frequency } from '../../contracts/subscriptions/billing-calendar';
 import {
+  gatewayNextPaymentDate,
+  type Frequency,
   canTransition,
   chargeOrderId,
   manageOrderId,
   type SubscriptionStatus,
-} from '../../contracts/subscriptions/subscriptions';
+} from '../../contracts/subscriptions';
 import type { CodecKeyring } from '../../platform/payload-codec';
 import { openSecret, sealSecret } from '../../platform/sealed-secrets';
-import { requestIdFor } from '../../contracts/shared/gateway-ids';
-import { asActivityFailure, askForEvidence, askGateway, lookupId, type AskOptions } from '../shared/gateway-calls';
+import { requestIdFor } from '../../contracts/shared';
+import {
+  asActivityFailure,
+  askForEvidence,
+  askGateway,
+  lookupId,
+  type AskOptions,
+} from '../shared/gateway-calls';
 
 /** A requestId part of its own for calls that create nothing and may be repeated. */
 const nonce = () => randomBytes(4).toString('hex');

@@ -6,7 +6,7 @@
 import type { Client } from '@temporalio/client';
 import { z } from 'zod';
 import type { CustomerKeyOf } from '../../platform/customer-key';
-import { payrunCustomer } from '../../contracts/shared/search-attributes';
+import { payrunCustomer } from '../../contracts/shared';
 import { defineRoute, type AnyRoute } from '../http/routes';
 
 const READERS = ['viewer', 'payments', 'billing'] as const;

@@ -21,7 +21,7 @@ import {
   webhookResendWorkflowId,
   type WebhookEndpointInput,
   type WebhookResendInput,
-} from '../../contracts/events/webhooks';
+} from '../../contracts/events';
 import type { Principal } from '../auth/roles';
 import { ApiError, conflict, notFound } from '../http/errors';
 import type { WebhookSettings } from './webhook-settings';

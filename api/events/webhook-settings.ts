@@ -1,6 +1,6 @@
 import type { Config } from '../../platform/config';
 import type { CodecKeyring } from '../../platform/payload-codec';
-import { DEFAULT_WEBHOOK_TIMING, type WebhookTiming } from '../../contracts/events/webhooks';
+import { DEFAULT_WEBHOOK_TIMING, type WebhookTiming } from '../../contracts/events';
 
 export interface WebhookSettings {
   /** Task queue of the delivery workflows. */

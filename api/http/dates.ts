@@ -4,7 +4,7 @@
  * 2026-02-30 as valid; from this pattern it sends only days the check takes.
  */
 import { z } from 'zod';
-import { isCalendarDate } from '../../contracts/subscriptions/billing-calendar';
+import { isCalendarDate } from '../../contracts/subscriptions';
 
 /** Years 0100–9999: Date.UTC reads 0–99 as 1900–1999, so the check refuses them. */
 export const YEAR = '(?:0[1-9]|[1-9][0-9])[0-9][0-9]';

@@ -21,14 +21,13 @@ import {
   type PaymentInput,
   type PaymentRequestType,
   type PaymentTiming,
-} from '../../contracts/payments/payments';
-import { failureTypeOf } from '../../contracts/shared/failure-types';
-import { refundWorkflowId, type RefundInput, type RefundTiming } from '../../contracts/payments/refunds';
-import {
+  refundWorkflowId,
+  type RefundInput,
+  type RefundTiming,
   terminalSettlementWorkflowId,
   type TerminalSettlementResult,
-} from '../../contracts/payments/terminal-settlements';
-import { payrunOrderId } from '../../contracts/shared/search-attributes';
+} from '../../contracts/payments';
+import { failureTypeOf, payrunOrderId } from '../../contracts/shared';
 import type { Principal } from '../auth/roles';
 import { ApiError, conflict, notFound } from '../http/errors';
 import type { CreateRequest } from '../http/idempotency';

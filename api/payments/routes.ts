@@ -16,7 +16,7 @@ import {
   isFinalPaymentCode,
   noticeOf,
   paymentResultSignal,
-} from '../../contracts/payments/payments';
+} from '../../contracts/payments';
 import type { IpnChannel } from '../ipn/receiver';
 import { ApiError, beyondSchema } from '../http/errors';
 import { listQueryFields } from '../http/list-query';

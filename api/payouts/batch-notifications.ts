@@ -1,6 +1,6 @@
 import { outcomeOf } from '../../gateway';
 import { ipnPaths } from '../../platform/ipn-paths';
-import { batchNotificationSignal } from '../../contracts/payouts/runs';
+import { batchNotificationSignal } from '../../contracts/payouts';
 import type { IpnChannel } from '../ipn/receiver';
 
 /** The gateway's batch notifications: creation validated (batch created), then the payment result. */

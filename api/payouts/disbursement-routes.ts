@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { NOT_BLANK } from '../http/openapi';
 import { DISBURSEMENT_AMOUNT_RANGES, inRange, rangeText } from '../../gateway/limits';
 import { ipnPaths } from '../../platform/ipn-paths';
-import { disbursementResultSignal } from '../../contracts/payouts/disbursements';
+import { disbursementResultSignal } from '../../contracts/payouts';
 import type { IpnChannel } from '../ipn/receiver';
 import { listQuery } from '../http/list-query';
 import { defineRoute, type AnyRoute } from '../http/routes';

@@ -8,8 +8,8 @@ import {
   disbursementWorkflowId,
   type DisbursementInput,
   type DisbursementReceiver,
-} from '../../contracts/payouts/disbursements';
-import { payrunOrderId } from '../../contracts/shared/search-attributes';
+} from '../../contracts/payouts';
+import { payrunOrderId } from '../../contracts/shared';
 import type { Principal } from '../auth/roles';
 import { conflict, notFound } from '../http/errors';
 import type { CreateRequest } from '../http/idempotency';

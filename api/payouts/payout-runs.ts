@@ -30,8 +30,8 @@ import {
   type PayoutRunInput,
   type PayoutTiming,
   type RunStatus,
-} from '../../contracts/payouts/runs';
-import { payrunRunId } from '../../contracts/shared/search-attributes';
+} from '../../contracts/payouts';
+import { payrunRunId } from '../../contracts/shared';
 import type { Principal } from '../auth/roles';
 import type { AuditTrail } from '../http/audit-trail';
 import { ApiError, conflict, forbidden, notFound } from '../http/errors';

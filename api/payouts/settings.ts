@@ -1,5 +1,5 @@
 import type { Config } from '../../platform/config';
-import { DEFAULT_PAYOUT_TIMING } from '../../contracts/payouts/runs';
+import { DEFAULT_PAYOUT_TIMING } from '../../contracts/payouts';
 import type { PayoutSettings } from './payout-runs';
 
 export function payoutSettingsFrom(

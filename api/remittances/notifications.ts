@@ -1,6 +1,6 @@
 import { getRemittanceByOrderId } from '../../db/remittances/remittances';
 import { ipnPaths } from '../../platform/ipn-paths';
-import { remittanceResultSignal } from '../../contracts/remittances/remittances';
+import { remittanceResultSignal } from '../../contracts/remittances';
 import type { IpnChannel } from '../ipn/receiver';
 
 /** The gateway's remittance result (orderType svc_remittance), for the create's orderId. */

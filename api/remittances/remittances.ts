@@ -15,7 +15,7 @@ import {
   updateRemittance,
   type RemittanceRow,
 } from '../../db/remittances/remittances';
-import { durationMs } from '../../contracts/shared/durations';
+import { durationMs, payrunOrderId } from '../../contracts/shared';
 import {
   exchangeAmountOf,
   remittanceOrderIds,
@@ -26,8 +26,7 @@ import {
   type RemittanceReason,
   type RemittanceRequestType,
   type RemittanceStatus,
-} from '../../contracts/remittances/remittances';
-import { payrunOrderId } from '../../contracts/shared/search-attributes';
+} from '../../contracts/remittances';
 import type { Principal } from '../auth/roles';
 import type { CachedQuote } from './quote-cache';
 import { ApiError, notFound } from '../http/errors';

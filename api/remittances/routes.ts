@@ -10,7 +10,7 @@ import {
   REMITTANCE_REASONS,
   type BaseCurrency,
   type RemittanceRequestType,
-} from '../../contracts/remittances/remittances';
+} from '../../contracts/remittances';
 import {
   createRemittance,
   listRemittanceSummaries,

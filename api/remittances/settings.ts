@@ -1,5 +1,5 @@
 import type { Config } from '../../platform/config';
-import { DEFAULT_REMITTANCE_TIMING, type RemittanceTiming } from '../../contracts/remittances/remittances';
+import { DEFAULT_REMITTANCE_TIMING, type RemittanceTiming } from '../../contracts/remittances';
 
 export interface RemittanceSettings {
   taskQueue: string;

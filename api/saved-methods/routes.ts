@@ -6,8 +6,8 @@ import { revokeSavedMethod } from '../../db/saved-methods/saved-methods';
 import {
   bindingResultSignal,
   savedMethodBindingWorkflowId,
-} from '../../contracts/saved-methods/bindings';
-import { savedMethodPaymentResultSignal } from '../../contracts/saved-methods/payments';
+  savedMethodPaymentResultSignal,
+} from '../../contracts/saved-methods';
 import type { IpnChannel } from '../ipn/receiver';
 import { listQueryFields } from '../http/list-query';
 import { maskCustomer, seesInFull } from '../http/masking';

@@ -27,9 +27,6 @@ import {
   type BindingInput,
   type BindingTiming,
   type SavedMethodKind,
-} from '../../contracts/saved-methods/bindings';
-
-import {
   checkNewCode,
   OTP_FAILURE,
   OTP_REFUSAL_TYPE,
@@ -40,9 +37,9 @@ import {
   type OtpFailureType,
   type SavedMethodPaymentInput,
   type SavedMethodPaymentTiming,
-} from '../../contracts/saved-methods/payments';
-import { failureTypeOf } from '../../contracts/shared/failure-types';
-import { payrunCustomer, payrunOrderId } from '../../contracts/shared/search-attributes';
+} from '../../contracts/saved-methods';
+
+import { failureTypeOf, payrunCustomer, payrunOrderId } from '../../contracts/shared';
 import type { Principal } from '../auth/roles';
 import { ApiError, conflict, notFound } from '../http/errors';
 import type { CreateRequest } from '../http/idempotency';

@@ -4,11 +4,7 @@ import { beyondSchema } from '../http/errors';
 import { ipnPaths } from '../../platform/ipn-paths';
 import { SUBSCRIPTION_FREQUENCIES, SUBSCRIPTION_MIN_AMOUNT } from '../../gateway/limits';
 import { calendarDay } from '../http/dates';
-import {
-  authorizationSignal,
-  chargeResultSignal,
-  reactivationSignal,
-} from '../../contracts/subscriptions/subscriptions';
+import { authorizationSignal, chargeResultSignal, reactivationSignal } from '../../contracts/subscriptions';
 import { findSubscriptionByOrderId } from '../../db/subscriptions/subscriptions';
 import type { IpnChannel } from '../ipn/receiver';
 import { listQuery } from '../http/list-query';

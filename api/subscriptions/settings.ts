@@ -1,8 +1,5 @@
 import type { Config } from '../../platform/config';
-import {
-  DEFAULT_SUBSCRIPTION_TIMING,
-  type SubscriptionTiming,
-} from '../../contracts/subscriptions/subscriptions';
+import { DEFAULT_SUBSCRIPTION_TIMING, type SubscriptionTiming } from '../../contracts/subscriptions';
 
 export interface SubscriptionSettings {
   taskQueue: string;

@@ -11,8 +11,8 @@ import {
   listSubscriptions,
   type SubscriptionRow,
 } from '../../db/subscriptions/subscriptions';
-import type { Frequency } from '../../contracts/subscriptions/billing-calendar';
 import {
+  type Frequency,
   cancelUpdate,
   cycleAmountUpdate,
   FINAL_SUBSCRIPTION_STATUSES,
@@ -21,8 +21,8 @@ import {
   subscriptionWorkflowId,
   type SubscriptionInput,
   type SubscriptionType,
-} from '../../contracts/subscriptions/subscriptions';
-import { payrunCustomer, payrunOrderId } from '../../contracts/shared/search-attributes';
+} from '../../contracts/subscriptions';
+import { payrunCustomer, payrunOrderId } from '../../contracts/shared';
 import type { Principal } from '../auth/roles';
 import { ApiError, conflict, notFound } from '../http/errors';
 import type { CreateRequest } from '../http/idempotency';

@@ -23,7 +23,7 @@ const TRANSITIONS: Readonly<Record<RefundStatus, readonly RefundStatus[]>> = {
 };
 
 /** The next status, or an error naming the forbidden move. */
-export function transition(from: RefundStatus, to: RefundStatus): RefundStatus {
+export function refundTransition(from: RefundStatus, to: RefundStatus): RefundStatus {
   if (from !== to && !TRANSITIONS[from].includes(to))
     throw new Error(`A refund cannot go from ${from} to ${to}`);
   return to;

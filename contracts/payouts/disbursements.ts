@@ -25,7 +25,7 @@ const TRANSITIONS: Readonly<Record<DisbursementStatus, readonly DisbursementStat
 };
 
 /** The next status, or an error naming the forbidden move. */
-export function transition(from: DisbursementStatus, to: DisbursementStatus): DisbursementStatus {
+export function disbursementTransition(from: DisbursementStatus, to: DisbursementStatus): DisbursementStatus {
   if (from !== to && !TRANSITIONS[from].includes(to))
     throw new Error(`A disbursement cannot go from ${from} to ${to}`);
   return to;

@@ -28,7 +28,7 @@ const TRANSITIONS: Readonly<Record<BindingStatus, readonly BindingStatus[]>> = {
 };
 
 /** The next status, or an error naming the forbidden move. */
-export function transition(from: BindingStatus, to: BindingStatus): BindingStatus {
+export function bindingTransition(from: BindingStatus, to: BindingStatus): BindingStatus {
   if (from !== to && !TRANSITIONS[from].includes(to))
     throw new Error(`A binding cannot go from ${from} to ${to}`);
   return to;

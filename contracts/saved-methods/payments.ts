@@ -42,7 +42,7 @@ export const canMove = (from: string, to: string) =>
   from === to ||
   (TRANSITIONS[from as SavedMethodPaymentState]?.includes(to as SavedMethodPaymentState) ?? false);
 
-export function transition(
+export function savedMethodPaymentTransition(
   from: SavedMethodPaymentState,
   to: SavedMethodPaymentState,
 ): SavedMethodPaymentState {

@@ -12,7 +12,12 @@
  * - **requestIds** (`requestIdFor`) and **lookups** (`lookupIdFor`) always fit the table's requestId limit,
  *   whatever the orderId's length.
  */
-import { operationNames, operationSpec, ORDER_ID_PATTERN, type OperationName } from '../../gateway/operations';
+import {
+  operationNames,
+  operationSpec,
+  ORDER_ID_PATTERN,
+  type OperationName,
+} from '../../gateway/operations';
 
 // ---- limits, read from the operation table ----------------------------------------------------------------
 

@@ -4,11 +4,7 @@
  * wrong arguments fail to compile; test/unit/workflow-definitions.test.ts checks that workflows/index.ts
  * registers each name with this signature.
  */
-import type {
-  BindingInput,
-  BindingResult,
-  SavedMethodDeletionInput,
-} from '../saved-methods/bindings';
+import type { BindingInput, BindingResult, SavedMethodDeletionInput } from '../saved-methods/bindings';
 import type { DisbursementInput, DisbursementResult } from '../payouts/disbursements';
 import type { PaymentInput, PaymentResult } from '../payments/payments';
 import type { PayoutBatchInput, PayoutBatchResult, PayoutRunInput, RunStatus } from '../payouts/runs';

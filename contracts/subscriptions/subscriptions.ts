@@ -59,7 +59,7 @@ export const canTransition = (from: SubscriptionStatus, to: SubscriptionStatus) 
   from === to || TRANSITIONS[from].includes(to);
 
 /** The next status, or an error naming the forbidden move. */
-export function transition(from: SubscriptionStatus, to: SubscriptionStatus): SubscriptionStatus {
+export function subscriptionTransition(from: SubscriptionStatus, to: SubscriptionStatus): SubscriptionStatus {
   if (!canTransition(from, to)) throw new Error(`A subscription cannot go from ${from} to ${to}`);
   return to;
 }

@@ -4,8 +4,12 @@ import { reserveOrderIds } from '../shared/gateway-order-ids';
 import type { EventType, PaymentSnapshot, RefundSnapshot } from '../../platform/event-catalogue';
 import { recordEvent, updateRecordingEvents, type MayMove } from '../events/events';
 import { isoOrNull } from '../shared/values';
-import type { PaymentRequestType, PaymentStatus } from '../../contracts/payments/payments';
-import type { RefundItemStatus, RefundStatus } from '../../contracts/payments/refunds';
+import type {
+  PaymentRequestType,
+  PaymentStatus,
+  RefundItemStatus,
+  RefundStatus,
+} from '../../contracts/payments';
 
 export interface PaymentRow {
   payment_id: string;

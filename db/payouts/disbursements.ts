@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { Db } from '../shared/knex';
-import type { DisbursementStatus } from '../../contracts/payouts/disbursements';
+import type { DisbursementStatus } from '../../contracts/payouts';
 import type { DisbursementSnapshot, EventType } from '../../platform/event-catalogue';
 import { recordEvent, updateRecordingEvents, type MayMove } from '../events/events';
 

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { Db } from '../shared/knex';
-import type { BatchStatus, ItemState, RunStatus, StateCounts } from '../../contracts/payouts/runs';
+import type { BatchStatus, ItemState, RunStatus, StateCounts } from '../../contracts/payouts';
 import type { EventType, PayoutRunSnapshot } from '../../platform/event-catalogue';
 import { recordEvent, updateRecordingEvents, type MayMove } from '../events/events';
 import { isoOrNull } from '../shared/values';

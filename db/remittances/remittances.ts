@@ -10,7 +10,7 @@ import type {
   RemittanceRequestType,
   RemittanceStatus,
   ResultSource,
-} from '../../contracts/remittances/remittances';
+} from '../../contracts/remittances';
 
 export interface RemittanceRow {
   remittance_id: string;

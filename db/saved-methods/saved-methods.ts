@@ -1,14 +1,19 @@
 import type { Db } from '../shared/knex';
-import type { EventType, SavedMethodSnapshot, SavedMethodPaymentSnapshot } from '../../platform/event-catalogue';
+import type {
+  EventType,
+  SavedMethodSnapshot,
+  SavedMethodPaymentSnapshot,
+} from '../../platform/event-catalogue';
 import { recordEvent, updateRecordingEvents, type MayMove } from '../events/events';
 import { isoOrNull } from '../shared/values';
-import type { BindingStatus, SavedMethodKind } from '../../contracts/saved-methods/bindings';
 import type {
+  BindingStatus,
+  SavedMethodKind,
   OtpAttempt,
   OtpAttemptKind,
   OtpAttemptOutcome,
   SavedMethodPaymentState,
-} from '../../contracts/saved-methods/payments';
+} from '../../contracts/saved-methods';
 
 export type SavedMethodStatus = 'active' | 'deleting' | 'deleted' | 'revoked';
 

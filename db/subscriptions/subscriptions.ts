@@ -7,7 +7,7 @@ import type {
   SubscriptionSnapshot,
 } from '../../platform/event-catalogue';
 import { recordEvent, updateRecordingEvents, type MayMove } from '../events/events';
-import type { Frequency, SubscriptionStatus, SubscriptionType } from '../../contracts/subscriptions/subscriptions';
+import type { Frequency, SubscriptionStatus, SubscriptionType } from '../../contracts/subscriptions';
 
 export interface SubscriptionRow {
   subscription_id: string;

@@ -11,8 +11,13 @@
 import { randomUUID } from 'node:crypto';
 import { createApiKey } from '../../db/shared/api-keys';
 import { mostWithin } from '../../sandbox/ledger';
-import { addDays, cycleDate, dayOfGmt7, type BillingAnchor } from '../../contracts/subscriptions/billing-calendar';
-import { subscriptionWorkflowId } from '../../contracts/subscriptions/subscriptions';
+import {
+  addDays,
+  cycleDate,
+  dayOfGmt7,
+  type BillingAnchor,
+  subscriptionWorkflowId,
+} from '../../contracts/subscriptions';
 import type { BenchStack } from './harness';
 import { peakRssLines } from './process-memory';
 

@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createGatewayClient } from '../../gateway';
-import { disbursementWorkflowId } from '../../contracts/payouts/disbursements';
+import { disbursementWorkflowId } from '../../contracts/payouts';
 import type { BenchStack } from './harness';
 import { describeRun, timedInParallel, type Timed } from './load';
 import { peakRssLines } from './process-memory';

@@ -23,7 +23,7 @@ import { generateSandboxKeyPair, startSandbox } from '../../sandbox';
 import type { LedgerEntry } from '../../sandbox/ledger';
 import type { Activities } from '../../activities';
 import { buildActivities, buildWorker } from '../../workers/build';
-import { PAYRUN_SEARCH_ATTRIBUTES } from '../../contracts/shared/search-attributes';
+import { PAYRUN_SEARCH_ATTRIBUTES } from '../../contracts/shared';
 import { createDatabaseIfMissing } from '../stack';
 import { freePort } from '../cluster/readiness';
 import { resolveDevServer } from '../temporal-binaries';

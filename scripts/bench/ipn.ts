@@ -11,7 +11,7 @@
 import { randomUUID } from 'node:crypto';
 import { buildNotification, parseNotification } from '../../gateway';
 import { ipnPaths } from '../../platform/ipn-paths';
-import { paymentWorkflowId } from '../../contracts/payments/payments';
+import { paymentWorkflowId } from '../../contracts/payments';
 import type { BenchStack } from './harness';
 import { describeRun, timedInParallel } from './load';
 import { succeededWithin } from './payments';

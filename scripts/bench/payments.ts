@@ -9,7 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import { createGatewayClient } from '../../gateway';
 import { ipnPaths, paymentReturnPath } from '../../platform/ipn-paths';
-import { paymentWorkflowId } from '../../contracts/payments/payments';
+import { paymentWorkflowId } from '../../contracts/payments';
 import type { BenchStack } from './harness';
 import { describeRun, timedInParallel } from './load';
 import { peakRssLines } from './process-memory';

@@ -7,7 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { createApiKey } from '../../db/shared/api-keys';
-import { addDays, dayOfGmt7 } from '../../contracts/subscriptions/billing-calendar';
+import { addDays, dayOfGmt7 } from '../../contracts/subscriptions';
 import type { BenchStack } from './harness';
 
 const COUNT = Number(process.env.BENCH_SUBSCRIPTIONS ?? 1000);

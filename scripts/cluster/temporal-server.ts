@@ -13,7 +13,7 @@ import { ensureSearchAttributes } from '../search-attributes';
 import type { TemporalServerBinaries } from '../temporal-binaries';
 import type { ProcessSpec } from './process-group';
 import { waitFor } from './readiness';
-import { operationQueueOf, QUEUED_OPERATIONS } from '../../contracts/shared/gateway-queues';
+import { operationQueueOf, QUEUED_OPERATIONS } from '../../contracts/shared';
 
 export interface TemporalPorts {
   frontend: number;

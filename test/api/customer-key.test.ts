@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { customerKeyer } from '../../platform/customer-key';
-import { payrunCustomer } from '../../contracts/shared/search-attributes';
+import { payrunCustomer } from '../../contracts/shared';
 import { callApi, newKey } from '../support/api';
 import { useApiOnDevServer } from '../support/api-on-dev-server';
 import { TEST_CUSTOMER_KEY_SECRET, testApiSettings } from '../support/settings';

@@ -15,7 +15,7 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { operationSpec, ORDER_ID_PATTERN, type OperationName } from '../../gateway';
 import type { ReceivedRequest } from '../../sandbox/request-log';
-import { dayOfGmt7, instantOf } from '../../contracts/subscriptions/billing-calendar';
+import { dayOfGmt7, instantOf } from '../../contracts/subscriptions';
 import {
   LOOKUP_ENDING,
   maxUserIdLength,
@@ -25,7 +25,7 @@ import {
   userIdProblem,
   type IdKind,
   type UserIdKind,
-} from '../../contracts/shared/gateway-ids';
+} from '../../contracts/shared';
 import { PAYOUT_HEADER } from '../support/payout-stack';
 import { walletRemittance } from '../support/remittance-stack';
 import { createTimeSkippingEnv } from '../support/temporal';

@@ -20,7 +20,7 @@ import { createApp } from '../../api/app';
 import type { Db } from '../../db/shared/knex';
 import { disableEndpoint } from '../../db/events/webhooks';
 import { createLogger } from '../../platform/logger';
-import { DEFAULT_WEBHOOK_TIMING } from '../../contracts/events/webhooks';
+import { DEFAULT_WEBHOOK_TIMING } from '../../contracts/events';
 import { generateSandboxKeyPair, startSandbox, type Sandbox } from '../../sandbox';
 import { createInstrumentedGateway } from '../../workers/gateway';
 import { callApi, listen, newKey, type RunningApi } from '../support/api';

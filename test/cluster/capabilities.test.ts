@@ -6,13 +6,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { addDays, dayOfGmt7, instantOf } from '../../contracts/subscriptions/billing-calendar';
-import { savedMethodBindingWorkflowId } from '../../contracts/saved-methods/bindings';
-import { disbursementWorkflowId } from '../../contracts/payouts/disbursements';
-import { paymentWorkflowId } from '../../contracts/payments/payments';
-import { terminalSettlementWorkflowId } from '../../contracts/payments/terminal-settlements';
-import { remittanceWorkflowId } from '../../contracts/remittances/remittances';
-import { savedMethodPaymentWorkflowId } from '../../contracts/saved-methods/payments';
+import { addDays, dayOfGmt7, instantOf } from '../../contracts/subscriptions';
+import { savedMethodBindingWorkflowId, savedMethodPaymentWorkflowId } from '../../contracts/saved-methods';
+import { disbursementWorkflowId } from '../../contracts/payouts';
+import { paymentWorkflowId, terminalSettlementWorkflowId } from '../../contracts/payments';
+import { remittanceWorkflowId } from '../../contracts/remittances';
 import { payoutFile } from '../support/payout-stack';
 import { bankRemittance } from '../support/remittance-stack';
 import { eventually } from '../support/wait';

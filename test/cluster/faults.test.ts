@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { temporal } from '@temporalio/proto';
-import { subscriptionWorkflowId } from '../../contracts/subscriptions/subscriptions';
+import { subscriptionWorkflowId } from '../../contracts/subscriptions';
 import { payoutFile } from '../support/payout-stack';
 import { eventually } from '../support/wait';
 import type { IpnLogEntry } from '../../sandbox/ipn';

@@ -10,8 +10,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { updatePayment } from '../../db/payments/payments';
 import { setRunStatus } from '../../db/payouts/runs';
 import { insertSubscription, upsertCharge, type ChargeRecord } from '../../db/subscriptions/subscriptions';
-import { canMovePayment } from '../../contracts/payments/payments';
-import { canMoveRun } from '../../contracts/payouts/runs';
+import { canMovePayment } from '../../contracts/payments';
+import { canMoveRun } from '../../contracts/payouts';
 import { connectTestDatabase } from '../support/database';
 
 const db = connectTestDatabase();

@@ -17,9 +17,8 @@ import { isSensitiveField } from '../../gateway/sensitive-fields';
 import { EVENT_TYPES, type PayrunEvent } from '../../platform/event-catalogue';
 import { createLogger } from '../../platform/logger';
 import { generateSandboxKeyPair } from '../../sandbox';
-import { addDays, dayOfGmt7, instantOf } from '../../contracts/subscriptions/billing-calendar';
-import { DEFAULT_SUBSCRIPTION_TIMING } from '../../contracts/subscriptions/subscriptions';
-import { DEFAULT_WEBHOOK_TIMING } from '../../contracts/events/webhooks';
+import { addDays, dayOfGmt7, instantOf, DEFAULT_SUBSCRIPTION_TIMING } from '../../contracts/subscriptions';
+import { DEFAULT_WEBHOOK_TIMING } from '../../contracts/events';
 import { testPaymentSettings, TEST_HOLD } from '../payments/payment-stack';
 import { callApi, listen, newKey, type RunningApi } from '../support/api';
 import { connectTestDatabase } from '../support/database';
@@ -40,7 +39,7 @@ import {
   testCodecKeyring,
 } from '../support/temporal';
 import { eventually } from '../support/wait';
-import { durationMs } from '../../contracts/shared/durations';
+import { durationMs } from '../../contracts/shared';
 import { startReceiver, type Receiver } from './receiver';
 
 let env: TestWorkflowEnvironment;

@@ -5,8 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyWebhook } from '../../platform/webhook-signature';
-import type { WebhookTiming } from '../../contracts/events/webhooks';
-import { webhookEndpointWorkflowId } from '../../contracts/events/webhooks';
+import { type WebhookTiming, webhookEndpointWorkflowId } from '../../contracts/events';
 import { callApi } from '../support/api';
 import { captureHistory } from '../support/history-capture';
 import { payoutFile, uploadAndApprove, waitForRunStatus, type PayoutStack } from '../support/payout-stack';

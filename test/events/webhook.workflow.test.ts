@@ -15,7 +15,7 @@ import {
   webhookResendWorkflowId,
   type WebhookCursor,
   type WebhookTiming,
-} from '../../contracts/events/webhooks';
+} from '../../contracts/events';
 import { eventually } from '../support/wait';
 import { gate, inTurn, ok, useWorkflowHarness, type AnswerOf, type Fakes } from '../support/workflow-harness';
 

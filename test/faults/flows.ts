@@ -9,8 +9,8 @@ import type { OperationName } from '../../gateway';
 import type { FaultRule, LedgerEntry } from '../../sandbox';
 import { BALANCE_GROUPS } from '../../activities/remittances/remittances';
 import { REFERENCE_RATES } from '../../sandbox/rates';
-import { addDays, dayOfGmt7 } from '../../contracts/subscriptions/billing-calendar';
-import { PAYMENT_REQUEST_TYPES, type PaymentRequestType } from '../../contracts/payments/payments';
+import { addDays, dayOfGmt7 } from '../../contracts/subscriptions';
+import { PAYMENT_REQUEST_TYPES, type PaymentRequestType } from '../../contracts/payments';
 import type { Cell, FlowSpec } from './cells';
 
 /** How a record or the ledger reads, in the words the verdict compares. */

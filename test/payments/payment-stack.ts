@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { PaymentSettings } from '../../api/payments/payments';
 import { callApi } from '../support/api';
-import { durationMs } from '../../contracts/shared/durations';
+import { durationMs } from '../../contracts/shared';
 import { useStack, type StackFixture, type StackOptions } from '../support/stack';
 
 export type PaymentFixture = StackFixture<'key' | 'viewerKey'>;

@@ -11,11 +11,19 @@ import {
   type PaymentInput,
   type PaymentNotice,
   type PaymentStatus,
-} from '../../contracts/payments/payments';
+} from '../../contracts/payments';
 import { payment } from '../../workflows/payments/payment';
 import { captureHistory } from '../support/history-capture';
 import { eventually } from '../support/wait';
-import { gate, inTurn, ok, refusal, useWorkflowHarness, type Fakes, type Run } from '../support/workflow-harness';
+import {
+  gate,
+  inTurn,
+  ok,
+  refusal,
+  useWorkflowHarness,
+  type Fakes,
+  type Run,
+} from '../support/workflow-harness';
 
 const h = useWorkflowHarness();
 

@@ -1,8 +1,7 @@
 /** One-time payments, refunds, POS and terminal settlement through the API, on the time-skipping server, against the sandbox. */
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { paymentWorkflowId } from '../../contracts/payments/payments';
-import { terminalSettlementWorkflowId } from '../../contracts/payments/terminal-settlements';
+import { paymentWorkflowId, terminalSettlementWorkflowId } from '../../contracts/payments';
 import { captureHistory } from '../support/history-capture';
 import { createTimeSkippingEnv } from '../support/temporal';
 import { eventually } from '../support/wait';

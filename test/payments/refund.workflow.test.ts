@@ -1,9 +1,13 @@
 /** refund and terminalSettlement with fake activities: every answer the gateway can give them. */
 import { describe, expect, it } from 'vitest';
 import { refund } from '../../workflows/payments/refund';
-import { refundWorkflowId, type RefundOutcome, type RefundTiming } from '../../contracts/payments/refunds';
+import {
+  refundWorkflowId,
+  type RefundOutcome,
+  type RefundTiming,
+  terminalSettlementWorkflowId,
+} from '../../contracts/payments';
 import { terminalSettlement } from '../../workflows/payments/terminal-settlement';
-import { terminalSettlementWorkflowId } from '../../contracts/payments/terminal-settlements';
 import { gatewayRejected, inTurn, losingFirst, ok, useWorkflowHarness } from '../support/workflow-harness';
 import { captureHistory } from '../support/history-capture';
 

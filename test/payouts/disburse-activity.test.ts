@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createDisbursementActivities } from '../../activities/payouts/disbursements';
 import { codeOf, GatewayTransportError } from '../../gateway';
-import type { DisbursementInput, DisbursementReceiver } from '../../contracts/payouts/disbursements';
+import type { DisbursementInput, DisbursementReceiver } from '../../contracts/payouts';
 import { connectTestDatabase } from '../support/database';
 import { useTestGateway, wallet } from '../sandbox/support';
 

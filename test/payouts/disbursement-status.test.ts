@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { advanceDisbursementStatus } from '../../db/payouts/disbursements';
-import { statusesBefore, type DisbursementStatus } from '../../contracts/payouts/disbursements';
+import { statusesBefore, type DisbursementStatus } from '../../contracts/payouts';
 import { connectTestDatabase } from '../support/database';
 
 const db = connectTestDatabase();

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { apiCall, usePayoutStack } from '../support/payout-stack';
 import { createTimeSkippingEnv } from '../support/temporal';
 import { captureHistory } from '../support/history-capture';
-import { disbursementWorkflowId } from '../../contracts/payouts/disbursements';
+import { disbursementWorkflowId } from '../../contracts/payouts';
 import { eventually } from '../support/wait';
 
 const fixture = usePayoutStack(createTimeSkippingEnv);

@@ -7,9 +7,15 @@ import {
   disbursementStatusQuery,
   disbursementWorkflowId,
   type DisbursementInput,
-} from '../../contracts/payouts/disbursements';
+} from '../../contracts/payouts';
 import { captureHistory } from '../support/history-capture';
-import { gatewayRejected, losingFirst, ok, useWorkflowHarness, type Fakes } from '../support/workflow-harness';
+import {
+  gatewayRejected,
+  losingFirst,
+  ok,
+  useWorkflowHarness,
+  type Fakes,
+} from '../support/workflow-harness';
 
 const h = useWorkflowHarness();
 

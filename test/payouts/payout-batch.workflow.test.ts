@@ -9,7 +9,7 @@ import {
   resumeSignal,
   type PayoutTiming,
   type StateCounts,
-} from '../../contracts/payouts/runs';
+} from '../../contracts/payouts';
 import { captureHistory } from '../support/history-capture';
 import { eventually } from '../support/wait';
 import {

@@ -11,7 +11,7 @@ import {
   waitForRunStatus,
   usePayoutStack,
 } from '../support/payout-stack';
-import { payoutBatchWorkflowId, payoutRunWorkflowId } from '../../contracts/payouts/runs';
+import { payoutBatchWorkflowId, payoutRunWorkflowId } from '../../contracts/payouts';
 import { captureHistory } from '../support/history-capture';
 import { createTimeSkippingEnv } from '../support/temporal';
 import { eventually } from '../support/wait';

@@ -11,7 +11,7 @@ import {
   runProgressQuery,
   type Actor,
   type PayoutRunInput,
-} from '../../contracts/payouts/runs';
+} from '../../contracts/payouts';
 import { eventually } from '../support/wait';
 import {
   gate,

@@ -8,7 +8,7 @@ import {
   remittanceResultSignal,
   remittanceWorkflowId,
   type RemittanceInput,
-} from '../../contracts/remittances/remittances';
+} from '../../contracts/remittances';
 import { captureHistory } from '../support/history-capture';
 import { eventually } from '../support/wait';
 import {

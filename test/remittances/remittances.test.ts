@@ -8,7 +8,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Db } from '../../db/shared/knex';
 import { randomUUID } from 'node:crypto';
 import type { remittanceQuote } from '../../workflows/remittances/remittance';
-import { remittanceQuoteWorkflowId, remittanceWorkflowId } from '../../contracts/remittances/remittances';
+import { remittanceQuoteWorkflowId, remittanceWorkflowId } from '../../contracts/remittances';
 import { connectTestDatabase } from '../support/database';
 import {
   bankRemittance,

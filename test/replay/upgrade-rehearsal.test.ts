@@ -13,7 +13,7 @@ import { bundleWorkflowCode, DefaultLogger, Worker } from '@temporalio/worker';
 import proto from '@temporalio/proto';
 import fs from 'node:fs';
 import os from 'node:os';
-import { payoutRunWorkflowId } from '../../contracts/payouts/runs';
+import { payoutRunWorkflowId } from '../../contracts/payouts';
 import {
   apiCall,
   payoutFile,

@@ -6,7 +6,7 @@ import {
   dayOf,
   nextDayStart,
   type OtpAttempt,
-} from '../../contracts/saved-methods/otp-rules';
+} from '../../contracts/saved-methods';
 
 // 2026-11-22 10:00 in Ho Chi Minh City (03:00 UTC).
 const T = Date.UTC(2026, 10, 22, 3, 0, 0);

@@ -11,9 +11,17 @@ import {
   savedMethodBindingWorkflowId,
   savedMethodDeletionWorkflowId,
   type BindingInput,
-} from '../../contracts/saved-methods/bindings';
+} from '../../contracts/saved-methods';
 import { eventually } from '../support/wait';
-import { inTurn, losingFirst, ok, refusal, useWorkflowHarness, type Fakes, type Run } from '../support/workflow-harness';
+import {
+  inTurn,
+  losingFirst,
+  ok,
+  refusal,
+  useWorkflowHarness,
+  type Fakes,
+  type Run,
+} from '../support/workflow-harness';
 
 const h = useWorkflowHarness();
 

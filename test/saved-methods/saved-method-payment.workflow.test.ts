@@ -1,9 +1,9 @@
 /** savedMethodPayment with fake activities: 0, refusal, 8000 redirect, 7000 pending, 8200 and every OTP verdict. */
 import { describe, expect, it } from 'vitest';
 import { codeOf } from '../../gateway';
-import { OTP_RULES, type OtpAttempt } from '../../contracts/saved-methods/otp-rules';
-import { savedMethodPayment } from '../../workflows/saved-methods/saved-method-payment';
 import {
+  OTP_RULES,
+  type OtpAttempt,
   submitOtpUpdate,
   savedMethodPaymentResultSignal,
   savedMethodPaymentStartedUpdate,
@@ -11,7 +11,8 @@ import {
   savedMethodPaymentStateQuery,
   savedMethodPaymentWorkflowId,
   type SavedMethodPaymentInput,
-} from '../../contracts/saved-methods/payments';
+} from '../../contracts/saved-methods';
+import { savedMethodPayment } from '../../workflows/saved-methods/saved-method-payment';
 import { captureHistory } from '../support/history-capture';
 import { eventually } from '../support/wait';
 import {

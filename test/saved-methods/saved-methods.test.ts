@@ -8,8 +8,8 @@ import { parseKeyId } from '../../db/shared/api-keys';
 import {
   savedMethodBindingWorkflowId,
   savedMethodDeletionWorkflowId,
-} from '../../contracts/saved-methods/bindings';
-import { savedMethodPaymentWorkflowId } from '../../contracts/saved-methods/payments';
+  savedMethodPaymentWorkflowId,
+} from '../../contracts/saved-methods';
 import { captureHistory } from '../support/history-capture';
 import { testMerchant } from '../support/settings';
 import { useSavedMethodStack, waitFor } from './saved-method-stack';

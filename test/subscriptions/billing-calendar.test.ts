@@ -9,7 +9,7 @@ import {
   isCalendarDate,
   periodsAfter,
   type Frequency,
-} from '../../contracts/subscriptions/billing-calendar';
+} from '../../contracts/subscriptions';
 
 const dates = (anchorDate: string, frequency: Frequency, count: number) =>
   Array.from({ length: count }, (_, n) => periodsAfter(anchorDate, frequency, n));

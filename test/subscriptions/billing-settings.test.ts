@@ -3,7 +3,7 @@
  * built from the environment as `api/main.ts` builds them, and the sandbox ledger shows the times.
  */
 import { describe, expect, it } from 'vitest';
-import { addDays, instantOf } from '../../contracts/subscriptions/billing-calendar';
+import { addDays, instantOf } from '../../contracts/subscriptions';
 import { createTimeSkippingEnv } from '../support/temporal';
 import { subscriptionSteps } from './steps';
 import { useSubscriptionStack } from './stack';

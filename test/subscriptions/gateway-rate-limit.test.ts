@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../platform/config';
 import { mostWithin, type LedgerEntry } from '../../sandbox/ledger';
 import { operationRateLimitsOf } from '../../workers/build';
-import { addDays } from '../../contracts/subscriptions/billing-calendar';
+import { addDays } from '../../contracts/subscriptions';
 import { connectDevServer } from '../support/temporal';
 import { eventually } from '../support/wait';
 import { subscriptionSteps } from './steps';

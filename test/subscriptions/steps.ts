@@ -1,7 +1,7 @@
 /** The steps subscription tests take through the API, against one fixture. */
 import { randomUUID } from 'node:crypto';
 import { expect } from 'vitest';
-import { dayOfGmt7, instantOf } from '../../contracts/subscriptions/billing-calendar';
+import { dayOfGmt7, instantOf } from '../../contracts/subscriptions';
 import { call, type SubscriptionFixture } from './stack';
 import { eventually } from '../support/wait';
 

@@ -1,6 +1,6 @@
 /** Subscription fallbacks: a lost authorization IPN (api/query + cbQuery) and a pending charge (7000). */
 import { describe, expect, it } from 'vitest';
-import { addDays, instantOf } from '../../contracts/subscriptions/billing-calendar';
+import { addDays, instantOf } from '../../contracts/subscriptions';
 import { createTimeSkippingEnv } from '../support/temporal';
 import { subscriptionSteps } from './steps';
 import { useSubscriptionStack } from './stack';

@@ -4,9 +4,9 @@
  * cancel, reactivate). DAILY cycles at 09:00 GMT+7; dates follow the test server's (skipped) clock.
  */
 import { expect } from 'vitest';
-import { addDays, dayOfGmt7 } from '../../contracts/subscriptions/billing-calendar';
-import { subscription } from '../../workflows/subscriptions/subscription';
 import {
+  addDays,
+  dayOfGmt7,
   authorizationSignal,
   cancelUpdate,
   manageOrderId,
@@ -15,9 +15,16 @@ import {
   subscriptionWorkflowId,
   type SubscriptionInput,
   type SubscriptionStatus,
-} from '../../contracts/subscriptions/subscriptions';
+} from '../../contracts/subscriptions';
+import { subscription } from '../../workflows/subscriptions/subscription';
 import { eventually } from '../support/wait';
-import { ok, type AnswerOf, type Fakes, type Run, type useWorkflowHarness } from '../support/workflow-harness';
+import {
+  ok,
+  type AnswerOf,
+  type Fakes,
+  type Run,
+  type useWorkflowHarness,
+} from '../support/workflow-harness';
 
 export const MINUTE = 60_000;
 export const DAY = 24 * 3600_000;

@@ -6,9 +6,8 @@
  * "Known gap", has what is known of the cause.
  */
 import { describe, expect, it } from 'vitest';
-import { instantOf } from '../../contracts/subscriptions/billing-calendar';
+import { instantOf, manageOrderId, reactivationSignal } from '../../contracts/subscriptions';
 import { eventually } from '../support/wait';
-import { manageOrderId, reactivationSignal } from '../../contracts/subscriptions/subscriptions';
 import { captureHistory } from '../support/history-capture';
 import { charged, pause, reactivate, statuses, subscriptionSteps, timing } from './subscription-fixtures';
 import { gate, useWorkflowHarness } from '../support/workflow-harness';

@@ -1,6 +1,6 @@
 /** Subscription billing through the API, on the time-skipping server, against the sandbox over HTTP. */
 import { describe, expect, it } from 'vitest';
-import { addDays } from '../../contracts/subscriptions/billing-calendar';
+import { addDays } from '../../contracts/subscriptions';
 import { captureHistory } from '../support/history-capture';
 import { createTimeSkippingEnv } from '../support/temporal';
 import { subscriptionSteps } from './steps';

@@ -5,8 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { codeOf } from '../../gateway';
-import { instantOf } from '../../contracts/subscriptions/billing-calendar';
 import {
+  instantOf,
   authorizationSignal,
   cancelUpdate,
   chargeOrderId,
@@ -16,7 +16,7 @@ import {
   reactivationSignal,
   SUBSCRIPTION_REFUSED,
   subscriptionViewQuery,
-} from '../../contracts/subscriptions/subscriptions';
+} from '../../contracts/subscriptions';
 import { eventually } from '../support/wait';
 import {
   answer,

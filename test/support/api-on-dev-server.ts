@@ -11,7 +11,7 @@ import { listen, type RunningApi } from './api';
 import { connectTestDatabase } from './database';
 import { testApiSettings, testMerchant } from './settings';
 import { testCodecKeyring } from './temporal';
-import { DEFAULT_WEBHOOK_TIMING } from '../../contracts/events/webhooks';
+import { DEFAULT_WEBHOOK_TIMING } from '../../contracts/events';
 
 export interface ApiFixture {
   db: Db;

@@ -18,7 +18,7 @@ import { createDatabaseIfMissing } from '../../scripts/stack';
 import { freePort } from '../../scripts/cluster/readiness';
 import { resolveDevServer, resolveTestServer } from '../../scripts/temporal-binaries';
 import { workflowsPath } from '../../workers/worker';
-import { PAYRUN_SEARCH_ATTRIBUTES } from '../../contracts/shared/search-attributes';
+import { PAYRUN_SEARCH_ATTRIBUTES } from '../../contracts/shared';
 
 declare module 'vitest' {
   export interface ProvidedContext {

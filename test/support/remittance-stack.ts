@@ -8,7 +8,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { RemittanceSettings } from '../../api/remittances/settings';
 import type { Db } from '../../db/shared/knex';
 import type { SandboxOptions } from '../../sandbox';
-import { FINAL_REMITTANCE_STATUSES } from '../../contracts/remittances/remittances';
+import { FINAL_REMITTANCE_STATUSES } from '../../contracts/remittances';
 import { callApi } from './api';
 import { startStack, type Stack } from './stack';
 import { eventually } from './wait';

@@ -19,7 +19,7 @@ import { createLogger, type Logger } from '../../platform/logger';
 import { generateSandboxKeyPair, startSandbox, type Sandbox, type SandboxOptions } from '../../sandbox';
 import type { PayrunWorkerOptions } from '../../workers/worker';
 import { createInstrumentedGateway } from '../../workers/gateway';
-import { durationMs } from '../../contracts/shared/durations';
+import { durationMs } from '../../contracts/shared';
 import { listen, newKey, type RunningApi } from './api';
 import { connectTestDatabase } from './database';
 import { testApiSettings, testMerchant } from './settings';

@@ -6,7 +6,7 @@ import { DefaultLogger, Runtime } from '@temporalio/worker';
 import type { Activities } from '../../activities';
 import { createDataConverter } from '../../platform/data-converter';
 import { createPayrunWorker, type PayrunWorker, type PayrunWorkerOptions } from '../../workers/worker';
-import { PAYRUN_SEARCH_ATTRIBUTES } from '../../contracts/shared/search-attributes';
+import { PAYRUN_SEARCH_ATTRIBUTES } from '../../contracts/shared';
 
 /** IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD: every payrun search attribute is a keyword. */
 const KEYWORD = 2;

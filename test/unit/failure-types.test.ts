@@ -6,12 +6,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { GATEWAY_FAILURE_TYPES } from '../../activities/shared/gateway-calls';
-import { BINDING_REFUSED } from '../../contracts/saved-methods/bindings';
-import { failureTypeOf } from '../../contracts/shared/failure-types';
-import { CONFIRM_REFUSED } from '../../contracts/payments/payments';
-import { SUBSCRIPTION_REFUSED } from '../../contracts/subscriptions/subscriptions';
-import { OTP_FAILURE, OTP_REFUSAL_TYPE } from '../../contracts/saved-methods/payments';
-import { WEBHOOK_REFUSED, WEBHOOK_URL_REFUSED } from '../../contracts/events/webhooks';
+import { BINDING_REFUSED, OTP_FAILURE, OTP_REFUSAL_TYPE } from '../../contracts/saved-methods';
+import { failureTypeOf } from '../../contracts/shared';
+import { CONFIRM_REFUSED } from '../../contracts/payments';
+import { SUBSCRIPTION_REFUSED } from '../../contracts/subscriptions';
+import { WEBHOOK_REFUSED, WEBHOOK_URL_REFUSED } from '../../contracts/events';
 
 const PASCAL = /^[A-Z][a-zA-Z]+$/;
 const root = path.resolve(__dirname, '..', '..');

@@ -21,10 +21,10 @@ import {
   userIdProblem,
   DERIVATION_BOUNDS,
   type UserIdKind,
-} from '../../contracts/shared/gateway-ids';
-import { chargeOrderId, manageOrderId } from '../../contracts/subscriptions/subscriptions';
-import { remittanceOrderIds } from '../../contracts/remittances/remittances';
-import { payoutBatchId } from '../../contracts/payouts/runs';
+} from '../../contracts/shared';
+import { chargeOrderId, manageOrderId } from '../../contracts/subscriptions';
+import { remittanceOrderIds } from '../../contracts/remittances';
+import { payoutBatchId } from '../../contracts/payouts';
 
 const SEED = Number(process.env.PAYRUN_IDS_SEED ?? 31);
 const IDS_PER_KIND = 1500;

@@ -1,21 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import * as workflows from '../../workflows';
-import { disbursementWorkflowId } from '../../contracts/payouts/disbursements';
-import { paymentWorkflowId } from '../../contracts/payments/payments';
-import { payoutBatchWorkflowId, payoutRunWorkflowId } from '../../contracts/payouts/runs';
-import { refundWorkflowId } from '../../contracts/payments/refunds';
-import { remittanceQuoteWorkflowId, remittanceWorkflowId } from '../../contracts/remittances/remittances';
+import { disbursementWorkflowId, payoutBatchWorkflowId, payoutRunWorkflowId } from '../../contracts/payouts';
+import { paymentWorkflowId, refundWorkflowId, terminalSettlementWorkflowId } from '../../contracts/payments';
+import { remittanceQuoteWorkflowId, remittanceWorkflowId } from '../../contracts/remittances';
 import {
   savedMethodBindingWorkflowId,
   savedMethodDeletionWorkflowId,
-} from '../../contracts/saved-methods/bindings';
-import { savedMethodPaymentWorkflowId } from '../../contracts/saved-methods/payments';
-import { kindOf } from '../../contracts/shared/search-attributes';
+  savedMethodPaymentWorkflowId,
+} from '../../contracts/saved-methods';
+import { kindOf, type StartableWorkflowName, type StartableWorkflows } from '../../contracts/shared';
 import { stackCheckWorkflowId } from '../../workflows/shared/stack-check';
-import { subscriptionWorkflowId } from '../../contracts/subscriptions/subscriptions';
-import { terminalSettlementWorkflowId } from '../../contracts/payments/terminal-settlements';
-import { webhookEndpointWorkflowId, webhookResendWorkflowId } from '../../contracts/events/webhooks';
-import type { StartableWorkflowName, StartableWorkflows } from '../../contracts/shared/workflow-types';
+import { subscriptionWorkflowId } from '../../contracts/subscriptions';
+import { webhookEndpointWorkflowId, webhookResendWorkflowId } from '../../contracts/events';
 
 // Compile-time half: every name the API may start is registered by the worker with that signature.
 const registered: StartableWorkflows = workflows;

@@ -1,7 +1,7 @@
 import type { Client } from '@temporalio/client';
 import { describe, expect, it } from 'vitest';
 import { startWorkflow } from '../../api/workflow-starts';
-import { payrunKind, payrunOrderId } from '../../contracts/shared/search-attributes';
+import { payrunKind, payrunOrderId } from '../../contracts/shared';
 
 /** A client that records what it was asked to start. */
 function recordingClient() {

@@ -7,7 +7,7 @@ import {
 } from '@temporalio/workflow';
 import { RetryState } from '@temporalio/common';
 import type { WebhookActivities } from '../../activities/events/webhooks';
-import { durationMs } from '../../contracts/shared/durations';
+import { durationMs } from '../../contracts/shared';
 import {
   WEBHOOK_BATCH_SIZE,
   WEBHOOK_BATCHES_PER_RUN,
@@ -16,7 +16,7 @@ import {
   type WebhookEndpointInput,
   type WebhookResendInput,
   type WebhookTiming,
-} from '../../contracts/events/webhooks';
+} from '../../contracts/events';
 
 /**
  * One delivery, retried by Temporal with growing waits for the whole retry window: a refused attempt

@@ -8,7 +8,7 @@ import {
 import { gatewayOf, recordsOf } from '../shared/activity-profiles';
 import type { PaymentActivities } from '../../activities/payments/payments';
 import { outcomeOf } from '../../gateway/result-codes';
-import { durationMs } from '../../contracts/shared/durations';
+import { durationMs } from '../../contracts/shared';
 import { ASK_AFTER_ATTENTION, waitForNotificationOrAsk } from '../shared/wait-or-ask';
 import {
   CONFIRM_REFUSED,
@@ -24,7 +24,7 @@ import {
   type PaymentNotice,
   type PaymentResult,
   type PaymentStatus,
-} from '../../contracts/payments/payments';
+} from '../../contracts/payments';
 
 const records = recordsOf<PaymentActivities>();
 

@@ -1,7 +1,7 @@
 import { patched } from '@temporalio/workflow';
 import { gatewayOf, recordsOf } from '../shared/activity-profiles';
 import type { PaymentActivities } from '../../activities/payments/payments';
-import { transition, type RefundInput, type RefundOutcome } from '../../contracts/payments/refunds';
+import { refundTransition, type RefundInput, type RefundOutcome } from '../../contracts/payments';
 import { waitForNotificationOrAsk, waitOrAskThenAttend, type AskSchedule } from '../shared/wait-or-ask';
 
 const records = recordsOf<PaymentActivities>();
@@ -42,5 +42,5 @@ export async function refund(input: RefundInput): Promise<RefundOutcome> {
   const asked = await waitForNotificationOrAsk<RefundOutcome>(noNotification, ask, schedule);
   if (asked.decided) return asked.decided;
   await records.markRefundNeedsAttention({ refundId });
-  return { ...outcome, status: transition(outcome.status, 'needs_attention') };
+  return { ...outcome, status: refundTransition(outcome.status, 'needs_attention') };
 }

@@ -1,6 +1,6 @@
 import type { PaymentActivities } from '../../activities/payments/payments';
 import { operatorCallOf } from '../shared/activity-profiles';
-import type { TerminalSettlementInput, TerminalSettlementResult } from '../../contracts/payments/terminal-settlements';
+import type { TerminalSettlementInput, TerminalSettlementResult } from '../../contracts/payments';
 
 const gateway = operatorCallOf<PaymentActivities>();
 

@@ -1,19 +1,18 @@
 import { condition, patched, setHandler, workflowInfo } from '@temporalio/workflow';
 import { gatewayOf, gatewayOnQueueOf, recordsOf } from '../shared/activity-profiles';
-import { operationQueueOf } from '../../contracts/shared/gateway-queues';
+import { operationQueueOf, durationMs } from '../../contracts/shared';
 import type { DisbursementActivities } from '../../activities/payouts/disbursements';
 import { codeOf, isUndecided, outcomeOf } from '../../gateway/result-codes';
 import { waitForNotificationOrAsk, waitOrAskThenAttend, type AskSchedule } from '../shared/wait-or-ask';
-import { durationMs } from '../../contracts/shared/durations';
 import {
   disbursementResultSignal,
   disbursementStatusQuery,
-  transition,
+  disbursementTransition,
   type DisbursementInput,
   type DisbursementNotice,
   type DisbursementResult,
   type DisbursementStatus,
-} from '../../contracts/payouts/disbursements';
+} from '../../contracts/payouts';
 
 const records = recordsOf<DisbursementActivities>();
 
@@ -45,7 +44,7 @@ export async function disbursement(input: DisbursementInput): Promise<Disburseme
     message?: string,
     transId?: string,
   ) => {
-    status = transition(status, next);
+    status = disbursementTransition(status, next);
     await records.recordDisbursement({
       disbursementId: input.disbursementId,
       status: next,
@@ -108,7 +107,7 @@ export async function disbursement(input: DisbursementInput): Promise<Disburseme
     }
   }
 
-  status = transition(status, 'paying');
+  status = disbursementTransition(status, 'paying');
   await recordStep();
   // disbursement/pay on its own queue, where GATEWAY_RATE_LIMITS applies; runs recorded before the
   // operation queues paid on the main queue and replay that way.
@@ -124,7 +123,7 @@ export async function disbursement(input: DisbursementInput): Promise<Disburseme
   const answerRecorded = stepsRecorded && 'recorded' in paid && paid.recorded === true;
   if (paid.outcome !== 'pending') {
     if (answerRecorded) {
-      status = transition(status, paid.outcome);
+      status = disbursementTransition(status, paid.outcome);
       return { status, resultCode: paid.resultCode, message: paid.message };
     }
     return paid.outcome === 'succeeded'
@@ -132,7 +131,7 @@ export async function disbursement(input: DisbursementInput): Promise<Disburseme
       : finish('failed', paid.resultCode, paid.message);
   }
 
-  status = transition(status, 'pending');
+  status = disbursementTransition(status, 'pending');
   if (!answerRecorded) {
     await records.recordDisbursement({
       disbursementId: input.disbursementId,

@@ -8,8 +8,8 @@ import {
   type BatchStatus,
   type PayoutBatchInput,
   type PayoutBatchResult,
-} from '../../contracts/payouts/runs';
-import { durationMs } from '../../contracts/shared/durations';
+} from '../../contracts/payouts';
+import { durationMs } from '../../contracts/shared';
 import { waitForNotificationOrAsk, waitOrAskThenAttend, type AskSchedule } from '../shared/wait-or-ask';
 
 const records = recordsOf<PayoutActivities>();

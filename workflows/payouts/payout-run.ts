@@ -9,7 +9,7 @@ import {
 import type { PayoutActivities } from '../../activities/payouts/batches';
 import { runRecordsOf } from '../shared/activity-profiles';
 import { payoutBatch } from './payout-batch';
-import { kindOf, payrunKind, payrunOrderId, payrunRunId } from '../../contracts/shared/search-attributes';
+import { kindOf, payrunKind, payrunOrderId, payrunRunId } from '../../contracts/shared';
 import {
   decideUpdate,
   payoutBatchWorkflowId,
@@ -20,7 +20,7 @@ import {
   type PayoutBatchResult,
   type PayoutRunInput,
   type RunStatus,
-} from '../../contracts/payouts/runs';
+} from '../../contracts/payouts';
 
 const records = runRecordsOf<PayoutActivities>();
 

@@ -1,7 +1,7 @@
 import { patched, setHandler } from '@temporalio/workflow';
 import { gatewayOf, quoteOf, recordsOf } from '../shared/activity-profiles';
 import type { RemittanceActivities } from '../../activities/remittances/remittances';
-import { durationMs } from '../../contracts/shared/durations';
+import { durationMs } from '../../contracts/shared';
 import { waitForNotificationOrAsk, waitOrAskThenAttend, type AskSchedule } from '../shared/wait-or-ask';
 import { MAX_EXCHANGE_AMOUNT, REMITTANCE_AMOUNT_RANGES } from '../../gateway/limits';
 import { isPending, outcomeOf } from '../../gateway/result-codes';
@@ -14,7 +14,7 @@ import {
   type RemittanceResult,
   type RemittanceStatus,
   type ResultSource,
-} from '../../contracts/remittances/remittances';
+} from '../../contracts/remittances';
 
 const records = recordsOf<RemittanceActivities>();
 

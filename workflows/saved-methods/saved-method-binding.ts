@@ -7,15 +7,15 @@ import {
   bindingLinksUpdate,
   bindingResultSignal,
   bindingStatusQuery,
-  transition,
+  bindingTransition,
   type BindingInput,
   type BindingLinks,
   type BindingNotice,
   type BindingResult,
   type BindingStatus,
   type SavedMethodDeletionInput,
-} from '../../contracts/saved-methods/bindings';
-import { durationMs } from '../../contracts/shared/durations';
+} from '../../contracts/saved-methods';
+import { durationMs } from '../../contracts/shared';
 import { waitForNotificationOrAsk } from '../shared/wait-or-ask';
 
 const LINK_GRACE_MS = 60_000;
@@ -50,7 +50,7 @@ export async function savedMethodBinding(input: BindingInput): Promise<BindingRe
   });
 
   const finish = async (next: BindingStatus, extra: Omit<BindingResult, 'status'> = {}) => {
-    status = transition(status, next);
+    status = bindingTransition(status, next);
     await records.recordBinding({
       bindingId,
       status: next,
@@ -68,7 +68,7 @@ export async function savedMethodBinding(input: BindingInput): Promise<BindingRe
   }
   const startedAt = Date.now();
   const deadline = startedAt + durationMs(timing.linkValidity) + LINK_GRACE_MS;
-  status = transition(status, 'awaiting_customer');
+  status = bindingTransition(status, 'awaiting_customer');
   links = created.links;
 
   // IPN or poll: wait for the notification; on silence ask cbQuery, until the link is past its validity.
@@ -91,7 +91,7 @@ export async function savedMethodBinding(input: BindingInput): Promise<BindingRe
   if (decided === 'link_expired') return finish('expired', final);
   if (decided !== 'succeeded') return finish('failed', final);
 
-  status = transition(status, 'binding');
+  status = bindingTransition(status, 'binding');
   await records.recordBinding({ bindingId, status });
   const bound = await gateway.exchangeBindingToken({ bindingId });
   if (!bound.ok) return finish('failed', { resultCode: bound.resultCode, message: bound.message });

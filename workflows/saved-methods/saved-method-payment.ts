@@ -8,7 +8,7 @@ import {
 import { gatewayOf, recordsOf } from '../shared/activity-profiles';
 import type { SavedMethodActivities } from '../../activities/saved-methods/saved-methods';
 import { codeOf, isUndecided, outcomeOf } from '../../gateway/result-codes';
-import { durationMs } from '../../contracts/shared/durations';
+import { durationMs } from '../../contracts/shared';
 import { waitForNotificationOrAsk, waitOrAskThenAttend, type AskSchedule } from '../shared/wait-or-ask';
 import {
   attemptsLeft,
@@ -18,21 +18,19 @@ import {
   refusalMessage,
   type OtpAttempt,
   type OtpRefusal,
-} from '../../contracts/saved-methods/otp-rules';
-import {
   OTP_FAILURE,
   OTP_REFUSAL_TYPE,
   submitOtpUpdate,
   savedMethodPaymentResultSignal,
   savedMethodPaymentStartedUpdate,
   savedMethodPaymentStateQuery,
-  transition,
+  savedMethodPaymentTransition,
   type OtpVerdict,
   type SavedMethodPaymentInput,
   type SavedMethodPaymentNotice,
   type SavedMethodPaymentSnapshot,
   type SavedMethodPaymentState,
-} from '../../contracts/saved-methods/payments';
+} from '../../contracts/saved-methods';
 
 const refuse = (refusal: OtpRefusal): never => {
   throw ApplicationFailure.nonRetryable(refusalMessage(refusal), OTP_REFUSAL_TYPE[refusal.reason], refusal);
@@ -75,7 +73,7 @@ export async function savedMethodPayment(
     next: SavedMethodPaymentState,
     extra: { resultCode?: number; message?: string; transId?: string } = {},
   ) => {
-    const moved = transition(state, next);
+    const moved = savedMethodPaymentTransition(state, next);
     await records.recordTokenPayment({ paymentId, state: next, ...extra });
     state = moved;
     last = { resultCode: extra.resultCode, message: extra.message };

@@ -1,6 +1,6 @@
 import type { Duration } from '@temporalio/common';
 import { condition } from '@temporalio/workflow';
-import { durationMs } from '../../contracts/shared/durations';
+import { durationMs } from '../../contracts/shared';
 
 /** When to ask the gateway while a notification has not come. */
 export interface AskSchedule {

@@ -17,14 +17,16 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import { gatewayOf, gatewayOnQueueOf, recordsOf } from '../shared/activity-profiles';
-import { operationQueueOf } from '../../contracts/shared/gateway-queues';
+import { operationQueueOf, durationMs } from '../../contracts/shared';
 import type { SubscriptionActivities } from '../../activities/subscriptions/subscriptions';
 import { inRange, SUBSCRIPTION_MIN_AMOUNT } from '../../gateway/limits';
 import { codeOf, isPending, isUndecided, outcomeOf, type ResultOutcome } from '../../gateway/result-codes';
-import { cycleDate, dayOfGmt7, firstCycleOnOrAfter, instantOf, type BillingAnchor } from '../../contracts/subscriptions/billing-calendar';
-import { durationMs } from '../../contracts/shared/durations';
-import { waitForNotificationOrAsk } from '../shared/wait-or-ask';
 import {
+  cycleDate,
+  dayOfGmt7,
+  firstCycleOnOrAfter,
+  instantOf,
+  type BillingAnchor,
   authorizationSignal,
   cancelUpdate,
   chargeOrderId,
@@ -37,7 +39,7 @@ import {
   reactivationSignal,
   SUBSCRIPTION_REFUSED,
   subscriptionViewQuery,
-  transition,
+  subscriptionTransition,
   type AuthorizationResult,
   type ManageRequest,
   type SubscriptionInput,
@@ -45,7 +47,8 @@ import {
   type SubscriptionStatus,
   type SubscriptionTiming,
   type SubscriptionView,
-} from '../../contracts/subscriptions/subscriptions';
+} from '../../contracts/subscriptions';
+import { waitForNotificationOrAsk } from '../shared/wait-or-ask';
 
 const records = recordsOf<SubscriptionActivities>();
 
@@ -155,7 +158,7 @@ function view(run: Run): SubscriptionView {
 /** Every change of status goes through the transition table and is recorded for the console. */
 async function move(run: Run, to: SubscriptionStatus, reason?: string | null) {
   const { state } = run;
-  state.status = transition(state.status, to);
+  state.status = subscriptionTransition(state.status, to);
   state.statusReason = reason ?? undefined;
   await records.recordSubscription({
     subscriptionId: run.id,
@@ -457,7 +460,7 @@ async function recordActivation(run: Run) {
   if (patched('activation-one-record')) {
     // The anchor and the active status in one write: one activity (six history events) fewer per
     // subscription, which counts on a billing day (docs/performance.md).
-    state.status = transition(state.status, 'active');
+    state.status = subscriptionTransition(state.status, 'active');
     state.statusReason = undefined;
     await records.recordSubscription({
       subscriptionId: run.id,

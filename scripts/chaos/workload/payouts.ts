@@ -3,7 +3,7 @@
  * rows go to sandbox scenario receivers: ineligible (1007, 4002), pending that settles later (7000),
  * pending that fails (7099), failed (1008). Each row's expected final state is kept for the check.
  */
-import type { ItemState } from '../../../contracts/payouts/runs';
+import type { ItemState } from '../../../contracts/payouts';
 import { describeAnswer, inPool, waitUntil, type DriveFailure, type WorkloadContext } from './context';
 
 export interface PayoutRowIntent {

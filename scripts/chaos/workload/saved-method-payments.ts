@@ -3,7 +3,7 @@
  * customer), pays with its token an amount the sandbox answers with 8200, reads the code from the
  * sandbox's SMS inbox and submits it (no sooner than the gateway's 3 s spacing).
  */
-import { FINAL_TOKEN_PAYMENT_STATES } from '../../../contracts/saved-methods/payments';
+import { FINAL_TOKEN_PAYMENT_STATES } from '../../../contracts/saved-methods';
 import { describeAnswer, inPool, sleep, waitUntil, type DriveFailure, type WorkloadContext } from './context';
 
 export interface SavedMethodPaymentIntent {

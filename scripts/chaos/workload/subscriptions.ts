@@ -4,7 +4,7 @@
  * in ten customers has no funds: 1001, one retry after SUBSCRIPTION_RETRY_DELAY_HOURS, 1001 again, paused.
  */
 import { POOR_CUSTOMER_MARKER } from '../../../sandbox/customer-scenarios';
-import { addDays, dayOfGmt7 } from '../../../contracts/subscriptions/billing-calendar';
+import { addDays, dayOfGmt7 } from '../../../contracts/subscriptions';
 import { describeAnswer, inPool, waitUntil, type DriveFailure, type WorkloadContext } from './context';
 
 export interface SubscriptionIntent {

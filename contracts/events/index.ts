@@ -1,0 +1,2 @@
+/** The events contracts every layer shares: import this module, never a file inside it. */
+export * from './webhooks';

@@ -1,0 +1,4 @@
+/** The payments contracts every layer shares: import this module, never a file inside it. */
+export * from './payments';
+export * from './refunds';
+export * from './terminal-settlements';

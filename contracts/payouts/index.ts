@@ -1,0 +1,3 @@
+/** The payouts contracts every layer shares: import this module, never a file inside it. */
+export * from './disbursements';
+export * from './runs';

@@ -1,0 +1,4 @@
+/** The saved-methods contracts every layer shares: import this module, never a file inside it. */
+export * from './bindings';
+export * from './otp-rules';
+export * from './payments';

@@ -1,0 +1,3 @@
+/** The subscriptions contracts every layer shares: import this module, never a file inside it. */
+export * from './billing-calendar';
+export * from './subscriptions';
