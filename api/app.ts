@@ -16,16 +16,20 @@ import { mountRoutes, withFormerPaths, type AnyRoute } from './http/routes';
 import { systemRoutes } from './routes/system';
 import type { ApiSettings } from './settings';
 import type { SigningKeys } from '../gateway';
-import { ipnRoute, type IpnChannel } from './ipn/receiver';
+import { ipnRoute } from './ipn/receiver';
+import type { NotificationChannel } from './ipn/channel';
 import { createNotificationRelay, type NotificationRelay } from './ipn/relay';
-import { batchNotifications } from './payouts/batch-notifications';
+import { batchNotifications, disbursementNotifications } from './payouts/notifications';
 import { payoutRunRoutes } from './payouts/routes';
 import { remittanceNotifications } from './remittances/notifications';
 import { remittanceRoutes } from './remittances/routes';
-import { disbursementNotifications, disbursementRoutes } from './payouts/disbursement-routes';
-import { subscriptionNotifications, subscriptionRoutes } from './subscriptions/routes';
-import { cardPaymentNotifications, paymentNotifications, paymentRoutes } from './payments/routes';
-import { savedMethodNotifications, savedMethodRoutes, unbindNotifications } from './saved-methods/routes';
+import { disbursementRoutes } from './payouts/disbursement-routes';
+import { subscriptionRoutes } from './subscriptions/routes';
+import { subscriptionNotifications } from './subscriptions/notifications';
+import { paymentRoutes } from './payments/routes';
+import { cardPaymentNotifications, paymentNotifications } from './payments/notifications';
+import { savedMethodRoutes } from './saved-methods/routes';
+import { savedMethodNotifications, unbindNotifications } from './saved-methods/notifications';
 import { customerRoutes } from './customers/routes';
 import { eventRoutes } from './events/event-routes';
 import { webhookRoutes } from './events/webhook-routes';
@@ -76,7 +80,7 @@ const API_VERSION = '0.1.0';
  * finds the channel of a stored notification nobody signalled in it. A channel not listed here has no
  * receiver, so none can be forgotten by the relay.
  */
-export const NOTIFICATION_CHANNELS: readonly IpnChannel[] = [
+export const NOTIFICATION_CHANNELS: readonly NotificationChannel[] = [
   batchNotifications,
   disbursementNotifications,
   remittanceNotifications,

@@ -6,6 +6,8 @@
  * makes a second start of the same workflow impossible, so nothing is ever paid twice.
  */
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
+import type { Principal } from '../auth/roles';
+import { reservingOrderIds } from '../order-ids';
 import { ApiError } from './errors';
 import type { CreateRequest } from './idempotency';
 
@@ -43,8 +45,33 @@ export const workflowNotStarted = (what: string) =>
   );
 
 /** Whether a record that already holds the requested id is this request's own, left by its interrupted attempt. */
-export const isOwnInterruptedRecord = (
+const isOwnInterruptedRecord = (
   create: CreateRequest | undefined,
-  existing: { created_by_key: string } | undefined,
+  createdByKey: string | undefined,
   keyId: string,
-): boolean => create?.resumed === true && existing?.created_by_key === keyId;
+): boolean => create?.resumed === true && createdByKey === keyId;
+
+/**
+ * The one create path for a record whose id the caller chose: insert it (with its orderIds) once; when the
+ * id is held already, go on only if the record is this request's own, left by its interrupted attempt, else
+ * answer `exists`; then start its workflow, once. An orderId another object holds answers 409
+ * order_id_taken and writes nothing.
+ */
+export async function createOrResume(steps: {
+  /** Inserts the record and reserves its orderIds (`db/`); false when the id was held already. */
+  insert: () => Promise<boolean>;
+  /** The API key that created the record holding the id (`db/`). */
+  createdByKeyOf: () => Promise<string | undefined>;
+  request: { create?: CreateRequest; principal: Principal };
+  /** The answer when the id belongs to another request. */
+  exists: () => ApiError;
+  start: () => Promise<unknown>;
+}): Promise<void> {
+  const inserted = await reservingOrderIds(steps.insert);
+  if (
+    !inserted &&
+    !isOwnInterruptedRecord(steps.request.create, await steps.createdByKeyOf(), steps.request.principal.keyId)
+  )
+    throw steps.exists();
+  await startOnce(steps.start);
+}

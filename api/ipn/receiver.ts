@@ -16,11 +16,11 @@ import {
   notificationSpecs,
   withListedFieldsOnly,
   parseNotification,
-  type OperationName,
   type SigningKeys,
   type VerifiedNotification,
 } from '../../gateway';
 import type { NotificationKind, NotificationSpec } from '../../gateway/operations/types';
+import { kindOf, readNotice, type Located, type NotificationChannel } from './channel';
 import {
   markNotificationSignalled,
   releaseNotificationClaim,
@@ -32,31 +32,6 @@ import type { Logger } from '../../platform/logger';
 import { ipnsReceived } from '../../platform/metrics';
 import { ApiError } from '../http/errors';
 import { defineRoute, type AnyRoute } from '../http/routes';
-
-export interface IpnTarget {
-  workflowId: string;
-  /** The amount payrun recorded for this order; a notification with another amount is refused. */
-  expectedAmount: number;
-  signal(client: Client, notification: VerifiedNotification<NotificationKind>): Promise<void>;
-  /**
-   * The workflow has finished: what the verified notification still tells the record (a customer who paid
-   * after payrun stopped waiting). Records move forward only, so news that changes nothing is a no-op.
-   */
-  afterFinish?(notification: VerifiedNotification<NotificationKind>): Promise<void>;
-}
-
-export interface IpnChannel {
-  path: string;
-  /** The path before a rename: notifications for orders created by the previous release still come there. */
-  formerPath?: string;
-  summary: string;
-  /** Which notification kind a raw body is (decided before verification, from unsigned hints). */
-  kindOf(body: Record<string, unknown>): NotificationKind;
-  /** payrun's record of the order, or undefined when the orderId is not ours. */
-  locate(db: Db, orderId: string): Promise<IpnTarget | undefined>;
-  /** The operation that led to these notifications, when its acknowledgement differs (card: signed JSON). */
-  operation?: OperationName;
-}
 
 export interface IpnDependencies {
   db: Db;
@@ -77,20 +52,27 @@ const refuse = (kind: string, verdict: string, message: string): never => {
  * redelivery or the relay.
  */
 export async function deliver(
-  target: IpnTarget,
+  target: Located,
   temporal: Client,
   notification: VerifiedNotification<NotificationKind>,
   log: Logger,
 ): Promise<'signalled' | 'workflow_gone'> {
+  const notice = readNotice(notification);
+  const { delivery } = target;
+  if ('noWorkflow' in delivery) {
+    await delivery.record(notice);
+    return 'signalled';
+  }
   try {
-    await target.signal(temporal, notification);
+    await temporal.workflow
+      .getHandle(target.workflowId)
+      .signal(delivery.signal, delivery.args(notice) as never);
     return 'signalled';
   } catch (error) {
     if ((error as Error).name !== 'WorkflowNotFoundError') throw error;
-    const fields = notification.fields as Record<string, unknown>;
-    await target.afterFinish?.(notification);
+    await target.afterFinish?.(notice);
     log.info(
-      { kind: notification.kind, orderId: fields.orderId, workflowId: target.workflowId },
+      { kind: notice.kind, orderId: notice.orderId, workflowId: target.workflowId },
       'Notification for a workflow that has finished: its news recorded, delivered',
     );
     return 'workflow_gone';
@@ -112,7 +94,7 @@ function expectedOrderType(kind: NotificationKind): string | undefined {
   return spec.orderType;
 }
 
-export function ipnRoute(channel: IpnChannel, deps: IpnDependencies): AnyRoute {
+export function ipnRoute(channel: NotificationChannel, deps: IpnDependencies): AnyRoute {
   return defineRoute({
     method: 'post',
     path: channel.path,
@@ -136,7 +118,7 @@ export function ipnRoute(channel: IpnChannel, deps: IpnDependencies): AnyRoute {
       if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed))
         refuse('unknown', 'malformed', 'The notification is not a JSON object.');
       const hints = parsed as Record<string, unknown>;
-      const kind = channel.kindOf(hints);
+      const kind = kindOf(channel, hints);
       // Refusals are logged by kind, reason, orderId and size only: an unauthenticated caller decides
       // the body, so it never reaches the log (no flooding, no personal data).
       const refused = (reason: string, message: string, orderId = hints.orderId): never => {

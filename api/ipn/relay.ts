@@ -26,7 +26,8 @@ import type { Db } from '../../db/shared/knex';
 import { storableJson } from '../../db/shared/storable-text';
 import type { Logger } from '../../platform/logger';
 import { ipnsRelayed, oldestUnsignalledIpn } from '../../platform/metrics';
-import { deliver, type IpnChannel, type IpnTarget } from './receiver';
+import { kindOf, type Located, type NotificationChannel } from './channel';
+import { deliver } from './receiver';
 import type { NotificationSettings } from './settings';
 
 export interface RelayDependencies {
@@ -34,7 +35,7 @@ export interface RelayDependencies {
   temporal: Client;
   logger: Logger;
   /** Every notification channel the API serves (`NOTIFICATION_CHANNELS`, the list the receivers are mounted from). */
-  channels: readonly IpnChannel[];
+  channels: readonly NotificationChannel[];
   settings: NotificationSettings;
 }
 
@@ -88,10 +89,10 @@ export function createNotificationRelay(deps: RelayDependencies): NotificationRe
   async function targetOf(
     row: StoredNotification,
     notification: VerifiedNotification<NotificationKind>,
-  ): Promise<IpnTarget | undefined> {
+  ): Promise<Located | undefined> {
     const fields = notification.fields as Record<string, unknown>;
     for (const channel of channels) {
-      if (channel.kindOf(fields) !== notification.kind) continue;
+      if (kindOf(channel, fields) !== notification.kind) continue;
       const target = await channel.locate(db, row.order_id);
       if (target && (row.workflow_id === null || target.workflowId === row.workflow_id)) return target;
     }

@@ -6,13 +6,13 @@ import { AUTHORIZATION_HOLD_MS, REFUND_AMOUNT_RANGES } from '../../gateway';
 import type { Db } from '../../db/shared/knex';
 import { applyListFilter, pageOf, type ListFilter } from '../../db/shared/list-filter';
 import {
+  insertPayment,
   findPayment,
   reserveRefund,
   type PaymentRow,
   type RefundItem,
   type RefundRow,
 } from '../../db/payments/payments';
-import { reserveOrderIds } from '../../db/shared/gateway-order-ids';
 import {
   CONFIRM_REFUSED,
   confirmPaymentUpdate,
@@ -31,7 +31,7 @@ import { failureTypeOf, payrunOrderId } from '../../contracts/shared';
 import type { Principal } from '../auth/roles';
 import { ApiError, conflict, notFound } from '../http/errors';
 import type { CreateRequest } from '../http/idempotency';
-import { isOwnInterruptedRecord, startOnce } from '../http/resumable';
+import { createOrResume, startOnce } from '../http/resumable';
 import { executeWorkflow, startWorkflow } from '../workflow-starts';
 import { reservingOrderIds } from '../order-ids';
 
@@ -104,46 +104,6 @@ async function waitWhile<T>(read: () => Promise<T>, busy: (value: T) => boolean,
 export async function createPayment(deps: PaymentDeps, input: NewPayment) {
   const { db, temporal, settings } = deps;
   const workflowId = paymentWorkflowId(input.paymentId);
-  // The payment and its gateway orderId (its id) in one transaction: an id another object's order holds
-  // answers 409 order_id_taken and writes nothing.
-  const inserted = await reservingOrderIds(() =>
-    db.transaction(async (trx) => {
-      const rows = await trx('payments')
-        .insert({
-          payment_id: input.paymentId,
-          // The gateway orderId is the merchant's own payment id: one id, one order, ever.
-          order_id: input.paymentId,
-          workflow_id: workflowId,
-          request_type: input.requestType,
-          amount: input.amount,
-          status: 'created',
-          auto_capture: input.autoCapture,
-          order_info: input.orderInfo,
-          extra_data: input.extraData,
-          request_details: JSON.stringify(input.details),
-          store_id: input.storeId ?? null,
-          serial_number: input.serialNumber ?? null,
-          instrument_type: input.instrumentType ?? null,
-          created_by_key: input.principal.keyId,
-          created_by: input.principal.name,
-        })
-        .onConflict('payment_id')
-        .ignore()
-        .returning('payment_id');
-      if (rows.length > 0)
-        await reserveOrderIds(trx, [
-          { orderId: input.paymentId, kind: 'payment', objectId: input.paymentId },
-        ]);
-      return rows;
-    }),
-  );
-  const existing =
-    inserted.length === 0
-      ? await db('payments').where({ payment_id: input.paymentId }).first('created_by_key')
-      : undefined;
-  if (inserted.length === 0 && !isOwnInterruptedRecord(input.create, existing, input.principal.keyId)) {
-    throw conflict('payment_exists', `Payment ${input.paymentId} already exists; a payment id is used once.`);
-  }
   const workflowInput: PaymentInput = {
     paymentId: input.paymentId,
     requestType: input.requestType,
@@ -151,16 +111,40 @@ export async function createPayment(deps: PaymentDeps, input: NewPayment) {
     timing: settings.payment,
     ...(input.paymentCode !== undefined ? { paymentCode: input.paymentCode } : {}),
   };
-  await startOnce(() =>
-    startWorkflow(temporal, 'payment', {
-      taskQueue: settings.taskQueue,
-      workflowId,
-      args: [workflowInput],
-      workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
-      staticSummary: `Payment ${input.paymentId}: ${input.amount} VND by ${input.requestType}`,
-      typedSearchAttributes: [{ key: payrunOrderId, value: input.paymentId }],
-    }),
-  );
+  await createOrResume({
+    insert: () =>
+      insertPayment(db, {
+        payment_id: input.paymentId,
+        // The gateway orderId is the merchant's own payment id: one id, one order, ever.
+        order_id: input.paymentId,
+        workflow_id: workflowId,
+        request_type: input.requestType,
+        amount: input.amount,
+        status: 'created',
+        auto_capture: input.autoCapture,
+        order_info: input.orderInfo,
+        extra_data: input.extraData,
+        request_details: JSON.stringify(input.details),
+        store_id: input.storeId ?? null,
+        serial_number: input.serialNumber ?? null,
+        instrument_type: input.instrumentType ?? null,
+        created_by_key: input.principal.keyId,
+        created_by: input.principal.name,
+      }),
+    createdByKeyOf: async () => (await findPayment(db, input.paymentId))?.created_by_key,
+    request: input,
+    exists: () =>
+      conflict('payment_exists', `Payment ${input.paymentId} already exists; a payment id is used once.`),
+    start: () =>
+      startWorkflow(temporal, 'payment', {
+        taskQueue: settings.taskQueue,
+        workflowId,
+        args: [workflowInput],
+        workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+        staticSummary: `Payment ${input.paymentId}: ${input.amount} VND by ${input.requestType}`,
+        typedSearchAttributes: [{ key: payrunOrderId, value: input.paymentId }],
+      }),
+  });
   // The customer needs the links from the gateway's answer: wait for it (bounded).
   const row = await waitWhile(
     () => findPayment(db, input.paymentId),

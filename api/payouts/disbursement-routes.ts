@@ -1,9 +1,6 @@
 import { z } from 'zod';
 import { NOT_BLANK } from '../http/openapi';
 import { DISBURSEMENT_AMOUNT_RANGES, inRange, rangeText } from '../../gateway/limits';
-import { ipnPaths } from '../../platform/ipn-paths';
-import { disbursementResultSignal } from '../../contracts/payouts';
-import type { IpnChannel } from '../ipn/receiver';
 import { listQuery } from '../http/list-query';
 import { defineRoute, type AnyRoute } from '../http/routes';
 import { userIdField } from '../order-ids';
@@ -143,30 +140,3 @@ export function disbursementRoutes(deps: DisbursementDeps): AnyRoute[] {
     }),
   ];
 }
-
-/** The gateway's result of a single disbursement. */
-export const disbursementNotifications: IpnChannel = {
-  path: ipnPaths.disbursement,
-  summary: 'Receives single disbursement results from the gateway.',
-  kindOf: () => 'disbursement.result',
-  locate: async (db, orderId) => {
-    const row = await db('disbursements').where({ order_id: orderId }).first();
-    if (!row) return undefined;
-    return {
-      workflowId: row.workflow_id,
-      expectedAmount: Number(row.amount),
-      signal: async (client, notification) => {
-        const fields = notification.fields as unknown as {
-          resultCode: number;
-          message?: string;
-          transId?: number;
-        };
-        await client.workflow.getHandle(row.workflow_id).signal(disbursementResultSignal, {
-          resultCode: Number(fields.resultCode),
-          message: String(fields.message ?? ''),
-          transId: fields.transId === undefined ? undefined : String(fields.transId),
-        });
-      },
-    };
-  },
-};

@@ -1,8 +1,8 @@
 /** Single disbursement stories: pay one receiver now, read where it is. */
+import { insertDisbursement, findDisbursement } from '../../db/payouts/disbursements';
 import type { Client } from '@temporalio/client';
 import { WorkflowIdReusePolicy } from '@temporalio/common';
 import type { Db } from '../../db/shared/knex';
-import { reserveOrderIds } from '../../db/shared/gateway-order-ids';
 import { applyListFilter, pageOf, type ListFilter } from '../../db/shared/list-filter';
 import {
   disbursementWorkflowId,
@@ -14,9 +14,8 @@ import type { Principal } from '../auth/roles';
 import { conflict, notFound } from '../http/errors';
 import type { CreateRequest } from '../http/idempotency';
 import { maskNumber } from '../http/masking';
-import { isOwnInterruptedRecord, startOnce } from '../http/resumable';
+import { createOrResume } from '../http/resumable';
 import { startWorkflow } from '../workflow-starts';
-import { reservingOrderIds } from '../order-ids';
 
 export interface DisbursementDeps {
   db: Db;
@@ -49,46 +48,6 @@ export async function createDisbursement(
 ) {
   const { db, temporal } = deps;
   const workflowId = disbursementWorkflowId(input.disbursementId);
-  // The disbursement and the gateway orderIds it will send (its id, and `-chk` for the wallet check) in one
-  // transaction: an id another object's order holds answers 409 order_id_taken and writes nothing.
-  const inserted = await reservingOrderIds(() =>
-    db.transaction(async (trx) => {
-      const rows = await trx('disbursements')
-        .insert({
-          disbursement_id: input.disbursementId,
-          // The gateway orderId is the merchant's own disbursement id: one id, one payout, ever.
-          order_id: input.disbursementId,
-          workflow_id: workflowId,
-          request_type: input.receiver.kind === 'wallet' ? 'disburseToWallet' : 'disburseToBank',
-          amount: input.amount,
-          receiver_label: receiverLabel(input.receiver),
-          description: input.description,
-          status: 'queued',
-          created_by_key: input.principal.keyId,
-          created_by: input.principal.name,
-        })
-        .onConflict('disbursement_id')
-        .ignore()
-        .returning('disbursement_id');
-      const owner = { kind: 'disbursement', objectId: input.disbursementId } as const;
-      if (rows.length > 0)
-        await reserveOrderIds(trx, [
-          { orderId: input.disbursementId, ...owner },
-          { orderId: `${input.disbursementId}-chk`, ...owner },
-        ]);
-      return rows;
-    }),
-  );
-  const existing =
-    inserted.length === 0
-      ? await db('disbursements').where({ disbursement_id: input.disbursementId }).first('created_by_key')
-      : undefined;
-  if (inserted.length === 0 && !isOwnInterruptedRecord(input.create, existing, input.principal.keyId)) {
-    throw conflict(
-      'disbursement_exists',
-      `Disbursement ${input.disbursementId} already exists; a payout id is paid once.`,
-    );
-  }
   const workflowInput: DisbursementInput = {
     disbursementId: input.disbursementId,
     amount: input.amount,
@@ -98,16 +57,38 @@ export async function createDisbursement(
     resultWait: deps.resultWait,
     ipnTimeout: deps.ipnTimeout,
   };
-  await startOnce(() =>
-    startWorkflow(temporal, 'disbursement', {
-      taskQueue: deps.taskQueue,
-      workflowId,
-      args: [workflowInput],
-      workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
-      staticSummary: `Disbursement ${input.disbursementId}: ${input.amount} VND to ${receiverLabel(input.receiver)}`,
-      typedSearchAttributes: [{ key: payrunOrderId, value: input.disbursementId }],
-    }),
-  );
+  await createOrResume({
+    insert: () =>
+      insertDisbursement(db, {
+        disbursement_id: input.disbursementId,
+        // The gateway orderId is the merchant's own disbursement id: one id, one payout, ever.
+        order_id: input.disbursementId,
+        workflow_id: workflowId,
+        request_type: input.receiver.kind === 'wallet' ? 'disburseToWallet' : 'disburseToBank',
+        amount: input.amount,
+        receiver_label: receiverLabel(input.receiver),
+        description: input.description,
+        status: 'queued',
+        created_by_key: input.principal.keyId,
+        created_by: input.principal.name,
+      }),
+    createdByKeyOf: async () => (await findDisbursement(db, input.disbursementId))?.created_by_key,
+    request: input,
+    exists: () =>
+      conflict(
+        'disbursement_exists',
+        `Disbursement ${input.disbursementId} already exists; a payout id is paid once.`,
+      ),
+    start: () =>
+      startWorkflow(temporal, 'disbursement', {
+        taskQueue: deps.taskQueue,
+        workflowId,
+        args: [workflowInput],
+        workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+        staticSummary: `Disbursement ${input.disbursementId}: ${input.amount} VND to ${receiverLabel(input.receiver)}`,
+        typedSearchAttributes: [{ key: payrunOrderId, value: input.disbursementId }],
+      }),
+  });
   return disbursementView(db, input.disbursementId);
 }
 

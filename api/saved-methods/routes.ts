@@ -1,14 +1,6 @@
 import { z } from 'zod';
 import { BINDING_AMOUNT_RANGES, inRange, rangeText } from '../../gateway/limits';
 import { LINK_WALLET_CLIENT_ID_PATTERN } from '../../gateway/operations/shared';
-import { formerIpnPaths, ipnPaths } from '../../platform/ipn-paths';
-import { revokeSavedMethod } from '../../db/saved-methods/saved-methods';
-import {
-  bindingResultSignal,
-  savedMethodBindingWorkflowId,
-  savedMethodPaymentResultSignal,
-} from '../../contracts/saved-methods';
-import type { IpnChannel } from '../ipn/receiver';
 import { listQueryFields } from '../http/list-query';
 import { maskCustomer, seesInFull } from '../http/masking';
 import { defineRoute, type AnyRoute } from '../http/routes';
@@ -249,65 +241,3 @@ export function savedMethodRoutes(deps: SavedMethodDeps): AnyRoute[] {
     }),
   ];
 }
-
-/** List-B results of bindings (with callbackToken) and of saved-method payments. */
-export const savedMethodNotifications: IpnChannel = {
-  path: ipnPaths.savedMethods,
-  formerPath: formerIpnPaths.savedMethods,
-  summary: 'Receives binding and saved-method payment results (list B) from the gateway.',
-  kindOf: () => 'payment.resultB',
-  locate: async (db, orderId) => {
-    const binding = await db('saved_method_bindings').where({ order_id: orderId }).first();
-    if (binding) {
-      return {
-        workflowId: binding.workflow_id,
-        expectedAmount: Number(binding.amount),
-        signal: async (client, notification) => {
-          const fields = notification.fields as unknown as { resultCode: number; message?: string };
-          await client.workflow.getHandle(binding.workflow_id).signal(bindingResultSignal, {
-            resultCode: Number(fields.resultCode),
-            message: String(fields.message ?? ''),
-          });
-        },
-      };
-    }
-    const payment = await db('saved_method_payments').where({ order_id: orderId }).first();
-    if (!payment) return undefined;
-    return {
-      workflowId: payment.workflow_id,
-      expectedAmount: Number(payment.amount),
-      signal: async (client, notification) => {
-        const fields = notification.fields as unknown as {
-          resultCode: number;
-          message?: string;
-          transId?: number;
-        };
-        await client.workflow.getHandle(payment.workflow_id).signal(savedMethodPaymentResultSignal, {
-          resultCode: Number(fields.resultCode),
-          message: String(fields.message ?? ''),
-          transId: fields.transId === undefined ? undefined : String(fields.transId),
-        });
-      },
-    };
-  },
-};
-
-/** The customer removed a saved card in the app: the token is revoked (answered 204). */
-export const unbindNotifications: IpnChannel = {
-  path: ipnPaths.unbind,
-  formerPath: formerIpnPaths.unbind,
-  summary: 'Receives the unbind call (token removed by the customer); answers 204.',
-  kindOf: () => 'token.unbind',
-  locate: async (db, orderId) => {
-    const method = await db('saved_methods').where({ initial_order_id: orderId }).first();
-    if (!method) return undefined;
-    return {
-      workflowId: savedMethodBindingWorkflowId(method.binding_id),
-      expectedAmount: 0,
-      // No workflow waits for it: the record is the state, and payments read it before any call.
-      signal: async () => {
-        await revokeSavedMethod(db, method.method_id);
-      },
-    };
-  },
-};

@@ -8,6 +8,7 @@ import { reserveOrderIds } from '../../db/shared/gateway-order-ids';
 import { applyListFilter, pageOf, type ListFilter } from '../../db/shared/list-filter';
 import type { CustomerKeyOf } from '../../platform/customer-key';
 import {
+  insertSavedMethodPayment,
   bindingView,
   getBinding,
   getSavedMethod,
@@ -43,7 +44,7 @@ import { failureTypeOf, payrunCustomer, payrunOrderId } from '../../contracts/sh
 import type { Principal } from '../auth/roles';
 import { ApiError, conflict, notFound } from '../http/errors';
 import type { CreateRequest } from '../http/idempotency';
-import { isOwnInterruptedRecord, startOnce } from '../http/resumable';
+import { createOrResume, startOnce } from '../http/resumable';
 import { startWorkflow } from '../workflow-starts';
 import { reservingOrderIds, withFreshId } from '../order-ids';
 
@@ -263,63 +264,47 @@ export async function createSavedMethodPayment(
     }
   }
   const workflowId = savedMethodPaymentWorkflowId(input.paymentId);
-  // The payment and its gateway orderId (its id) in one transaction: an id another object's order holds
-  // answers 409 order_id_taken and writes nothing.
-  const inserted = await reservingOrderIds(() =>
-    db.transaction(async (trx) => {
-      const rows = await trx('saved_method_payments')
-        .insert({
-          payment_id: input.paymentId,
-          order_id: input.paymentId,
-          workflow_id: workflowId,
-          method_id: method.method_id,
-          partner_client_id: method.partner_client_id,
-          gateway_client_id: method.gateway_client_id,
-          kind: method.kind,
-          amount: input.amount,
-          description: input.description,
-          state: 'starting',
-          created_by_key: input.principal.keyId,
-          created_by: input.principal.name,
-        })
-        .onConflict('payment_id')
-        .ignore()
-        .returning('payment_id');
-      if (rows.length > 0)
-        await reserveOrderIds(trx, [
-          { orderId: input.paymentId, kind: 'saved_method_payment', objectId: input.paymentId },
-        ]);
-      return rows;
-    }),
-  );
-  const existing =
-    inserted.length === 0
-      ? await db('saved_method_payments').where({ payment_id: input.paymentId }).first('created_by_key')
-      : undefined;
-  if (inserted.length === 0 && !isOwnInterruptedRecord(input.create, existing, input.principal.keyId)) {
-    throw conflict(
-      'token_payment_exists',
-      `Saved-method payment ${input.paymentId} already exists; a payment id is paid once.`,
-    );
-  }
   const workflowInput: SavedMethodPaymentInput = {
     paymentId: input.paymentId,
     partnerClientId: method.partner_client_id,
     timing: deps.settings.payment,
   };
-  await startOnce(() =>
-    startWorkflow(temporal, 'savedMethodPayment', {
-      taskQueue: deps.settings.taskQueue,
-      workflowId,
-      args: [workflowInput],
-      workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
-      staticSummary: `Saved-method payment ${input.paymentId}: ${input.amount} VND (${method.kind})`,
-      typedSearchAttributes: [
-        { key: payrunOrderId, value: input.paymentId },
-        { key: payrunCustomer, value: deps.customerKeyOf(method.partner_client_id) },
-      ],
-    }),
-  );
+  await createOrResume({
+    insert: () =>
+      insertSavedMethodPayment(db, {
+        payment_id: input.paymentId,
+        order_id: input.paymentId,
+        workflow_id: workflowId,
+        method_id: method.method_id,
+        partner_client_id: method.partner_client_id,
+        gateway_client_id: method.gateway_client_id,
+        kind: method.kind,
+        amount: input.amount,
+        description: input.description,
+        state: 'starting',
+        created_by_key: input.principal.keyId,
+        created_by: input.principal.name,
+      }),
+    createdByKeyOf: async () => (await getSavedMethodPayment(db, input.paymentId))?.created_by_key,
+    request: input,
+    exists: () =>
+      conflict(
+        'token_payment_exists',
+        `Saved-method payment ${input.paymentId} already exists; a payment id is paid once.`,
+      ),
+    start: () =>
+      startWorkflow(temporal, 'savedMethodPayment', {
+        taskQueue: deps.settings.taskQueue,
+        workflowId,
+        args: [workflowInput],
+        workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+        staticSummary: `Saved-method payment ${input.paymentId}: ${input.amount} VND (${method.kind})`,
+        typedSearchAttributes: [
+          { key: payrunOrderId, value: input.paymentId },
+          { key: payrunCustomer, value: deps.customerKeyOf(method.partner_client_id) },
+        ],
+      }),
+  });
   const handle = temporal.workflow.getHandle(workflowId);
   try {
     await handle.executeUpdate(savedMethodPaymentStartedUpdate);

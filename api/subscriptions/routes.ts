@@ -1,12 +1,8 @@
 import { z } from 'zod';
 import { NOT_BLANK } from '../http/openapi';
 import { beyondSchema } from '../http/errors';
-import { ipnPaths } from '../../platform/ipn-paths';
 import { SUBSCRIPTION_FREQUENCIES, SUBSCRIPTION_MIN_AMOUNT } from '../../gateway/limits';
 import { calendarDay } from '../http/dates';
-import { authorizationSignal, chargeResultSignal, reactivationSignal } from '../../contracts/subscriptions';
-import { findSubscriptionByOrderId } from '../../db/subscriptions/subscriptions';
-import type { IpnChannel } from '../ipn/receiver';
 import { listQuery } from '../http/list-query';
 import { maskCustomer, seesInFull } from '../http/masking';
 import { defineRoute, type AnyRoute } from '../http/routes';
@@ -180,50 +176,3 @@ export function subscriptionRoutes(deps: SubscriptionDeps): AnyRoute[] {
     }),
   ];
 }
-
-/** List-B notifications: the customer's authorization, a reactivation's confirmation, a charge's result. */
-export const subscriptionNotifications: IpnChannel = {
-  path: ipnPaths.subscription,
-  summary: 'Receives subscription authorization, reactivation and charge notifications (list B).',
-  kindOf: () => 'payment.resultB',
-  locate: async (db, orderId) => {
-    const found = await findSubscriptionByOrderId(db, orderId);
-    if (!found) return undefined;
-    const { row, via, charge } = found;
-    return {
-      workflowId: row.workflow_id,
-      expectedAmount:
-        via === 'authorization'
-          ? Number(row.initial_amount)
-          : via === 'reactivation'
-            ? 0
-            : Number(charge!.amount),
-      signal: async (client, notification) => {
-        const fields = notification.fields as Record<string, unknown>;
-        const handle = client.workflow.getHandle(row.workflow_id);
-        const resultCode = Number(fields.resultCode);
-        const message = fields.message === undefined ? undefined : String(fields.message);
-        const transId =
-          fields.transId === undefined || fields.transId === null ? undefined : String(fields.transId);
-        if (via === 'authorization') {
-          const callbackToken = fields.callbackToken ? String(fields.callbackToken) : undefined;
-          await handle.signal(authorizationSignal, {
-            resultCode,
-            ...(message ? { message } : {}),
-            ...(callbackToken ? { callbackToken } : {}),
-            ...(transId ? { transId } : {}),
-          });
-        } else if (via === 'reactivation') {
-          await handle.signal(reactivationSignal, { orderId, resultCode, ...(message ? { message } : {}) });
-        } else {
-          await handle.signal(chargeResultSignal, {
-            orderId,
-            resultCode,
-            ...(message ? { message } : {}),
-            ...(transId ? { transId } : {}),
-          });
-        }
-      },
-    };
-  },
-};

@@ -26,11 +26,10 @@ import { payrunCustomer, payrunOrderId } from '../../contracts/shared';
 import type { Principal } from '../auth/roles';
 import { ApiError, conflict, notFound } from '../http/errors';
 import type { CreateRequest } from '../http/idempotency';
-import { isOwnInterruptedRecord, startOnce } from '../http/resumable';
+import { createOrResume } from '../http/resumable';
 import type { SubscriptionSettings } from './settings';
 import type { CustomerKeyOf } from '../../platform/customer-key';
 import { startWorkflow } from '../workflow-starts';
-import { reservingOrderIds } from '../order-ids';
 
 export interface SubscriptionDeps {
   db: Db;
@@ -64,35 +63,6 @@ export async function createSubscription(
   const { db, temporal, settings } = deps;
   const info = input.subscriptionInfo;
   const workflowId = subscriptionWorkflowId(input.subscriptionId);
-  const inserted = await reservingOrderIds(() =>
-    insertSubscription(db, {
-      subscription_id: input.subscriptionId,
-      workflow_id: workflowId,
-      partner_client_id: input.partnerClientId,
-      name: info.name,
-      partner_subs_id: info.partnerSubsId ?? null,
-      subs_owner: info.subsOwner ?? null,
-      type: info.type,
-      recurring_amount: info.recurringAmount,
-      frequency: info.frequency,
-      initial_amount: input.amount,
-      order_info: input.orderInfo,
-      requested_next_payment_date: info.nextPaymentDate ?? null,
-      expiry_date: info.expiryDate ?? null,
-      status: 'authorizing',
-      created_by_key: input.principal.keyId,
-      created_by: input.principal.name,
-    }),
-  );
-  if (
-    !inserted &&
-    !isOwnInterruptedRecord(
-      input.create,
-      await getSubscription(db, input.subscriptionId),
-      input.principal.keyId,
-    )
-  )
-    throw conflict('subscription_exists', `Subscription ${input.subscriptionId} already exists.`);
   const workflowInput: SubscriptionInput = {
     subscriptionId: input.subscriptionId,
     type: info.type,
@@ -103,19 +73,42 @@ export async function createSubscription(
     ...(info.expiryDate ? { expiryDate: info.expiryDate } : {}),
     timing: settings.timing,
   };
-  await startOnce(() =>
-    startWorkflow(temporal, 'subscription', {
-      taskQueue: settings.taskQueue,
-      workflowId,
-      args: [workflowInput],
-      workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
-      staticSummary: `Subscription ${input.subscriptionId}: ${info.type} ${info.recurringAmount} VND ${info.frequency}`,
-      typedSearchAttributes: [
-        { key: payrunOrderId, value: input.subscriptionId },
-        { key: payrunCustomer, value: deps.customerKeyOf(input.partnerClientId) },
-      ],
-    }),
-  );
+  await createOrResume({
+    insert: () =>
+      insertSubscription(db, {
+        subscription_id: input.subscriptionId,
+        workflow_id: workflowId,
+        partner_client_id: input.partnerClientId,
+        name: info.name,
+        partner_subs_id: info.partnerSubsId ?? null,
+        subs_owner: info.subsOwner ?? null,
+        type: info.type,
+        recurring_amount: info.recurringAmount,
+        frequency: info.frequency,
+        initial_amount: input.amount,
+        order_info: input.orderInfo,
+        requested_next_payment_date: info.nextPaymentDate ?? null,
+        expiry_date: info.expiryDate ?? null,
+        status: 'authorizing',
+        created_by_key: input.principal.keyId,
+        created_by: input.principal.name,
+      }),
+    createdByKeyOf: async () => (await getSubscription(db, input.subscriptionId))?.created_by_key,
+    request: input,
+    exists: () => conflict('subscription_exists', `Subscription ${input.subscriptionId} already exists.`),
+    start: () =>
+      startWorkflow(temporal, 'subscription', {
+        taskQueue: settings.taskQueue,
+        workflowId,
+        args: [workflowInput],
+        workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+        staticSummary: `Subscription ${input.subscriptionId}: ${info.type} ${info.recurringAmount} VND ${info.frequency}`,
+        typedSearchAttributes: [
+          { key: payrunOrderId, value: input.subscriptionId },
+          { key: payrunCustomer, value: deps.customerKeyOf(input.partnerClientId) },
+        ],
+      }),
+  });
   // The workflow asks the gateway for the customer's links; answer with them once they are recorded.
   const deadline = Date.now() + (settings.linksWaitMs ?? 15_000);
   for (;;) {

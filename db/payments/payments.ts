@@ -1,6 +1,6 @@
 /** Payments, refunds and terminal settlements: row types and the few queries that need care. */
 import type { Db } from '../shared/knex';
-import { reserveOrderIds } from '../shared/gateway-order-ids';
+import { insertOwningOrderIds, reserveOrderIds } from '../shared/gateway-order-ids';
 import type { EventType, PaymentSnapshot, RefundSnapshot } from '../../platform/event-catalogue';
 import { recordEvent, updateRecordingEvents, type MayMove } from '../events/events';
 import { isoOrNull } from '../shared/values';
@@ -92,6 +92,15 @@ export const findPaymentByOrderId = (db: Db, orderId: string): Promise<PaymentRo
 
 export const findRefund = (db: Db, refundId: string): Promise<RefundRow | undefined> =>
   db<RefundRow>('refunds').where({ refund_id: refundId }).first();
+
+/** Inserts the payment once, owning its gateway orderId; false when the payment id exists already. */
+export const insertPayment = (
+  db: Db,
+  row: Pick<PaymentRow, 'payment_id' | 'order_id'> & Readonly<Record<string, unknown>>,
+): Promise<boolean> =>
+  insertOwningOrderIds(db, 'payments', 'payment_id', row, [
+    { orderId: row.order_id, kind: 'payment', objectId: row.payment_id },
+  ]);
 
 export async function requirePayment(db: Db, paymentId: string): Promise<PaymentRow> {
   const row = await findPayment(db, paymentId);

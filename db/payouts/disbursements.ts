@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { Db } from '../shared/knex';
+import { insertOwningOrderIds } from '../shared/gateway-order-ids';
 import type { DisbursementStatus } from '../../contracts/payouts';
 import type { DisbursementSnapshot, EventType } from '../../platform/event-catalogue';
 import { recordEvent, updateRecordingEvents, type MayMove } from '../events/events';
@@ -26,6 +27,32 @@ const EVENTS: Partial<Record<DisbursementRow['status'], EventType & `disbursemen
   succeeded: 'disbursement.succeeded',
   failed: 'disbursement.failed',
 };
+
+export async function findDisbursement(db: Db, disbursementId: string): Promise<DisbursementRow | undefined> {
+  return db('disbursements').where({ disbursement_id: disbursementId }).first();
+}
+
+/**
+ * Inserts the disbursement once, owning the gateway orderIds it will send (its id, and `-chk` for the wallet
+ * check); false when the disbursement id exists already.
+ */
+export const insertDisbursement = (
+  db: Db,
+  row: Pick<DisbursementRow, 'disbursement_id' | 'order_id'> & Readonly<Record<string, unknown>>,
+): Promise<boolean> => {
+  const owner = { kind: 'disbursement', objectId: row.disbursement_id } as const;
+  return insertOwningOrderIds(db, 'disbursements', 'disbursement_id', row, [
+    { orderId: row.order_id, ...owner },
+    { orderId: `${row.order_id}-chk`, ...owner },
+  ]);
+};
+
+export async function findDisbursementByOrderId(
+  db: Db,
+  orderId: string,
+): Promise<DisbursementRow | undefined> {
+  return db('disbursements').where({ order_id: orderId }).first();
+}
 
 export async function recordDisbursementStatus(
   db: Db | Knex.Transaction,

@@ -83,6 +83,11 @@ export async function getBatch(db: Db, batchId: string): Promise<PayoutBatchRow 
   return db('payout_batches').where({ batch_id: batchId }).first();
 }
 
+/** The batch a gateway notification names (its orderId is the batch's). */
+export async function findBatchByOrderId(db: Db, orderId: string): Promise<PayoutBatchRow | undefined> {
+  return db('payout_batches').where({ order_id: orderId }).first();
+}
+
 export async function listBatches(db: Db, runId: string): Promise<PayoutBatchRow[]> {
   return db('payout_batches').where({ run_id: runId }).orderBy('seq');
 }

@@ -1,3 +1,4 @@
+import { insertOwningOrderIds } from '../shared/gateway-order-ids';
 import type { Db } from '../shared/knex';
 import type {
   EventType,
@@ -77,6 +78,7 @@ export interface SavedMethodPaymentRow {
   trans_id: string | null;
   pay_url: string | null;
   deeplink: string | null;
+  created_by_key: string;
   created_by: string;
   created_at: Date;
   updated_at: Date;
@@ -185,6 +187,34 @@ export async function updateSavedMethodPayment(
     },
     { column: 'state', mayMove },
   );
+}
+
+/** Inserts the payment once, owning its gateway orderId; false when the payment id exists already. */
+export const insertSavedMethodPayment = (
+  db: Db,
+  row: Pick<SavedMethodPaymentRow, 'payment_id' | 'order_id'> & Readonly<Record<string, unknown>>,
+): Promise<boolean> =>
+  insertOwningOrderIds(db, 'saved_method_payments', 'payment_id', row, [
+    { orderId: row.order_id, kind: 'saved_method_payment', objectId: row.payment_id },
+  ]);
+
+export async function findBindingByOrderId(db: Db, orderId: string): Promise<BindingRow | undefined> {
+  return db('saved_method_bindings').where({ order_id: orderId }).first();
+}
+
+export async function findSavedMethodPaymentByOrderId(
+  db: Db,
+  orderId: string,
+): Promise<SavedMethodPaymentRow | undefined> {
+  return db('saved_method_payments').where({ order_id: orderId }).first();
+}
+
+/** A saved method by the orderId of the binding that created it (what the gateway's unbind call names). */
+export async function findSavedMethodByInitialOrderId(
+  db: Db,
+  orderId: string,
+): Promise<SavedMethodRow | undefined> {
+  return db('saved_methods').where({ initial_order_id: orderId }).first();
 }
 
 /** The customer removed the method in the app: it is never used again. A second unbind changes nothing. */

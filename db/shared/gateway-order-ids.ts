@@ -100,3 +100,23 @@ export async function reserveManageOrderId(
     { orderId: manage.orderId, kind: 'subscription', objectId: manage.subscriptionId },
   ]);
 }
+
+/**
+ * Inserts a record once, with the gateway orderIds it will send, in one transaction: false when a record
+ * with that key exists already (nothing written); OrderIdTaken when another object holds one of the
+ * orderIds (nothing written either).
+ */
+export async function insertOwningOrderIds(
+  db: Db,
+  table: string,
+  key: string,
+  row: Readonly<Record<string, unknown>>,
+  orderIds: readonly OrderIdReservation[],
+): Promise<boolean> {
+  return db.transaction(async (trx) => {
+    const inserted = await trx(table).insert(row).onConflict(key).ignore().returning(key);
+    if (inserted.length === 0) return false;
+    await reserveOrderIds(trx, orderIds);
+    return true;
+  });
+}

@@ -1,5 +1,5 @@
 import type { Db } from '../shared/knex';
-import { reserveOrderIds } from '../shared/gateway-order-ids';
+import { insertOwningOrderIds, reserveOrderIds } from '../shared/gateway-order-ids';
 import { applyListFilter, pageOf, type ListFilter } from '../shared/list-filter';
 import type {
   EventType,
@@ -106,18 +106,9 @@ export type NewSubscription = Pick<
  * same transaction: OrderIdTaken when another object's orderId is that id, and nothing is written.
  */
 export async function insertSubscription(db: Db, row: NewSubscription): Promise<boolean> {
-  return db.transaction(async (trx) => {
-    const inserted = await trx('subscriptions')
-      .insert(row)
-      .onConflict('subscription_id')
-      .ignore()
-      .returning('subscription_id');
-    if (inserted.length === 0) return false;
-    await reserveOrderIds(trx, [
-      { orderId: row.subscription_id, kind: 'subscription', objectId: row.subscription_id },
-    ]);
-    return true;
-  });
+  return insertOwningOrderIds(db, 'subscriptions', 'subscription_id', row, [
+    { orderId: row.subscription_id, kind: 'subscription', objectId: row.subscription_id },
+  ]);
 }
 
 export async function getSubscription(db: Db, subscriptionId: string): Promise<SubscriptionRow | undefined> {

@@ -1,0 +1,96 @@
+/**
+ * The one shape of a notification channel. A channel says which kind of notification arrives at its path,
+ * how it finds payrun's record of the order (a `db/` lookup), and which signal it sends; the receiver
+ * (`receiver.ts`) and the relay (`relay.ts`) do everything else: verification, the amount check, storage,
+ * reading the result once into a `Notice`, signalling, and the acknowledgement.
+ */
+import type { SignalDefinition } from '@temporalio/client';
+import type { OperationName, VerifiedNotification } from '../../gateway';
+import type { NotificationKind } from '../../gateway/operations/types';
+import type { Db } from '../../db/shared/knex';
+
+/** What every notification tells, read once by the receiver from the signed fields. */
+export interface Notice {
+  kind: NotificationKind;
+  orderId: string;
+  resultCode: number;
+  /** The gateway's message; empty when it sent none. */
+  message: string;
+  /** The gateway's transaction, when it names one (0 and null name none). */
+  transId?: string;
+  /** Every field kept from the notification (its signed list and the unsigned ones the spec lists). */
+  fields: Readonly<Record<string, unknown>>;
+}
+
+/** What reaching a record means for a notification: a signal to its workflow, or a write when none waits. */
+export type Delivery =
+  | {
+      signal: SignalDefinition<[never]>;
+      /** The signal's argument, built from the notice. */
+      args(notice: Notice): unknown;
+    }
+  | {
+      /** Why no workflow waits (the record is the state), and the write that records the news. */
+      noWorkflow: string;
+      record(notice: Notice): Promise<void>;
+    };
+
+/** payrun's record of a notified order, as a channel located it. */
+export interface Located {
+  workflowId: string;
+  /** The amount payrun recorded for this order; a notification with another amount is refused. */
+  expectedAmount: number;
+  delivery: Delivery;
+  /**
+   * The workflow has finished: what the notice still tells the record (a customer who paid after payrun
+   * stopped waiting). Records move forward only, so news that changes nothing is a no-op.
+   */
+  afterFinish?(notice: Notice): Promise<void>;
+}
+
+export interface NotificationChannel {
+  path: string;
+  /** The path before a rename: notifications for orders created by the previous release still come there. */
+  formerPath?: string;
+  summary: string;
+  /** The kind arriving here, or how to tell it from a raw body's unsigned hints (before verification). */
+  kind: NotificationKind | ((body: Readonly<Record<string, unknown>>) => NotificationKind);
+  /** The operation that led to these notifications, when its acknowledgement differs (card: signed JSON). */
+  operation?: OperationName;
+  /** payrun's record of the order, or undefined when the orderId is not ours. */
+  locate(db: Db, orderId: string): Promise<Located | undefined>;
+}
+
+/** A signal and how its argument is built from the notice, checked against the signal's own type. */
+export function sends<Args>(signal: SignalDefinition<[Args]>, args: (notice: Notice) => Args): Delivery {
+  return { signal: signal as unknown as SignalDefinition<[never]>, args };
+}
+
+/** The result as most workflows take it: code, message and the transaction when there is one. */
+export const resultOf = ({ resultCode, message, transId }: Notice) => ({
+  resultCode,
+  message,
+  ...(transId === undefined ? {} : { transId }),
+});
+
+export function kindOf(
+  channel: NotificationChannel,
+  body: Readonly<Record<string, unknown>>,
+): NotificationKind {
+  return typeof channel.kind === 'function' ? channel.kind(body) : channel.kind;
+}
+
+export function readNotice(notification: VerifiedNotification<NotificationKind>): Notice {
+  const fields = notification.fields as Record<string, unknown>;
+  const transId = fields.transId;
+  return {
+    kind: notification.kind,
+    orderId: String(fields.orderId),
+    resultCode: Number(fields.resultCode),
+    message: fields.message === undefined || fields.message === null ? '' : String(fields.message),
+    ...(transId === undefined || transId === null || transId === 0 || transId === ''
+      ? {}
+      : { transId: String(transId) }),
+    fields,
+  };
+}

@@ -1,0 +1,41 @@
+import { outcomeOf } from '../../gateway';
+import { findDisbursementByOrderId } from '../../db/payouts/disbursements';
+import { findBatchByOrderId } from '../../db/payouts/runs';
+import { ipnPaths } from '../../platform/ipn-paths';
+import { batchNotificationSignal, disbursementResultSignal } from '../../contracts/payouts';
+import { resultOf, sends, type NotificationChannel } from '../ipn/channel';
+
+/** The gateway's batch notifications: creation validated (batch created), then the payment result. */
+export const batchNotifications: NotificationChannel = {
+  path: ipnPaths.batch,
+  summary: 'Receives batch disbursement notifications (8003 created, payment result) from the gateway.',
+  kind: (body) => (outcomeOf(Number(body.resultCode)) === 'batch_created' ? 'batch.created' : 'batch.paid'),
+  locate: async (db, orderId) => {
+    const batch = await findBatchByOrderId(db, orderId);
+    if (!batch) return undefined;
+    return {
+      workflowId: batch.workflow_id,
+      expectedAmount: Number(batch.total_amount),
+      delivery: sends(batchNotificationSignal, ({ kind, resultCode }) => ({
+        stage: kind === 'batch.created' ? 'created' : 'paid',
+        resultCode,
+      })),
+    };
+  },
+};
+
+/** The gateway's result of a single disbursement. */
+export const disbursementNotifications: NotificationChannel = {
+  path: ipnPaths.disbursement,
+  summary: 'Receives single disbursement results from the gateway.',
+  kind: 'disbursement.result',
+  locate: async (db, orderId) => {
+    const row = await findDisbursementByOrderId(db, orderId);
+    if (!row) return undefined;
+    return {
+      workflowId: row.workflow_id,
+      expectedAmount: Number(row.amount),
+      delivery: sends(disbursementResultSignal, resultOf),
+    };
+  },
+};
