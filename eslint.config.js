@@ -10,6 +10,21 @@ const forbiddenBuiltins = builtinModules
   .filter((name) => !name.startsWith('_') && !allowedBuiltins.has(name))
   .flatMap((name) => [name, `node:${name}`]);
 
+/**
+ * db/ is the one door to the database: a knex call that names a table (`db('runs')`, `trx('runs')`,
+ * `.from('runs')`, `.into('runs')`) or raw SQL belongs in a named function there, so every status change
+ * passes its record's transition function and its event.
+ */
+const TABLE_MESSAGE = 'Only db/ names a table: call a named function in db/<capability>.';
+const TABLE_CALLS = [
+  "CallExpression[callee.name=/^(db|trx|knex|tx)$/][arguments.0.type='Literal']",
+  "CallExpression[callee.property.name='db'][arguments.0.type='Literal']",
+  "CallExpression[callee.property.name=/^(table|into|raw|joinRaw|fromRaw)$/][callee.object.name!='express']",
+  "CallExpression[callee.property.name='from'][callee.object.name!=/^(Array|Buffer|Object|Promise)$/][arguments.0.type='Literal']",
+  // A knex join names a table and two columns; an array's join has one argument.
+  "CallExpression[callee.property.name=/^(join|leftJoin|innerJoin)$/][callee.object.name!='path'][arguments.1]",
+].map((selector) => ({ selector, message: TABLE_MESSAGE }));
+
 export default tseslint.config(
   { ignores: ['node_modules/', '.data/', '.cache/', 'test-output/'] },
   js.configs.recommended,
@@ -80,12 +95,17 @@ export default tseslint.config(
     },
   },
   {
+    files: ['activities/**/*.ts', 'api/**/*.ts', 'workers/**/*.ts', 'workflows/**/*.ts', 'platform/**/*.ts'],
+    rules: { 'no-restricted-syntax': ['error', ...TABLE_CALLS] },
+  },
+  {
     // A string name alone lets a workflow's name or arguments drift from what the worker registers.
     files: ['api/**/*.ts'],
     ignores: ['api/workflow-starts.ts'],
     rules: {
       'no-restricted-syntax': [
         'error',
+        ...TABLE_CALLS,
         {
           selector:
             "CallExpression[callee.object.property.name='workflow'][callee.property.name=/^(start|execute|signalWithStart)$/]",
@@ -201,11 +221,16 @@ function importDirections() {
           'Workflow code does no I/O.',
         ),
         {
+          regex: folder('activities'),
+          message:
+            'Workflows take their activity interfaces from contracts/<capability>, never from activities/.',
+        },
+        {
           // Pure, dependency-free gateway facts may be imported as values: the result-code table, the limits
           // and the operation table (plain data; gateway-ids.ts reads the orderId and requestId limits there).
-          regex: `(${folder('activities')})|(${folder('gateway', ['result-codes', 'limits', 'operations'])})`,
+          regex: folder('gateway', ['result-codes', 'limits', 'operations']),
           allowTypeImports: true,
-          message: 'Workflows import only types from I/O folders; side effects go through proxyActivities.',
+          message: 'Workflows import only types from gateway/; side effects go through proxyActivities.',
         },
       ],
       [

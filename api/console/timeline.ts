@@ -2,7 +2,12 @@
  * What happened to one record, for its detail page: the gateway's notifications about its orders or
  * workflow, and the audit log's entries about it (who did what, and whether the API refused it).
  */
+import { auditEntriesAbout } from '../../db/shared/audit-log';
+import { notificationsAbout } from '../../db/shared/ipn-notifications';
 import type { Db } from '../../db/shared/knex';
+
+/** A detail page shows at most this many notifications and as many actions. */
+const TIMELINE_LIMIT = 500;
 
 export interface TimelineQuery {
   targetType?: string;
@@ -20,22 +25,11 @@ export async function timelineOf(db: Db, query: TimelineQuery) {
     .slice(0, 200);
   const notifications =
     orderIds.length || query.workflowId
-      ? await db('ipn_notifications')
-          .where((where) => {
-            if (orderIds.length) where.orWhereIn('order_id', orderIds);
-            if (query.workflowId) where.orWhere('workflow_id', query.workflowId);
-          })
-          .orderBy('received_at')
-          .limit(500)
-          .select('kind', 'order_id', 'result_code', 'received_at', 'signalled_at')
+      ? await notificationsAbout(db, { orderIds, workflowId: query.workflowId }, TIMELINE_LIMIT)
       : [];
   const actions =
     query.targetType && query.targetId
-      ? await db('audit_log')
-          .where({ target_type: query.targetType, target_id: query.targetId })
-          .orderBy('at')
-          .limit(500)
-          .select('at', 'actor_name', 'action', 'outcome', 'error_code', 'request_id', 'details')
+      ? await auditEntriesAbout(db, { type: query.targetType, id: query.targetId }, TIMELINE_LIMIT)
       : [];
   return {
     notifications: notifications.map((row) => ({

@@ -3,7 +3,7 @@ import { metricsRegistry } from '../../platform/metrics';
 import { ROLES } from '../auth/roles';
 import { defineRoute, type AnyRoute } from '../http/routes';
 import type { Client } from '@temporalio/client';
-import type { Db } from '../../db/shared/knex';
+import { databaseAnswers, type Db } from '../../db/shared/knex';
 
 /** What the system routes probe; the app's dependencies satisfy it (no import back to app.ts). */
 export interface SystemDependencies {
@@ -21,7 +21,7 @@ async function readiness({
       () => 'unreachable' as const,
     );
   const [database, temporalState] = await Promise.all([
-    probe(db.raw('select 1')),
+    probe(databaseAnswers(db)),
     probe(temporal.workflowService.getSystemInfo({})),
   ]);
   return { database, temporal: temporalState };

@@ -4,4 +4,5 @@ export * from './failure-types';
 export * from './gateway-ids';
 export * from './gateway-queues';
 export * from './search-attributes';
+export * from './stack-check';
 export * from './workflow-types';

@@ -80,3 +80,12 @@ export async function listAudit(db: Db, filter: AuditFilter) {
   });
   return pageOf((await query) as AuditRow[], filter);
 }
+
+/** The audit entries about one record, oldest first. */
+export async function auditEntriesAbout(db: Db, target: { type: string; id: string }, limit: number) {
+  return db('audit_log')
+    .where({ target_type: target.type, target_id: target.id })
+    .orderBy('at')
+    .limit(limit)
+    .select('at', 'actor_name', 'action', 'outcome', 'error_code', 'request_id', 'details');
+}

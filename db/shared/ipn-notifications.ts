@@ -116,3 +116,19 @@ export async function oldestUnsignalledAgeSeconds(db: Db): Promise<number> {
     .first(db.raw('extract(epoch from now() - min(received_at)) as age'));
   return Math.max(0, Number(row?.age ?? 0));
 }
+
+/** A record's notifications in the order they came: those about its orders or sent to its workflow. */
+export async function notificationsAbout(
+  db: Db,
+  about: { orderIds: string[]; workflowId?: string },
+  limit: number,
+) {
+  return db('ipn_notifications')
+    .where((where) => {
+      if (about.orderIds.length) where.orWhereIn('order_id', about.orderIds);
+      if (about.workflowId) where.orWhere('workflow_id', about.workflowId);
+    })
+    .orderBy('received_at')
+    .limit(limit)
+    .select('kind', 'order_id', 'result_code', 'received_at', 'signalled_at');
+}

@@ -17,3 +17,8 @@ export function withDatabaseName(databaseUrl: string, database: string): string 
   url.pathname = `/${database}`;
   return url.toString();
 }
+
+/** Resolves when the database answers a query (the readiness probe). */
+export async function databaseAnswers(db: Db): Promise<void> {
+  await db.raw('select 1');
+}

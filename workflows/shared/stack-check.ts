@@ -1,6 +1,6 @@
 import type { Duration } from '@temporalio/common';
 import { proxyActivities, sleep, workflowInfo } from '@temporalio/workflow';
-import type { StackCheckActivities } from '../../activities/shared/stack-check';
+import type { StackCheckActivities } from '../../contracts/shared';
 
 const { recordStackCheck } = proxyActivities<StackCheckActivities>({
   startToCloseTimeout: '30 seconds',
