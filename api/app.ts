@@ -207,7 +207,6 @@ export function createApp(deps: ApiDependencies): Express {
     if (!allowed.includes(req.method) && methodsAt.literal(req.path)) {
       res.setHeader('Allow', allowed.join(', '));
       throw new ApiError(
-        405,
         'method_not_allowed',
         `${req.method} is not served at ${req.path}; use ${allowed.join(' or ')} (see /docs).`,
       );
@@ -222,12 +221,11 @@ export function createApp(deps: ApiDependencies): Express {
     if (allowed.length) {
       res.setHeader('Allow', allowed.join(', '));
       throw new ApiError(
-        405,
         'method_not_allowed',
         `${req.method} is not served at ${req.path}; use ${allowed.join(' or ')} (see /docs).`,
       );
     }
-    throw new ApiError(404, 'route_not_found', `No endpoint ${req.method} ${req.path}; see /docs.`);
+    throw new ApiError('route_not_found', `No endpoint ${req.method} ${req.path}; see /docs.`);
   });
   app.use(errorHandler());
   return app;

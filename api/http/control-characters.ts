@@ -35,9 +35,8 @@ export function refuseUnsafeText(inputs: Record<string, unknown>): void {
   }
   if (found.length === 0) return;
   throw new ApiError(
-    400,
     'invalid_request',
     `The request is invalid: ${found.map((problem) => `${problem.field}: ${problem.message}`).join('; ')}`,
-    found,
+    { problems: found },
   );
 }

@@ -1,5 +1,6 @@
 import type { ErrorRequestHandler } from 'express';
 import type { z } from 'zod';
+import { statusOf, type ErrorCode, type StatusOf } from '../../contracts/shared';
 
 /** One field-level problem: which input, which rule, in words. */
 export interface FieldProblem {
@@ -8,29 +9,43 @@ export interface FieldProblem {
   message: string;
 }
 
+export interface ApiErrorOptions<C extends ErrorCode> {
+  /** Only for a code the catalogue gives two statuses; otherwise the catalogue's. */
+  status?: StatusOf<C>;
+  problems?: FieldProblem[];
+  /** Sent with the answer, e.g. `Retry-After` on 429 and 503. */
+  headers?: Record<string, string>;
+}
+
 /**
- * Every error the API answers with. `code` is stable and machine-readable; `message` is for people;
- * `problems` names the fields and rules when input was at fault.
+ * Every error the API answers with. `code` is one of the catalogue's (contracts/shared/errors.ts), which
+ * also gives its status; `message` is for people; `problems` names the fields and rules when input was
+ * at fault.
  */
-export class ApiError extends Error {
+export class ApiError<C extends ErrorCode = ErrorCode> extends Error {
+  readonly status: number;
+  readonly problems: FieldProblem[];
+  readonly headers: Record<string, string>;
+
   constructor(
-    readonly status: number,
-    readonly code: string,
+    readonly code: C,
     message: string,
-    readonly problems: FieldProblem[] = [],
-    /** Sent with the answer, e.g. `Retry-After` on 429 and 503. */
-    readonly headers: Record<string, string> = {},
+    options: ApiErrorOptions<C> = {},
   ) {
     super(message);
     this.name = 'ApiError';
+    this.status = (options.status as number | undefined) ?? statusOf(code);
+    this.problems = options.problems ?? [];
+    this.headers = options.headers ?? {};
   }
 }
 
 export const unauthorized = (message = 'An API key is required (Authorization: Bearer <key>).') =>
-  new ApiError(401, 'unauthorized', message);
-export const forbidden = (message: string) => new ApiError(403, 'forbidden', message);
-export const notFound = (what: string) => new ApiError(404, 'not_found', `${what} was not found.`);
-export const conflict = (code: string, message: string) => new ApiError(409, code, message);
+  new ApiError('unauthorized', message);
+export const forbidden = (message: string) => new ApiError('forbidden', message);
+export const notFound = (what: string) => new ApiError('not_found', `${what} was not found.`);
+/** A 409 refusal: the record is not in a state that allows the action. */
+export const conflict = (code: ErrorCode, message: string) => new ApiError(code, message);
 
 /**
  * Marks a zod issue as a rule the OpenAPI document cannot state (a sum across items, an order between two
@@ -59,7 +74,10 @@ export function invalidInput(location: string, issues: z.core.$ZodIssue[]): ApiE
   });
   const summary = problems.map((problem) => `${problem.field}: ${problem.message}`).join('; ');
   const status = issues.every(isBeyondSchema) ? 422 : 400;
-  return new ApiError(status, 'invalid_request', `The request is invalid: ${summary}`, problems);
+  return new ApiError('invalid_request', `The request is invalid: ${summary}`, {
+    status,
+    problems: problems,
+  });
 }
 
 export interface ErrorBody {
@@ -80,9 +98,9 @@ export function errorBody(error: ApiError, requestId?: string): ErrorBody {
 /** Errors raised by Express's own body parsers, mapped to our shape. */
 function fromParserError(error: { type?: string; status?: number; limit?: number }): ApiError | undefined {
   if (error.type === 'entity.parse.failed')
-    return new ApiError(400, 'malformed_body', 'The body is not valid JSON.');
+    return new ApiError('malformed_body', 'The body is not valid JSON.');
   if (error.type === 'entity.too.large') {
-    return new ApiError(413, 'body_too_large', `The body is larger than the limit of ${error.limit} bytes.`);
+    return new ApiError('body_too_large', `The body is larger than the limit of ${error.limit} bytes.`);
   }
   // A path whose percent-encoding does not decode (`/v1/disbursements/%E0`): the router and the static
   // file server raise it with status 400.
@@ -90,10 +108,10 @@ function fromParserError(error: { type?: string; status?: number; limit?: number
     error instanceof URIError ||
     (error.status === 400 && /decode/i.test(String((error as Error).message)))
   ) {
-    return new ApiError(400, 'malformed_path', 'The path is not valid percent-encoded UTF-8.');
+    return new ApiError('malformed_path', 'The path is not valid percent-encoded UTF-8.');
   }
   if (error.type === 'encoding.unsupported' || error.type === 'charset.unsupported') {
-    return new ApiError(415, 'unsupported_encoding', 'The body must be UTF-8.');
+    return new ApiError('unsupported_encoding', 'The body must be UTF-8.');
   }
   return undefined;
 }
@@ -116,6 +134,6 @@ export function errorHandler(): ErrorRequestHandler {
     res.locals.errorCode = 'internal_error';
     res
       .status(500)
-      .json(errorBody(new ApiError(500, 'internal_error', 'Something went wrong on our side.'), requestId));
+      .json(errorBody(new ApiError('internal_error', 'Something went wrong on our side.'), requestId));
   };
 }

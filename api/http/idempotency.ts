@@ -57,10 +57,13 @@ export async function runIdempotently(
   const { keyId, idempotencyKey } = request;
   if (!KEY_PATTERN.test(idempotencyKey)) {
     throw new ApiError(
-      400,
       'invalid_idempotency_key',
       'Idempotency-Key must be 1 to 255 visible ASCII characters.',
-      [{ field: 'header.Idempotency-Key', rule: 'format', message: '1 to 255 visible ASCII characters' }],
+      {
+        problems: [
+          { field: 'header.Idempotency-Key', rule: 'format', message: '1 to 255 visible ASCII characters' },
+        ],
+      },
     );
   }
   const requestHash = createHash('sha256')

@@ -62,8 +62,10 @@ class TokenBuckets {
   }
 }
 
-const tooMany = (code: string, message: string, seconds: number) =>
-  new ApiError(429, code, `${message} Try again in ${seconds} s.`, [], { 'Retry-After': String(seconds) });
+const tooMany = (code: 'rate_limited' | 'too_many_auth_failures', message: string, seconds: number) =>
+  new ApiError(code, `${message} Try again in ${seconds} s.`, {
+    headers: { 'Retry-After': String(seconds) },
+  });
 
 export const clientAddress = (req: Request): string => req.socket.remoteAddress ?? 'unknown';
 

@@ -38,7 +38,6 @@ export async function certainlyNotStarted(temporal: Client, workflowId: string):
 /** The answer to a create whose workflow did not start: retry with the same Idempotency-Key to finish it. */
 export const workflowNotStarted = (what: string) =>
   new ApiError(
-    503,
     'workflow_not_started',
     `${what} is recorded but its workflow could not be started (Temporal unavailable); ` +
       'send the same request with the same Idempotency-Key again to finish it.',

@@ -267,16 +267,17 @@ async function answer(
   const idempotencyKey = req.header('idempotency-key');
   if (route.idempotent === 'required' && idempotencyKey === undefined) {
     throw new ApiError(
-      400,
       'idempotency_key_required',
       'This request moves money and payrun gives it its identity, so it needs an Idempotency-Key header: a retry with the same key returns the first answer instead of paying twice.',
-      [
-        {
-          field: 'header.Idempotency-Key',
-          rule: 'required',
-          message: 'required on this create (1 to 255 visible ASCII characters)',
-        },
-      ],
+      {
+        problems: [
+          {
+            field: 'header.Idempotency-Key',
+            rule: 'required',
+            message: 'required on this create (1 to 255 visible ASCII characters)',
+          },
+        ],
+      },
     );
   }
   if (route.idempotent && idempotencyKey !== undefined) {
@@ -296,7 +297,7 @@ async function answer(
       },
       async (create) => {
         const result = await route.handler({ ...ctx, create });
-        if (result.contentType) throw new ApiError(500, 'internal_error', 'Idempotent routes answer JSON.');
+        if (result.contentType) throw new ApiError('internal_error', 'Idempotent routes answer JSON.');
         return { status: result.status ?? status, body: result.body };
       },
     );

@@ -43,7 +43,7 @@ export interface IpnDependencies {
 
 const refuse = (kind: string, verdict: string, message: string): never => {
   ipnsReceived.inc({ kind, verdict });
-  throw new ApiError(400, 'notification_refused', message);
+  throw new ApiError('notification_refused', message);
 };
 
 /**

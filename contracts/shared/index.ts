@@ -1,6 +1,6 @@
 /** The shared contracts every layer shares: import this module, never a file inside it. */
 export * from './durations';
-export * from './failure-types';
+export * from './errors';
 export * from './gateway-ids';
 export * from './gateway-queues';
 export * from './search-attributes';
