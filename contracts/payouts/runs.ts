@@ -70,9 +70,8 @@ export interface PayoutTiming {
   pendingGiveUpAfter: Duration;
 }
 
-export const DEFAULT_PAYOUT_TIMING: PayoutTiming = {
-  gatewayAttemptTimeout: '2 minutes',
-  ipnTimeout: '2 minutes',
+/** The waits that are not settings; `gatewayAttemptTimeout` and `ipnTimeout` are (platform/config.ts). */
+export const DEFAULT_PAYOUT_TIMING: Omit<PayoutTiming, 'gatewayAttemptTimeout' | 'ipnTimeout'> = {
   pendingFirstCheck: '1 minute',
   pendingMaxInterval: '1 hour',
   pendingGiveUpAfter: '3 days',
