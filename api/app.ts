@@ -7,6 +7,7 @@ import { createCodecRouter } from './codec-router';
 import { consoleRoutes, type ConsoleSettings } from './console/routes';
 import type { Db } from '../db/shared/knex';
 import type { Logger } from '../platform/logger';
+import { CONFIG_DEFAULTS } from '../platform/config';
 import { ApiError, errorHandler } from './http/errors';
 import { observeRequests } from './http/observability';
 import { securityHeaders } from './http/security-headers';
@@ -113,7 +114,10 @@ export function apiRoutes(deps: ApiDependencies): AnyRoute[] {
   routes.push(
     ...payoutRunRoutes(
       { db: deps.db, temporal: deps.temporal, settings: deps.payouts },
-      { limit: deps.payouts.uploadLimit, concurrency: deps.payouts.uploadConcurrency ?? 2 },
+      {
+        limit: deps.payouts.uploadLimit,
+        concurrency: deps.payouts.uploadConcurrency ?? CONFIG_DEFAULTS.PAYOUT_UPLOAD_CONCURRENCY,
+      },
     ),
   );
   routes.push(
@@ -122,8 +126,7 @@ export function apiRoutes(deps: ApiDependencies): AnyRoute[] {
       temporal: deps.temporal,
       taskQueue: deps.payouts.taskQueue,
       gatewayAttemptTimeout: String(deps.payouts.timing.gatewayAttemptTimeout),
-      ipnTimeout: String(deps.payouts.timing.ipnTimeout),
-      resultWait: deps.payouts.disbursementResultWait ?? '1 day',
+      ...deps.payouts.disbursement,
     }),
   );
   routes.push(

@@ -3,7 +3,7 @@
  * `npm run dev`, the cluster, the bench harness and the tests all build the API from this, so a setting
  * in the README's table cannot be validated and then ignored by one of them.
  */
-import { ConfigError, type Config } from '../platform/config';
+import { ConfigError, hoursAsDuration, type Config } from '../platform/config';
 import { CUSTOMER_KEY_SECRET_VARIABLE, customerKeyer, type CustomerKeyOf } from '../platform/customer-key';
 import { notificationSettingsFrom, type NotificationSettings } from './ipn/settings';
 import { defaultPaymentSettings, type PaymentSettings } from './payments/payments';
@@ -15,7 +15,7 @@ import { defaultSavedMethodSettings, type SavedMethodSettings } from './saved-me
 
 /** All required: an API built without one capability's settings does not compile. */
 export interface ApiSettings {
-  /** `uploadConcurrency`: payout files parsed at once (one worker thread each); unset: 2. */
+  /** `uploadConcurrency`: payout files parsed at once (one worker thread each); unset: PAYOUT_UPLOAD_CONCURRENCY's default. */
   payouts: PayoutSettings & { uploadLimit: string; uploadConcurrency?: number };
   remittance: RemittanceSettings;
   subscriptions: SubscriptionSettings;
@@ -47,7 +47,7 @@ export function apiSettingsFrom(config: Config): ApiSettings {
     payouts,
     remittance: remittanceSettingsFrom(config),
     subscriptions: subscriptionSettingsFrom(config, taskQueue),
-    payments: defaultPaymentSettings(taskQueue),
+    payments: defaultPaymentSettings(taskQueue, hoursAsDuration(config.PAYMENT_RESULT_WAIT_HOURS)),
     savedMethods: defaultSavedMethodSettings(taskQueue, String(payouts.timing.gatewayAttemptTimeout)),
     customers: customerSettingsFrom(config),
     notifications: notificationSettingsFrom(config),

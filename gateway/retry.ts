@@ -6,22 +6,20 @@ import {
 } from './errors';
 
 /**
- * Whether to send the same request again (same requestId, same orderId — never a new order) and
- * after how long. Pure, so it can be tested alone and reused by activities to decide between a
- * retryable and a non-retryable Temporal failure.
+ * Whether to send the same request again (same requestId, same orderId — never a new order). Pure, so it
+ * can be tested alone and reused by activities to decide between a retryable and a non-retryable
+ * Temporal failure. After how long is not decided here: Temporal retries the activity by its profile's
+ * backoff (contracts/shared/backoff.ts).
  */
 
 export interface RetryPolicy {
   readonly maxAttempts: number;
-  readonly initialDelayMs: number;
-  readonly maxDelayMs: number;
 }
 
-export const DEFAULT_RETRY_POLICY: RetryPolicy = { maxAttempts: 5, initialDelayMs: 1000, maxDelayMs: 60_000 };
+export const DEFAULT_RETRY_POLICY: RetryPolicy = { maxAttempts: 5 };
 
 export type RetryDecision =
-  | { readonly retry: true; readonly delayMs: number; readonly reason: string }
-  | { readonly retry: false; readonly reason: string };
+  { readonly retry: true; readonly reason: string } | { readonly retry: false; readonly reason: string };
 
 /** `attempt` is the number of the attempt that just failed, starting at 1. */
 export function decideRetry(
@@ -33,8 +31,7 @@ export function decideRetry(
   if (!verdict.retryable) return { retry: false, reason: verdict.reason };
   if (attempt >= policy.maxAttempts)
     return { retry: false, reason: `${verdict.reason}; gave up after ${attempt} attempts` };
-  const delayMs = Math.min(policy.maxDelayMs, policy.initialDelayMs * 2 ** (Math.max(attempt, 1) - 1));
-  return { retry: true, delayMs, reason: verdict.reason };
+  return { retry: true, reason: verdict.reason };
 }
 
 function retryability(error: unknown): { retryable: boolean; reason: string } {

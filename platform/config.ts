@@ -16,6 +16,11 @@ const optionalText = z
   .optional()
   .transform((value) => (value ? value : undefined));
 const optionalUrl = optionalText.pipe(z.url().optional());
+/** A wait, in seconds or hours, above zero. */
+const seconds = (fallback: number) =>
+  z.coerce.number({ error: 'must be a number of seconds' }).positive('must be above 0').default(fallback);
+const hours = (fallback: number) =>
+  z.coerce.number({ error: 'must be a number of hours' }).positive('must be above 0').default(fallback);
 
 export const configSchema = z.object({
   DATABASE_URL: optionalUrl.describe('PostgreSQL connection string; unset starts an embedded PostgreSQL'),
@@ -92,7 +97,15 @@ export const configSchema = z.object({
   PAYOUT_APPROVAL_TTL_HOURS: z.coerce.number().positive().default(72),
   PAYOUT_BATCH_SIZE: z.coerce.number().int().min(1).max(1000).default(1000),
   PAYOUT_PARALLEL_BATCHES: z.coerce.number().int().min(1).max(50).default(4),
-  PAYOUT_IPN_TIMEOUT_SECONDS: z.coerce.number().positive().default(120),
+  PAYOUT_IPN_TIMEOUT_SECONDS: seconds(120).describe(
+    'How long a payout batch waits for a notification (8003, paid) before asking the gateway with batch/query',
+  ),
+  DISBURSEMENT_IPN_TIMEOUT_SECONDS: seconds(120).describe(
+    'How long a single disbursement waits for its result notification before asking the gateway; the asks then double up to an hour',
+  ),
+  DISBURSEMENT_RESULT_WAIT_HOURS: hours(24).describe(
+    'How long a single disbursement waits for its final result before an operator is told (needs_attention; payrun asks on)',
+  ),
   PAYOUT_GATEWAY_ATTEMPT_SECONDS: z.coerce
     .number()
     .int()
@@ -102,6 +115,12 @@ export const configSchema = z.object({
     .describe(
       'How long one payout gateway call may take before it is retried (same orderId); the spec asks for at least 30',
     ),
+  REMITTANCE_IPN_TIMEOUT_SECONDS: seconds(120).describe(
+    'How long a remittance waits for its result notification before asking the gateway (api/query); the asks then double up to an hour',
+  ),
+  PAYMENT_RESULT_WAIT_HOURS: hours(24).describe(
+    'How long a payment waits for a final result before it is expired (payrun listens on)',
+  ),
   REMITTANCE_QUOTE_TTL_SECONDS: z.coerce
     .number()
     .positive()
@@ -173,12 +192,21 @@ export const configSchema = z.object({
 
 export type Config = z.infer<typeof configSchema>;
 
+/** The value of every setting nobody sets: the one place a default is written. */
+export const CONFIG_DEFAULTS: Config = configSchema.parse({});
+
+/** A whole number of days reads as days ('1 day'), as the waits were written before they were settings. */
+export const hoursAsDuration = (value: number): string =>
+  value % 24 === 0 ? `${value / 24} ${value === 24 ? 'day' : 'days'}` : `${value} hours`;
+
 export class ConfigError extends Error {
   override readonly name = 'ConfigError';
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const parsed = configSchema.safeParse(env);
+  // An empty variable is an unset one, so docker-compose.yml can pass `${NAME:-}` and leave the default here.
+  const set = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== ''));
+  const parsed = configSchema.safeParse(set);
   if (!parsed.success) {
     const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
     throw new ConfigError(`Invalid configuration:\n  ${problems.join('\n  ')}`);

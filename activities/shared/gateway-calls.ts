@@ -29,11 +29,7 @@ import { lookupIdFor } from '../../contracts/shared';
  * failure. How often and how long Temporal retries is the activity profile's business
  * (workflows/shared/activity-profiles.ts), so the decision here is unbounded in attempts.
  */
-const RETRY_UNTIL_THE_PROFILE_STOPS: RetryPolicy = {
-  maxAttempts: Number.POSITIVE_INFINITY,
-  initialDelayMs: 2_000,
-  maxDelayMs: 300_000,
-};
+const RETRY_UNTIL_THE_PROFILE_STOPS: RetryPolicy = { maxAttempts: Number.POSITIVE_INFINITY };
 
 /** The closed set of failure types an activity raises for the gateway; tests and workflows match on them. */
 export const GATEWAY_FAILURE_TYPES = [

@@ -69,7 +69,7 @@ const RESOURCES = {
  */
 const ctx = {
   me: null,
-  config: { temporalUiUrl: null, namespace: 'default' },
+  config: { temporalUiUrl: null, namespace: 'default', disbursementAmountRanges: null },
   can(duty) {
     const roles = ctx.me?.roles ?? [];
     return roles.includes('admin') || roles.some((role) => DUTIES[duty].includes(role));
@@ -93,9 +93,13 @@ async function signIn(key) {
   ctx.me = { name: me.name, roles: me.roles };
   try {
     const config = await request('/v1/console/config');
-    ctx.config = { temporalUiUrl: config.temporalUiUrl, namespace: config.namespace };
+    ctx.config = {
+      temporalUiUrl: config.temporalUiUrl,
+      namespace: config.namespace,
+      disbursementAmountRanges: config.disbursementAmountRanges,
+    };
   } catch {
-    // Without it only the workflow links are missing; the console works.
+    // Without it the workflow links and the stated amount ranges are missing; the console works.
   }
 }
 

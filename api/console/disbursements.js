@@ -5,7 +5,7 @@
  */
 import { request } from './api.js';
 import { announce, fill, h } from './dom.js';
-import { dateTime, label, vnd } from './format.js';
+import { dateTime, label, vnd, vndRange } from './format.js';
 import { t } from './i18n.js';
 import { createForm, field, maybe, pageHeading, selectField, statusCell } from './ui.js';
 
@@ -76,10 +76,11 @@ export function newDisbursementPage(main, ctx) {
     required: true,
     maxlength: '50',
   });
+  const ranges = ctx.config.disbursementAmountRanges;
   const amount = field('disbursement-amount', t('Amount (VND)'), {
     type: 'number',
     required: true,
-    min: '1000',
+    ...(ranges && { min: String(Math.min(ranges.wallet[0], ranges.bank[0])) }),
     step: '1',
     inputmode: 'numeric',
   });
@@ -150,7 +151,12 @@ export function newDisbursementPage(main, ctx) {
     h(
       'p',
       {},
-      t('Pays one receiver at once: a wallet 1.000–200.000.000 ₫, a bank account 10.000–20.000.000 ₫.'),
+      ranges
+        ? t('Pays one receiver at once: a wallet {wallet}, a bank account {bank}.', {
+            wallet: vndRange(ranges.wallet),
+            bank: vndRange(ranges.bank),
+          })
+        : t('Pays one receiver at once.'),
     ),
     form,
   );

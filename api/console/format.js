@@ -46,6 +46,14 @@ function dateFormat() {
   return format;
 }
 
+/**
+ * An amount range the gateway accepts, as the forms state it: 1.000 ₫–200.000.000 ₫.
+ * @param {import('./types.js').AmountRange} range
+ */
+export function vndRange([min, max]) {
+  return `${vnd(min)}–${vnd(max)}`;
+}
+
 /** @param {Value} amount */
 export function vnd(amount) {
   if (amount === null || amount === undefined || amount === '') return '—';

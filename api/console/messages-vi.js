@@ -106,8 +106,9 @@ export const VI = {
   'Bank code': 'Mã ngân hàng',
   'Pay now': 'Chi trả ngay',
   'Disbursement {id} started.': 'Đã bắt đầu chi trả {id}.',
-  'Pays one receiver at once: a wallet 1.000–200.000.000 ₫, a bank account 10.000–20.000.000 ₫.':
-    'Chi trả ngay cho một người nhận: vào ví 1.000–200.000.000 ₫, vào tài khoản ngân hàng 10.000–20.000.000 ₫.',
+  'Pays one receiver at once: a wallet {wallet}, a bank account {bank}.':
+    'Chi trả ngay cho một người nhận: vào ví {wallet}, vào tài khoản ngân hàng {bank}.',
+  'Pays one receiver at once.': 'Chi trả ngay cho một người nhận.',
   Currency: 'Loại tiền',
   'Foreign amount': 'Số tiền ngoại tệ',
   'Asking the gateway for a rate…': 'Đang hỏi tỷ giá từ cổng thanh toán…',

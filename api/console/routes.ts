@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
+import { DISBURSEMENT_AMOUNT_RANGES } from '../../gateway';
 import { ROLES } from '../auth/roles';
 import { notFound } from '../http/errors';
 import { defineRoute, type AnyRoute } from '../http/routes';
@@ -22,6 +23,9 @@ export interface ConsoleSettings {
 }
 
 const CONSOLE_DIR = path.dirname(fileURLToPath(import.meta.url));
+
+/** [smallest, largest] in VND. */
+const amountRange = z.tuple([z.number(), z.number()]);
 
 const CONTENT_TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
@@ -89,14 +93,24 @@ export function consoleRoutes(
     defineRoute({
       method: 'get',
       path: '/v1/console/config',
-      summary: 'Where the console links workflows: the Temporal UI and namespace.',
+      summary:
+        "Where the console links workflows (the Temporal UI and namespace), and the gateway's amount ranges its forms state.",
       tag: 'console',
       access: { roles: ROLES },
-      response: z.object({ temporalUiUrl: z.string().nullable(), namespace: z.string() }),
+      response: z.object({
+        temporalUiUrl: z.string().nullable(),
+        namespace: z.string(),
+        disbursementAmountRanges: z.object({ wallet: amountRange, bank: amountRange }),
+      }),
       handler: () => ({
         body: {
           temporalUiUrl: settings?.temporalUiUrl?.replace(/\/+$/, '') ?? null,
           namespace: settings?.namespace ?? defaultNamespace(),
+          // From the operation table, so the form says what the API will accept.
+          disbursementAmountRanges: {
+            wallet: [...DISBURSEMENT_AMOUNT_RANGES.disburseToWallet],
+            bank: [...DISBURSEMENT_AMOUNT_RANGES.disburseToBank],
+          },
         },
       }),
     }),

@@ -22,8 +22,14 @@
  *   | 'remittances' | 'sendRemittance' | 'payments' | 'confirmPayments' | 'audit' | 'webhooks'} Duty
  */
 
-/** Where the console links workflows (`GET /v1/console/config`). */
-/** @typedef {{ temporalUiUrl: string | null, namespace: string }} ConsoleConfig */
+/** [smallest, largest] in VND. @typedef {[number, number]} AmountRange */
+
+/**
+ * Where the console links workflows, and the gateway's amount ranges (`GET /v1/console/config`); null
+ * ranges until it answered.
+ * @typedef {{ temporalUiUrl: string | null, namespace: string,
+ *   disbursementAmountRanges: { wallet: AmountRange, bank: AmountRange } | null }} ConsoleConfig
+ */
 
 /**
  * The signed-in state every page gets.

@@ -43,14 +43,15 @@ export interface PaymentSettings {
   answerWaitMs: number;
 }
 
-export const defaultPaymentSettings = (taskQueue: string): PaymentSettings => ({
+/** `resultWait`: PAYMENT_RESULT_WAIT_HOURS (platform/config.ts). */
+export const defaultPaymentSettings = (taskQueue: string, resultWait: string): PaymentSettings => ({
   taskQueue,
   // The spec asks clients to wait ≥ 30 s for create, POS and refund calls.
   payment: {
     gatewayAttemptTimeout: '35 seconds',
     ipnTimeout: '2 minutes',
     maxQueryInterval: '30 minutes',
-    resultWait: '1 day',
+    resultWait,
     // The gateway's hold of an authorization (gateway/README.md, assumption on capture).
     authorizationHold: AUTHORIZATION_HOLD_MS,
   },

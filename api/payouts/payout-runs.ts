@@ -50,8 +50,8 @@ export interface PayoutSettings {
   approvalTtlHours: number;
   timing: PayoutTiming;
   taskQueue: string;
-  /** How long a single disbursement waits for its final result before an operator is told; unset: 1 day. */
-  disbursementResultWait?: string;
+  /** A single disbursement's waits: for its notification before asking, for its final result before an operator is told. */
+  disbursement: { ipnTimeout: string; resultWait: string };
 }
 
 export interface PayoutDeps {

@@ -1,4 +1,4 @@
-import type { Config } from '../../platform/config';
+import { hoursAsDuration, type Config } from '../../platform/config';
 import { DEFAULT_PAYOUT_TIMING } from '../../contracts/payouts';
 import type { PayoutSettings } from './payout-runs';
 
@@ -17,6 +17,10 @@ export function payoutSettingsFrom(
       ...DEFAULT_PAYOUT_TIMING,
       ipnTimeout: `${config.PAYOUT_IPN_TIMEOUT_SECONDS} seconds`,
       gatewayAttemptTimeout: `${config.PAYOUT_GATEWAY_ATTEMPT_SECONDS} seconds`,
+    },
+    disbursement: {
+      ipnTimeout: `${config.DISBURSEMENT_IPN_TIMEOUT_SECONDS} seconds`,
+      resultWait: hoursAsDuration(config.DISBURSEMENT_RESULT_WAIT_HOURS),
     },
   };
 }

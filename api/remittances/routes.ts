@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { LEAP_YEAR, YEAR } from '../http/dates';
 import { listQuery } from '../http/list-query';
 import { createQuoteCache } from './quote-cache';
-import { DEFAULT_QUOTE_CACHE_SECONDS } from './settings';
+import { CONFIG_DEFAULTS } from '../../platform/config';
 import { REMITTANCE_AMOUNT_RANGES } from '../../gateway/limits';
 import { defineRoute, type AnyRoute } from '../http/routes';
 import {
@@ -177,7 +177,7 @@ const remittanceParams = z.object({
 
 export function remittanceRoutes(deps: RemittanceDeps): AnyRoute[] {
   const quotes = createQuoteCache<BaseCurrency>({
-    lifetimeMs: (deps.settings.quoteCacheSeconds ?? DEFAULT_QUOTE_CACHE_SECONDS) * 1000,
+    lifetimeMs: (deps.settings.quoteCacheSeconds ?? CONFIG_DEFAULTS.REMITTANCE_QUOTE_CACHE_SECONDS) * 1000,
     fetchRate: (baseCurrency) => fetchLiveRate(deps, baseCurrency),
   });
   return [

@@ -4,11 +4,9 @@ import { DEFAULT_REMITTANCE_TIMING, type RemittanceTiming } from '../../contract
 export interface RemittanceSettings {
   taskQueue: string;
   timing: RemittanceTiming;
-  /** How long GET /v1/remittance-quotes serves one rate per currency; unset: DEFAULT_QUOTE_CACHE_SECONDS. */
+  /** How long GET /v1/remittance-quotes serves one rate per currency; unset: REMITTANCE_QUOTE_CACHE_SECONDS's default. */
   quoteCacheSeconds?: number;
 }
-
-export const DEFAULT_QUOTE_CACHE_SECONDS = 10;
 
 export function remittanceSettingsFrom(config: Config): RemittanceSettings {
   return {
@@ -17,7 +15,7 @@ export function remittanceSettingsFrom(config: Config): RemittanceSettings {
     timing: {
       ...DEFAULT_REMITTANCE_TIMING,
       quoteTtl: `${config.REMITTANCE_QUOTE_TTL_SECONDS} seconds`,
-      ipnTimeout: `${config.PAYOUT_IPN_TIMEOUT_SECONDS} seconds`,
+      ipnTimeout: `${config.REMITTANCE_IPN_TIMEOUT_SECONDS} seconds`,
     },
   };
 }

@@ -54,6 +54,16 @@ export type BatchStatus =
   | 'needs_attention'
   | 'failed';
 
+/**
+ * After its first wait for a notification (`ipnTimeout`), a batch asks the gateway again after twice as
+ * long each time, at most 30 minutes apart (contracts/shared/backoff.ts). Not a setting: the waits are in
+ * every stored batch history.
+ */
+export const BATCH_ASK_GROWTH = { growth: 2, maxWait: '30 minutes' } as const satisfies {
+  growth: number;
+  maxWait: Duration;
+};
+
 export interface PayoutTiming {
   /**
    * How long one attempt of a gateway call may take before Temporal retries it (with the same
@@ -70,9 +80,8 @@ export interface PayoutTiming {
   pendingGiveUpAfter: Duration;
 }
 
-export const DEFAULT_PAYOUT_TIMING: PayoutTiming = {
-  gatewayAttemptTimeout: '2 minutes',
-  ipnTimeout: '2 minutes',
+/** The waits that are not settings; `gatewayAttemptTimeout` and `ipnTimeout` are (platform/config.ts). */
+export const DEFAULT_PAYOUT_TIMING: Omit<PayoutTiming, 'gatewayAttemptTimeout' | 'ipnTimeout'> = {
   pendingFirstCheck: '1 minute',
   pendingMaxInterval: '1 hour',
   pendingGiveUpAfter: '3 days',

@@ -64,12 +64,11 @@ export interface RemittanceTiming {
   quoteTtl: Duration;
 }
 
-export const DEFAULT_REMITTANCE_TIMING: RemittanceTiming = {
+/** The waits that are not settings; `ipnTimeout` and `quoteTtl` are (platform/config.ts). */
+export const DEFAULT_REMITTANCE_TIMING: Omit<RemittanceTiming, 'ipnTimeout' | 'quoteTtl'> = {
   gatewayAttemptTimeout: '2 minutes',
   gatewayRetryInterval: '2 seconds',
-  ipnTimeout: '2 minutes',
   resultGiveUpAfter: '3 days',
-  quoteTtl: '5 minutes',
 };
 
 /** The workflow's input carries amounts and kinds only; receiver and sender details stay in PostgreSQL. */

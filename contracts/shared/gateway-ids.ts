@@ -159,7 +159,7 @@ export const ORDER_ID_FAMILIES: readonly OrderIdFamily[] = [
     ending: /-r[0-9]+$/,
     base: 'payment',
     sentTo: ['refund.create', 'refund.query'],
-    derivedBy: 'reserveRefund (db/payments/payments/payments.ts)',
+    derivedBy: 'reserveRefund (db/payments/payments.ts)',
     why: "a payment's refund",
   },
   {
@@ -198,7 +198,7 @@ export const ORDER_ID_FAMILIES: readonly OrderIdFamily[] = [
     base: 'saved_method_binding',
     sentTo: ['tokenization.delete'],
     longest: '-del',
-    derivedBy: 'deleteSavedMethod (activities/saved-methods/saved-methods/saved-methods.ts)',
+    derivedBy: 'deleteSavedMethodAtGateway (activities/saved-methods/saved-methods.ts)',
     why: "a saved method's deletion",
   },
   {
@@ -208,7 +208,7 @@ export const ORDER_ID_FAMILIES: readonly OrderIdFamily[] = [
     base: 'disbursement',
     sentTo: ['disbursement.verify'],
     longest: '-chk',
-    derivedBy: 'checkWallet (activities/payouts/batches/disbursements.ts)',
+    derivedBy: 'checkWallet (activities/payouts/disbursements.ts)',
     why: "a disbursement's wallet check",
   },
 ];

@@ -1,4 +1,5 @@
 /** The shared contracts every layer shares: import this module, never a file inside it. */
+export * from './backoff';
 export * from './durations';
 export * from './errors';
 export * from './gateway-ids';

@@ -1,6 +1,6 @@
 /**
  * Every workflow a client starts, by the name the worker registers it under, with its signature. The
- * API starts workflows through `startWorkflow` (api/temporal/start-workflow.ts), so a misspelt name or
+ * API starts workflows through `startWorkflow` (api/workflow-starts.ts), so a misspelt name or
  * wrong arguments fail to compile; test/unit/workflow-definitions.test.ts checks that workflows/index.ts
  * registers each name with this signature.
  */

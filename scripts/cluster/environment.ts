@@ -3,27 +3,36 @@
  * to the same service (a test holds the two together), so `npm run cluster` rehearses the deployed
  * configuration. payrun's processes read nothing else.
  */
+import { CONFIG_DEFAULTS } from '../../platform/config';
 import type { GatewaySettings } from '../../platform/require-services';
 
 export interface ApiTunables {
   SUBSCRIPTION_BILLING_HOUR: number;
   SUBSCRIPTION_RETRY_DELAY_HOURS: number;
   PAYOUT_IPN_TIMEOUT_SECONDS: number;
+  DISBURSEMENT_IPN_TIMEOUT_SECONDS: number;
+  DISBURSEMENT_RESULT_WAIT_HOURS: number;
+  REMITTANCE_IPN_TIMEOUT_SECONDS: number;
+  PAYMENT_RESULT_WAIT_HOURS: number;
   PAYOUT_GATEWAY_ATTEMPT_SECONDS: number;
   RATE_LIMIT_PER_ADDRESS_PER_MINUTE: number;
   RATE_LIMIT_PER_KEY_PER_MINUTE: number;
   RATE_LIMIT_AUTH_FAILURES_PER_MINUTE: number;
 }
 
-/** The production defaults (platform/config.ts), which docker-compose.yml repeats. */
+/** The production defaults, read from platform/config.ts (docker-compose.yml passes an unset variable as empty). */
 export const DEFAULT_API_TUNABLES: ApiTunables = {
-  SUBSCRIPTION_BILLING_HOUR: 9,
-  SUBSCRIPTION_RETRY_DELAY_HOURS: 24,
-  PAYOUT_IPN_TIMEOUT_SECONDS: 120,
-  PAYOUT_GATEWAY_ATTEMPT_SECONDS: 120,
-  RATE_LIMIT_PER_ADDRESS_PER_MINUTE: 600,
-  RATE_LIMIT_PER_KEY_PER_MINUTE: 600,
-  RATE_LIMIT_AUTH_FAILURES_PER_MINUTE: 10,
+  SUBSCRIPTION_BILLING_HOUR: CONFIG_DEFAULTS.SUBSCRIPTION_BILLING_HOUR,
+  SUBSCRIPTION_RETRY_DELAY_HOURS: CONFIG_DEFAULTS.SUBSCRIPTION_RETRY_DELAY_HOURS,
+  PAYOUT_IPN_TIMEOUT_SECONDS: CONFIG_DEFAULTS.PAYOUT_IPN_TIMEOUT_SECONDS,
+  DISBURSEMENT_IPN_TIMEOUT_SECONDS: CONFIG_DEFAULTS.DISBURSEMENT_IPN_TIMEOUT_SECONDS,
+  DISBURSEMENT_RESULT_WAIT_HOURS: CONFIG_DEFAULTS.DISBURSEMENT_RESULT_WAIT_HOURS,
+  REMITTANCE_IPN_TIMEOUT_SECONDS: CONFIG_DEFAULTS.REMITTANCE_IPN_TIMEOUT_SECONDS,
+  PAYMENT_RESULT_WAIT_HOURS: CONFIG_DEFAULTS.PAYMENT_RESULT_WAIT_HOURS,
+  PAYOUT_GATEWAY_ATTEMPT_SECONDS: CONFIG_DEFAULTS.PAYOUT_GATEWAY_ATTEMPT_SECONDS,
+  RATE_LIMIT_PER_ADDRESS_PER_MINUTE: CONFIG_DEFAULTS.RATE_LIMIT_PER_ADDRESS_PER_MINUTE,
+  RATE_LIMIT_PER_KEY_PER_MINUTE: CONFIG_DEFAULTS.RATE_LIMIT_PER_KEY_PER_MINUTE,
+  RATE_LIMIT_AUTH_FAILURES_PER_MINUTE: CONFIG_DEFAULTS.RATE_LIMIT_AUTH_FAILURES_PER_MINUTE,
 };
 
 export interface ClusterEnvironmentInput {
@@ -39,8 +48,8 @@ export interface ClusterEnvironmentInput {
   /** Keys the PayrunCustomer search attribute (the API's CUSTOMER_KEY_SECRET). */
   customerKeySecret: string;
   /**
-   * Settings the API reads and sends to the workflows it starts (SUBSCRIPTION_BILLING_HOUR, …), each with
-   * a default in docker-compose.yml; the cluster always passes all of them.
+   * Settings the API reads and sends to the workflows it starts (SUBSCRIPTION_BILLING_HOUR, …), each passed
+   * through by docker-compose.yml; the cluster always passes all of them.
    */
   apiSettings: ApiTunables;
   metricsPort: (workerIndex: number) => number;

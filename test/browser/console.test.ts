@@ -17,6 +17,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { PayrunWorker as Worker } from '../../workers/worker';
 import { createActivities } from '../../activities';
 import { createApp } from '../../api/app';
+import { DISBURSEMENT_AMOUNT_RANGES } from '../../gateway';
 import type { Db } from '../../db/shared/knex';
 import { disableEndpoint } from '../../db/events/webhooks';
 import { createLogger } from '../../platform/logger';
@@ -410,6 +411,9 @@ for (const language of ['vi', 'en'] as const) {
 
     it('disbursements: one created through the form, paid, in the list', async () => {
       await page.goto(`${api.baseUrl}/console#/disbursements/new`);
+      // The ranges the form states are the operation table's (served by GET /v1/console/config).
+      const [walletMin, walletMax] = DISBURSEMENT_AMOUNT_RANGES.disburseToWallet;
+      await poll(() => text('main')).toContain(`${vnd(walletMin)}–${vnd(walletMax)}`);
       await page.locator('#disbursement-id').fill(`disb-${tag}`);
       await page.locator('#disbursement-amount').fill('75000');
       await page.locator('#disbursement-description').fill('Hoàn phí');

@@ -63,6 +63,8 @@ export function useCluster(
         SUBSCRIPTION_BILLING_HOUR: 0,
         PAYOUT_GATEWAY_ATTEMPT_SECONDS: 30,
         PAYOUT_IPN_TIMEOUT_SECONDS: 10,
+        DISBURSEMENT_IPN_TIMEOUT_SECONDS: 10,
+        REMITTANCE_IPN_TIMEOUT_SECONDS: 10,
       },
     });
     connection = await Connection.connect({ address: cluster.urls.temporal });

@@ -131,7 +131,7 @@ beforeAll(async () => {
           pendingMaxInterval: seconds(2),
           pendingGiveUpAfter: seconds(20),
         },
-        disbursementResultWait: seconds(15),
+        disbursement: { ipnTimeout: seconds(1), resultWait: seconds(15) },
       },
       remittance: {
         ...base.remittance,

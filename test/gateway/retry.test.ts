@@ -8,16 +8,16 @@ import {
   GatewayValidationError,
 } from '../../gateway';
 
-const policy = { maxAttempts: 4, initialDelayMs: 100, maxDelayMs: 350 };
+const policy = { maxAttempts: 4 };
 const resultError = (code: number) =>
   new GatewayResultError('disbursement.pay', code, 'm', classifyResult('disbursement.pay', code), {});
 
 describe('decideRetry', () => {
-  it('retries transport failures with exponential backoff, capped, then gives up', () => {
+  it('retries transport failures, then gives up after maxAttempts (the waits are the profile backoff)', () => {
     const timeout = new GatewayTransportError('payment.query', 'timeout', 't');
-    expect(decideRetry(timeout, 1, policy)).toMatchObject({ retry: true, delayMs: 100 });
-    expect(decideRetry(timeout, 2, policy)).toMatchObject({ retry: true, delayMs: 200 });
-    expect(decideRetry(timeout, 3, policy)).toMatchObject({ retry: true, delayMs: 350 });
+    expect(decideRetry(timeout, 1, policy)).toMatchObject({ retry: true });
+    expect(decideRetry(timeout, 2, policy)).toMatchObject({ retry: true });
+    expect(decideRetry(timeout, 3, policy)).toMatchObject({ retry: true });
     expect(decideRetry(timeout, 4, policy)).toMatchObject({ retry: false });
   });
 

@@ -16,6 +16,9 @@ describe('configuration', () => {
 
   it('treats an empty variable as unset', () => {
     expect(loadConfig({ DATABASE_URL: '', TEMPORAL_ADDRESS: ' ' }).DATABASE_URL).toBeUndefined();
+    // docker-compose.yml passes `${NAME:-}`: the default stays the schema's.
+    const empty = { PAYOUT_IPN_TIMEOUT_SECONDS: '', SUBSCRIPTION_BILLING_HOUR: '', LOG_LEVEL: '' };
+    expect(loadConfig(empty)).toEqual(loadConfig({}));
   });
 
   it('names each malformed variable', () => {

@@ -141,10 +141,10 @@ function derivedFrom(
         { orderId: manageOrderId(id, maxManageSeq), sentTo: family('subscription manage') },
       ];
     case 'payment':
-      // db/payments/payments/payments.ts reserveRefund: `<payment orderId>-r<seq>`.
+      // db/payments/payments.ts reserveRefund: `<payment orderId>-r<seq>`.
       return [{ orderId: `${id}-r${1 + (id.length % 997)}`, sentTo: family('refund') }];
     case 'disbursement':
-      // activities/payouts/batches/disbursements.ts checkWallet: `<orderId>-chk`.
+      // activities/payouts/disbursements.ts checkWallet: `<orderId>-chk`.
       return [{ orderId: `${id}-chk`, sentTo: family('disbursement wallet check') }];
     case 'saved_method_payment':
       return [];

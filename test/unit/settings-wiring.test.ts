@@ -43,6 +43,10 @@ const PROOFS: Record<keyof Config, string> = {
   PAYOUT_BATCH_SIZE: 'test/unit/settings-wiring.test.ts',
   PAYOUT_PARALLEL_BATCHES: 'test/unit/settings-wiring.test.ts',
   PAYOUT_IPN_TIMEOUT_SECONDS: 'test/unit/settings-wiring.test.ts',
+  DISBURSEMENT_IPN_TIMEOUT_SECONDS: 'test/unit/settings-wiring.test.ts',
+  DISBURSEMENT_RESULT_WAIT_HOURS: 'test/unit/settings-wiring.test.ts',
+  REMITTANCE_IPN_TIMEOUT_SECONDS: 'test/unit/settings-wiring.test.ts',
+  PAYMENT_RESULT_WAIT_HOURS: 'test/unit/settings-wiring.test.ts',
   PAYOUT_GATEWAY_ATTEMPT_SECONDS: 'test/unit/settings-wiring.test.ts',
   REMITTANCE_QUOTE_TTL_SECONDS: 'test/unit/settings-wiring.test.ts',
   WORKER_METRICS_PORT: CLUSTER,
@@ -73,6 +77,10 @@ describe('every setting reaches its process', () => {
         PAYOUT_BATCH_SIZE: '250',
         PAYOUT_PARALLEL_BATCHES: '3',
         PAYOUT_IPN_TIMEOUT_SECONDS: '42',
+        DISBURSEMENT_IPN_TIMEOUT_SECONDS: '43',
+        DISBURSEMENT_RESULT_WAIT_HOURS: '5',
+        REMITTANCE_IPN_TIMEOUT_SECONDS: '44',
+        PAYMENT_RESULT_WAIT_HOURS: '48',
         PAYOUT_GATEWAY_ATTEMPT_SECONDS: '45',
         REMITTANCE_QUOTE_TTL_SECONDS: '17',
         REMITTANCE_QUOTE_CACHE_SECONDS: '3',
@@ -93,11 +101,12 @@ describe('every setting reaches its process', () => {
       parallelBatches: 3,
       taskQueue: 'q-custom',
       timing: { ipnTimeout: '42 seconds', gatewayAttemptTimeout: '45 seconds' },
+      disbursement: { ipnTimeout: '43 seconds', resultWait: '5 hours' },
     });
     expect(settings.remittance).toMatchObject({
       taskQueue: 'q-custom',
       quoteCacheSeconds: 3,
-      timing: { quoteTtl: '17 seconds', ipnTimeout: '42 seconds' },
+      timing: { quoteTtl: '17 seconds', ipnTimeout: '44 seconds' },
     });
     expect(settings.subscriptions).toMatchObject({
       taskQueue: 'q-custom',
@@ -105,6 +114,7 @@ describe('every setting reaches its process', () => {
     });
     expect(settings.notifications).toMatchObject({ claimLeaseSeconds: 7, relayIntervalMs: 500 });
     expect(settings.payments.taskQueue).toBe('q-custom');
+    expect(settings.payments.payment.resultWait).toBe('2 days');
     expect(settings.savedMethods.taskQueue).toBe('q-custom');
   });
 
@@ -116,6 +126,25 @@ describe('every setting reaches its process', () => {
     expect(keyOf('b'.repeat(32))).not.toBe(keyOf('a'.repeat(32)));
     expect(() => apiSettingsFrom(loadConfig({}))).toThrow(/CUSTOMER_KEY_SECRET is missing/);
     expect(() => loadConfig({ CUSTOMER_KEY_SECRET: 'short' })).toThrow(/CUSTOMER_KEY_SECRET: must be 32/);
+  });
+
+  it('each wait left unset is what it was before it was a setting', () => {
+    const settings = apiSettingsFrom(loadConfig({ CUSTOMER_KEY_SECRET: 'a'.repeat(32) }));
+    expect(settings.payouts.timing.ipnTimeout).toBe('120 seconds');
+    expect(settings.payouts.disbursement).toEqual({ ipnTimeout: '120 seconds', resultWait: '1 day' });
+    expect(settings.remittance.timing.ipnTimeout).toBe('120 seconds');
+    expect(settings.payments.payment.resultWait).toBe('1 day');
+  });
+
+  it.each([
+    'PAYOUT_IPN_TIMEOUT_SECONDS',
+    'DISBURSEMENT_IPN_TIMEOUT_SECONDS',
+    'DISBURSEMENT_RESULT_WAIT_HOURS',
+    'REMITTANCE_IPN_TIMEOUT_SECONDS',
+    'PAYMENT_RESULT_WAIT_HOURS',
+  ])('%s refuses a wait that is not a positive number, naming the variable', (name) => {
+    expect(() => loadConfig({ [name]: '0' })).toThrow(new RegExp(`${name}: must be above 0`));
+    expect(() => loadConfig({ [name]: 'soon' })).toThrow(new RegExp(`${name}: must be a number of`));
   });
 
   it('rate limits are built from the configuration (the behaviour: test/api/rate-limits.test.ts)', () => {

@@ -2,6 +2,7 @@ import { condition, patched, setHandler } from '@temporalio/workflow';
 import { gatewayOf, pageReaderOf, recordsOf } from '../shared/activity-profiles';
 import type { PayoutActivities } from '../../activities/payouts/batches';
 import {
+  BATCH_ASK_GROWTH,
   batchNotificationSignal,
   batchStatusQuery,
   resumeSignal,
@@ -49,7 +50,7 @@ export async function payoutBatch(input: PayoutBatchInput): Promise<PayoutBatchR
     await records.recordBatchStatus({ runId, batchId, status: next, reason });
   };
 
-  const schedule: AskSchedule = { firstWait: timing.ipnTimeout, growth: 2, maxWait: '30 minutes' };
+  const schedule: AskSchedule = { firstWait: timing.ipnTimeout, ...BATCH_ASK_GROWTH };
   /**
    * Waits for a notification, or asks the gateway when it is late: a lost IPN delays, never loses. With
    * `attention`, a stage the gateway has not confirmed after pendingGiveUpAfter is an operator's to look at,

@@ -5,6 +5,7 @@
  */
 import { proxyActivities, type ActivityOptions } from '@temporalio/workflow';
 import type { Duration } from '@temporalio/common';
+import { GATEWAY_RETRY_BACKOFF } from '../../contracts/shared';
 
 /** Writing payrun's own records: quick, retried until the database answers. */
 export const RECORDS: ActivityOptions = {
@@ -19,9 +20,9 @@ export const gatewayCalls = (
 ): ActivityOptions => ({
   startToCloseTimeout: attemptTimeout,
   retry: {
-    initialInterval: options.firstRetry ?? '2 seconds',
-    backoffCoefficient: 2,
-    maximumInterval: options.maxRetryInterval ?? '5 minutes',
+    initialInterval: options.firstRetry ?? GATEWAY_RETRY_BACKOFF.first,
+    backoffCoefficient: GATEWAY_RETRY_BACKOFF.growth,
+    maximumInterval: options.maxRetryInterval ?? GATEWAY_RETRY_BACKOFF.max,
   },
 });
 

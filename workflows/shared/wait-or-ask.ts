@@ -1,6 +1,6 @@
 import type { Duration } from '@temporalio/common';
 import { condition } from '@temporalio/workflow';
-import { durationMs } from '../../contracts/shared';
+import { backoffMs, durationMs } from '../../contracts/shared';
 
 /** When to ask the gateway while a notification has not come. */
 export interface AskSchedule {
@@ -50,14 +50,13 @@ export async function waitForNotificationOrAsk<T>(
   news?: UndecidedNews,
 ): Promise<WaitOutcome<T>> {
   const started = Date.now();
-  const growth = schedule.growth ?? 1;
-  const maxWait = schedule.maxWait === undefined ? Infinity : durationMs(schedule.maxWait);
+  const backoff = { first: schedule.firstWait, growth: schedule.growth ?? 1, max: schedule.maxWait };
   const waitBudget =
     schedule.giveUpAfterWaiting === undefined ? Infinity : durationMs(schedule.giveUpAfterWaiting);
   const timeBudget = schedule.giveUpAfter === undefined ? Infinity : durationMs(schedule.giveUpAfter);
-  let wait = durationMs(schedule.firstWait);
   let waited = 0;
   for (let attempt = 1; ; attempt++) {
+    const wait = backoffMs(backoff, attempt);
     const left = Math.min(
       schedule.giveUpAt === undefined ? Infinity : schedule.giveUpAt - Date.now(),
       waitBudget - waited,
@@ -80,7 +79,6 @@ export async function waitForNotificationOrAsk<T>(
       (schedule.maxAsks !== undefined && attempt >= schedule.maxAsks) ||
       Date.now() - started >= timeBudget;
     if (gaveUp) return { decided: undefined, source: 'gave_up' };
-    wait = Math.min(wait * growth, maxWait);
   }
 }
 
