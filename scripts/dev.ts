@@ -1,7 +1,7 @@
 /**
  * `npm run dev`: the whole stack in one terminal. PostgreSQL (embedded unless DATABASE_URL),
  * migrations, the Temporal dev server with its Web UI (unless TEMPORAL_ADDRESS), a worker and the API.
- * Ctrl-C stops everything it started, newest first.
+ * Ctrl-C stops everything it started, newest first: once it runs, and while it still starts.
  */
 import type { Server } from 'node:http';
 import { randomUUID } from 'node:crypto';
@@ -18,6 +18,7 @@ import { resolveDevCodecToken } from '../platform/dev-codec-token';
 import { resolveDevCustomerKeySecret } from '../platform/customer-key';
 import { stackCheck, stackCheckWorkflowId } from '../workflows/shared/stack-check';
 import { startDatabase, startGateway, startTemporal } from './stack';
+import { StartedParts, StartInterrupted } from './started-parts';
 
 async function main(): Promise<void> {
   const loaded = loadConfig();
@@ -32,15 +33,11 @@ async function main(): Promise<void> {
   const log = createLogger(config.LOG_LEVEL, 'payrun-dev');
   Runtime.install({ logger: new DefaultLogger('WARN') });
 
-  const stops: Array<{ name: string; stop: () => Promise<void> }> = [];
-  let stopping = false;
+  const parts = new StartedParts();
   const shutdown = async (reason: string, exitCode = 0) => {
-    if (stopping) return;
-    stopping = true;
+    if (parts.stopping) return;
     log.info({ reason }, 'Stopping the dev stack');
-    for (const { name, stop } of stops.reverse()) {
-      await stop().catch((error: unknown) => log.error({ err: error }, `Stopping ${name} failed`));
-    }
+    await parts.stopAll((name, error) => log.error({ err: error }, `Stopping ${name} failed`));
     log.info('Stopped');
     process.exit(exitCode);
   };
@@ -49,10 +46,11 @@ async function main(): Promise<void> {
   }
 
   try {
-    const database = await startDatabase(config, log);
-    stops.push({ name: 'PostgreSQL', stop: database.stop });
-    const db = createDb(database.value);
-    stops.push({ name: 'database pool', stop: () => db.destroy() });
+    const databaseUrl = await parts.start('PostgreSQL', () => startDatabase(config, log));
+    const db = await parts.start('database pool', async () => {
+      const pool = createDb(databaseUrl);
+      return { value: pool, stop: () => pool.destroy() };
+    });
     const applied = await migrateLatest(db);
     log.info({ applied }, applied.length ? 'Applied migrations' : 'Database schema is up to date');
 
@@ -68,28 +66,26 @@ async function main(): Promise<void> {
       configured: config.TEMPORAL_UI_CODEC_TOKEN,
       dataDir: config.PAYRUN_DATA_DIR,
     });
-    const temporal = await startTemporal(config, log, { dataConverter });
-    stops.push({ name: 'Temporal', stop: temporal.stop });
-
-    const gateway = await startGateway(config, log);
-    stops.push({ name: 'gateway sandbox', stop: gateway.stop });
+    const temporal = await parts.start('Temporal', () => startTemporal(config, log, { dataConverter }));
+    const gateway = await parts.start('gateway sandbox', () => startGateway(config, log));
     const publicBaseUrl = config.PUBLIC_BASE_URL ?? apiUrl;
 
     const worker = await buildWorker(config, {
-      connection: temporal.value.workerConnection,
+      connection: temporal.workerConnection,
       db,
-      gateway: gateway.value,
+      gateway,
       keyring,
       publicBaseUrl,
       logger: log,
     });
-    const workerRun = worker.run();
-    stops.push({
-      name: 'worker',
-      stop: async () => {
+    // Wrapped: a promise as the part's value would be awaited, and it settles only when the worker ends.
+    const { workerRun } = await parts.start('worker', async () => {
+      const running = worker.run();
+      const stop = async () => {
         if (worker.getState() === 'RUNNING') worker.shutdown();
-        await workerRun;
-      },
+        await running;
+      };
+      return { value: { workerRun: running }, stop };
     });
     workerRun.catch((error: unknown) => {
       log.error({ err: error }, 'The worker stopped unexpectedly');
@@ -98,9 +94,9 @@ async function main(): Promise<void> {
 
     const { app, relay } = buildApi(config, {
       db,
-      temporal: temporal.value.client,
+      temporal: temporal.client,
       logger: log.child({ component: 'api' }),
-      merchant: gateway.value,
+      merchant: gateway,
       keyring,
       temporalUi: {
         origins: [
@@ -108,20 +104,24 @@ async function main(): Promise<void> {
           `http://localhost:${config.TEMPORAL_UI_PORT}`,
         ],
         // The dev server's own UI unless told otherwise; an external Temporal has none of ours to guess.
-        url: config.TEMPORAL_UI_URL ?? temporal.value.uiUrl,
+        url: config.TEMPORAL_UI_URL ?? temporal.uiUrl,
         uiToken: codecToken,
       },
     });
-    const server: Server = await new Promise((resolve, reject) => {
-      const listening = app.listen(config.API_PORT, config.API_HOST, () => resolve(listening));
-      listening.once('error', reject);
+    await parts.start('API', async () => {
+      const server: Server = await new Promise((resolve, reject) => {
+        const listening = app.listen(config.API_PORT, config.API_HOST, () => resolve(listening));
+        listening.once('error', reject);
+      });
+      return { value: server, stop: () => new Promise<void>((resolve) => server.close(() => resolve())) };
     });
-    stops.push({ name: 'API', stop: () => new Promise((resolve) => server.close(() => resolve())) });
-    relay.start();
-    stops.push({ name: 'notification relay', stop: relay.stop });
+    await parts.start('notification relay', async () => {
+      relay.start();
+      return { value: relay, stop: relay.stop };
+    });
 
     const checkId = randomUUID();
-    const check = await temporal.value.client.workflow.execute(stackCheck, {
+    const check = await temporal.client.workflow.execute(stackCheck, {
       taskQueue: config.TEMPORAL_TASK_QUEUE,
       workflowId: stackCheckWorkflowId(checkId),
       args: [{ checkId, wait: '1 second' }],
@@ -137,16 +137,18 @@ async function main(): Promise<void> {
       'payrun dev stack is running',
       `  API          ${apiUrl}   (health: ${apiUrl}/healthz)`,
       `  Console      ${apiUrl}/console`,
-      `  Temporal UI  ${temporal.value.uiUrl ?? '(external Temporal at ' + temporal.value.address + ')'}`,
+      `  Temporal UI  ${temporal.uiUrl ?? '(external Temporal at ' + temporal.address + ')'}`,
       `  UI codec     ${apiUrl}/codec/${codecToken}   (Temporal UI → Codec Server, in your browser only)`,
-      `  Temporal     ${temporal.value.address}  namespace ${config.TEMPORAL_NAMESPACE}`,
+      `  Temporal     ${temporal.address}  namespace ${config.TEMPORAL_NAMESPACE}`,
       `  PostgreSQL   ${config.DATABASE_URL ? 'DATABASE_URL' : `embedded, port ${config.EMBEDDED_PG_PORT}`}`,
-      `  Gateway      ${gateway.value.baseUrl}${config.GATEWAY_BASE_URL ? '' : '  (sandbox; admin API under /__sandbox)'}`,
+      `  Gateway      ${gateway.baseUrl}${config.GATEWAY_BASE_URL ? '' : '  (sandbox; admin API under /__sandbox)'}`,
       'Press Ctrl-C to stop everything.',
       '',
     ];
     process.stdout.write(lines.join('\n') + '\n');
   } catch (error) {
+    // Interrupted while starting: the stop under way ends the process once everything has stopped.
+    if (error instanceof StartInterrupted || parts.stopping) return;
     log.error({ err: error }, 'The dev stack failed to start');
     await shutdown('start-up failure', 1);
   }

@@ -126,6 +126,11 @@ export interface ClusterOptions {
   log?: (line: string) => void;
   /** Called when a process dies without being asked to (the cluster restarts nothing by itself). */
   onUnexpectedExit?: (name: string, code: number | null) => void;
+  /**
+   * Ends the start-up early (Ctrl-C while it starts): the step under way is cut short or finished, what
+   * started so far is stopped, and `startCluster` rejects with the signal's reason.
+   */
+  signal?: AbortSignal;
 }
 
 export interface Cluster {
@@ -165,7 +170,14 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
   if (!options.databaseUrl) fs.chmodSync(dataDir, 0o755);
   const group = new ProcessGroup(dataDir, options.onUnexpectedExit);
   let postgres: EmbeddedPostgresHandle | undefined;
+  // Aborted by the caller's signal, and by a stop: a readiness wait still polling then ends with it.
+  const starting = new AbortController();
+  const interrupted = () => starting.abort(options.signal?.reason);
+  options.signal?.addEventListener('abort', interrupted, { once: true });
+  const { signal } = starting;
   const stop = async () => {
+    starting.abort(new Error('The cluster is stopping'));
+    options.signal?.removeEventListener('abort', interrupted);
     await group.stopAll(log);
     if (postgres) {
       log('Stopping PostgreSQL');
@@ -175,6 +187,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
   };
 
   try {
+    options.signal?.throwIfAborted();
     const binaries = await resolveTemporalServer({ build: true, log });
     const ui = await resolveTemporalUi({ build: true, log });
     if (!binaries || !ui)
@@ -199,24 +212,30 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
       group.removeExternal('postgres');
     };
     let serverUrl = options.databaseUrl;
+    signal.throwIfAborted();
+    // Once started, PostgreSQL is known to stop() before anything checks for an interrupt again.
     if (!serverUrl) serverUrl = await startPostgres();
+    signal.throwIfAborted();
     await createDatabaseIfMissing(serverUrl, PAYRUN_DATABASE);
     const databaseUrl = withDatabaseName(serverUrl, PAYRUN_DATABASE);
 
     const temporalRoot = path.join(dataDir, 'temporal');
     const target = postgresTargetOf(serverUrl);
     await prepareTemporalDatabases(binaries, target, log);
+    signal.throwIfAborted();
     writeServerConfig(temporalRoot, ports.temporal, target);
     const temporalAddress = `127.0.0.1:${ports.temporal.frontend}`;
     const specs = new Map<string, ProcessSpec>();
     const start = async (spec: ProcessSpec) => {
+      signal.throwIfAborted();
       specs.set(spec.name, spec);
+      // Spawned and known to the group at once, so a stop during its readiness wait stops it too.
       const record = await group.start(spec);
       if (record)
         log(`${record.name} started (pid ${record.pid}${record.port ? `, port ${record.port}` : ''})`);
     };
-    await start(temporalServerSpec(binaries, temporalRoot, ports.temporal, baseEnv()));
-    await prepareNamespace(temporalAddress, NAMESPACE, log);
+    await start(temporalServerSpec(binaries, temporalRoot, ports.temporal, baseEnv(), signal));
+    await prepareNamespace(temporalAddress, NAMESPACE, log, signal);
 
     const sandboxDir = path.join(dataDir, 'sandbox');
     const identity = loadOrCreateSandboxIdentity(sandboxDir);
@@ -255,7 +274,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
       args: ['--root', ui.home, '--env', 'docker', 'start'],
       env: { ...baseEnv(), ...environment.temporalUi(ports.ui) },
       port: ports.ui,
-      ready: () => waitFor('the Temporal UI', httpAnswers(`${uiUrl}/api/v1/settings`)),
+      ready: () => waitFor('the Temporal UI', httpAnswers(`${uiUrl}/api/v1/settings`), undefined, signal),
     });
     await start({
       name: 'sandbox',
@@ -272,7 +291,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
         ...(options.sandboxTiming && { SANDBOX_TIMING: JSON.stringify(options.sandboxTiming) }),
       },
       port: ports.sandbox,
-      ready: () => waitFor('the sandbox', httpAnswers(`${sandboxUrl}/__sandbox/`)),
+      ready: () => waitFor('the sandbox', httpAnswers(`${sandboxUrl}/__sandbox/`), undefined, signal),
     });
     await start({
       name: 'migrate',
@@ -292,7 +311,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
       cwd: repoRoot,
       env: { ...baseEnv(), ...environment.api },
       port: ports.api,
-      ready: () => waitFor('the API', httpAnswers(`${apiUrl}/healthz`)),
+      ready: () => waitFor('the API', httpAnswers(`${apiUrl}/healthz`), undefined, signal),
     });
     const workerNames = Array.from({ length: options.workers }, (_, i) => `worker-${i + 1}`);
     // Workers bundle their workflows at start: started together, they share the wait.
@@ -307,10 +326,17 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
           env: { ...baseEnv(), ...environment.worker(index) },
           port: ports.metrics + index,
           ready: () =>
-            waitFor(`${name}`, httpAnswers(`http://127.0.0.1:${ports.metrics + index}/metrics`), 120_000),
+            waitFor(
+              `${name}`,
+              httpAnswers(`http://127.0.0.1:${ports.metrics + index}/metrics`),
+              120_000,
+              signal,
+            ),
         }),
       ),
     );
+    signal.throwIfAborted();
+    options.signal?.removeEventListener('abort', interrupted);
 
     return {
       urls: { api: apiUrl, ui: uiUrl, temporal: temporalAddress, sandbox: sandboxUrl, database: databaseUrl },

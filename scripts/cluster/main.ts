@@ -1,6 +1,7 @@
 /**
  * `npm run cluster [-- --workers N] [--free-ports]`: starts the production shape (see cluster.ts), prints the URLs and
- * the processes, and stops everything it started, newest first, on Ctrl-C.
+ * the processes, and stops everything it started, newest first, on Ctrl-C: while it runs, and while it
+ * still starts (the workers bundle for 15 s or more), when the start-up stops what it has started so far.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -8,6 +9,7 @@ import { loadConfig, ConfigError } from '../../platform/config';
 import {
   DEFAULT_CLUSTER_PORTS,
   startCluster,
+  type Cluster,
   startClusterOnFreePorts,
   type ClusterOptions,
   type ClusterPorts,
@@ -77,6 +79,23 @@ async function refuseTakenPorts(ports: ClusterPorts, workers: number): Promise<v
 
 async function main(): Promise<void> {
   const started = Date.now();
+  const log = (line: string) => console.log(`[cluster] ${line}`);
+  // Installed before anything starts: an interrupt at any moment stops whatever has started by then.
+  const interrupted = new AbortController();
+  let cluster: Cluster | undefined;
+  let stopping = false;
+  const stop = async (reason: string) => {
+    if (stopping) return;
+    stopping = true;
+    log(`Stopping the cluster (${reason}), newest first`);
+    // Still starting: the start-up stops what it started and rejects, and the catch below ends the process.
+    if (!cluster) return interrupted.abort(new Error(`Interrupted by ${reason}`));
+    await cluster.stop();
+    log('Stopped; no process left running.');
+    process.exit(0);
+  };
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => void stop(signal));
+
   const workers = workersFrom(process.argv.slice(2));
   const config = loadConfig();
   const dataDir = path.join(config.PAYRUN_DATA_DIR, 'cluster');
@@ -84,8 +103,6 @@ async function main(): Promise<void> {
   const freePorts = process.argv.includes('--free-ports');
   refuseRunningCluster(dataDir);
   if (!freePorts) await refuseTakenPorts(DEFAULT_CLUSTER_PORTS, workers);
-  const log = (line: string) => console.log(`[cluster] ${line}`);
-  let stopping = false;
   const options: Omit<ClusterOptions, 'ports'> = {
     dataDir,
     workers,
@@ -111,20 +128,18 @@ async function main(): Promise<void> {
           `${name} exited unexpectedly (code ${code}); nothing restarts it. Its log: ${dataDir}/logs/${name}.log`,
         );
     },
+    signal: interrupted.signal,
   };
-  // Free ports are chosen, then bound by other processes; one taken in between means a fresh start.
-  const cluster = freePorts
-    ? await startClusterOnFreePorts(options)
-    : await startCluster({ ...options, ports: DEFAULT_CLUSTER_PORTS });
-  const stop = async (reason: string) => {
-    if (stopping) return;
-    stopping = true;
-    log(`Stopping the cluster (${reason}), newest first`);
-    await cluster.stop();
-    log('Stopped; no process left running.');
+  try {
+    // Free ports are chosen, then bound by other processes; one taken in between means a fresh start.
+    cluster = freePorts
+      ? await startClusterOnFreePorts(options)
+      : await startCluster({ ...options, ports: DEFAULT_CLUSTER_PORTS });
+  } catch (error) {
+    if (!interrupted.signal.aborted) throw error;
+    log('Stopped while starting; no process left running.');
     process.exit(0);
-  };
-  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => void stop(signal));
+  }
 
   const table = cluster
     .records()

@@ -121,7 +121,7 @@ export class ProcessGroup {
     const entry = this.running.get(name);
     if (!entry) throw new Error(`${name} is not running`);
     entry.stopping = true;
-    entry.child.kill(signal);
+    signalGroup(entry.child, signal);
     await entry.exited;
   }
 
@@ -140,14 +140,14 @@ export class ProcessGroup {
     for (const [name, entry] of [...this.running.entries()].reverse()) {
       entry.stopping = true;
       log(`Stopping ${name} (pid ${entry.child.pid})`);
-      entry.child.kill('SIGTERM');
+      signalGroup(entry.child, 'SIGTERM');
       const stopped = await Promise.race([
         entry.exited.then(() => true),
         new Promise<boolean>((resolve) => setTimeout(() => resolve(false), STOP_GRACE_MS).unref()),
       ]);
       if (!stopped) {
         log(`${name} did not stop within ${STOP_GRACE_MS / 1000}s; killing it`);
-        entry.child.kill('SIGKILL');
+        signalGroup(entry.child, 'SIGKILL');
         await entry.exited;
       }
     }
@@ -169,5 +169,18 @@ export class ProcessGroup {
 
   private writeFile(): void {
     fs.writeFileSync(path.join(this.dir, 'processes.json'), `${JSON.stringify(this.records(), null, 2)}\n`);
+  }
+}
+
+/**
+ * Signals the child's whole process group (it leads one: spawned detached), so what it started in turn
+ * (the esbuild service tsx starts beside each node process) stops with it.
+ */
+function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-child.pid!, signal);
+  } catch {
+    // The group is gone already, or the spawn failed and there is none.
+    child.kill(signal);
   }
 }

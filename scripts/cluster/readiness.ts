@@ -1,17 +1,21 @@
 /** Waiting for a process to serve: polled, with the last failure in the error when time runs out. */
 import fs from 'node:fs';
 import net from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 const POLL_MS = 250;
 
+/** Polls `check` until it yields a value; gives up when `timeoutMs` runs out or `signal` aborts. */
 export async function waitFor<T>(
   what: string,
   check: () => Promise<T | false>,
   timeoutMs = 60_000,
+  signal?: AbortSignal,
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let lastError: unknown;
   for (;;) {
+    signal?.throwIfAborted();
     try {
       const value = await check();
       if (value !== false) return value;
@@ -22,7 +26,7 @@ export async function waitFor<T>(
       const reason = lastError instanceof Error ? `: ${lastError.message}` : '';
       throw new Error(`Timed out after ${timeoutMs / 1000}s waiting for ${what}${reason}`);
     }
-    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+    await sleep(POLL_MS, undefined, { signal });
   }
 }
 

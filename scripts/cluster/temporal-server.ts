@@ -214,6 +214,7 @@ export function temporalServerSpec(
   root: string,
   ports: TemporalPorts,
   env: NodeJS.ProcessEnv,
+  signal?: AbortSignal,
 ): ProcessSpec {
   return {
     name: 'temporal',
@@ -227,6 +228,7 @@ export function temporalServerSpec(
         `the Temporal frontend on ${ports.frontend}`,
         () => frontendAnswers(ports.frontend),
         90_000,
+        signal,
       );
     },
   };
@@ -247,6 +249,7 @@ export async function prepareNamespace(
   address: string,
   namespace: string,
   log: (line: string) => void,
+  signal?: AbortSignal,
 ): Promise<void> {
   const connection = await Connection.connect({ address });
   try {
@@ -261,12 +264,20 @@ export async function prepareNamespace(
       });
       log(`Registered namespace ${namespace}`);
     }
-    await waitFor(`namespace ${namespace}`, async () => {
-      await connection.workflowService.listWorkflowExecutions({ namespace, pageSize: 1 });
-      return true;
-    });
-    const added = await waitFor('payrun search attributes', () =>
-      ensureSearchAttributes(connection, namespace),
+    await waitFor(
+      `namespace ${namespace}`,
+      async () => {
+        await connection.workflowService.listWorkflowExecutions({ namespace, pageSize: 1 });
+        return true;
+      },
+      undefined,
+      signal,
+    );
+    const added = await waitFor(
+      'payrun search attributes',
+      () => ensureSearchAttributes(connection, namespace),
+      undefined,
+      signal,
     );
     if (added.length) log(`Registered search attributes ${added.join(', ')}`);
   } finally {
