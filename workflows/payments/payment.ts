@@ -6,7 +6,7 @@ import {
   setHandler,
 } from '@temporalio/workflow';
 import { gatewayOf, recordsOf } from '../shared/activity-profiles';
-import type { PaymentActivities } from '../../activities/payments/payments';
+import type { PaymentActivities } from '../../contracts/payments';
 import { outcomeOf } from '../../gateway/result-codes';
 import { durationMs } from '../../contracts/shared';
 import { ASK_AFTER_ATTENTION, waitForNotificationOrAsk } from '../shared/wait-or-ask';

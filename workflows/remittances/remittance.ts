@@ -1,6 +1,5 @@
 import { patched, setHandler } from '@temporalio/workflow';
 import { gatewayOf, quoteOf, recordsOf } from '../shared/activity-profiles';
-import type { RemittanceActivities } from '../../activities/remittances/remittances';
 import { durationMs } from '../../contracts/shared';
 import { waitForNotificationOrAsk, waitOrAskThenAttend, type AskSchedule } from '../shared/wait-or-ask';
 import { MAX_EXCHANGE_AMOUNT, REMITTANCE_AMOUNT_RANGES } from '../../gateway/limits';
@@ -10,6 +9,7 @@ import {
   remittanceProgressQuery,
   remittanceResultSignal,
   type BaseCurrency,
+  type RemittanceActivities,
   type RemittanceInput,
   type RemittanceResult,
   type RemittanceStatus,
