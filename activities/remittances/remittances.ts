@@ -7,6 +7,7 @@ import {
   getRemittance,
   recordQuote,
   updateRemittance,
+  type RemittanceQuoteRow,
   type RemittanceRow,
   type RemittanceUpdate,
 } from '../../db/remittances/remittances';
@@ -202,20 +203,30 @@ export async function buyForRemittance(
   const rateInfo = (answer.body.rateInfo ?? {}) as { rate?: number; exchangeAmount?: number };
   const rate = Number(rateInfo.rate ?? input.rate);
   const exchangeAmount = Number(rateInfo.exchangeAmount);
+  await recordPurchase(db, input, quote, { rate, exchangeAmount });
+  return { outcome: 'bought', rate, exchangeAmount };
+}
+
+/** The VND bought, the rate it was bought at and the quote it was bought on, against the remittance. */
+async function recordPurchase(
+  db: Db,
+  input: { remittanceId: string; quoteSeq: number },
+  quote: RemittanceQuoteRow | undefined,
+  bought: { rate: number; exchangeAmount: number },
+): Promise<void> {
   await updateRemittance(
     db,
     input.remittanceId,
     {
       status: 'buying',
-      rate_used: String(rate),
+      rate_used: String(bought.rate),
       quote_seq: input.quoteSeq,
       quoted_at: quote?.quoted_at ?? null,
-      exchange_amount: String(exchangeAmount),
+      exchange_amount: String(bought.exchangeAmount),
       bought_at: new Date(),
     },
     canMoveRemittance,
   );
-  return { outcome: 'bought', rate, exchangeAmount };
 }
 
 /**
