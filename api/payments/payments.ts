@@ -4,10 +4,14 @@ import { WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import { ApplicationFailure, WorkflowIdReusePolicy } from '@temporalio/common';
 import { AUTHORIZATION_HOLD_MS, REFUND_AMOUNT_RANGES } from '../../gateway';
 import type { Db } from '../../db/shared/knex';
-import { applyListFilter, pageOf, type ListFilter } from '../../db/shared/list-filter';
+import type { ListFilter } from '../../db/shared/list-filter';
 import {
   insertPayment,
+  insertTerminalSettlement,
   findPayment,
+  findRefund,
+  listPayments as listPaymentRows,
+  listRefundsOf,
   reserveRefund,
   type PaymentRow,
   type RefundItem,
@@ -246,15 +250,7 @@ export async function getPayment(db: Db, paymentId: string) {
 }
 
 export async function listPayments(db: Db, filter: ListFilter & { requestType?: string }) {
-  const query = db<PaymentRow>('payments');
-  if (filter.requestType) query.where({ request_type: filter.requestType as PaymentRow['request_type'] });
-  applyListFilter(query, filter, {
-    created: 'created_at',
-    status: 'status',
-    ids: ['payment_id', 'order_id', 'trans_id'],
-    tiebreak: 'payment_id',
-  });
-  const page = pageOf((await query) as PaymentRow[], filter);
+  const page = await listPaymentRows(db, filter);
   return { rows: page.rows.map(paymentView), nextOffset: page.nextOffset };
 }
 
@@ -280,7 +276,7 @@ export function refundView(row: RefundRow) {
 
 export async function listRefunds(db: Db, paymentId: string) {
   if (!(await findPayment(db, paymentId))) throw notFound(`Payment ${paymentId}`);
-  const rows = await db<RefundRow>('refunds').where({ payment_id: paymentId }).orderBy('seq');
+  const rows = await listRefundsOf(db, paymentId);
   return rows.map(refundView);
 }
 
@@ -356,7 +352,7 @@ export async function refundPayment(
     }),
   );
   const row = await waitWhile(
-    () => db<RefundRow>('refunds').where({ refund_id: refund.refund_id }).first(),
+    () => findRefund(db, refund.refund_id),
     (found) => found?.status === 'created',
     settings.answerWaitMs,
   );
@@ -369,12 +365,11 @@ export async function settleTerminal(
 ) {
   const { db, temporal, settings } = deps;
   const settlementId = randomUUID();
-  await db('terminal_settlements').insert({
+  await insertTerminalSettlement(db, {
     settlement_id: settlementId,
     store_id: input.storeId,
     serial_number: input.serialNumber,
     request_id: `settle-${settlementId}`,
-    status: 'created',
     created_by_key: input.principal.keyId,
     created_by: input.principal.name,
   });

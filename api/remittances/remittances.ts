@@ -8,6 +8,7 @@ import { WorkflowIdReusePolicy } from '@temporalio/common';
 import type { Db } from '../../db/shared/knex';
 import type { ListFilter } from '../../db/shared/list-filter';
 import {
+  findRemittanceByRequestKey,
   getRemittance,
   insertRemittance,
   listRemittances,
@@ -17,6 +18,7 @@ import {
 } from '../../db/remittances/remittances';
 import { durationMs, payrunOrderId } from '../../contracts/shared';
 import {
+  canMoveRemittance,
   exchangeAmountOf,
   remittanceOrderIds,
   remittanceQuoteWorkflowId,
@@ -172,15 +174,13 @@ export async function createRemittance(
   const { db, temporal, settings } = deps;
   const { request } = input;
   // A retry of an interrupted request finds the remittance its first attempt recorded and finishes it.
-  const earlier = input.create
-    ? await db('remittances').where({ request_key: input.create.requestKey }).first('remittance_id', 'status')
-    : undefined;
+  const earlier = input.create ? await findRemittanceByRequestKey(db, input.create.requestKey) : undefined;
   const info = request.remittanceInfo;
-  if (earlier && earlier.status !== 'accepted') return remittanceView(db, earlier.remittance_id as string);
+  if (earlier && earlier.status !== 'accepted') return remittanceView(db, earlier.remittance_id);
   // The record and every gateway orderId it will send, in one transaction; an id drawn whose orderIds
   // another object holds is drawn again.
   const remittanceId = earlier
-    ? (earlier.remittance_id as string)
+    ? earlier.remittance_id
     : await reservingOrderIds(() =>
         withFreshId(newRemittanceId, async (id) => {
           const orderIds = remittanceOrderIds(id);
@@ -240,11 +240,16 @@ export async function createRemittance(
     // only when Temporal is sure nothing started: a start it persisted before failing to answer runs on.
     if (input.create) throw workflowNotStarted(`Remittance ${remittanceId}`);
     if (await certainlyNotStarted(temporal, remittanceWorkflowId(remittanceId)))
-      await updateRemittance(db, remittanceId, {
-        status: 'failed',
-        status_reason: 'The workflow could not be started; nothing was bought.',
-        completed_at: new Date(),
-      });
+      await updateRemittance(
+        db,
+        remittanceId,
+        {
+          status: 'failed',
+          status_reason: 'The workflow could not be started; nothing was bought.',
+          completed_at: new Date(),
+        },
+        canMoveRemittance,
+      );
     throw error;
   }
   return remittanceView(db, remittanceId);

@@ -2,3 +2,4 @@
 export * from './payments';
 export * from './refunds';
 export * from './terminal-settlements';
+export * from './activity-interface';

@@ -48,6 +48,29 @@ export const FINAL_REMITTANCE_STATUSES: readonly RemittanceStatus[] = [
   'needs_attention',
 ];
 
+/**
+ * Where a remittance's record may go from each status: forward only (db/ reads it). `checking_balance`
+ * comes twice, for the foreign balance before the buy and the VND after it, so it may still fail (nothing
+ * bought) or need attention (VND bought). A result learnt after an operator was told moves
+ * `needs_attention` on to `succeeded`.
+ */
+const REMITTANCE_MOVES: Readonly<Record<RemittanceStatus, readonly RemittanceStatus[]>> = {
+  // `failed` from `accepted`: the API could not start the workflow.
+  accepted: ['quoting', 'failed'],
+  quoting: ['verifying_receiver', 'checking_balance', 'buying', 'failed'],
+  verifying_receiver: ['checking_balance', 'failed'],
+  checking_balance: ['quoting', 'buying', 'sending', 'failed', 'needs_attention'],
+  buying: ['checking_balance', 'failed', 'needs_attention'],
+  sending: ['awaiting_result', 'awaiting_capture', 'succeeded', 'needs_attention'],
+  awaiting_result: ['succeeded', 'needs_attention'],
+  awaiting_capture: ['succeeded', 'needs_attention'],
+  needs_attention: ['succeeded'],
+  succeeded: [],
+  failed: [],
+};
+export const canMoveRemittance = (from: string, to: string) =>
+  from === to || (REMITTANCE_MOVES[from as RemittanceStatus]?.includes(to as RemittanceStatus) ?? false);
+
 /** How the final result reached payrun. */
 export type ResultSource = 'create' | 'ipn' | 'poll';
 

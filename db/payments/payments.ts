@@ -4,11 +4,13 @@ import { insertOwningOrderIds, reserveOrderIds } from '../shared/gateway-order-i
 import type { EventType, PaymentSnapshot, RefundSnapshot } from '../../platform/event-catalogue';
 import { recordEvent, updateRecordingEvents, type MayMove } from '../events/events';
 import { isoOrNull } from '../shared/values';
+import { applyListFilter, pageOf, type ListFilter } from '../shared/list-filter';
 import type {
   PaymentRequestType,
   PaymentStatus,
   RefundItemStatus,
   RefundStatus,
+  TerminalSettlementStatus,
 } from '../../contracts/payments';
 
 export interface PaymentRow {
@@ -92,6 +94,26 @@ export const findPaymentByOrderId = (db: Db, orderId: string): Promise<PaymentRo
 
 export const findRefund = (db: Db, refundId: string): Promise<RefundRow | undefined> =>
   db<RefundRow>('refunds').where({ refund_id: refundId }).first();
+
+/** A payment's refunds, in the order they were reserved. */
+export const listRefundsOf = (db: Db, paymentId: string): Promise<RefundRow[]> =>
+  db<RefundRow>('refunds').where({ payment_id: paymentId }).orderBy('seq');
+
+/** One page of payments, optionally of one requestType. */
+export async function listPayments(
+  db: Db,
+  filter: ListFilter & { requestType?: string },
+): Promise<{ rows: PaymentRow[]; nextOffset: number | null }> {
+  const query = db<PaymentRow>('payments');
+  if (filter.requestType) query.where({ request_type: filter.requestType as PaymentRow['request_type'] });
+  applyListFilter(query, filter, {
+    created: 'created_at',
+    status: 'status',
+    ids: ['payment_id', 'order_id', 'trans_id'],
+    tiebreak: 'payment_id',
+  });
+  return pageOf((await query) as PaymentRow[], filter);
+}
 
 /** Inserts the payment once, owning its gateway orderId; false when the payment id exists already. */
 export const insertPayment = (
@@ -232,7 +254,8 @@ export async function reserveRefund(
 }
 
 /**
- * Records what the gateway said about a refund. The first time it becomes final, whatever did not
+ * The refund's one transition: records what the gateway said about a refund (or that an operator was told).
+ * A final refund stays final; the first time it becomes final, whatever did not
  * move money (a failed refund, or its failed items) is given back to the payment's refundable amount.
  */
 export async function recordRefundAnswer(
@@ -282,6 +305,61 @@ export async function recordRefundAnswer(
         refundId,
         refundSnapshot(updated!),
       );
+  });
+}
+
+/** An operator's marking of a refund payrun could not learn the outcome of (it keeps asking). */
+export const markRefundNeedsAttention = (db: Db, refundId: string): Promise<void> =>
+  recordRefundAnswer(db, refundId, { status: 'needs_attention' });
+
+export interface TerminalSettlementRow {
+  settlement_id: string;
+  store_id: string;
+  serial_number: string;
+  request_id: string;
+  status: 'created' | TerminalSettlementStatus;
+  result_code: number | null;
+  result_message: string | null;
+  settled_payments: number;
+  created_by_key: string;
+  created_by: string;
+  created_at: Date;
+  completed_at: Date | null;
+}
+
+export async function insertTerminalSettlement(
+  db: Db,
+  row: Pick<
+    TerminalSettlementRow,
+    'settlement_id' | 'store_id' | 'serial_number' | 'request_id' | 'created_by_key' | 'created_by'
+  >,
+): Promise<void> {
+  await db('terminal_settlements').insert({ ...row, status: 'created' });
+}
+
+export async function requireTerminalSettlement(
+  db: Db,
+  settlementId: string,
+): Promise<TerminalSettlementRow> {
+  const row = await db<TerminalSettlementRow>('terminal_settlements')
+    .where({ settlement_id: settlementId })
+    .first();
+  if (!row) throw new Error(`Settlement ${settlementId} has no record`);
+  return row;
+}
+
+/** The settlement's one answer: its status, the gateway's code and how many payments it closed. */
+export async function recordTerminalSettlement(
+  db: Db,
+  settlementId: string,
+  answer: { status: TerminalSettlementStatus; resultCode: number; message: string; settledPayments: number },
+): Promise<void> {
+  await db('terminal_settlements').where({ settlement_id: settlementId }).update({
+    status: answer.status,
+    result_code: answer.resultCode,
+    result_message: answer.message,
+    settled_payments: answer.settledPayments,
+    completed_at: db.fn.now(),
   });
 }
 

@@ -2,7 +2,7 @@ import type { Db } from '../shared/knex';
 import { reserveOrderIds } from '../shared/gateway-order-ids';
 import { applyListFilter, pageOf, type ListFilter } from '../shared/list-filter';
 import type { EventType, RemittanceSnapshot } from '../../platform/event-catalogue';
-import { recordEvent, updateRecordingEvents } from '../events/events';
+import { recordEvent, updateRecordingEvents, type MayMove } from '../events/events';
 import { isoOrNull, numberOrNull } from '../shared/values';
 import type {
   BaseCurrency,
@@ -102,6 +102,14 @@ export async function getRemittance(db: Db, remittanceId: string): Promise<Remit
   return db('remittances').where({ remittance_id: remittanceId }).first();
 }
 
+/** The remittance an earlier attempt of the same create request (API key + Idempotency-Key) recorded. */
+export async function findRemittanceByRequestKey(
+  db: Db,
+  requestKey: string,
+): Promise<Pick<RemittanceRow, 'remittance_id' | 'status'> | undefined> {
+  return db('remittances').where({ request_key: requestKey }).first('remittance_id', 'status');
+}
+
 export async function getRemittanceByOrderId(db: Db, orderId: string): Promise<RemittanceRow | undefined> {
   return db('remittances').where({ order_id: orderId }).first();
 }
@@ -144,10 +152,16 @@ const EVENTS: Partial<Record<RemittanceStatus, EventType & `remittance.${string}
   needs_attention: 'remittance.needs_attention',
 };
 
+/**
+ * The remittance's one transition: every status change goes through here, forward only, and emits the
+ * event a status calls for in the same transaction.
+ */
 export async function updateRemittance(
   db: Db,
   remittanceId: string,
   update: RemittanceUpdate,
+  /** The remittance's transition table (contracts/remittances): records move forward only. */
+  mayMove: MayMove,
 ): Promise<void> {
   await updateRecordingEvents<RemittanceRow>(
     db,
@@ -159,6 +173,7 @@ export async function updateRemittance(
       if (type && before.status !== after.status)
         await recordEvent(trx, type, after.remittance_id, remittanceSnapshot(after));
     },
+    { column: 'status', mayMove },
   );
 }
 

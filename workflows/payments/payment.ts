@@ -6,7 +6,6 @@ import {
   setHandler,
 } from '@temporalio/workflow';
 import { gatewayOf, recordsOf } from '../shared/activity-profiles';
-import type { PaymentActivities } from '../../activities/payments/payments';
 import { outcomeOf } from '../../gateway/result-codes';
 import { durationMs } from '../../contracts/shared';
 import { ASK_AFTER_ATTENTION, waitForNotificationOrAsk } from '../shared/wait-or-ask';
@@ -18,12 +17,16 @@ import {
   isFinalPaymentCode,
   paymentResultSignal,
   paymentStatusQuery,
+  type ConfirmOutcome,
   type ConfirmRequest,
   type ConfirmResult,
+  type PaymentActivities,
   type PaymentInput,
   type PaymentNotice,
   type PaymentResult,
   type PaymentStatus,
+  type PaymentTiming,
+  type QueriedPayment,
 } from '../../contracts/payments';
 
 const records = recordsOf<PaymentActivities>();
@@ -34,78 +37,131 @@ const records = recordsOf<PaymentActivities>();
  * taken as final. The redirect of the customer's browser changes nothing: only the IPN or the query do.
  * A payment authorized without capture then waits for an operator's capture or cancel (an update)
  * for the gateway's hold period; when nobody decides, payrun releases the hold itself.
+ *
+ * Every activity and timer below is part of stored histories: moving a call, or evaluating a `patched()`
+ * at another point, breaks their replay (docs/workflow-versioning.md).
  */
 export async function payment(input: PaymentInput): Promise<PaymentResult> {
-  const { paymentId, timing } = input;
-  const gateway = gatewayOf<PaymentActivities>(timing.gatewayAttemptTimeout);
-  let status: PaymentStatus = 'created';
-  let final: PaymentNotice | undefined;
-  let pendingNotices = 0;
-  setHandler(paymentStatusQuery, () => status);
-  let decision: ConfirmRequest | undefined;
-  let confirmed: ConfirmResult | undefined;
+  const run = openRun(input);
+  answerStatus(run);
+  acceptDecisions(run);
+  listenForResult(run);
+  const created = await run.gateway.createPayment({ paymentId: run.id, paymentCode: input.paymentCode });
+  run.status = created.status;
+  if (created.notice && isFinalPaymentCode(created.notice.resultCode))
+    return afterDecision(run, await record(run, await completedAtOnce(run, created.notice)));
+  const heard = await hearResult(run);
+  if (heard.decided !== undefined) return afterDecision(run, await record(run, heard.decided));
+  const expired = await expire(run, heard.lastAsked);
+  // The order may still be payable: a customer who pays after payrun stopped waiting is heard (the
+  // notification, or the query), and recorded, for ASK_AFTER_ATTENTION.for. Runs from before ended here.
+  if (!patched('payment-hears-late-results')) return expired;
+  const late = await hearLateResult(run);
+  if (late === undefined) return expired;
+  return afterDecision(run, await record(run, late));
+}
+
+// ---- one run and what its steps share
+
+type Gateway = ReturnType<typeof gatewayOf<PaymentActivities>>;
+
+interface Run {
+  readonly input: PaymentInput;
+  readonly id: string;
+  readonly timing: PaymentTiming;
+  readonly gateway: Gateway;
+  status: PaymentStatus;
+  /** The first final notification; later ones are ignored. */
+  final?: PaymentNotice;
+  /** "Still pending" notifications received so far. */
+  pendingNotices: number;
+  /** The capture or cancel under way. */
+  decision?: ConfirmRequest;
+  /** The decision the gateway took (not a refused or unknown one). */
+  confirmed?: ConfirmResult;
   /** Decisions sent so far: each has a requestId of its own. */
-  let decisions = 0;
-  setHandler(confirmPaymentUpdate, (request) => confirm(request, 'operator'), {
+  decisions: number;
+}
+
+function openRun(input: PaymentInput): Run {
+  return {
+    input,
+    id: input.paymentId,
+    timing: input.timing,
+    gateway: gatewayOf<PaymentActivities>(input.timing.gatewayAttemptTimeout),
+    status: 'created',
+    pendingNotices: 0,
+    decisions: 0,
+  };
+}
+
+function answerStatus(run: Run) {
+  setHandler(paymentStatusQuery, () => run.status);
+}
+
+/** An operator's capture or cancel, accepted only while the payment is authorized and undecided. */
+function acceptDecisions(run: Run) {
+  setHandler(confirmPaymentUpdate, (request) => confirm(run, request, 'operator'), {
     validator: (request) => {
       if (request.action !== 'capture' && request.action !== 'cancel')
         throw ApplicationFailure.nonRetryable('action must be capture or cancel', CONFIRM_REFUSED);
-      if (status !== 'authorized_not_captured' || decision !== undefined || confirmed !== undefined)
+      if (
+        run.status !== 'authorized_not_captured' ||
+        run.decision !== undefined ||
+        run.confirmed !== undefined
+      )
         throw ApplicationFailure.nonRetryable(
-          `Payment ${paymentId} is ${status}${decision ? ` (${decision.action} in progress)` : ''}; ` +
+          `Payment ${run.id} is ${run.status}${run.decision ? ` (${run.decision.action} in progress)` : ''}; ` +
             'only an authorized, undecided payment can be captured or cancelled.',
           CONFIRM_REFUSED,
         );
     },
   });
+}
+
+function listenForResult(run: Run) {
   setHandler(paymentResultSignal, (notice) => {
     // Duplicate and late notifications are harmless: the first final one wins.
-    if (isFinalPaymentCode(notice.resultCode)) final ??= notice;
-    else pendingNotices += 1;
+    if (isFinalPaymentCode(notice.resultCode)) run.final ??= notice;
+    else run.pendingNotices += 1;
   });
+}
 
-  const created = await gateway.createPayment({ paymentId, paymentCode: input.paymentCode });
-  status = created.status;
-  if (created.notice && isFinalPaymentCode(created.notice.resultCode)) {
-    let decided = created.notice;
-    if (outcomeOf(decided.resultCode) === 'succeeded' && decided.payType === undefined) {
-      // POS answers 0 without payType: record the success now, then take payType from the IPN (or query).
-      await record(decided);
-      const more = (await condition(() => final !== undefined, timing.ipnTimeout))
-        ? final!
-        : await gateway.queryPayment({ paymentId });
-      decided = {
-        ...decided,
-        payType: more.payType ?? decided.payType,
-        paymentOption: more.paymentOption ?? decided.paymentOption,
-        promotions: more.promotions ?? decided.promotions,
-      };
-    }
-    return afterDecision(await record(decided));
-  }
+// ---- the result
 
-  // A "still pending" notification records the status and waits again without asking; a late one is
-  // covered by the query. Running payments' histories hold these timers (a change needs patched()).
-  const markPending = async () => {
-    if (status === 'pending') return;
-    status = 'pending';
-    await records.recordPaymentStatus({ paymentId, status });
+/**
+ * A create that answered the result. POS answers 0 without payType: the success is recorded now, and
+ * payType is taken from the IPN (or the query).
+ */
+async function completedAtOnce(run: Run, notice: PaymentNotice): Promise<PaymentNotice> {
+  if (outcomeOf(notice.resultCode) !== 'succeeded' || notice.payType !== undefined) return notice;
+  await record(run, notice);
+  const more = (await condition(() => run.final !== undefined, run.timing.ipnTimeout))
+    ? run.final!
+    : await run.gateway.queryPayment({ paymentId: run.id });
+  return {
+    ...notice,
+    payType: more.payType ?? notice.payType,
+    paymentOption: more.paymentOption ?? notice.paymentOption,
+    promotions: more.promotions ?? notice.promotions,
   };
+}
+
+/**
+ * The notification, or api/query with growing waits. A "still pending" notification records the status
+ * and waits again without asking; a late one is covered by the query. Running payments' histories hold
+ * these timers (a change needs patched()).
+ */
+async function hearResult(run: Run) {
+  const { timing } = run;
   let seenPending = 0;
-  let lastAsked: (PaymentNotice & { known?: false }) | undefined;
+  let lastAsked: QueriedPayment | undefined;
   const heard = await waitForNotificationOrAsk(
-    () => final,
-    async () => {
-      const asked = await gateway.queryPayment({ paymentId });
-      // A notification that came during the query is the answer (it carries more than the query).
-      if (final !== undefined) return final;
-      // An answer that proves nothing (a refused query, another order's) is no result (answers recorded
-      // before the strict gateway carry no `known` and were taken as they came).
-      if (asked.known !== false && isFinalPaymentCode(asked.resultCode)) return asked;
-      if (outcomeOf(asked.resultCode) === 'provider_processing') await markPending();
-      lastAsked = asked;
-      return undefined;
-    },
+    () => run.final,
+    () =>
+      askForResult(run, (asked) => {
+        lastAsked = asked;
+      }),
     {
       firstWait: timing.ipnTimeout,
       growth: 2,
@@ -113,104 +169,142 @@ export async function payment(input: PaymentInput): Promise<PaymentResult> {
       giveUpAfter: timing.resultWait,
     },
     {
-      arrived: () => pendingNotices > seenPending,
+      arrived: () => run.pendingNotices > seenPending,
       handle: async () => {
-        seenPending = pendingNotices;
-        await markPending();
+        seenPending = run.pendingNotices;
+        await markPending(run);
       },
     },
   );
-  if (heard.decided === undefined) {
-    const { resultCode, message } = lastAsked!;
-    status = 'expired';
-    await records.recordPaymentStatus({
-      paymentId,
-      status,
-      resultCode,
-      message:
-        lastAsked!.known === false
-          ? `No final result after ${String(timing.resultWait)}; the last answer told nothing: ${message}`
-          : `No final result after ${String(timing.resultWait)}; the gateway still answers ${resultCode}.`,
+  return { decided: heard.decided, lastAsked };
+}
+
+/** api/query: a final answer that proves something, or undefined (and `undecided` hears the answer). */
+async function askForResult(
+  run: Run,
+  undecided: (asked: QueriedPayment) => void,
+): Promise<PaymentNotice | undefined> {
+  const asked = await run.gateway.queryPayment({ paymentId: run.id });
+  // A notification that came during the query is the answer (it carries more than the query).
+  if (run.final !== undefined) return run.final;
+  // An answer that proves nothing (a refused query, another order's) is no result (answers recorded
+  // before the strict gateway carry no `known` and were taken as they came).
+  if (asked.known !== false && isFinalPaymentCode(asked.resultCode)) return asked;
+  if (outcomeOf(asked.resultCode) === 'provider_processing') await markPending(run);
+  undecided(asked);
+  return undefined;
+}
+
+async function markPending(run: Run) {
+  if (run.status === 'pending') return;
+  run.status = 'pending';
+  await records.recordPaymentStatus({ paymentId: run.id, status: run.status });
+}
+
+/** No final result in time: the payment is expired, with the last answer the gateway gave. */
+async function expire(run: Run, lastAsked: QueriedPayment | undefined): Promise<PaymentResult> {
+  const { resultCode, message } = lastAsked!;
+  const waited = String(run.timing.resultWait);
+  run.status = 'expired';
+  await records.recordPaymentStatus({
+    paymentId: run.id,
+    status: run.status,
+    resultCode,
+    message:
+      lastAsked!.known === false
+        ? `No final result after ${waited}; the last answer told nothing: ${message}`
+        : `No final result after ${waited}; the gateway still answers ${resultCode}.`,
+  });
+  return { status: run.status, resultCode, message };
+}
+
+/** After expiry: a notification, or an answer to a steady query, for ASK_AFTER_ATTENTION.for. */
+async function hearLateResult(run: Run): Promise<PaymentNotice | undefined> {
+  const late = await waitForNotificationOrAsk(
+    () => run.final,
+    async () => {
+      const asked = await run.gateway.queryPayment({ paymentId: run.id });
+      if (run.final !== undefined) return run.final;
+      return asked.known !== false && isFinalPaymentCode(asked.resultCode) ? asked : undefined;
+    },
+    { firstWait: ASK_AFTER_ATTENTION.every, giveUpAfterWaiting: ASK_AFTER_ATTENTION.for },
+  );
+  return late.decided;
+}
+
+async function record(run: Run, notice: PaymentNotice): Promise<PaymentResult> {
+  const next = decidedStatus(notice.resultCode, run.input.autoCapture);
+  const holdExpiresAt = next === 'authorized_not_captured' ? Date.now() + durationMs(hold(run)) : undefined;
+  await records.recordPaymentResult({ paymentId: run.id, status: next, notice, holdExpiresAt });
+  // Only now can an operator decide: the record they decide on exists.
+  run.status = next;
+  return { status: run.status, resultCode: notice.resultCode, message: notice.message };
+}
+
+const hold = (run: Run) => run.timing.authorizationHold ?? '7 days';
+
+// ---- an authorization: capture or cancel
+
+/** An authorization waits for its capture or cancel; anything else is already the end. */
+async function afterDecision(run: Run, result: PaymentResult): Promise<PaymentResult> {
+  // Payments authorized before capture existed ended here; their histories must replay unchanged.
+  if (result.status !== 'authorized_not_captured' || !patched('authorization-decision')) return result;
+  const inTime = await condition(() => run.confirmed !== undefined, hold(run));
+  if (!inTime && run.decision === undefined)
+    await confirm(run, { action: 'cancel', by: 'payrun' }, 'hold-over');
+  await condition(() => run.confirmed !== undefined && run.decision === undefined);
+  await condition(allHandlersFinished);
+  return { status: run.status, resultCode: run.confirmed!.resultCode, message: run.confirmed!.message };
+}
+
+/**
+ * One decision at a time. A refusal (the gateway did not take it) leaves the payment authorized so
+ * an operator may try again; at the end of the hold any outcome but a capture lets the hold go.
+ */
+async function confirm(
+  run: Run,
+  request: ConfirmRequest,
+  reason: 'operator' | 'hold-over',
+): Promise<ConfirmResult> {
+  run.decision = request;
+  try {
+    const answer = await sendDecision(run, request, reason);
+    // Refused, or unknown (its answer lost): the payment stays authorized for another decision.
+    const refusedByGateway =
+      (answer.outcome === 'refused' || answer.outcome === 'unknown') && reason === 'operator';
+    const next = refusedByGateway ? run.status : statusAfterConfirm(answer, reason);
+    await records.recordConfirmation({
+      paymentId: run.id,
+      status: next,
+      action: reason === 'hold-over' ? 'expire' : request.action,
+      by: request.by,
+      resultCode: answer.resultCode,
+      message: answer.message,
     });
-    // The order may still be payable: a customer who pays after payrun stopped waiting is heard (the
-    // notification, or the query), and recorded, for ASK_AFTER_ATTENTION.for. Runs from before ended here.
-    if (!patched('payment-hears-late-results')) return { status, resultCode, message };
-    const late = await waitForNotificationOrAsk(
-      () => final,
-      async () => {
-        const asked = await gateway.queryPayment({ paymentId });
-        if (final !== undefined) return final;
-        return asked.known !== false && isFinalPaymentCode(asked.resultCode) ? asked : undefined;
-      },
-      { firstWait: ASK_AFTER_ATTENTION.every, giveUpAfterWaiting: ASK_AFTER_ATTENTION.for },
-    );
-    if (late.decided === undefined) return { status, resultCode, message };
-    return afterDecision(await record(late.decided));
+    run.status = next;
+    const result = { status: run.status, resultCode: answer.resultCode, message: answer.message };
+    if (!refusedByGateway) run.confirmed = result;
+    return result;
+  } finally {
+    run.decision = undefined;
   }
-  return afterDecision(await record(heard.decided));
+}
 
-  async function record(notice: PaymentNotice): Promise<PaymentResult> {
-    const next = decidedStatus(notice.resultCode, input.autoCapture);
-    const holdExpiresAt = next === 'authorized_not_captured' ? Date.now() + durationMs(hold()) : undefined;
-    await records.recordPaymentResult({ paymentId, status: next, notice, holdExpiresAt });
-    // Only now can an operator decide: the record they decide on exists.
-    status = next;
-    return { status, resultCode: notice.resultCode, message: notice.message };
-  }
+/** The gateway's confirm; each decision has a requestId of its own. */
+async function sendDecision(run: Run, request: ConfirmRequest, reason: 'operator' | 'hold-over') {
+  run.decisions += 1;
+  return run.gateway.confirmPayment({
+    paymentId: run.id,
+    action: request.action,
+    reason,
+    ...(run.decisions > 1 ? { seq: run.decisions } : {}),
+  });
+}
 
-  function hold() {
-    return timing.authorizationHold ?? '7 days';
-  }
-
-  /** An authorization waits for its capture or cancel; anything else is already the end. */
-  async function afterDecision(result: PaymentResult): Promise<PaymentResult> {
-    // Payments authorized before capture existed ended here; their histories must replay unchanged.
-    if (result.status !== 'authorized_not_captured' || !patched('authorization-decision')) return result;
-    const inTime = await condition(() => confirmed !== undefined, hold());
-    if (!inTime && decision === undefined) await confirm({ action: 'cancel', by: 'payrun' }, 'hold-over');
-    await condition(() => confirmed !== undefined && decision === undefined);
-    await condition(allHandlersFinished);
-    return { status, resultCode: confirmed!.resultCode, message: confirmed!.message };
-  }
-
-  /**
-   * One decision at a time. A refusal (the gateway did not take it) leaves the payment authorized so
-   * an operator may try again; at the end of the hold any outcome but a capture lets the hold go.
-   */
-  async function confirm(request: ConfirmRequest, reason: 'operator' | 'hold-over'): Promise<ConfirmResult> {
-    decision = request;
-    try {
-      decisions += 1;
-      const answer = await gateway.confirmPayment({
-        paymentId,
-        action: request.action,
-        reason,
-        ...(decisions > 1 ? { seq: decisions } : {}),
-      });
-      // Refused, or unknown (its answer lost): the payment stays authorized for another decision.
-      const refusedByGateway =
-        (answer.outcome === 'refused' || answer.outcome === 'unknown') && reason === 'operator';
-      const next = refusedByGateway
-        ? status
-        : reason === 'hold-over' && answer.outcome !== 'captured'
-          ? 'authorization_expired'
-          : confirmedStatus[
-              answer.outcome === 'refused' || answer.outcome === 'unknown' ? 'expired' : answer.outcome
-            ];
-      await records.recordConfirmation({
-        paymentId,
-        status: next,
-        action: reason === 'hold-over' ? 'expire' : request.action,
-        by: request.by,
-        resultCode: answer.resultCode,
-        message: answer.message,
-      });
-      status = next;
-      const result = { status, resultCode: answer.resultCode, message: answer.message };
-      if (!refusedByGateway) confirmed = result;
-      return result;
-    } finally {
-      decision = undefined;
-    }
-  }
+/** The status a taken decision leaves: at the end of the hold, anything but a capture lets it lapse. */
+function statusAfterConfirm(answer: ConfirmOutcome, reason: 'operator' | 'hold-over'): PaymentStatus {
+  if (reason === 'hold-over' && answer.outcome !== 'captured') return 'authorization_expired';
+  return confirmedStatus[
+    answer.outcome === 'refused' || answer.outcome === 'unknown' ? 'expired' : answer.outcome
+  ];
 }

@@ -1,6 +1,6 @@
 import { patched } from '@temporalio/workflow';
 import { gatewayOf, recordsOf } from '../shared/activity-profiles';
-import type { PaymentActivities } from '../../activities/payments/payments';
+import type { PaymentActivities } from '../../contracts/payments';
 import { refundTransition, type RefundInput, type RefundOutcome } from '../../contracts/payments';
 import { waitForNotificationOrAsk, waitOrAskThenAttend, type AskSchedule } from '../shared/wait-or-ask';
 

@@ -1,4 +1,4 @@
-import type { PaymentActivities } from '../../activities/payments/payments';
+import type { PaymentActivities } from '../../contracts/payments';
 import { operatorCallOf } from '../shared/activity-profiles';
 import type { TerminalSettlementInput, TerminalSettlementResult } from '../../contracts/payments';
 

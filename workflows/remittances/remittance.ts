@@ -1,6 +1,5 @@
 import { patched, setHandler } from '@temporalio/workflow';
 import { gatewayOf, quoteOf, recordsOf } from '../shared/activity-profiles';
-import type { RemittanceActivities } from '../../activities/remittances/remittances';
 import { durationMs } from '../../contracts/shared';
 import { waitForNotificationOrAsk, waitOrAskThenAttend, type AskSchedule } from '../shared/wait-or-ask';
 import { MAX_EXCHANGE_AMOUNT, REMITTANCE_AMOUNT_RANGES } from '../../gateway/limits';
@@ -10,9 +9,13 @@ import {
   remittanceProgressQuery,
   remittanceResultSignal,
   type BaseCurrency,
+  type CreateOutcome,
+  type RemittanceActivities,
   type RemittanceInput,
   type RemittanceResult,
   type RemittanceStatus,
+  type RemittanceStatusChange,
+  type RemittanceTiming,
   type ResultSource,
 } from '../../contracts/remittances';
 
@@ -30,187 +33,307 @@ export async function remittanceQuote(input: { baseCurrency: BaseCurrency }): Pr
  * The receiver is verified BEFORE anything is bought: a receiver who cannot receive never costs a
  * conversion. Before the buy nothing has moved and a stop is `failed`; after it, the VND bought stays
  * recorded against this remittance and any stop is `needs_attention` — the spec has no reversal of a buy.
+ *
+ * Every activity and timer below is part of stored histories: moving a call, or evaluating a `patched()`
+ * at another point, breaks their replay (docs/workflow-versioning.md).
  */
 export async function remittance(input: RemittanceInput): Promise<RemittanceStatus> {
-  const { remittanceId, timing } = input;
-  // Gateway calls: retried with backoff on transport failures and "retry later"; every attempt re-sends
-  // the same requestId, so a lost answer never becomes a second buy or a second order.
-  const gateway = gatewayOf<RemittanceActivities>(timing.gatewayAttemptTimeout, {
-    firstRetry: timing.gatewayRetryInterval,
-  });
+  const run = openRun(input);
+  answerProgress(run);
+  listenForResult(run);
+  await setStatus(run, 'quoting');
+  const firstQuote = await takeQuote(run);
+  if (input.requestType === 'remitToWallet' && !(await receiverCanReceive(run))) return run.status;
+  if (!(await foreignBalanceCovers(run))) return run.status;
+  const quote = await quoteStillFresh(run, firstQuote);
+  if (!(await amountsFit(run, quote))) return run.status;
+  const bought = await buyOnce(run, quote);
+  if (!bought) return run.status;
+  if (!(await vndBalanceCovers(run, bought))) return run.status;
+  const created = await sendOrder(run, bought);
+  if (!created) return run.status;
+  return awaitResult(run, bought, created);
+}
 
-  let status: RemittanceStatus = 'accepted';
-  let quotes = 0;
-  let rate: number | undefined;
+// ---- one run and what its steps share
+
+type Gateway = ReturnType<typeof gatewayOf<RemittanceActivities>>;
+type StatusDetails = Omit<RemittanceStatusChange, 'remittanceId' | 'status'>;
+
+interface Run {
+  readonly input: RemittanceInput;
+  readonly id: string;
+  readonly timing: RemittanceTiming;
+  readonly gateway: Gateway;
+  status: RemittanceStatus;
+  quotes: number;
+  rate?: number;
   /** The VND bought and the VND sent, once known (shown by the progress query). */
-  const money: { exchangeAmount?: number; amountSent?: number } = {};
-  let notified: RemittanceResult | undefined;
-  let result: (RemittanceResult & { source: ResultSource }) | undefined;
+  readonly money: { exchangeAmount?: number; amountSent?: number };
+  notified?: RemittanceResult;
+  result?: RemittanceResult & { source: ResultSource };
+}
 
+/** A quote the workflow took: its number, its rate and when (workflow time). */
+interface Quote {
+  seq: number;
+  rate: number;
+  takenAt: number;
+}
+
+/** What the buy bought, and the words every later stop uses to tell an operator where that VND is. */
+interface Bought {
+  amountSent: number;
+  bought: string;
+  kept: string;
+}
+
+function openRun(input: RemittanceInput): Run {
+  const { timing } = input;
+  return {
+    input,
+    id: input.remittanceId,
+    timing,
+    // Gateway calls: retried with backoff on transport failures and "retry later"; every attempt re-sends
+    // the same requestId, so a lost answer never becomes a second buy or a second order.
+    gateway: gatewayOf<RemittanceActivities>(timing.gatewayAttemptTimeout, {
+      firstRetry: timing.gatewayRetryInterval,
+    }),
+    status: 'accepted',
+    quotes: 0,
+    money: {},
+  };
+}
+
+function answerProgress(run: Run) {
   setHandler(remittanceProgressQuery, () => ({
-    remittanceId,
-    status,
-    rate,
-    quotes,
-    ...money,
-    result,
+    remittanceId: run.id,
+    status: run.status,
+    rate: run.rate,
+    quotes: run.quotes,
+    ...run.money,
+    result: run.result,
   }));
+}
+
+function listenForResult(run: Run) {
   setHandler(remittanceResultSignal, (notice) => {
     // Duplicates and late notices are harmless: only the first final code counts.
-    if (!notified && !isPending(outcomeOf(notice.resultCode))) notified = notice;
+    if (!run.notified && !isPending(outcomeOf(notice.resultCode))) run.notified = notice;
   });
+}
 
-  const setStatus = async (
-    next: RemittanceStatus,
-    extra: Omit<Parameters<typeof records.recordRemittanceStatus>[0], 'remittanceId' | 'status'> = {},
-  ) => {
-    status = next;
-    await records.recordRemittanceStatus({ remittanceId, status: next, ...extra });
-  };
-  const stop = async (next: 'failed' | 'needs_attention', reason: string, outcome?: RemittanceResult) => {
-    await setStatus(next, {
-      reason,
-      ...(next === 'needs_attention' ? { attention: reason } : {}),
-      ...(outcome ? { result: { ...outcome, source: 'create' as const } } : {}),
-    });
-    return next;
-  };
+async function setStatus(run: Run, next: RemittanceStatus, details: StatusDetails = {}) {
+  run.status = next;
+  await records.recordRemittanceStatus({ remittanceId: run.id, status: next, ...details });
+}
 
-  // ---- 1. quote
-  await setStatus('quoting');
-  let quote = await takeQuote();
+/** Ends the remittance: `failed` before the buy, `needs_attention` after it. */
+async function stop(
+  run: Run,
+  next: 'failed' | 'needs_attention',
+  reason: string,
+  outcome?: RemittanceResult,
+) {
+  await setStatus(run, next, {
+    reason,
+    ...(next === 'needs_attention' ? { attention: reason } : {}),
+    ...(outcome ? { result: { ...outcome, source: 'create' as const } } : {}),
+  });
+  return next;
+}
 
-  // ---- 2. the receiver wallet can receive (before any money moves)
-  if (input.requestType === 'remitToWallet') {
-    await setStatus('verifying_receiver');
-    const check = await gateway.verifyRemittanceReceiver({ remittanceId });
-    if (!check.accepted) {
-      return stop(
-        'failed',
-        `The receiver wallet cannot receive (${check.resultCode}: ${check.message}). Nothing was bought.`,
-        { resultCode: check.resultCode, message: check.message },
-      );
-    }
-  }
+// ---- before the buy: nothing has moved, a stop is `failed`
 
-  // ---- 3. the foreign balance covers the conversion
-  await setStatus('checking_balance');
-  const foreign = await gateway.remittanceBalance({ remittanceId, currency: input.baseCurrency });
-  if (foreign.balance < input.foreignAmount) {
-    return stop(
-      'failed',
-      `Insufficient ${input.baseCurrency} balance: ${foreign.balance} available, ${input.foreignAmount} needed. ` +
-        'Nothing was bought; top up and create a new remittance.',
-    );
-  }
+async function takeQuote(run: Run): Promise<Quote> {
+  run.quotes += 1;
+  const quoted = await run.gateway.quoteRemittanceRate({ remittanceId: run.id, seq: run.quotes });
+  run.rate = quoted.rate;
+  // The workflow's own clock measures the quote's age (deterministic, and the clock timers use).
+  return { seq: run.quotes, rate: quoted.rate, takenAt: Date.now() };
+}
 
-  // ---- 4. a quote is a moment: one older than the lifetime is fetched again before buying
-  if (Date.now() - quote.takenAt >= durationMs(timing.quoteTtl)) {
-    await setStatus('quoting', {
-      reason: `Quote ${quote.seq} is older than ${String(timing.quoteTtl)}; quoting again.`,
-    });
-    quote = await takeQuote();
-  }
-  const expected = exchangeAmountOf(input.foreignAmount, quote.rate);
-  const [min, max] = REMITTANCE_AMOUNT_RANGES[input.requestType];
+/** The receiver wallet can receive, checked before any money moves. */
+async function receiverCanReceive(run: Run): Promise<boolean> {
+  await setStatus(run, 'verifying_receiver');
+  const check = await run.gateway.verifyRemittanceReceiver({ remittanceId: run.id });
+  if (check.accepted) return true;
+  await stop(
+    run,
+    'failed',
+    `The receiver wallet cannot receive (${check.resultCode}: ${check.message}). Nothing was bought.`,
+    { resultCode: check.resultCode, message: check.message },
+  );
+  return false;
+}
+
+async function foreignBalanceCovers(run: Run): Promise<boolean> {
+  const { input } = run;
+  await setStatus(run, 'checking_balance');
+  const foreign = await run.gateway.remittanceBalance({ remittanceId: run.id, currency: input.baseCurrency });
+  if (foreign.balance >= input.foreignAmount) return true;
+  await stop(
+    run,
+    'failed',
+    `Insufficient ${input.baseCurrency} balance: ${foreign.balance} available, ${input.foreignAmount} needed. ` +
+      'Nothing was bought; top up and create a new remittance.',
+  );
+  return false;
+}
+
+/** A quote is a moment: one older than its lifetime is taken again before buying. */
+async function quoteStillFresh(run: Run, quote: Quote): Promise<Quote> {
+  const { quoteTtl } = run.timing;
+  if (Date.now() - quote.takenAt < durationMs(quoteTtl)) return quote;
+  await setStatus(run, 'quoting', {
+    reason: `Quote ${quote.seq} is older than ${String(quoteTtl)}; quoting again.`,
+  });
+  return takeQuote(run);
+}
+
+/** The VND the quote buys fits the gateway's range and covers what is to be sent. */
+async function amountsFit(run: Run, quote: Quote): Promise<boolean> {
+  const refusal = amountRefusal(run.input, quote.rate);
+  if (refusal === undefined) return true;
+  await stop(run, 'failed', `${refusal} Nothing was bought.`);
+  return false;
+}
+
+function amountRefusal(input: RemittanceInput, rate: number): string | undefined {
+  const { foreignAmount, baseCurrency, requestType } = input;
+  const expected = exchangeAmountOf(foreignAmount, rate);
+  const [min, max] = REMITTANCE_AMOUNT_RANGES[requestType];
   const toSend = input.amount ?? expected;
-  if (expected > MAX_EXCHANGE_AMOUNT) {
-    return stop(
-      'failed',
-      `${input.foreignAmount} ${input.baseCurrency} at ${quote.rate} is more than 12 digits of VND. Nothing was bought.`,
+  if (expected > MAX_EXCHANGE_AMOUNT)
+    return `${foreignAmount} ${baseCurrency} at ${rate} is more than 12 digits of VND.`;
+  if (toSend < min || toSend > max)
+    return `${foreignAmount} ${baseCurrency} at ${rate} VND makes ${toSend} VND; ${requestType} sends ${min}..${max} VND.`;
+  if (toSend > expected)
+    return (
+      `At the current rate ${rate}, ${foreignAmount} ${baseCurrency} buys ${expected} VND, ` +
+      `less than the ${toSend} VND to send.`
     );
-  }
-  if (toSend < min || toSend > max) {
-    return stop(
-      'failed',
-      `${input.foreignAmount} ${input.baseCurrency} at ${quote.rate} VND makes ${toSend} VND; ${input.requestType} ` +
-        `sends ${min}..${max} VND. Nothing was bought.`,
-    );
-  }
-  if (toSend > expected) {
-    return stop(
-      'failed',
-      `At the current rate ${quote.rate}, ${input.foreignAmount} ${input.baseCurrency} buys ${expected} VND, ` +
-        `less than the ${toSend} VND to send. Nothing was bought.`,
-    );
-  }
+  return undefined;
+}
 
-  // ---- 5. buy, once
-  await setStatus('buying');
-  const buy = await gateway.buyForRemittance({
-    remittanceId,
+// ---- the buy, once: from here the VND bought is this remittance's, a stop is `needs_attention`
+
+async function buyOnce(run: Run, quote: Quote): Promise<Bought | undefined> {
+  const { input } = run;
+  await setStatus(run, 'buying');
+  const buy = await run.gateway.buyForRemittance({
+    remittanceId: run.id,
     quoteSeq: quote.seq,
     foreignAmount: input.foreignAmount,
     rate: quote.rate,
   });
   if (buy.outcome === 'refused') {
-    return stop(
+    await stop(
+      run,
       'failed',
       `The buy was refused (${buy.resultCode}: ${buy.message}). Nothing was bought.`,
       buy,
     );
+    return undefined;
   }
   if (buy.outcome === 'unknown') {
-    return stop(
-      'needs_attention',
-      `The gateway answered ${buy.resultCode} (${buy.message}) to the buy ${remittanceId}-buy: the first ` +
-        "attempt's answer was lost or another buy holds this orderId, and the spec gives no way to ask what a " +
-        'buy did. Check the merchant statement (foreign and VND balances) before doing anything else; payrun ' +
-        'will not buy again.',
-    );
+    await stop(run, 'needs_attention', buyUnknown(run.id, buy));
+    return undefined;
   }
-  rate = buy.rate;
-  money.exchangeAmount = buy.exchangeAmount;
-  const amountSent = input.amount ?? buy.exchangeAmount;
-  money.amountSent = amountSent;
-  const bought = `${buy.exchangeAmount} VND bought from ${input.foreignAmount} ${input.baseCurrency} at ${rate}`;
+  run.rate = buy.rate;
+  run.money.exchangeAmount = buy.exchangeAmount;
+  run.money.amountSent = input.amount ?? buy.exchangeAmount;
+  return boughtOf(input, buy.exchangeAmount, buy.rate, run.money.amountSent);
+}
+
+const buyUnknown = (remittanceId: string, buy: { resultCode: number; message: string }) =>
+  `The gateway answered ${buy.resultCode} (${buy.message}) to the buy ${remittanceId}-buy: the first ` +
+  "attempt's answer was lost or another buy holds this orderId, and the spec gives no way to ask what a " +
+  'buy did. Check the merchant statement (foreign and VND balances) before doing anything else; payrun ' +
+  'will not buy again.';
+
+function boughtOf(input: RemittanceInput, exchangeAmount: number, rate: number, amountSent: number): Bought {
+  const bought = `${exchangeAmount} VND bought from ${input.foreignAmount} ${input.baseCurrency} at ${rate}`;
   const kept = `The ${bought} stays in the merchant's VND balance, recorded against this remittance; send it by another means or return it to the sender. Do not retry this remittance: a new one would buy again.`;
+  return { amountSent, bought, kept };
+}
 
-  // ---- 6. the VND balance covers the order (the fund is shared with disbursements)
-  await setStatus('checking_balance');
-  const vnd = await gateway.remittanceBalance({ remittanceId, currency: 'VND' });
-  if (vnd.balance < amountSent) {
-    return stop(
-      'needs_attention',
-      `The VND balance (${vnd.balance}) is short of ${amountSent} VND after the buy. ${kept}`,
-    );
-  }
+/** The VND balance covers the order (the fund is shared with disbursements). */
+async function vndBalanceCovers(run: Run, { amountSent, kept }: Bought): Promise<boolean> {
+  await setStatus(run, 'checking_balance');
+  const vnd = await run.gateway.remittanceBalance({ remittanceId: run.id, currency: 'VND' });
+  if (vnd.balance >= amountSent) return true;
+  await stop(
+    run,
+    'needs_attention',
+    `The VND balance (${vnd.balance}) is short of ${amountSent} VND after the buy. ${kept}`,
+  );
+  return false;
+}
 
-  // ---- 7. create the order
-  await setStatus('sending', { amountSent });
-  let created;
+/** remittance/create; undefined when the remittance ended here (refused, or succeeded at once). */
+async function sendOrder(run: Run, { amountSent, kept }: Bought): Promise<CreateOutcome | undefined> {
+  await setStatus(run, 'sending', { amountSent });
+  let created: CreateOutcome;
   try {
-    created = await gateway.createRemittanceOrder({ remittanceId, amount: amountSent });
+    created = await run.gateway.createRemittanceOrder({ remittanceId: run.id, amount: amountSent });
   } catch (error) {
-    return stop('needs_attention', `remittance/create could not be sent: ${failureReason(error)}. ${kept}`);
+    await stop(
+      run,
+      'needs_attention',
+      `remittance/create could not be sent: ${failureReason(error)}. ${kept}`,
+    );
+    return undefined;
   }
   if (created.outcome === 'refused') {
-    return stop(
+    await stop(
+      run,
       'needs_attention',
       `remittance/create was refused (${created.resultCode}: ${created.message}). ${kept}`,
       created,
     );
+    return undefined;
   }
-  if (created.outcome === 'succeeded') {
-    result = {
-      resultCode: created.resultCode,
-      message: created.message,
-      transId: created.transId,
-      source: 'create',
-    };
-    await setStatus('succeeded', { result });
-    return status;
-  }
+  if (created.outcome !== 'succeeded') return created;
+  const { resultCode, message, transId } = created;
+  await succeed(run, { resultCode, message, transId, source: 'create' });
+  return undefined;
+}
 
-  // ---- 8. pending / two-step authorized / duplicate: the IPN, or ask when it is late
-  await setStatus(input.autoCapture ? 'awaiting_result' : 'awaiting_capture', {
-    reason: input.autoCapture
+async function succeed(run: Run, result: RemittanceResult & { source: ResultSource }) {
+  run.result = result;
+  await setStatus(run, 'succeeded', { result });
+}
+
+// ---- the result: pending, two-step authorized or duplicate: the IPN, or ask when it is late
+
+async function awaitResult(run: Run, bought: Bought, created: CreateOutcome): Promise<RemittanceStatus> {
+  const { autoCapture } = run.input;
+  await setStatus(run, autoCapture ? 'awaiting_result' : 'awaiting_capture', {
+    reason: autoCapture
       ? `The gateway is processing the order (${created.resultCode}).`
       : 'Two-step remittance authorized; the gateway completes it on capture.',
   });
+  const heard = await hearResult(run, bought);
+  if (!heard.decided) {
+    if ('attended' in heard && heard.attended) return run.status;
+    return stop(run, 'needs_attention', heard.noResult());
+  }
+  const result = resultHeard(run, heard);
+  if (outcomeOf(result.resultCode) === 'succeeded') {
+    await succeed(run, result);
+    return run.status;
+  }
+  await failedAtGateway(run, result, bought.kept);
+  return run.status;
+}
+
+/** The notification, or api/query with growing waits; an operator is told when none decides in time. */
+async function hearResult(run: Run, { bought, amountSent }: Bought) {
+  const { timing, id } = run;
   let lastAnswer: { resultCode?: number; message: string } | undefined;
   const ask = async () => {
-    const answer = await gateway.queryRemittanceResult({ remittanceId });
+    const answer = await run.gateway.queryRemittanceResult({ remittanceId: id });
     lastAnswer = answer;
     return answer.state === 'succeeded' || answer.state === 'failed' ? answer : undefined;
   };
@@ -223,48 +346,37 @@ export async function remittance(input: RemittanceInput): Promise<RemittanceStat
   const noResult = () =>
     `No final result after ${String(timing.resultGiveUpAfter)} (last answer ` +
     `${lastAnswer!.resultCode === undefined ? '' : `${lastAnswer!.resultCode}: `}${lastAnswer!.message}). ` +
-    `Ask the gateway about order ${remittanceId}; the ${bought} was sent for ${amountSent} VND.`;
+    `Ask the gateway about order ${id}; the ${bought} was sent for ${amountSent} VND.`;
   // Since the strict gateway, payrun goes on asking after it told an operator (an unknown answer never ends
   // the wait); runs from before stopped there.
   const heard = patched('remittance-asks-after-attention')
     ? await waitOrAskThenAttend(
-        () => notified,
+        () => run.notified,
         ask,
         schedule,
-        async () => void (await stop('needs_attention', noResult())),
+        async () => void (await stop(run, 'needs_attention', noResult())),
       )
-    : await waitForNotificationOrAsk(() => notified, ask, schedule);
-  if (!heard.decided) {
-    if ('attended' in heard && heard.attended) return status;
-    return stop('needs_attention', noResult());
-  }
-  result =
-    heard.source === 'notification'
-      ? { ...notified!, source: 'ipn' }
-      : {
-          resultCode: heard.decided.resultCode,
-          message: heard.decided.message,
-          transId: heard.decided.transId,
-          source: 'poll',
-        };
-  if (outcomeOf(result.resultCode) === 'succeeded') {
-    await setStatus('succeeded', { result });
-    return status;
-  }
-  await setStatus('needs_attention', {
+    : await waitForNotificationOrAsk(() => run.notified, ask, schedule);
+  return { ...heard, noResult };
+}
+
+function resultHeard(
+  run: Run,
+  heard: { source: string; decided?: RemittanceResult },
+): RemittanceResult & { source: ResultSource } {
+  if (heard.source === 'notification') return { ...run.notified!, source: 'ipn' };
+  const { resultCode, message, transId } = heard.decided!;
+  return { resultCode, message, transId, source: 'poll' };
+}
+
+/** The order failed at the gateway after the buy: the VND stays with the merchant, an operator decides. */
+async function failedAtGateway(run: Run, result: RemittanceResult & { source: ResultSource }, kept: string) {
+  run.result = result;
+  await setStatus(run, 'needs_attention', {
     result,
     reason: `The remittance failed at the gateway (${result.resultCode}: ${result.message ?? ''}). ${kept}`,
     attention: `The remittance failed at the gateway (${result.resultCode}). ${kept}`,
   });
-  return status;
-
-  async function takeQuote() {
-    quotes += 1;
-    const quoted = await gateway.quoteRemittanceRate({ remittanceId, seq: quotes });
-    rate = quoted.rate;
-    // The workflow's own clock measures the quote's age (deterministic, and the clock timers use).
-    return { seq: quotes, rate: quoted.rate, takenAt: Date.now() };
-  }
 }
 
 /** The innermost failure's message: the gateway's answer or the rule that was broken, not a wrapper. */
