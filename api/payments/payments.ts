@@ -236,7 +236,6 @@ export async function confirmPayment(
   const view = paymentView((await findPayment(deps.db, input.paymentId))!);
   if (result.status === 'authorized_not_captured')
     throw new ApiError(
-      502,
       'confirm_refused',
       `The gateway did not ${input.action} payment ${input.paymentId}: ${result.resultCode} ${result.message}`,
     );
@@ -327,10 +326,9 @@ export async function refundPayment(
         );
       case 'below_minimum':
         throw new ApiError(
-          400,
           'refund_below_minimum',
           `A refund of this payment's method must be at least ${reserved.minimum} VND.`,
-          [{ field: 'body.amount', rule: 'min', message: `at least ${reserved.minimum} VND` }],
+          { problems: [{ field: 'body.amount', rule: 'min', message: `at least ${reserved.minimum} VND` }] },
         );
       case 'exceeds_remaining':
         throw conflict(
@@ -381,7 +379,6 @@ export async function settleTerminal(
   });
   if (result.status !== 'settled') {
     throw new ApiError(
-      422,
       'settlement_refused',
       `The gateway refused the settlement (${result.resultCode}): ${result.message}`,
     );

@@ -375,11 +375,11 @@ export function paymentRoutes(deps: PaymentDeps, merchant: SigningKeys): AnyRout
         const payment = orderId ? await findPaymentByOrderId(deps.db, orderId) : undefined;
         let page: { status: number; html: string };
         try {
-          if (!payment) throw new ApiError(400, 'unknown_order', 'unknown order');
+          if (!payment) throw new ApiError('unknown_order', 'unknown order');
           const kind = payment.request_type === 'payWithCC' ? 'payment.resultB' : 'payment.resultA';
           const verified = parseRedirectQuery(kind, query, merchant);
           const fields = verified.fields as Record<string, unknown>;
-          if (Number(fields.amount) !== Number(payment.amount)) throw new ApiError(400, 'amount', 'amount');
+          if (Number(fields.amount) !== Number(payment.amount)) throw new ApiError('amount', 'amount');
           page = {
             status: 200,
             html: renderReturnPage({

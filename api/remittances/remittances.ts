@@ -111,7 +111,7 @@ export async function fetchLiveRate(
   baseCurrency: BaseCurrency,
 ): Promise<number> {
   if (!(await workersPolling(deps.temporal, deps.settings.taskQueue))) {
-    throw new ApiError(503, 'quote_unavailable', 'No worker is running to ask the gateway for a rate.');
+    throw new ApiError('quote_unavailable', 'No worker is running to ask the gateway for a rate.');
   }
   try {
     const { rate } = await executeWorkflow(deps.temporal, 'remittanceQuote', {
@@ -122,7 +122,9 @@ export async function fetchLiveRate(
     });
     return rate;
   } catch {
-    throw new ApiError(502, 'quote_unavailable', 'The gateway did not quote a rate; try again shortly.');
+    throw new ApiError('quote_unavailable', 'The gateway did not quote a rate; try again shortly.', {
+      status: 502,
+    });
   }
 }
 
