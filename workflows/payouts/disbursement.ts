@@ -1,7 +1,6 @@
 import { condition, patched, setHandler, workflowInfo } from '@temporalio/workflow';
 import { gatewayOf, gatewayOnQueueOf, recordsOf } from '../shared/activity-profiles';
 import { operationQueueOf, durationMs } from '../../contracts/shared';
-import type { DisbursementActivities } from '../../activities/payouts/disbursements';
 import { codeOf, isUndecided, outcomeOf } from '../../gateway/result-codes';
 import { waitForNotificationOrAsk, waitOrAskThenAttend, type AskSchedule } from '../shared/wait-or-ask';
 import {
@@ -12,6 +11,7 @@ import {
   type DisbursementNotice,
   type DisbursementResult,
   type DisbursementStatus,
+  type DisbursementActivities,
 } from '../../contracts/payouts';
 
 const records = recordsOf<DisbursementActivities>();

@@ -1,6 +1,5 @@
 import { condition, patched, setHandler } from '@temporalio/workflow';
 import { gatewayOf, pageReaderOf, recordsOf } from '../shared/activity-profiles';
-import type { PayoutActivities } from '../../activities/payouts/batches';
 import {
   batchNotificationSignal,
   batchStatusQuery,
@@ -8,6 +7,7 @@ import {
   type BatchStatus,
   type PayoutBatchInput,
   type PayoutBatchResult,
+  type PayoutActivities,
 } from '../../contracts/payouts';
 import { durationMs } from '../../contracts/shared';
 import { waitForNotificationOrAsk, waitOrAskThenAttend, type AskSchedule } from '../shared/wait-or-ask';

@@ -6,7 +6,6 @@ import {
   setHandler,
   allHandlersFinished,
 } from '@temporalio/workflow';
-import type { PayoutActivities } from '../../activities/payouts/batches';
 import { runRecordsOf } from '../shared/activity-profiles';
 import { payoutBatch } from './payout-batch';
 import { kindOf, payrunKind, payrunOrderId, payrunRunId } from '../../contracts/shared';
@@ -20,6 +19,7 @@ import {
   type PayoutBatchResult,
   type PayoutRunInput,
   type RunStatus,
+  type PayoutActivities,
 } from '../../contracts/payouts';
 
 const records = runRecordsOf<PayoutActivities>();
