@@ -22,6 +22,8 @@ import {
   setBatchStatus,
   setRunStatus,
   type ItemUpdate,
+  type PayoutBatchRow,
+  type PayoutItemRow,
 } from '../../db/payouts/runs';
 import {
   canMoveRun,
@@ -139,13 +141,7 @@ export async function createBatch(
       description: `Payout batch ${batch.seq} of run ${batch.run_id}`,
       amount,
       ipnUrl: batchIpnUrl,
-      disbursements: items.map((item) => ({
-        id: item.payout_id,
-        method: { walletId: item.wallet_id, walletName: item.wallet_name, personalId: item.personal_id },
-        amount: Number(item.amount),
-        description: item.description,
-        ...(item.store_id ? { storeId: item.store_id } : {}),
-      })),
+      disbursements: items.map(disbursementOf),
     });
     if (isAlreadySubmitted(result.classification.outcome)) {
       const exists = await batchExists(gateway, batch.order_id, amount, items.length);
@@ -165,6 +161,15 @@ export async function createBatch(
   }
 }
 
+/** One item of batch/create, as uploaded. */
+const disbursementOf = (item: PayoutItemRow) => ({
+  id: item.payout_id,
+  method: { walletId: item.wallet_id, walletName: item.wallet_name, personalId: item.personal_id },
+  amount: Number(item.amount),
+  description: item.description,
+  ...(item.store_id ? { storeId: item.store_id } : {}),
+});
+
 /**
  * Reads every page of batch/query and records each item's state. An answer that is not this batch's
  * (a refused query, another batch's totals, one payrun's client rejects) records nothing and reads as
@@ -175,35 +180,12 @@ export async function syncBatchItems(
   { batchId, mustKnow }: { batchId: string; mustKnow?: true },
 ): Promise<BatchSync> {
   const batch = await loadBatch(db, batchId);
-  const expected = {
-    orderId: batch.order_id,
-    amount: Number(batch.total_amount),
-    count: Number(batch.item_count),
-  };
   const updates: ItemUpdate[] = [];
   let totals: GatewayBatchTotals | undefined;
   for (let pageNum = 1, totalPages = 1; pageNum <= totalPages; pageNum++) {
     Context.current().heartbeat({ pageNum });
-    let body: Record<string, unknown> | undefined;
-    const evidence = await askForEvidence(
-      gateway,
-      'batch.query',
-      { requestId: lookupId(batch.order_id), orderId: batch.order_id, pageSize: PAGE_SIZE, pageNum },
-      (answer) => {
-        body = answer;
-        return batchExistenceEvidence(answer, expected);
-      },
-    );
-    // 7000: the gateway is still validating (no item states yet). With `mustKnow` (the workflow knows the
-    // stage is reached: the notification came, or an earlier read showed it), an answer that tells nothing
-    // is asked again rather than taken for the stale counts on record.
-    if (mustKnow && evidence.state !== 'decided')
-      throw new Error(
-        `batch/query for ${batchId} (page ${pageNum}) told nothing: ` +
-          `${evidence.state === 'unknown' ? evidence.reason : 'still validating'}; asking again`,
-      );
-    if (evidence.state !== 'decided' || !body)
-      return { validating: true, counts: await itemCounts(db, { batch_id: batchId }) };
+    const body = await readPage(gateway, batch, pageNum, mustKnow);
+    if (!body) return { validating: true, counts: await itemCounts(db, { batch_id: batchId }) };
     totalPages = Number(body.totalPages ?? 1);
     totals = gatewayTotals(body);
     updates.push(...itemUpdatesOf(body));
@@ -215,6 +197,38 @@ export async function syncBatchItems(
     counts: await itemCounts(db, { batch_id: batchId }),
     gatewayTotals: totals,
   };
+}
+
+/**
+ * One page of batch/query when the answer is this batch's; nothing while it tells nothing (7000: the
+ * gateway is still validating, no item states yet). With `mustKnow` (the workflow knows the stage is
+ * reached: the notification came, or an earlier read showed it), an answer that tells nothing is asked
+ * again rather than taken for the stale counts on record.
+ */
+async function readPage(
+  gateway: GatewayClient,
+  batch: PayoutBatchRow,
+  pageNum: number,
+  mustKnow: true | undefined,
+): Promise<Record<string, unknown> | undefined> {
+  const { order_id: orderId } = batch;
+  const expected = { orderId, amount: Number(batch.total_amount), count: Number(batch.item_count) };
+  let body: Record<string, unknown> | undefined;
+  const evidence = await askForEvidence(
+    gateway,
+    'batch.query',
+    { requestId: lookupId(orderId), orderId, pageSize: PAGE_SIZE, pageNum },
+    (answer) => {
+      body = answer;
+      return batchExistenceEvidence(answer, expected);
+    },
+  );
+  if (mustKnow && evidence.state !== 'decided')
+    throw new Error(
+      `batch/query for ${batch.batch_id} (page ${pageNum}) told nothing: ` +
+        `${evidence.state === 'unknown' ? evidence.reason : 'still validating'}; asking again`,
+    );
+  return evidence.state === 'decided' ? body : undefined;
 }
 
 /** The items of one batch/query page in a state the gateway decides; any other entry is passed over. */

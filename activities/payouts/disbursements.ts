@@ -257,24 +257,30 @@ function method(receiver: DisbursementReceiver) {
   return bank;
 }
 
+const payRequest = (orderId: string, input: DisbursementInput, ipnUrl: string) => ({
+  orderId,
+  // The same requestId on every attempt: money moves once per requestId, and a retry after a lost
+  // answer hears 40, which pay resolves with api/query.
+  requestId: requestIdFor(orderId, 'pay'),
+  amount: input.amount,
+  requestType: input.receiver.kind === 'wallet' ? ('disburseToWallet' as const) : ('disburseToBank' as const),
+  disbursementMethod: method(input.receiver),
+  orderInfo: input.description,
+  ipnUrl,
+  extraData: '',
+});
+
 /** disbursement/pay, answered as an outcome. */
 async function pay(
   { db, gateway, disbursementIpnUrl }: DisbursementActivityDeps,
   input: DisbursementInput,
 ): Promise<DisbursementAnswer> {
   const { order_id: orderId } = await recordOf(db, input.disbursementId);
-  const answer = await askGateway(gateway, 'disbursement.pay', {
-    orderId,
-    // The same requestId on every attempt: money moves once per requestId, and a retry after a lost
-    // answer hears 40, which the query below resolves.
-    requestId: requestIdFor(orderId, 'pay'),
-    amount: input.amount,
-    requestType: input.receiver.kind === 'wallet' ? 'disburseToWallet' : 'disburseToBank',
-    disbursementMethod: method(input.receiver),
-    orderInfo: input.description,
-    ipnUrl: disbursementIpnUrl,
-    extraData: '',
-  });
+  const answer = await askGateway(
+    gateway,
+    'disbursement.pay',
+    payRequest(orderId, input, disbursementIpnUrl),
+  );
   const { resultCode, message, body } = answer;
   if (!answer.accepted) return { outcome: 'failed', resultCode, message };
   // Already submitted (40: this attempt's first answer was lost; 41): ask now; what the query cannot
