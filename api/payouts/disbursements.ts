@@ -1,9 +1,9 @@
 /** Single disbursement stories: pay one receiver now, read where it is. */
-import { insertDisbursement, findDisbursement } from '../../db/payouts/disbursements';
+import { findDisbursement, insertDisbursement, listDisbursementIds } from '../../db/payouts/disbursements';
 import type { Client } from '@temporalio/client';
 import { WorkflowIdReusePolicy } from '@temporalio/common';
 import type { Db } from '../../db/shared/knex';
-import { applyListFilter, pageOf, type ListFilter } from '../../db/shared/list-filter';
+import type { ListFilter } from '../../db/shared/list-filter';
 import {
   disbursementWorkflowId,
   type DisbursementInput,
@@ -93,7 +93,7 @@ export async function createDisbursement(
 }
 
 export async function disbursementView(db: Db, disbursementId: string) {
-  const row = await db('disbursements').where({ disbursement_id: disbursementId }).first();
+  const row = await findDisbursement(db, disbursementId);
   if (!row) throw notFound(`Disbursement ${disbursementId}`);
   return {
     disbursementId: row.disbursement_id,
@@ -113,13 +113,7 @@ export async function disbursementView(db: Db, disbursementId: string) {
 }
 
 export async function listDisbursements(db: Db, filter: ListFilter) {
-  const query = applyListFilter(db('disbursements').select('disbursement_id'), filter, {
-    created: 'created_at',
-    status: 'status',
-    ids: ['disbursement_id', 'order_id'],
-    tiebreak: 'disbursement_id',
-  });
-  const page = pageOf((await query) as Array<{ disbursement_id: string }>, filter);
-  const rows = await Promise.all(page.rows.map((row) => disbursementView(db, row.disbursement_id)));
+  const page = await listDisbursementIds(db, filter);
+  const rows = await Promise.all(page.rows.map((disbursementId) => disbursementView(db, disbursementId)));
   return { rows, nextOffset: page.nextOffset };
 }

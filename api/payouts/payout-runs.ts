@@ -8,18 +8,26 @@ import { WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import { WorkflowIdReusePolicy } from '@temporalio/common';
 import type { Db } from '../../db/shared/knex';
 import { OrderIdTaken, reserveOrderIds } from '../../db/shared/gateway-order-ids';
-import { applyListFilter, pageOf, type ListFilter } from '../../db/shared/list-filter';
+import type { ListFilter } from '../../db/shared/list-filter';
 import {
+  abandonUnstartedRun,
   findLivePayoutIds,
+  findRunIdByRequestKey,
   getRun,
+  insertBatches,
+  insertItems,
+  insertRun,
   itemCounts,
   itemCountsByBatch,
   listBatches,
-  recordRunEvent,
+  listRuns as listRunRows,
+  runItems,
+  type NewPayoutItem,
   type PayoutItemRow,
   type PayoutRunRow,
 } from '../../db/payouts/runs';
 import {
+  canMoveRun,
   decideUpdate,
   payoutBatchId,
   payoutBatchWorkflowId,
@@ -29,7 +37,6 @@ import {
   type ItemState,
   type PayoutRunInput,
   type PayoutTiming,
-  type RunStatus,
 } from '../../contracts/payouts';
 import { payrunRunId } from '../../contracts/shared';
 import type { Principal } from '../auth/roles';
@@ -107,12 +114,9 @@ function invalidFile(report: PayoutFileReport): ApiError {
   const what = report.fileErrors.length
     ? report.fileErrors.map((error) => error.message).join(' ')
     : `${new Set(report.rowErrors.map((error) => error.row)).size} of ${report.rowCount} rows have errors.`;
-  return new ApiError(
-    422,
-    'invalid_payout_file',
-    `The file was not accepted: ${what} Nothing was created.`,
-    problems,
-  );
+  return new ApiError('invalid_payout_file', `The file was not accepted: ${what} Nothing was created.`, {
+    problems: problems,
+  });
 }
 
 /** Creates the run's records and starts its workflow; a file with any error creates nothing. */
@@ -130,10 +134,10 @@ export async function uploadPayoutRun(
   if (input.create) {
     // A retry of an interrupted upload finds the run its first attempt recorded (its rows are that run's,
     // not "already being paid") and finishes it.
-    const earlier = await db('payout_runs').where({ request_key: input.create.requestKey }).first('run_id');
+    const earlier = await findRunIdByRequestKey(db, input.create.requestKey);
     if (earlier) {
-      await startRunWorkflow(deps, earlier.run_id as string);
-      return runView(deps, earlier.run_id as string);
+      await startRunWorkflow(deps, earlier);
+      return runView(deps, earlier);
     }
   }
   const report = await validatePayoutFile(deps, input.file.report);
@@ -151,29 +155,27 @@ export async function uploadPayoutRun(
 
   try {
     await db.transaction(async (trx) => {
-      const [run] = await trx('payout_runs')
-        .insert({
-          run_id: runId,
-          status: 'awaiting_approval' satisfies RunStatus,
-          file_name: input.fileName,
-          file_sha256: input.file.sha256,
-          row_count: report.rows.length,
-          total_amount: report.totalAmount,
-          batch_count: batches.length,
-          workflow_id: payoutRunWorkflowId(runId),
-          uploaded_by_key: actor.keyId,
-          uploaded_by: actor.name,
-          expires_at: expiresAt,
-          request_key: input.create?.requestKey ?? null,
-        })
-        .returning('*');
-      await recordRunEvent(trx, run);
+      await insertRun(trx, {
+        run_id: runId,
+        status: 'awaiting_approval',
+        file_name: input.fileName,
+        file_sha256: input.file.sha256,
+        row_count: report.rows.length,
+        total_amount: report.totalAmount,
+        batch_count: batches.length,
+        workflow_id: payoutRunWorkflowId(runId),
+        uploaded_by_key: actor.keyId,
+        uploaded_by: actor.name,
+        expires_at: expiresAt,
+        request_key: input.create?.requestKey ?? null,
+      });
       // Every batch's gateway orderId (its id), reserved with the run: one orderId names one order.
       await reserveOrderIds(
         trx,
         batches.map((batch) => ({ orderId: batch.batchId, kind: 'payout_batch', objectId: batch.batchId })),
       );
-      await trx('payout_batches').insert(
+      await insertBatches(
+        trx,
         batches.map((batch) => ({
           batch_id: batch.batchId,
           run_id: runId,
@@ -185,11 +187,11 @@ export async function uploadPayoutRun(
           status: 'queued',
         })),
       );
-      for (const batch of batches) {
-        for (const rows of chunk(batch.rows, 1000)) {
-          await trx('payout_items').insert(rows.map((row) => itemRecord(runId, batch.batchId, row)));
-        }
-      }
+      for (const batch of batches)
+        await insertItems(
+          trx,
+          batch.rows.map((row) => itemRecord(runId, batch.batchId, row)),
+        );
       // The upload is in the audit log exactly when its run exists.
       input.audit?.note({
         targetId: runId,
@@ -217,10 +219,7 @@ export async function uploadPayoutRun(
     // is sure the workflow did not start (it may have persisted the start and failed to answer).
     if (input.create) throw workflowNotStarted(`Payout run ${runId}`);
     if (await certainlyNotStarted(deps.temporal, payoutRunWorkflowId(runId))) {
-      await db('payout_items').where({ run_id: runId }).update({ state: 'CANCELLED' });
-      await db('payout_runs')
-        .where({ run_id: runId })
-        .update({ status: 'expired', status_reason: 'The workflow could not be started.' });
+      await abandonUnstartedRun(db, runId, 'The workflow could not be started.', canMoveRun);
     }
     throw error;
   }
@@ -235,11 +234,11 @@ async function startRunWorkflow(deps: PayoutDeps, runId: string): Promise<void> 
   const { db, temporal, settings } = deps;
   const run = await requireRun(db, runId);
   if (run.status !== 'awaiting_approval') return;
-  const batches = await db('payout_batches').where({ run_id: runId }).orderBy('seq');
+  const batches = await listBatches(db, runId);
   const workflowInput: PayoutRunInput = {
     runId,
     batches: batches.map((batch) => ({
-      batchId: batch.batch_id as string,
+      batchId: batch.batch_id,
       itemCount: Number(batch.item_count),
       totalAmount: Number(batch.total_amount),
     })),
@@ -261,7 +260,7 @@ async function startRunWorkflow(deps: PayoutDeps, runId: string): Promise<void> 
   );
 }
 
-function itemRecord(runId: string, batchId: string, row: PayoutRow) {
+function itemRecord(runId: string, batchId: string, row: PayoutRow): NewPayoutItem {
   return {
     run_id: runId,
     batch_id: batchId,
@@ -273,7 +272,7 @@ function itemRecord(runId: string, batchId: string, row: PayoutRow) {
     amount: row.amount,
     description: row.description,
     store_id: row.storeId,
-    state: 'QUEUED' satisfies ItemState,
+    state: 'QUEUED',
   };
 }
 
@@ -391,13 +390,7 @@ export async function runView(deps: Pick<PayoutDeps, 'db'>, runId: string) {
 }
 
 export async function listRuns(db: Db, filter: ListFilter) {
-  const query = applyListFilter(db('payout_runs'), filter, {
-    created: 'uploaded_at',
-    status: 'status',
-    ids: ['run_id', 'file_name'],
-    tiebreak: 'run_id',
-  });
-  const page = pageOf((await query) as PayoutRunRow[], filter);
+  const page = await listRunRows(db, filter);
   const rows = page.rows.map((run) => ({
     runId: run.run_id,
     status: run.status,
@@ -436,13 +429,7 @@ export async function listItems(
 ) {
   await requireRun(db, runId);
   const full = seesReceiversInFull(reader);
-  const query = db('payout_items')
-    .where({ run_id: runId })
-    .orderBy('row_number')
-    .limit(filter.limit)
-    .offset(filter.offset);
-  if (filter.state) query.where({ state: filter.state });
-  const items: PayoutItemRow[] = await query;
+  const items = await runItems(db, runId, filter);
   return {
     runId,
     items: items.map((item) => itemView(item, full)),
@@ -454,7 +441,7 @@ export async function listItems(
 export async function resultsCsv(db: Db, runId: string, reader: Principal): Promise<string> {
   await requireRun(db, runId);
   const full = seesReceiversInFull(reader);
-  const items: PayoutItemRow[] = await db('payout_items').where({ run_id: runId }).orderBy('row_number');
+  const items = await runItems(db, runId);
   return toCsv(
     [
       'payout_id',

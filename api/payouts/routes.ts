@@ -57,10 +57,9 @@ export function payoutRunRoutes(
       const length = req.headers['content-length'];
       if (length === '0' || (length === undefined && req.headers['transfer-encoding'] === undefined))
         throw new ApiError(
-          400,
           'missing_body',
           'The request has no file: send the payout file (CSV or .xlsx) as the body.',
-          [{ field: 'body', rule: 'required', message: 'the payout file' }],
+          { problems: [{ field: 'body', rule: 'required', message: 'the payout file' }] },
         );
       const { sheet } = query as { sheet?: string };
       const file = await parsers.read(req, { sheet });

@@ -60,11 +60,9 @@ export class UploadParsers {
     if (Number.isFinite(declared) && declared > this.options.limitBytes) throw this.tooLarge();
     if (this.busy >= this.options.concurrency) {
       throw new ApiError(
-        503,
         'uploads_busy',
         `${this.options.concurrency} payout files are being read right now; send this one again in a few seconds.`,
-        [],
-        { 'Retry-After': String(RETRY_AFTER_SECONDS) },
+        { headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) } },
       );
     }
     this.busy += 1;
@@ -95,7 +93,6 @@ export class UploadParsers {
 
   private tooLarge(): ApiError {
     return new ApiError(
-      413,
       'body_too_large',
       `The file is larger than the limit of ${this.options.limitBytes} bytes.`,
     );
@@ -164,7 +161,7 @@ export class UploadParsers {
       const onClose = () => {
         if (req.complete) return;
         send({ type: 'abort', job });
-        settle(() => reject(new ApiError(400, 'upload_aborted', 'The upload ended before the file did.')));
+        settle(() => reject(new ApiError('upload_aborted', 'The upload ended before the file did.')));
       };
       worker.on('message', onMessage);
       worker.once('error', onWorkerError);

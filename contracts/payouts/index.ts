@@ -1,3 +1,4 @@
 /** The payouts contracts every layer shares: import this module, never a file inside it. */
+export * from './activity-interface';
 export * from './disbursements';
 export * from './runs';

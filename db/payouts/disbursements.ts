@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { Db } from '../shared/knex';
 import { insertOwningOrderIds } from '../shared/gateway-order-ids';
+import { applyListFilter, pageOf, type ListFilter } from '../shared/list-filter';
 import type { DisbursementStatus } from '../../contracts/payouts';
 import type { DisbursementSnapshot, EventType } from '../../platform/event-catalogue';
 import { recordEvent, updateRecordingEvents, type MayMove } from '../events/events';
@@ -32,6 +33,21 @@ export async function findDisbursement(db: Db, disbursementId: string): Promise<
   return db('disbursements').where({ disbursement_id: disbursementId }).first();
 }
 
+/** One page of disbursement ids, newest first. */
+export async function listDisbursementIds(
+  db: Db,
+  filter: ListFilter,
+): Promise<{ rows: string[]; nextOffset: number | null }> {
+  const query = applyListFilter(db('disbursements').select('disbursement_id'), filter, {
+    created: 'created_at',
+    status: 'status',
+    ids: ['disbursement_id', 'order_id'],
+    tiebreak: 'disbursement_id',
+  });
+  const page = pageOf((await query) as Array<Pick<DisbursementRow, 'disbursement_id'>>, filter);
+  return { rows: page.rows.map((row) => row.disbursement_id), nextOffset: page.nextOffset };
+}
+
 /**
  * Inserts the disbursement once, owning the gateway orderIds it will send (its id, and `-chk` for the wallet
  * check); false when the disbursement id exists already.
@@ -54,6 +70,7 @@ export async function findDisbursementByOrderId(
   return db('disbursements').where({ order_id: orderId }).first();
 }
 
+/** The one way a disbursement's status changes: forward only, with the event its arrival causes. */
 export async function recordDisbursementStatus(
   db: Db | Knex.Transaction,
   input: {

@@ -3,6 +3,7 @@ import type { Db } from '../shared/knex';
 import type { BatchStatus, ItemState, RunStatus, StateCounts } from '../../contracts/payouts';
 import type { EventType, PayoutRunSnapshot } from '../../platform/event-catalogue';
 import { recordEvent, updateRecordingEvents, type MayMove } from '../events/events';
+import { applyListFilter, pageOf, type ListFilter } from '../shared/list-filter';
 import { isoOrNull } from '../shared/values';
 
 export interface PayoutRunRow {
@@ -79,6 +80,106 @@ export async function getRun(db: Db | Knex.Transaction, runId: string): Promise<
   return db('payout_runs').where({ run_id: runId }).first();
 }
 
+/** The run an earlier attempt of the same upload request recorded, if any. */
+export async function findRunIdByRequestKey(db: Db, requestKey: string): Promise<string | undefined> {
+  const row = (await db('payout_runs').where({ request_key: requestKey }).first('run_id')) as
+    Pick<PayoutRunRow, 'run_id'> | undefined;
+  return row?.run_id;
+}
+
+export async function listRuns(
+  db: Db,
+  filter: ListFilter,
+): Promise<{ rows: PayoutRunRow[]; nextOffset: number | null }> {
+  const query = applyListFilter(db('payout_runs'), filter, {
+    created: 'uploaded_at',
+    status: 'status',
+    ids: ['run_id', 'file_name'],
+    tiebreak: 'run_id',
+  });
+  return pageOf((await query) as PayoutRunRow[], filter);
+}
+
+/** What an upload writes of a new run; the rest of PayoutRunRow has defaults. */
+export type NewPayoutRun = Pick<
+  PayoutRunRow,
+  | 'run_id'
+  | 'file_name'
+  | 'row_count'
+  | 'batch_count'
+  | 'workflow_id'
+  | 'uploaded_by_key'
+  | 'uploaded_by'
+  | 'expires_at'
+> & { status: 'awaiting_approval'; total_amount: number; file_sha256: string; request_key: string | null };
+
+export type NewPayoutBatch = Pick<
+  PayoutBatchRow,
+  'batch_id' | 'run_id' | 'seq' | 'order_id' | 'workflow_id' | 'item_count'
+> & { status: 'queued'; total_amount: number };
+
+export type NewPayoutItem = Pick<
+  PayoutItemRow,
+  | 'run_id'
+  | 'batch_id'
+  | 'payout_id'
+  | 'row_number'
+  | 'wallet_id'
+  | 'wallet_name'
+  | 'personal_id'
+  | 'description'
+  | 'store_id'
+> & { state: 'QUEUED'; amount: number };
+
+/**
+ * Writes a new run and the event of its arrival, in the caller's transaction, which writes its batches and
+ * items too: a run exists with all its rows or not at all.
+ */
+export async function insertRun(trx: Knex.Transaction, run: NewPayoutRun): Promise<PayoutRunRow> {
+  const [row] = (await trx('payout_runs').insert(run).returning('*')) as PayoutRunRow[];
+  await recordRunEvent(trx, row!);
+  return row!;
+}
+
+export async function insertBatches(
+  trx: Knex.Transaction,
+  batches: readonly NewPayoutBatch[],
+): Promise<void> {
+  await trx('payout_batches').insert(batches);
+}
+
+/** In chunks, so a large file stays within the bound parameters one statement may carry. */
+export async function insertItems(trx: Knex.Transaction, items: readonly NewPayoutItem[]): Promise<void> {
+  for (let start = 0; start < items.length; start += 1000)
+    await trx('payout_items').insert(items.slice(start, start + 1000));
+}
+
+/**
+ * A run whose workflow certainly never started paid nobody: its payout ids are released for another upload
+ * and the run ends expired.
+ */
+export async function abandonUnstartedRun(db: Db, runId: string, reason: string, mayMove: MayMove) {
+  await cancelRunItems(db, runId);
+  await setRunStatus(db, runId, 'expired', { status_reason: reason }, mayMove);
+}
+
+/** Who decided the run, and when; the status the decision leads to is written by setRunStatus. */
+export async function recordRunDecision(
+  db: Db,
+  runId: string,
+  decision: { by: { keyId: string; name: string }; note?: string },
+): Promise<void> {
+  await db('payout_runs')
+    .where({ run_id: runId })
+    .update({
+      decided_by_key: decision.by.keyId,
+      decided_by: decision.by.name,
+      decided_at: db.fn.now(),
+      decision_note: decision.note ?? null,
+      updated_at: db.fn.now(),
+    });
+}
+
 export async function getBatch(db: Db, batchId: string): Promise<PayoutBatchRow | undefined> {
   return db('payout_batches').where({ batch_id: batchId }).first();
 }
@@ -94,6 +195,18 @@ export async function listBatches(db: Db, runId: string): Promise<PayoutBatchRow
 
 export async function batchItems(db: Db, batchId: string): Promise<PayoutItemRow[]> {
   return db('payout_items').where({ batch_id: batchId }).orderBy('row_number');
+}
+
+/** A run's items in file order: all of them, or one page (of one state). */
+export async function runItems(
+  db: Db,
+  runId: string,
+  page?: { state?: ItemState; limit: number; offset: number },
+): Promise<PayoutItemRow[]> {
+  const query = db('payout_items').where({ run_id: runId }).orderBy('row_number');
+  if (page) query.limit(page.limit).offset(page.offset);
+  if (page?.state) query.where({ state: page.state });
+  return query;
 }
 
 type CountRow = { state: ItemState; count: string; amount: string };
@@ -140,8 +253,9 @@ export async function recordRunEvent(trx: Knex.Transaction, run: PayoutRunRow): 
   if (type) await recordEvent(trx, type, run.run_id, payoutRunSnapshot(run));
 }
 
+/** The one way a run's status changes: forward only, with the event its arrival causes. */
 export async function setRunStatus(
-  db: Db,
+  db: Db | Knex.Transaction,
   runId: string,
   status: RunStatus,
   extra: Partial<Pick<PayoutRunRow, 'status_reason' | 'reconciliation' | 'completed_at'>>,
@@ -166,12 +280,32 @@ export async function setRunStatus(
   );
 }
 
+/**
+ * A run paused for funds runs again once none of its batches waits for funds. Every step of every batch
+ * asks, so a run that is not paused is only read.
+ */
+export async function resumeRunOnceFunded(db: Db, runId: string, mayMove: MayMove): Promise<void> {
+  const run = (await db('payout_runs').where({ run_id: runId }).first('status')) as
+    Pick<PayoutRunRow, 'status'> | undefined;
+  if (run?.status !== 'awaiting_funds') return;
+  await db.transaction(async (trx) => {
+    // Locked first: a batch that starts waiting for funds meanwhile pauses the run again after this write.
+    const locked = (await trx('payout_runs').where({ run_id: runId }).forUpdate().first('status')) as
+      Pick<PayoutRunRow, 'status'> | undefined;
+    if (locked?.status !== 'awaiting_funds') return;
+    const waiting = await trx('payout_batches')
+      .where({ run_id: runId, status: 'awaiting_funds' })
+      .first('batch_id');
+    if (!waiting) await setRunStatus(trx, runId, 'running', { status_reason: null }, mayMove);
+  });
+}
+
+/** The one way a batch's status changes. */
 export async function setBatchStatus(
   db: Db,
   batchId: string,
   status: BatchStatus,
   reason: string | null,
-  gatewayTotals?: unknown,
   resultCode?: number,
 ): Promise<void> {
   await db('payout_batches')
@@ -180,9 +314,15 @@ export async function setBatchStatus(
       status,
       status_reason: reason,
       ...(resultCode !== undefined ? { result_code: resultCode } : {}),
-      ...(gatewayTotals !== undefined ? { gateway_totals: JSON.stringify(gatewayTotals) } : {}),
       updated_at: db.fn.now(),
     });
+}
+
+/** The gateway's own totals of a batch, as its last query reported them; the status stays as it is. */
+export async function recordBatchTotals(db: Db, batchId: string, gatewayTotals: unknown): Promise<void> {
+  await db('payout_batches')
+    .where({ batch_id: batchId })
+    .update({ gateway_totals: JSON.stringify(gatewayTotals), updated_at: db.fn.now() });
 }
 
 export interface ItemUpdate {

@@ -1,6 +1,5 @@
 /** payoutBatch with fake activities: create, 8003, balance, pay, result, PENDING items, and their fallbacks. */
 import { describe, expect, it } from 'vitest';
-import type { BatchSync } from '../../activities/payouts/batches';
 import { payoutBatch } from '../../workflows/payouts/payout-batch';
 import {
   batchNotificationSignal,
@@ -9,6 +8,7 @@ import {
   resumeSignal,
   type PayoutTiming,
   type StateCounts,
+  type BatchSync,
 } from '../../contracts/payouts';
 import { captureHistory } from '../support/history-capture';
 import { eventually } from '../support/wait';

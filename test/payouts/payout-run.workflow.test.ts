@@ -1,6 +1,5 @@
 /** payoutRun with fake activities: approval (maker ≠ checker), rejection, expiry, child batches, reconciliation. */
 import { describe, expect, it } from 'vitest';
-import type { Reconciliation } from '../../activities/payouts/batches';
 import { payoutRun } from '../../workflows/payouts/payout-run';
 import {
   decideUpdate,
@@ -11,6 +10,7 @@ import {
   runProgressQuery,
   type Actor,
   type PayoutRunInput,
+  type Reconciliation,
 } from '../../contracts/payouts';
 import { eventually } from '../support/wait';
 import {

@@ -1,165 +1,255 @@
+/**
+ * One gateway batch (≤ 1000 items): init → create → 8003 → balance → pay → result → every page of
+ * batch/query → follow PENDING items to a final state. Items never pass through workflow history:
+ * activities read and write them in PostgreSQL by batch id.
+ *
+ * Every activity, timer and `patched()` below is part of stored histories: moving a call, or evaluating a
+ * `patched()` at another point, breaks their replay (docs/workflow-versioning.md).
+ */
 import { condition, patched, setHandler } from '@temporalio/workflow';
 import { gatewayOf, pageReaderOf, recordsOf } from '../shared/activity-profiles';
-import type { PayoutActivities } from '../../activities/payouts/batches';
 import {
   BATCH_ASK_GROWTH,
   batchNotificationSignal,
   batchStatusQuery,
   resumeSignal,
   type BatchStatus,
+  type BatchSync,
+  type PayoutActivities,
   type PayoutBatchInput,
   type PayoutBatchResult,
+  type StateTotals,
 } from '../../contracts/payouts';
 import { durationMs } from '../../contracts/shared';
 import { waitForNotificationOrAsk, waitOrAskThenAttend, type AskSchedule } from '../shared/wait-or-ask';
 
 const records = recordsOf<PayoutActivities>();
 
-/**
- * One gateway batch (≤ 1000 items): init → create → 8003 → balance → pay → result → every page of
- * batch/query → follow PENDING items to a final state. Items never pass through workflow history:
- * activities read and write them in PostgreSQL by batch id.
- */
 export async function payoutBatch(input: PayoutBatchInput): Promise<PayoutBatchResult> {
-  const { batchId, runId, timing } = input;
-  // Gateway calls: retried with backoff on transport failures and "retry later" answers; the same
-  // requestId is re-sent on every attempt, so a lost response never becomes a second order.
-  const gateway = gatewayOf<PayoutActivities>(timing.gatewayAttemptTimeout);
-  // Reading every page of a batch takes longer; it heartbeats after each page instead.
-  const reader = pageReaderOf<PayoutActivities>(timing.gatewayAttemptTimeout);
-  // Runs from before the strict gateway waited without end for a batch the gateway never showed as
-  // created or paid; since, an operator is told after pendingGiveUpAfter and payrun goes on asking.
-  const askOperator = patched('batch-unconfirmed-stage-asks-operator');
-  let status: BatchStatus = 'queued';
-  let created = false;
-  let paidNotices = 0;
-  let resumeRequested = false;
+  const batch = openBatch(input);
+  listen(batch);
+  await setStatus(batch, 'initiating');
+  const { mToken } = await batch.gateway.initiateBatch({ batchId: input.batchId });
+  await createUntilAccepted(batch, mToken);
+  let sync = await awaitValidation(batch);
+  const eligible = sync.counts.ELIGIBLE ?? { count: 0, amount: 0 };
+  if (eligible.count > 0) sync = await payAndSettle(batch, eligible);
+  return finish(batch, sync);
+}
 
-  setHandler(batchStatusQuery, () => status);
+// ---- one batch and what its steps share
+
+type Gateway = ReturnType<typeof gatewayOf<PayoutActivities>>;
+
+interface Batch {
+  readonly input: PayoutBatchInput;
+  /**
+   * Gateway calls: retried with backoff on transport failures and "retry later" answers; the same
+   * requestId is re-sent on every attempt, so a lost response never becomes a second order.
+   */
+  readonly gateway: Gateway;
+  /** Reading every page of a batch takes longer; it heartbeats after each page instead. */
+  readonly reader: Gateway;
+  /**
+   * Runs from before the strict gateway waited without end for a batch the gateway never showed as
+   * created or paid; since, an operator is told after pendingGiveUpAfter and payrun goes on asking.
+   */
+  readonly askOperator: boolean;
+  status: BatchStatus;
+  created: boolean;
+  paidNotices: number;
+  resumeRequested: boolean;
+  /** Each pay attempt has a requestId of its own. */
+  payAttempt: number;
+}
+
+function openBatch(input: PayoutBatchInput): Batch {
+  const { gatewayAttemptTimeout } = input.timing;
+  return {
+    input,
+    gateway: gatewayOf<PayoutActivities>(gatewayAttemptTimeout),
+    reader: pageReaderOf<PayoutActivities>(gatewayAttemptTimeout),
+    askOperator: patched('batch-unconfirmed-stage-asks-operator'),
+    status: 'queued',
+    created: false,
+    paidNotices: 0,
+    resumeRequested: false,
+    payAttempt: 0,
+  };
+}
+
+function listen(batch: Batch) {
+  setHandler(batchStatusQuery, () => batch.status);
   setHandler(batchNotificationSignal, (notice) => {
     // Duplicated, late and reordered notifications only ever move these flags forward.
-    if (notice.stage === 'created') created = true;
-    else paidNotices += 1;
+    if (notice.stage === 'created') batch.created = true;
+    else batch.paidNotices += 1;
   });
   setHandler(resumeSignal, () => {
-    if (status === 'awaiting_funds' || (askOperator && status === 'needs_attention')) resumeRequested = true;
+    if (batch.status === 'awaiting_funds' || (batch.askOperator && batch.status === 'needs_attention'))
+      batch.resumeRequested = true;
   });
+}
 
-  const setStatus = async (next: BatchStatus, reason?: string) => {
-    status = next;
-    await records.recordBatchStatus({ runId, batchId, status: next, reason });
-  };
+async function setStatus(batch: Batch, next: BatchStatus, reason?: string) {
+  batch.status = next;
+  const { runId, batchId } = batch.input;
+  await records.recordBatchStatus({ runId, batchId, status: next, reason });
+}
 
+/** Waits for an operator's resume (after a top-up), and takes it. */
+async function awaitResume(batch: Batch) {
+  await condition(() => batch.resumeRequested);
+  batch.resumeRequested = false;
+}
+
+/**
+ * Waits for a notification, or asks the gateway when it is late: a lost IPN delays, never loses. With
+ * `attention`, a stage the gateway has not confirmed after pendingGiveUpAfter is an operator's to look at,
+ * and payrun goes on asking (a resume, where `resumable`, ends the wait too).
+ */
+async function waitOrAsk(
+  batch: Batch,
+  arrived: () => boolean,
+  stillWaiting: () => Promise<boolean>,
+  attention?: string,
+  resumable = false,
+) {
+  const { timing } = batch.input;
   const schedule: AskSchedule = { firstWait: timing.ipnTimeout, ...BATCH_ASK_GROWTH };
-  /**
-   * Waits for a notification, or asks the gateway when it is late: a lost IPN delays, never loses. With
-   * `attention`, a stage the gateway has not confirmed after pendingGiveUpAfter is an operator's to look at,
-   * and payrun goes on asking (a resume, where `resumable`, ends the wait too).
-   */
-  const waitOrAsk = async (
-    arrived: () => boolean,
-    stillWaiting: () => Promise<boolean>,
-    attention?: string,
-    resumable = false,
-  ) => {
-    const notified = () => (arrived() || (resumable && resumeRequested) ? true : undefined);
-    const ask = async () => ((await stillWaiting()) ? undefined : true);
-    if (!askOperator || attention === undefined) return waitForNotificationOrAsk(notified, ask, schedule);
-    const waited = { ...schedule, giveUpAfterWaiting: timing.pendingGiveUpAfter };
-    return waitOrAskThenAttend(notified, ask, waited, () => setStatus('needs_attention', attention));
-  };
+  const notified = () => (arrived() || (resumable && batch.resumeRequested) ? true : undefined);
+  const ask = async () => ((await stillWaiting()) ? undefined : true);
+  if (!batch.askOperator || attention === undefined) return waitForNotificationOrAsk(notified, ask, schedule);
+  const waited = { ...schedule, giveUpAfterWaiting: timing.pendingGiveUpAfter };
+  return waitOrAskThenAttend(notified, ask, waited, () => setStatus(batch, 'needs_attention', attention));
+}
 
-  await setStatus('initiating');
-  const { mToken } = await gateway.initiateBatch({ batchId });
+// ---- the steps
 
-  await setStatus('creating');
+/** batch/create; a short merchant balance creates nothing, and the batch waits for a top-up. */
+async function createUntilAccepted(batch: Batch, mToken: string) {
+  const { batchId } = batch.input;
+  await setStatus(batch, 'creating');
   for (let attempt = 1; ; attempt++) {
-    const upload = await gateway.createBatch({ batchId, mToken, attempt });
-    if (upload.outcome === 'accepted') break;
+    const upload = await batch.gateway.createBatch({ batchId, mToken, attempt });
+    if (upload.outcome === 'accepted') return;
     await setStatus(
+      batch,
       'awaiting_funds',
       `The merchant balance is short of the ${upload.amount} VND this batch uploads; the gateway created ` +
         'nothing. Top up, then resume the run.',
     );
-    await condition(() => resumeRequested);
-    resumeRequested = false;
-    await setStatus('creating');
+    await awaitResume(batch);
+    await setStatus(batch, 'creating');
   }
+}
 
-  await setStatus('validating');
+/** The 8003 notification, or batch/query showing the items; then the gateway's counts. */
+async function awaitValidation(batch: Batch): Promise<BatchSync> {
+  const { batchId, timing } = batch.input;
+  await setStatus(batch, 'validating');
   await waitOrAsk(
-    () => created,
-    async () => (await reader.syncBatchItems({ batchId })).validating,
+    batch,
+    () => batch.created,
+    async () => (await batch.reader.syncBatchItems({ batchId })).validating,
     `The gateway has not shown batch ${batchId} as created after ${String(timing.pendingGiveUpAfter)} ` +
       '(no 8003 notification, and batch/query does not list its items). payrun keeps asking.',
   );
   // The stage is reached (notified or shown): the counts must be the gateway's, not the ones on record.
-  let sync = await reader.syncBatchItems({ batchId, mustKnow: true });
-  const eligible = sync.counts.ELIGIBLE ?? { count: 0, amount: 0 };
+  return batch.reader.syncBatchItems({ batchId, mustKnow: true });
+}
 
-  if (eligible.count > 0) {
-    let payAttempt = 0;
-    const payUntilAccepted = async () => {
-      for (;;) {
-        payAttempt += 1;
-        await setStatus('checking_balance');
-        const { balance } = await gateway.checkBalance({ batchId });
-        const short = balance < eligible.amount;
-        const outcome = short ? 'insufficient_funds' : (await paying(payAttempt)).outcome;
-        if (outcome === 'accepted') return;
-        await setStatus(
-          'awaiting_funds',
-          `The merchant balance (${balance} VND) is short of the ${eligible.amount} VND this batch needs. ` +
-            'Top up, then resume the run.',
-        );
-        await condition(() => resumeRequested);
-        resumeRequested = false;
-      }
-    };
-    await payUntilAccepted();
+async function payAndSettle(batch: Batch, eligible: StateTotals): Promise<BatchSync> {
+  await payUntilAccepted(batch, eligible);
+  await awaitPayment(batch, eligible);
+  const sync = await batch.reader.syncBatchItems({ batchId: batch.input.batchId, mustKnow: true });
+  return followPending(batch, sync);
+}
 
-    // A resume after an operator was told the payment is unconfirmed sends batch/pay again (a new attempt,
-    // so a new requestId): the gateway pays a batch once, and answers 41 for one it already paid.
-    for (;;) {
-      await setStatus('awaiting_result');
-      await waitOrAsk(
-        () => paidNotices > 0,
-        async () => (await reader.syncBatchItems({ batchId })).counts.ELIGIBLE !== undefined,
-        `batch/pay was sent for ${batchId}, but after ${String(timing.pendingGiveUpAfter)} the gateway still ` +
-          'shows its items as eligible, not paid (the pay may have been refused and its answer lost). Check the ' +
-          'merchant balance, then resume the run: payrun sends batch/pay again, which the gateway refuses for ' +
-          'a batch it already paid.',
-        true,
-      );
-      if (!resumeRequested) break;
-      resumeRequested = false;
-      await payUntilAccepted();
-    }
-    sync = await reader.syncBatchItems({ batchId, mustKnow: true });
-
-    let interval = durationMs(timing.pendingFirstCheck);
-    let waited = 0;
-    while (sync.counts.PENDING && waited < durationMs(timing.pendingGiveUpAfter)) {
-      await setStatus('settling', `${sync.counts.PENDING.count} items are still pending at the gateway.`);
-      const seen = paidNotices;
-      await condition(() => paidNotices > seen, interval);
-      waited += interval;
-      interval = Math.min(interval * 2, durationMs(timing.pendingMaxInterval));
-      sync = await reader.syncBatchItems({ batchId });
-    }
+/** Checks the balance and pays; while the balance is short (here or at the gateway), waits for a top-up. */
+async function payUntilAccepted(batch: Batch, eligible: StateTotals) {
+  const { batchId } = batch.input;
+  for (;;) {
+    batch.payAttempt += 1;
+    await setStatus(batch, 'checking_balance');
+    const { balance } = await batch.gateway.checkBalance({ batchId });
+    const short = balance < eligible.amount;
+    const outcome = short ? 'insufficient_funds' : (await pay(batch)).outcome;
+    if (outcome === 'accepted') return;
+    await setStatus(
+      batch,
+      'awaiting_funds',
+      `The merchant balance (${balance} VND) is short of the ${eligible.amount} VND this batch needs. ` +
+        'Top up, then resume the run.',
+    );
+    await awaitResume(batch);
   }
+}
 
+async function pay(batch: Batch) {
+  await setStatus(batch, 'paying');
+  return batch.gateway.payBatch({ batchId: batch.input.batchId, attempt: batch.payAttempt });
+}
+
+/**
+ * The result notification, or batch/query showing the items paid. A resume after an operator was told the
+ * payment is unconfirmed sends batch/pay again (a new attempt, so a new requestId): the gateway pays a
+ * batch once, and answers 41 for one it already paid.
+ */
+async function awaitPayment(batch: Batch, eligible: StateTotals) {
+  const { batchId, timing } = batch.input;
+  for (;;) {
+    await setStatus(batch, 'awaiting_result');
+    await waitOrAsk(
+      batch,
+      () => batch.paidNotices > 0,
+      async () => (await batch.reader.syncBatchItems({ batchId })).counts.ELIGIBLE !== undefined,
+      `batch/pay was sent for ${batchId}, but after ${String(timing.pendingGiveUpAfter)} the gateway still ` +
+        'shows its items as eligible, not paid (the pay may have been refused and its answer lost). Check the ' +
+        'merchant balance, then resume the run: payrun sends batch/pay again, which the gateway refuses for ' +
+        'a batch it already paid.',
+      true,
+    );
+    if (!batch.resumeRequested) return;
+    batch.resumeRequested = false;
+    await payUntilAccepted(batch, eligible);
+  }
+}
+
+/** Reads PENDING items again, at growing intervals (or on a notification), until none is left or time is up. */
+async function followPending(batch: Batch, first: BatchSync): Promise<BatchSync> {
+  const { batchId, timing } = batch.input;
+  let sync = first;
+  let interval = durationMs(timing.pendingFirstCheck);
+  let waited = 0;
+  while (sync.counts.PENDING && waited < durationMs(timing.pendingGiveUpAfter)) {
+    await setStatus(
+      batch,
+      'settling',
+      `${sync.counts.PENDING.count} items are still pending at the gateway.`,
+    );
+    const seen = batch.paidNotices;
+    await condition(() => batch.paidNotices > seen, interval);
+    waited += interval;
+    interval = Math.min(interval * 2, durationMs(timing.pendingMaxInterval));
+    sync = await batch.reader.syncBatchItems({ batchId });
+  }
+  return sync;
+}
+
+async function finish(batch: Batch, sync: BatchSync): Promise<PayoutBatchResult> {
   const final: BatchStatus = sync.counts.PENDING ? 'needs_attention' : 'completed';
   await setStatus(
+    batch,
     final,
     final === 'needs_attention'
       ? `${sync.counts.PENDING?.count} items were still pending when we stopped waiting.`
       : undefined,
   );
-  return { batchId, status: final, counts: sync.counts, gatewayTotals: sync.gatewayTotals };
-
-  async function paying(attempt: number) {
-    await setStatus('paying');
-    return gateway.payBatch({ batchId, attempt });
-  }
+  return {
+    batchId: batch.input.batchId,
+    status: final,
+    counts: sync.counts,
+    gatewayTotals: sync.gatewayTotals,
+  };
 }

@@ -6,7 +6,6 @@ import {
   setHandler,
   allHandlersFinished,
 } from '@temporalio/workflow';
-import type { PayoutActivities } from '../../activities/payouts/batches';
 import { runRecordsOf } from '../shared/activity-profiles';
 import { payoutBatch } from './payout-batch';
 import { kindOf, payrunKind, payrunOrderId, payrunRunId } from '../../contracts/shared';
@@ -20,6 +19,7 @@ import {
   type PayoutBatchResult,
   type PayoutRunInput,
   type RunStatus,
+  type PayoutActivities,
 } from '../../contracts/payouts';
 
 const records = runRecordsOf<PayoutActivities>();
@@ -29,111 +29,149 @@ const records = runRecordsOf<PayoutActivities>();
  * child workflow per batch, a few at a time, and reconciles the whole run when they are done.
  */
 export async function payoutRun(input: PayoutRunInput): Promise<RunStatus> {
-  const { runId } = input;
-  let status: RunStatus = 'awaiting_approval';
-  let decision: Decision | undefined;
-  let batchesDone = 0;
-  const running = new Set<string>();
+  const run = openRun(input);
+  showProgress(run);
+  acceptDecision(run);
+  passOnResumes(run);
+  if (!(await awaitDecision(run))) return expire(run);
+  if (run.decision?.decision === 'reject') {
+    await condition(allHandlersFinished);
+    return 'rejected';
+  }
+  const results = await runBatches(run);
+  return reconcile(run, results);
+}
 
+// ---- one run and what its steps share
+
+interface Run {
+  readonly input: PayoutRunInput;
+  status: RunStatus;
+  decision?: Decision;
+  batchesDone: number;
+  /** The batches whose child workflow is running now. */
+  readonly running: Set<string>;
+}
+
+function openRun(input: PayoutRunInput): Run {
+  return { input, status: 'awaiting_approval', batchesDone: 0, running: new Set() };
+}
+
+function showProgress(run: Run) {
   setHandler(runProgressQuery, () => ({
-    runId,
-    status,
-    decidedBy: decision?.by,
-    batchesDone,
-    batchCount: input.batches.length,
+    runId: run.input.runId,
+    status: run.status,
+    decidedBy: run.decision?.by,
+    batchesDone: run.batchesDone,
+    batchCount: run.input.batches.length,
   }));
+}
 
+/** Approve or reject: only while awaiting approval, and never by the person who uploaded the run. */
+function acceptDecision(run: Run) {
+  const { runId, uploadedBy } = run.input;
   setHandler(
     decideUpdate,
     async (next) => {
-      decision = next;
-      status = next.decision === 'approve' ? 'running' : 'rejected';
+      run.decision = next;
+      run.status = next.decision === 'approve' ? 'running' : 'rejected';
       await records.recordDecision({ runId, decision: next.decision, by: next.by, note: next.note });
-      await records.recordRunStatus({ runId, status });
-      return status;
+      await records.recordRunStatus({ runId, status: run.status });
+      return run.status;
     },
     {
       validator: (next) => {
-        if (status !== 'awaiting_approval') {
-          throw new Error(`The run is ${status}; only a run awaiting approval can be approved or rejected.`);
+        if (run.status !== 'awaiting_approval') {
+          throw new Error(
+            `The run is ${run.status}; only a run awaiting approval can be approved or rejected.`,
+          );
         }
-        if (next.decision === 'approve' && isSamePerson(next.by, input.uploadedBy)) {
+        if (next.decision === 'approve' && isSamePerson(next.by, uploadedBy)) {
           throw new Error('The person who uploaded a run cannot approve it; another approver must.');
         }
       },
     },
   );
+}
 
-  // The operator's "resume" after a top-up reaches every running batch; only a waiting one acts on it.
+/** The operator's "resume" after a top-up reaches every running batch; only a waiting one acts on it. */
+function passOnResumes(run: Run) {
   setHandler(resumeSignal, async (resume) => {
     await Promise.all(
-      [...running].map((batchId) =>
+      [...run.running].map((batchId) =>
         getExternalWorkflowHandle(payoutBatchWorkflowId(batchId))
           .signal(resumeSignal, resume)
           .catch(() => undefined),
       ),
     );
   });
+}
 
-  const untilDeadline = Math.max(0, Date.parse(input.approvalDeadline) - Date.now());
-  if (!(await condition(() => decision !== undefined, untilDeadline))) {
-    status = 'expired';
-    await records.recordRunStatus({
-      runId,
-      status,
-      reason: `Nobody approved the run before ${input.approvalDeadline}.`,
-    });
-    return status;
-  }
-  if (decision?.decision === 'reject') {
-    await condition(allHandlersFinished);
-    return 'rejected';
-  }
+// ---- the steps
 
+/** Whether a decision came before the approval deadline. */
+async function awaitDecision(run: Run): Promise<boolean> {
+  const untilDeadline = Math.max(0, Date.parse(run.input.approvalDeadline) - Date.now());
+  return condition(() => run.decision !== undefined, untilDeadline);
+}
+
+async function expire(run: Run): Promise<RunStatus> {
+  run.status = 'expired';
+  await records.recordRunStatus({
+    runId: run.input.runId,
+    status: run.status,
+    reason: `Nobody approved the run before ${run.input.approvalDeadline}.`,
+  });
+  return run.status;
+}
+
+/** Every batch as a child workflow, parallelBatches at a time. */
+async function runBatches(run: Run): Promise<PayoutBatchResult[]> {
+  const { batches, parallelBatches } = run.input;
   const results: PayoutBatchResult[] = [];
-  const queue = [...input.batches];
+  const queue = [...batches];
   const worker = async () => {
     for (let next = queue.shift(); next; next = queue.shift()) {
-      running.add(next.batchId);
-      const batchInput = { ...next, runId, timing: input.timing };
-      try {
-        results.push(
-          await executeChild(payoutBatch, {
-            workflowId: payoutBatchWorkflowId(next.batchId),
-            args: [batchInput],
-            staticSummary: `Payout batch ${next.batchId}: ${next.itemCount} items, ${next.totalAmount} VND`,
-            typedSearchAttributes: [
-              { key: payrunKind, value: kindOf('payoutBatch') },
-              { key: payrunRunId, value: runId },
-              { key: payrunOrderId, value: next.batchId },
-            ],
-            // A batch that has started paying must finish even if someone terminates the run.
-            parentClosePolicy: ParentClosePolicy.ABANDON,
-          }),
-        );
-      } catch (error) {
-        // One batch failing must not stop the others; the reconciliation then names what is missing.
-        await records.recordBatchStatus({
-          runId,
-          batchId: next.batchId,
-          status: 'failed',
-          ...failureOf(error),
-        });
-        results.push({ batchId: next.batchId, status: 'failed', counts: {} });
-      } finally {
-        running.delete(next.batchId);
-      }
-      batchesDone += 1;
+      results.push(await runBatch(run, next));
+      run.batchesDone += 1;
     }
   };
-  await Promise.all(
-    Array.from({ length: Math.max(1, Math.min(input.parallelBatches, input.batches.length)) }, worker),
-  );
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(parallelBatches, batches.length)) }, worker));
+  return results;
+}
 
-  const reconciliation = await records.reconcileRun({ runId, batches: results });
-  status = reconciliation.balanced ? 'reconciled' : 'needs_attention';
+type BatchOfRun = PayoutRunInput['batches'][number];
+
+async function runBatch(run: Run, batch: BatchOfRun): Promise<PayoutBatchResult> {
+  const { runId } = run.input;
+  run.running.add(batch.batchId);
+  try {
+    return await executeChild(payoutBatch, {
+      workflowId: payoutBatchWorkflowId(batch.batchId),
+      args: [{ ...batch, runId, timing: run.input.timing }],
+      staticSummary: `Payout batch ${batch.batchId}: ${batch.itemCount} items, ${batch.totalAmount} VND`,
+      typedSearchAttributes: [
+        { key: payrunKind, value: kindOf('payoutBatch') },
+        { key: payrunRunId, value: runId },
+        { key: payrunOrderId, value: batch.batchId },
+      ],
+      // A batch that has started paying must finish even if someone terminates the run.
+      parentClosePolicy: ParentClosePolicy.ABANDON,
+    });
+  } catch (error) {
+    // One batch failing must not stop the others; the reconciliation then names what is missing.
+    await records.recordBatchStatus({ runId, batchId: batch.batchId, status: 'failed', ...failureOf(error) });
+    return { batchId: batch.batchId, status: 'failed', counts: {} };
+  } finally {
+    run.running.delete(batch.batchId);
+  }
+}
+
+async function reconcile(run: Run, results: PayoutBatchResult[]): Promise<RunStatus> {
+  const reconciliation = await records.reconcileRun({ runId: run.input.runId, batches: results });
+  run.status = reconciliation.balanced ? 'reconciled' : 'needs_attention';
   await condition(allHandlersFinished);
-  return status;
+  return run.status;
 }
 
 /**
