@@ -25,6 +25,13 @@ const REFUSALS = new Set([
   'retry_later',
 ]);
 
+/** Final failures of the 1000-and-above series: an order's own, never a refused request's. */
+const ORDERS_OWN_FAILURES = new Set(
+  RESULT_CODES.filter((info) => info.final && info.code >= 1000 && info.outcome !== 'succeeded').map(
+    (info) => info.code,
+  ),
+);
+
 const payout: ExpectedOrder = { orderId: 'd-1', amount: 250_000, kind: 'payout' };
 const payment: ExpectedOrder = { orderId: 'p-1', amount: 150_050, kind: 'payment' };
 const full = (expected: ExpectedOrder, resultCode: number) => ({
@@ -48,8 +55,13 @@ describe('orderStatusEvidence: api/query about an order', () => {
       const partial = [
         { ...answer, orderId: 'someone-else' },
         { ...answer, orderId: undefined },
-        { ...answer, transId: undefined },
-        { ...answer, transId: 0 },
+        // A final failure only an order can have decides without its transaction (below); others need it.
+        ...(ORDERS_OWN_FAILURES.has(code)
+          ? []
+          : [
+              { ...answer, transId: undefined },
+              { ...answer, transId: 0 },
+            ]),
         { ...answer, amount: expected.amount + 1 },
         { ...answer, amount: undefined },
         // The kind: a payout's answer has an empty payType; a payment's success a non-empty one (a failed
@@ -64,6 +76,22 @@ describe('orderStatusEvidence: api/query about an order', () => {
         if (!isUndecided(outcome) || body.orderId !== expected.orderId)
           expect(seen.state).not.toBe('decided');
       }
+    }
+  });
+
+  it('a final failure only an order can have decides without a transaction; a success or a 99 never does', () => {
+    const withoutTransaction = (expected: ExpectedOrder, code: number) =>
+      orderStatusEvidence({ ...full(expected, code), transId: undefined }, expected);
+    for (const expected of [payout, payment]) {
+      expect(withoutTransaction(expected, 1008)).toMatchObject({ state: 'decided', outcome: 'failed' });
+      expect(withoutTransaction(expected, 1006)).toMatchObject({ state: 'decided', outcome: 'declined' });
+      expect(withoutTransaction(expected, 0).state).toBe('unknown');
+      expect(withoutTransaction(expected, 99).state).toBe('unknown');
+      expect(withoutTransaction(expected, 12345).state).toBe('unknown');
+      // Still about this order: its amount and kind.
+      expect(
+        orderStatusEvidence({ ...full(expected, 1008), transId: undefined, amount: 1 }, expected).state,
+      ).toBe('unknown');
     }
   });
 
