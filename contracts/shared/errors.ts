@@ -85,6 +85,10 @@ export const ERRORS = {
   endpoint_not_disabled: { status: 409, meaning: 'The webhook endpoint is not disabled.' },
   event_type_not_subscribed: { status: 422, meaning: 'The endpoint does not take this event type.' },
   webhook_url_refused: { status: 422, meaning: 'The webhook URL is not one payrun sends to.' },
+  webhook_refused: {
+    status: 502,
+    meaning: 'The merchant’s endpoint refused a delivery or did not answer; it is tried again.',
+  },
   unknown_event: { status: 404, meaning: 'The event does not exist.' },
   // Audit and keys.
   own_key: { status: 409, meaning: 'A key cannot revoke itself.' },
@@ -140,6 +144,7 @@ const EARLIER_TYPES: Readonly<Record<string, ErrorCode>> = {
   OtpSmsLimit: 'otp_sms_limit',
   OtpFailed: 'otp_failed',
   WebhookUrlRefused: 'webhook_url_refused',
+  WebhookRefused: 'webhook_refused',
   GatewayRejected: 'gateway_rejected',
   GatewayInvalidRequest: 'gateway_invalid_request',
   GatewaySignatureMismatch: 'gateway_signature_mismatch',
