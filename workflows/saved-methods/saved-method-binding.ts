@@ -1,6 +1,6 @@
 import { allHandlersFinished, ApplicationFailure, condition, setHandler } from '@temporalio/workflow';
 import { gatewayOf, recordsOf } from '../shared/activity-profiles';
-import type { SavedMethodActivities } from '../../activities/saved-methods/saved-methods';
+import type { SavedMethodActivities } from '../../contracts/saved-methods';
 import { codeOf, isUndecided, outcomeOf } from '../../gateway/result-codes';
 import {
   BINDING_REFUSED,

@@ -6,7 +6,7 @@ import {
   setHandler,
 } from '@temporalio/workflow';
 import { gatewayOf, recordsOf } from '../shared/activity-profiles';
-import type { SavedMethodActivities } from '../../activities/saved-methods/saved-methods';
+import type { SavedMethodActivities } from '../../contracts/saved-methods';
 import { codeOf, isUndecided, outcomeOf } from '../../gateway/result-codes';
 import { durationMs } from '../../contracts/shared';
 import { waitForNotificationOrAsk, waitOrAskThenAttend, type AskSchedule } from '../shared/wait-or-ask';
