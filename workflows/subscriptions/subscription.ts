@@ -18,7 +18,7 @@ import {
 } from '@temporalio/workflow';
 import { gatewayOf, gatewayOnQueueOf, recordsOf } from '../shared/activity-profiles';
 import { operationQueueOf, durationMs } from '../../contracts/shared';
-import type { SubscriptionActivities } from '../../activities/subscriptions/subscriptions';
+import type { SubscriptionActivities } from '../../contracts/subscriptions';
 import { inRange, SUBSCRIPTION_MIN_AMOUNT } from '../../gateway/limits';
 import { codeOf, isPending, isUndecided, outcomeOf, type ResultOutcome } from '../../gateway/result-codes';
 import {
