@@ -27,7 +27,7 @@ export const DEFAULT_WEBHOOK_TIMING: WebhookTiming = {
   idlePoll: '1 minute',
 };
 
-/** A place in the events feed (see db/events/events/events.ts). */
+/** A place in the events feed (see db/events/events.ts). */
 export interface WebhookCursor {
   txid: string;
   position: string;

@@ -6,7 +6,7 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import { RetryState } from '@temporalio/common';
-import type { WebhookActivities } from '../../activities/events/webhooks';
+import type { WebhookActivities } from '../../contracts/events';
 import { durationMs } from '../../contracts/shared';
 import {
   WEBHOOK_BATCH_SIZE,
