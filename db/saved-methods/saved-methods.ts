@@ -6,7 +6,7 @@ import type {
   SavedMethodSnapshot,
   SavedMethodPaymentSnapshot,
 } from '../../platform/event-catalogue';
-import { recordEvent, updateRecordingEvents, type MayMove } from '../events/events';
+import { moveRecordingEvents, recordEvent, updateRecordingEvents, type MayMove } from '../events/events';
 import { isoOrNull } from '../shared/values';
 import {
   canMoveSavedMethod,
@@ -273,23 +273,18 @@ export async function recordSavedMethodStatus(
   to: SavedMethodStatus,
 ): Promise<boolean> {
   const stamp = SAVED_METHOD_STAMPS[to];
-  for (;;) {
-    const current = await getSavedMethod(db, methodId);
-    if (!current || !canMoveSavedMethod(current.status, to)) return false;
-    // Written only from the status just read: when another writer moved it meanwhile, read again.
-    const moved = await updateRecordingEvents<SavedMethodRow>(
-      db,
-      'saved_methods',
-      { method_id: methodId, status: current.status },
-      { status: to, ...(stamp ? { [stamp]: db.fn.now() } : {}), updated_at: db.fn.now() },
-      async (trx, _before, after) => {
-        const type = SAVED_METHOD_EVENTS[to];
-        if (type) await recordEvent(trx, type, after.method_id, savedMethodSnapshot(after));
-      },
-      { column: 'status', mayMove: canMoveSavedMethod },
-    );
-    if (moved) return true;
-  }
+  return moveRecordingEvents<SavedMethodRow>(
+    db,
+    'saved_methods',
+    { method_id: methodId },
+    to,
+    { ...(stamp ? { [stamp]: db.fn.now() } : {}), updated_at: db.fn.now() },
+    async (trx, _before, after) => {
+      const type = SAVED_METHOD_EVENTS[to];
+      if (type) await recordEvent(trx, type, after.method_id, savedMethodSnapshot(after));
+    },
+    canMoveSavedMethod,
+  );
 }
 
 /** The customer removed the method in the app: it is never used again. A second unbind changes nothing. */
