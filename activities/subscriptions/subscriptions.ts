@@ -23,6 +23,7 @@ import {
   requireSubscription,
   updateSubscription,
   upsertCharge,
+  type SubscriptionChargeRow,
   type SubscriptionUpdate,
 } from '../../db/subscriptions/subscriptions';
 import {
@@ -263,19 +264,10 @@ export async function chargeSubscriptionCycle(deps: Deps, input: CycleCharge): P
   // An attempt that runs again after an earlier one recorded the gateway's answer returns that answer:
   // records move forward only, and the charge is never sent twice.
   const recorded = await getCharge(db, orderId);
-  if (recorded && recorded.status !== 'submitted') {
-    const status =
-      recorded.status === 'succeeded' || recorded.status === 'failed' ? recorded.status : 'pending';
-    return {
-      outcome: status as 'succeeded' | 'failed' | 'pending',
-      resultCode: recorded.result_code ?? -1,
-      message: recorded.message ?? '',
-      transId: recorded.trans_id ?? undefined,
-    };
-  }
+  if (recorded && recorded.status !== 'submitted') return recordedAnswer(recorded);
   const { row, token } = await tokenOf(deps, input.subscriptionId);
   const requestId = requestIdFor(orderId, 'pay');
-  const base = {
+  const charge: NewCharge = {
     order_id: orderId,
     subscription_id: input.subscriptionId,
     cycle: input.cycle,
@@ -286,7 +278,7 @@ export async function chargeSubscriptionCycle(deps: Deps, input: CycleCharge): P
     next_payment_date_sent: input.nextPaymentDate,
   };
   // The charge's orderId is reserved here, with its record: one another object owns stops it, unsent.
-  await upsertCharge(db, { ...base, status: 'submitted' }).catch((error: unknown) => {
+  await upsertCharge(db, { ...charge, status: 'submitted' }).catch((error: unknown) => {
     throw asActivityFailure(error);
   });
   const answer = await ask(
@@ -304,39 +296,76 @@ export async function chargeSubscriptionCycle(deps: Deps, input: CycleCharge): P
     },
     { context: { recurringAmount: Number(row.recurring_amount) } },
   );
+  const settled = await settleChargeAnswer(gateway, orderId, input.amount, answer);
+  return recordChargeAnswer(db, charge, settled, input);
+}
+
+type NewCharge = Omit<Parameters<typeof upsertCharge>[1], 'status'>;
+type ChargeAnswer = Omit<CycleChargeResult, 'billed'>;
+
+/** What an earlier attempt recorded, answered again. */
+const recordedAnswer = (recorded: SubscriptionChargeRow): ChargeAnswer => ({
+  outcome: recorded.status === 'succeeded' || recorded.status === 'failed' ? recorded.status : 'pending',
+  resultCode: recorded.result_code ?? -1,
+  message: recorded.message ?? '',
+  transId: recorded.trans_id ?? undefined,
+});
+
+/**
+ * The charge's outcome from subscription/pay's answer. Already submitted (40: this attempt's first answer
+ * was lost; 41): ask now. The charge is answered at once at the gateway, so the query knows; what it
+ * cannot prove stays pending for the checks.
+ */
+async function settleChargeAnswer(
+  gateway: GatewayClient,
+  orderId: string,
+  amount: number,
+  answer: { resultCode: number; message: string; body: Record<string, unknown> },
+): Promise<ChargeAnswer> {
   let transId = text(answer.body.transId);
   let answered = outcomeOf(answer.resultCode);
   let settledBy = { resultCode: answer.resultCode, message: answer.message };
-  // Already submitted (40: this attempt's first answer was lost; 41): ask now. The charge is answered
-  // at once at the gateway, so the query knows; what it cannot prove stays pending for the checks.
   if (isAlreadySubmitted(answered)) {
-    const evidence = await chargeEvidence(gateway, orderId, input.amount);
+    const evidence = await chargeEvidence(gateway, orderId, amount);
     if (evidence.state === 'decided') {
       answered = evidence.outcome;
       transId = evidence.transId;
       settledBy = { resultCode: evidence.resultCode, message: evidence.message };
     }
   }
-  const outcome: 'succeeded' | 'failed' | 'pending' =
+  const outcome =
     answered === 'succeeded'
       ? 'succeeded'
       : isPending(answered) || isAlreadySubmitted(answered)
         ? 'pending'
         : 'failed';
+  return { outcome, ...settledBy, transId };
+}
+
+/**
+ * The charge's answer recorded, and on success on an active subscription its next cycle in the charge's
+ * own transaction: no wider gap between the gateway's answer and this activity's completion than the
+ * charge write alone. A retry of the attempt writes the same.
+ */
+async function recordChargeAnswer(
+  db: Db,
+  charge: NewCharge,
+  settled: ChargeAnswer,
+  input: CycleCharge,
+): Promise<CycleChargeResult> {
+  const { outcome } = settled;
   const nextCycle =
     outcome === 'succeeded' && input.nextCycleOnSuccess !== undefined
       ? { next_cycle: input.nextCycleOnSuccess, next_payment_date: input.nextPaymentDate }
       : undefined;
-  // The next cycle in the charge's own transaction: no wider gap between the gateway's answer and
-  // this activity's completion than the charge write alone. A retry of the attempt writes the same.
   const billed = await upsertCharge(
     db,
     {
-      ...base,
+      ...charge,
       status: outcome,
-      result_code: settledBy.resultCode,
-      message: settledBy.message,
-      trans_id: transId ?? null,
+      result_code: settled.resultCode,
+      message: settled.message,
+      trans_id: settled.transId ?? null,
       gateway_next_payment_date:
         outcome === 'succeeded'
           ? gatewayNextPaymentDate(input.chargedOn, input.frequency, input.nextPaymentDate)
@@ -345,10 +374,7 @@ export async function chargeSubscriptionCycle(deps: Deps, input: CycleCharge): P
     nextCycle,
   );
   return {
-    outcome,
-    resultCode: settledBy.resultCode,
-    message: settledBy.message,
-    transId,
+    ...settled,
     ...(billed &&
       nextCycle && {
         billed: { nextCycle: nextCycle.next_cycle, nextPaymentDate: nextCycle.next_payment_date },
