@@ -32,6 +32,8 @@ import {
   recordSavedMethodPaymentLinks,
   recordSavedMethodStatus,
   updateSavedMethodPayment,
+  type BindingRow,
+  type NewSavedMethod,
   type SavedMethodPaymentRow,
   type SavedMethodRow,
 } from '../../db/saved-methods/saved-methods';
@@ -210,21 +212,31 @@ export async function exchangeBindingToken(
       resultCode: codeOf('token_invalid'),
       message: 'The recurring token carries no value.',
     };
-  const methodId = await insertSavedMethod(db, {
-    method_id: `pm-${randomUUID()}`,
-    binding_id: bindingId,
-    initial_order_id: row.order_id,
-    partner_client_id: row.partner_client_id,
-    gateway_client_id: row.gateway_client_id,
-    kind: row.kind,
-    card_last4: row.kind === 'wallet' ? null : (text(payload.cardNumber)?.slice(-4) ?? null),
-    card_type: text(payload.cardType) ?? null,
-    bank_code: text(payload.bankCode) ?? null,
-    wallet_alias: text(payload.userAlias) ?? null,
-    token_ciphertext: sealSecret(value, tokens.keyring, TOKEN_CONTEXT),
-  });
+  const methodId = await insertSavedMethod(
+    db,
+    savedMethodOf(row, payload, sealSecret(value, tokens.keyring, TOKEN_CONTEXT)),
+  );
   return { ok: true, methodId };
 }
+
+/** The method a binding produced: its display fields from the token's payload, the token sealed. */
+const savedMethodOf = (
+  row: BindingRow,
+  payload: Record<string, unknown>,
+  sealedToken: string,
+): NewSavedMethod => ({
+  method_id: `pm-${randomUUID()}`,
+  binding_id: row.binding_id,
+  initial_order_id: row.order_id,
+  partner_client_id: row.partner_client_id,
+  gateway_client_id: row.gateway_client_id,
+  kind: row.kind,
+  card_last4: row.kind === 'wallet' ? null : (text(payload.cardNumber)?.slice(-4) ?? null),
+  card_type: text(payload.cardType) ?? null,
+  bank_code: text(payload.bankCode) ?? null,
+  wallet_alias: text(payload.userAlias) ?? null,
+  token_ciphertext: sealedToken,
+});
 
 export async function recordBinding({ db }: Deps, input: BindingRecord): Promise<void> {
   await recordBindingStatus(db, input, canMoveBinding);
@@ -304,7 +316,7 @@ export async function payWithToken(
   deps: Deps,
   { paymentId, at }: { paymentId: string; at: number },
 ): Promise<TokenPaymentAnswer> {
-  const { db, gateway, savedMethodIpnUrl, tokens } = deps;
+  const { db } = deps;
   const { payment, method } = await paymentWithToken(db, paymentId);
   if (method.status !== 'active') {
     return {
@@ -313,23 +325,7 @@ export async function payWithToken(
       message: `The saved method is ${method.status}; it is never used again.`,
     };
   }
-  const answer = await askGateway(
-    gateway,
-    'tokenization.pay',
-    {
-      orderId: payment.order_id,
-      requestId: requestIdFor(payment.order_id, 'pay'),
-      amount: Number(payment.amount),
-      token: tokenOf(tokens.keyring, method),
-      partnerClientId: payment.gateway_client_id,
-      orderInfo: payment.description,
-      redirectUrl: '',
-      ipnUrl: savedMethodIpnUrl,
-      extraData: '',
-      lang: 'en',
-    },
-    { context: { tokenKind: method.kind } },
-  );
+  const answer = await sendTokenPayment(deps, payment, method);
   const transId = answer.accepted ? text(answer.body.transId) : undefined;
   const base = { resultCode: answer.resultCode, message: answer.message, transId };
   if (!answer.accepted) return { outcome: 'failed', ...base };
@@ -350,6 +346,30 @@ export async function payWithToken(
   // Pending, or already submitted: the IPN or api/query tells the outcome.
   return { outcome: 'pending', ...base };
 }
+
+/** tokenization/pay: orderId = the payment's, one requestId per payment (a retry re-sends the same order). */
+const sendTokenPayment = (
+  { gateway, savedMethodIpnUrl, tokens }: Deps,
+  payment: SavedMethodPaymentRow,
+  method: SavedMethodRow,
+) =>
+  askGateway(
+    gateway,
+    'tokenization.pay',
+    {
+      orderId: payment.order_id,
+      requestId: requestIdFor(payment.order_id, 'pay'),
+      amount: Number(payment.amount),
+      token: tokenOf(tokens.keyring, method),
+      partnerClientId: payment.gateway_client_id,
+      orderInfo: payment.description,
+      redirectUrl: '',
+      ipnUrl: savedMethodIpnUrl,
+      extraData: '',
+      lang: 'en',
+    },
+    { context: { tokenKind: method.kind } },
+  );
 
 /**
  * Already submitted (40: this attempt's first answer was lost; 41): ask now. An answer with evidence
