@@ -23,20 +23,31 @@ import {
   requireSubscription,
   updateSubscription,
   upsertCharge,
-  type ChargeStatus,
+  type SubscriptionChargeRow,
   type SubscriptionUpdate,
 } from '../../db/subscriptions/subscriptions';
 import {
   gatewayNextPaymentDate,
-  type Frequency,
   canTransition,
   chargeOrderId,
   manageOrderId,
+  type AuthorizationCheck,
+  type AuthorizationStart,
+  type ChargeAttempt,
+  type ChargeCheck,
+  type ChargeRecord,
+  type CycleCharge,
+  type CycleChargeResult,
+  type ManageRequestSent,
+  type SubscriptionActivities,
+  type SubscriptionGatewayAnswer,
+  type SubscriptionRecord,
   type SubscriptionStatus,
 } from '../../contracts/subscriptions';
 import type { CodecKeyring } from '../../platform/payload-codec';
 import { openSecret, sealSecret } from '../../platform/sealed-secrets';
 import { requestIdFor } from '../../contracts/shared';
+import { bindActivities } from '../shared/bind';
 import {
   asActivityFailure,
   askForEvidence,
@@ -65,6 +76,7 @@ export interface SubscriptionActivityDependencies {
   /** Required: without them a subscription can be neither activated nor charged. */
   secrets: SubscriptionSecrets;
 }
+type Deps = SubscriptionActivityDependencies;
 
 interface StoredToken {
   value: string;
@@ -81,394 +93,393 @@ const openToken = (sealed: string, keyring: CodecKeyring, subscriptionId: string
 const text = (value: unknown) =>
   value === undefined || value === null || value === '' ? undefined : String(value);
 
-export function createSubscriptionActivities({
-  db,
-  gateway,
-  subscriptionIpnUrl,
-  secrets,
-}: SubscriptionActivityDependencies) {
-  /** Final answers come back as values (a refusal's body is not read); the rest is retried or typed. */
-  const ask = async <Op extends OperationName>(
-    operation: Op,
-    fields: RequestFields<Op>,
-    options?: AskOptions,
-  ) => {
-    const answer = await askGateway(gateway, operation, fields, options);
-    return answer.accepted ? answer : { ...answer, body: {} as Record<string, unknown> };
-  };
-  const tokenOf = async (subscriptionId: string) => {
-    const row = await requireSubscription(db, subscriptionId);
-    if (!row.token_ciphertext)
-      throw ApplicationFailure.nonRetryable(
-        `Subscription ${subscriptionId} has no token`,
-        'SubscriptionWithoutToken',
-      );
-    return { row, token: openToken(row.token_ciphertext, secrets.keyring, subscriptionId) };
-  };
+/** Final answers come back as values (a refusal's body is not read); the rest is retried or typed. */
+async function ask<Op extends OperationName>(
+  gateway: GatewayClient,
+  operation: Op,
+  fields: RequestFields<Op>,
+  options?: AskOptions,
+) {
+  const answer = await askGateway(gateway, operation, fields, options);
+  return answer.accepted ? answer : { ...answer, body: {} as Record<string, unknown> };
+}
 
-  /** Writes the subscription's record forward only (its transition table). */
-  const recordSubscriptionRow = (subscriptionId: string, update: Parameters<typeof updateSubscription>[2]) =>
-    updateSubscription(db, subscriptionId, update, (from, to) =>
-      canTransition(from as SubscriptionStatus, to as SubscriptionStatus),
+/** The subscription's record and its token, opened only to be sent. */
+async function tokenOf({ db, secrets }: Deps, subscriptionId: string) {
+  const row = await requireSubscription(db, subscriptionId);
+  if (!row.token_ciphertext)
+    throw ApplicationFailure.nonRetryable(
+      `Subscription ${subscriptionId} has no token`,
+      'SubscriptionWithoutToken',
     );
+  return { row, token: openToken(row.token_ciphertext, secrets.keyring, subscriptionId) };
+}
 
-  /** What api/query proves about one charge (gateway/evidence.ts). */
-  const chargeEvidence = (orderId: string, amount: number) =>
-    askForEvidence(gateway, 'payment.query', { orderId, requestId: lookupId(orderId) }, (body) =>
-      orderStatusEvidence(body, { orderId, amount, kind: 'payment' }),
-    );
+/** Writes the subscription's record forward only (its transition table). */
+const recordSubscriptionRow = (db: Db, subscriptionId: string, update: SubscriptionUpdate) =>
+  updateSubscription(db, subscriptionId, update, (from, to) =>
+    canTransition(from as SubscriptionStatus, to as SubscriptionStatus),
+  );
 
+/** What api/query proves about one charge (gateway/evidence.ts). */
+const chargeEvidence = (gateway: GatewayClient, orderId: string, amount: number) =>
+  askForEvidence(gateway, 'payment.query', { orderId, requestId: lookupId(orderId) }, (body) =>
+    orderStatusEvidence(body, { orderId, amount, kind: 'payment' }),
+  );
+/** api/create, requestType subscription: the customer's links are stored for the API to answer with. */
+export async function startSubscriptionAuthorization(
+  { db, gateway, subscriptionIpnUrl }: Deps,
+  { subscriptionId }: { subscriptionId: string },
+): Promise<AuthorizationStart> {
+  const row = await requireSubscription(db, subscriptionId);
+  const info = {
+    name: row.name,
+    ...(row.partner_subs_id ? { partnerSubsId: row.partner_subs_id } : {}),
+    ...(row.subs_owner ? { subsOwner: row.subs_owner } : {}),
+    type: row.type,
+    recurringAmount: Number(row.recurring_amount),
+    frequency: row.frequency,
+    ...(row.requested_next_payment_date ? { nextPaymentDate: row.requested_next_payment_date } : {}),
+    ...(row.expiry_date ? { expiryDate: row.expiry_date } : {}),
+  };
+  const answer = await ask(gateway, 'subscription.start', {
+    orderId: subscriptionId,
+    requestId: requestIdFor(subscriptionId, 'start'),
+    amount: Number(row.initial_amount),
+    orderInfo: row.order_info || row.name,
+    partnerClientId: row.partner_client_id,
+    ipnUrl: subscriptionIpnUrl,
+    redirectUrl: subscriptionIpnUrl.replace(/\/ipn\/.*$/, '/'),
+    extraData: '',
+    subscriptionInfo: info,
+  });
+  const lost = isAlreadySubmitted(answer.outcome);
+  await recordSubscriptionRow(db, subscriptionId, {
+    start_result_code: answer.resultCode,
+    start_message: lost
+      ? 'The gateway had already read this subscription (40/41): the first answer, with the ' +
+        "customer's link, was lost and cannot be read again. The customer can authorize only with that " +
+        'link; create a new subscription if they have none.'
+      : answer.message,
+    pay_url: text(answer.body.payUrl) ?? null,
+    deeplink: text(answer.body.deeplink) ?? null,
+    qr_code_url: text(answer.body.qrCodeUrl) ?? null,
+  });
+  // 40/41: the order was read before (the first answer, with its links, was lost): the customer may
+  // still authorize, and the notification or the query tells.
+  return lost
+    ? { resultCode: answer.resultCode, message: answer.message, alreadySubmitted: true as const }
+    : { resultCode: answer.resultCode, message: answer.message };
+}
+
+/**
+ * When the authorization IPN is late: api/query on the initial orderId (7000 = customer not done yet).
+ * `known: false` when the answer is no word about this authorization (a refused query, another order's
+ * answer, 99 without a transaction): the customer may still authorize.
+ */
+export async function checkSubscriptionAuthorization(
+  { db, gateway }: Deps,
+  { subscriptionId }: { subscriptionId: string },
+): Promise<AuthorizationCheck> {
+  const answer = await askGateway(gateway, 'payment.query', {
+    orderId: subscriptionId,
+    requestId: lookupId(subscriptionId),
+  });
+  const body = answer.body;
+  const row = await requireSubscription(db, subscriptionId);
+  // The authorization's own order: its orderId, and its amount (initialAmount) once paid or authorized.
+  const named =
+    body.orderId === subscriptionId &&
+    (body.amount === undefined || Number(body.amount) === Number(row.initial_amount));
+  const refused =
+    QUERY_REFUSED.has(answer.outcome) || (answer.outcome === 'failed' && text(body.transId) === undefined);
   return {
-    /** api/create, requestType subscription: the customer's links are stored for the API to answer with. */
-    async startSubscriptionAuthorization({ subscriptionId }: { subscriptionId: string }) {
-      const row = await requireSubscription(db, subscriptionId);
-      const info = {
-        name: row.name,
-        ...(row.partner_subs_id ? { partnerSubsId: row.partner_subs_id } : {}),
-        ...(row.subs_owner ? { subsOwner: row.subs_owner } : {}),
-        type: row.type,
-        recurringAmount: Number(row.recurring_amount),
-        frequency: row.frequency,
-        ...(row.requested_next_payment_date ? { nextPaymentDate: row.requested_next_payment_date } : {}),
-        ...(row.expiry_date ? { expiryDate: row.expiry_date } : {}),
-      };
-      const answer = await ask('subscription.start', {
-        orderId: subscriptionId,
-        requestId: requestIdFor(subscriptionId, 'start'),
-        amount: Number(row.initial_amount),
-        orderInfo: row.order_info || row.name,
-        partnerClientId: row.partner_client_id,
-        ipnUrl: subscriptionIpnUrl,
-        redirectUrl: subscriptionIpnUrl.replace(/\/ipn\/.*$/, '/'),
-        extraData: '',
-        subscriptionInfo: info,
-      });
-      const lost = isAlreadySubmitted(answer.outcome);
-      await recordSubscriptionRow(subscriptionId, {
-        start_result_code: answer.resultCode,
-        start_message: lost
-          ? 'The gateway had already read this subscription (40/41): the first answer, with the ' +
-            "customer's link, was lost and cannot be read again. The customer can authorize only with that " +
-            'link; create a new subscription if they have none.'
-          : answer.message,
-        pay_url: text(answer.body.payUrl) ?? null,
-        deeplink: text(answer.body.deeplink) ?? null,
-        qr_code_url: text(answer.body.qrCodeUrl) ?? null,
-      });
-      // 40/41: the order was read before (the first answer, with its links, was lost): the customer may
-      // still authorize, and the notification or the query tells.
-      return lost
-        ? { resultCode: answer.resultCode, message: answer.message, alreadySubmitted: true as const }
-        : { resultCode: answer.resultCode, message: answer.message };
-    },
-
-    /**
-     * When the authorization IPN is late: api/query on the initial orderId (7000 = customer not done yet).
-     * `known: false` when the answer is no word about this authorization (a refused query, another order's
-     * answer, 99 without a transaction): the customer may still authorize.
-     */
-    async checkSubscriptionAuthorization({ subscriptionId }: { subscriptionId: string }) {
-      const answer = await askGateway(gateway, 'payment.query', {
-        orderId: subscriptionId,
-        requestId: lookupId(subscriptionId),
-      });
-      const body = answer.body;
-      const row = await requireSubscription(db, subscriptionId);
-      // The authorization's own order: its orderId, and its amount (initialAmount) once paid or authorized.
-      const named =
-        body.orderId === subscriptionId &&
-        (body.amount === undefined || Number(body.amount) === Number(row.initial_amount));
-      const refused =
-        QUERY_REFUSED.has(answer.outcome) ||
-        (answer.outcome === 'failed' && text(body.transId) === undefined);
-      return {
-        resultCode: answer.resultCode,
-        message: answer.message,
-        transId: text(body.transId),
-        ...((named || answer.outcome === 'not_found') && !refused ? {} : { known: false as const }),
-      };
-    },
-
-    /**
-     * callbackToken (from the IPN, or tokenization/cbQuery) → subscription/create → aesToken, decrypted
-     * here with the merchant secret and sealed at rest. Returns nothing secret.
-     */
-    async activateSubscription(input: { subscriptionId: string; callbackToken?: string }) {
-      const keys = secrets;
-      const row = await requireSubscription(db, input.subscriptionId);
-      let callbackToken = input.callbackToken;
-      if (!callbackToken) {
-        const found = await ask('tokenization.cbQuery', {
-          orderId: input.subscriptionId,
-          requestId: lookupId(input.subscriptionId),
-          partnerClientId: row.partner_client_id,
-        });
-        callbackToken = text(found.body.callbackToken);
-        // The customer authorized (the notification or the query said so): the token exists. A cbQuery that
-        // does not hand it over (a refusal: 20, 40, 42, 99 …) is no answer about the customer; ask again.
-        if (!callbackToken)
-          throw new Error(
-            `tokenization/cbQuery for ${input.subscriptionId} answered ${found.resultCode} without the ` +
-              'callbackToken of an authorized subscription; asking again',
-          );
-      }
-      // The exchange creates nothing and may be repeated: a requestId of its own on every attempt.
-      const created = await ask('subscription.create', {
-        orderId: input.subscriptionId,
-        requestId: requestIdFor(input.subscriptionId, `create${nonce()}`),
-        partnerClientId: row.partner_client_id,
-        callbackToken: callbackToken!,
-      });
-      const aesToken = text(created.body.aesToken);
-      if (outcomeOf(created.resultCode) !== 'succeeded' || !aesToken)
-        return { resultCode: created.resultCode, message: created.message };
-      const payload = decryptAesToken(aesToken, keys.merchantSecretKey) as {
-        value: string;
-        initialOrderId?: string;
-        userAlias?: string;
-      };
-      await recordSubscriptionRow(input.subscriptionId, {
-        token_ciphertext: sealToken(
-          { value: payload.value, initialOrderId: payload.initialOrderId ?? input.subscriptionId },
-          keys.keyring,
-          input.subscriptionId,
-        ),
-        user_alias: payload.userAlias ?? null,
-      });
-      return { resultCode: created.resultCode, message: created.message };
-    },
-
-    /**
-     * subscription/pay for one attempt of one cycle. orderId `<id>-c<cycle>` (`-r1` for the retry after
-     * insufficient funds) and its requestId never change: a retried activity or a replayed workflow
-     * re-sends the same order, and the gateway answers 40/41 instead of charging twice.
-     */
-    async chargeSubscriptionCycle(input: {
-      subscriptionId: string;
-      cycle: number;
-      attempt: number;
-      amount: number;
-      dueDate: string;
-      nextPaymentDate: string;
-      chargedOn: string;
-      frequency: Frequency;
-      /**
-       * The subscription's next cycle, written here when the charge succeeds on an active subscription
-       * (runs since patch `subscription-charge-records-billing`): the write the workflow made after it.
-       */
-      nextCycleOnSuccess?: number;
-    }) {
-      const orderId = chargeOrderId(input.subscriptionId, input.cycle, input.attempt);
-      // An attempt that runs again after an earlier one recorded the gateway's answer returns that answer:
-      // records move forward only, and the charge is never sent twice.
-      const recorded = await getCharge(db, orderId);
-      if (recorded && recorded.status !== 'submitted') {
-        const status =
-          recorded.status === 'succeeded' || recorded.status === 'failed' ? recorded.status : 'pending';
-        return {
-          outcome: status as 'succeeded' | 'failed' | 'pending',
-          resultCode: recorded.result_code ?? -1,
-          message: recorded.message ?? '',
-          transId: recorded.trans_id ?? undefined,
-        };
-      }
-      const { row, token } = await tokenOf(input.subscriptionId);
-      const requestId = requestIdFor(orderId, 'pay');
-      const base = {
-        order_id: orderId,
-        subscription_id: input.subscriptionId,
-        cycle: input.cycle,
-        attempt: input.attempt,
-        due_date: input.dueDate,
-        amount: input.amount,
-        request_id: requestId,
-        next_payment_date_sent: input.nextPaymentDate,
-      };
-      // The charge's orderId is reserved here, with its record: one another object owns stops it, unsent.
-      await upsertCharge(db, { ...base, status: 'submitted' }).catch((error: unknown) => {
-        throw asActivityFailure(error);
-      });
-      const answer = await ask(
-        'subscription.pay',
-        {
-          orderId,
-          requestId,
-          amount: input.amount,
-          token: { value: token.value, initialOrderId: token.initialOrderId },
-          partnerClientId: row.partner_client_id,
-          orderInfo: `${row.name} cycle ${input.cycle}`.slice(0, 200),
-          extraData: '',
-          nextPaymentDate: input.nextPaymentDate,
-        },
-        { context: { recurringAmount: Number(row.recurring_amount) } },
-      );
-      let transId = text(answer.body.transId);
-      let answered = outcomeOf(answer.resultCode);
-      let settledBy = { resultCode: answer.resultCode, message: answer.message };
-      // Already submitted (40: this attempt's first answer was lost; 41): ask now. The charge is answered
-      // at once at the gateway, so the query knows; what it cannot prove stays pending for the checks.
-      if (isAlreadySubmitted(answered)) {
-        const evidence = await chargeEvidence(orderId, input.amount);
-        if (evidence.state === 'decided') {
-          answered = evidence.outcome;
-          transId = evidence.transId;
-          settledBy = { resultCode: evidence.resultCode, message: evidence.message };
-        }
-      }
-      const outcome: 'succeeded' | 'failed' | 'pending' =
-        answered === 'succeeded'
-          ? 'succeeded'
-          : isPending(answered) || isAlreadySubmitted(answered)
-            ? 'pending'
-            : 'failed';
-      const nextCycle =
-        outcome === 'succeeded' && input.nextCycleOnSuccess !== undefined
-          ? { next_cycle: input.nextCycleOnSuccess, next_payment_date: input.nextPaymentDate }
-          : undefined;
-      // The next cycle in the charge's own transaction: no wider gap between the gateway's answer and
-      // this activity's completion than the charge write alone. A retry of the attempt writes the same.
-      const billed = await upsertCharge(
-        db,
-        {
-          ...base,
-          status: outcome,
-          result_code: settledBy.resultCode,
-          message: settledBy.message,
-          trans_id: transId ?? null,
-          gateway_next_payment_date:
-            outcome === 'succeeded'
-              ? gatewayNextPaymentDate(input.chargedOn, input.frequency, input.nextPaymentDate)
-              : null,
-        },
-        nextCycle,
-      );
-      return {
-        outcome,
-        resultCode: settledBy.resultCode,
-        message: settledBy.message,
-        transId,
-        ...(billed &&
-          nextCycle && {
-            billed: { nextCycle: nextCycle.next_cycle, nextPaymentDate: nextCycle.next_payment_date },
-          }),
-      };
-    },
-
-    /**
-     * api/query on a charge's orderId: the outcome of a pending or already-submitted (40/41) charge. Only
-     * evidence decides (gateway/evidence.ts); `known: false` when the answer proves nothing (a refused
-     * query, another order's answer), and the charge stays unsettled.
-     */
-    async querySubscriptionCharge(input: {
-      subscriptionId: string;
-      cycle: number;
-      attempt: number;
-      amount: number;
-      dueDate: string;
-      check: number;
-    }) {
-      const orderId = chargeOrderId(input.subscriptionId, input.cycle, input.attempt);
-      const evidence = await chargeEvidence(orderId, input.amount);
-      if (evidence.state === 'unknown')
-        return { resultCode: evidence.resultCode ?? -1, message: evidence.reason, known: false as const };
-      return {
-        resultCode: evidence.resultCode,
-        message: evidence.message,
-        transId: evidence.state === 'decided' ? evidence.transId : undefined,
-      };
-    },
-
-    /** subscription/manage. Reactivate answers 8000 with the customer's confirmation link. */
-    async manageSubscription(input: {
-      subscriptionId: string;
-      action: 'pause' | 'cancel' | 'reactivate';
-      seq: number;
-    }) {
-      const { row, token } = await tokenOf(input.subscriptionId);
-      const orderId = manageOrderId(input.subscriptionId, input.seq);
-      // A requestId of its own on every attempt: a repeated pause or cancel is answered 2101 or 2100 (the
-      // subscription is in that state already), a repeated reactivate with a new confirmation link.
-      // The manage call's orderId is the subscription's before the gateway hears of it (OrderIdTaken: another's).
-      await reserveManageOrderId(db, { subscriptionId: input.subscriptionId, orderId }).catch(
-        (error: unknown) => {
-          throw asActivityFailure(error);
-        },
-      );
-      const answer = await ask('subscription.manage', {
-        orderId,
-        requestId: requestIdFor(orderId, `${input.action.slice(0, 3)}${nonce()}`),
-        token: { value: token.value, initialOrderId: token.initialOrderId },
-        partnerClientId: row.partner_client_id,
-        action: input.action,
-        ...(input.action === 'reactivate' ? { ipnUrl: subscriptionIpnUrl } : {}),
-      });
-      const payUrl = text(answer.body.payUrl);
-      if (input.action === 'reactivate' && outcomeOf(answer.resultCode) === 'redirect_customer') {
-        await recordSubscriptionRow(input.subscriptionId, {
-          reactivation_order_id: orderId,
-          reactivation_pay_url: payUrl ?? null,
-        });
-      }
-      return {
-        orderId,
-        resultCode: answer.resultCode,
-        message: answer.message,
-        payUrl,
-        deeplink: text(answer.body.deeplink),
-      };
-    },
-
-    async recordSubscription(input: {
-      subscriptionId: string;
-      status?: SubscriptionStatus;
-      statusReason?: string | null;
-      nextCycle?: number;
-      nextPaymentDate?: string | null;
-      failures?: number;
-      anchorDate?: string;
-      anchorCycle?: number;
-      /** VARIABLE: every amount reported and not yet charged (cycle number → VND). */
-      reportedAmounts?: Record<string, number>;
-    }) {
-      const update: SubscriptionUpdate = {};
-      if (input.status !== undefined) update.status = input.status;
-      if (input.statusReason !== undefined) update.status_reason = input.statusReason;
-      if (input.nextCycle !== undefined) update.next_cycle = input.nextCycle;
-      if (input.nextPaymentDate !== undefined) update.next_payment_date = input.nextPaymentDate;
-      if (input.failures !== undefined) update.failures = input.failures;
-      if (input.anchorDate !== undefined) update.anchor_date = input.anchorDate;
-      if (input.anchorCycle !== undefined) update.anchor_cycle = input.anchorCycle;
-      if (input.reportedAmounts !== undefined) update.reported_amounts = input.reportedAmounts;
-      await recordSubscriptionRow(input.subscriptionId, update);
-    },
-
-    /** A charge outcome learnt later (query, IPN), a skipped cycle, or the authorization charge (cycle 0). */
-    async recordSubscriptionCharge(input: {
-      subscriptionId: string;
-      cycle: number;
-      attempt: number;
-      amount: number;
-      dueDate: string;
-      status: ChargeStatus;
-      resultCode?: number;
-      message?: string;
-      transId?: string;
-      orderId?: string;
-    }) {
-      await upsertCharge(db, {
-        order_id: input.orderId ?? chargeOrderId(input.subscriptionId, input.cycle, input.attempt),
-        subscription_id: input.subscriptionId,
-        cycle: input.cycle,
-        attempt: input.attempt,
-        due_date: input.dueDate,
-        amount: input.amount,
-        status: input.status,
-        ...(input.resultCode !== undefined ? { result_code: input.resultCode } : {}),
-        ...(input.message !== undefined ? { message: input.message } : {}),
-        ...(input.transId !== undefined ? { trans_id: input.transId } : {}),
-      });
-    },
+    resultCode: answer.resultCode,
+    message: answer.message,
+    transId: text(body.transId),
+    ...((named || answer.outcome === 'not_found') && !refused ? {} : { known: false as const }),
   };
 }
 
-export type SubscriptionActivities = ReturnType<typeof createSubscriptionActivities>;
+/**
+ * callbackToken (from the IPN, or tokenization/cbQuery) → subscription/create → aesToken, decrypted
+ * here with the merchant secret and sealed at rest. Returns nothing secret.
+ */
+export async function activateSubscription(
+  { db, gateway, secrets }: Deps,
+  input: { subscriptionId: string; callbackToken?: string },
+): Promise<SubscriptionGatewayAnswer> {
+  const keys = secrets;
+  const row = await requireSubscription(db, input.subscriptionId);
+  let callbackToken = input.callbackToken;
+  if (!callbackToken) {
+    const found = await ask(gateway, 'tokenization.cbQuery', {
+      orderId: input.subscriptionId,
+      requestId: lookupId(input.subscriptionId),
+      partnerClientId: row.partner_client_id,
+    });
+    callbackToken = text(found.body.callbackToken);
+    // The customer authorized (the notification or the query said so): the token exists. A cbQuery that
+    // does not hand it over (a refusal: 20, 40, 42, 99 …) is no answer about the customer; ask again.
+    if (!callbackToken)
+      throw new Error(
+        `tokenization/cbQuery for ${input.subscriptionId} answered ${found.resultCode} without the ` +
+          'callbackToken of an authorized subscription; asking again',
+      );
+  }
+  // The exchange creates nothing and may be repeated: a requestId of its own on every attempt.
+  const created = await ask(gateway, 'subscription.create', {
+    orderId: input.subscriptionId,
+    requestId: requestIdFor(input.subscriptionId, `create${nonce()}`),
+    partnerClientId: row.partner_client_id,
+    callbackToken: callbackToken!,
+  });
+  const aesToken = text(created.body.aesToken);
+  if (outcomeOf(created.resultCode) !== 'succeeded' || !aesToken)
+    return { resultCode: created.resultCode, message: created.message };
+  const payload = decryptAesToken(aesToken, keys.merchantSecretKey) as {
+    value: string;
+    initialOrderId?: string;
+    userAlias?: string;
+  };
+  await recordSubscriptionRow(db, input.subscriptionId, {
+    token_ciphertext: sealToken(
+      { value: payload.value, initialOrderId: payload.initialOrderId ?? input.subscriptionId },
+      keys.keyring,
+      input.subscriptionId,
+    ),
+    user_alias: payload.userAlias ?? null,
+  });
+  return { resultCode: created.resultCode, message: created.message };
+}
+
+/**
+ * subscription/pay for one attempt of one cycle. orderId `<id>-c<cycle>` (`-r1` for the retry after
+ * insufficient funds) and its requestId never change: a retried activity or a replayed workflow
+ * re-sends the same order, and the gateway answers 40/41 instead of charging twice.
+ */
+export async function chargeSubscriptionCycle(deps: Deps, input: CycleCharge): Promise<CycleChargeResult> {
+  const { db, gateway } = deps;
+  const orderId = chargeOrderId(input.subscriptionId, input.cycle, input.attempt);
+  // An attempt that runs again after an earlier one recorded the gateway's answer returns that answer:
+  // records move forward only, and the charge is never sent twice.
+  const recorded = await getCharge(db, orderId);
+  if (recorded && recorded.status !== 'submitted') return recordedAnswer(recorded);
+  const { row, token } = await tokenOf(deps, input.subscriptionId);
+  const requestId = requestIdFor(orderId, 'pay');
+  const charge: NewCharge = {
+    order_id: orderId,
+    subscription_id: input.subscriptionId,
+    cycle: input.cycle,
+    attempt: input.attempt,
+    due_date: input.dueDate,
+    amount: input.amount,
+    request_id: requestId,
+    next_payment_date_sent: input.nextPaymentDate,
+  };
+  // The charge's orderId is reserved here, with its record: one another object owns stops it, unsent.
+  await upsertCharge(db, { ...charge, status: 'submitted' }).catch((error: unknown) => {
+    throw asActivityFailure(error);
+  });
+  const answer = await ask(
+    gateway,
+    'subscription.pay',
+    {
+      orderId,
+      requestId,
+      amount: input.amount,
+      token: { value: token.value, initialOrderId: token.initialOrderId },
+      partnerClientId: row.partner_client_id,
+      orderInfo: `${row.name} cycle ${input.cycle}`.slice(0, 200),
+      extraData: '',
+      nextPaymentDate: input.nextPaymentDate,
+    },
+    { context: { recurringAmount: Number(row.recurring_amount) } },
+  );
+  const settled = await settleChargeAnswer(gateway, orderId, input.amount, answer);
+  return recordChargeAnswer(db, charge, settled, input);
+}
+
+type NewCharge = Omit<Parameters<typeof upsertCharge>[1], 'status'>;
+type ChargeAnswer = Omit<CycleChargeResult, 'billed'>;
+
+/** What an earlier attempt recorded, answered again. */
+const recordedAnswer = (recorded: SubscriptionChargeRow): ChargeAnswer => ({
+  outcome: recorded.status === 'succeeded' || recorded.status === 'failed' ? recorded.status : 'pending',
+  resultCode: recorded.result_code ?? -1,
+  message: recorded.message ?? '',
+  transId: recorded.trans_id ?? undefined,
+});
+
+/**
+ * The charge's outcome from subscription/pay's answer. Already submitted (40: this attempt's first answer
+ * was lost; 41): ask now. The charge is answered at once at the gateway, so the query knows; what it
+ * cannot prove stays pending for the checks.
+ */
+async function settleChargeAnswer(
+  gateway: GatewayClient,
+  orderId: string,
+  amount: number,
+  answer: { resultCode: number; message: string; body: Record<string, unknown> },
+): Promise<ChargeAnswer> {
+  let transId = text(answer.body.transId);
+  let answered = outcomeOf(answer.resultCode);
+  let settledBy = { resultCode: answer.resultCode, message: answer.message };
+  if (isAlreadySubmitted(answered)) {
+    const evidence = await chargeEvidence(gateway, orderId, amount);
+    if (evidence.state === 'decided') {
+      answered = evidence.outcome;
+      transId = evidence.transId;
+      settledBy = { resultCode: evidence.resultCode, message: evidence.message };
+    }
+  }
+  const outcome =
+    answered === 'succeeded'
+      ? 'succeeded'
+      : isPending(answered) || isAlreadySubmitted(answered)
+        ? 'pending'
+        : 'failed';
+  return { outcome, ...settledBy, transId };
+}
+
+/**
+ * The charge's answer recorded, and on success on an active subscription its next cycle in the charge's
+ * own transaction: no wider gap between the gateway's answer and this activity's completion than the
+ * charge write alone. A retry of the attempt writes the same.
+ */
+async function recordChargeAnswer(
+  db: Db,
+  charge: NewCharge,
+  settled: ChargeAnswer,
+  input: CycleCharge,
+): Promise<CycleChargeResult> {
+  const { outcome } = settled;
+  const nextCycle =
+    outcome === 'succeeded' && input.nextCycleOnSuccess !== undefined
+      ? { next_cycle: input.nextCycleOnSuccess, next_payment_date: input.nextPaymentDate }
+      : undefined;
+  const billed = await upsertCharge(
+    db,
+    {
+      ...charge,
+      status: outcome,
+      result_code: settled.resultCode,
+      message: settled.message,
+      trans_id: settled.transId ?? null,
+      gateway_next_payment_date:
+        outcome === 'succeeded'
+          ? gatewayNextPaymentDate(input.chargedOn, input.frequency, input.nextPaymentDate)
+          : null,
+    },
+    nextCycle,
+  );
+  return {
+    ...settled,
+    ...(billed &&
+      nextCycle && {
+        billed: { nextCycle: nextCycle.next_cycle, nextPaymentDate: nextCycle.next_payment_date },
+      }),
+  };
+}
+
+/**
+ * api/query on a charge's orderId: the outcome of a pending or already-submitted (40/41) charge. Only
+ * evidence decides (gateway/evidence.ts); `known: false` when the answer proves nothing (a refused
+ * query, another order's answer), and the charge stays unsettled.
+ */
+export async function querySubscriptionCharge(
+  { gateway }: Deps,
+  input: ChargeAttempt & { check: number },
+): Promise<ChargeCheck> {
+  const orderId = chargeOrderId(input.subscriptionId, input.cycle, input.attempt);
+  const evidence = await chargeEvidence(gateway, orderId, input.amount);
+  if (evidence.state === 'unknown')
+    return { resultCode: evidence.resultCode ?? -1, message: evidence.reason, known: false as const };
+  return {
+    resultCode: evidence.resultCode,
+    message: evidence.message,
+    transId: evidence.state === 'decided' ? evidence.transId : undefined,
+  };
+}
+
+/** subscription/manage. Reactivate answers 8000 with the customer's confirmation link. */
+export async function manageSubscription(
+  deps: Deps,
+  input: { subscriptionId: string; action: 'pause' | 'cancel' | 'reactivate'; seq: number },
+): Promise<ManageRequestSent> {
+  const { db, gateway, subscriptionIpnUrl } = deps;
+  const { row, token } = await tokenOf(deps, input.subscriptionId);
+  const orderId = manageOrderId(input.subscriptionId, input.seq);
+  // A requestId of its own on every attempt: a repeated pause or cancel is answered 2101 or 2100 (the
+  // subscription is in that state already), a repeated reactivate with a new confirmation link.
+  // The manage call's orderId is the subscription's before the gateway hears of it (OrderIdTaken: another's).
+  await reserveManageOrderId(db, { subscriptionId: input.subscriptionId, orderId }).catch(
+    (error: unknown) => {
+      throw asActivityFailure(error);
+    },
+  );
+  const answer = await ask(gateway, 'subscription.manage', {
+    orderId,
+    requestId: requestIdFor(orderId, `${input.action.slice(0, 3)}${nonce()}`),
+    token: { value: token.value, initialOrderId: token.initialOrderId },
+    partnerClientId: row.partner_client_id,
+    action: input.action,
+    ...(input.action === 'reactivate' ? { ipnUrl: subscriptionIpnUrl } : {}),
+  });
+  const payUrl = text(answer.body.payUrl);
+  if (input.action === 'reactivate' && outcomeOf(answer.resultCode) === 'redirect_customer') {
+    await recordSubscriptionRow(db, input.subscriptionId, {
+      reactivation_order_id: orderId,
+      reactivation_pay_url: payUrl ?? null,
+    });
+  }
+  return {
+    orderId,
+    resultCode: answer.resultCode,
+    message: answer.message,
+    payUrl,
+    deeplink: text(answer.body.deeplink),
+  };
+}
+
+export async function recordSubscription({ db }: Deps, input: SubscriptionRecord): Promise<void> {
+  const update: SubscriptionUpdate = {};
+  if (input.status !== undefined) update.status = input.status;
+  if (input.statusReason !== undefined) update.status_reason = input.statusReason;
+  if (input.nextCycle !== undefined) update.next_cycle = input.nextCycle;
+  if (input.nextPaymentDate !== undefined) update.next_payment_date = input.nextPaymentDate;
+  if (input.failures !== undefined) update.failures = input.failures;
+  if (input.anchorDate !== undefined) update.anchor_date = input.anchorDate;
+  if (input.anchorCycle !== undefined) update.anchor_cycle = input.anchorCycle;
+  if (input.reportedAmounts !== undefined) update.reported_amounts = input.reportedAmounts;
+  await recordSubscriptionRow(db, input.subscriptionId, update);
+}
+
+/** A charge outcome learnt later (query, IPN), a skipped cycle, or the authorization charge (cycle 0). */
+export async function recordSubscriptionCharge({ db }: Deps, input: ChargeRecord): Promise<void> {
+  await upsertCharge(db, {
+    order_id: input.orderId ?? chargeOrderId(input.subscriptionId, input.cycle, input.attempt),
+    subscription_id: input.subscriptionId,
+    cycle: input.cycle,
+    attempt: input.attempt,
+    due_date: input.dueDate,
+    amount: input.amount,
+    status: input.status,
+    ...(input.resultCode !== undefined ? { result_code: input.resultCode } : {}),
+    ...(input.message !== undefined ? { message: input.message } : {}),
+    ...(input.transId !== undefined ? { trans_id: input.transId } : {}),
+  });
+}
+
+/** The subscription activities, bound to their dependencies for the worker. */
+export const createSubscriptionActivities = (deps: Deps): SubscriptionActivities =>
+  bindActivities(deps, {
+    startSubscriptionAuthorization,
+    checkSubscriptionAuthorization,
+    activateSubscription,
+    chargeSubscriptionCycle,
+    querySubscriptionCharge,
+    manageSubscription,
+    recordSubscription,
+    recordSubscriptionCharge,
+  });

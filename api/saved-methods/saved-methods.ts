@@ -4,11 +4,16 @@ import { WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import { ApplicationFailure, WorkflowIdReusePolicy } from '@temporalio/common';
 import { inRange, outcomeOf, rangeText, TOKEN_PAY_AMOUNT_RANGES } from '../../gateway';
 import type { Db } from '../../db/shared/knex';
-import { reserveOrderIds } from '../../db/shared/gateway-order-ids';
-import { applyListFilter, pageOf, type ListFilter } from '../../db/shared/list-filter';
+import type { ListFilter } from '../../db/shared/list-filter';
 import type { CustomerKeyOf } from '../../platform/customer-key';
 import {
+  countWalletBindings,
+  findBindingByRequestKey,
+  insertBinding,
   insertSavedMethodPayment,
+  listSavedMethodPaymentsPage,
+  listSavedMethodsOf,
+  recordSavedMethodStatus,
   bindingView,
   getBinding,
   getSavedMethod,
@@ -111,15 +116,13 @@ export async function startBinding(
 ) {
   const { db, temporal } = deps;
   // A retry of an interrupted request finds the binding its first attempt recorded and finishes it.
-  const earlier = input.create
-    ? await db('saved_method_bindings').where({ request_key: input.create.requestKey }).first('binding_id')
-    : undefined;
+  const earlier = input.create ? await findBindingByRequestKey(db, input.create.requestKey) : undefined;
   // The record and the gateway orderIds it will send (its id, and `-del` when the method is deleted), in one
   // transaction; an id drawn whose orderIds another object holds is drawn again.
   const bindingId = earlier
-    ? (earlier.binding_id as string)
+    ? earlier.binding_id
     : await reservingOrderIds(() =>
-        withFreshId(() => `bnd-${randomBytes(8).toString('hex')}`, insertBinding),
+        withFreshId(() => `bnd-${randomBytes(8).toString('hex')}`, createBindingRecord),
       );
   const workflowId = savedMethodBindingWorkflowId(bindingId);
   const workflowInput: BindingInput = { bindingId, timing: deps.settings.binding };
@@ -150,38 +153,28 @@ export async function startBinding(
   return bindingView((await getBinding(db, bindingId)) as BindingRow);
 
   /** The binding's record: each wallet link of a user gets the next n<NNN>_ prefix. */
-  async function insertBinding(bindingId: string) {
+  async function createBindingRecord(bindingId: string) {
     let gatewayClientId = input.partnerClientId;
     if (input.kind === 'wallet') {
       // Rule 1 (multi): each wallet link of a user is n<NNN>_<partnerClientId>, from 000.
-      const counted = await db('saved_method_bindings')
-        .where({ partner_client_id: input.partnerClientId, kind: 'wallet' })
-        .count<{ count: string }[]>({ count: '*' });
-      gatewayClientId = `n${String(Number(counted[0]?.count ?? 0)).padStart(3, '0')}_${input.partnerClientId}`;
+      const earlierLinks = await countWalletBindings(db, input.partnerClientId);
+      gatewayClientId = `n${String(earlierLinks).padStart(3, '0')}_${input.partnerClientId}`;
     }
-    await db.transaction(async (trx) => {
-      await trx('saved_method_bindings').insert({
-        binding_id: bindingId,
-        order_id: bindingId,
-        workflow_id: savedMethodBindingWorkflowId(bindingId),
-        kind: input.kind,
-        request_type: REQUEST_TYPE[input.kind],
-        partner_client_id: input.partnerClientId,
-        gateway_client_id: gatewayClientId,
-        amount: input.amount,
-        order_info: input.orderInfo,
-        user_info: JSON.stringify(input.userInfo),
-        redirect_url: input.redirectUrl ?? null,
-        status: 'creating',
-        created_by_key: input.principal.keyId,
-        created_by: input.principal.name,
-        request_key: input.create?.requestKey ?? null,
-      });
-      const owner = { kind: 'saved_method_binding', objectId: bindingId } as const;
-      await reserveOrderIds(trx, [
-        { orderId: bindingId, ...owner },
-        { orderId: `${bindingId}-del`, ...owner },
-      ]);
+    await insertBinding(db, {
+      binding_id: bindingId,
+      order_id: bindingId,
+      workflow_id: savedMethodBindingWorkflowId(bindingId),
+      kind: input.kind,
+      request_type: REQUEST_TYPE[input.kind],
+      partner_client_id: input.partnerClientId,
+      gateway_client_id: gatewayClientId,
+      amount: input.amount,
+      order_info: input.orderInfo,
+      user_info: input.userInfo,
+      redirect_url: input.redirectUrl ?? null,
+      created_by_key: input.principal.keyId,
+      created_by: input.principal.name,
+      request_key: input.create?.requestKey ?? null,
     });
   }
 }
@@ -193,11 +186,7 @@ export async function bindingDetails(db: Db, bindingId: string) {
 }
 
 export async function listMethods(db: Db, partnerClientId: string, includeInactive: boolean) {
-  const query = db<SavedMethodRow>('saved_methods')
-    .where({ partner_client_id: partnerClientId })
-    .orderBy('created_at');
-  if (!includeInactive) query.where({ status: 'active' });
-  return (await query).map(savedMethodView);
+  return (await listSavedMethodsOf(db, partnerClientId, { includeInactive })).map(savedMethodView);
 }
 
 export async function deleteMethod(deps: SavedMethodDeps, methodId: string) {
@@ -206,9 +195,7 @@ export async function deleteMethod(deps: SavedMethodDeps, methodId: string) {
   if (!method) throw notFound(`Saved method ${methodId}`);
   if (method.status === 'deleted' || method.status === 'revoked') return savedMethodView(method);
   // From here no payment may use it: payments need an active method.
-  await db('saved_methods')
-    .where({ method_id: methodId, status: 'active' })
-    .update({ status: 'deleting', updated_at: db.fn.now() });
+  await recordSavedMethodStatus(db, methodId, 'deleting');
   const handle = await startWorkflow(temporal, 'savedMethodDeletion', {
     taskQueue: deps.settings.taskQueue,
     workflowId: savedMethodDeletionWorkflowId(methodId),
@@ -322,13 +309,7 @@ export async function savedMethodPaymentDetails(db: Db, paymentId: string) {
 }
 
 export async function listSavedMethodPayments(db: Db, filter: ListFilter) {
-  const query = applyListFilter(db<SavedMethodPaymentRow>('saved_method_payments'), filter, {
-    created: 'created_at',
-    status: 'state',
-    ids: ['payment_id', 'order_id', 'method_id', 'partner_client_id'],
-    tiebreak: 'payment_id',
-  });
-  const page = pageOf((await query) as SavedMethodPaymentRow[], filter);
+  const page = await listSavedMethodPaymentsPage(db, filter);
   return { rows: page.rows.map(savedMethodPaymentView), nextOffset: page.nextOffset };
 }
 

@@ -54,3 +54,16 @@ export const WEBHOOK_BATCHES_PER_RUN = 200;
 /** Failure types of a delivery: refused (retried) and never deliverable (not retried). */
 export const WEBHOOK_REFUSED = 'WebhookRefused';
 export const WEBHOOK_URL_REFUSED = 'WebhookUrlRefused';
+
+/** active ⇄ disabled (an undeliverable event; an operator re-enables); deleted is final. */
+export type WebhookEndpointStatus = 'active' | 'disabled' | 'deleted';
+
+const ENDPOINT_MOVES: Readonly<Record<WebhookEndpointStatus, readonly WebhookEndpointStatus[]>> = {
+  active: ['disabled', 'deleted'],
+  disabled: ['active', 'deleted'],
+  deleted: [],
+};
+
+/** Whether an endpoint's record may go from `from` to `to` (db/ reads it); staying put is no move. */
+export const canMoveWebhookEndpoint = (from: string, to: string): boolean =>
+  ENDPOINT_MOVES[from as WebhookEndpointStatus]?.includes(to as WebhookEndpointStatus) ?? false;

@@ -27,6 +27,10 @@ const TRANSITIONS: Readonly<Record<BindingStatus, readonly BindingStatus[]>> = {
   expired: [],
 };
 
+/** Whether a binding's record may go from `from` to `to` (records move forward only: db/ reads it). */
+export const canMoveBinding = (from: string, to: string) =>
+  from === to || (TRANSITIONS[from as BindingStatus]?.includes(to as BindingStatus) ?? false);
+
 /** The next status, or an error naming the forbidden move. */
 export function bindingTransition(from: BindingStatus, to: BindingStatus): BindingStatus {
   if (from !== to && !TRANSITIONS[from].includes(to))

@@ -36,12 +36,12 @@ export const FINAL_TOKEN_PAYMENT_STATES: readonly SavedMethodPaymentState[] = [
   'needs_attention',
 ];
 
-/** The next state, or an error naming the forbidden move. */
-/** Whether a record may go from `from` to `to` (records move forward only: db/ reads it). */
-export const canMove = (from: string, to: string) =>
+/** Whether a payment's record may go from `from` to `to` (records move forward only: db/ reads it). */
+export const canMoveSavedMethodPayment = (from: string, to: string) =>
   from === to ||
   (TRANSITIONS[from as SavedMethodPaymentState]?.includes(to as SavedMethodPaymentState) ?? false);
 
+/** The next state, or an error naming the forbidden move. */
 export function savedMethodPaymentTransition(
   from: SavedMethodPaymentState,
   to: SavedMethodPaymentState,

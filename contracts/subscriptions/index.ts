@@ -1,3 +1,4 @@
 /** The subscriptions contracts every layer shares: import this module, never a file inside it. */
 export * from './billing-calendar';
 export * from './subscriptions';
+export * from './activity-interface';

@@ -172,3 +172,22 @@ export const cycleAmountUpdate = defineUpdate<
   { cycle: number; amount: number },
   [{ amount: number; cycle?: number }]
 >('cycleAmount');
+
+/** One charge of one cycle: submitted, then its answer; skipped when a cycle is passed over. */
+export type ChargeStatus = 'submitted' | 'succeeded' | 'failed' | 'pending' | 'skipped' | 'needs_attention';
+
+/**
+ * Where a charge record may go from each status: forward only. A write that would move it back (an
+ * activity attempt running again after an earlier one recorded the answer) is not made, so no status is
+ * reached twice and no event is emitted twice.
+ */
+const CHARGE_MOVES: Readonly<Record<ChargeStatus, readonly ChargeStatus[]>> = {
+  submitted: ['pending', 'succeeded', 'failed', 'needs_attention'],
+  pending: ['succeeded', 'failed', 'needs_attention'],
+  needs_attention: ['succeeded', 'failed'],
+  succeeded: [],
+  failed: [],
+  skipped: [],
+};
+export const chargeMayMove = (from: ChargeStatus | undefined, to: ChargeStatus) =>
+  from === undefined || from === to || CHARGE_MOVES[from].includes(to);

@@ -91,6 +91,36 @@ export async function updateRecordingEvents<Row>(
   });
 }
 
+/**
+ * A record's status moved to `to`, with the rest of `patch`, and the events `onChange` records: made only
+ * when `mayMove` lets the record go from the status it has into `to`. Staying put is no move (mayMove says
+ * so), so a repeated call changes nothing and emits nothing. The write is made only from the status just
+ * read; when another writer moved the record meanwhile, the status is read again. True when it moved.
+ */
+export async function moveRecordingEvents<Row>(
+  db: Db,
+  table: string,
+  where: Record<string, unknown>,
+  to: string,
+  patch: Record<string, unknown>,
+  onChange: (trx: Knex.Transaction, before: Row, after: Row) => Promise<unknown>,
+  mayMove: MayMove,
+): Promise<boolean> {
+  for (;;) {
+    const current = (await db(table).where(where).first('status')) as { status: string } | undefined;
+    if (!current || !mayMove(current.status, to)) return false;
+    const moved = await updateRecordingEvents<Row>(
+      db,
+      table,
+      { ...where, status: current.status },
+      { ...patch, status: to },
+      onChange,
+      { column: 'status', mayMove },
+    );
+    if (moved) return true;
+  }
+}
+
 export function eventView(row: EventRow): PayrunEvent {
   return {
     id: row.event_id,

@@ -2,12 +2,13 @@
 import type { Db } from '../shared/knex';
 import { applyListFilter, pageOf, type ListFilter } from '../shared/list-filter';
 import type { EventType } from '../../platform/event-catalogue';
-import { readFeed, type EventRow, type FeedCursor } from './events';
+import { moveRecordingEvents, readFeed, type EventRow, type FeedCursor } from './events';
+import { canMoveWebhookEndpoint, type WebhookEndpointStatus } from '../../contracts/events';
 
 /** The authenticated context of an endpoint's sealed secrets: a secret copied to another row does not open. */
 export const webhookSecretContext = (endpointId: string) => `webhook-endpoint:${endpointId}`;
 
-export type WebhookEndpointStatus = 'active' | 'disabled' | 'deleted';
+export type { WebhookEndpointStatus };
 
 export interface WebhookEndpointRow {
   endpoint_id: string;
@@ -92,30 +93,35 @@ export async function listEndpointsPage(db: Db, filter: ListFilter) {
   return pageOf((await query) as WebhookEndpointRow[], filter);
 }
 
+/** An endpoint's one transition (canMoveWebhookEndpoint); endpoints emit no events. True when it moved. */
+const moveEndpoint = (
+  db: Db,
+  endpointId: string,
+  to: WebhookEndpointStatus,
+  patch: Record<string, unknown>,
+) =>
+  moveRecordingEvents<WebhookEndpointRow>(
+    db,
+    'webhook_endpoints',
+    { endpoint_id: endpointId },
+    to,
+    { ...patch, updated_at: db.fn.now() },
+    async () => undefined,
+    canMoveWebhookEndpoint,
+  );
+
 export async function deleteEndpoint(db: Db, endpointId: string): Promise<void> {
-  await db('webhook_endpoints')
-    .where({ endpoint_id: endpointId })
-    .whereNot({ status: 'deleted' })
-    .update({ status: 'deleted', deleted_at: db.fn.now(), updated_at: db.fn.now() });
+  await moveEndpoint(db, endpointId, 'deleted', { deleted_at: db.fn.now() });
 }
 
 /** Only an active endpoint is disabled: a deleted one stays deleted. */
 export async function disableEndpoint(db: Db, endpointId: string, reason: string): Promise<void> {
-  await db('webhook_endpoints').where({ endpoint_id: endpointId, status: 'active' }).update({
-    status: 'disabled',
-    disabled_reason: reason,
-    disabled_at: db.fn.now(),
-    updated_at: db.fn.now(),
-  });
+  await moveEndpoint(db, endpointId, 'disabled', { disabled_reason: reason, disabled_at: db.fn.now() });
 }
 
 /** A disabled endpoint is active again; it resumes from its stored cursor. */
-export async function enableEndpoint(db: Db, endpointId: string): Promise<boolean> {
-  const updated = await db('webhook_endpoints')
-    .where({ endpoint_id: endpointId, status: 'disabled' })
-    .update({ status: 'active', disabled_reason: null, disabled_at: null, updated_at: db.fn.now() });
-  return updated > 0;
-}
+export const enableEndpoint = (db: Db, endpointId: string): Promise<boolean> =>
+  moveEndpoint(db, endpointId, 'active', { disabled_reason: null, disabled_at: null });
 
 /** The new secret signs from now on; the old one signs too until `previousExpiresAt`. */
 export async function rotateEndpointSecret(

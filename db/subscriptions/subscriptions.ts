@@ -7,7 +7,15 @@ import type {
   SubscriptionSnapshot,
 } from '../../platform/event-catalogue';
 import { recordEvent, updateRecordingEvents, type MayMove } from '../events/events';
-import type { Frequency, SubscriptionStatus, SubscriptionType } from '../../contracts/subscriptions';
+import {
+  chargeMayMove,
+  type ChargeStatus,
+  type Frequency,
+  type SubscriptionStatus,
+  type SubscriptionType,
+} from '../../contracts/subscriptions';
+
+export type { ChargeStatus };
 
 export interface SubscriptionRow {
   subscription_id: string;
@@ -46,24 +54,6 @@ export interface SubscriptionRow {
   created_at: Date;
   updated_at: Date;
 }
-
-export type ChargeStatus = 'submitted' | 'succeeded' | 'failed' | 'pending' | 'skipped' | 'needs_attention';
-
-/**
- * Where a charge record may go from each status: forward only. A write that would move it back (an
- * activity attempt running again after an earlier one recorded the answer) is not made, so no status is
- * reached twice and no event is emitted twice.
- */
-const CHARGE_MOVES: Readonly<Record<ChargeStatus, readonly ChargeStatus[]>> = {
-  submitted: ['pending', 'succeeded', 'failed', 'needs_attention'],
-  pending: ['succeeded', 'failed', 'needs_attention'],
-  needs_attention: ['succeeded', 'failed'],
-  succeeded: [],
-  failed: [],
-  skipped: [],
-};
-export const chargeMayMove = (from: ChargeStatus | undefined, to: ChargeStatus) =>
-  from === undefined || from === to || CHARGE_MOVES[from].includes(to);
 
 export interface SubscriptionChargeRow {
   order_id: string;

@@ -6,7 +6,6 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import { RetryState } from '@temporalio/common';
-import type { WebhookActivities } from '../../activities/events/webhooks';
 import { durationMs } from '../../contracts/shared';
 import {
   WEBHOOK_BATCH_SIZE,
@@ -15,6 +14,7 @@ import {
   type WebhookCursor,
   type WebhookEndpointInput,
   type WebhookResendInput,
+  type WebhookActivities,
   type WebhookTiming,
 } from '../../contracts/events';
 
@@ -59,32 +59,7 @@ export async function webhookEndpoint(input: WebhookEndpointInput): Promise<'del
       waitMs: durationMs(input.timing.idlePoll),
     });
     if (next.stop) return next.stop;
-    const lanes = new Map<string, string[]>();
-    for (const event of next.events)
-      lanes.set(event.objectKey, [...(lanes.get(event.objectKey) ?? []), event.eventId]);
-    const failures = await Promise.all(
-      [...lanes.values()].map(async (eventIds) => {
-        for (const eventId of eventIds) {
-          try {
-            await send.deliverWebhookEvent({
-              endpointId: input.endpointId,
-              eventId,
-              trigger: 'automatic',
-              requestTimeoutMs: durationMs(input.timing.requestTimeout),
-            });
-          } catch (error) {
-            if (!(error instanceof ActivityFailure)) throw error;
-            const why =
-              error.retryState === RetryState.TIMEOUT || error.cause instanceof TimeoutFailure
-                ? `its retry window (${String(input.timing.retryWindow)}) ran out`
-                : (error.cause?.message ?? error.message);
-            return { eventId, why };
-          }
-        }
-        return undefined;
-      }),
-    );
-    const failed = failures.find((failure) => failure !== undefined);
+    const failed = await deliverInOrder(input, send, next.events);
     if (failed) {
       await feed.disableWebhookEndpoint({ endpointId: input.endpointId, ...failed });
       return 'disabled';
@@ -93,6 +68,51 @@ export async function webhookEndpoint(input: WebhookEndpointInput): Promise<'del
   }
   return continueAsNew<typeof webhookEndpoint>({ ...input, cursor });
 }
+
+type Deliveries = ReturnType<typeof deliveries>;
+type Undeliverable = { eventId: string; why: string };
+
+/** Each object's events one after another, different objects side by side; the first event that could not be delivered. */
+async function deliverInOrder(
+  input: WebhookEndpointInput,
+  send: Deliveries,
+  events: ReadonlyArray<{ eventId: string; objectKey: string }>,
+): Promise<Undeliverable | undefined> {
+  const lanes = new Map<string, string[]>();
+  for (const event of events)
+    lanes.set(event.objectKey, [...(lanes.get(event.objectKey) ?? []), event.eventId]);
+  const failures = await Promise.all(
+    [...lanes.values()].map((eventIds) => deliverLane(input, send, eventIds)),
+  );
+  return failures.find((failure) => failure !== undefined);
+}
+
+/** One object's events in order: a later one waits until the earlier one was accepted. */
+async function deliverLane(
+  input: WebhookEndpointInput,
+  send: Deliveries,
+  eventIds: string[],
+): Promise<Undeliverable | undefined> {
+  for (const eventId of eventIds) {
+    try {
+      await send.deliverWebhookEvent({
+        endpointId: input.endpointId,
+        eventId,
+        trigger: 'automatic',
+        requestTimeoutMs: durationMs(input.timing.requestTimeout),
+      });
+    } catch (error) {
+      if (!(error instanceof ActivityFailure)) throw error;
+      return { eventId, why: whyUndeliverable(error, input.timing) };
+    }
+  }
+  return undefined;
+}
+
+const whyUndeliverable = (error: ActivityFailure, timing: WebhookTiming) =>
+  error.retryState === RetryState.TIMEOUT || error.cause instanceof TimeoutFailure
+    ? `its retry window (${String(timing.retryWindow)}) ran out`
+    : (error.cause?.message ?? error.message);
 
 /** An operator re-sends one event: delivered with the same retries, outside the endpoint's order. */
 export async function webhookResend(input: WebhookResendInput): Promise<'delivered' | 'skipped'> {

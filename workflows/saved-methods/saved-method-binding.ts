@@ -1,6 +1,5 @@
 import { allHandlersFinished, ApplicationFailure, condition, setHandler } from '@temporalio/workflow';
 import { gatewayOf, recordsOf } from '../shared/activity-profiles';
-import type { SavedMethodActivities } from '../../activities/saved-methods/saved-methods';
 import { codeOf, isUndecided, outcomeOf } from '../../gateway/result-codes';
 import {
   BINDING_REFUSED,
@@ -13,6 +12,7 @@ import {
   type BindingNotice,
   type BindingResult,
   type BindingStatus,
+  type SavedMethodActivities,
   type SavedMethodDeletionInput,
 } from '../../contracts/saved-methods';
 import { durationMs } from '../../contracts/shared';
@@ -20,82 +20,120 @@ import { waitForNotificationOrAsk } from '../shared/wait-or-ask';
 
 const LINK_GRACE_MS = 60_000;
 
+const records = recordsOf<SavedMethodActivities>();
+
 /**
  * Binding a card (payWithCC), a domestic card (payWithATM) or a wallet (linkWallet): create the link →
  * the customer approves → IPN with callbackToken (or tokenization/cbQuery) → tokenization/bind → the
  * token is stored encrypted by the activity; the workflow only ever sees the saved method's id.
  */
 export async function savedMethodBinding(input: BindingInput): Promise<BindingResult> {
-  const { bindingId, timing } = input;
-  const records = recordsOf<SavedMethodActivities>();
-  const gateway = gatewayOf<SavedMethodActivities>(timing.gatewayAttemptTimeout);
+  const run = openRun(input);
+  answerQueriesAndNotices(run);
+  const created = await run.gateway.createBinding({ bindingId: run.bindingId });
+  if (!created.ok) {
+    run.refusal = created;
+    return finish(run, 'failed', { resultCode: created.resultCode, message: created.message });
+  }
+  const deadline = Date.now() + durationMs(input.timing.linkValidity) + LINK_GRACE_MS;
+  run.status = bindingTransition(run.status, 'awaiting_customer');
+  run.links = created.links;
+  const answer = await customersAnswer(run, deadline);
+  const decided = outcomeOf(answer.resultCode);
+  if (decided === 'link_expired') return finish(run, 'expired', answer);
+  if (decided !== 'succeeded') return finish(run, 'failed', answer);
+  return bind(run);
+}
 
-  let status: BindingStatus = 'creating';
-  let links: BindingLinks | undefined = undefined;
-  let refusal: { resultCode?: number; message?: string } | undefined;
-  let notified: BindingNotice | undefined;
-  setHandler(bindingStatusQuery, () => status);
+// ---- one run and what its steps share
+
+type Gateway = ReturnType<typeof gatewayOf<SavedMethodActivities>>;
+
+interface Run {
+  readonly bindingId: string;
+  readonly timing: BindingInput['timing'];
+  readonly gateway: Gateway;
+  status: BindingStatus;
+  links?: BindingLinks;
+  refusal?: { resultCode?: number; message?: string };
+  notified?: BindingNotice;
+}
+
+const openRun = ({ bindingId, timing }: BindingInput): Run => ({
+  bindingId,
+  timing,
+  gateway: gatewayOf<SavedMethodActivities>(timing.gatewayAttemptTimeout),
+  status: 'creating',
+});
+
+/** The last status, recorded, once every update in flight has answered its caller. */
+async function finish(run: Run, next: BindingStatus, extra: Omit<BindingResult, 'status'> = {}) {
+  run.status = bindingTransition(run.status, next);
+  await records.recordBinding({
+    bindingId: run.bindingId,
+    status: next,
+    resultCode: extra.resultCode,
+    message: extra.message,
+  });
+  await condition(allHandlersFinished);
+  return { status: next, ...extra };
+}
+
+// ---- what callers ask and tell
+
+function answerQueriesAndNotices(run: Run) {
+  setHandler(bindingStatusQuery, () => run.status);
   setHandler(bindingResultSignal, (result) => {
     // "Waiting" is not an outcome; the first final word wins.
-    if (!isUndecided(outcomeOf(result.resultCode))) notified ??= result;
+    if (!isUndecided(outcomeOf(result.resultCode))) run.notified ??= result;
   });
   setHandler(bindingLinksUpdate, async () => {
-    await condition(() => links !== undefined || refusal !== undefined);
-    if (links) return links;
+    await condition(() => run.links !== undefined || run.refusal !== undefined);
+    if (run.links) return run.links;
     throw ApplicationFailure.nonRetryable(
-      refusal?.message ?? 'The gateway refused the binding.',
+      run.refusal?.message ?? 'The gateway refused the binding.',
       BINDING_REFUSED,
-      { resultCode: refusal?.resultCode },
+      { resultCode: run.refusal?.resultCode },
     );
   });
+}
 
-  const finish = async (next: BindingStatus, extra: Omit<BindingResult, 'status'> = {}) => {
-    status = bindingTransition(status, next);
-    await records.recordBinding({
-      bindingId,
-      status: next,
-      resultCode: extra.resultCode,
-      message: extra.message,
-    });
-    await condition(allHandlersFinished);
-    return { status: next, ...extra };
-  };
+// ---- the customer's answer, and the token
 
-  const created = await gateway.createBinding({ bindingId });
-  if (!created.ok) {
-    refusal = created;
-    return finish('failed', { resultCode: created.resultCode, message: created.message });
-  }
-  const startedAt = Date.now();
-  const deadline = startedAt + durationMs(timing.linkValidity) + LINK_GRACE_MS;
-  status = bindingTransition(status, 'awaiting_customer');
-  links = created.links;
-
-  // IPN or poll: wait for the notification; on silence ask cbQuery, until the link is past its validity.
+/** IPN or poll: wait for the notification; on silence ask cbQuery, until the link is past its validity. */
+async function customersAnswer(run: Run, deadline: number) {
   const heard = await waitForNotificationOrAsk(
-    () => notified,
-    async (attempt) => {
-      const asked = await gateway.queryBindingCallback({ bindingId, attempt });
-      // An answer that proves nothing about this binding (a refused query) is no outcome.
-      return ('known' in asked && asked.known === false) || isUndecided(outcomeOf(asked.resultCode))
-        ? undefined
-        : { resultCode: asked.resultCode, message: asked.message };
-    },
-    { firstWait: timing.callbackWait, giveUpAt: deadline },
+    () => run.notified,
+    (attempt) => queryCallback(run, attempt),
+    { firstWait: run.timing.callbackWait, giveUpAt: deadline },
   );
-  const final = heard.decided ?? {
-    resultCode: codeOf('link_expired'),
-    message: 'The customer did not use the link in time.',
-  };
-  const decided = outcomeOf(final.resultCode);
-  if (decided === 'link_expired') return finish('expired', final);
-  if (decided !== 'succeeded') return finish('failed', final);
+  return (
+    heard.decided ?? {
+      resultCode: codeOf('link_expired'),
+      message: 'The customer did not use the link in time.',
+    }
+  );
+}
 
-  status = bindingTransition(status, 'binding');
-  await records.recordBinding({ bindingId, status });
-  const bound = await gateway.exchangeBindingToken({ bindingId });
-  if (!bound.ok) return finish('failed', { resultCode: bound.resultCode, message: bound.message });
-  return finish('active', { methodId: bound.methodId, resultCode: codeOf('succeeded'), message: 'Saved' });
+/** One tokenization/cbQuery; an answer that proves nothing about this binding (a refused query) is no outcome. */
+async function queryCallback(run: Run, attempt: number) {
+  const asked = await run.gateway.queryBindingCallback({ bindingId: run.bindingId, attempt });
+  return ('known' in asked && asked.known === false) || isUndecided(outcomeOf(asked.resultCode))
+    ? undefined
+    : { resultCode: asked.resultCode, message: asked.message };
+}
+
+/** The customer approved: tokenization/bind stores the token, and the method is saved. */
+async function bind(run: Run): Promise<BindingResult> {
+  run.status = bindingTransition(run.status, 'binding');
+  await records.recordBinding({ bindingId: run.bindingId, status: run.status });
+  const bound = await run.gateway.exchangeBindingToken({ bindingId: run.bindingId });
+  if (!bound.ok) return finish(run, 'failed', { resultCode: bound.resultCode, message: bound.message });
+  return finish(run, 'active', {
+    methodId: bound.methodId,
+    resultCode: codeOf('succeeded'),
+    message: 'Saved',
+  });
 }
 
 /** Deleting a saved method: tokenization/delete, then the method is never used again. */

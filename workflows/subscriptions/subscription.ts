@@ -18,7 +18,7 @@ import {
 } from '@temporalio/workflow';
 import { gatewayOf, gatewayOnQueueOf, recordsOf } from '../shared/activity-profiles';
 import { operationQueueOf, durationMs } from '../../contracts/shared';
-import type { SubscriptionActivities } from '../../activities/subscriptions/subscriptions';
+import type { SubscriptionActivities } from '../../contracts/subscriptions';
 import { inRange, SUBSCRIPTION_MIN_AMOUNT } from '../../gateway/limits';
 import { codeOf, isPending, isUndecided, outcomeOf, type ResultOutcome } from '../../gateway/result-codes';
 import {
@@ -548,32 +548,41 @@ async function waitWhilePaused(run: Run) {
  * answer still moves it on (patch `reactivation-asks-operator`; runs from before waited without end).
  */
 async function awaitReactivation(run: Run) {
-  const { state, input, timing } = run;
   const waiting = () =>
     (status(run) === 'reactivating' || status(run) === 'needs_attention') && !run.reactivation;
-  if (status(run) === 'reactivating' && patched('reactivation-asks-operator')) {
-    // Runs started before the setting existed carry no reactivationWait in their input: the default.
-    const wait = timing.reactivationWait ?? DEFAULT_SUBSCRIPTION_TIMING.reactivationWait!;
-    const until = Date.now() + durationMs(wait);
-    await sleepUntil(run, until, waiting);
-    if (waiting() && Date.now() < run.expiryInstant)
-      await move(
-        run,
-        'needs_attention',
-        `The customer has not confirmed the reactivation within ${String(wait)}, and the ` +
-          'gateway offers no way to ask: contact the customer, or cancel. A confirmation that comes later ' +
-          'still reactivates the subscription.',
-      );
-  }
+  if (status(run) === 'reactivating' && patched('reactivation-asks-operator'))
+    await tellOperatorAfterWait(run, waiting);
   await sleepUntil(run, Number.POSITIVE_INFINITY, waiting);
   if (status(run) !== 'reactivating' && status(run) !== 'needs_attention') return; // cancelled meanwhile
   const answer = run.reactivation;
   run.reactivation = undefined;
+  await moveOnReactivationAnswer(run, answer);
+}
+
+/** After reactivationWait without the customer's answer, an operator is told (needs_attention). */
+async function tellOperatorAfterWait(run: Run, waiting: () => boolean) {
+  // Runs started before the setting existed carry no reactivationWait in their input: the default.
+  const wait = run.timing.reactivationWait ?? DEFAULT_SUBSCRIPTION_TIMING.reactivationWait!;
+  const until = Date.now() + durationMs(wait);
+  await sleepUntil(run, until, waiting);
+  if (waiting() && Date.now() < run.expiryInstant)
+    await move(
+      run,
+      'needs_attention',
+      `The customer has not confirmed the reactivation within ${String(wait)}, and the ` +
+        'gateway offers no way to ask: contact the customer, or cancel. A confirmation that comes later ' +
+        'still reactivates the subscription.',
+    );
+}
+
+/** Active again, paused again or expired, as the customer's answer (none: the expiry came first) says. */
+async function moveOnReactivationAnswer(run: Run, answer: Run['reactivation']) {
+  const { state } = run;
   if (!answer) {
     await move(
       run,
       'expired',
-      `Expired on ${input.expiryDate} before the customer confirmed the reactivation`,
+      `Expired on ${run.input.expiryDate} before the customer confirmed the reactivation`,
     );
   } else if (outcomeOf(answer.resultCode) === 'succeeded') {
     state.failures = 0;

@@ -1,0 +1,108 @@
+/**
+ * The subscription activities as the workflow calls them: their names are the activity types recorded in
+ * every history, so none is ever renamed. Inputs carry ids and amounts only: the token never enters a workflow.
+ */
+import type { Frequency } from './billing-calendar';
+import type { ChargeStatus, SubscriptionStatus } from './subscriptions';
+
+/** The gateway's answer, in its words. */
+export interface SubscriptionGatewayAnswer {
+  resultCode: number;
+  message: string;
+}
+
+export interface AuthorizationStart extends SubscriptionGatewayAnswer {
+  /** 40/41: the first answer, with the customer's link, was lost; the customer may still authorize. */
+  alreadySubmitted?: true;
+}
+
+export interface AuthorizationCheck extends SubscriptionGatewayAnswer {
+  transId?: string;
+  /** Set when the answer is no word about this authorization (a refused query, another order's answer). */
+  known?: false;
+}
+
+/** One charge of one cycle: `<id>-c<cycle>` (`-r1` for the retry after insufficient funds). */
+export interface ChargeAttempt {
+  subscriptionId: string;
+  cycle: number;
+  attempt: number;
+  amount: number;
+  dueDate: string;
+}
+
+export interface CycleCharge extends ChargeAttempt {
+  nextPaymentDate: string;
+  chargedOn: string;
+  frequency: Frequency;
+  /**
+   * The subscription's next cycle, written with the charge when it succeeds on an active subscription
+   * (runs since patch `subscription-charge-records-billing`).
+   */
+  nextCycleOnSuccess?: number;
+}
+
+export interface CycleChargeResult extends SubscriptionGatewayAnswer {
+  outcome: 'succeeded' | 'failed' | 'pending';
+  transId?: string;
+  /** Present when the charge also recorded the subscription's next cycle. */
+  billed?: { nextCycle: number; nextPaymentDate: string };
+}
+
+export interface ChargeCheck extends SubscriptionGatewayAnswer {
+  transId?: string;
+  /** Set when the answer proves nothing about the charge: it stays unsettled. */
+  known?: false;
+}
+
+export interface ManageRequestSent extends SubscriptionGatewayAnswer {
+  orderId: string;
+  payUrl?: string;
+  deeplink?: string;
+}
+
+export interface SubscriptionRecord {
+  subscriptionId: string;
+  status?: SubscriptionStatus;
+  statusReason?: string | null;
+  nextCycle?: number;
+  nextPaymentDate?: string | null;
+  failures?: number;
+  anchorDate?: string;
+  anchorCycle?: number;
+  /** VARIABLE: every amount reported and not yet charged (cycle number → VND). */
+  reportedAmounts?: Record<string, number>;
+}
+
+export interface ChargeRecord extends ChargeAttempt {
+  status: ChargeStatus;
+  resultCode?: number;
+  message?: string;
+  transId?: string;
+  orderId?: string;
+}
+
+export interface SubscriptionActivities {
+  /** api/create, requestType subscription: the customer's links are stored for the API to answer with. */
+  startSubscriptionAuthorization(input: { subscriptionId: string }): Promise<AuthorizationStart>;
+  /** api/query on the authorization's order, when its notification is late. */
+  checkSubscriptionAuthorization(input: { subscriptionId: string }): Promise<AuthorizationCheck>;
+  /** subscription/create with the callbackToken; the token is stored sealed and nothing secret comes back. */
+  activateSubscription(input: {
+    subscriptionId: string;
+    callbackToken?: string;
+  }): Promise<SubscriptionGatewayAnswer>;
+  /** subscription/pay for one attempt of one cycle; never sent twice for one order. */
+  chargeSubscriptionCycle(input: CycleCharge): Promise<CycleChargeResult>;
+  /** api/query on a charge's order: only evidence decides. */
+  querySubscriptionCharge(input: ChargeAttempt & { check: number }): Promise<ChargeCheck>;
+  /** subscription/manage. Reactivate answers 8000 with the customer's confirmation link. */
+  manageSubscription(input: {
+    subscriptionId: string;
+    action: 'pause' | 'cancel' | 'reactivate';
+    seq: number;
+  }): Promise<ManageRequestSent>;
+  recordSubscription(input: SubscriptionRecord): Promise<void>;
+  /** A charge outcome learnt later (query, IPN), a skipped cycle, or the authorization charge (cycle 0). */
+  recordSubscriptionCharge(input: ChargeRecord): Promise<void>;
+}
