@@ -100,10 +100,10 @@ export async function deliverWebhookEvent(
   if (!webhooks)
     throw ApplicationFailure.retryable(
       'This worker was built without webhook settings (createActivities({ webhooks })).',
-      'WebhooksNotConfigured',
+      'webhooks_not_configured',
     );
   const event = await findEvent(db, input.eventId);
-  if (!event) throw ApplicationFailure.nonRetryable(`Event ${input.eventId} does not exist`, 'UnknownEvent');
+  if (!event) throw ApplicationFailure.nonRetryable(`Event ${input.eventId} does not exist`, 'unknown_event');
   const record = (outcome: DeliveryOutcome) =>
     recordDelivery(db, {
       endpoint_id: endpoint.endpoint_id,

@@ -110,7 +110,7 @@ export async function initiateBatch(
     throw ApplicationFailure.nonRetryable(
       `batch init for ${batchId} answered ${result.resultCode}: the orderId ${batch.order_id} is already used ` +
         'at the gateway, so this batch cannot be created under it',
-      'OrderIdTaken',
+      'order_id_taken',
       { resultCode: result.resultCode, orderId: batch.order_id },
     );
   const mToken = (result.body as { mToken?: string }).mToken;
@@ -149,7 +149,7 @@ export async function createBatch(
         throw ApplicationFailure.nonRetryable(
           `batch/create for ${batchId} answered ${result.resultCode}, and batch/query does not show this batch: ` +
             `${exists.reason}`,
-          'OrderIdTaken',
+          'order_id_taken',
           { resultCode: result.resultCode, orderId: batch.order_id },
         );
     }

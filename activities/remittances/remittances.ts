@@ -62,7 +62,7 @@ const transIdOf = (body: Record<string, unknown>) =>
 async function loadRemittance(db: Db, remittanceId: string): Promise<RemittanceRow> {
   const row = await getRemittance(db, remittanceId);
   if (!row) {
-    throw ApplicationFailure.nonRetryable(`Remittance ${remittanceId} has no record`, 'RemittanceMissing');
+    throw ApplicationFailure.nonRetryable(`Remittance ${remittanceId} has no record`, 'unknown_record');
   }
   return row;
 }
@@ -120,7 +120,7 @@ export async function quoteRemittanceRate(
   if (!Number.isSafeInteger(rate) || rate <= 0) {
     throw ApplicationFailure.nonRetryable(
       `exchange-rate for ${remittance.base_currency} answered no usable rate (${String(rate)})`,
-      'GatewayBadQuote',
+      'gateway_bad_quote',
     );
   }
   const row = await recordQuote(db, {

@@ -245,7 +245,7 @@ export async function recordBinding({ db }: Deps, input: BindingRecord): Promise
 /** The binding's record, or a failure that no retry mends. */
 async function bindingOf(db: Db, bindingId: string) {
   const row = await getBinding(db, bindingId);
-  if (!row) throw ApplicationFailure.nonRetryable(`Binding ${bindingId} has no record`, 'UnknownBinding');
+  if (!row) throw ApplicationFailure.nonRetryable(`Binding ${bindingId} has no record`, 'unknown_record');
   return row;
 }
 
@@ -285,7 +285,7 @@ export async function deleteSavedMethodAtGateway(
 ): Promise<SavedMethodDeletionResult> {
   const method = await getSavedMethod(db, methodId);
   if (!method)
-    throw ApplicationFailure.nonRetryable(`Saved method ${methodId} has no record`, 'UnknownMethod');
+    throw ApplicationFailure.nonRetryable(`Saved method ${methodId} has no record`, 'unknown_record');
   if (method.status !== 'deleting') return { status: 'deleted', resultCode: 0, message: 'Already removed' };
   // Ids of its own on every attempt: a deletion whose answer was lost is sent again, and the gateway
   // answers 2001 (token_invalid) for a token it already deleted, which counts as deleted.
@@ -301,7 +301,7 @@ export async function deleteSavedMethodAtGateway(
   const deleted = outcomeOf(resultCode);
   if (deleted !== 'succeeded' && deleted !== 'token_invalid') {
     await recordSavedMethodStatus(db, methodId, 'active');
-    throw ApplicationFailure.nonRetryable(`The gateway refused the deletion: ${message}`, 'DeleteRefused', {
+    throw ApplicationFailure.nonRetryable(`The gateway refused the deletion: ${message}`, 'delete_refused', {
       resultCode,
     });
   }
@@ -483,7 +483,7 @@ async function paymentOf(db: Db, paymentId: string) {
   if (!payment)
     throw ApplicationFailure.nonRetryable(
       `Saved-method payment ${paymentId} has no record`,
-      'UnknownPayment',
+      'unknown_record',
     );
   return payment;
 }

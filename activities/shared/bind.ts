@@ -9,7 +9,10 @@ type Bound<D, F extends Record<string, Activity<D>>> = {
   [K in keyof F]: F[K] extends (deps: D, ...args: infer A) => infer R ? (...args: A) => R : never;
 };
 
-export function bindActivities<D, F extends Record<string, Activity<D>>>(deps: D, activities: F): Bound<D, F> {
+export function bindActivities<D, F extends Record<string, Activity<D>>>(
+  deps: D,
+  activities: F,
+): Bound<D, F> {
   return Object.fromEntries(
     Object.entries(activities).map(([name, activity]) => [
       name,

@@ -34,22 +34,22 @@ const RETRY_UNTIL_THE_PROFILE_STOPS: RetryPolicy = { maxAttempts: Number.POSITIV
 /** The closed set of failure types an activity raises for the gateway; tests and workflows match on them. */
 export const GATEWAY_FAILURE_TYPES = [
   /** A final answer (result code) the caller did not expect as a value. */
-  'GatewayRejected',
+  'gateway_rejected',
   /** Our request broke a rule of the operation table: nothing was sent. */
-  'GatewayInvalidRequest',
+  'gateway_invalid_request',
   /** The answer's signature does not match: never trust it. */
-  'GatewaySignatureMismatch',
+  'gateway_signature_mismatch',
   /** An HTTP 4xx without a result code: a routing or configuration problem that repeating cannot fix. */
-  'GatewayRequestRefused',
+  'gateway_request_refused',
   /** An answer that is not the expected shape, or keys that cannot encrypt the request. */
-  'GatewayUnusableAnswer',
+  'gateway_unusable_answer',
 ] as const;
 export type GatewayFailureType = (typeof GATEWAY_FAILURE_TYPES)[number];
 
 function failureOf(error: GatewayError): { type: GatewayFailureType; details: Record<string, unknown> } {
   if (error instanceof GatewayResultError)
     return {
-      type: 'GatewayRejected',
+      type: 'gateway_rejected',
       details: {
         operation: error.operation,
         resultCode: error.resultCode,
@@ -59,20 +59,20 @@ function failureOf(error: GatewayError): { type: GatewayFailureType; details: Re
     };
   if (error instanceof GatewayValidationError)
     return {
-      type: 'GatewayInvalidRequest',
+      type: 'gateway_invalid_request',
       details: { operation: error.operation, field: error.field, rule: error.rule },
     };
   if (error instanceof GatewaySignatureError)
-    return { type: 'GatewaySignatureMismatch', details: { source: error.source } };
+    return { type: 'gateway_signature_mismatch', details: { source: error.source } };
   if (error instanceof GatewayTransportError)
     return {
-      type: 'GatewayRequestRefused',
+      type: 'gateway_request_refused',
       details: { operation: error.operation, reason: error.reason, status: error.status },
     };
   if (error instanceof GatewayFormatError)
-    return { type: 'GatewayUnusableAnswer', details: { source: error.source } };
-  if (error instanceof GatewayCryptoError) return { type: 'GatewayUnusableAnswer', details: {} };
-  return { type: 'GatewayUnusableAnswer', details: {} };
+    return { type: 'gateway_unusable_answer', details: { source: error.source } };
+  if (error instanceof GatewayCryptoError) return { type: 'gateway_unusable_answer', details: {} };
+  return { type: 'gateway_unusable_answer', details: {} };
 }
 
 /**
@@ -83,7 +83,7 @@ function failureOf(error: GatewayError): { type: GatewayFailureType; details: Re
 export function asActivityFailure(error: unknown, attempt = 1): unknown {
   // An orderId another object owns (db/shared/gateway-order-ids.ts): nothing was sent, and retrying cannot help.
   if (error instanceof OrderIdTaken)
-    return ApplicationFailure.nonRetryable(error.message, 'OrderIdTaken', {
+    return ApplicationFailure.nonRetryable(error.message, 'order_id_taken', {
       orderId: error.orderId,
       ownerKind: error.ownerKind,
     });

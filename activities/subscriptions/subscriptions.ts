@@ -110,7 +110,7 @@ async function tokenOf({ db, secrets }: Deps, subscriptionId: string) {
   if (!row.token_ciphertext)
     throw ApplicationFailure.nonRetryable(
       `Subscription ${subscriptionId} has no token`,
-      'SubscriptionWithoutToken',
+      'subscription_without_token',
     );
   return { row, token: openToken(row.token_ciphertext, secrets.keyring, subscriptionId) };
 }

@@ -156,7 +156,6 @@ export async function resendEvent(deps: WebhookDeps, endpointId: string, eventId
   if (!event) throw notFound(`Event ${eventId}`);
   if (!endpoint.event_types.includes(event.type))
     throw new ApiError(
-      422,
       'event_type_not_subscribed',
       `Webhook endpoint ${endpointId} does not receive ${event.type} events.`,
     );

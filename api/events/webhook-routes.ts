@@ -32,7 +32,7 @@ const eventId = z.string().regex(/^evt_[0-9a-f]{32}$/, 'an event id, evt_ and 32
 export function webhookRoutes(deps: { db: Db; temporal: Client; settings?: WebhookSettings }): AnyRoute[] {
   const configured = (): WebhookDeps => {
     if (!deps.settings)
-      throw new ApiError(503, 'webhooks_not_configured', 'This API was started without webhook settings.');
+      throw new ApiError('webhooks_not_configured', 'This API was started without webhook settings.');
     return { db: deps.db, temporal: deps.temporal, settings: deps.settings };
   };
   const policy = { allowLoopbackHttp: deps.settings?.allowLoopbackHttp ?? false };

@@ -84,19 +84,9 @@ const REQUEST_TYPE: Record<SavedMethodKind, string> = {
   wallet: 'linkWallet',
 };
 
-/** Each refusal of a code, as the API answers it. */
-const OTP_ERRORS: Readonly<Record<OtpFailureType, { status: number; code: string }>> = {
-  OtpInvalid: { status: 400, code: 'otp_invalid' },
-  OtpNotAwaited: { status: 409, code: 'otp_not_awaited' },
-  OtpWrong: { status: 422, code: 'otp_wrong' },
-  OtpLocked: { status: 423, code: 'otp_locked' },
-  OtpExpired: { status: 410, code: 'otp_expired' },
-  OtpTooSoon: { status: 429, code: 'otp_too_soon' },
-  OtpSmsLimit: { status: 429, code: 'otp_sms_limit' },
-  OtpFailed: { status: 502, code: 'otp_failed' },
-};
-const otpErrorOf = (type: string | undefined) =>
-  OTP_ERRORS[(type ?? OTP_FAILURE.failed) as OtpFailureType] ?? OTP_ERRORS[OTP_FAILURE.failed];
+/** A refusal of a code answers its failure type, a catalogue code; anything else the gateway's refusal. */
+const otpErrorOf = (type: string | undefined): OtpFailureType =>
+  Object.values(OTP_FAILURE).find((known) => known === type) ?? OTP_FAILURE.failed;
 
 const causeOf = (error: WorkflowUpdateFailedError) =>
   error.cause instanceof ApplicationFailure ? error.cause : undefined;
@@ -145,7 +135,7 @@ export async function startBinding(
   } catch (error) {
     if (error instanceof WorkflowUpdateFailedError) {
       const cause = causeOf(error);
-      throw new ApiError(502, 'binding_refused', cause?.message ?? error.message);
+      throw new ApiError('binding_refused', cause?.message ?? error.message);
     }
     // A resumed request may find the binding already finished: its record is the answer.
     if (!earlier) throw error;
@@ -207,7 +197,6 @@ export async function deleteMethod(deps: SavedMethodDeps, methodId: string) {
     await handle.result();
   } catch (error) {
     throw new ApiError(
-      502,
       'delete_refused',
       (error as Error & { cause?: Error }).cause?.message ?? String(error),
     );
@@ -231,23 +220,22 @@ export async function createSavedMethodPayment(
   if (!method) throw notFound(`Saved method ${input.methodId}`);
   if (method.status !== 'active') {
     throw conflict(
-      `method_${method.status}`,
+      `method_${method.status as Exclude<typeof method.status, 'active'>}`,
       `Saved method ${input.methodId} is ${method.status}; it is never used again.`,
     );
   }
   const range = TOKEN_PAY_AMOUNT_RANGES[method.kind];
   if (!inRange(input.amount, range)) {
     const message = `a ${method.kind} token pays ${rangeText(range)} VND`;
-    throw new ApiError(400, 'invalid_request', `The request is invalid: body.amount: ${message}`, [
-      { field: 'body.amount', rule: 'range', message },
-    ]);
+    throw new ApiError('invalid_request', `The request is invalid: body.amount: ${message}`, {
+      problems: [{ field: 'body.amount', rule: 'range', message }],
+    });
   }
   if (method.kind === 'wallet') {
     const now = deps.now();
     const refusal = checkNewCode(await recentOtpAttempts(db, method.partner_client_id, now), now);
     if (refusal) {
-      const { status, code } = OTP_ERRORS[OTP_REFUSAL_TYPE[refusal.reason]];
-      throw new ApiError(status, code, refusalMessage(refusal));
+      throw new ApiError(OTP_REFUSAL_TYPE[refusal.reason], refusalMessage(refusal));
     }
   }
   const workflowId = savedMethodPaymentWorkflowId(input.paymentId);
@@ -317,18 +305,10 @@ export async function listSavedMethodPayments(db: Db, filter: ListFilter) {
 function notAwaitingCode(row: SavedMethodPaymentRow): ApiError {
   const outcome = row.result_code === null ? undefined : outcomeOf(row.result_code);
   if (row.state === 'failed' && outcome === 'otp_expired') {
-    return new ApiError(
-      OTP_ERRORS.OtpExpired.status,
-      OTP_ERRORS.OtpExpired.code,
-      row.message ?? 'The code expired.',
-    );
+    return new ApiError(OTP_FAILURE.expired, row.message ?? 'The code expired.');
   }
   if (row.state === 'failed' && outcome === 'otp_locked') {
-    return new ApiError(
-      OTP_ERRORS.OtpLocked.status,
-      OTP_ERRORS.OtpLocked.code,
-      row.message ?? 'Too many wrong codes today.',
-    );
+    return new ApiError(OTP_FAILURE.locked, row.message ?? 'Too many wrong codes today.');
   }
   return conflict(
     'otp_not_awaited',
@@ -349,8 +329,7 @@ export async function submitOtp(deps: SavedMethodDeps, paymentId: string, code: 
   } catch (error) {
     if (error instanceof WorkflowUpdateFailedError) {
       const cause = causeOf(error);
-      const { status, code } = otpErrorOf(failureTypeOf(cause));
-      throw new ApiError(status, code, cause?.message ?? error.message);
+      throw new ApiError(otpErrorOf(failureTypeOf(cause)), cause?.message ?? error.message);
     }
     // The workflow finished meanwhile (the code expired, or another request settled it).
     const now = await getSavedMethodPayment(deps.db, paymentId);

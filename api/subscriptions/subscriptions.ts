@@ -119,7 +119,6 @@ export async function createSubscription(
       const started = row.start_result_code === null ? undefined : outcomeOf(row.start_result_code);
       if (started !== undefined && started !== 'succeeded' && !isAlreadySubmitted(started))
         throw new ApiError(
-          422,
           'gateway_refused',
           `The gateway refused the subscription: ${row.start_result_code} ${row.start_message ?? ''}`.trim(),
         );

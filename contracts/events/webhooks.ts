@@ -52,8 +52,8 @@ export const WEBHOOK_BATCH_SIZE = 50;
 export const WEBHOOK_BATCHES_PER_RUN = 200;
 
 /** Failure types of a delivery: refused (retried) and never deliverable (not retried). */
-export const WEBHOOK_REFUSED = 'WebhookRefused';
-export const WEBHOOK_URL_REFUSED = 'WebhookUrlRefused';
+export const WEBHOOK_REFUSED = 'webhook_refused';
+export const WEBHOOK_URL_REFUSED = 'webhook_url_refused';
 
 /** active ⇄ disabled (an undeliverable event; an operator re-enables); deleted is final. */
 export type WebhookEndpointStatus = 'active' | 'disabled' | 'deleted';

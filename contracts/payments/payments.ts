@@ -120,7 +120,7 @@ export interface ConfirmResult {
 }
 /** Capture or cancel; refused (failure type CONFIRM_REFUSED) unless the payment is authorized and undecided. */
 export const confirmPaymentUpdate = defineUpdate<ConfirmResult, [ConfirmRequest]>('confirmPayment');
-export const CONFIRM_REFUSED = 'PaymentNotAuthorized';
+export const CONFIRM_REFUSED = 'payment_not_authorized';
 
 export const confirmedStatus: Readonly<
   Record<Exclude<ConfirmOutcome['outcome'], 'refused' | 'unknown'>, PaymentStatus>

@@ -13,7 +13,7 @@ export const savedMethodBindingWorkflowId = (bindingId: string) => `saved-method
 export const savedMethodDeletionWorkflowId = (methodId: string) => `saved-method-deletion/${methodId}`;
 
 /** The failure type of bindingLinks when the gateway refused the binding (its message and resultCode say why). */
-export const BINDING_REFUSED = 'BindingRefused';
+export const BINDING_REFUSED = 'binding_refused';
 
 /** creating → awaiting_customer → binding → active; failed or expired on the way. */
 export type BindingStatus = 'creating' | 'awaiting_customer' | 'binding' | 'active' | 'failed' | 'expired';

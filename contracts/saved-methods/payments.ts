@@ -89,24 +89,24 @@ export const savedMethodPaymentResultSignal = defineSignal<[SavedMethodPaymentNo
 export const savedMethodPaymentStartedUpdate = defineUpdate<SavedMethodPaymentSnapshot, []>(
   'tokenPaymentStarted',
 );
-/** The failure types of a refused submitOtp (the API answers each with its own error code and status). */
+/** The failure types of a refused submitOtp: catalogue codes the API answers as they are. */
 export const OTP_FAILURE = {
   /** Not 4 to 8 digits: nothing was sent. */
-  invalid: 'OtpInvalid',
+  invalid: 'otp_invalid',
   /** The payment waits for no code (any more). */
-  notAwaited: 'OtpNotAwaited',
+  notAwaited: 'otp_not_awaited',
   /** Wrong; details.attemptsLeft says how many tries remain today. */
-  wrong: 'OtpWrong',
+  wrong: 'otp_wrong',
   /** Five wrong codes today; details.until says when the lock ends. */
-  locked: 'OtpLocked',
+  locked: 'otp_locked',
   /** The code is older than its lifetime. */
-  expired: 'OtpExpired',
+  expired: 'otp_expired',
   /** Sent too soon after the previous code; details.retryAfterMs. */
-  tooSoon: 'OtpTooSoon',
+  tooSoon: 'otp_too_soon',
   /** The day's SMS limit is used up. */
-  smsLimit: 'OtpSmsLimit',
+  smsLimit: 'otp_sms_limit',
   /** Any other gateway answer; details.resultCode. */
-  failed: 'OtpFailed',
+  failed: 'otp_failed',
 } as const;
 export type OtpFailureType = (typeof OTP_FAILURE)[keyof typeof OTP_FAILURE];
 

@@ -161,7 +161,7 @@ export interface ManageRequest {
   reason?: string;
 }
 /** The failure type of a refused pause, cancel, reactivation or cycle amount (the message says why). */
-export const SUBSCRIPTION_REFUSED = 'SubscriptionRefused';
+export const SUBSCRIPTION_REFUSED = 'subscription_refused';
 export const pauseUpdate = defineUpdate<SubscriptionView, [ManageRequest]>('pause');
 export const cancelUpdate = defineUpdate<SubscriptionView, [ManageRequest]>('cancel');
 export const reactivateUpdate = defineUpdate<

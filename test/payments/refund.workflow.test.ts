@@ -137,7 +137,7 @@ describe('terminalSettlement', () => {
       },
     });
     const failure = await run.failure();
-    expect(failure.type).toBe('GatewayRejected');
+    expect(failure.type).toBe('gateway_rejected');
     expect(failure.details?.[0]).toMatchObject({ operation: 'card.settle', resultCode: 13 });
     expect(run.calls('settleTerminal')).toHaveLength(1);
   });

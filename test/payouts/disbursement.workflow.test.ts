@@ -103,7 +103,7 @@ describe('one activity makes the payout', () => {
       },
     });
     const failure = await run.failure();
-    expect(failure.type).toBe('GatewayRejected');
+    expect(failure.type).toBe('gateway_rejected');
     expect(failure.details?.[0]).toMatchObject({ resultCode: 13, outcome: 'failed' });
   });
 });

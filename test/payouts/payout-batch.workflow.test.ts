@@ -388,7 +388,7 @@ describe('payoutBatch: failures', () => {
       },
     });
     const failure = await run.failure();
-    expect(failure.type).toBe('GatewayRejected');
+    expect(failure.type).toBe('gateway_rejected');
     expect(failure.details?.[0]).toMatchObject({ operation: 'batch.init', resultCode: 99 });
     expect(run.calls('createBatch')).toEqual([]);
   });

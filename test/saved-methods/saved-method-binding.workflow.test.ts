@@ -160,13 +160,13 @@ describe('savedMethodDeletion', () => {
   it('the gateway refuses: the workflow fails as DeleteRefused with the code, once', async () => {
     const run = await remove({
       deleteSavedMethodAtGateway: async () => {
-        throw ApplicationFailure.nonRetryable('The gateway refused the deletion: no', 'DeleteRefused', {
+        throw ApplicationFailure.nonRetryable('The gateway refused the deletion: no', 'delete_refused', {
           resultCode: 99,
         });
       },
     });
     const failure = await run.failure();
-    expect(failure.type).toBe('DeleteRefused');
+    expect(failure.type).toBe('delete_refused');
     expect(failure.details?.[0]).toEqual({ resultCode: 99 });
     expect(run.calls('deleteSavedMethodAtGateway')).toHaveLength(1);
   });

@@ -1,18 +1,17 @@
 /**
- * One casing for failure types (PascalCase), with the API's snake_case error codes mapped explicitly;
- * refusals from workers that predate the rule still read as today's types.
+ * One error vocabulary: every failure type a workflow or an activity raises is a code of the catalogue
+ * (contracts/shared/errors.ts), the same name the API answers; types of earlier workers read as today's.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { GATEWAY_FAILURE_TYPES } from '../../activities/shared/gateway-calls';
 import { BINDING_REFUSED, OTP_FAILURE, OTP_REFUSAL_TYPE } from '../../contracts/saved-methods';
-import { failureTypeOf } from '../../contracts/shared';
+import { ERRORS, earlierTypesOf, failureTypeOf, isErrorCode } from '../../contracts/shared';
 import { CONFIRM_REFUSED } from '../../contracts/payments';
 import { SUBSCRIPTION_REFUSED } from '../../contracts/subscriptions';
 import { WEBHOOK_REFUSED, WEBHOOK_URL_REFUSED } from '../../contracts/events';
 
-const PASCAL = /^[A-Z][a-zA-Z]+$/;
 const root = path.resolve(__dirname, '..', '..');
 const sources = ['workflows', 'activities', 'api', 'gateway'].flatMap((folder) =>
   fs
@@ -21,8 +20,8 @@ const sources = ['workflows', 'activities', 'api', 'gateway'].flatMap((folder) =
     .map((file) => path.join(folder, file)),
 );
 
-describe('failure types', () => {
-  it('every declared one is PascalCase', () => {
+describe('one error vocabulary', () => {
+  it('every declared failure type is a catalogue code', () => {
     const declared = [
       ...GATEWAY_FAILURE_TYPES,
       ...Object.values(OTP_FAILURE),
@@ -32,10 +31,10 @@ describe('failure types', () => {
       WEBHOOK_REFUSED,
       WEBHOOK_URL_REFUSED,
     ];
-    expect(declared.filter((type) => !PASCAL.test(type))).toEqual([]);
+    expect(declared.filter((type) => !isErrorCode(type))).toEqual([]);
   });
 
-  it('every literal one raised in the code is PascalCase', () => {
+  it('every literal failure type raised in the code is a catalogue code', () => {
     const raised = sources.flatMap((file) =>
       [
         ...fs
@@ -43,21 +42,33 @@ describe('failure types', () => {
           .matchAll(
             /ApplicationFailure\.(?:nonRetryable|retryable|create)\(\s*(?:`[^`]*`|'[^']*'|[\w.]+)\s*,\s*'([^']+)'/g,
           ),
-      ].map((match) => `${file}: ${match[1]}`),
+      ].map((match) => ({ file, type: match[1]! })),
     );
     expect(raised.length).toBeGreaterThan(5);
-    expect(raised.filter((entry) => !PASCAL.test(entry.split(': ')[1]!))).toEqual([]);
+    expect(raised.filter(({ type }) => !isErrorCode(type))).toEqual([]);
   });
 
-  it('an earlier worker’s snake_case type reads as today’s; other types pass unchanged', () => {
-    expect(failureTypeOf({ type: 'otp_wrong' })).toBe(OTP_FAILURE.wrong);
-    expect(failureTypeOf({ type: 'payment_not_authorized' })).toBe(CONFIRM_REFUSED);
-    expect(failureTypeOf({ type: 'subscription_refused' })).toBe(SUBSCRIPTION_REFUSED);
-    expect(failureTypeOf({ type: 'binding_refused' })).toBe(BINDING_REFUSED);
-    for (const [reason, type] of Object.entries(OTP_REFUSAL_TYPE))
-      expect(failureTypeOf({ type: reason })).toBe(type);
-    expect(failureTypeOf({ type: OTP_FAILURE.locked })).toBe(OTP_FAILURE.locked);
-    expect(failureTypeOf({ type: 'GatewayRejected' })).toBe('GatewayRejected');
+  it('every code has a status the API can answer and words for people', () => {
+    for (const [code, { status, meaning }] of Object.entries(ERRORS)) {
+      expect(code).toMatch(/^[a-z][a-z0-9_]*$/);
+      for (const each of typeof status === 'number' ? [status] : status) {
+        expect(each).toBeGreaterThanOrEqual(400);
+        expect(each).toBeLessThan(600);
+      }
+      expect(meaning.length).toBeGreaterThan(10);
+    }
+  });
+
+  it('earlier workers’ types read as today’s codes; codes pass unchanged', () => {
+    expect(failureTypeOf({ type: 'OtpWrong' })).toBe(OTP_FAILURE.wrong);
+    expect(failureTypeOf({ type: 'PaymentNotAuthorized' })).toBe(CONFIRM_REFUSED);
+    expect(failureTypeOf({ type: 'SubscriptionRefused' })).toBe(SUBSCRIPTION_REFUSED);
+    expect(failureTypeOf({ type: 'BindingRefused' })).toBe(BINDING_REFUSED);
+    expect(failureTypeOf({ type: 'GatewayRejected' })).toBe('gateway_rejected');
+    expect(failureTypeOf({ type: 'WebhookUrlRefused' })).toBe(WEBHOOK_URL_REFUSED);
+    for (const type of Object.values(OTP_REFUSAL_TYPE)) expect(failureTypeOf({ type })).toBe(type);
+    expect(failureTypeOf({ type: 'otp_locked' })).toBe('otp_locked');
     expect(failureTypeOf(undefined)).toBeUndefined();
+    expect(earlierTypesOf('webhook_url_refused')).toEqual(['WebhookUrlRefused']);
   });
 });

@@ -64,7 +64,7 @@ describe('asActivityFailure: the retry decision of gateway/retry.ts, used by eve
     );
     const failure = asActivityFailure(notFound);
     expect(nonRetryable(failure)).toBe(true);
-    expect(failureType(failure)).toBe('GatewayRequestRefused');
+    expect(failureType(failure)).toBe('gateway_request_refused');
     expect((failure as ApplicationFailure).details?.[0]).toMatchObject({
       status: 404,
       reason: 'http_status',
@@ -73,10 +73,10 @@ describe('asActivityFailure: the retry decision of gateway/retry.ts, used by eve
 
   it('types every final failure from the closed list, with why in its details', () => {
     const cases = [
-      [rejected(1100), 'GatewayRejected', { resultCode: 1100, outcome: 'merchant_balance_short' }],
+      [rejected(1100), 'gateway_rejected', { resultCode: 1100, outcome: 'merchant_balance_short' }],
       [
         new GatewayValidationError('payment.query', []),
-        'GatewayInvalidRequest',
+        'gateway_invalid_request',
         { operation: 'payment.query' },
       ],
     ] as const;
@@ -128,7 +128,7 @@ describe('askGateway: final answers as values, the rest decided as above', () =>
       'disbursement.pay',
       samples['disbursement.pay'],
     ).catch((error: unknown) => error);
-    expect(failureType(failure)).toBe('GatewayRejected');
+    expect(failureType(failure)).toBe('gateway_rejected');
   });
 
   it('hands back a retryable outcome only when asked to (a code sent too soon)', async () => {
@@ -175,6 +175,6 @@ describe('askGateway: final answers as values, the rest decided as above', () =>
       (e: unknown) => e,
     );
     expect(nonRetryable(failure)).toBe(true);
-    expect(failureType(failure)).toBe('GatewayRequestRefused');
+    expect(failureType(failure)).toBe('gateway_request_refused');
   });
 });

@@ -6,7 +6,7 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import { RetryState } from '@temporalio/common';
-import { durationMs } from '../../contracts/shared';
+import { durationMs, earlierTypesOf } from '../../contracts/shared';
 import {
   WEBHOOK_BATCH_SIZE,
   WEBHOOK_BATCHES_PER_RUN,
@@ -30,7 +30,8 @@ const deliveries = (timing: WebhookTiming) =>
       initialInterval: timing.firstRetry,
       backoffCoefficient: 2,
       maximumInterval: timing.maxRetryInterval,
-      nonRetryableErrorTypes: [WEBHOOK_URL_REFUSED],
+      // A worker of the release before raises the earlier name; either stops the retries.
+      nonRetryableErrorTypes: [WEBHOOK_URL_REFUSED, ...earlierTypesOf(WEBHOOK_URL_REFUSED)],
     },
   });
 
