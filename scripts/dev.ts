@@ -16,7 +16,7 @@ import { buildApi } from '../api/build';
 import { buildWorker } from '../workers/build';
 import { resolveDevCodecToken } from '../platform/dev-codec-token';
 import { resolveDevCustomerKeySecret } from '../platform/customer-key';
-import { stackCheck, stackCheckWorkflowId } from '../workflows/shared/stack-check';
+import { STACK_CHECK_WORKFLOW, stackCheckWorkflowId, type StackCheckWorkflow } from '../contracts/shared';
 import { startDatabase, startGateway, startTemporal } from './stack';
 import { StartedParts, StartInterrupted } from './started-parts';
 
@@ -121,7 +121,7 @@ async function main(): Promise<void> {
     });
 
     const checkId = randomUUID();
-    const check = await temporal.client.workflow.execute(stackCheck, {
+    const check = await temporal.client.workflow.execute<StackCheckWorkflow>(STACK_CHECK_WORKFLOW, {
       taskQueue: config.TEMPORAL_TASK_QUEUE,
       workflowId: stackCheckWorkflowId(checkId),
       args: [{ checkId, wait: '1 second' }],

@@ -25,7 +25,8 @@ export interface ConsoleSettings {
 const CONSOLE_DIR = path.dirname(fileURLToPath(import.meta.url));
 
 /** [smallest, largest] in VND. */
-const amountRange = z.tuple([z.number(), z.number()]);
+/** [least, most] in VND (an array, not a tuple: OpenAPI 3.1 has no tuple items). */
+const amountRange = z.array(z.number()).length(2);
 
 const CONTENT_TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',

@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
-import { stackCheck, stackCheckWorkflowId } from '../../workflows/shared/stack-check';
+import { STACK_CHECK_WORKFLOW, stackCheckWorkflowId, type StackCheckWorkflow } from '../../contracts/shared';
 import { sleep } from './workload/context';
 
 export interface Probe {
@@ -22,7 +22,7 @@ export function createProbe(apiUrl: string, temporal: Client, taskQueue: string)
   };
   const workflowRuns = async () => {
     const checkId = `chaos-${randomUUID()}`;
-    const run = temporal.workflow.execute(stackCheck, {
+    const run = temporal.workflow.execute<StackCheckWorkflow>(STACK_CHECK_WORKFLOW, {
       taskQueue,
       workflowId: stackCheckWorkflowId(checkId),
       args: [{ checkId, wait: '100 milliseconds' }],

@@ -7,7 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { createStackCheckActivities } from '../../activities/shared/stack-check';
 import type { Db } from '../../db/shared/knex';
-import { stackCheck, stackCheckWorkflowId } from '../../workflows/shared/stack-check';
+import { stackCheckWorkflowId } from '../../contracts/shared';
+import { stackCheck } from '../../workflows/shared/stack-check';
 import { connectTestDatabase } from '../support/database';
 import { connectDevServer, createTimeSkippingEnv, createTestWorker } from '../support/temporal';
 

@@ -9,7 +9,7 @@ import {
   savedMethodPaymentWorkflowId,
 } from '../../contracts/saved-methods';
 import { kindOf, type StartableWorkflowName, type StartableWorkflows } from '../../contracts/shared';
-import { stackCheckWorkflowId } from '../../workflows/shared/stack-check';
+import { stackCheckWorkflowId } from '../../contracts/shared';
 import { subscriptionWorkflowId } from '../../contracts/subscriptions';
 import { webhookEndpointWorkflowId, webhookResendWorkflowId } from '../../contracts/events';
 
