@@ -17,6 +17,7 @@ import { connectTestDatabase } from '../support/database';
 import { listeningDisbursement, payoutResult } from '../support/notifications';
 import { testApiSettings, testMerchant } from '../support/settings';
 import { testDataConverter } from '../support/temporal';
+import { freshId } from '../support/ids';
 
 let db: Db;
 let connection: Connection;
@@ -48,7 +49,7 @@ afterAll(async () => {
 
 /** A batch record and a workflow that only listens, to count the signals it receives. */
 async function listeningBatch(amount = 150_000) {
-  const runId = `run-20261122-${randomUUID().slice(0, 6)}`;
+  const runId = freshId('run-20261122-', 6);
   const batchId = `${runId}-b001`;
   const workflowId = `payout-batch/${batchId}`;
   await db('payout_runs').insert({
@@ -114,7 +115,7 @@ const listening = async (amount = 50_000) => {
 
 /** A card payment (payWithCC) record and a listening workflow, for list-B results. */
 async function listeningCardPayment(amount: number) {
-  const paymentId = `pay-${randomUUID().slice(0, 8)}`;
+  const paymentId = freshId('pay-', 8);
   const workflowId = `payment/${paymentId}`;
   await db('payments').insert({
     payment_id: paymentId,

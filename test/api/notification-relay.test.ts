@@ -28,6 +28,7 @@ import { listeningDisbursement, payoutResult, signalsNeverSettle } from '../supp
 import { connectDevServer } from '../support/temporal';
 import { eventually } from '../support/wait';
 import { testPaymentSettings } from '../payments/payment-stack';
+import { freshId } from '../support/ids';
 
 /** The settings as an API process builds them from its environment. */
 const notifications = apiSettingsFrom(
@@ -96,7 +97,7 @@ const metric = async (name: string, labels = '') => {
 
 describe('the notification relay', () => {
   it('signals, once, a notification whose receiver died after claiming it, once the claim lapses', async () => {
-    const paymentId = `p-${randomUUID().slice(0, 13)}`;
+    const paymentId = freshId('p-', 13);
     const created = await callApi(stack.api, stack.key, 'POST', '/v1/payments', {
       paymentId,
       requestType: 'captureWallet',

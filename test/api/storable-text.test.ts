@@ -19,6 +19,7 @@ import { connectTestDatabase } from '../support/database';
 import { listeningDisbursement, payoutResult } from '../support/notifications';
 import { testApiSettings, testMerchant } from '../support/settings';
 import { testDataConverter } from '../support/temporal';
+import { freshId } from '../support/ids';
 
 let db: Db;
 let connection: Connection;
@@ -80,7 +81,7 @@ describe('a create carrying text PostgreSQL cannot store', () => {
         { description: 'Salary', wallet: { walletId: '0912345678', walletName: LONE } },
       ],
     ] as const) {
-      const disbursementId = `d-${randomUUID().slice(0, 12)}`;
+      const disbursementId = freshId('d-', 12);
       const answer = await send(
         maker,
         'POST',
@@ -99,7 +100,7 @@ describe('a create carrying text PostgreSQL cannot store', () => {
   });
 
   it('refuses a payment with one in its orderInfo or in an item, naming each field; nothing is created', async () => {
-    const paymentId = `p-${randomUUID().slice(0, 13)}`;
+    const paymentId = freshId('p-', 13);
     const answer = await send(
       payments,
       'POST',
@@ -130,7 +131,7 @@ describe('a create carrying text PostgreSQL cannot store', () => {
   });
 
   it('keeps a surrogate pair (an emoji) as the character it is', async () => {
-    const disbursementId = `d-${randomUUID().slice(0, 12)}`;
+    const disbursementId = freshId('d-', 12);
     const answer = await send(
       maker,
       'POST',
@@ -163,7 +164,7 @@ describe('a create carrying text PostgreSQL cannot store', () => {
 
 describe('the audit log', () => {
   it('records a refused create whose description held a lone surrogate, with the text made storable', async () => {
-    const disbursementId = `d-${randomUUID().slice(0, 12)}`;
+    const disbursementId = freshId('d-', 12);
     const answer = await send(
       maker,
       'POST',
@@ -191,7 +192,7 @@ describe('the audit log', () => {
   });
 
   it('writes an entry whatever text it holds (NUL and lone surrogates in every field and key)', async () => {
-    const targetId = `t-${randomUUID().slice(0, 8)}`;
+    const targetId = freshId('t-', 8);
     await recordAudit(db, {
       actorKeyId: null,
       actorName: 'Ops\u0000 person',

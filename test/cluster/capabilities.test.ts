@@ -15,6 +15,7 @@ import { payoutFile } from '../support/payout-stack';
 import { bankRemittance } from '../support/remittance-stack';
 import { eventually } from '../support/wait';
 import { useCluster } from './cluster-fixture';
+import { freshId } from '../support/ids';
 
 const t = useCluster();
 
@@ -274,7 +275,7 @@ describe('every capability on the production shape, through the API', () => {
 
   it('settles a card terminal', async () => {
     const payments = await t.key(['payments']);
-    const serialNumber = `SN-${randomUUID().slice(0, 8)}`;
+    const serialNumber = freshId('SN-', 8);
     const paymentId = newId('p');
     const created = await t.api(payments, 'POST', '/v1/payments', {
       paymentId,

@@ -5,7 +5,6 @@
  * with a new event id, and a receiver deduplicating by event id acted on the charge twice. The same rule for a
  * payment's record (its transition table passed by the caller).
  */
-import { randomUUID } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { updatePayment } from '../../db/payments/payments';
 import { setRunStatus } from '../../db/payouts/runs';
@@ -13,6 +12,7 @@ import { insertSubscription, upsertCharge, type ChargeRecord } from '../../db/su
 import { canMovePayment } from '../../contracts/payments';
 import { canMoveRun } from '../../contracts/payouts';
 import { connectTestDatabase } from '../support/database';
+import { freshId } from '../support/ids';
 
 const db = connectTestDatabase();
 afterAll(() => db.destroy());
@@ -24,7 +24,7 @@ const eventsOf = async (id: string) =>
 
 describe('a subscription charge', () => {
   async function subscription() {
-    const id = `fw_${randomUUID().slice(0, 12)}`;
+    const id = freshId('fw_', 12);
     await insertSubscription(db, {
       subscription_id: id,
       workflow_id: `subscription/${id}`,
@@ -89,7 +89,7 @@ describe('a subscription charge', () => {
 
 describe('a payment', () => {
   it('a late write of an earlier status never takes a decided payment back', async () => {
-    const id = `fw_${randomUUID().slice(0, 12)}`;
+    const id = freshId('fw_', 12);
     await db('payments').insert({
       payment_id: id,
       order_id: id,
@@ -115,7 +115,7 @@ describe('a payment', () => {
 
 describe('a payout run', () => {
   it('a decision written after the reconciliation (its write delayed by a worker death) keeps the run reconciled', async () => {
-    const id = `fw_${randomUUID().slice(0, 12)}`;
+    const id = freshId('fw_', 12);
     await db('payout_runs').insert({
       run_id: id,
       workflow_id: `payout-run/${id}`,

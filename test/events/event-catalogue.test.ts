@@ -41,6 +41,7 @@ import {
 import { eventually } from '../support/wait';
 import { durationMs } from '../../contracts/shared';
 import { startReceiver, type Receiver } from './receiver';
+import { freshId } from '../support/ids';
 
 let env: TestWorkflowEnvironment;
 let devEnv: TestWorkflowEnvironment;
@@ -163,14 +164,12 @@ const typesOf = async (objectId: string) =>
 
 describe('payout runs and disbursements', () => {
   it('awaiting_approval, awaiting_funds and reconciled; needs_attention when the gateway refuses a batch', async () => {
-    const clean = mine(await uploadAndApprove(payouts, payoutFile(`cat-ok-${randomUUID().slice(0, 6)}`, 2)));
+    const clean = mine(await uploadAndApprove(payouts, payoutFile(freshId('cat-ok-', 6), 2)));
     await waitForRunStatus(db, clean, ['reconciled']);
     expect(await typesOf(clean)).toEqual(['payout_run.awaiting_approval', 'payout_run.reconciled']);
 
     payouts.sandbox.admin.setBalance('VND', 5_000);
-    const short = mine(
-      await uploadAndApprove(payouts, payoutFile(`cat-short-${randomUUID().slice(0, 6)}`, 2)),
-    );
+    const short = mine(await uploadAndApprove(payouts, payoutFile(freshId('cat-short-', 6), 2)));
     await waitForRunStatus(db, short, ['awaiting_funds']);
     payouts.sandbox.admin.setBalance('VND', 100_000_000);
     const resumed = await callApi(
@@ -190,9 +189,7 @@ describe('payout runs and disbursements', () => {
 
     // The gateway refuses the batch (its total changed while init was in flight: 20), so nobody is paid.
     payouts.sandbox.admin.setFaults({ operation: 'batch.init', latencyMs: 500, times: 1 });
-    const pending = mine(
-      await uploadAndApprove(payouts, payoutFile(`cat-ref-${randomUUID().slice(0, 6)}`, 2)),
-    );
+    const pending = mine(await uploadAndApprove(payouts, payoutFile(freshId('cat-ref-', 6), 2)));
     await eventually(async () =>
       expect((await db('payout_batches').where({ run_id: pending }).first()).status).toBe('initiating'),
     );
@@ -273,7 +270,7 @@ describe('payments and refunds', () => {
     expect(await typesOf(mine(refunded.body.refundId))).toEqual(['refund.succeeded']);
 
     // A terminal settled on the device itself, unknown to payrun: the gateway refuses the refund (1002).
-    const serialNumber = `SN-${randomUUID().slice(0, 8)}`;
+    const serialNumber = freshId('SN-', 8);
     const card = await pay({
       requestType: 'payWithEdc',
       amount: 300_000,
@@ -339,7 +336,7 @@ describe('saved methods and saved-method payments', () => {
     });
 
   it('token_payment.otp_required, .succeeded and .failed; saved_method.revoked', async () => {
-    const customer = `cat${randomUUID().slice(0, 8)}`;
+    const customer = freshId('cat', 8);
     const methodId = await savedMethod('wallet', customer);
     const confirmed = await payWith(methodId);
     await tokens.advance('4 seconds');
@@ -360,14 +357,14 @@ describe('saved methods and saved-method payments', () => {
     await stateOf(confirmed, 'succeeded');
     expect(await typesOf(confirmed)).toEqual(['token_payment.otp_required', 'token_payment.succeeded']);
 
-    const other = await savedMethod('wallet', `cat${randomUUID().slice(0, 8)}`);
+    const other = await savedMethod('wallet', freshId('cat', 8));
     const lapsed = await payWith(other);
     await tokens.advance('6 minutes');
     await stateOf(lapsed, 'failed');
     expect(await typesOf(lapsed)).toEqual(['token_payment.otp_required', 'token_payment.failed']);
 
     // The customer removes a saved card in the app (wallet links have no unbind call).
-    const cardOwner = `cat${randomUUID().slice(0, 8)}`;
+    const cardOwner = freshId('cat', 8);
     const card = await savedMethod('domestic', cardOwner);
     expect(tokens.sandbox.admin.revokeToken(cardOwner).notified).toBe(1);
     await eventually(async () => expect(await typesOf(card)).toEqual(['saved_method.revoked']));
@@ -376,8 +373,8 @@ describe('saved methods and saved-method payments', () => {
 
 describe('subscriptions', () => {
   const subscribe = async (amount: number, info: Record<string, unknown>) => {
-    const subscriptionId = mine(`cat${randomUUID().slice(0, 10)}`);
-    const partnerClientId = `member${randomUUID().slice(0, 6)}`;
+    const subscriptionId = mine(freshId('cat', 10));
+    const partnerClientId = freshId('member', 6);
     const created = await callApi(subscriptions.api, subscriptions.key, 'POST', '/v1/subscriptions', {
       subscriptionId,
       partnerClientId,

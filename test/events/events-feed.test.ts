@@ -10,6 +10,7 @@ import type { PaymentSnapshot } from '../../platform/event-catalogue';
 import { callApi, newKey } from '../support/api';
 import { useApiOnDevServer } from '../support/api-on-dev-server';
 import { eventually } from '../support/wait';
+import { freshId } from '../support/ids';
 
 const t = useApiOnDevServer();
 
@@ -108,7 +109,7 @@ describe('the events feed', () => {
   });
 
   it('writes no change without its event: a failing event leaves the record as it was', async () => {
-    const runId = `feed-run-${randomUUID().slice(0, 8)}`;
+    const runId = freshId('feed-run-', 8);
     await t.db('payout_runs').insert({
       run_id: runId,
       status: 'running',

@@ -13,6 +13,7 @@ import { useStack } from '../support/stack';
 import { createTimeSkippingEnv, testCodecKeyring } from '../support/temporal';
 import { eventually } from '../support/wait';
 import { startReceiver, type Receiver } from './receiver';
+import { freshId } from '../support/ids';
 
 const taskQueue = `webhooks-${randomUUID()}`;
 /** Quick first retries (so five failures take seconds), the production window and ceiling. */
@@ -59,10 +60,7 @@ async function createEndpoint(receiver: Receiver, eventTypes = RUN_EVENTS) {
 }
 
 async function paidRun(prefix: string) {
-  const runId = await uploadAndApprove(
-    t as unknown as PayoutStack,
-    payoutFile(`${prefix}-${randomUUID().slice(0, 6)}`, 3),
-  );
+  const runId = await uploadAndApprove(t as unknown as PayoutStack, payoutFile(freshId(`${prefix}-`, 6), 3));
   await waitForRunStatus(t.db, runId, ['reconciled']);
   return runId;
 }

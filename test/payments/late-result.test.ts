@@ -4,16 +4,16 @@
  * record, forward only — expired becomes succeeded, with its event — where the receiver once acknowledged it
  * as "delivered" and the record stayed failed.
  */
-import { randomUUID } from 'node:crypto';
 import { expect, it } from 'vitest';
 import { connectDevServer } from '../support/temporal';
 import { eventually } from '../support/wait';
 import { call, usePaymentStack } from './payment-stack';
+import { freshId } from '../support/ids';
 
 const t = usePaymentStack(connectDevServer);
 
 it('a result notification for a payment whose workflow has finished is recorded, forward only, with its event', async () => {
-  const paymentId = `late_${randomUUID().slice(0, 8)}`;
+  const paymentId = freshId('late_', 8);
   const created = await call(t, 'POST', '/v1/payments', {
     paymentId,
     requestType: 'captureWallet',

@@ -6,6 +6,7 @@ import { captureHistory } from '../support/history-capture';
 import { createTimeSkippingEnv } from '../support/temporal';
 import { eventually } from '../support/wait';
 import { call, usePaymentStack } from './payment-stack';
+import { freshId } from '../support/ids';
 
 const fixture = usePaymentStack(createTimeSkippingEnv);
 
@@ -273,7 +274,7 @@ describe('refunds', () => {
 
 describe('card terminal and POS', () => {
   it('refunds a terminal card payment before settlement and refuses it after', async () => {
-    const serialNumber = `SN-${randomUUID().slice(0, 8)}`;
+    const serialNumber = freshId('SN-', 8);
     const body = { requestType: 'payWithEdc', storeId: 'store-t', serialNumber, instrumentType: 'CARD' };
     const first = await paidPayment({ ...body, amount: 300_000 });
     expect(first.payType).toBe('edcDevice');

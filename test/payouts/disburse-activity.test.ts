@@ -4,13 +4,13 @@
  * activity whose worker crashed or whose answer was lost, and that retry must pay nothing twice and must
  * not fail a payout whose money already left.
  */
-import { randomUUID } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createDisbursementActivities } from '../../activities/payouts/disbursements';
 import { codeOf, GatewayTransportError } from '../../gateway';
 import type { DisbursementInput, DisbursementReceiver } from '../../contracts/payouts';
 import { connectTestDatabase } from '../support/database';
 import { useTestGateway, wallet } from '../sandbox/support';
+import { freshId } from '../support/ids';
 
 const db = connectTestDatabase();
 afterAll(() => db.destroy());
@@ -20,7 +20,7 @@ const activities = () =>
   createDisbursementActivities({ db, gateway: gw.client, disbursementIpnUrl: ipn.url('/disbursement') });
 
 async function queued(receiver: DisbursementReceiver, amount = 250_000): Promise<DisbursementInput> {
-  const id = `da-${randomUUID().slice(0, 18)}`;
+  const id = freshId('da-', 18);
   await db('disbursements').insert({
     disbursement_id: id,
     order_id: id,

@@ -5,11 +5,11 @@
  * with a key keeps its run waiting and answers 503; the retry starts the run, which pays every row once.
  * Without a key nothing could resume it, so it is released as before.
  */
-import { randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import { describe, expect, it } from 'vitest';
 import { apiCall, payoutFile, usePayoutStack, waitForRunStatus } from '../support/payout-stack';
 import { createTimeSkippingEnv } from '../support/temporal';
+import { freshId } from '../support/ids';
 
 const t = usePayoutStack(createTimeSkippingEnv);
 
@@ -35,7 +35,7 @@ const upload = (csv: string, headers: Record<string, string> = {}) =>
 
 describe('an upload whose workflow could not start', () => {
   it('with an Idempotency-Key: waits, and its retry starts the run, which pays every row once', async () => {
-    const prefix = `ru-${randomUUID().slice(0, 8)}`;
+    const prefix = freshId('ru-', 8);
     const csv = payoutFile(prefix, 30);
     const key = { 'idempotency-key': `upload-${prefix}` };
     failNextStart(t.env.client);
@@ -64,7 +64,7 @@ describe('an upload whose workflow could not start', () => {
   });
 
   it('without one: released, so the same rows can be uploaded again', async () => {
-    const prefix = `rx-${randomUUID().slice(0, 8)}`;
+    const prefix = freshId('rx-', 8);
     const csv = payoutFile(prefix, 5);
     failNextStart(t.env.client);
     expect((await upload(csv)).status).toBe(500);

@@ -1,10 +1,10 @@
 /** payrun's search attributes are registered once in a namespace that lacks them, and left alone after. */
-import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import Long from 'long';
 import { Connection } from '@temporalio/client';
 import { inject } from 'vitest';
 import { ensureSearchAttributes } from '../../scripts/search-attributes';
+import { freshId } from '../support/ids';
 
 let connection: Connection;
 beforeAll(async () => {
@@ -15,7 +15,7 @@ afterAll(async () => {
 });
 
 it('adds the missing search attributes to a namespace, then finds nothing to add', async () => {
-  const namespace = `sa-${randomUUID().slice(0, 8)}`;
+  const namespace = freshId('sa-', 8);
   await connection.workflowService.registerNamespace({
     namespace,
     workflowExecutionRetentionPeriod: { seconds: Long.fromNumber(86_400) },

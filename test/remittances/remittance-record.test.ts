@@ -3,17 +3,17 @@
  * its events is emitted once: a status write that arrives late (an activity attempt run again after a
  * later write) changes nothing.
  */
-import { randomUUID } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { insertRemittance, updateRemittance } from '../../db/remittances/remittances';
 import { canMoveRemittance, remittanceOrderIds } from '../../contracts/remittances';
 import { connectTestDatabase } from '../support/database';
+import { freshId } from '../support/ids';
 
 const db = connectTestDatabase();
 afterAll(() => db.destroy());
 
 async function remittance() {
-  const id = `rf_${randomUUID().slice(0, 12)}`;
+  const id = freshId('rf_', 12);
   await insertRemittance(
     db,
     {

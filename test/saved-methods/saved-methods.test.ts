@@ -14,11 +14,12 @@ import { captureHistory } from '../support/history-capture';
 import { testMerchant } from '../support/settings';
 import { useSavedMethodStack, waitFor } from './saved-method-stack';
 import { eventually } from '../support/wait';
+import { freshId } from '../support/ids';
 
 const { History } = proto.temporal.api.history.v1;
 const t = useSavedMethodStack();
 
-const user = (label: string) => `${label}${randomUUID().slice(0, 8)}`;
+const user = (label: string) => freshId(label, 8);
 const cardUser = { email: 'an@example.com', name: 'Nguyen Van An' };
 
 async function bind(

@@ -1,9 +1,9 @@
 /** The steps subscription tests take through the API, against one fixture. */
-import { randomUUID } from 'node:crypto';
 import { expect } from 'vitest';
 import { dayOfGmt7, instantOf } from '../../contracts/subscriptions';
 import { call, type SubscriptionFixture } from './stack';
 import { eventually } from '../support/wait';
+import { freshId } from '../support/ids';
 
 export function subscriptionSteps(t: SubscriptionFixture) {
   const today = async () => dayOfGmt7(await t.env.currentTimeMs());
@@ -34,8 +34,8 @@ export function subscriptionSteps(t: SubscriptionFixture) {
     body: { amount: number; subscriptionInfo: Record<string, unknown> },
     client = 'member',
   ) {
-    const subscriptionId = `s${randomUUID().slice(0, 10)}`;
-    const partnerClientId = `${client}${randomUUID().slice(0, 6)}`;
+    const subscriptionId = freshId('s', 10);
+    const partnerClientId = freshId(client, 6);
     const created = await call(t, 'POST', '/v1/subscriptions', {
       subscriptionId,
       partnerClientId,

@@ -8,10 +8,11 @@ import type { Client } from '@temporalio/client';
 import type { Db } from '../../db/shared/knex';
 import { buildNotification } from '../../gateway';
 import { testMerchant } from './settings';
+import { freshId } from './ids';
 
 /** A disbursement record and a workflow that only listens, to count the signals it gets. */
 export async function listeningDisbursement(db: Db, temporal: Client, amount = 50_000) {
-  const disbursementId = `dsb-${randomUUID().slice(0, 8)}`;
+  const disbursementId = freshId('dsb-', 8);
   const workflowId = `disbursement/${disbursementId}`;
   await db('disbursements').insert({
     disbursement_id: disbursementId,

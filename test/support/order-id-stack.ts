@@ -13,6 +13,7 @@ import { callApi } from './api';
 import { testRemittanceSettings } from './remittance-stack';
 import { testMerchant } from './settings';
 import { useStack, type StackFixture, type StackOptions } from './stack';
+import { freshId } from './ids';
 
 export type OrderIdFixture = StackFixture<'adminKey' | 'makerKey' | 'approverKey'>;
 
@@ -88,7 +89,7 @@ export const disbursementBody = (disbursementId: string) => ({
 /** A FIXED monthly subscription whose first charge is on `nextPaymentDate` (nothing charged at creation). */
 export const subscriptionBody = (subscriptionId: string, nextPaymentDate = '2030-01-15') => ({
   subscriptionId,
-  partnerClientId: `member-${randomUUID().slice(0, 8)}`,
+  partnerClientId: freshId('member-', 8),
   amount: 0,
   orderInfo: 'Gym membership',
   subscriptionInfo: {

@@ -6,7 +6,6 @@
  * recorded (name, input, attempt, workflow time), so a test asserts what the workflow asked for, in
  * which order, how often and when — with no database, no gateway and no fixed sleeps.
  */
-import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
@@ -20,6 +19,7 @@ import { asActivityFailure } from '../../activities/shared/gateway-calls';
 import { classifyResult, GatewayResultError, GatewayTransportError, type OperationName } from '../../gateway';
 import { createTestWorker, createTimeSkippingEnv, testCodecKeyring } from './temporal';
 import { eventually } from './wait';
+import { freshId } from './ids';
 
 export type ActivityName = keyof Activities;
 export type Fakes = Partial<Activities>;
@@ -293,7 +293,7 @@ export function useWorkflowHarness() {
       return env;
     },
     /** A fresh business id for one test. */
-    id: (prefix: string) => `${prefix}-${randomUUID().slice(0, 8)}`,
+    id: (prefix: string) => freshId(`${prefix}-`, 8),
 
     async start<W extends Workflow>(workflow: W, options: StartOptions<W>): Promise<Run<W>> {
       const log: Call[] = [];
