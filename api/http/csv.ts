@@ -27,8 +27,10 @@
 
 export type CsvCell = string | number | null;
 
-/** A cell-start place (start, or after a separator or line break) whose piece a spreadsheet could run. */
-// A lookbehind, not a match of the separator: `\r=1` has two such places side by side.
+/**
+ * A cell-start place (start, or after a separator or line break) whose piece a spreadsheet could run.
+ * The separator is looked behind, not matched: in `\r=1` two such places are side by side.
+ */
 const DANGEROUS_PIECE = /(?<=^|[,;\t\r\n])(?=['\t\r]|(?:[^\S\t\r\n]|")*[=+\-@＝＋－＠])/g;
 /** The `'` that DANGEROUS_PIECE put in. */
 const ADDED_QUOTE = /(?<=^|[,;\t\r\n])'/g;
