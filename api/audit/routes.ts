@@ -10,7 +10,7 @@ import { ROLES } from '../auth/roles';
 import { conflict, notFound } from '../http/errors';
 import { listQueryFields } from '../http/list-query';
 import { defineRoute, type AnyRoute } from '../http/routes';
-import { toCsv } from '../payouts/payout-csv';
+import { toCsv } from '../http/csv';
 
 const AUDIT_READERS = ['viewer'] as const;
 const auditQuery = z.object({
@@ -21,6 +21,42 @@ const auditQuery = z.object({
 });
 /** A CSV export is one download: a larger page than the screen's. */
 const CSV_LIMIT = 50_000;
+
+/** Audit entries as CSV, one line each, their details as JSON. */
+export function auditLogCsv(rows: readonly AuditRow[]): string {
+  return toCsv(
+    [
+      'at',
+      'actor',
+      'actor_key_id',
+      'action',
+      'target_type',
+      'target_id',
+      'outcome',
+      'status_code',
+      'error_code',
+      'request_id',
+      'method',
+      'path',
+      'details',
+    ],
+    rows.map((row) => [
+      row.at.toISOString(),
+      row.actor_name,
+      row.actor_key_id,
+      row.action,
+      row.target_type,
+      row.target_id,
+      row.outcome,
+      row.status_code,
+      row.error_code,
+      row.request_id,
+      row.method,
+      row.path,
+      JSON.stringify(row.details),
+    ]),
+  );
+}
 
 const entryView = (row: AuditRow) => ({
   id: Number(row.id),
@@ -64,38 +100,7 @@ export function auditRoutes(db: Db): AnyRoute[] {
       handler: async ({ query }) => {
         const page = await listAudit(db, { ...(query as AuditFilter), limit: CSV_LIMIT, offset: 0 });
         return {
-          body: toCsv(
-            [
-              'at',
-              'actor',
-              'actor_key_id',
-              'action',
-              'target_type',
-              'target_id',
-              'outcome',
-              'status_code',
-              'error_code',
-              'request_id',
-              'method',
-              'path',
-              'details',
-            ],
-            page.rows.map((row) => [
-              row.at.toISOString(),
-              row.actor_name,
-              row.actor_key_id,
-              row.action,
-              row.target_type,
-              row.target_id,
-              row.outcome,
-              row.status_code,
-              row.error_code,
-              row.request_id,
-              row.method,
-              row.path,
-              JSON.stringify(row.details),
-            ]),
-          ),
+          body: auditLogCsv(page.rows),
           contentType: 'text/csv; charset=utf-8',
           headers: { 'content-disposition': 'attachment; filename="payrun-audit-log.csv"' },
         };

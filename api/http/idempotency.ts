@@ -18,6 +18,8 @@ export interface StoredResponse {
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 const WAIT_FOR_FIRST_MS = 15_000;
 
+// Recursive, one frame a level: bodies reach it only after the depth check of mountRoutes (api/http/json-depth.ts
+// refuses more than 64 levels), so it never nears the stack's limit.
 function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
   if (value && typeof value === 'object') {

@@ -9,6 +9,7 @@ import { ApiError, invalidInput } from './errors';
 import { refuseUnsafeText } from './control-characters';
 import { runIdempotently, type CreateRequest } from './idempotency';
 import { keptDetails, RequestAuditTrail, type AuditSpec, type AuditTrail } from './audit-trail';
+import { nestsDeeperThan, tooDeep } from './json-depth';
 import type { RateLimits } from './rate-limits';
 
 /** Who may call a route: API keys with one of these roles (admin always), or nobody needs one, and why. */
@@ -180,6 +181,9 @@ export function mountRoutes(router: Router, routes: readonly AnyRoute[], options
       handlers.push(express.json({ limit: options.jsonLimit, strict: true, type: () => true }));
     }
     handlers.push(async (req, res) => {
+      // Depth first, before anything walks the body (the audit entry's details included): a body nested
+      // past the limit is refused with 400 and recorded without the body.
+      const deep = !route.rawBody && nestsDeeperThan(req.body);
       const trail = route.audit
         ? new RequestAuditTrail(route.audit, {
             principal: res.locals.principal as Principal,
@@ -187,10 +191,11 @@ export function mountRoutes(router: Router, routes: readonly AnyRoute[], options
             method: route.method,
             path: req.path,
             targetId: Object.values(req.params as Record<string, string>)[0] ?? idInBody(req.body),
-            details: keptDetails(req.query, route.rawBody ? undefined : req.body),
+            details: keptDetails(req.query, route.rawBody || deep ? undefined : req.body),
           })
         : undefined;
       try {
+        if (deep) throw tooDeep();
         const status = await answer(route, req, res, options, trail ?? NO_TRAIL);
         await trail?.finish(options.db, 'succeeded', status);
       } catch (error) {

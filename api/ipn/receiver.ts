@@ -31,6 +31,7 @@ import { storableJson } from '../../db/shared/storable-text';
 import type { Logger } from '../../platform/logger';
 import { ipnsReceived } from '../../platform/metrics';
 import { ApiError } from '../http/errors';
+import { MAX_JSON_DEPTH, nestsDeeperThan } from '../http/json-depth';
 import { defineRoute, type AnyRoute } from '../http/routes';
 
 export interface IpnDependencies {
@@ -117,6 +118,9 @@ export function ipnRoute(channel: NotificationChannel, deps: IpnDependencies): A
       // null, a number, a string or an array is valid JSON but no notification.
       if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed))
         refuse('unknown', 'malformed', 'The notification is not a JSON object.');
+      // Before the notification is verified or walked: no notification nests deep (api/http/json-depth.ts).
+      if (nestsDeeperThan(parsed))
+        refuse('unknown', 'malformed', `The notification nests deeper than ${MAX_JSON_DEPTH} levels.`);
       const hints = parsed as Record<string, unknown>;
       const kind = kindOf(channel, hints);
       // Refusals are logged by kind, reason, orderId and size only: an unauthenticated caller decides

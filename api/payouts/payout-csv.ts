@@ -1,24 +1,10 @@
 /**
- * CSV that payrun writes (results, error reports, the template): every cell a spreadsheet would run
- * as a formula is prefixed with a quote. Reading payout files lives in payout-file.ts.
+ * The payout file's error report as CSV, written by the one CSV writer of payrun's exports
+ * (api/http/csv.ts, which says how cells are quoted and neutralised). Reading payout files lives in
+ * payout-file.ts.
  */
+import { toCsv } from '../http/csv';
 import type { PayoutFileReport } from './payout-file';
-
-/** Cells a spreadsheet would run as a formula are prefixed with a quote. */
-export function spreadsheetSafe(value: string): string {
-  return /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
-}
-
-export function toCsv(
-  header: readonly string[],
-  rows: ReadonlyArray<ReadonlyArray<string | number | null>>,
-): string {
-  const quote = (value: string | number | null) => {
-    const text = spreadsheetSafe(value === null ? '' : String(value));
-    return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
-  };
-  return [header, ...rows].map((row) => row.map(quote).join(',')).join('\r\n') + '\r\n';
-}
 
 export function errorReportCsv(report: PayoutFileReport): string {
   return toCsv(

@@ -45,7 +45,7 @@ import { ApiError, conflict, forbidden, notFound } from '../http/errors';
 import type { CreateRequest } from '../http/idempotency';
 import { maskName, maskNumber, seesReceiversInFull } from '../http/masking';
 import { certainlyNotStarted, startOnce, workflowNotStarted } from '../http/resumable';
-import { toCsv } from './payout-csv';
+import { toCsv } from '../http/csv';
 import { markAlreadyPaid, type PayoutFileReport, type PayoutRow } from './payout-file';
 import { startWorkflow } from '../workflow-starts';
 import { orderIdTaken } from '../order-ids';
@@ -440,8 +440,11 @@ export async function listItems(
 
 export async function resultsCsv(db: Db, runId: string, reader: Principal): Promise<string> {
   await requireRun(db, runId);
-  const full = seesReceiversInFull(reader);
-  const items = await runItems(db, runId);
+  return resultsCsvOf(await runItems(db, runId), seesReceiversInFull(reader));
+}
+
+/** A run's items as the results CSV; receivers masked unless the reader sees them in full. */
+export function resultsCsvOf(items: readonly PayoutItemRow[], full: boolean): string {
   return toCsv(
     [
       'payout_id',

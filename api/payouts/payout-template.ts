@@ -5,7 +5,7 @@
  */
 import ExcelJS from 'exceljs';
 import { PAYOUT_COLUMNS } from './payout-columns';
-import { toCsv } from './payout-csv';
+import { toCsv } from '../http/csv';
 
 const EXAMPLE_ROW: Record<(typeof PAYOUT_COLUMNS)[number], string | number> = {
   payout_id: 'luong-2026-11-0001',

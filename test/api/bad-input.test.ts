@@ -83,6 +83,65 @@ describe('no input makes the API answer 5xx', () => {
   });
 });
 
+/** A body nested `depth` arrays deep: 2 bytes a level. */
+const nestedArrays = (depth: number) => '['.repeat(depth) + ']'.repeat(depth);
+
+describe('no nesting depth answers 5xx (issue 33: 2,000 deep answered 500 from a stack overflow)', () => {
+  // 100,000 levels are 200 kB, past the default 100 kB JSON limit (refused 413 before it is parsed), so
+  // these routes run with a limit that lets the parser build them.
+  const wide = useApiOnDevServer({ jsonLimit: '1mb' });
+  const sendTo = async (baseUrl: string, method: string, path: string, body: string) => {
+    const response = await fetch(`${baseUrl}${path}`, {
+      method: method.toUpperCase(),
+      headers: { authorization: `Bearer ${everyRole}`, 'content-type': 'application/json' },
+      body,
+    });
+    return { status: response.status, body: (await response.json()) as { error?: Record<string, unknown> } };
+  };
+  const maxDepth = {
+    code: 'invalid_request',
+    problems: [expect.objectContaining({ field: 'body', rule: 'max_depth' })],
+  };
+
+  it('2,000 and 100,000 deep, arrays or objects: 400 max_depth on every JSON route', async () => {
+    const bodies = {
+      'arrays 2,000': nestedArrays(2_000),
+      'arrays 100,000': nestedArrays(100_000),
+      'objects 2,000': '{"note":'.repeat(2_000) + '1' + '}'.repeat(2_000),
+      'objects 100,000': '{"a":'.repeat(100_000) + '1' + '}'.repeat(100_000),
+    };
+    const jsonRoutes = routes.filter((route) => hasBody(route.method) && !route.rawBody);
+    expect(jsonRoutes.length).toBeGreaterThan(10);
+    const wrong: string[] = [];
+    for (const route of jsonRoutes) {
+      for (const [what, body] of Object.entries(bodies)) {
+        const answer = await sendTo(wide.api.baseUrl, route.method, withParams(route.path, 'probe'), body);
+        const problems = (answer.body.error?.problems ?? []) as Array<{ rule?: string }>;
+        if (answer.status !== 400 || problems[0]?.rule !== 'max_depth')
+          wrong.push(
+            `${route.method} ${route.path} ${what}: ${answer.status} ${JSON.stringify(answer.body)}`,
+          );
+      }
+    }
+    expect(wrong).toEqual([]);
+    const one = await sendTo(wide.api.baseUrl, 'post', '/v1/disbursements', nestedArrays(100_000));
+    expect(one.body.error).toMatchObject(maxDepth);
+  });
+
+  it('with the default limit: 2,000 deep is 400 max_depth, 100,000 deep is 413; notifications 400', async () => {
+    const deep = await sendTo(t.api.baseUrl, 'post', '/v1/disbursements', nestedArrays(2_000));
+    expect(deep.status).toBe(400);
+    expect(deep.body.error).toMatchObject(maxDepth);
+    expect((await sendTo(t.api.baseUrl, 'post', '/v1/disbursements', nestedArrays(100_000))).status).toBe(
+      413,
+    );
+    for (const path of Object.values(ipnPaths)) {
+      const body = `{"orderId":${nestedArrays(100_000)}}`;
+      expect((await sendTo(t.api.baseUrl, 'post', path, body)).status, path).toBe(400);
+    }
+  });
+});
+
 describe('a method a path does not serve', () => {
   it('answers 405 with Allow naming the methods it does, and 404 for a path payrun does not serve', async () => {
     const put = await fetch(`${t.api.baseUrl}/healthz`, { method: 'PUT' });

@@ -13,6 +13,7 @@ import { parseKeyId } from '../../db/shared/api-keys';
 import { createLogger } from '../../platform/logger';
 import { jsonOf, listen, newKey, type RunningApi } from '../support/api';
 import { connectTestDatabase } from '../support/database';
+import { formulaCells, spreadsheetRows } from '../support/spreadsheet-csv';
 import { testApiSettings, testMerchant, testPayoutSettings } from '../support/settings';
 import { testDataConverter } from '../support/temporal';
 
@@ -250,6 +251,30 @@ describe('payout file validation', () => {
     expect(text.split('\r\n')[0]).toBe('row,column,rule,message');
     expect(text).toContain('2,amount,plain_digits');
     expect(text).toContain('3,wallet_id,');
+  });
+
+  it('the error report and results.csv run no formula in a `,` or a `;` locale (issue 33)', async () => {
+    const report = await (
+      await fetch(`${api.baseUrl}/v1/payout-runs/dry-run?format=csv`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${maker}`, 'content-type': 'text/csv' },
+        body: file(row('f1', { amount: '12x;=2+2;' }), row('f2', { amount: '"semi;@SUM(1)"' })),
+      })
+    ).text();
+    // Both rows are refused by amount, quoting what was sent; a `;` reader once got the cell `=2+2`.
+    expect(spreadsheetRows(report, ',')).toHaveLength(3);
+    expect(formulaCells(report)).toEqual([]);
+
+    const id = `formula-${Date.now()}`;
+    const created = await upload(file(row(id, { name: '"semi;@SUM(1)"', desc: '"x;=HYPERLINK(A1;B1);"' })));
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const results = await (
+      await fetch(`${api.baseUrl}/v1/payout-runs/${created.body.runId as string}/results.csv`, {
+        headers: { authorization: `Bearer ${maker}` },
+      })
+    ).text();
+    expect(results).toContain('x;');
+    expect(formulaCells(results)).toEqual([]);
   });
 });
 
