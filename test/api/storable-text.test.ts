@@ -148,14 +148,13 @@ describe('a create carrying text PostgreSQL cannot store', () => {
     expect(row.description).toBe('Bonus 🎉');
   });
 
-  it('checks a body nested 2,000 and 20,000 deep without overflowing the stack', async () => {
+  it('refuses a body nested 2,000 and 20,000 deep, NUL inside or not, without overflowing the stack', async () => {
     const nested = (depth: number, leaf: string) =>
       `${'['.repeat(depth)}${JSON.stringify(leaf)}${']'.repeat(depth)}`;
+    // The depth is checked before the text inside: 2,000 deep is refused for its depth, whatever it holds.
     const bad = await send(maker, 'POST', '/v1/disbursements', `{"description":${nested(2000, 'a\u0000b')}}`);
     expect(bad.status, JSON.stringify(bad.body).slice(0, 300)).toBe(400);
-    expect(bad.body.error.problems).toEqual([
-      expect.objectContaining({ field: `body.description${'.0'.repeat(2000)}`, rule: 'control_character' }),
-    ]);
+    expect(bad.body.error.problems).toEqual([expect.objectContaining({ field: 'body', rule: 'max_depth' })]);
     const deep = await send(maker, 'POST', '/v1/disbursements', `{"description":${nested(20_000, 'x')}}`);
     expect(deep.status, JSON.stringify(deep.body).slice(0, 300)).toBe(400);
     expect(deep.body.error.code).toBe('invalid_request');
