@@ -3,6 +3,7 @@ import type { Client } from '@temporalio/client';
 import type { PayloadCodec } from '@temporalio/common';
 import { auditRoutes } from './audit/routes';
 import { requireRoles } from './auth/authenticate';
+import type { Role } from './auth/roles';
 import { createCodecRouter } from './codec-router';
 import { consoleRoutes, type ConsoleSettings } from './console/routes';
 import type { Db } from '../db/shared/knex';
@@ -44,7 +45,7 @@ export interface ApiDependencies extends ApiSettings {
   jsonLimit?: string;
   /** The merchant's credentials: notifications are verified with them. */
   merchant: SigningKeys & { partnerCode: string };
-  /** Serves /codec/encode and /codec/decode for the Temporal UI and CLI. */
+  /** Serves /codec/decode for the Temporal UI and CLI (and refuses /codec/encode to everyone). */
   codec?: {
     codec: PayloadCodec;
     /** Origin(s) of the Temporal UI. */
@@ -71,8 +72,13 @@ export interface ApiDependencies extends ApiSettings {
   now?: () => number;
 }
 
-/** Decoding reveals personal data: operators (viewer) and admins only. */
-const CODEC_ROLES = ['viewer'] as const;
+/**
+ * Decoding shows a payload whole: a receiver's wallet and name, a customer's id, OTP codes, callback
+ * tokens, whatever the workflow carries, with none of the masking the API applies per role
+ * (api/http/masking.ts). So it is for admins alone, the one role that sees every kind of record in full;
+ * a viewer, or a duty that sees only its own kind in full, is refused 403.
+ */
+const CODEC_ROLES: readonly Role[] = [];
 
 const API_VERSION = '0.1.0';
 

@@ -2,8 +2,12 @@
  * Temporal's remote codec protocol, so the Temporal Web UI (and `temporal … --codec-endpoint`) can
  * show operators decoded payloads while the server keeps only ciphertext.
  *
- *   POST /codec/encode, POST /codec/decode
+ *   POST /codec/decode
  *   body and answer: { "payloads": [{ "metadata": { "<key>": "<base64>" }, "data": "<base64>" }] }
+ *
+ * Decoding only: `POST /codec/encode` is refused (403 forbidden) to every caller, admin keys included.
+ * Whoever can encode can hand a workflow a start, a signal or an update that the workers take for
+ * payrun's own (DESIGN decision 14), so only payrun's processes encode, in-process, with the keyring.
  *
  * This is proto3 JSON: every bytes field, metadata values included, is base64. The UI also sends
  * `X-Namespace`; payrun uses one keyring for every namespace, so it is accepted and not needed.
@@ -19,8 +23,8 @@ export interface CodecRouterOptions {
   /** Runs after CORS preflight handling (browsers send no credentials on a preflight), before any codec work. */
   authenticate: RequestHandler;
   /**
-   * `npm run dev` only: also serve `/codec/<secretPathToken>/encode|decode` without a key, for the
-   * Temporal UI, which cannot send one. Unset (standalone API): keys only.
+   * `npm run dev` only: also serve `/codec/<secretPathToken>/decode` without a key, for the Temporal UI,
+   * which cannot send one. Unset (standalone API): keys only.
    */
   secretPathToken?: string;
   /** Largest accepted body; the UI sends whole pages of history. */
@@ -127,7 +131,24 @@ const bodyErrors: ErrorRequestHandler = (error: { type?: string }, _req, res, ne
 const originSet = (allowed: string | readonly string[]): ReadonlySet<string> =>
   new Set(typeof allowed === 'string' ? [allowed] : allowed);
 
-const SECRET_PATH = /^\/([^/]+)\/(encode|decode)$/;
+const SECRET_PATH = /^\/([^/]+)\/(decode)$/;
+/** `/encode` and `/<anything>/encode`: refused before a key or a token is even looked at. */
+const ENCODE_PATH = /^\/(?:[^/]+\/)?encode$/;
+
+/**
+ * Encoding is refused to every person, the same way by either way in, so no answer tells a valid key or
+ * token from a wrong one. The UI can still read the refusal (CORS ran first).
+ */
+const refuseEncoding: RequestHandler = (req, res, next) => {
+  if (!ENCODE_PATH.test(req.path)) return next();
+  sendError(
+    res,
+    403,
+    'forbidden',
+    "Encoding payloads is not offered: only payrun's processes encode, so a workflow can tell their input " +
+      'from input sent through the Temporal frontend. Start and decide through the API.',
+  );
+};
 const digest = (text: string): Buffer => createHash('sha256').update(text).digest();
 
 /**
@@ -145,7 +166,7 @@ function secretPathOrAuthenticate(token: string | undefined, authenticate: Reque
       sendError(res, 404, 'route_not_found', `No endpoint ${req.method} ${req.baseUrl}/…; see /docs.`);
       return;
     }
-    // The rest of the router serves /encode and /decode alike for both ways in.
+    // The rest of the router serves /decode alike for both ways in.
     req.url = `/${match[2]}`;
     next();
   };
@@ -160,31 +181,30 @@ export function createCodecRouter(options: CodecRouterOptions): Router {
     next();
   });
   codecRoutes.use(cors(origins));
+  codecRoutes.use(refuseEncoding);
   codecRoutes.use(secretPathOrAuthenticate(options.secretPathToken, options.authenticate));
   codecRoutes.use(express.json({ limit: options.bodyLimit ?? '8mb' }), bodyErrors);
 
-  for (const operation of ['encode', 'decode'] as const) {
-    codecRoutes.post(`/${operation}`, async (req, res) => {
-      let payloads: Payload[];
-      try {
-        if (!req.is('application/json')) throw new BadRequest('Content-Type must be application/json');
-        payloads = parsePayloads(req.body);
-      } catch (error) {
-        if (!(error instanceof BadRequest)) throw error;
-        sendError(res, 400, 'invalid_request', error.message);
-        return;
-      }
-      let result: Payload[];
-      try {
-        result = await options.codec[operation](payloads);
-      } catch (error) {
-        // Unknown key ids and tampered payloads: the message names the key id and never key material.
-        sendError(res, 422, `${operation}_failed`, (error as Error).message);
-        return;
-      }
-      res.json({ payloads: result.map(toJson) });
-    });
-  }
+  codecRoutes.post('/decode', async (req, res) => {
+    let payloads: Payload[];
+    try {
+      if (!req.is('application/json')) throw new BadRequest('Content-Type must be application/json');
+      payloads = parsePayloads(req.body);
+    } catch (error) {
+      if (!(error instanceof BadRequest)) throw error;
+      sendError(res, 400, 'invalid_request', error.message);
+      return;
+    }
+    let result: Payload[];
+    try {
+      result = await options.codec.decode(payloads);
+    } catch (error) {
+      // Unknown key ids and tampered payloads: the message names the key id and never key material.
+      sendError(res, 422, 'decode_failed', (error as Error).message);
+      return;
+    }
+    res.json({ payloads: result.map(toJson) });
+  });
 
   // Scoped under /codec so authentication and CORS never touch the rest of the API.
   const router = Router();

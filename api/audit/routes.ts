@@ -9,6 +9,7 @@ import type { Db } from '../../db/shared/knex';
 import { ROLES } from '../auth/roles';
 import { conflict, notFound } from '../http/errors';
 import { listQueryFields } from '../http/list-query';
+import { NOT_BLANK } from '../http/openapi';
 import { defineRoute, type AnyRoute } from '../http/routes';
 import { toCsv } from '../http/csv';
 
@@ -133,7 +134,7 @@ export function auditRoutes(db: Db): AnyRoute[] {
       access: { roles: ['admin'] },
       audit: { action: 'api_key.create', target: 'api_key' },
       body: z.object({
-        name: z.string().trim().min(1).max(100),
+        name: z.string().trim().min(1).max(100).meta(NOT_BLANK),
         roles: z.array(z.enum(ROLES)).min(1),
       }),
       handler: async ({ body, audit }) => {

@@ -290,6 +290,7 @@ export const VI = {
   'Payout id': 'Mã chi trả',
   Result: 'Kết quả',
   'Gateway transaction': 'Mã giao dịch cổng thanh toán',
+  'Unverified (not signed by the gateway)': 'Chưa xác thực (cổng thanh toán không ký)',
   Subscription: 'Thuê bao',
   'Recurring billing. A subscription pauses after two failed charges; reactivate it once the customer has paid.':
     'Thu tiền định kỳ. Thuê bao tạm dừng sau hai lần thu thất bại; kích hoạt lại khi khách hàng đã thanh toán.',

@@ -12,6 +12,19 @@ import { actionButton, field, maybe, statusBadge, statusCell } from './ui.js';
 
 /** @typedef {import('./types.js').ApiRecord} ApiRecord */
 
+/**
+ * What the notification said outside its signature (payment option, promotions, card type…), one
+ * `name: value` per field: shown for what it is, never as a fact of the payment.
+ * @param {ApiRecord | null | undefined} unverified
+ */
+function unverifiedText(unverified) {
+  if (!unverified || !unverified.fields) return null;
+  const parts = Object.entries(unverified.fields).map(
+    ([name, value]) => `${name}: ${typeof value === 'string' ? value : JSON.stringify(value)}`,
+  );
+  return parts.length ? h('span', { className: 'unverified' }, parts.join(' · ')) : null;
+}
+
 /** @type {import('./types.js').Resource} */
 export const payments = {
   name: 'payments',
@@ -96,6 +109,7 @@ export const payments = {
     [t('Settled at the terminal'), view.settledAt ? dateTime(view.settledAt) : null],
     [t('Order info'), maybe(view.orderInfo)],
     [t('Gateway transaction'), maybe(view.transId)],
+    [t('Unverified (not signed by the gateway)'), unverifiedText(view.unverified)],
     [t('Created by'), view.createdBy],
     [t('Created'), dateTime(view.createdAt)],
   ],

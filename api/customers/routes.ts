@@ -9,7 +9,12 @@ import type { CustomerKeyOf } from '../../platform/customer-key';
 import { payrunCustomer } from '../../contracts/shared';
 import { defineRoute, type AnyRoute } from '../http/routes';
 
-const READERS = ['viewer', 'payments', 'billing'] as const;
+/**
+ * Only the duties that see customers in full (api/http/masking.ts): any answer to another role, even an
+ * empty list, would tell it whether an email it typed is a customer, so the route refuses it (403) for
+ * every id alike.
+ */
+const READERS = ['payments', 'billing'] as const;
 
 export interface CustomerDeps {
   temporal: Client;
@@ -22,7 +27,7 @@ export function customerRoutes(deps: CustomerDeps): AnyRoute[] {
       method: 'get',
       path: '/v1/customers/:partnerClientId/workflows',
       summary:
-        "A customer's workflows (bindings, saved-method payments, subscriptions), newest first, found by the customer key the PayrunCustomer search attribute holds; with the key and the Temporal UI query.",
+        "A customer's workflows (bindings, saved-method payments, subscriptions), newest first, found by the customer key the PayrunCustomer search attribute holds; with the key and the Temporal UI query. Only for roles that see customers in full (payments, billing, admin): every other role is refused 403 whatever the id, so it cannot learn whether an email is a customer.",
       tag: 'payments',
       access: { roles: READERS },
       params: z.object({ partnerClientId: z.string().min(1).max(60) }),

@@ -5,7 +5,7 @@
  * reading the result once into a `Notice`, signalling, and the acknowledgement.
  */
 import type { SignalDefinition } from '@temporalio/client';
-import type { OperationName, VerifiedNotification } from '../../gateway';
+import { notificationSpecs, type OperationName, type VerifiedNotification } from '../../gateway';
 import type { NotificationKind } from '../../gateway/operations/types';
 import type { Db } from '../../db/shared/knex';
 
@@ -18,8 +18,17 @@ export interface Notice {
   message: string;
   /** The gateway's transaction, when it names one (0 and null name none). */
   transId?: string;
-  /** Every field kept from the notification (its signed list and the unsigned ones the spec lists). */
+  /**
+   * The fields the gateway signed (and the signature), the only ones a channel may act on or record as
+   * the gateway's word.
+   */
   fields: Readonly<Record<string, unknown>>;
+  /**
+   * The fields the spec lists but the gateway does not sign (`paymentOption`, `promotionInfo`,
+   * `cardPaymentInfo`, batch counts…): anyone on the path could have set them beside a valid signature.
+   * Kept apart so no channel takes them for facts; they are stored apart too (`unverified_fields`).
+   */
+  unverified: Readonly<Record<string, unknown>>;
 }
 
 /** What reaching a record means for a notification: a signal to its workflow, or a write when none waits. */
@@ -80,8 +89,23 @@ export function kindOf(
   return typeof channel.kind === 'function' ? channel.kind(body) : channel.kind;
 }
 
+/**
+ * The notification's signed fields (and its signature) apart from the rest. The fields arrive already
+ * reduced to those the spec lists, card numbers masked (`withListedFieldsOnly`, or the stored row).
+ */
+function splitBySignature(notification: VerifiedNotification<NotificationKind>) {
+  const signedNames = new Set<string>([...notificationSpecs[notification.kind].signed, 'signature']);
+  const fields: Record<string, unknown> = {};
+  const unverified: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(notification.fields as Record<string, unknown>)) {
+    if (signedNames.has(name)) fields[name] = value;
+    else if (value !== undefined) unverified[name] = value;
+  }
+  return { fields, unverified };
+}
+
 export function readNotice(notification: VerifiedNotification<NotificationKind>): Notice {
-  const fields = notification.fields as Record<string, unknown>;
+  const { fields, unverified } = splitBySignature(notification);
   const transId = fields.transId;
   return {
     kind: notification.kind,
@@ -92,5 +116,6 @@ export function readNotice(notification: VerifiedNotification<NotificationKind>)
       ? {}
       : { transId: String(transId) }),
     fields,
+    unverified,
   };
 }

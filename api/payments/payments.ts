@@ -5,6 +5,7 @@ import { ApplicationFailure, WorkflowIdReusePolicy } from '@temporalio/common';
 import { AUTHORIZATION_HOLD_MS, REFUND_AMOUNT_RANGES } from '../../gateway';
 import type { Db } from '../../db/shared/knex';
 import type { ListFilter } from '../../db/shared/list-filter';
+import { latestUnverifiedFields } from '../../db/shared/ipn-notifications';
 import {
   insertPayment,
   insertTerminalSettlement,
@@ -178,9 +179,8 @@ export function paymentView(row: PaymentRow) {
     serialNumber: row.serial_number,
     transId: row.trans_id,
     payType: row.pay_type,
-    paymentOption: row.payment_option,
+    // From payrun's own calls only (api/query, the POS answer): a notification's promotionInfo is unsigned.
     promotions: row.promotions ?? [],
-    cardPaymentInfo: row.card_payment_info,
     resultCode: row.result_code,
     message: row.result_message,
     refundedAmount: refunded,
@@ -242,10 +242,30 @@ export async function confirmPayment(
   return view;
 }
 
+/**
+ * What the gateway's notifications said about the payment outside their signature (`paymentOption`,
+ * `promotionInfo`, `cardPaymentInfo`, `userFee`…; spec document 1 signs none of them), shown apart and
+ * named unverified: anyone on the path could have written them beside a valid signature, so payrun acts on
+ * none of them. Payments recorded before notifications were read this way kept `payment_option` and
+ * `card_payment_info` from the notification; those are unverified too.
+ */
+async function unverifiedOf(db: Db, row: PaymentRow) {
+  const notified = await latestUnverifiedFields(db, row.order_id);
+  if (notified)
+    return { source: 'notification' as const, receivedAt: notified.receivedAt, fields: notified.fields };
+  const legacy = {
+    ...(row.payment_option !== null ? { paymentOption: row.payment_option } : {}),
+    ...(row.card_payment_info !== null ? { cardPaymentInfo: row.card_payment_info } : {}),
+  };
+  return Object.keys(legacy).length
+    ? { source: 'notification' as const, receivedAt: null, fields: legacy }
+    : null;
+}
+
 export async function getPayment(db: Db, paymentId: string) {
   const row = await findPayment(db, paymentId);
   if (!row) throw notFound(`Payment ${paymentId}`);
-  return paymentView(row);
+  return { ...paymentView(row), unverified: await unverifiedOf(db, row) };
 }
 
 export async function listPayments(db: Db, filter: ListFilter & { requestType?: string }) {

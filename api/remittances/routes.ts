@@ -4,6 +4,7 @@ import { listQuery } from '../http/list-query';
 import { createQuoteCache } from './quote-cache';
 import { CONFIG_DEFAULTS } from '../../platform/config';
 import { REMITTANCE_AMOUNT_RANGES } from '../../gateway/limits';
+import { NOT_BLANK } from '../http/openapi';
 import { defineRoute, type AnyRoute } from '../http/routes';
 import {
   BASE_CURRENCIES,
@@ -57,7 +58,7 @@ const gender = z.enum(['Male', 'Female', 'Other', 'MALE', 'FEMALE', 'OTHER'], {
 const phone = z
   .string()
   .regex(/^(0|\+84)\d{8,10}$/, 'a Vietnamese phone number written 0xxxxxxxxx or +84xxxxxxxxx');
-const name = z.string().trim().min(1, 'required').max(100);
+const name = z.string().trim().min(1, 'required').max(100).meta(NOT_BLANK);
 /** At most two decimals as written: 1.15 yes, 1.0000000000000002 no (the schema says multipleOf 0.01). */
 const twoDecimals = (value: number) => /^-?\d+(\.\d{1,2})?$/.test(String(value));
 const foreignAmount = z

@@ -132,3 +132,24 @@ export async function notificationsAbout(
     .limit(limit)
     .select('kind', 'order_id', 'result_code', 'received_at', 'signalled_at');
 }
+
+/**
+ * What the newest notification about `orderId` that carried any said outside its signature (the listed
+ * unsigned fields, card numbers masked), with when it came; undefined when none did.
+ */
+export async function latestUnverifiedFields(
+  db: Db,
+  orderId: string,
+): Promise<{ fields: Record<string, unknown>; receivedAt: Date } | undefined> {
+  const row = (await db('ipn_notifications')
+    .where({ order_id: orderId })
+    .whereNotNull('unverified_fields')
+    .whereRaw(`unverified_fields <> '{}'::jsonb`)
+    .orderBy([
+      { column: 'received_at', order: 'desc' },
+      { column: 'id', order: 'desc' },
+    ])
+    .first('unverified_fields', 'received_at')) as
+    { unverified_fields: Record<string, unknown>; received_at: Date } | undefined;
+  return row ? { fields: row.unverified_fields, receivedAt: row.received_at } : undefined;
+}

@@ -54,7 +54,7 @@ describe('the PayrunCustomer search attribute', () => {
     const found = await eventually(async () => {
       const answer = await callApi(
         t.api,
-        viewer,
+        billing,
         'GET',
         `/v1/customers/${encodeURIComponent(email)}/workflows`,
       );
@@ -68,9 +68,24 @@ describe('the PayrunCustomer search attribute', () => {
     expect(found.visibilityQuery).toBe(`PayrunCustomer = '${customer}'`);
 
     // Another customer's search does not find it.
-    const other = await callApi(t.api, viewer, 'GET', `/v1/customers/bob.${run}%40example.com/workflows`);
+    const other = await callApi(t.api, billing, 'GET', `/v1/customers/bob.${run}%40example.com/workflows`);
     expect(other.status).toBe(200);
     expect(other.body.workflows).toEqual([]);
+
+    // A viewer sees customers masked, so the search must not tell it whether an email is a customer:
+    // the same refusal for the customer's email as for one nobody uses.
+    const asViewer = async (id: string) => {
+      const answer = await callApi(t.api, viewer, 'GET', `/v1/customers/${encodeURIComponent(id)}/workflows`);
+      // Each answer carries its own requestId; everything else must be the same.
+      const { requestId: _requestId, ...error } = answer.body.error ?? {};
+      return { status: answer.status, body: { ...answer.body, error } };
+    };
+    const ofCustomer = await asViewer(email);
+    const ofStranger = await asViewer(`bob.${run}@example.com`);
+    expect(ofCustomer.status).toBe(403);
+    expect(ofCustomer.body.error.code).toBe('forbidden');
+    expect(JSON.stringify(ofCustomer.body)).not.toContain('ck_');
+    expect(ofStranger).toEqual(ofCustomer);
   });
 
   it('is keyed: another secret gives another key, so a list of emails hashed without it matches nothing', () => {

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import express, { type RequestHandler } from 'express';
 import { defaultPayloadConverter, type Payload } from '@temporalio/common';
 import { createCodecRouter } from '../../api/codec-router';
-import { AesGcmPayloadCodec, ENCRYPTED_ENCODING } from '../../platform/payload-codec';
+import { AesGcmPayloadCodec } from '../../platform/payload-codec';
 
 const UI_ORIGIN = 'http://127.0.0.1:8233';
 const AUTH = { authorization: 'Bearer test-key' };
@@ -80,20 +80,18 @@ describe('codec router', () => {
     expect(defaultPayloadConverter.fromPayload(fromWire(body.payloads[0]!))).toEqual(secret);
   });
 
-  it('encodes for the UI (starting or signalling a workflow) and the result decodes', async () => {
-    const response = await post(
-      'encode',
-      { payloads: [toWire(defaultPayloadConverter.toPayload(secret))] },
-      AUTH,
-    );
-    expect(response.status).toBe(200);
-    const [wire] = (
-      (await response.json()) as { payloads: Array<{ metadata: Record<string, string>; data: string }> }
-    ).payloads;
-    expect(Buffer.from(wire!.metadata.encoding!, 'base64').toString()).toBe(ENCRYPTED_ENCODING);
-    expect(Buffer.from(wire!.data, 'base64').includes(secret.token)).toBe(false);
-    const [decoded] = await codec.decode([fromWire(wire!)]);
-    expect(defaultPayloadConverter.fromPayload(decoded!)).toEqual(secret);
+  it('encodes for nobody, not even an authenticated caller: only the processes seal payloads', async () => {
+    for (const headers of [AUTH, {}, { ...AUTH, origin: UI_ORIGIN }] as Array<Record<string, string>>) {
+      const response = await post(
+        'encode',
+        { payloads: [toWire(defaultPayloadConverter.toPayload(secret))] },
+        headers,
+      );
+      expect(response.status).toBe(403);
+      const answer = (await response.json()) as { error: { code: string }; payloads?: unknown };
+      expect(answer.error.code).toBe('forbidden');
+      expect(answer.payloads).toBeUndefined();
+    }
   });
 
   it('answers 401 without valid credentials and decodes nothing', async () => {
@@ -271,6 +269,10 @@ describe('codec router', () => {
       };
       expect(defaultPayloadConverter.fromPayload(fromWire(payloads[0]!))).toEqual(secret);
       expect((await decode('/decode', AUTH)).status).toBe(200);
+      // The secret path decodes only: the UI can no longer seal a start, signal or update.
+      const encode = await decode(`/${token}/encode`, { origin: UI_ORIGIN });
+      expect(encode.status).toBe(403);
+      expect(((await encode.json()) as { error: { code: string } }).error.code).toBe('forbidden');
     } finally {
       await new Promise<void>((resolve) => dev.close(() => resolve()));
     }

@@ -7,6 +7,9 @@ import { createTimeSkippingEnv } from '../support/temporal';
 import { eventually } from '../support/wait';
 import { call, usePaymentStack } from './payment-stack';
 import { freshId } from '../support/ids';
+import { buildNotification } from '../../gateway';
+import { ipnPaths } from '../../platform/ipn-paths';
+import { testMerchant } from '../support/settings';
 
 const fixture = usePaymentStack(createTimeSkippingEnv);
 
@@ -121,14 +124,78 @@ describe('one-time payments', () => {
     });
   });
 
-  it('records promotions, and autoCapture false as authorized, not captured', async () => {
+  it('shows promotions of a notification as unverified, and autoCapture false as authorized, not captured', async () => {
     const { paymentId } = await pay({ requestType: 'captureWallet', amount: 90_000, autoCapture: false });
     approve(paymentId, { voucher: { amount: 5000, name: 'Tet' } });
     const done = await paymentIn(paymentId, ['authorized_not_captured', 'succeeded', 'failed']);
     expect(done.status).toBe('authorized_not_captured');
-    expect(done.promotions).toEqual([expect.objectContaining({ amount: 5000 })]);
+    // The notification decided the payment; its promotionInfo is outside list A, so it is not a fact.
+    expect(done.promotions).toEqual([]);
+    expect(done.unverified.fields.promotionInfo).toEqual([expect.objectContaining({ amount: 5000 })]);
     const refused = await call(fixture, 'POST', `/v1/payments/${paymentId}/refunds`, { amount: 1000 });
     expect(refused).toMatchObject({ status: 409, body: { error: { code: 'payment_not_refundable' } } });
+  });
+
+  it('does not present unsigned fields of a validly signed notification as facts', async () => {
+    fixture.sandbox.admin.setFaults({ operation: 'payment.captureWallet', ipn: { drop: true } });
+    try {
+      const { paymentId, created } = await pay({ requestType: 'captureWallet', amount: 70_000 });
+      expect(created.status).toBe(201);
+      approve(paymentId);
+      // The gateway's own notification is lost; one signed with the merchant's key arrives instead, with
+      // fields outside list A set by whoever relayed it.
+      const transId = 4_100_000_777;
+      const signed = buildNotification(
+        'payment.resultA',
+        {
+          partnerCode: testMerchant.partnerCode,
+          orderId: created.body.orderId,
+          requestId: freshId('ipn-'),
+          amount: 70_000,
+          orderInfo: created.body.orderInfo ?? '',
+          orderType: 'svc_wallet',
+          transId,
+          resultCode: 0,
+          message: 'Successful.',
+          payType: 'webApp',
+          responseTime: 1_763_800_000_000,
+          extraData: '',
+        },
+        testMerchant,
+      );
+      const forged = {
+        paymentOption: 'FORGED',
+        promotionInfo: [{ amount: 999_999, voucherId: 'FORGED' }],
+        cardPaymentInfo: { cardType: 'FORGED', cardNumber: '4111111111111111' },
+        userFee: 999_999,
+      };
+      const answer = await fetch(`${fixture.api.baseUrl}${ipnPaths.payment}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ ...signed, ...forged }),
+      });
+      expect(answer.status).toBe(204);
+
+      const done = await paymentIn(paymentId, ['succeeded', 'failed']);
+      // The signed fields decided it (this transId is the notification's, not the sandbox's).
+      expect(done).toMatchObject({ status: 'succeeded', transId: String(transId), payType: 'webApp' });
+      const facts = JSON.stringify({ ...done, unverified: undefined });
+      expect(facts).not.toContain('FORGED');
+      expect(facts).not.toContain('999999');
+      expect(done.promotions).toEqual([]);
+      // Shown apart, under a name that says what they are.
+      expect(done.unverified).toMatchObject({
+        source: 'notification',
+        fields: {
+          paymentOption: 'FORGED',
+          promotionInfo: [{ amount: 999_999, voucherId: 'FORGED' }],
+          cardPaymentInfo: { cardType: 'FORGED', cardNumber: '************1111' },
+          userFee: 999_999,
+        },
+      });
+    } finally {
+      fixture.sandbox.admin.clearFaults();
+    }
   });
 
   it('resolves a dropped IPN with api/query', async () => {
