@@ -164,6 +164,8 @@ export const VI = {
   gateway: 'cổng thanh toán',
   '{action} (done)': '{action} (đã thực hiện)',
   '{action} (refused: {code})': '{action} (bị từ chối: {code})',
+  '{action} (failed: {code})': '{action} (thất bại: {code})',
+  '{action} (outcome not recorded)': '{action} (chưa ghi nhận kết quả)',
   Timeline: 'Dòng thời gian',
   'The timeline could not be loaded': 'Không tải được dòng thời gian',
   'Newest first. This list refreshes by itself.': 'Mới nhất trước. Danh sách tự làm mới.',
