@@ -4,7 +4,8 @@
  */
 import { z } from 'zod';
 import { createApiKey, listApiKeys, revokeApiKey } from '../../db/shared/api-keys';
-import { listAudit, type AuditFilter, type AuditRow } from '../../db/shared/audit-log';
+import { AUDIT_OUTCOMES, listAudit, type AuditFilter, type AuditRow } from '../../db/shared/audit-log';
+import { AUDIT_READERS } from './readers';
 import type { Db } from '../../db/shared/knex';
 import { ROLES } from '../auth/roles';
 import { conflict, notFound } from '../http/errors';
@@ -13,12 +14,11 @@ import { NOT_BLANK } from '../http/openapi';
 import { defineRoute, type AnyRoute } from '../http/routes';
 import { toCsv } from '../http/csv';
 
-const AUDIT_READERS = ['viewer'] as const;
 const auditQuery = z.object({
   ...listQueryFields,
   action: z.string().max(60).optional(),
   actor: z.string().max(100).optional(),
-  outcome: z.enum(['succeeded', 'refused']).optional(),
+  outcome: z.enum(AUDIT_OUTCOMES as [string, ...string[]]).optional(),
 });
 /** A CSV export is one download: a larger page than the screen's. */
 const CSV_LIMIT = 50_000;

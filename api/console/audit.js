@@ -68,6 +68,12 @@ export function auditPage(main, ctx, query) {
       h('option', { value: '' }, t('Any outcome')),
       h('option', { value: 'succeeded', selected: filter.outcome === 'succeeded' }, t('Succeeded')),
       h('option', { value: 'refused', selected: filter.outcome === 'refused' }, t('Refused')),
+      h('option', { value: 'failed', selected: filter.outcome === 'failed' }, t('Failed (error)')),
+      h(
+        'option',
+        { value: 'requested', selected: filter.outcome === 'requested' },
+        t('Outcome not recorded'),
+      ),
     ),
     from: h('input', { id: 'audit-from', type: 'date', value: filter.from }),
     to: h('input', { id: 'audit-to', type: 'date', value: filter.to }),
@@ -169,7 +175,14 @@ export function auditPage(main, ctx, query) {
                   h(
                     'span',
                     {},
-                    statusBadge(entry.outcome === 'succeeded' ? 'succeeded' : 'failed'),
+                    // `requested`: written before acting, never completed (the process stopped in between).
+                    statusBadge(
+                      entry.outcome === 'succeeded'
+                        ? 'succeeded'
+                        : entry.outcome === 'requested'
+                          ? 'outcome_unknown'
+                          : 'failed',
+                    ),
                     entry.errorCode ? h('code', {}, ` ${entry.errorCode}`) : null,
                   ),
                   Object.keys(entry.details ?? {}).length ? JSON.stringify(entry.details) : '—',

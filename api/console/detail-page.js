@@ -16,6 +16,19 @@ import { errorBox, facts, pageHeading, statusBadge, workflowLink } from './ui.js
 /** @typedef {import('./types.js').Resource} Resource */
 /** @typedef {import('./types.js').TimelineEvent} TimelineEvent */
 
+/**
+ * An audit entry in words: `requested` was written before acting and never completed (the process
+ * stopped in between), `failed` is an error whose effect is not known.
+ * @param {ApiRecord} action
+ */
+function actionWords(action) {
+  const words = { action: action.action, code: action.errorCode ?? '—' };
+  if (action.outcome === 'succeeded') return t('{action} (done)', words);
+  if (action.outcome === 'requested') return t('{action} (outcome not recorded)', words);
+  if (action.outcome === 'failed') return t('{action} (failed: {code})', words);
+  return t('{action} (refused: {code})', words);
+}
+
 /** @param {TimelineEvent[]} events */
 function timelineTable(events) {
   if (!events.length) return h('p', {}, t('Nothing recorded yet.'));
@@ -107,10 +120,7 @@ export function detailPage(main, ctx, resource, id) {
         })),
         ...found.actions.map((/** @type {ApiRecord} */ action) => ({
           at: action.at,
-          what:
-            action.outcome === 'succeeded'
-              ? t('{action} (done)', { action: action.action })
-              : t('{action} (refused: {code})', { action: action.action, code: action.errorCode ?? '—' }),
+          what: actionWords(action),
           who: action.actor,
         })),
       ];

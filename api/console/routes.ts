@@ -10,7 +10,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { DISBURSEMENT_AMOUNT_RANGES } from '../../gateway';
-import { ROLES } from '../auth/roles';
+import { AUDIT_READERS } from '../audit/readers';
+import { hasAnyRole, ROLES } from '../auth/roles';
 import { notFound } from '../http/errors';
 import { defineRoute, type AnyRoute } from '../http/routes';
 import type { Db } from '../../db/shared/knex';
@@ -119,7 +120,7 @@ export function consoleRoutes(
       method: 'get',
       path: '/v1/console/timeline',
       summary:
-        "A record's timeline for its detail page: the gateway's notifications for its order ids or workflow (kind, result code, when; never the body) and what people did to it (from the audit log).",
+        "A record's timeline for its detail page: the gateway's notifications for its order ids or workflow (kind, result code, when; never the body) and what people did to it (from the audit log, for the roles that may read it; others get no actions).",
       tag: 'console',
       access: { roles: ROLES },
       query: z.object({
@@ -128,7 +129,9 @@ export function consoleRoutes(
         workflowId: z.string().max(200).optional(),
         orderIds: z.string().max(2000).optional(),
       }),
-      handler: async ({ query }) => ({ body: await timelineOf(db, query) }),
+      handler: async ({ query, principal }) => ({
+        body: await timelineOf(db, query, hasAnyRole(principal, AUDIT_READERS)),
+      }),
     }),
   ];
 }

@@ -1,6 +1,7 @@
 /**
  * What happened to one record, for its detail page: the gateway's notifications about its orders or
- * workflow, and the audit log's entries about it (who did what, and whether the API refused it).
+ * workflow, and the audit log's entries about it (who did what, and whether the API refused it) for the
+ * roles that may read the audit log.
  */
 import { auditEntriesAbout } from '../../db/shared/audit-log';
 import { notificationsAbout } from '../../db/shared/ipn-notifications';
@@ -17,7 +18,8 @@ export interface TimelineQuery {
   orderIds?: string;
 }
 
-export async function timelineOf(db: Db, query: TimelineQuery) {
+/** `withActions`: whether the caller may read the audit log (api/audit/readers.ts); others get no actions. */
+export async function timelineOf(db: Db, query: TimelineQuery, withActions: boolean) {
   const orderIds = (query.orderIds ?? '')
     .split(',')
     .map((id) => id.trim())
@@ -28,7 +30,7 @@ export async function timelineOf(db: Db, query: TimelineQuery) {
       ? await notificationsAbout(db, { orderIds, workflowId: query.workflowId }, TIMELINE_LIMIT)
       : [];
   const actions =
-    query.targetType && query.targetId
+    withActions && query.targetType && query.targetId
       ? await auditEntriesAbout(db, { type: query.targetType, id: query.targetId }, TIMELINE_LIMIT)
       : [];
   return {

@@ -95,6 +95,7 @@ const TONES = {
   awaiting_approval: 'warn',
   awaiting_funds: 'warn',
   awaiting_otp: 'warn',
+  outcome_unknown: 'warn',
   authorized_not_captured: 'warn',
   pending: 'warn',
 };

@@ -1,12 +1,14 @@
 /**
  * What a person did through the API, for the audit log. A route that changes something declares its
- * action; the mount records one entry per request — succeeded or refused, with the request id — after
- * the answer is known, unless the route already wrote it inside the transaction of its change
- * (`recordIn`), which is how an upload and its run are committed together or not at all.
+ * action, and no answer leaves before its entry is committed: the mount writes the entry `requested`
+ * before the route acts, and completes it with the outcome before answering. A route whose change is one
+ * transaction of ours completes it inside that transaction (`recordIn`), so the change and its entry
+ * commit together or not at all; a route that starts a workflow or calls the gateway leaves an entry that
+ * says so even when the process dies before answering.
  */
 import type { Knex } from 'knex';
 import type { Db } from '../../db/shared/knex';
-import { recordAudit, type AuditEntry } from '../../db/shared/audit-log';
+import { completeAudit, recordAudit, type AuditEntry, type AuditOutcome } from '../../db/shared/audit-log';
 import type { Principal } from '../auth/roles';
 
 export interface AuditSpec {
@@ -19,7 +21,7 @@ export interface AuditSpec {
 export interface AuditTrail {
   /** Adds what the action created or chose (a new run id, a refund amount) to the entry. */
   note(patch: { targetId?: string; details?: Record<string, unknown> }): void;
-  /** Writes the entry now, in the transaction of the change it records. */
+  /** Completes the entry now, in the transaction of the change it records. */
   recordIn(trx: Knex.Transaction, statusCode?: number): Promise<void>;
   /** A create whose id the server chose: the answer names the target (`remittanceId`…). */
   answered(body: unknown): void;
@@ -53,6 +55,9 @@ export function keptDetails(...sources: unknown[]): Record<string, unknown> {
 export class RequestAuditTrail implements AuditTrail {
   private targetId: string | null;
   private details: Record<string, unknown>;
+  /** The `requested` row written before the route acted, when it was. */
+  private entryId: string | null = null;
+  /** The route recorded the outcome in its transaction (which may yet roll back: then it is completed here). */
   private recorded = false;
 
   constructor(
@@ -82,7 +87,7 @@ export class RequestAuditTrail implements AuditTrail {
     if (typeof value === 'string') this.targetId = value;
   }
 
-  private entry(outcome: AuditEntry['outcome'], statusCode: number, errorCode?: string): AuditEntry {
+  private entry(outcome: AuditOutcome, statusCode?: number, errorCode?: string): AuditEntry {
     return {
       actorKeyId: this.request.principal.keyId,
       actorName: this.request.principal.name,
@@ -90,7 +95,7 @@ export class RequestAuditTrail implements AuditTrail {
       targetType: this.spec.target,
       targetId: this.targetId,
       outcome,
-      statusCode,
+      ...(statusCode === undefined ? {} : { statusCode }),
       ...(errorCode ? { errorCode } : {}),
       ...(this.request.requestId ? { requestId: this.request.requestId } : {}),
       method: this.request.method.toUpperCase(),
@@ -99,20 +104,48 @@ export class RequestAuditTrail implements AuditTrail {
     };
   }
 
+  /** Before the route acts: the entry, `requested`, committed on its own. */
+  async begin(db: Db): Promise<void> {
+    this.entryId = await recordAudit(db, this.entry('requested'));
+  }
+
+  private async write(
+    db: Db | Knex.Transaction,
+    outcome: Exclude<AuditOutcome, 'requested'>,
+    statusCode: number,
+    errorCode?: string,
+  ): Promise<void> {
+    const completed =
+      this.entryId !== null &&
+      (await completeAudit(db, this.entryId, {
+        outcome,
+        targetId: this.targetId,
+        statusCode,
+        ...(errorCode ? { errorCode } : {}),
+        details: this.details,
+      }));
+    // Not begun, or already completed by a committed `recordIn` that the request then failed after: an
+    // entry of its own, so neither the change nor what came after it goes unrecorded.
+    if (!completed) await recordAudit(db, this.entry(outcome, statusCode, errorCode));
+  }
+
   async recordIn(trx: Knex.Transaction, statusCode = 201): Promise<void> {
-    await recordAudit(trx, this.entry('succeeded', statusCode));
+    await this.write(trx, 'succeeded', statusCode);
     this.recorded = true;
   }
 
-  /** After the answer: the entry, unless the route wrote it with its change. */
+  /**
+   * Before the answer: the entry's outcome, unless the route recorded it with its change. A refusal after
+   * `recordIn` either finds the entry `requested` (its transaction rolled back) and completes it, or finds it
+   * `succeeded` (committed, then something after it failed) and records the failure as an entry of its own.
+   */
   async finish(
     db: Db,
-    outcome: AuditEntry['outcome'],
+    outcome: Exclude<AuditOutcome, 'requested'>,
     statusCode: number,
     errorCode?: string,
   ): Promise<void> {
     if (this.recorded && outcome === 'succeeded') return;
-    await recordAudit(db, this.entry(outcome, statusCode, errorCode));
-    this.recorded = true;
+    await this.write(db, outcome, statusCode, errorCode);
   }
 }

@@ -96,7 +96,11 @@ export function errorBody(error: ApiError, requestId?: string): ErrorBody {
 }
 
 /** Errors raised by Express's own body parsers, mapped to our shape. */
-function fromParserError(error: { type?: string; status?: number; limit?: number }): ApiError | undefined {
+export function fromParserError(error: {
+  type?: string;
+  status?: number;
+  limit?: number;
+}): ApiError | undefined {
   if (error.type === 'entity.parse.failed')
     return new ApiError('malformed_body', 'The body is not valid JSON.');
   if (error.type === 'entity.too.large') {

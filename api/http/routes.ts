@@ -5,7 +5,7 @@ import type { Logger } from '../../platform/logger';
 import type { Db } from '../../db/shared/knex';
 import { requireRoles } from '../auth/authenticate';
 import type { Principal, Role } from '../auth/roles';
-import { ApiError, invalidInput } from './errors';
+import { ApiError, invalidInput, fromParserError } from './errors';
 import { refuseUnsafeText } from './control-characters';
 import { runIdempotently, type CreateRequest } from './idempotency';
 import { keptDetails, RequestAuditTrail, type AuditSpec, type AuditTrail } from './audit-trail';
@@ -178,7 +178,8 @@ export function mountRoutes(router: Router, routes: readonly AnyRoute[], options
     } else if (route.rawBody) {
       handlers.push(express.raw({ type: () => true, limit: route.rawBody.limit }));
     } else if (route.method !== 'get' && route.method !== 'delete') {
-      handlers.push(express.json({ limit: options.jsonLimit, strict: true, type: () => true }));
+      const json = express.json({ limit: options.jsonLimit, strict: true, type: () => true });
+      handlers.push(route.audit ? recordingBodyErrors(json) : json);
     }
     handlers.push(async (req, res) => {
       // Depth first, before anything walks the body (the audit entry's details included): a body nested
@@ -196,13 +197,32 @@ export function mountRoutes(router: Router, routes: readonly AnyRoute[], options
         : undefined;
       try {
         if (deep) throw tooDeep();
-        const status = await answer(route, req, res, options, trail ?? NO_TRAIL);
-        await trail?.finish(options.db, 'succeeded', status);
+        const bodyError = res.locals.bodyError as ApiError | undefined;
+        if (bodyError) throw bodyError;
+        const answered = await answer(route, req, res, options, trail ?? NO_TRAIL, () =>
+          trail ? trail.begin(options.db) : Promise.resolve(),
+        );
+        // The outcome is committed before the answer leaves. Should completing it fail, the action still
+        // took effect: the entry stays `requested` (never "refused"), and the caller gets the true answer.
+        await trail
+          ?.finish(options.db, 'succeeded', answered.status)
+          .catch((auditError: unknown) =>
+            (res.locals.log as Logger | undefined)?.error({ err: auditError }, 'Audit entry not completed'),
+          );
+        answered.send();
       } catch (error) {
         if (trail) {
+          // Below 500 the API refused and nothing changed; a 5xx may have changed something (a record
+          // stored, its workflow not started), so it is recorded as failed, not as refused.
           const known = error instanceof ApiError;
+          const status = known ? error.status : 500;
           await trail
-            .finish(options.db, 'refused', known ? error.status : 500, known ? error.code : 'internal_error')
+            .finish(
+              options.db,
+              status < 500 ? 'refused' : 'failed',
+              status,
+              known ? error.code : 'internal_error',
+            )
             .catch((auditError: unknown) =>
               (res.locals.log as Logger | undefined)?.error({ err: auditError }, 'Audit entry not written'),
             );
@@ -212,6 +232,22 @@ export function mountRoutes(router: Router, routes: readonly AnyRoute[], options
     });
     router[route.method](route.path, ...handlers);
   }
+}
+
+/**
+ * On an audited route, a body the parser refuses (not JSON, a raw control byte, too large) is refused by
+ * the route's own handler, so the refusal is recorded like any other; the body itself is not kept.
+ */
+function recordingBodyErrors(parser: express.RequestHandler): express.RequestHandler {
+  return (req, res, next) =>
+    parser(req, res, (error?: unknown) => {
+      if (error === undefined) return next();
+      const known = fromParserError(error as { type?: string; status?: number; limit?: number });
+      if (!known) return next(error);
+      res.locals.bodyError = known;
+      req.body = undefined;
+      next();
+    });
 }
 
 /** A create's own id, named by its body (`paymentId`, `subscriptionId`…), for the audit entry. */
@@ -230,14 +266,24 @@ const NO_TRAIL: AuditTrail = {
   answered: () => undefined,
 };
 
-/** Validates, runs the handler (idempotently when asked) and sends the answer; returns its status. */
+/** The handler's answer, not sent yet: the mount completes the audit entry first. */
+interface Answered {
+  status: number;
+  send(): void;
+}
+
+/**
+ * Validates, then runs the handler (idempotently when asked) once `beforeActing` has resolved (the audit
+ * entry is written by then); answers what to send.
+ */
 async function answer(
   route: AnyRoute,
   req: Request,
   res: Response,
   options: MountOptions,
   audit: AuditTrail,
-): Promise<number> {
+  beforeActing: () => Promise<void>,
+): Promise<Answered> {
   // Before anything is written or started. Raw bodies have their own rules: a notification is verified
   // over its raw values, then normalised (api/ipn/receiver.ts); a payout file's cells are checked by row.
   refuseUnsafeText({
@@ -285,6 +331,7 @@ async function answer(
       },
     );
   }
+  await beforeActing();
   if (route.idempotent && idempotencyKey !== undefined) {
     const stored = await runIdempotently(
       options.db,
@@ -311,11 +358,12 @@ async function answer(
       audit.note({ details: { replayed: true } });
     }
     audit.answered(stored.body);
-    send(res, { status: stored.status, body: stored.body }, status);
-    return stored.status;
+    return {
+      status: stored.status,
+      send: () => send(res, { status: stored.status, body: stored.body }, status),
+    };
   }
   const result = await route.handler(ctx);
   audit.answered(result.body);
-  send(res, result, status);
-  return result.status ?? status;
+  return { status: result.status ?? status, send: () => send(res, result, status) };
 }

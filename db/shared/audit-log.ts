@@ -6,13 +6,22 @@ import type { Db } from './knex';
 import { applyListFilter, pageOf, type ListFilter } from './list-filter';
 import { storableJson, storableText } from './storable-text';
 
+/**
+ * `requested`: written before an action that is not one transaction of ours, completed once its outcome is
+ * known; it stays `requested` only when the process died (or the database failed) between acting and
+ * completing it, so its reader knows the outcome must be looked up on the record. `refused`: the API
+ * said no and nothing changed. `failed`: an unexpected error (a 500) whose effect is not known.
+ */
+export type AuditOutcome = 'requested' | 'succeeded' | 'refused' | 'failed';
+export const AUDIT_OUTCOMES: readonly AuditOutcome[] = ['requested', 'succeeded', 'refused', 'failed'];
+
 export interface AuditEntry {
   actorKeyId: string | null;
   actorName: string;
   action: string;
   targetType: string;
   targetId: string | null;
-  outcome: 'succeeded' | 'refused';
+  outcome: AuditOutcome;
   statusCode?: number;
   errorCode?: string;
   requestId?: string;
@@ -21,9 +30,16 @@ export interface AuditEntry {
   details?: Record<string, unknown>;
 }
 
+/** What completing a `requested` entry sets. */
+export type AuditCompletion = Pick<AuditEntry, 'targetId' | 'statusCode' | 'errorCode' | 'details'> & {
+  outcome: Exclude<AuditOutcome, 'requested'>;
+};
+
 export interface AuditRow {
   id: string;
   at: Date;
+  /** When a `requested` entry was completed (null while it waits; written with the entry otherwise). */
+  completed_at?: Date | null;
   actor_key_id: string | null;
   actor_name: string;
   action: string;
@@ -38,28 +54,61 @@ export interface AuditRow {
   details: Record<string, unknown>;
 }
 
-const text = (value: string | null | undefined) => (value == null ? null : storableText(value));
+// A NUL is marked, not removed: whoever reads the entry of a refused request sees that one was sent.
+const storable = (value: string) => storableText(value, 'mark');
+const text = (value: string | null | undefined) => (value == null ? null : storable(value));
+const storableDetails = (details: Record<string, unknown> | undefined) =>
+  JSON.stringify(storableJson(details ?? {}, '', 'mark').value);
+
+const rowOf = (entry: AuditEntry) => ({
+  actor_key_id: text(entry.actorKeyId),
+  actor_name: storable(entry.actorName),
+  action: storable(entry.action),
+  target_type: storable(entry.targetType),
+  target_id: text(entry.targetId),
+  outcome: entry.outcome,
+  status_code: entry.statusCode ?? null,
+  error_code: text(entry.errorCode),
+  request_id: text(entry.requestId),
+  method: text(entry.method),
+  path: text(entry.path),
+  details: storableDetails(entry.details),
+});
 
 /**
  * Records one entry; pass the transaction of the change it records so both happen or neither. Its text
- * is made storable first (db/shared/storable-text.ts): the entry of a refused request records what was sent,
- * and a NUL or a lone surrogate in it must not cost the entry (nor, inside a transaction, the change).
+ * is made storable first (db/shared/storable-text.ts; NUL and lone surrogates become U+FFFD): the entry of
+ * a refused request records what was sent, and an unstorable character in it must not cost the entry
+ * (nor, inside a transaction, the change). Answers the entry's id.
  */
-export async function recordAudit(db: Db | Knex.Transaction, entry: AuditEntry): Promise<void> {
-  await db('audit_log').insert({
-    actor_key_id: text(entry.actorKeyId),
-    actor_name: storableText(entry.actorName),
-    action: storableText(entry.action),
-    target_type: storableText(entry.targetType),
-    target_id: text(entry.targetId),
-    outcome: entry.outcome,
-    status_code: entry.statusCode ?? null,
-    error_code: text(entry.errorCode),
-    request_id: text(entry.requestId),
-    method: text(entry.method),
-    path: text(entry.path),
-    details: JSON.stringify(storableJson(entry.details ?? {}).value),
-  });
+export async function recordAudit(db: Db | Knex.Transaction, entry: AuditEntry): Promise<string> {
+  const [row] = await db('audit_log')
+    .insert({ ...rowOf(entry), completed_at: entry.outcome === 'requested' ? null : db.fn.now() })
+    .returning('id');
+  return String((row as { id: string | number }).id);
+}
+
+/**
+ * Completes a `requested` entry with its outcome, once (a trigger refuses any other change). Inside the
+ * transaction of the change it records, the change and its outcome commit together. Answers false when
+ * the entry was already completed.
+ */
+export async function completeAudit(
+  db: Db | Knex.Transaction,
+  id: string,
+  completion: AuditCompletion,
+): Promise<boolean> {
+  const updated = await db('audit_log')
+    .where({ id, outcome: 'requested' })
+    .update({
+      outcome: completion.outcome,
+      target_id: text(completion.targetId),
+      status_code: completion.statusCode ?? null,
+      error_code: text(completion.errorCode),
+      details: storableDetails(completion.details),
+      completed_at: db.fn.now(),
+    });
+  return updated === 1;
 }
 
 export interface AuditFilter extends ListFilter {

@@ -31,10 +31,16 @@ export const UNSTORABLE_MESSAGES: Record<UnstorableRule, string> = {
     'An unpaired UTF-16 surrogate (U+D800–U+DFFF without its other half) is not a character and cannot be stored.',
 };
 
-/** `text` as PostgreSQL can store it: an unpaired surrogate becomes U+FFFD, a NUL is removed. */
-export function storableText(text: string): string {
+/**
+ * What becomes of a NUL: `remove`d (a notification's value, compared as the gateway meant it) or `mark`ed
+ * as U+FFFD (an audit entry, whose reader must see that something unstorable was sent there).
+ */
+export type NulHandling = 'remove' | 'mark';
+
+/** `text` as PostgreSQL can store it: an unpaired surrogate becomes U+FFFD, a NUL is removed or marked. */
+export function storableText(text: string, nul: NulHandling = 'remove'): string {
   if (unstorableRule(text) === undefined) return text;
-  return text.replace(UNPAIRED_SURROGATES, '\ufffd').replaceAll(NUL, '');
+  return text.replace(UNPAIRED_SURROGATES, '\ufffd').replaceAll(NUL, nul === 'mark' ? '\ufffd' : '');
 }
 
 const isPlainObject = (value: unknown): value is Record<string, unknown> =>
@@ -73,7 +79,11 @@ export function* stringsIn(value: unknown, path = ''): Generator<[path: string, 
  * A JSON-like value with every string (keys included) made storable, and the paths of those that
  * changed. The value itself is returned, not a copy, when nothing needed it.
  */
-export function storableJson<T>(value: T, path = ''): { value: T; normalised: string[] } {
+export function storableJson<T>(
+  value: T,
+  path = '',
+  nul: NulHandling = 'remove',
+): { value: T; normalised: string[] } {
   // In document order, each path once (a key and its value share one).
   const changed = new Set<string>();
   for (const [at, text] of stringsIn(value, path)) if (unstorableRule(text) !== undefined) changed.add(at);
@@ -82,7 +92,7 @@ export function storableJson<T>(value: T, path = ''): { value: T; normalised: st
   /** A string made storable, or an empty container to fill, or the value itself (numbers, null…). */
   const shell = (item: unknown): unknown =>
     typeof item === 'string'
-      ? storableText(item)
+      ? storableText(item, nul)
       : Array.isArray(item)
         ? new Array<unknown>(item.length)
         : isPlainObject(item)
@@ -102,7 +112,7 @@ export function storableJson<T>(value: T, path = ''): { value: T; normalised: st
       if (typeof key === 'number') (target as unknown[])[key] = copy;
       // Defined, not assigned: a key named `__proto__` (JSON.parse makes one) stays a key.
       else
-        Object.defineProperty(target, storableText(key), {
+        Object.defineProperty(target, storableText(key, nul), {
           value: copy,
           enumerable: true,
           writable: true,

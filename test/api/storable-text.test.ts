@@ -203,11 +203,12 @@ describe('the audit log', () => {
       path: '/v1/x\ud800',
       details: { note: 'x\u0000y', reason: ['\udfff'], ['key\u0000']: { deep: 'z\ud800' } },
     });
-    const [entry] = await db('audit_log').where({ target_id: targetId });
+    const [entry] = await db('audit_log').where({ target_id: `${targetId}\ufffd` });
+    // Both are marked with U+FFFD, never dropped: the reader sees that something unstorable was sent.
     expect(entry).toMatchObject({
-      actor_name: 'Ops person',
+      actor_name: 'Ops\ufffd person',
       path: '/v1/x\ufffd',
-      details: { note: 'xy', reason: ['\ufffd'], key: { deep: 'z\ufffd' } },
+      details: { note: 'x\ufffdy', reason: ['\ufffd'], 'key\ufffd': { deep: 'z\ufffd' } },
     });
   });
 });
