@@ -10,7 +10,7 @@ import { ConfigError, type Config } from '../platform/config';
 import { createDataConverter } from '../platform/data-converter';
 import type { Logger } from '../platform/logger';
 import type { CodecKeyring } from '../platform/payload-codec';
-import type { GatewaySettings } from '../platform/require-services';
+import { requireDecisionKey, type GatewaySettings } from '../platform/require-services';
 import { createInstrumentedGateway } from './gateway';
 import { QUEUED_OPERATIONS, type QueuedOperation } from '../contracts/shared';
 import { createPayrunWorker, type PayrunWorker } from './worker';
@@ -31,6 +31,7 @@ export function buildActivities(config: Config, services: WorkerServices): Activ
     publicBaseUrl: services.publicBaseUrl,
     merchantSecrets: { merchantSecretKey: services.gateway.secretKey, keyring: services.keyring },
     webhooks: { keyring: services.keyring, allowLoopbackHttp: config.WEBHOOK_ALLOW_LOOPBACK_HTTP },
+    decisionKey: requireDecisionKey(config, 'worker'),
   });
 }
 
