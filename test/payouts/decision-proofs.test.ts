@@ -12,6 +12,7 @@ import { decideUpdate, payoutRunWorkflowId, runProgressQuery } from '../../contr
 import { decisionSigner } from '../../api/http/decision-signer';
 import { newKey } from '../support/api';
 import { freshId } from '../support/ids';
+import { captureHistory } from '../support/history-capture';
 import { apiCall, payoutFile, usePayoutStack, waitForRunStatus } from '../support/payout-stack';
 import { TEST_DECISION_SIGNING_KEY } from '../support/settings';
 import { createTimeSkippingEnv, testDataConverter } from '../support/temporal';
@@ -124,6 +125,7 @@ describe('decisions that move money come only from the API', () => {
       timeout: 60_000,
     });
     expect(done.status).toBe('reconciled');
+    await captureHistory(fixture.env.client, workflowId, 'forged-decisions-refused-then-approved');
     const rejected = await apiCall(
       fixture.stack,
       fixture.stack.approverKey,
