@@ -25,13 +25,14 @@ export interface WorkerServices {
 }
 
 export function buildActivities(config: Config, services: WorkerServices): Activities {
+  const decisionKey = requireDecisionKey(config, 'worker');
   return createActivities({
     db: services.db,
     gateway: createInstrumentedGateway(services.gateway, services.logger),
     publicBaseUrl: services.publicBaseUrl,
     merchantSecrets: { merchantSecretKey: services.gateway.secretKey, keyring: services.keyring },
     webhooks: { keyring: services.keyring, allowLoopbackHttp: config.WEBHOOK_ALLOW_LOOPBACK_HTTP },
-    decisionKey: requireDecisionKey(config, 'worker'),
+    decisionKey,
   });
 }
 

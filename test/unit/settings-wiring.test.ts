@@ -7,6 +7,9 @@ import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { rateLimitSettingsFrom } from '../../api/http/rate-limit-settings';
 import { apiSettingsFrom } from '../../api/settings';
+import { checkDecisionProof } from '../../activities/shared/decision-proofs';
+import { buildActivities } from '../../workers/build';
+import { testCodecKeyring } from '../support/temporal';
 import { configSchema, loadConfig, type Config } from '../../platform/config';
 
 /**
@@ -132,6 +135,35 @@ describe('every setting reaches its process', () => {
       /CUSTOMER_KEY_SECRET is missing/,
     );
     expect(() => loadConfig({ CUSTOMER_KEY_SECRET: 'short' })).toThrow(/CUSTOMER_KEY_SECRET: must be 32/);
+  });
+
+  it('DECISION_SIGNING_KEY signs the API decisions the workers check; neither starts without it', () => {
+    const key = 'k'.repeat(32);
+    const config = loadConfig({ CUSTOMER_KEY_SECRET: 'a'.repeat(32), DECISION_SIGNING_KEY: key });
+    const decision = { subject: 'payout-run/run-1', action: 'approve', by: { keyId: 'k1', name: 'Chi' } };
+    const proof = apiSettingsFrom(config).decisions.sign(decision);
+    expect(checkDecisionProof(key, decision, proof, Date.now())).toBeUndefined();
+    expect(checkDecisionProof('o'.repeat(32), decision, proof, Date.now())).toBe('wrong_signature');
+
+    expect(() => apiSettingsFrom(loadConfig({ CUSTOMER_KEY_SECRET: 'a'.repeat(32) }))).toThrow(
+      /DECISION_SIGNING_KEY is missing: the API needs it/,
+    );
+    const workerServices = {
+      db: undefined as never,
+      gateway: {
+        baseUrl: 'http://127.0.0.1:1',
+        partnerCode: 'P',
+        accessKey: 'a',
+        secretKey: 's',
+        publicKey: 'p',
+      },
+      keyring: testCodecKeyring,
+      publicBaseUrl: 'http://127.0.0.1:3000',
+    };
+    expect(() => buildActivities(loadConfig({}), workerServices)).toThrow(
+      /DECISION_SIGNING_KEY is missing: the worker needs it/,
+    );
+    expect(() => loadConfig({ DECISION_SIGNING_KEY: 'short' })).toThrow(/DECISION_SIGNING_KEY: must be 32/);
   });
 
   it('each wait left unset is what it was before it was a setting', () => {
