@@ -5,6 +5,7 @@ import { createDisbursementActivities } from './payouts/disbursements';
 import { createPaymentActivities } from './payments/payments';
 import { createPayoutActivities } from './payouts/batches';
 import { createRemittanceActivities } from './remittances/remittances';
+import { createDecisionActivities } from './shared/decision-proofs';
 import { createStackCheckActivities } from './shared/stack-check';
 import { createSubscriptionActivities, type SubscriptionSecrets } from './subscriptions/subscriptions';
 import { createSavedMethodActivities } from './saved-methods/saved-methods';
@@ -26,12 +27,18 @@ export interface ActivityDependencies {
    * allowed (development). Required: every worker delivers webhooks.
    */
   webhooks: WebhookDeliverySettings;
+  /**
+   * DECISION_SIGNING_KEY: a money decision reaches a workflow with the API's signature, checked with it.
+   * Required: a worker that could not check would have to refuse every decision, or take any.
+   */
+  decisionKey: string;
 }
 
 /** All activities, built from their dependencies so tests can hand in their own. */
 export function createActivities(deps: ActivityDependencies) {
   return {
     ...createStackCheckActivities(deps),
+    ...createDecisionActivities(deps),
     ...createPayoutActivities({ ...deps, batchIpnUrl: `${deps.publicBaseUrl}${ipnPaths.batch}` }),
     ...createRemittanceActivities({
       ...deps,

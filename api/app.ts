@@ -119,7 +119,7 @@ export function apiRoutes(deps: ApiDependencies): AnyRoute[] {
   routes.push(...systemRoutes(deps, docs));
   routes.push(
     ...payoutRunRoutes(
-      { db: deps.db, temporal: deps.temporal, settings: deps.payouts },
+      { db: deps.db, temporal: deps.temporal, settings: deps.payouts, signDecision: deps.decisions.sign },
       {
         limit: deps.payouts.uploadLimit,
         concurrency: deps.payouts.uploadConcurrency ?? CONFIG_DEFAULTS.PAYOUT_UPLOAD_CONCURRENCY,

@@ -5,6 +5,8 @@
  */
 import { ConfigError, hoursAsDuration, type Config } from '../platform/config';
 import { CUSTOMER_KEY_SECRET_VARIABLE, customerKeyer, type CustomerKeyOf } from '../platform/customer-key';
+import { requireDecisionKey } from '../platform/require-services';
+import { decisionSigner, type SignDecision } from './http/decision-signer';
 import { notificationSettingsFrom, type NotificationSettings } from './ipn/settings';
 import { defaultPaymentSettings, type PaymentSettings } from './payments/payments';
 import type { PayoutSettings } from './payouts/payout-runs';
@@ -25,6 +27,8 @@ export interface ApiSettings {
   customers: { keyOf: CustomerKeyOf };
   /** The gateway's notifications: the claim lease and the relay's pace. */
   notifications: NotificationSettings;
+  /** Signs the decisions that move money (DECISION_SIGNING_KEY); workflows act on no other. */
+  decisions: { sign: SignDecision };
 }
 
 /** The customer key's secret is required: without it the API would have to put the id itself in visibility. */
@@ -51,5 +55,6 @@ export function apiSettingsFrom(config: Config): ApiSettings {
     savedMethods: defaultSavedMethodSettings(taskQueue, String(payouts.timing.gatewayAttemptTimeout)),
     customers: customerSettingsFrom(config),
     notifications: notificationSettingsFrom(config),
+    decisions: { sign: decisionSigner(requireDecisionKey(config, 'API')) },
   };
 }

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { z } from 'zod';
 import { CUSTOMER_KEY_SECRET_PATTERN } from './customer-key';
+import { DECISION_SIGNING_KEY_PATTERN } from './decision-key';
 import { CODEC_TOKEN_PATTERN } from './dev-codec-token';
 import { parseGatewayRateLimits } from './gateway-rate-limits';
 
@@ -57,6 +58,19 @@ export const configSchema = z.object({
     )
     .describe(
       'Keys the PayrunCustomer search attribute (HMAC of partnerClientId); required by the API; unset under npm run dev: generated into <PAYRUN_DATA_DIR>/customer-key-secret',
+    ),
+  DECISION_SIGNING_KEY: optionalText
+    .pipe(
+      z
+        .string()
+        .regex(
+          DECISION_SIGNING_KEY_PATTERN,
+          'must be 32–256 visible ASCII characters (e.g. 32 random bytes, base64)',
+        )
+        .optional(),
+    )
+    .describe(
+      'HMAC key the API signs money decisions with and the workers verify them with; required by the API and workers; unset under npm run dev: generated into <PAYRUN_DATA_DIR>/decision-signing-key',
     ),
   TEMPORAL_UI_URL: optionalUrl.describe(
     'Temporal UI base URL the finance console links workflows to; default under npm run dev: the dev server UI',

@@ -1,4 +1,5 @@
 import { ConfigError, type Config } from './config';
+import { DECISION_SIGNING_KEY_VARIABLE } from './decision-key';
 
 /** Standalone processes (not `npm run dev`) never start local services: these settings must be given. */
 export function requireServices(config: Config): { databaseUrl: string; temporalAddress: string } {
@@ -40,4 +41,17 @@ export function requireGateway(config: Config): GatewaySettings {
     secretKey: config.GATEWAY_SECRET_KEY!,
     publicKey: config.GATEWAY_PUBLIC_KEY!.replaceAll('\\n', '\n'),
   };
+}
+
+/**
+ * DECISION_SIGNING_KEY, which the API and every worker need (the same value): without it a decision that
+ * moves money could be taken on the word of whoever reached the Temporal frontend, so neither starts.
+ */
+export function requireDecisionKey(config: Config, who: 'API' | 'worker'): string {
+  if (config.DECISION_SIGNING_KEY) return config.DECISION_SIGNING_KEY;
+  throw new ConfigError(
+    `${DECISION_SIGNING_KEY_VARIABLE} is missing: the ${who} needs it (the same value in the API and every ` +
+      'worker) to sign and verify decisions that move money; set it to 32 or more random characters ' +
+      `(node -e "console.log(require('crypto').randomBytes(32).toString('base64'))").`,
+  );
 }

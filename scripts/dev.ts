@@ -16,6 +16,7 @@ import { buildApi } from '../api/build';
 import { buildWorker } from '../workers/build';
 import { resolveDevCodecToken } from '../platform/dev-codec-token';
 import { resolveDevCustomerKeySecret } from '../platform/customer-key';
+import { resolveDevDecisionKey } from '../platform/decision-key';
 import { STACK_CHECK_WORKFLOW, stackCheckWorkflowId, type StackCheckWorkflow } from '../contracts/shared';
 import { startDatabase, startGateway, startTemporal } from './stack';
 import { StartedParts, StartInterrupted } from './started-parts';
@@ -27,6 +28,11 @@ async function main(): Promise<void> {
     ...loaded,
     CUSTOMER_KEY_SECRET: resolveDevCustomerKeySecret({
       configured: loaded.CUSTOMER_KEY_SECRET,
+      dataDir: loaded.PAYRUN_DATA_DIR,
+    }),
+    // One key for the API and the worker this process runs: decisions signed by one, verified by the other.
+    DECISION_SIGNING_KEY: resolveDevDecisionKey({
+      configured: loaded.DECISION_SIGNING_KEY,
       dataDir: loaded.PAYRUN_DATA_DIR,
     }),
   };

@@ -10,7 +10,7 @@ import { ConfigError, type Config } from '../platform/config';
 import { createDataConverter } from '../platform/data-converter';
 import type { Logger } from '../platform/logger';
 import type { CodecKeyring } from '../platform/payload-codec';
-import type { GatewaySettings } from '../platform/require-services';
+import { requireDecisionKey, type GatewaySettings } from '../platform/require-services';
 import { createInstrumentedGateway } from './gateway';
 import { QUEUED_OPERATIONS, type QueuedOperation } from '../contracts/shared';
 import { createPayrunWorker, type PayrunWorker } from './worker';
@@ -25,12 +25,14 @@ export interface WorkerServices {
 }
 
 export function buildActivities(config: Config, services: WorkerServices): Activities {
+  const decisionKey = requireDecisionKey(config, 'worker');
   return createActivities({
     db: services.db,
     gateway: createInstrumentedGateway(services.gateway, services.logger),
     publicBaseUrl: services.publicBaseUrl,
     merchantSecrets: { merchantSecretKey: services.gateway.secretKey, keyring: services.keyring },
     webhooks: { keyring: services.keyring, allowLoopbackHttp: config.WEBHOOK_ALLOW_LOOPBACK_HTTP },
+    decisionKey,
   });
 }
 

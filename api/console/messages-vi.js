@@ -485,6 +485,10 @@ export const VI_ERRORS = {
   invalid_payout_file: 'File chi trả không được chấp nhận; chưa có gì được tạo.',
   payout_in_flight: 'Một đợt khác vừa nhận các mã chi trả này; hãy kiểm tra lại file.',
   run_not_awaiting_approval: 'Đợt chi trả không còn chờ duyệt.',
+  self_approval:
+    'Người tải tệp lên không thể tự duyệt, dù dùng khóa khác của mình: cần một người khác duyệt.',
+  decision_refused:
+    'Quyết định bị từ chối vì không có bằng chứng hợp lệ từ API (kiểm tra DECISION_SIGNING_KEY của API và worker).',
   run_not_waiting_for_funds: 'Đợt chi trả không ở trạng thái chờ nạp tiền.',
   malformed_body: 'Nội dung gửi lên không phải JSON hợp lệ.',
   body_too_large: 'File hoặc nội dung gửi lên quá lớn.',

@@ -38,10 +38,11 @@ import {
   type PayoutRunInput,
   type PayoutTiming,
 } from '../../contracts/payouts';
-import { payrunRunId } from '../../contracts/shared';
+import { DECISION_REFUSED, failureTypeOf, isSamePerson, payrunRunId } from '../../contracts/shared';
+import type { SignDecision } from '../http/decision-signer';
 import type { Principal } from '../auth/roles';
 import type { AuditTrail } from '../http/audit-trail';
-import { ApiError, conflict, forbidden, notFound } from '../http/errors';
+import { ApiError, conflict, notFound } from '../http/errors';
 import type { CreateRequest } from '../http/idempotency';
 import { maskName, maskNumber, seesReceiversInFull } from '../http/masking';
 import { certainlyNotStarted, startOnce, workflowNotStarted } from '../http/resumable';
@@ -65,6 +66,8 @@ export interface PayoutDeps {
   db: Db;
   temporal: Client;
   settings: PayoutSettings;
+  /** Signs each decision for the workflow, which admits no decision without the API's proof. */
+  signDecision: SignDecision;
 }
 
 const actorOf = (principal: Principal): Actor => ({ keyId: principal.keyId, name: principal.name });
@@ -288,26 +291,43 @@ async function requireRun(db: Db, runId: string): Promise<PayoutRunRow> {
   return run;
 }
 
-/** Approve or reject through the workflow, which alone decides (maker ≠ checker, still awaiting). */
+/**
+ * Approve or reject through the workflow, which alone decides (maker ≠ checker, still awaiting), and admits
+ * the decision only with the proof signed here (contracts/shared/decision-proof.ts).
+ */
 export async function decideRun(
   deps: PayoutDeps,
   input: { runId: string; decision: 'approve' | 'reject'; note?: string; principal: Principal },
 ) {
   const run = await requireRun(deps.db, input.runId);
   const by = actorOf(input.principal);
-  if (input.decision === 'approve' && (run.uploaded_by_key === by.keyId || run.uploaded_by === by.name)) {
-    throw forbidden('The person who uploaded a run cannot approve it; another approver must.');
+  if (
+    input.decision === 'approve' &&
+    isSamePerson(by, { keyId: run.uploaded_by_key, name: run.uploaded_by })
+  ) {
+    throw selfApproval(run.uploaded_by);
   }
+  const proof = deps.signDecision({
+    subject: run.workflow_id,
+    action: input.decision,
+    by,
+    ...(input.note !== undefined && { note: input.note }),
+  });
   try {
     await deps.temporal.workflow
       .getHandle(run.workflow_id)
-      .executeUpdate(decideUpdate, { args: [{ decision: input.decision, by, note: input.note }] });
+      .executeUpdate(decideUpdate, { args: [{ decision: input.decision, by, note: input.note, proof }] });
   } catch (error) {
     if (error instanceof WorkflowUpdateFailedError) {
-      throw conflict(
-        'run_not_awaiting_approval',
-        (error.cause as Error | undefined)?.message ?? error.message,
-      );
+      const cause = error.cause as (Error & { type?: string }) | undefined;
+      // The workers did not admit the API's own proof: they hold another DECISION_SIGNING_KEY.
+      if (failureTypeOf(cause) === DECISION_REFUSED) {
+        throw new ApiError(
+          DECISION_REFUSED,
+          `${cause?.message} Check that the API and the workers share one DECISION_SIGNING_KEY.`,
+        );
+      }
+      throw conflict('run_not_awaiting_approval', cause?.message ?? error.message);
     }
     if ((error as Error).name === 'WorkflowNotFoundError') {
       throw conflict(
@@ -318,6 +338,14 @@ export async function decideRun(
     throw error;
   }
   return runView(deps, input.runId);
+}
+
+/** Four eyes are two people: the uploader, under any of their keys or spellings of their name, cannot approve. */
+function selfApproval(uploadedBy: string): ApiError {
+  return new ApiError(
+    'self_approval',
+    `${uploadedBy} uploaded this run and cannot approve it, with this key or another of theirs; another person must approve it.`,
+  );
 }
 
 export async function resumeRun(deps: PayoutDeps, input: { runId: string; principal: Principal }) {

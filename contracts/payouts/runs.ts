@@ -4,6 +4,7 @@
  */
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { Duration } from '@temporalio/common';
+import type { DecisionProof, RefusedDecision } from '../shared/decision-proof';
 
 // ---- identities: every id derives from the run, so a retry or a replay can never invent a new order
 export const payoutRunWorkflowId = (runId: string) => `payout-run/${runId}`;
@@ -145,6 +146,8 @@ export interface Decision {
   decision: 'approve' | 'reject';
   by: Actor;
   note?: string;
+  /** The API's signature over this decision; without a valid one the run refuses it (contracts/shared/decision-proof.ts). */
+  proof?: DecisionProof;
 }
 
 export interface RunProgress {
@@ -153,6 +156,8 @@ export interface RunProgress {
   decidedBy?: Actor;
   batchesDone: number;
   batchCount: number;
+  /** Decisions refused for their proof (forged, replayed, for another run): who they claimed to be, and why. */
+  refusedDecisions?: RefusedDecision[];
 }
 
 /** The gateway reported a batch stage (8003 created, or the payment result). */

@@ -43,6 +43,15 @@ export const ERRORS = {
   uploads_busy: { status: 503, meaning: 'Too many files are being read at once.' },
   payout_in_flight: { status: 409, meaning: 'A payout id in the file is in another run still paying.' },
   run_not_awaiting_approval: { status: 409, meaning: 'The run is not waiting for a decision.' },
+  self_approval: {
+    status: 403,
+    meaning: 'The person who asked cannot approve it, with any of their keys or spellings of their name.',
+  },
+  decision_refused: {
+    status: 500,
+    meaning:
+      'A workflow refused a decision without a valid proof from the API (forged, replayed, another key).',
+  },
   run_not_waiting_for_funds: { status: 409, meaning: 'The run is not waiting for a top-up.' },
   disbursement_exists: { status: 409, meaning: 'The disbursement id is used by another disbursement.' },
   // Payments.

@@ -7,3 +7,5 @@ export * from './gateway-queues';
 export * from './search-attributes';
 export * from './stack-check';
 export * from './workflow-types';
+export * from './decision-proof';
+export * from './persons';

@@ -151,6 +151,7 @@ export async function startBenchStack(): Promise<BenchStack> {
   const config = loadConfig({
     TEMPORAL_TASK_QUEUE: 'bench',
     CUSTOMER_KEY_SECRET: randomBytes(32).toString('base64url'),
+    DECISION_SIGNING_KEY: randomBytes(32).toString('base64url'),
     ...NO_RATE_LIMITS,
     ...Object.fromEntries(
       Object.entries(process.env).filter(([name]) =>

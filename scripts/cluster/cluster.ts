@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from '../../db/shared/embedded-postgres';
 import { withDatabaseName } from '../../db/shared/knex';
 import { resolveDevCustomerKeySecret } from '../../platform/customer-key';
+import { resolveDevDecisionKey } from '../../platform/decision-key';
 import { loadOrCreateDevCodecKeys, type CodecKeyring } from '../../platform/payload-codec';
 import { ipnPaths } from '../../platform/ipn-paths';
 import type { GatewaySettings } from '../../platform/require-services';
@@ -262,6 +263,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
       apiPort: ports.api,
       uiUrl,
       customerKeySecret: resolveDevCustomerKeySecret({ configured: undefined, dataDir }),
+      decisionKey: resolveDevDecisionKey({ configured: undefined, dataDir }),
       apiSettings: { ...DEFAULT_API_TUNABLES, ...options.apiSettings },
       metricsPort: (index) => ports.metrics + index,
       loopbackWebhooks: options.loopbackWebhooks ?? false,

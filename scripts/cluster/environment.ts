@@ -47,6 +47,8 @@ export interface ClusterEnvironmentInput {
   uiUrl: string;
   /** Keys the PayrunCustomer search attribute (the API's CUSTOMER_KEY_SECRET). */
   customerKeySecret: string;
+  /** DECISION_SIGNING_KEY: the API signs money decisions with it, every worker verifies them with it. */
+  decisionKey: string;
   /**
    * Settings the API reads and sends to the workflows it starts (SUBSCRIPTION_BILLING_HOUR, …), each passed
    * through by docker-compose.yml; the cluster always passes all of them.
@@ -94,11 +96,13 @@ export function clusterEnvironment(input: ClusterEnvironmentInput): ClusterEnvir
       TEMPORAL_UI_ORIGIN: uiOrigin,
       TEMPORAL_UI_URL: input.uiUrl,
       CUSTOMER_KEY_SECRET: input.customerKeySecret,
+      DECISION_SIGNING_KEY: input.decisionKey,
       ...Object.fromEntries(Object.entries(input.apiSettings).map(([name, value]) => [name, String(value)])),
     },
     worker: (index) => ({
       ...shared,
       WORKER_METRICS_PORT: String(input.metricsPort(index)),
+      DECISION_SIGNING_KEY: input.decisionKey,
       GATEWAY_RATE_LIMITS: input.gatewayRateLimits ?? '',
     }),
     temporalUi: (port) => ({

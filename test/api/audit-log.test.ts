@@ -115,7 +115,7 @@ describe('audit log', () => {
       details: { fileName: `audit-${tag}.csv`, rowCount: 3, totalAmount: 30_003 },
     });
     expect(selfApproved).toMatchObject({
-      errorCode: 'forbidden',
+      errorCode: 'self_approval',
       statusCode: 403,
       requestId: selfApprove.requestId,
     });

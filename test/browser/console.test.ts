@@ -26,7 +26,12 @@ import { generateSandboxKeyPair, startSandbox, type Sandbox } from '../../sandbo
 import { createInstrumentedGateway } from '../../workers/gateway';
 import { callApi, listen, newKey, type RunningApi } from '../support/api';
 import { connectTestDatabase } from '../support/database';
-import { testApiSettings, testMerchant, testPayoutSettings } from '../support/settings';
+import {
+  testApiSettings,
+  TEST_DECISION_SIGNING_KEY,
+  testMerchant,
+  testPayoutSettings,
+} from '../support/settings';
 import { connectDevServer, createTestWorker, testCodecKeyring } from '../support/temporal';
 import { eventually, WAIT_LIMIT_MS } from '../support/wait';
 
@@ -95,6 +100,7 @@ beforeAll(async () => {
     publicBaseUrl: api.baseUrl,
     merchantSecrets: { merchantSecretKey: testMerchant.secretKey, keyring: testCodecKeyring },
     webhooks: { keyring: testCodecKeyring, allowLoopbackHttp: true },
+    decisionKey: TEST_DECISION_SIGNING_KEY,
   });
   worker = (await createTestWorker(env, activities, taskQueue)).worker;
   workerRun = worker.run();

@@ -30,7 +30,12 @@ import { createLogger } from '../../platform/logger';
 import * as workflows from '../../workflows';
 import { authHeaders, callApi } from '../support/api';
 import { useScratchDatabase } from '../support/database';
-import { TEST_CUSTOMER_KEY_SECRET, testApiSettings, testMerchant } from '../support/settings';
+import {
+  TEST_CUSTOMER_KEY_SECRET,
+  TEST_DECISION_SIGNING_KEY,
+  testApiSettings,
+  testMerchant,
+} from '../support/settings';
 import { startStack, type Stack } from '../support/stack';
 import { signalsNeverSettle } from '../support/notifications';
 import { connectDevServer } from '../support/temporal';
@@ -92,6 +97,7 @@ beforeAll(async () => {
   const notifications = apiSettingsFrom(
     loadConfig({
       CUSTOMER_KEY_SECRET: TEST_CUSTOMER_KEY_SECRET,
+      DECISION_SIGNING_KEY: TEST_DECISION_SIGNING_KEY,
       IPN_CLAIM_LEASE_SECONDS: '4',
       IPN_RELAY_INTERVAL_SECONDS: '0.5',
     }),

@@ -12,6 +12,10 @@ import {
   type PayoutRunInput,
   type Reconciliation,
 } from '../../contracts/payouts';
+import { checkDecisionProof } from '../../activities/shared/decision-proofs';
+import { decisionSigner } from '../../api/http/decision-signer';
+import type { AdmitDecisionInput, DecisionAdmission } from '../../contracts/shared';
+import { TEST_DECISION_SIGNING_KEY } from '../support/settings';
 import { eventually } from '../support/wait';
 import {
   gate,
@@ -54,7 +58,20 @@ const batchCompletes: Fakes = {
   createBatch: async () => ({ outcome: 'accepted' as const, amount: 100_000 }),
   syncBatchItems: async () => ({ validating: false, counts: { SUCCEEDED: { count: 1, amount: 100_000 } } }),
 };
+/** The workers' real check of a proof, with the test key; refusals are not written anywhere here. */
+const admitDecision = async ({
+  subject,
+  decision,
+  proof,
+  replayed,
+}: AdmitDecisionInput): Promise<DecisionAdmission> => {
+  const reason = replayed
+    ? 'replayed'
+    : checkDecisionProof(TEST_DECISION_SIGNING_KEY, { subject, ...decision }, proof, Date.now());
+  return reason ? { admitted: false, reason, message: `refused: ${reason}` } : { admitted: true };
+};
 const runRecords: Fakes = {
+  admitDecision,
   recordDecision: ok,
   recordRunStatus: ok,
   reconcileRun: async () => reconciliation(true),
@@ -87,8 +104,19 @@ async function startRun(
   return { run, runId, batchIds: batches.map((batch) => batch.batchId) };
 }
 
+const signTest = decisionSigner(TEST_DECISION_SIGNING_KEY);
+/** A decision as the API sends it: signed for this run. */
 const decide = (run: Run<typeof payoutRun>, decision: 'approve' | 'reject', by: Actor, note?: string) =>
-  run.handle.executeUpdate(decideUpdate, { args: [{ decision, by, ...(note ? { note } : {}) }] });
+  run.handle.executeUpdate(decideUpdate, {
+    args: [
+      {
+        decision,
+        by,
+        ...(note ? { note } : {}),
+        proof: signTest({ subject: run.handle.workflowId, action: decision, by, ...(note ? { note } : {}) }),
+      },
+    ],
+  });
 
 describe('payoutRun: the decision', () => {
   it('approved by another person: running, batches one at a time, reconciled', async () => {
@@ -144,18 +172,57 @@ describe('payoutRun: the decision', () => {
     expect(run.calls('initiateBatch')).toEqual([]);
   });
 
-  it('the uploader cannot approve (same key, or same name in other case); a second decision is refused', async () => {
+  it('the uploader cannot approve (same key, or their name in another case, spacing or Unicode form); a second decision is refused', async () => {
     const { run } = await startRun({});
     const sameKey = await refusal(decide(run, 'approve', { keyId: maker.keyId, name: 'Someone' }));
     expect(sameKey.message).toContain('cannot approve');
     const sameName = await refusal(decide(run, 'approve', { keyId: 'k-other', name: ' mai MAKER ' }));
     expect(sameName.message).toContain('cannot approve');
+    for (const name of ['Mai  Maker', 'Mai\u00a0Maker', 'MAI MAKER'.normalize('NFD'), 'Ｍａｉ Maker']) {
+      expect((await refusal(decide(run, 'approve', { keyId: 'k-other', name }))).message).toContain(
+        'cannot approve',
+      );
+    }
     expect(run.calls('recordDecision')).toEqual([]);
     await decide(run, 'approve', checker);
     const again = await refusal(decide(run, 'reject', checker));
     expect(again.message).toContain('only a run awaiting approval');
     expect(await run.result()).toBe('reconciled');
     expect(run.calls('recordDecision')).toHaveLength(1);
+  });
+});
+
+describe('payoutRun: only the API decides', () => {
+  it('refuses a decision without a proof, with a used one, for another run or changed after signing; the run still waits', async () => {
+    const { run } = await startRun({});
+    const other = await startRun({});
+    const send = (decision: Record<string, unknown>) =>
+      refusal(run.handle.executeUpdate(decideUpdate, { args: [decision as never] }));
+    const bare = await send({ decision: 'approve', by: checker });
+    expect(bare).toMatchObject({ type: 'decision_refused', message: 'refused: missing' });
+    const forOther = signTest({ subject: other.run.handle.workflowId, action: 'approve', by: checker });
+    expect(await send({ decision: 'approve', by: checker, proof: forOther })).toMatchObject({
+      message: 'refused: other_subject',
+    });
+    const signed = signTest({ subject: run.handle.workflowId, action: 'reject', by: checker });
+    expect(await send({ decision: 'approve', by: checker, proof: signed })).toMatchObject({
+      message: 'refused: wrong_signature',
+    });
+    expect(await send({ decision: 'reject', by: checker, proof: signed })).toMatchObject({
+      message: 'refused: replayed',
+    });
+    expect(run.calls('recordDecision')).toEqual([]);
+    const progress = await run.handle.query(runProgressQuery);
+    expect(progress.status).toBe('awaiting_approval');
+    expect(progress.refusedDecisions?.map((refused) => refused.reason)).toEqual([
+      'missing',
+      'other_subject',
+      'wrong_signature',
+      'replayed',
+    ]);
+    expect(await decide(run, 'approve', checker)).toBe('running');
+    expect(await run.result()).toBe('reconciled');
+    await decide(other.run, 'reject', checker);
   });
 });
 

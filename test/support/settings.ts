@@ -23,6 +23,9 @@ export const testPayoutSettings = (taskQueue = 'payrun-test'): PayoutSettings & 
 /** The secret test APIs key the PayrunCustomer search attribute with. */
 export const TEST_CUSTOMER_KEY_SECRET = 'test-customer-key-secret-0123456789abcdef';
 
+/** The key test APIs sign decisions with and test workers verify them with (DECISION_SIGNING_KEY). */
+export const TEST_DECISION_SIGNING_KEY = 'test-decision-signing-key-0123456789abcdef';
+
 export const testMerchant = {
   partnerCode: 'PAYRUNTEST',
   accessKey: 'test-access-key',
@@ -38,7 +41,11 @@ export const testApiSettings = (
   overrides: Partial<ApiSettings> = {},
 ): ApiSettings => ({
   ...apiSettingsFrom(
-    loadConfig({ TEMPORAL_TASK_QUEUE: taskQueue, CUSTOMER_KEY_SECRET: TEST_CUSTOMER_KEY_SECRET }),
+    loadConfig({
+      TEMPORAL_TASK_QUEUE: taskQueue,
+      CUSTOMER_KEY_SECRET: TEST_CUSTOMER_KEY_SECRET,
+      DECISION_SIGNING_KEY: TEST_DECISION_SIGNING_KEY,
+    }),
   ),
   payouts: testPayoutSettings(taskQueue),
   ...overrides,

@@ -22,7 +22,7 @@ import { createInstrumentedGateway } from '../../workers/gateway';
 import { durationMs } from '../../contracts/shared';
 import { listen, newKey, type RunningApi } from './api';
 import { connectTestDatabase } from './database';
-import { testApiSettings, testMerchant } from './settings';
+import { testApiSettings, TEST_DECISION_SIGNING_KEY, testMerchant } from './settings';
 import { createTestWorker, testCodecKeyring, testDataConverter } from './temporal';
 
 export interface StackOptions<K extends string> {
@@ -130,6 +130,7 @@ export async function startStack<K extends string>(
     publicBaseUrl: api.baseUrl,
     merchantSecrets: { merchantSecretKey: testMerchant.secretKey, keyring: testCodecKeyring },
     webhooks: { keyring: testCodecKeyring, allowLoopbackHttp: true },
+    decisionKey: TEST_DECISION_SIGNING_KEY,
     ...options.activities,
   });
 

@@ -46,6 +46,7 @@ const ACTIVITY_NAMES = Object.keys(
     publicBaseUrl: 'http://fake.invalid',
     merchantSecrets: { merchantSecretKey: 'unused', keyring: testCodecKeyring },
     webhooks: { keyring: testCodecKeyring, allowLoopbackHttp: false },
+    decisionKey: 'unused: workflow tests fake or sign their own',
   }),
 ) as ActivityName[];
 

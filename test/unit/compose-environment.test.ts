@@ -32,6 +32,7 @@ const cluster = clusterEnvironment({
   apiPort: 3000,
   uiUrl: 'http://127.0.0.1:8080',
   customerKeySecret: 'c'.repeat(32),
+  decisionKey: 'd'.repeat(32),
   apiSettings: DEFAULT_API_TUNABLES,
   metricsPort: (index) => 9464 + index,
 });

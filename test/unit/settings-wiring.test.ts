@@ -7,6 +7,9 @@ import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { rateLimitSettingsFrom } from '../../api/http/rate-limit-settings';
 import { apiSettingsFrom } from '../../api/settings';
+import { checkDecisionProof } from '../../activities/shared/decision-proofs';
+import { buildActivities } from '../../workers/build';
+import { testCodecKeyring } from '../support/temporal';
 import { configSchema, loadConfig, type Config } from '../../platform/config';
 
 /**
@@ -61,6 +64,7 @@ const PROOFS: Record<keyof Config, string> = {
   REMITTANCE_QUOTE_CACHE_SECONDS: 'test/unit/settings-wiring.test.ts',
   WEBHOOK_ALLOW_LOOPBACK_HTTP: 'test/events/webhook-signing.test.ts',
   CUSTOMER_KEY_SECRET: 'test/unit/settings-wiring.test.ts',
+  DECISION_SIGNING_KEY: 'test/payouts/decision-proofs.test.ts',
   GATEWAY_RATE_LIMITS: 'test/subscriptions/gateway-rate-limit.test.ts',
   IPN_CLAIM_LEASE_SECONDS: 'test/api/notification-relay.test.ts',
   IPN_RELAY_INTERVAL_SECONDS: 'test/api/notification-relay.test.ts',
@@ -88,6 +92,7 @@ describe('every setting reaches its process', () => {
         SUBSCRIPTION_BILLING_HOUR: '10',
         SUBSCRIPTION_RETRY_DELAY_HOURS: '6',
         CUSTOMER_KEY_SECRET: 'a'.repeat(32),
+        DECISION_SIGNING_KEY: 'd'.repeat(32),
         IPN_CLAIM_LEASE_SECONDS: '7',
         IPN_RELAY_INTERVAL_SECONDS: '0.5',
       }),
@@ -120,16 +125,51 @@ describe('every setting reaches its process', () => {
 
   it('CUSTOMER_KEY_SECRET keys the customer key the API puts in visibility, and the API needs it', () => {
     const keyOf = (secret: string) =>
-      apiSettingsFrom(loadConfig({ CUSTOMER_KEY_SECRET: secret })).customers.keyOf('ann@example.com');
+      apiSettingsFrom(
+        loadConfig({ CUSTOMER_KEY_SECRET: secret, DECISION_SIGNING_KEY: 'd'.repeat(32) }),
+      ).customers.keyOf('ann@example.com');
     expect(keyOf('a'.repeat(32))).toMatch(/^ck_[0-9a-f]{32}$/);
     expect(keyOf('a'.repeat(32))).toBe(keyOf('a'.repeat(32)));
     expect(keyOf('b'.repeat(32))).not.toBe(keyOf('a'.repeat(32)));
-    expect(() => apiSettingsFrom(loadConfig({}))).toThrow(/CUSTOMER_KEY_SECRET is missing/);
+    expect(() => apiSettingsFrom(loadConfig({ DECISION_SIGNING_KEY: 'd'.repeat(32) }))).toThrow(
+      /CUSTOMER_KEY_SECRET is missing/,
+    );
     expect(() => loadConfig({ CUSTOMER_KEY_SECRET: 'short' })).toThrow(/CUSTOMER_KEY_SECRET: must be 32/);
   });
 
+  it('DECISION_SIGNING_KEY signs the API decisions the workers check; neither starts without it', () => {
+    const key = 'k'.repeat(32);
+    const config = loadConfig({ CUSTOMER_KEY_SECRET: 'a'.repeat(32), DECISION_SIGNING_KEY: key });
+    const decision = { subject: 'payout-run/run-1', action: 'approve', by: { keyId: 'k1', name: 'Chi' } };
+    const proof = apiSettingsFrom(config).decisions.sign(decision);
+    expect(checkDecisionProof(key, decision, proof, Date.now())).toBeUndefined();
+    expect(checkDecisionProof('o'.repeat(32), decision, proof, Date.now())).toBe('wrong_signature');
+
+    expect(() => apiSettingsFrom(loadConfig({ CUSTOMER_KEY_SECRET: 'a'.repeat(32) }))).toThrow(
+      /DECISION_SIGNING_KEY is missing: the API needs it/,
+    );
+    const workerServices = {
+      db: undefined as never,
+      gateway: {
+        baseUrl: 'http://127.0.0.1:1',
+        partnerCode: 'P',
+        accessKey: 'a',
+        secretKey: 's',
+        publicKey: 'p',
+      },
+      keyring: testCodecKeyring,
+      publicBaseUrl: 'http://127.0.0.1:3000',
+    };
+    expect(() => buildActivities(loadConfig({}), workerServices)).toThrow(
+      /DECISION_SIGNING_KEY is missing: the worker needs it/,
+    );
+    expect(() => loadConfig({ DECISION_SIGNING_KEY: 'short' })).toThrow(/DECISION_SIGNING_KEY: must be 32/);
+  });
+
   it('each wait left unset is what it was before it was a setting', () => {
-    const settings = apiSettingsFrom(loadConfig({ CUSTOMER_KEY_SECRET: 'a'.repeat(32) }));
+    const settings = apiSettingsFrom(
+      loadConfig({ CUSTOMER_KEY_SECRET: 'a'.repeat(32), DECISION_SIGNING_KEY: 'd'.repeat(32) }),
+    );
     expect(settings.payouts.timing.ipnTimeout).toBe('120 seconds');
     expect(settings.payouts.disbursement).toEqual({ ipnTimeout: '120 seconds', resultWait: '1 day' });
     expect(settings.remittance.timing.ipnTimeout).toBe('120 seconds');

@@ -5,16 +5,17 @@ import {
   getExternalWorkflowHandle,
   setHandler,
   allHandlersFinished,
+  patched,
 } from '@temporalio/workflow';
 import { runRecordsOf } from '../shared/activity-profiles';
 import { payoutBatch } from './payout-batch';
-import { kindOf, payrunKind, payrunOrderId, payrunRunId } from '../../contracts/shared';
+import { decisionGate, type DecisionGate } from '../shared/decision-gate';
+import { isSamePerson, kindOf, payrunKind, payrunOrderId, payrunRunId } from '../../contracts/shared';
 import {
   decideUpdate,
   payoutBatchWorkflowId,
   resumeSignal,
   runProgressQuery,
-  type Actor,
   type Decision,
   type PayoutBatchResult,
   type PayoutRunInput,
@@ -51,10 +52,18 @@ interface Run {
   batchesDone: number;
   /** The batches whose child workflow is running now. */
   readonly running: Set<string>;
+  /** Admits a decision only with the API's proof. */
+  readonly gate: DecisionGate;
 }
 
 function openRun(input: PayoutRunInput): Run {
-  return { input, status: 'awaiting_approval', batchesDone: 0, running: new Set() };
+  return {
+    input,
+    status: 'awaiting_approval',
+    batchesDone: 0,
+    running: new Set(),
+    gate: decisionGate({ type: 'payout_run', id: input.runId }),
+  };
 }
 
 function showProgress(run: Run) {
@@ -64,15 +73,31 @@ function showProgress(run: Run) {
     decidedBy: run.decision?.by,
     batchesDone: run.batchesDone,
     batchCount: run.input.batches.length,
+    ...(run.gate.refused.length && { refusedDecisions: [...run.gate.refused] }),
   }));
 }
 
-/** Approve or reject: only while awaiting approval, and never by the person who uploaded the run. */
+/**
+ * Approve or reject: only while awaiting approval, never by the person who uploaded the run, and only with
+ * the API's proof: anyone reaching the Temporal frontend can send this update, only the API can sign it.
+ */
 function acceptDecision(run: Run) {
   const { runId, uploadedBy } = run.input;
   setHandler(
     decideUpdate,
     async (next) => {
+      // Runs decided before proofs existed replay without the check (their histories have no marker).
+      if (patched('decisions-carry-proof')) {
+        const { proof, ...decision } = next;
+        await run.gate.admit({ action: decision.decision, by: decision.by, note: decision.note }, proof);
+        // Another decision may have been admitted, or the deadline passed, while this one was checked.
+        if (run.status !== 'awaiting_approval') {
+          throw new Error(
+            `The run is ${run.status}; only a run awaiting approval can be approved or rejected.`,
+          );
+        }
+        next = decision;
+      }
       run.decision = next;
       run.status = next.decision === 'approve' ? 'running' : 'rejected';
       await records.recordDecision({ runId, decision: next.decision, by: next.by, note: next.note });
@@ -186,8 +211,4 @@ function failureOf(error: unknown): { reason: string; resultCode?: number } {
     reason: current?.message ?? 'The batch failed.',
     resultCode: typeof detail?.resultCode === 'number' ? detail.resultCode : undefined,
   };
-}
-
-function isSamePerson(a: Actor, b: Actor): boolean {
-  return a.keyId === b.keyId || a.name.trim().toLowerCase() === b.name.trim().toLowerCase();
 }
