@@ -53,6 +53,16 @@ const refuse = (kind: string, verdict: string, message: string): never => {
   throw new ApiError('notification_refused', message);
 };
 
+/** A limit's 429 passes through, counted like every other verdict. */
+function withinLimit(kind: string, check: () => void): void {
+  try {
+    check();
+  } catch (error) {
+    ipnsReceived.inc({ kind, verdict: 'rate_limited' });
+    throw error;
+  }
+}
+
 /**
  * Signals the notification's workflow. A finished workflow no longer needs the news: that counts as
  * delivered (and is said in the log); any other failure is thrown, for the caller to leave the row to a
@@ -117,12 +127,7 @@ export function ipnRoute(channel: NotificationChannel, deps: IpnDependencies): A
       // Anything that is not a validly signed notification spends the address's forged budget; past it,
       // the answer is 429 rather than 400 (a client that keeps forging is told to slow down).
       const unsigned = (kind: string, verdict: string, message: string): never => {
-        try {
-          deps.limits?.forgedNotification(req);
-        } catch (error) {
-          ipnsReceived.inc({ kind, verdict: 'rate_limited' });
-          throw error;
-        }
+        withinLimit(kind, () => deps.limits?.forgedNotification(req));
         return refuse(kind, verdict, message);
       };
       const raw = (body as Buffer).toString('utf8');
@@ -171,7 +176,7 @@ export function ipnRoute(channel: NotificationChannel, deps: IpnDependencies): A
         );
       }
       // Signed by the gateway: only the notifications' own limit applies, one a billing day cannot reach.
-      deps.limits?.signedNotification(req);
+      withinLimit(kind, () => deps.limits?.signedNotification(req));
       // Verified over the values as received; from here on, text PostgreSQL cannot store is normalised
       // (a lone surrogate becomes U+FFFD, a NUL is removed), in what is stored and signalled alike.
       const storable = storableJson(verified.fields as Record<string, unknown>);

@@ -214,6 +214,20 @@ describe('the gateway is never throttled as a client', () => {
     expect(await signals()).toHaveLength(1);
   });
 
+  it('gives signed notifications their own limit, outside the general one', async () => {
+    const api = await apiWith({ perAddressPerMinute: 1, notificationsPerMinute: 5 });
+    const { disbursementId } = await listeningDisbursement(db, temporal);
+    const answers: Response[] = [];
+    for (let n = 0; n < 8; n++)
+      answers.push(
+        await notify(api, payoutResult(disbursementId, { requestId: `${disbursementId}-pay-${n}` })),
+      );
+    expect(answers.map((answer) => answer.status)).toEqual([204, 204, 204, 204, 204, 429, 429, 429]);
+    expect((await jsonOf(answers[5]!)).error.code).toBe('rate_limited');
+    // A refused notification is not recorded: the gateway's redelivery, or payrun's own query, brings it.
+    expect(await db('ipn_notifications').where({ order_id: disbursementId })).toHaveLength(5);
+  });
+
   it('limits each client behind a trusted proxy (TRUSTED_PROXIES) by its X-Forwarded-For', async () => {
     const trusted = loadConfig({ TRUSTED_PROXIES: 'loopback' }).TRUSTED_PROXIES;
     expect(trusted).toEqual(['loopback']);
