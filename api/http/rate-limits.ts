@@ -77,6 +77,13 @@ const tooMany = (code: 'rate_limited' | 'too_many_auth_failures', message: strin
 
 export const clientAddress = (req: Request): string => req.ip ?? req.socket.remoteAddress ?? 'unknown';
 
+/**
+ * The largest body a notification may declare from an address that has spent its forgery budget. The
+ * gateway's notifications are a few kB (orderInfo 255 and extraData 1,000 characters at most, the rest
+ * short fields), so a real one still passes; a forger no longer makes payrun read and parse 256 kB.
+ */
+const SMALL_NOTIFICATION_BYTES = 16 * 1024;
+
 /** Express matches routes without regard to case or a trailing slash; so does the exemption. */
 const normalisedPath = (path: string) => path.toLowerCase().replace(/\/+$/, '') || '/';
 
@@ -102,14 +109,32 @@ export class RateLimits {
    * a busy day must never push over a limit sized for people.
    */
   perAddress(notificationPaths: readonly string[] = []): RequestHandler {
-    const exempt = new Set([...UNLIMITED_PATHS, ...notificationPaths].map(normalisedPath));
+    const probes = new Set([...UNLIMITED_PATHS].map(normalisedPath));
+    const notifications = new Set(notificationPaths.map(normalisedPath));
     return (req, _res, next) => {
-      if (this.addresses && !exempt.has(normalisedPath(req.path))) {
+      const path = normalisedPath(req.path);
+      // Only the gateway's POSTs are its own; anything else at those paths is an ordinary client's.
+      const notification = req.method === 'POST' && notifications.has(path);
+      if (notification) this.refuseLargeForgeries(req);
+      else if (this.addresses && !probes.has(path)) {
         const wait = this.addresses.take(clientAddress(req));
         if (wait > 0) throw tooMany('rate_limited', 'Too many requests from this address.', wait);
       }
       next();
     };
+  }
+
+  /**
+   * Before a notification's body is read: from an address that has spent its forgery budget, a body
+   * larger than any real notification (or of undeclared length) is refused unread, so forging in bulk
+   * costs payrun a small parse and one HMAC at most.
+   */
+  private refuseLargeForgeries(req: Request): void {
+    const wait = this.forgedNotifications?.wait(clientAddress(req)) ?? 0;
+    if (wait === 0) return;
+    const declared = Number(req.header('content-length'));
+    if (Number.isInteger(declared) && declared <= SMALL_NOTIFICATION_BYTES) return;
+    throw tooMany('rate_limited', 'Too many notifications failing verification from this address.', wait);
   }
 
   /**

@@ -214,6 +214,24 @@ describe('the gateway is never throttled as a client', () => {
     expect(await signals()).toHaveLength(1);
   });
 
+  it('stops reading large bodies from an address that spent its forgery budget, and still hears a real one', async () => {
+    const api = await apiWith({ forgedNotificationsPerMinute: 2 });
+    const { disbursementId } = await listeningDisbursement(db, temporal);
+    // Above the route's body limit (256 kB): read, such a body is answered 413; refused unread, 429.
+    const huge = { ...payoutResult(disbursementId), extraData: 'x'.repeat(300_000) };
+    expect((await notify(api, huge)).status).toBe(413);
+    const forged = { ...payoutResult(disbursementId), signature: 'f'.repeat(64) };
+    expect((await notify(api, forged)).status).toBe(400);
+    expect((await notify(api, forged)).status).toBe(400);
+
+    const unread = await notify(api, huge);
+    expect(unread.status).toBe(429);
+    expect((await jsonOf(unread)).error.code).toBe('rate_limited');
+    // A small forgery is still read and verified (and refused), and a real notification is still heard.
+    expect((await notify(api, forged)).status).toBe(429);
+    expect((await notify(api, payoutResult(disbursementId))).status).toBe(204);
+  });
+
   it('gives signed notifications their own limit, outside the general one', async () => {
     const api = await apiWith({ perAddressPerMinute: 1, notificationsPerMinute: 5 });
     const { disbursementId } = await listeningDisbursement(db, temporal);
@@ -226,6 +244,13 @@ describe('the gateway is never throttled as a client', () => {
     expect((await jsonOf(answers[5]!)).error.code).toBe('rate_limited');
     // A refused notification is not recorded: the gateway's redelivery, or payrun's own query, brings it.
     expect(await db('ipn_notifications').where({ order_id: disbursementId })).toHaveLength(5);
+  });
+
+  it('exempts only the gateway’s POSTs: other methods at a notification path spend the address’s budget', async () => {
+    const api = await apiWith({ perAddressPerMinute: 3 });
+    const { tally } = await statuses(10, () => get(api, ipnPaths.disbursement));
+    expect(tally[405]).toBeGreaterThanOrEqual(3);
+    expect(tally).toEqual({ 405: tally[405], 429: 10 - tally[405]! });
   });
 
   it('limits each client behind a trusted proxy (TRUSTED_PROXIES) by its X-Forwarded-For', async () => {
