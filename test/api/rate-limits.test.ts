@@ -105,7 +105,7 @@ describe('rate limits', () => {
   it('answers an address guessing keys 429 after the allowed failures', async () => {
     const api = await apiWith({ authFailuresPerMinute: 5 });
     const viewer = await newKey(db, ['viewer']);
-    // Waves of 10: attempts already being looked up when the budget runs out still get their 401.
+    // Waves of 10 at once; the budget refills while they run (one more failure every 12 s).
     const answers: Response[] = [];
     for (let wave = 0; wave < 100; wave++) {
       answers.push(...(await statuses(10, () => get(api, '/v1/payout-runs', 'payrun_wrong_key'))).answers);
