@@ -18,6 +18,7 @@ import { mountRoutes, withFormerPaths, type AnyRoute } from './http/routes';
 import { systemRoutes } from './routes/system';
 import type { ApiSettings } from './settings';
 import type { SigningKeys } from '../gateway';
+import type { TrustedProxies } from '../platform/trusted-proxies';
 import { ipnRoute } from './ipn/receiver';
 import type { NotificationChannel } from './ipn/channel';
 import { createNotificationRelay, type NotificationRelay } from './ipn/relay';
@@ -56,8 +57,10 @@ export interface ApiDependencies extends ApiSettings {
      */
     uiToken?: string;
   };
-  /** Per address, per key and auth-failure limits (`rateLimitSettingsFrom(config)`); unset: no limits. */
+  /** Per address, per key, auth-failure and notification limits (`rateLimitSettingsFrom(config)`); unset: no limits. */
   rateLimits?: RateLimitSettings;
+  /** TRUSTED_PROXIES: the proxies whose X-Forwarded-For names the client; unset: the header is ignored. */
+  trustedProxies?: TrustedProxies;
   /**
    * Webhook endpoints (task queue, delivery timing, the keyring sealing signing secrets, the URL policy);
    * without it the webhook-endpoint routes answer 503 webhooks_not_configured. The events API needs nothing.
@@ -98,6 +101,13 @@ export const NOTIFICATION_CHANNELS: readonly NotificationChannel[] = [
   unbindNotifications,
 ];
 
+/** Where the gateway posts notifications, former paths included: outside the per-address limit. */
+const notificationPaths = (): string[] =>
+  NOTIFICATION_CHANNELS.flatMap((channel) => [
+    channel.path,
+    ...(channel.formerPath ? [channel.formerPath] : []),
+  ]);
+
 /** The relay every API process runs beside its routes (`api/build.ts` starts it). */
 export function notificationRelay(deps: ApiDependencies): NotificationRelay {
   return createNotificationRelay({
@@ -110,7 +120,7 @@ export function notificationRelay(deps: ApiDependencies): NotificationRelay {
 }
 
 /** Every route the API serves, in one list: mounting, OpenAPI and the access tests all read it. */
-export function apiRoutes(deps: ApiDependencies): AnyRoute[] {
+export function apiRoutes(deps: ApiDependencies, limits?: RateLimits): AnyRoute[] {
   const routes: AnyRoute[] = [];
   const docs = {
     openApi: () => buildOpenApiDocument(routes, API_VERSION),
@@ -170,7 +180,7 @@ export function apiRoutes(deps: ApiDependencies): AnyRoute[] {
     }),
     ...customerRoutes({ temporal: deps.temporal, customerKeyOf: deps.customers.keyOf }),
   );
-  routes.push(...NOTIFICATION_CHANNELS.map((channel) => ipnRoute(channel, deps)));
+  routes.push(...NOTIFICATION_CHANNELS.map((channel) => ipnRoute(channel, { ...deps, limits })));
   routes.push(...eventRoutes(deps));
   routes.push(...webhookRoutes({ db: deps.db, temporal: deps.temporal, settings: deps.webhooks }));
   routes.push(...auditRoutes(deps.db));
@@ -184,8 +194,10 @@ export function createApp(deps: ApiDependencies): Express {
   app.set('query parser', 'simple');
   app.use(observeRequests(deps.logger));
   app.use(securityHeaders());
+  // Unset: Express's default, the socket's address (X-Forwarded-For is ignored).
+  if (deps.trustedProxies !== undefined) app.set('trust proxy', deps.trustedProxies);
   const limits = deps.rateLimits ? new RateLimits(deps.rateLimits) : undefined;
-  if (limits) app.use(limits.perAddress());
+  if (limits) app.use(limits.perAddress(notificationPaths()));
   if (deps.codec) {
     const keyCheck = requireRoles(deps.db, CODEC_ROLES, limits);
     const guard = express.Router().use(keyCheck);
@@ -199,7 +211,7 @@ export function createApp(deps: ApiDependencies): Express {
     );
   }
   const router = express.Router();
-  const routes = apiRoutes(deps);
+  const routes = apiRoutes(deps, limits);
   const methodsAt = allowedMethods(routes);
   // OPTIONS answers the methods the path serves (Express would also list those of a parameter route that
   // merely matches the same text, e.g. GET /v1/payout-runs/:runId for /v1/payout-runs/dry-run).

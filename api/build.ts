@@ -42,6 +42,7 @@ export function buildApi(config: Config, services: ApiServices): ApiProcess {
     merchant: services.merchant,
     ...apiSettingsFrom(config),
     rateLimits: rateLimitSettingsFrom(config),
+    ...(config.TRUSTED_PROXIES !== undefined && { trustedProxies: config.TRUSTED_PROXIES }),
     webhooks: webhookSettingsFrom(config, services.keyring),
     ...(ui?.origins.length && {
       codec: {

@@ -4,6 +4,7 @@ import { CUSTOMER_KEY_SECRET_PATTERN } from './customer-key';
 import { DECISION_SIGNING_KEY_PATTERN } from './decision-key';
 import { CODEC_TOKEN_PATTERN } from './dev-codec-token';
 import { parseGatewayRateLimits } from './gateway-rate-limits';
+import { parseTrustedProxies } from './trusted-proxies';
 
 /**
  * Every setting payrun reads, declared once. Processes call `loadConfig()` at start-up so that a
@@ -170,7 +171,36 @@ export const configSchema = z.object({
     .int()
     .min(0)
     .default(10)
-    .describe('Failed authentications per minute from one address before it is refused; 0: no limit'),
+    .describe(
+      'Failed authentications per minute from one address before its further failures are answered 429 (a valid key still passes); 0: no limit',
+    ),
+  RATE_LIMIT_NOTIFICATIONS_PER_MINUTE: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .default(60_000)
+    .describe(
+      'Validly signed gateway notifications per minute from one address (outside every other limit); 0: no limit',
+    ),
+  RATE_LIMIT_FORGERIES_PER_MINUTE: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .default(60)
+    .describe(
+      'Notifications failing verification per minute from one address before they are answered 429; 0: no limit',
+    ),
+  TRUSTED_PROXIES: z
+    .string()
+    .optional()
+    .transform((text, context) => {
+      const { trusted, problems } = parseTrustedProxies(text ?? '');
+      for (const problem of problems) context.addIssue({ code: 'custom', message: problem });
+      return trusted;
+    })
+    .describe(
+      'Proxies whose X-Forwarded-For names the client: a hop count, or addresses/CIDR ranges (loopback, linklocal, uniquelocal); unset: none, the header is ignored',
+    ),
   REMITTANCE_QUOTE_CACHE_SECONDS: z.coerce
     .number()
     .min(0)

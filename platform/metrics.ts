@@ -24,7 +24,7 @@ export const httpRequestDuration = new Histogram({
 
 export const ipnsReceived = new Counter({
   name: 'payrun_ipn_total',
-  help: 'Gateway notifications received, by kind and verdict (accepted, duplicate, rejected reason)',
+  help: 'Gateway notifications received, by kind and verdict (accepted, duplicate, rejected reason, rate_limited)',
   labelNames: ['kind', 'verdict'] as const,
   registers: [metricsRegistry],
 });

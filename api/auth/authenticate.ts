@@ -14,15 +14,17 @@ function presentedKey(header: string | undefined): string | undefined {
 /**
  * Resolves the caller from `Authorization: Bearer <key>` (the only way; an `X-API-Key` header is refused
  * with a message saying so) and stores it in res.locals.
- * With rate limits: an address that failed too often is refused before its key is looked up, every
- * failure counts against it, and a known key spends one of its own requests.
+ * With rate limits: every failure counts against the address, and past its budget a failure is answered
+ * 429 instead of 401; a valid key is always heard and spends one of its own requests. Refusing the address
+ * outright would let one careless client behind a shared proxy lock out every other client of it. Guessing
+ * stays hopeless: a secret has 256 bits, a malformed key is refused without a lookup, and every attempt
+ * spends a token of the address's own budget.
  */
 export function authenticate(db: Db, limits?: RateLimits): RequestHandler {
   return async (req, res, next) => {
-    limits?.refuseAfterAuthFailures(req);
     const key = presentedKey(req.header('authorization'));
     if (!key) {
-      limits?.recordAuthFailure(req);
+      limits?.refuseAuthFailure(req);
       throw unauthorized(
         req.header('x-api-key') !== undefined
           ? 'X-API-Key is not accepted: pass the key as Authorization: Bearer <key>.'
@@ -31,7 +33,7 @@ export function authenticate(db: Db, limits?: RateLimits): RequestHandler {
     }
     const row = await findActiveApiKey(db, key);
     if (!row) {
-      limits?.recordAuthFailure(req);
+      limits?.refuseAuthFailure(req);
       throw unauthorized('The API key is unknown or revoked.');
     }
     limits?.perKey(row.key_id);

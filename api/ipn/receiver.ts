@@ -31,6 +31,7 @@ import { storableJson } from '../../db/shared/storable-text';
 import type { Logger } from '../../platform/logger';
 import { ipnsReceived } from '../../platform/metrics';
 import { ApiError } from '../http/errors';
+import type { RateLimits } from '../http/rate-limits';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../http/json-depth';
 import { defineRoute, type AnyRoute } from '../http/routes';
 
@@ -40,12 +41,27 @@ export interface IpnDependencies {
   merchant: SigningKeys & { partnerCode: string };
   /** How long a claim to signal holds before a redelivery or the relay may take it (IPN_CLAIM_LEASE_SECONDS). */
   notifications: { claimLeaseSeconds: number };
+  /**
+   * The notification limits (RATE_LIMIT_*NOTIFICATIONS_PER_MINUTE); unset: none. The signature is checked
+   * first, so a forgery spends only the forged budget and a flood of them never refuses a real one.
+   */
+  limits?: RateLimits;
 }
 
 const refuse = (kind: string, verdict: string, message: string): never => {
   ipnsReceived.inc({ kind, verdict });
   throw new ApiError('notification_refused', message);
 };
+
+/** A limit's 429 passes through, counted like every other verdict. */
+function withinLimit(kind: string, check: () => void): void {
+  try {
+    check();
+  } catch (error) {
+    ipnsReceived.inc({ kind, verdict: 'rate_limited' });
+    throw error;
+  }
+}
 
 /**
  * Signals the notification's workflow. A finished workflow no longer needs the news: that counts as
@@ -107,25 +123,36 @@ export function ipnRoute(channel: NotificationChannel, deps: IpnDependencies): A
     },
     rawBody: { contentTypes: ['application/json'], limit: '256kb' },
     responseStatus: 204,
-    handler: async ({ body, log }) => {
+    handler: async ({ body, log, req }) => {
+      // Anything that is not a validly signed notification spends the address's forged budget; past it,
+      // the answer is 429 rather than 400 (a client that keeps forging is told to slow down).
+      const unsigned = (kind: string, verdict: string, message: string): never => {
+        withinLimit(kind, () => deps.limits?.forgedNotification(req));
+        return refuse(kind, verdict, message);
+      };
       const raw = (body as Buffer).toString('utf8');
       let parsed: unknown;
       try {
         parsed = JSON.parse(raw);
       } catch {
-        refuse('unknown', 'malformed', 'The notification is not JSON.');
+        unsigned('unknown', 'malformed', 'The notification is not JSON.');
       }
       // null, a number, a string or an array is valid JSON but no notification.
       if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed))
-        refuse('unknown', 'malformed', 'The notification is not a JSON object.');
+        unsigned('unknown', 'malformed', 'The notification is not a JSON object.');
       // Before the notification is verified or walked: no notification nests deep (api/http/json-depth.ts).
       if (nestsDeeperThan(parsed))
-        refuse('unknown', 'malformed', `The notification nests deeper than ${MAX_JSON_DEPTH} levels.`);
+        unsigned('unknown', 'malformed', `The notification nests deeper than ${MAX_JSON_DEPTH} levels.`);
       const hints = parsed as Record<string, unknown>;
       const kind = kindOf(channel, hints);
       // Refusals are logged by kind, reason, orderId and size only: an unauthenticated caller decides
       // the body, so it never reaches the log (no flooding, no personal data).
-      const refused = (reason: string, message: string, orderId = hints.orderId): never => {
+      const refused = (
+        reason: string,
+        message: string,
+        orderId = hints.orderId,
+        outcome: typeof refuse = refuse,
+      ): never => {
         log.warn(
           {
             kind,
@@ -135,7 +162,7 @@ export function ipnRoute(channel: NotificationChannel, deps: IpnDependencies): A
           },
           'Refused a notification',
         );
-        return refuse(kind, reason, message);
+        return outcome(kind, reason, message);
       };
       let verified: VerifiedNotification<NotificationKind>;
       try {
@@ -144,8 +171,12 @@ export function ipnRoute(channel: NotificationChannel, deps: IpnDependencies): A
         return refused(
           isGatewayError(error) ? error.type : 'invalid',
           'The notification failed verification.',
+          hints.orderId,
+          unsigned,
         );
       }
+      // Signed by the gateway: only the notifications' own limit applies, one a billing day cannot reach.
+      withinLimit(kind, () => deps.limits?.signedNotification(req));
       // Verified over the values as received; from here on, text PostgreSQL cannot store is normalised
       // (a lone surrogate becomes U+FFFD, a NUL is removed), in what is stored and signalled alike.
       const storable = storableJson(verified.fields as Record<string, unknown>);

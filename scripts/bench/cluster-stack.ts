@@ -29,6 +29,8 @@ export async function startClusterBenchStack(
       RATE_LIMIT_PER_ADDRESS_PER_MINUTE: 0,
       RATE_LIMIT_PER_KEY_PER_MINUTE: 0,
       RATE_LIMIT_AUTH_FAILURES_PER_MINUTE: 0,
+      RATE_LIMIT_NOTIFICATIONS_PER_MINUTE: 0,
+      RATE_LIMIT_FORGERIES_PER_MINUTE: 0,
     },
   });
   const db = createDb(cluster.urls.database, { poolMax: 20 });

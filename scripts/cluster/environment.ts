@@ -18,6 +18,8 @@ export interface ApiTunables {
   RATE_LIMIT_PER_ADDRESS_PER_MINUTE: number;
   RATE_LIMIT_PER_KEY_PER_MINUTE: number;
   RATE_LIMIT_AUTH_FAILURES_PER_MINUTE: number;
+  RATE_LIMIT_NOTIFICATIONS_PER_MINUTE: number;
+  RATE_LIMIT_FORGERIES_PER_MINUTE: number;
 }
 
 /** The production defaults, read from platform/config.ts (docker-compose.yml passes an unset variable as empty). */
@@ -33,6 +35,8 @@ export const DEFAULT_API_TUNABLES: ApiTunables = {
   RATE_LIMIT_PER_ADDRESS_PER_MINUTE: CONFIG_DEFAULTS.RATE_LIMIT_PER_ADDRESS_PER_MINUTE,
   RATE_LIMIT_PER_KEY_PER_MINUTE: CONFIG_DEFAULTS.RATE_LIMIT_PER_KEY_PER_MINUTE,
   RATE_LIMIT_AUTH_FAILURES_PER_MINUTE: CONFIG_DEFAULTS.RATE_LIMIT_AUTH_FAILURES_PER_MINUTE,
+  RATE_LIMIT_NOTIFICATIONS_PER_MINUTE: CONFIG_DEFAULTS.RATE_LIMIT_NOTIFICATIONS_PER_MINUTE,
+  RATE_LIMIT_FORGERIES_PER_MINUTE: CONFIG_DEFAULTS.RATE_LIMIT_FORGERIES_PER_MINUTE,
 };
 
 export interface ClusterEnvironmentInput {
@@ -57,6 +61,8 @@ export interface ClusterEnvironmentInput {
   metricsPort: (workerIndex: number) => number;
   /** GATEWAY_RATE_LIMITS of every worker; unset: no limit (docker-compose passes it through). */
   gatewayRateLimits?: string;
+  /** TRUSTED_PROXIES of the API (the proxies whose X-Forwarded-For is believed); unset: none. */
+  trustedProxies?: string;
   /** Rehearsals only (docker-compose never sets it): webhooks to a receiver on this machine. */
   loopbackWebhooks?: boolean;
 }
@@ -97,6 +103,7 @@ export function clusterEnvironment(input: ClusterEnvironmentInput): ClusterEnvir
       TEMPORAL_UI_URL: input.uiUrl,
       CUSTOMER_KEY_SECRET: input.customerKeySecret,
       DECISION_SIGNING_KEY: input.decisionKey,
+      TRUSTED_PROXIES: input.trustedProxies ?? '',
       ...Object.fromEntries(Object.entries(input.apiSettings).map(([name, value]) => [name, String(value)])),
     },
     worker: (index) => ({

@@ -75,6 +75,8 @@ async function main(): Promise<number> {
     RATE_LIMIT_PER_ADDRESS_PER_MINUTE: '0',
     RATE_LIMIT_PER_KEY_PER_MINUTE: '0',
     RATE_LIMIT_AUTH_FAILURES_PER_MINUTE: '0',
+    RATE_LIMIT_NOTIFICATIONS_PER_MINUTE: '0',
+    RATE_LIMIT_FORGERIES_PER_MINUTE: '0',
     ...Object.fromEntries(Object.entries(ports).map(([name, port]) => [name, String(port)])),
   };
   const apiUrl = `http://127.0.0.1:${ports.API_PORT}`;

@@ -44,6 +44,17 @@ describe('configuration', () => {
     ).toEqual({ databaseUrl: 'postgres://u:p@db:5432/payrun', temporalAddress: 'temporal:7233' });
   });
 
+  it('reads TRUSTED_PROXIES as hops or proxy addresses, and stops on anything else', () => {
+    expect(loadConfig({}).TRUSTED_PROXIES).toBeUndefined();
+    expect(loadConfig({ TRUSTED_PROXIES: '2' }).TRUSTED_PROXIES).toBe(2);
+    expect(
+      loadConfig({ TRUSTED_PROXIES: ' 10.0.0.5, 10.1.0.0/16 ,loopback,fd00::/8' }).TRUSTED_PROXIES,
+    ).toEqual(['10.0.0.5', '10.1.0.0/16', 'loopback', 'fd00::/8']);
+    // A host name or a wrong range would silently trust nobody (or everybody): refused at start-up instead.
+    for (const wrong of ['proxy.internal', '10.0.0.0/33', '10.0.0.1/8/2', '0', 'true'])
+      expect(() => loadConfig({ TRUSTED_PROXIES: wrong }), wrong).toThrow(/TRUSTED_PROXIES/);
+  });
+
   it('refuses a guessable codec token for the Temporal UI', () => {
     expect(() => loadConfig({ TEMPORAL_UI_CODEC_TOKEN: 'secret' })).toThrow(/TEMPORAL_UI_CODEC_TOKEN/);
     const token = 'a'.repeat(16) + 'B_-9'.repeat(5);

@@ -61,6 +61,9 @@ const PROOFS: Record<keyof Config, string> = {
   RATE_LIMIT_PER_ADDRESS_PER_MINUTE: 'test/unit/settings-wiring.test.ts',
   RATE_LIMIT_PER_KEY_PER_MINUTE: 'test/unit/settings-wiring.test.ts',
   RATE_LIMIT_AUTH_FAILURES_PER_MINUTE: 'test/unit/settings-wiring.test.ts',
+  RATE_LIMIT_NOTIFICATIONS_PER_MINUTE: 'test/unit/settings-wiring.test.ts',
+  RATE_LIMIT_FORGERIES_PER_MINUTE: 'test/unit/settings-wiring.test.ts',
+  TRUSTED_PROXIES: 'test/api/rate-limits.test.ts',
   REMITTANCE_QUOTE_CACHE_SECONDS: 'test/unit/settings-wiring.test.ts',
   WEBHOOK_ALLOW_LOOPBACK_HTTP: 'test/events/webhook-signing.test.ts',
   CUSTOMER_KEY_SECRET: 'test/unit/settings-wiring.test.ts',
@@ -194,9 +197,17 @@ describe('every setting reaches its process', () => {
           RATE_LIMIT_PER_ADDRESS_PER_MINUTE: '11',
           RATE_LIMIT_PER_KEY_PER_MINUTE: '12',
           RATE_LIMIT_AUTH_FAILURES_PER_MINUTE: '13',
+          RATE_LIMIT_NOTIFICATIONS_PER_MINUTE: '14',
+          RATE_LIMIT_FORGERIES_PER_MINUTE: '15',
         }),
       ),
-    ).toEqual({ perAddressPerMinute: 11, perKeyPerMinute: 12, authFailuresPerMinute: 13 });
+    ).toEqual({
+      perAddressPerMinute: 11,
+      perKeyPerMinute: 12,
+      authFailuresPerMinute: 13,
+      notificationsPerMinute: 14,
+      forgedNotificationsPerMinute: 15,
+    });
   });
 
   it.each(Object.keys(configSchema.shape) as (keyof Config)[])('%s has a test that proves it', (name) => {
