@@ -25,6 +25,7 @@ import { payoutRunRoutes } from './payouts/routes';
 import { remittanceNotifications } from './remittances/notifications';
 import { remittanceRoutes } from './remittances/routes';
 import { disbursementRoutes } from './payouts/disbursement-routes';
+import { approvalRoutes } from './approvals/routes';
 import { subscriptionRoutes } from './subscriptions/routes';
 import { subscriptionNotifications } from './subscriptions/notifications';
 import { paymentRoutes } from './payments/routes';
@@ -127,8 +128,10 @@ export function apiRoutes(deps: ApiDependencies): AnyRoute[] {
       taskQueue: deps.payouts.taskQueue,
       gatewayAttemptTimeout: String(deps.payouts.timing.gatewayAttemptTimeout),
       ...deps.payouts.disbursement,
+      approvalPolicy: deps.approvals.policy,
     }),
   );
+  routes.push(...approvalRoutes({ db: deps.db, temporal: deps.temporal, policy: deps.approvals.policy }));
   routes.push(
     ...remittanceRoutes({
       db: deps.db,

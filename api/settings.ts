@@ -4,6 +4,7 @@
  * in the README's table cannot be validated and then ignored by one of them.
  */
 import { ConfigError, hoursAsDuration, type Config } from '../platform/config';
+import type { ApprovalPolicy } from '../contracts/approvals';
 import { CUSTOMER_KEY_SECRET_VARIABLE, customerKeyer, type CustomerKeyOf } from '../platform/customer-key';
 import { notificationSettingsFrom, type NotificationSettings } from './ipn/settings';
 import { defaultPaymentSettings, type PaymentSettings } from './payments/payments';
@@ -25,6 +26,8 @@ export interface ApiSettings {
   customers: { keyOf: CustomerKeyOf };
   /** The gateway's notifications: the claim lease and the relay's pace. */
   notifications: NotificationSettings;
+  /** Who must approve outgoing money, and the daily caps (APPROVAL_POLICY). */
+  approvals: { policy: ApprovalPolicy };
 }
 
 /** The customer key's secret is required: without it the API would have to put the id itself in visibility. */
@@ -51,5 +54,6 @@ export function apiSettingsFrom(config: Config): ApiSettings {
     savedMethods: defaultSavedMethodSettings(taskQueue, String(payouts.timing.gatewayAttemptTimeout)),
     customers: customerSettingsFrom(config),
     notifications: notificationSettingsFrom(config),
+    approvals: { policy: config.APPROVAL_POLICY },
   };
 }

@@ -16,6 +16,7 @@ import * as reportedAmounts from './20261124_0014_subscription_reported_amounts'
 import * as savedMethodNames from './20261124_0015_saved_method_names';
 import * as gatewayOrderIds from './20261125_0016_gateway_order_ids';
 import * as ipnRelay from './20261125_0017_ipn_relay';
+import * as approvals from './20261126_0018_approvals';
 
 export interface Migration {
   name: string;
@@ -42,4 +43,5 @@ export const migrations: Migration[] = [
   { name: '20261124_0015_saved_method_names', ...savedMethodNames },
   { name: '20261125_0016_gateway_order_ids', ...gatewayOrderIds },
   { name: '20261125_0017_ipn_relay', ...ipnRelay },
+  { name: '20261126_0018_approvals', ...approvals },
 ];
