@@ -153,6 +153,7 @@ export function apiRoutes(deps: ApiDependencies): AnyRoute[] {
         db: deps.db,
         temporal: deps.temporal,
         settings: deps.payments,
+        approvalPolicy: deps.approvals.policy,
       },
       deps.merchant,
     ),

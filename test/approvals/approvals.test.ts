@@ -1,5 +1,5 @@
 /**
- * Nobody pays a single disbursement alone: over HTTP, with real workflows on the time-skipping server and
+ * Nobody pays a single disbursement or a refund alone: over HTTP, with real workflows on the time-skipping server and
  * the sandbox gateway, under an APPROVAL_POLICY read from configuration. A database of the file's own keeps
  * the daily caps this file's alone.
  */
@@ -29,7 +29,16 @@ const POLICY = loadConfig({
   }),
 }).APPROVAL_POLICY;
 
-type Keys = 'maker' | 'makerTwin' | 'approverA' | 'approverATwin' | 'approverB' | 'viewer' | 'capper';
+type Keys =
+  | 'maker'
+  | 'makerTwin'
+  | 'approverA'
+  | 'approverATwin'
+  | 'approverB'
+  | 'viewer'
+  | 'capper'
+  | 'cashier'
+  | 'cashierTwin';
 
 const scratch = useScratchDatabase('approvals');
 const t = {} as { env: TestWorkflowEnvironment; stack: Stack<Keys> };
@@ -48,6 +57,8 @@ beforeAll(async () => {
       approverB: { name: 'approver b', roles: ['payouts-approver'] },
       viewer: { name: 'viewer', roles: ['viewer'] },
       capper: { name: 'capper', roles: ['payouts-maker'] },
+      cashier: { name: 'cashier', roles: ['payments'] },
+      cashierTwin: { name: 'Cashier', roles: ['payouts-approver'] },
     },
     sandbox: { balances: { VND: 100_000_000_000 } },
     app: { approvals: { policy: POLICY } },
@@ -242,7 +253,120 @@ describe('single disbursements under the approval policy', () => {
     expect((await decide(t.stack.approverA, accepted[0]!.disbursementId, 'reject')).status).toBe(200);
     expect((await disburse(8_000_000, t.stack.capper)).created.status).toBe(201);
   });
+});
 
+describe('refunds under the approval policy', () => {
+  /** A succeeded wallet payment of `amount`, made with the cashier's key. */
+  async function paidPayment(amount: number) {
+    const paymentId = freshId('p-apv-');
+    const created = await callApi(t.stack.api, t.stack.cashier, 'POST', '/v1/payments', {
+      paymentId,
+      requestType: 'captureWallet',
+      amount,
+    });
+    expect(created.status).toBe(201);
+    t.stack.sandbox.admin.approvePayment(paymentId);
+    return eventually(async () => {
+      const view = await callApi(t.stack.api, t.stack.cashier, 'GET', `/v1/payments/${paymentId}`);
+      if (view.body.status !== 'succeeded') throw new Error(`${paymentId} is ${view.body.status}`);
+      return view.body as { paymentId: string; refundableAmount: number };
+    });
+  }
+
+  const refund = (paymentId: string, amount: number) =>
+    callApi(t.stack.api, t.stack.cashier, 'POST', `/v1/payments/${paymentId}/refunds`, {
+      amount,
+      description: 'returned goods',
+    });
+  const decideRefund = (key: string, refundId: string, decision: 'approve' | 'reject') =>
+    callApi(t.stack.api, key, 'POST', `/v1/approvals/refund/${refundId}/${decision}`, {});
+  const refundIn = (paymentId: string, refundId: string, status: string) =>
+    eventually(async () => {
+      const { body } = await callApi(
+        t.stack.api,
+        t.stack.cashier,
+        'GET',
+        `/v1/payments/${paymentId}/refunds`,
+      );
+      const found = body.refunds.find((entry: { refundId: string }) => entry.refundId === refundId);
+      if (found?.status !== status) throw new Error(`${refundId} is ${found?.status}, not ${status}`);
+      return found;
+    });
+  const refundsSent = (paymentId: string) =>
+    t.stack.sandbox.admin.requests().filter((entry) => entry.orderId?.startsWith(`${paymentId}-r`));
+  const refundMovements = (paymentId: string) =>
+    t.stack.sandbox.admin.ledger().filter((entry) => entry.kind === 'refund' && entry.refundOf === paymentId);
+  const refundable = async (paymentId: string) =>
+    (await callApi(t.stack.api, t.stack.cashier, 'GET', `/v1/payments/${paymentId}`)).body.refundableAmount;
+
+  it('one payments key alone cannot refund above the policy; two other people approve, then it is refunded once', async () => {
+    const payment = await paidPayment(8_000_000);
+    const asked = await refund(payment.paymentId, 6_000_000);
+    expect(asked.status).toBe(201);
+    expect(asked.body.status).toBe('awaiting_approval');
+    const refundId: string = asked.body.refundId;
+    const waiting = await eventually(() =>
+      t.env.client.workflow.getHandle(asked.body.workflowId).query(approvalStateQuery),
+    );
+    expect(waiting).toMatchObject({ status: 'requested', approvers: 2 });
+    expect(refundsSent(payment.paymentId)).toEqual([]);
+
+    const inbox = await callApi(t.stack.api, t.stack.viewer, 'GET', '/v1/approvals?kind=refund&limit=200');
+    expect(inbox.body.approvals.find((item: { id: string }) => item.id === refundId)).toMatchObject({
+      amount: 6_000_000,
+      description: 'returned goods',
+      requestedBy: expect.stringMatching(/^cashier-/),
+    });
+
+    expect((await decideRefund(t.stack.cashierTwin, refundId, 'approve')).body.error.code).toBe(
+      'own_request',
+    );
+    expect((await decideRefund(t.stack.approverA, refundId, 'approve')).status).toBe(200);
+    expect((await decideRefund(t.stack.approverATwin, refundId, 'approve')).body.error.code).toBe(
+      'approval_already_given',
+    );
+    expect(refundsSent(payment.paymentId)).toEqual([]);
+    expect((await decideRefund(t.stack.approverB, refundId, 'approve')).body.status).toBe('approved');
+    await refundIn(payment.paymentId, refundId, 'succeeded');
+    expect(refundMovements(payment.paymentId).map((entry) => entry.amount)).toEqual([6_000_000]);
+  });
+
+  it('a rejected refund sends nothing and gives its amount back', async () => {
+    const payment = await paidPayment(3_000_000);
+    const asked = await refund(payment.paymentId, 2_000_000);
+    expect(asked.body.status).toBe('awaiting_approval');
+    expect(await refundable(payment.paymentId)).toBe(1_000_000);
+    await eventually(() => t.env.client.workflow.getHandle(asked.body.workflowId).query(approvalStateQuery));
+    expect((await decideRefund(t.stack.approverA, asked.body.refundId, 'reject')).body.status).toBe(
+      'rejected',
+    );
+    await refundIn(payment.paymentId, asked.body.refundId, 'rejected');
+    expect(await refundable(payment.paymentId)).toBe(3_000_000);
+    expect(refundsSent(payment.paymentId)).toEqual([]);
+    expect(refundMovements(payment.paymentId)).toEqual([]);
+  });
+
+  it('a refund over the daily cap per maker is refused and reserves nothing', async () => {
+    // The cashier asked for 8 million today above (the rejected 2 million no longer counts): 25 more is over 30.
+    const payment = await paidPayment(25_000_000);
+    const over = await refund(payment.paymentId, 25_000_000);
+    expect(over.status).toBe(422);
+    expect(over.body.error).toMatchObject({
+      code: 'daily_cap_exceeded',
+      problems: [{ rule: 'approvalPolicy.kinds.refund.perMakerDailyVnd' }],
+    });
+    expect(await refundable(payment.paymentId)).toBe(25_000_000);
+    const listed = await callApi(
+      t.stack.api,
+      t.stack.cashier,
+      'GET',
+      `/v1/payments/${payment.paymentId}/refunds`,
+    );
+    expect(listed.body.refunds).toEqual([]);
+  });
+});
+
+describe('when nobody decides', () => {
   // Last: it moves the workflows' clock past every expiry.
   it('a request nobody approves in time expires, and is never paid', async () => {
     const { disbursementId } = await disburse(2_000_000);
