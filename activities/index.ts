@@ -1,6 +1,7 @@
 import type { GatewayClient } from '../gateway';
 import type { Db } from '../db/shared/knex';
 import { ipnPaths, paymentReturnPath } from '../platform/ipn-paths';
+import { createApprovalActivities } from './approvals/approvals';
 import { createDisbursementActivities } from './payouts/disbursements';
 import { createPaymentActivities } from './payments/payments';
 import { createPayoutActivities } from './payouts/batches';
@@ -65,6 +66,7 @@ export function createActivities(deps: ActivityDependencies) {
       tokens: deps.merchantSecrets,
     }),
     ...createWebhookActivities(deps),
+    ...createApprovalActivities(deps),
   };
 }
 

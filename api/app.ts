@@ -27,6 +27,7 @@ import { payoutRunRoutes } from './payouts/routes';
 import { remittanceNotifications } from './remittances/notifications';
 import { remittanceRoutes } from './remittances/routes';
 import { disbursementRoutes } from './payouts/disbursement-routes';
+import { approvalRoutes } from './approvals/routes';
 import { subscriptionRoutes } from './subscriptions/routes';
 import { subscriptionNotifications } from './subscriptions/notifications';
 import { paymentRoutes } from './payments/routes';
@@ -143,6 +144,15 @@ export function apiRoutes(deps: ApiDependencies, limits?: RateLimits): AnyRoute[
       taskQueue: deps.payouts.taskQueue,
       gatewayAttemptTimeout: String(deps.payouts.timing.gatewayAttemptTimeout),
       ...deps.payouts.disbursement,
+      approvalPolicy: deps.approvals.policy,
+    }),
+  );
+  routes.push(
+    ...approvalRoutes({
+      db: deps.db,
+      temporal: deps.temporal,
+      policy: deps.approvals.policy,
+      signDecision: deps.decisions.sign,
     }),
   );
   routes.push(
@@ -166,6 +176,7 @@ export function apiRoutes(deps: ApiDependencies, limits?: RateLimits): AnyRoute[
         db: deps.db,
         temporal: deps.temporal,
         settings: deps.payments,
+        approvalPolicy: deps.approvals.policy,
       },
       deps.merchant,
     ),

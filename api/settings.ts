@@ -4,6 +4,7 @@
  * in the README's table cannot be validated and then ignored by one of them.
  */
 import { ConfigError, hoursAsDuration, type Config } from '../platform/config';
+import type { ApprovalPolicy } from '../contracts/approvals';
 import { CUSTOMER_KEY_SECRET_VARIABLE, customerKeyer, type CustomerKeyOf } from '../platform/customer-key';
 import { requireDecisionKey } from '../platform/require-services';
 import { decisionSigner, type SignDecision } from './http/decision-signer';
@@ -29,6 +30,8 @@ export interface ApiSettings {
   notifications: NotificationSettings;
   /** Signs the decisions that move money (DECISION_SIGNING_KEY); workflows act on no other. */
   decisions: { sign: SignDecision };
+  /** Who must approve outgoing money, and the daily caps (APPROVAL_POLICY). */
+  approvals: { policy: ApprovalPolicy };
 }
 
 /** The customer key's secret is required: without it the API would have to put the id itself in visibility. */
@@ -56,5 +59,6 @@ export function apiSettingsFrom(config: Config): ApiSettings {
     customers: customerSettingsFrom(config),
     notifications: notificationSettingsFrom(config),
     decisions: { sign: decisionSigner(requireDecisionKey(config, 'API')) },
+    approvals: { policy: config.APPROVAL_POLICY },
   };
 }

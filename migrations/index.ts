@@ -17,6 +17,7 @@ import * as savedMethodNames from './20261124_0015_saved_method_names';
 import * as gatewayOrderIds from './20261125_0016_gateway_order_ids';
 import * as ipnRelay from './20261125_0017_ipn_relay';
 import * as auditEntriesCompleted from './20261126_0018_audit_entries_completed';
+import * as approvals from './20261126_0019_approvals';
 
 export interface Migration {
   name: string;
@@ -44,4 +45,5 @@ export const migrations: Migration[] = [
   { name: '20261125_0016_gateway_order_ids', ...gatewayOrderIds },
   { name: '20261125_0017_ipn_relay', ...ipnRelay },
   { name: '20261126_0018_audit_entries_completed', ...auditEntriesCompleted },
+  { name: '20261126_0019_approvals', ...approvals },
 ];

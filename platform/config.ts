@@ -5,6 +5,8 @@ import { DECISION_SIGNING_KEY_PATTERN } from './decision-key';
 import { CODEC_TOKEN_PATTERN } from './dev-codec-token';
 import { parseGatewayRateLimits } from './gateway-rate-limits';
 import { parseTrustedProxies } from './trusted-proxies';
+import { parseApprovalPolicy } from './approval-policy';
+import { DEFAULT_APPROVAL_POLICY } from '../contracts/approvals';
 
 /**
  * Every setting payrun reads, declared once. Processes call `loadConfig()` at start-up so that a
@@ -110,6 +112,18 @@ export const configSchema = z.object({
     .default(2)
     .describe('Payout files parsed at once, each in its own worker thread; one more is answered 503'),
   PAYOUT_APPROVAL_TTL_HOURS: z.coerce.number().positive().default(72),
+  APPROVAL_POLICY: z
+    .string()
+    .optional()
+    .transform((text, context) => {
+      if (!text?.trim()) return DEFAULT_APPROVAL_POLICY;
+      const { policy, problems } = parseApprovalPolicy(text);
+      for (const problem of problems) context.addIssue({ code: 'custom', message: problem });
+      return policy ?? DEFAULT_APPROVAL_POLICY;
+    })
+    .describe(
+      'JSON approval policy for single disbursements, refunds and remittances: amount bands (approvers, roles), daily caps per maker and per merchant, expiry (docs/approvals.md); unset: the default there',
+    ),
   PAYOUT_BATCH_SIZE: z.coerce.number().int().min(1).max(1000).default(1000),
   PAYOUT_PARALLEL_BATCHES: z.coerce.number().int().min(1).max(50).default(4),
   PAYOUT_IPN_TIMEOUT_SECONDS: seconds(120).describe(

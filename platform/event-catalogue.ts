@@ -33,6 +33,11 @@ export const EVENT_CATALOGUE = {
   'token_payment.succeeded': 'A payment with a saved method was paid.',
   'token_payment.failed': 'A payment with a saved method was refused.',
   'saved_method.revoked': 'The customer removed a saved method in the app; it is never used again.',
+  'approval.requested':
+    'An item that pays money out waits for the approvers its amount needs; nothing moved.',
+  'approval.approved': 'Every approver the item needs approved it; it goes on to pay.',
+  'approval.rejected': 'An approver rejected the item; it is never paid.',
+  'approval.expired': 'Nobody approved the item in time; it is never paid.',
 } as const;
 
 export type EventType = keyof typeof EVENT_CATALOGUE;
@@ -46,7 +51,8 @@ export type EventObjectType =
   | 'payment'
   | 'refund'
   | 'token_payment'
-  | 'saved_method';
+  | 'saved_method'
+  | 'approval';
 
 /** The object an event type is about: the part of its name before the dot. */
 export const objectTypeOf = (type: EventType): EventObjectType =>
@@ -172,6 +178,21 @@ export interface SavedMethodSnapshot {
   revokedAt: string | null;
 }
 
+/** An approval of outgoing money (contracts/approvals): what, how much, to whom (masked), who asked and decided. */
+export interface ApprovalSnapshot {
+  approvalId: string;
+  kind: string;
+  objectId: string;
+  status: string;
+  amount: number;
+  receiverLabel: string;
+  requiredApprovers: number;
+  requestedBy: string;
+  approvedBy: string[];
+  requestedAt: string;
+  expiresAt: string;
+}
+
 /** The snapshot each event type carries. */
 export interface EventSnapshots {
   'payout_run.awaiting_approval': PayoutRunSnapshot;
@@ -195,6 +216,10 @@ export interface EventSnapshots {
   'token_payment.succeeded': SavedMethodPaymentSnapshot;
   'token_payment.failed': SavedMethodPaymentSnapshot;
   'saved_method.revoked': SavedMethodSnapshot;
+  'approval.requested': ApprovalSnapshot;
+  'approval.approved': ApprovalSnapshot;
+  'approval.rejected': ApprovalSnapshot;
+  'approval.expired': ApprovalSnapshot;
 }
 
 /** An event as the events API lists it and as a webhook's body carries it. */

@@ -45,6 +45,7 @@ import {
 } from '../../contracts/payments';
 import { requestIdFor } from '../../contracts/shared';
 import { bindActivities } from '../shared/bind';
+import { requireApproved } from '../approvals/approvals';
 import { askForEvidence, askGateway, lookupId, type AskOptions } from '../shared/gateway-calls';
 
 export interface PaymentActivityDependencies {
@@ -355,6 +356,7 @@ export async function createRefund(
   { refundId }: { refundId: string },
 ): Promise<RefundOutcome> {
   const { db, gateway } = deps;
+  await requireApproved(db, 'refund', refundId);
   const refund = await requireRefund(db, refundId);
   const payment = await requirePayment(db, refund.payment_id);
   const answer = await sendRefund(gateway, refund, payment);
@@ -461,6 +463,16 @@ export async function markRefundNeedsAttention(
   await markRefundRecordNeedsAttention(db, refundId);
 }
 
+export async function recordRefundNotApproved(
+  { db }: PaymentActivityDependencies,
+  { refundId, status }: { refundId: string; status: 'rejected' | 'expired' },
+): Promise<void> {
+  await recordRefundAnswer(db, refundId, {
+    status,
+    message: `The approval was ${status}; nothing was refunded.`,
+  });
+}
+
 // ---- terminal settlement
 
 /** card/settle; on success payrun closes the terminal's card payments for API refunds. */
@@ -501,5 +513,6 @@ export const createPaymentActivities = (deps: PaymentActivityDependencies): Paym
     createRefund,
     queryRefund,
     markRefundNeedsAttention,
+    recordRefundNotApproved,
     settleTerminal,
   });

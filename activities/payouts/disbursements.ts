@@ -20,6 +20,7 @@ import {
 import { requestIdFor } from '../../contracts/shared';
 import { askForEvidence, askGateway, callGateway, lookupId } from '../shared/gateway-calls';
 import { bindActivities } from '../shared/bind';
+import { requireApproved } from '../approvals/approvals';
 
 export interface DisbursementActivityDeps {
   db: Db;
@@ -78,6 +79,7 @@ export async function disburse(
   const recorded = await recordOf(deps.db, input.disbursementId);
   const answered = answerOf(recorded);
   if (answered) return answered;
+  await requireApproved(deps.db, 'disbursement', input.disbursementId);
   if (input.receiver.kind === 'wallet' && BEFORE_PAY.includes(recorded.status)) {
     const refused = await checkBeforePay(deps, input, recorded.order_id, input.receiver);
     if (refused) return refused;
@@ -93,6 +95,7 @@ export async function payDisbursement(
   deps: DisbursementActivityDeps,
   input: DisbursementInput & { records?: true },
 ): Promise<DisbursementAnswer> {
+  await requireApproved(deps.db, 'disbursement', input.disbursementId);
   if (!input.records) return pay(deps, input);
   // Told back as recorded, so that a workflow whose pay ran on a worker from before this change (which
   // ignores `records`) still records the answer itself.
@@ -141,7 +144,12 @@ const advance = (
 ) => advanceDisbursementStatus(db, { disbursementId, ...step }, statusesBefore(step.status));
 
 /** The statuses from which the checks may (still) run: no pay has been sent yet. */
-const BEFORE_PAY: readonly DisbursementRow['status'][] = ['queued', 'checking_wallet', 'checking_balance'];
+const BEFORE_PAY: readonly DisbursementRow['status'][] = [
+  'queued',
+  'awaiting_approval',
+  'checking_wallet',
+  'checking_balance',
+];
 
 /**
  * What an earlier attempt of `disburse` already recorded as the gateway's answer, as that activity

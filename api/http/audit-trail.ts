@@ -16,6 +16,11 @@ export interface AuditSpec {
   action: string;
   /** What kind of record the action is about: payout_run, payment, subscription… */
   target: string;
+  /**
+   * The record's id from the path, when it is not the first path parameter as is: the entry is written
+   * before the route acts, and its target never changes after that.
+   */
+  targetOf?: (params: Record<string, string>) => string;
 }
 
 export interface AuditTrail {

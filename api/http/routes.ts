@@ -191,7 +191,10 @@ export function mountRoutes(router: Router, routes: readonly AnyRoute[], options
             requestId: res.locals.requestId as string | undefined,
             method: route.method,
             path: req.path,
-            targetId: Object.values(req.params as Record<string, string>)[0] ?? idInBody(req.body),
+            targetId:
+              route.audit.targetOf?.(req.params as Record<string, string>) ??
+              Object.values(req.params as Record<string, string>)[0] ??
+              idInBody(req.body),
             details: keptDetails(req.query, route.rawBody || deep ? undefined : req.body),
           })
         : undefined;

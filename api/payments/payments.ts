@@ -38,6 +38,8 @@ import { ApiError, conflict, notFound } from '../http/errors';
 import type { CreateRequest } from '../http/idempotency';
 import { createOrResume, startOnce } from '../http/resumable';
 import { executeWorkflow, startWorkflow } from '../workflow-starts';
+import { requirementFor, type ApprovalPolicy } from '../../contracts/approvals';
+import { approvalRequestOf, requestApprovalIn } from '../approvals/approvals';
 import { reservingOrderIds } from '../order-ids';
 
 export interface PaymentSettings {
@@ -73,6 +75,7 @@ export interface PaymentDeps {
   db: Db;
   temporal: Client;
   settings: PaymentSettings;
+  approvalPolicy: ApprovalPolicy;
 }
 
 /** The smallest refund of this payment (a domestic card payment has a higher floor). */
@@ -327,6 +330,20 @@ export async function refundPayment(
       createdBy: input.principal.name,
       minimumFor: refundMinimumFor,
       workflowIdOf: refundWorkflowId,
+      status:
+        requirementFor(deps.approvalPolicy, 'refund', input.amount).approvers > 0
+          ? 'awaiting_approval'
+          : 'created',
+      // The approval request (within the day's caps) with the reservation, or neither.
+      alongside: (trx, refund) =>
+        requestApprovalIn(trx, deps.approvalPolicy, {
+          kind: 'refund',
+          objectId: refund.refund_id,
+          amount: input.amount,
+          receiverLabel: `payer of payment ${input.paymentId}`,
+          description: input.description,
+          principal: input.principal,
+        }),
     }),
   );
   if (!reserved.ok) {
@@ -358,7 +375,11 @@ export async function refundPayment(
     }
   }
   const refund = reserved.refund;
-  const workflowInput: RefundInput = { refundId: refund.refund_id, timing: settings.refund };
+  const workflowInput: RefundInput = {
+    refundId: refund.refund_id,
+    timing: settings.refund,
+    approval: await approvalRequestOf(db, 'refund', refund.refund_id),
+  };
   await startOnce(() =>
     startWorkflow(temporal, 'refund', {
       taskQueue: settings.taskQueue,

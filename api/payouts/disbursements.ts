@@ -16,6 +16,8 @@ import type { CreateRequest } from '../http/idempotency';
 import { maskNumber } from '../http/masking';
 import { createOrResume } from '../http/resumable';
 import { startWorkflow } from '../workflow-starts';
+import { requirementFor, type ApprovalPolicy } from '../../contracts/approvals';
+import { approvalRequestOf, requestApprovalIn } from '../approvals/approvals';
 
 export interface DisbursementDeps {
   db: Db;
@@ -25,6 +27,7 @@ export interface DisbursementDeps {
   resultWait: string;
   /** How long a pending disbursement waits for its notification before asking the gateway. */
   ipnTimeout: string;
+  approvalPolicy: ApprovalPolicy;
 }
 
 /** What an operator may see of a receiver: the kind and the last four digits (the masking every list uses). */
@@ -48,29 +51,36 @@ export async function createDisbursement(
 ) {
   const { db, temporal } = deps;
   const workflowId = disbursementWorkflowId(input.disbursementId);
-  const workflowInput: DisbursementInput = {
-    disbursementId: input.disbursementId,
-    amount: input.amount,
-    description: input.description,
-    receiver: input.receiver,
-    gatewayAttemptTimeout: deps.gatewayAttemptTimeout,
-    resultWait: deps.resultWait,
-    ipnTimeout: deps.ipnTimeout,
-  };
+  const receiverLabelText = receiverLabel(input.receiver);
+  const waitsForApprovers = requirementFor(deps.approvalPolicy, 'disbursement', input.amount).approvers > 0;
   await createOrResume({
+    // The record, its orderIds and its approval (within the day's caps) together, or none of them.
     insert: () =>
-      insertDisbursement(db, {
-        disbursement_id: input.disbursementId,
-        // The gateway orderId is the merchant's own disbursement id: one id, one payout, ever.
-        order_id: input.disbursementId,
-        workflow_id: workflowId,
-        request_type: input.receiver.kind === 'wallet' ? 'disburseToWallet' : 'disburseToBank',
-        amount: input.amount,
-        receiver_label: receiverLabel(input.receiver),
-        description: input.description,
-        status: 'queued',
-        created_by_key: input.principal.keyId,
-        created_by: input.principal.name,
+      db.transaction(async (trx) => {
+        const inserted = await insertDisbursement(trx, {
+          disbursement_id: input.disbursementId,
+          // The gateway orderId is the merchant's own disbursement id: one id, one payout, ever.
+          order_id: input.disbursementId,
+          workflow_id: workflowId,
+          request_type: input.receiver.kind === 'wallet' ? 'disburseToWallet' : 'disburseToBank',
+          amount: input.amount,
+          receiver_label: receiverLabelText,
+          description: input.description,
+          // Held before its first step when the policy asks for approvers.
+          status: waitsForApprovers ? 'awaiting_approval' : 'queued',
+          created_by_key: input.principal.keyId,
+          created_by: input.principal.name,
+        });
+        if (!inserted) return false;
+        await requestApprovalIn(trx, deps.approvalPolicy, {
+          kind: 'disbursement',
+          objectId: input.disbursementId,
+          amount: input.amount,
+          receiverLabel: receiverLabelText,
+          description: input.description,
+          principal: input.principal,
+        });
+        return true;
       }),
     createdByKeyOf: async () => (await findDisbursement(db, input.disbursementId))?.created_by_key,
     request: input,
@@ -79,15 +89,27 @@ export async function createDisbursement(
         'disbursement_exists',
         `Disbursement ${input.disbursementId} already exists; a payout id is paid once.`,
       ),
-    start: () =>
-      startWorkflow(temporal, 'disbursement', {
+    // The workflow's input is read back from the records, so a resumed create starts what the first recorded.
+    start: async () => {
+      const workflowInput: DisbursementInput = {
+        disbursementId: input.disbursementId,
+        amount: input.amount,
+        description: input.description,
+        receiver: input.receiver,
+        gatewayAttemptTimeout: deps.gatewayAttemptTimeout,
+        resultWait: deps.resultWait,
+        ipnTimeout: deps.ipnTimeout,
+        approval: await approvalRequestOf(db, 'disbursement', input.disbursementId),
+      };
+      return startWorkflow(temporal, 'disbursement', {
         taskQueue: deps.taskQueue,
         workflowId,
         args: [workflowInput],
         workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
-        staticSummary: `Disbursement ${input.disbursementId}: ${input.amount} VND to ${receiverLabel(input.receiver)}`,
+        staticSummary: `Disbursement ${input.disbursementId}: ${input.amount} VND to ${receiverLabelText}`,
         typedSearchAttributes: [{ key: payrunOrderId, value: input.disbursementId }],
-      }),
+      });
+    },
   });
   return disbursementView(db, input.disbursementId);
 }

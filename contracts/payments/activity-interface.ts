@@ -57,6 +57,8 @@ export interface PaymentActivities {
   createRefund(input: { refundId: string }): Promise<RefundOutcome>;
   queryRefund(input: { refundId: string }): Promise<RefundOutcome>;
   markRefundNeedsAttention(input: { refundId: string }): Promise<void>;
+  /** A refund its approvers rejected, or nobody approved in time: final, its amount refundable again. */
+  recordRefundNotApproved(input: { refundId: string; status: 'rejected' | 'expired' }): Promise<void>;
   /** card/settle of one terminal. */
   settleTerminal(input: TerminalSettlementInput): Promise<TerminalSettlementResult>;
 }

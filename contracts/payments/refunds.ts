@@ -3,24 +3,40 @@
  * and outcome. Pure code: the API, activities and db/ import it.
  */
 import type { Duration } from '@temporalio/common';
+import type { ApprovalRequest } from '../approvals';
 
 export const refundWorkflowId = (refundId: string) => `refund/${refundId}`;
 
 /**
- * created → pending → succeeded | failed | needs_attention (not known when an operator is told; payrun keeps
- * asking, and an outcome learnt then moves it on to succeeded or failed).
+ * [awaiting_approval →] created → pending → succeeded | failed | needs_attention (not known when an operator is
+ * told; payrun keeps asking, and an outcome learnt then moves it on to succeeded or failed). A refund the
+ * approval policy holds for approvers ends rejected or expired, nothing sent, when they do not approve.
  */
-export type RefundStatus = 'created' | 'pending' | 'succeeded' | 'failed' | 'needs_attention';
+export type RefundStatus =
+  | 'awaiting_approval'
+  | 'created'
+  | 'pending'
+  | 'succeeded'
+  | 'failed'
+  | 'needs_attention'
+  | 'rejected'
+  | 'expired';
 export type RefundItemStatus = 'pending' | 'succeeded' | 'failed';
 
 const TRANSITIONS: Readonly<Record<RefundStatus, readonly RefundStatus[]>> = {
+  awaiting_approval: ['pending', 'succeeded', 'failed', 'rejected', 'expired'],
   created: ['pending', 'succeeded', 'failed'],
   pending: ['succeeded', 'failed', 'needs_attention'],
   succeeded: [],
   failed: [],
   // An outcome learnt after an operator was told (payrun keeps asking).
   needs_attention: ['succeeded', 'failed'],
+  rejected: [],
+  expired: [],
 };
+
+/** Statuses that end a refund; the amount of one that moved no money is refundable again. */
+export const FINAL_REFUND_STATUSES: readonly RefundStatus[] = ['succeeded', 'failed', 'rejected', 'expired'];
 
 /** The next status, or an error naming the forbidden move. */
 export function refundTransition(from: RefundStatus, to: RefundStatus): RefundStatus {
@@ -41,6 +57,8 @@ export interface RefundTiming {
 export interface RefundInput {
   refundId: string;
   timing: RefundTiming;
+  /** Present when the approval policy asks for approvers: nothing is sent until they approve. */
+  approval?: ApprovalRequest;
 }
 
 export interface RefundOutcome {

@@ -4,17 +4,30 @@
  */
 import { defineQuery, defineSignal } from '@temporalio/workflow';
 import type { Duration } from '@temporalio/common';
+import type { ApprovalRequest } from '../approvals';
 
 export const disbursementWorkflowId = (disbursementId: string) => `disbursement/${disbursementId}`;
 
 /**
- * checking_wallet → checking_balance → paying → pending → succeeded | failed | needs_attention; an outcome
- * learnt after an operator was told (payrun keeps asking) moves needs_attention on to succeeded or failed.
+ * [awaiting_approval →] checking_wallet → checking_balance → paying → pending → succeeded | failed |
+ * needs_attention; an outcome learnt after an operator was told (payrun keeps asking) moves needs_attention
+ * on to succeeded or failed. One the approval policy holds for approvers waits first, and ends rejected or
+ * expired, nothing paid, when they do not approve.
  */
 export type DisbursementStatus =
-  'checking_wallet' | 'checking_balance' | 'paying' | 'pending' | 'succeeded' | 'failed' | 'needs_attention';
+  | 'awaiting_approval'
+  | 'checking_wallet'
+  | 'checking_balance'
+  | 'paying'
+  | 'pending'
+  | 'succeeded'
+  | 'failed'
+  | 'needs_attention'
+  | 'rejected'
+  | 'expired';
 
 const TRANSITIONS: Readonly<Record<DisbursementStatus, readonly DisbursementStatus[]>> = {
+  awaiting_approval: ['checking_wallet', 'paying', 'rejected', 'expired'],
   checking_wallet: ['checking_balance', 'failed'],
   checking_balance: ['paying', 'failed'],
   paying: ['pending', 'succeeded', 'failed'],
@@ -22,6 +35,8 @@ const TRANSITIONS: Readonly<Record<DisbursementStatus, readonly DisbursementStat
   succeeded: [],
   failed: [],
   needs_attention: ['succeeded', 'failed'],
+  rejected: [],
+  expired: [],
 };
 
 /** The next status, or an error naming the forbidden move. */
@@ -71,6 +86,8 @@ export interface DisbursementInput {
    * an hour between asks. Absent in inputs of runs started before it existed: they wait for the notification.
    */
   ipnTimeout?: Duration;
+  /** Present when the approval policy asks for approvers: nothing moves until they approve. */
+  approval?: ApprovalRequest;
 }
 
 export interface DisbursementResult {

@@ -54,6 +54,15 @@ export const ERRORS = {
   },
   run_not_waiting_for_funds: { status: 409, meaning: 'The run is not waiting for a top-up.' },
   disbursement_exists: { status: 409, meaning: 'The disbursement id is used by another disbursement.' },
+  // Approvals of outgoing money (docs/approvals.md).
+  daily_cap_exceeded: {
+    status: 422,
+    meaning:
+      'The request would take a daily cap of the approval policy past its limit; nothing was recorded.',
+  },
+  approval_not_pending: { status: 409, meaning: 'The item is not waiting for approval.' },
+  approval_already_given: { status: 409, meaning: 'This person has decided on the item already.' },
+  own_request: { status: 403, meaning: 'The person who asked for a payment cannot approve it.' },
   // Payments.
   payment_exists: { status: 409, meaning: 'The payment id is used by another payment.' },
   payment_not_authorized: { status: 409, meaning: 'The payment is not waiting for capture or cancel.' },

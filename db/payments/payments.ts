@@ -1,16 +1,18 @@
 /** Payments, refunds and terminal settlements: row types and the few queries that need care. */
+import type { Knex } from 'knex';
 import type { Db } from '../shared/knex';
 import { insertOwningOrderIds, reserveOrderIds } from '../shared/gateway-order-ids';
 import type { EventType, PaymentSnapshot, RefundSnapshot } from '../../platform/event-catalogue';
 import { recordEvent, updateRecordingEvents, type MayMove } from '../events/events';
 import { isoOrNull } from '../shared/values';
 import { applyListFilter, pageOf, type ListFilter } from '../shared/list-filter';
-import type {
-  PaymentRequestType,
-  PaymentStatus,
-  RefundItemStatus,
-  RefundStatus,
-  TerminalSettlementStatus,
+import {
+  FINAL_REFUND_STATUSES,
+  type PaymentRequestType,
+  type PaymentStatus,
+  type RefundItemStatus,
+  type RefundStatus,
+  type TerminalSettlementStatus,
 } from '../../contracts/payments';
 
 export interface PaymentRow {
@@ -189,6 +191,10 @@ export interface RefundRequest {
   minimumFor(payment: PaymentRow): number;
   /** The refund workflow's id (contracts/payments/refunds.ts): db/ knows tables, not workflows. */
   workflowIdOf(refundId: string): string;
+  /** `awaiting_approval` when the approval policy holds it for approvers; `created` otherwise. */
+  status: 'created' | 'awaiting_approval';
+  /** Runs in the reservation's transaction (the approval request); a throw undoes the reservation. */
+  alongside?: (trx: Knex.Transaction, refund: RefundRow) => Promise<void>;
 }
 
 /**
@@ -240,7 +246,7 @@ export async function reserveRefund(
         workflow_id: request.workflowIdOf(refundId),
         amount: String(request.amount),
         description: request.description,
-        status: 'created',
+        status: request.status,
         items: JSON.stringify(
           request.items.map((item) => ({ ...item, status: 'pending' })),
         ) as unknown as RefundItem[],
@@ -249,6 +255,7 @@ export async function reserveRefund(
         request_key: request.requestKey ?? null,
       })
       .returning('*');
+    await request.alongside?.(trx, refund!);
     return { ok: true as const, refund: refund! };
   });
 }
@@ -272,12 +279,13 @@ export async function recordRefundAnswer(
   await db.transaction(async (trx) => {
     const refund = await trx<RefundRow>('refunds').where({ refund_id: refundId }).forUpdate().first();
     if (!refund) throw new Error(`Refund ${refundId} has no record`);
-    const wasFinal = refund.status === 'succeeded' || refund.status === 'failed';
+    const wasFinal = FINAL_REFUND_STATUSES.includes(refund.status);
     const items = answer.items ?? refund.items;
-    const isFinal = answer.status === 'succeeded' || answer.status === 'failed';
+    const isFinal = FINAL_REFUND_STATUSES.includes(answer.status);
     if (!wasFinal && isFinal) {
+      // A refund refused, rejected or expired moved no money: all of it is refundable again.
       const released =
-        answer.status === 'failed'
+        answer.status !== 'succeeded'
           ? Number(refund.amount)
           : items.filter((item) => item.status === 'failed').reduce((sum, item) => sum + item.amount, 0);
       if (released > 0) {
@@ -298,7 +306,8 @@ export async function recordRefundAnswer(
         updated_at: trx.fn.now(),
       })
       .returning('*');
-    if (!wasFinal && isFinal)
+    // A rejected or expired refund is told by its approval's event.
+    if (!wasFinal && (answer.status === 'succeeded' || answer.status === 'failed'))
       await recordEvent(
         trx,
         answer.status === 'succeeded' ? 'refund.succeeded' : 'refund.failed',

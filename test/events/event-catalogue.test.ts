@@ -42,6 +42,7 @@ import { eventually } from '../support/wait';
 import { durationMs } from '../../contracts/shared';
 import { startReceiver, type Receiver } from './receiver';
 import { freshId } from '../support/ids';
+import { approvalStateQuery, DEFAULT_APPROVAL_POLICY } from '../../contracts/approvals';
 
 let env: TestWorkflowEnvironment;
 let devEnv: TestWorkflowEnvironment;
@@ -102,7 +103,11 @@ beforeAll(async () => {
   payments = await startStack(env, db, {
     taskQueue: paymentQueue,
     sandbox: { timing: { authorizationHoldMs: durationMs(TEST_HOLD) } },
-    app: { payments: testPaymentSettings(paymentQueue) },
+    app: {
+      payments: testPaymentSettings(paymentQueue),
+      // Refunds wait for approvers from 10 million VND and expire after 36 s: approval.expired.
+      approvals: { policy: { ...DEFAULT_APPROVAL_POLICY, expiresAfterHours: 0.01 } },
+    },
     keys: { key: { name: 'payments', roles: ['payments'] } },
   });
   const tokenQueue = `catalogue-tokens-${randomUUID()}`;
@@ -215,6 +220,81 @@ describe('payout runs and disbursements', () => {
       expect(await typesOf(paid)).toEqual(['disbursement.succeeded']);
       expect(await typesOf(refused)).toEqual(['disbursement.failed']);
     });
+  });
+});
+
+describe('approvals', () => {
+  const waitsForApprovers = (workflowId: string) =>
+    eventually(async () => {
+      const state = await env.client.workflow.getHandle(workflowId).query(approvalStateQuery);
+      expect(state.status).toBe('requested');
+    });
+
+  it('approval.requested, approval.approved and approval.rejected', async () => {
+    // 12 million VND: one approver besides the maker under the default policy.
+    const disburse = async () => {
+      const disbursementId = mine(freshId('cat-apv-', 8));
+      const created = await callApi(payouts.api, payouts.makerKey, 'POST', '/v1/disbursements', {
+        disbursementId,
+        amount: 12_000_000,
+        wallet: { walletId: '0912345678', walletName: 'Nguyen Van B', personalId: '079123456789' },
+      });
+      expect(created.body.status, JSON.stringify(created.body)).toBe('awaiting_approval');
+      await waitsForApprovers(created.body.workflowId);
+      return disbursementId;
+    };
+    const approved = await disburse();
+    const rejected = await disburse();
+    for (const [id, decision] of [
+      [approved, 'approve'],
+      [rejected, 'reject'],
+    ] as const) {
+      const decided = await callApi(
+        payouts.api,
+        payouts.approverKey,
+        'POST',
+        `/v1/approvals/disbursement/${id}/${decision}`,
+        {},
+      );
+      expect(decided.status, JSON.stringify(decided.body)).toBe(200);
+    }
+    await eventually(async () => {
+      expect(await typesOf(approved)).toEqual(['disbursement.succeeded']);
+      expect(await typesOf(mine(`disbursement:${approved}`))).toEqual([
+        'approval.requested',
+        'approval.approved',
+      ]);
+      expect(await typesOf(mine(`disbursement:${rejected}`))).toEqual([
+        'approval.requested',
+        'approval.rejected',
+      ]);
+    });
+    expect(await typesOf(rejected)).toEqual([]);
+  });
+
+  it('approval.expired', async () => {
+    const paymentId = mine(freshId('p_cat_apv_', 8));
+    const created = await callApi(payments.api, payments.key, 'POST', '/v1/payments', {
+      paymentId,
+      requestType: 'captureWallet',
+      amount: 12_000_000,
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    payments.sandbox.admin.approvePayment(paymentId);
+    await eventually(async () => {
+      const view = await callApi(payments.api, payments.key, 'GET', `/v1/payments/${paymentId}`);
+      expect(view.body.status).toBe('succeeded');
+    });
+    const refund = await callApi(payments.api, payments.key, 'POST', `/v1/payments/${paymentId}/refunds`, {
+      amount: 12_000_000,
+    });
+    expect(refund.body.status, JSON.stringify(refund.body)).toBe('awaiting_approval');
+    const approvalId = mine(`refund:${refund.body.refundId}`);
+    await env.sleep('1 minute');
+    await eventually(async () => {
+      expect(await typesOf(approvalId)).toEqual(['approval.requested', 'approval.expired']);
+    });
+    expect(await typesOf(mine(refund.body.refundId))).toEqual([]);
   });
 });
 

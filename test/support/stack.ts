@@ -43,7 +43,14 @@ export interface StackOptions<K extends string> {
   app?: Partial<
     Pick<
       ApiDependencies,
-      'payouts' | 'remittance' | 'subscriptions' | 'payments' | 'savedMethods' | 'webhooks' | 'notifications'
+      | 'payouts'
+      | 'remittance'
+      | 'subscriptions'
+      | 'payments'
+      | 'savedMethods'
+      | 'webhooks'
+      | 'notifications'
+      | 'approvals'
     >
   >;
   /** What the API's Temporal client becomes (a process that hangs on signals, say); unset: as is. */

@@ -71,6 +71,7 @@ const PROOFS: Record<keyof Config, string> = {
   GATEWAY_RATE_LIMITS: 'test/subscriptions/gateway-rate-limit.test.ts',
   IPN_CLAIM_LEASE_SECONDS: 'test/api/notification-relay.test.ts',
   IPN_RELAY_INTERVAL_SECONDS: 'test/api/notification-relay.test.ts',
+  APPROVAL_POLICY: 'test/approvals/approvals.test.ts',
 };
 
 describe('every setting reaches its process', () => {

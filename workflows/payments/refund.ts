@@ -3,6 +3,7 @@ import { gatewayOf, recordsOf } from '../shared/activity-profiles';
 import type { PaymentActivities } from '../../contracts/payments';
 import { refundTransition, type RefundInput, type RefundOutcome } from '../../contracts/payments';
 import { waitForNotificationOrAsk, waitOrAskThenAttend, type AskSchedule } from '../shared/wait-or-ask';
+import { awaitApproval } from '../approvals/await-approval';
 
 const records = recordsOf<PaymentActivities>();
 
@@ -18,6 +19,15 @@ const noNotification = () => undefined;
 export async function refund(input: RefundInput): Promise<RefundOutcome> {
   const { refundId, timing } = input;
   const gateway = gatewayOf<PaymentActivities>(timing.gatewayAttemptTimeout);
+  // Before the gateway is asked: a refund held for approvers sends nothing unless they approve. Inputs
+  // without `approval` (every run started before it existed) never wait, so their replay is unchanged.
+  if (input.approval) {
+    const approval = await awaitApproval(input.approval);
+    if (approval !== 'approved') {
+      await records.recordRefundNotApproved({ refundId, status: approval });
+      return { status: approval, message: `The approval was ${approval}; nothing was refunded.` };
+    }
+  }
   let outcome: RefundOutcome = await gateway.createRefund({ refundId });
   if (outcome.status !== 'pending') return outcome;
   const ask = async () => {

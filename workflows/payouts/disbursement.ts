@@ -13,6 +13,7 @@ import { gatewayOf, gatewayOnQueueOf, recordsOf } from '../shared/activity-profi
 import { operationQueueOf, durationMs } from '../../contracts/shared';
 import { codeOf, isUndecided, outcomeOf } from '../../gateway/result-codes';
 import { waitForNotificationOrAsk, waitOrAskThenAttend, type AskSchedule } from '../shared/wait-or-ask';
+import { awaitApproval } from '../approvals/await-approval';
 import {
   disbursementResultSignal,
   disbursementStatusQuery,
@@ -30,6 +31,14 @@ const records = recordsOf<DisbursementActivities>();
 export async function disbursement(input: DisbursementInput): Promise<DisbursementResult> {
   const payout = openPayout(input);
   listen(payout);
+  // Before any gateway step: a payout held for approvers moves no money unless they approve. Inputs
+  // without `approval` (every run started before it existed) never wait, so their replay is unchanged.
+  if (input.approval) {
+    const outcome = await awaitApproval(input.approval);
+    if (outcome !== 'approved')
+      return finish(payout, outcome, undefined, `The approval was ${outcome}; nothing was paid.`);
+    payout.status = disbursementTransition(payout.status, firstStepOf(input));
+  }
   // One activity makes the whole payout (check, balance, pay) and records each step and the answer:
   // about half the history events of three activities, which is what bounds payouts per second. Runs
   // begun before the patch replay step by step, with an activity per gateway call.
@@ -53,11 +62,14 @@ interface Payout {
   attentionMessage: string;
 }
 
+const firstStepOf = (input: DisbursementInput): DisbursementStatus =>
+  input.receiver.kind === 'wallet' ? 'checking_wallet' : 'paying';
+
 function openPayout(input: DisbursementInput): Payout {
   return {
     input,
     gateway: gatewayOf<DisbursementActivities>(input.gatewayAttemptTimeout),
-    status: input.receiver.kind === 'wallet' ? 'checking_wallet' : 'paying',
+    status: input.approval ? 'awaiting_approval' : firstStepOf(input),
     attentionMessage: '',
   };
 }
