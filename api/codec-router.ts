@@ -15,6 +15,7 @@
 import express, { Router, type ErrorRequestHandler, type RequestHandler, type Response } from 'express';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Payload, PayloadCodec } from '@temporalio/common';
+import type { ErrorCode } from '../contracts/shared';
 
 export interface CodecRouterOptions {
   codec: PayloadCodec;
@@ -41,7 +42,7 @@ const ALLOWED_HEADERS = 'content-type, x-namespace, authorization';
 
 class BadRequest extends Error {}
 
-function sendError(res: Response, status: number, code: string, message: string): void {
+function sendError(res: Response, status: number, code: ErrorCode, message: string): void {
   res.status(status).json({ error: { code, message } });
 }
 

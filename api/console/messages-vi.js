@@ -493,6 +493,8 @@ export const VI_ERRORS = {
   malformed_body: 'Nội dung gửi lên không phải JSON hợp lệ.',
   body_too_large: 'File hoặc nội dung gửi lên quá lớn.',
   unsupported_encoding: 'Nội dung phải dùng mã hóa UTF-8.',
+  origin_not_allowed: 'Nguồn trình duyệt này không được gọi điểm giải mã (codec).',
+  decode_failed: 'Không giải mã được dữ liệu bằng các khóa payrun đang giữ.',
   malformed_path: 'Đường dẫn không hợp lệ.',
   internal_error: 'Đã có lỗi ở phía hệ thống. Hãy thử lại hoặc báo mã yêu cầu cho bộ phận hỗ trợ.',
   idempotency_key_reused: 'Mã idempotency này đã dùng cho một yêu cầu khác.',

@@ -24,6 +24,9 @@ export const ERRORS = {
   missing_body: { status: 400, meaning: 'The upload carried no file.' },
   body_too_large: { status: 413, meaning: 'The body is larger than its limit.' },
   unsupported_encoding: { status: 415, meaning: 'The body is not UTF-8.' },
+  // The codec endpoint (Temporal's remote codec protocol).
+  origin_not_allowed: { status: 403, meaning: 'This browser origin may not call the codec endpoint.' },
+  decode_failed: { status: 422, meaning: 'A payload could not be decoded with the keys payrun holds.' },
   rate_limited: { status: 429, meaning: 'Too many requests; try again after Retry-After.' },
   too_many_auth_failures: { status: 429, meaning: 'Too many failed authentications from one address.' },
   internal_error: { status: 500, meaning: 'Something failed on payrun’s side; nothing is shown.' },
