@@ -7,9 +7,8 @@
  * likely emails cannot be hashed to find one (a plain hash could be reversed by such a dictionary).
  * Changing the secret changes every key: workflows started before keep the old ones.
  */
-import fs from 'node:fs';
-import path from 'node:path';
-import { createHmac, randomBytes } from 'node:crypto';
+import { createHmac } from 'node:crypto';
+import { resolveDevSecret } from './dev-secret';
 
 export const CUSTOMER_KEY_SECRET_VARIABLE = 'CUSTOMER_KEY_SECRET';
 /** At least 32 visible ASCII characters (e.g. 32 random bytes as base64). */
@@ -40,16 +39,9 @@ export function resolveDevCustomerKeySecret(options: {
   configured: string | undefined;
   dataDir: string;
 }): string {
-  if (options.configured) return options.configured;
-  const file = path.join(options.dataDir, DEV_CUSTOMER_KEY_SECRET_FILE);
-  if (fs.existsSync(file)) {
-    const stored = fs.readFileSync(file, 'utf8').trim();
-    if (CUSTOMER_KEY_SECRET_PATTERN.test(stored)) return stored;
-  }
-  const secret = randomBytes(32).toString('base64url');
-  fs.mkdirSync(options.dataDir, { recursive: true });
-  const temporary = `${file}.${process.pid}.tmp`;
-  fs.writeFileSync(temporary, secret + '\n', { mode: 0o600 });
-  fs.renameSync(temporary, file);
-  return secret;
+  return resolveDevSecret({
+    ...options,
+    file: DEV_CUSTOMER_KEY_SECRET_FILE,
+    pattern: CUSTOMER_KEY_SECRET_PATTERN,
+  });
 }

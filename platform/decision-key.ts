@@ -4,9 +4,7 @@
  * decision could only be taken on the word of whoever reached the Temporal frontend. `npm run dev` and the
  * cluster generate one into the data folder and give the same key to the API and every worker.
  */
-import fs from 'node:fs';
-import path from 'node:path';
-import { randomBytes } from 'node:crypto';
+import { resolveDevSecret } from './dev-secret';
 
 export const DECISION_SIGNING_KEY_VARIABLE = 'DECISION_SIGNING_KEY';
 /** 32 to 256 visible ASCII characters (e.g. 32 random bytes as base64). */
@@ -15,16 +13,9 @@ export const DEV_DECISION_SIGNING_KEY_FILE = 'decision-signing-key';
 
 /** `npm run dev` and the cluster without DECISION_SIGNING_KEY: a key generated once into the data folder (0600). */
 export function resolveDevDecisionKey(options: { configured: string | undefined; dataDir: string }): string {
-  if (options.configured) return options.configured;
-  const file = path.join(options.dataDir, DEV_DECISION_SIGNING_KEY_FILE);
-  if (fs.existsSync(file)) {
-    const stored = fs.readFileSync(file, 'utf8').trim();
-    if (DECISION_SIGNING_KEY_PATTERN.test(stored)) return stored;
-  }
-  const key = randomBytes(32).toString('base64url');
-  fs.mkdirSync(options.dataDir, { recursive: true });
-  const temporary = `${file}.${process.pid}.tmp`;
-  fs.writeFileSync(temporary, key + '\n', { mode: 0o600 });
-  fs.renameSync(temporary, file);
-  return key;
+  return resolveDevSecret({
+    ...options,
+    file: DEV_DECISION_SIGNING_KEY_FILE,
+    pattern: DECISION_SIGNING_KEY_PATTERN,
+  });
 }

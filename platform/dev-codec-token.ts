@@ -5,9 +5,7 @@
  * the dev server. It lives in the operator's browser (the UI's own codec setting), in the dev terminal's
  * banner and in an owner-only file, and nowhere a local process can read without the user's files.
  */
-import fs from 'node:fs';
-import path from 'node:path';
-import { randomBytes } from 'node:crypto';
+import { resolveDevSecret } from './dev-secret';
 
 export const DEV_CODEC_TOKEN_FILE = 'codec-ui-token';
 /** 32 random bytes as base64url; shorter configured tokens are refused by the config schema. */
@@ -15,16 +13,5 @@ export const CODEC_TOKEN_PATTERN = /^[A-Za-z0-9_-]{32,128}$/;
 
 /** The configured token, or the one kept in the data folder (created on first use, mode 0600). */
 export function resolveDevCodecToken(options: { configured: string | undefined; dataDir: string }): string {
-  if (options.configured) return options.configured;
-  const file = path.join(options.dataDir, DEV_CODEC_TOKEN_FILE);
-  if (fs.existsSync(file)) {
-    const stored = fs.readFileSync(file, 'utf8').trim();
-    if (CODEC_TOKEN_PATTERN.test(stored)) return stored;
-  }
-  const token = randomBytes(32).toString('base64url');
-  fs.mkdirSync(options.dataDir, { recursive: true });
-  const temporary = `${file}.${process.pid}.tmp`;
-  fs.writeFileSync(temporary, token + '\n', { mode: 0o600 });
-  fs.renameSync(temporary, file);
-  return token;
+  return resolveDevSecret({ ...options, file: DEV_CODEC_TOKEN_FILE, pattern: CODEC_TOKEN_PATTERN });
 }
