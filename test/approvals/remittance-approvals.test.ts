@@ -178,7 +178,8 @@ describe('remittances under the approval policy', () => {
   it('over the maker’s daily cap: 422 naming the cap, and nothing recorded', async () => {
     const first = await remit({ foreignAmount: 1_000, amount: 25_000_000 }, t.stack.capper);
     expect(first.created.status, JSON.stringify(first.created.body)).toBe(201);
-    const mine = () => scratch.db('remittances').where({ created_by: first.created.body.createdBy });
+    const mine = () =>
+      scratch.db('remittances').where({ created_by: first.created.body.createdBy }).pluck('remittance_id');
     const before = await mine();
 
     const over = await remit({ amount: 6_000_000 }, t.stack.capper);
