@@ -260,6 +260,7 @@ export async function createRemittance(
                   `${request.amount === undefined ? '' : `, ${request.amount} VND to send`}): ` +
                   (request.orderInfo ?? `Remittance ${id}`),
                 principal: input.principal,
+                field: request.amount === undefined ? 'body.foreignAmount' : 'body.amount',
               }),
           );
         }),

@@ -190,6 +190,13 @@ describe('remittances under the approval policy', () => {
     });
     expect(over.created.body.error.message).toContain('perMakerDailyVnd');
     expect(await mine()).toEqual(before);
+    // Weighed from its foreign amount (no VND amount given), the refusal names that field.
+    const weighed = await remit({ foreignAmount: 300 }, t.stack.capper);
+    expect(weighed.created.status).toBe(422);
+    expect(weighed.created.body.error.problems).toMatchObject([
+      { field: 'body.foreignAmount', rule: 'approvalPolicy.kinds.remittance.perMakerDailyVnd' },
+    ]);
+    expect(await mine()).toEqual(before);
     expect(
       await scratch.db('approvals').where({ kind: 'remittance', requested_by: first.created.body.createdBy }),
     ).toHaveLength(1);
