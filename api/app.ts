@@ -160,6 +160,7 @@ export function apiRoutes(deps: ApiDependencies, limits?: RateLimits): AnyRoute[
       db: deps.db,
       temporal: deps.temporal,
       settings: deps.remittance,
+      approvalPolicy: deps.approvals.policy,
     }),
   );
   routes.push(

@@ -26,6 +26,7 @@ import {
 import { requestIdFor } from '../../contracts/shared';
 import { bindActivities } from '../shared/bind';
 import { askForEvidence, askGateway, callGateway, lookupId } from '../shared/gateway-calls';
+import { requireApproved } from '../approvals/approvals';
 
 export interface RemittanceActivityDependencies {
   db: Db;
@@ -184,6 +185,8 @@ export async function buyForRemittance(
   { db, gateway }: RemittanceActivityDependencies,
   input: { remittanceId: string; quoteSeq: number; foreignAmount: number; rate: number },
 ): Promise<BuyOutcome> {
+  // The first step that moves money: never for a remittance whose approval is recorded and not approved.
+  await requireApproved(db, 'remittance', input.remittanceId);
   const remittance = await loadRemittance(db, input.remittanceId);
   const quote = await getQuote(db, input.remittanceId, input.quoteSeq);
   const orderId = remittanceOrderIds(input.remittanceId).buy;
@@ -237,6 +240,7 @@ export async function createRemittanceOrder(
   { db, gateway, remittanceIpnUrl }: RemittanceActivityDependencies,
   { remittanceId, amount }: { remittanceId: string; amount: number },
 ): Promise<CreateOutcome> {
+  await requireApproved(db, 'remittance', remittanceId);
   const remittance = await loadRemittance(db, remittanceId);
   const orderId = remittanceOrderIds(remittanceId).create;
   const answer = await askGateway(gateway, 'remittance.create', {

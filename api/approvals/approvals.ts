@@ -51,6 +51,8 @@ export interface ItemToApprove {
   receiverLabel: string;
   description: string;
   principal: Principal;
+  /** The request's field a cap refusal names; `body.amount` unless the amount was weighed from another. */
+  field?: string;
 }
 
 /**
@@ -88,7 +90,7 @@ export async function requestApprovalIn(
     {
       problems: [
         {
-          field: 'body.amount',
+          field: item.field ?? 'body.amount',
           rule: `approvalPolicy.kinds.${item.kind}.${breach.cap}`,
           message: `at most ${Math.max(0, breach.limitVnd - breach.requestedTodayVnd)} VND more today`,
         },

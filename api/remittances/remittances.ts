@@ -38,12 +38,44 @@ import { maskNumber } from '../http/masking';
 import type { RemittanceSettings } from './settings';
 import { executeWorkflow, startWorkflow } from '../workflow-starts';
 import { reservingOrderIds, withFreshId } from '../order-ids';
+import { approvalIdOf, requirementFor, type ApprovalPolicy } from '../../contracts/approvals';
+import { expireApproval, findApproval } from '../../db/approvals/approvals';
+import { approvalRequestOf, requestApprovalIn } from '../approvals/approvals';
 
 export interface RemittanceDeps {
   db: Db;
   temporal: Client;
   settings: RemittanceSettings;
+  approvalPolicy: ApprovalPolicy;
 }
+
+/** Where each base currency's rate comes from: the quote cache GET /v1/remittance-quotes reads. */
+export type QuoteSource = (baseCurrency: BaseCurrency) => Promise<CachedQuote>;
+
+/**
+ * A remittance without a VND `amount` sends whatever its foreign amount buys at the rate of the buy,
+ * which comes later than the quote it is weighed at: the policy weighs it 5% above the quoted rate's
+ * VND, and the workflow buys nothing if the rate moved further than that (it never sends more than was
+ * weighed).
+ */
+export const REMITTANCE_VALUATION_MARGIN = 0.05;
+
+/**
+ * The VND the approval policy and the daily caps weigh: the amount to send when given, otherwise the
+ * foreign amount at the cached quote plus the margin. No rate to be had refuses (quote_unavailable)
+ * rather than guessing low.
+ */
+export async function remittanceValueInVnd(
+  request: Pick<NewRemittanceRequest, 'amount' | 'foreignAmount' | 'baseCurrency'>,
+  quotes: QuoteSource,
+): Promise<number> {
+  if (request.amount !== undefined) return request.amount;
+  const { rate } = await quotes(request.baseCurrency);
+  return Math.ceil(exchangeAmountOf(request.foreignAmount, rate) * (1 + REMITTANCE_VALUATION_MARGIN));
+}
+
+/** A retried create finishes what its first attempt recorded while the workflow may not have started. */
+const BEFORE_START: readonly RemittanceStatus[] = ['accepted', 'awaiting_approval'];
 
 export interface WalletReceiver {
   walletId: string;
@@ -172,15 +204,19 @@ async function workersPolling(temporal: Client, taskQueue: string): Promise<bool
 export async function createRemittance(
   deps: RemittanceDeps,
   input: { request: NewRemittanceRequest; principal: Principal; create?: CreateRequest },
+  quotes: QuoteSource,
 ) {
   const { db, temporal, settings } = deps;
   const { request } = input;
   // A retry of an interrupted request finds the remittance its first attempt recorded and finishes it.
   const earlier = input.create ? await findRemittanceByRequestKey(db, input.create.requestKey) : undefined;
   const info = request.remittanceInfo;
-  if (earlier && earlier.status !== 'accepted') return remittanceView(db, earlier.remittance_id);
-  // The record and every gateway orderId it will send, in one transaction; an id drawn whose orderIds
-  // another object holds is drawn again.
+  if (earlier && !BEFORE_START.includes(earlier.status)) return remittanceView(db, earlier.remittance_id);
+  const valuedVnd = earlier ? 0 : await remittanceValueInVnd(request, quotes);
+  const waitsForApprovers = requirementFor(deps.approvalPolicy, 'remittance', valuedVnd).approvers > 0;
+  const label = receiverLabel(request.requestType, request.receiver);
+  // The record, every gateway orderId it will send and its approval (within the day's caps), in one
+  // transaction; an id drawn whose orderIds another object holds is drawn again.
   const remittanceId = earlier
     ? earlier.remittance_id
     : await reservingOrderIds(() =>
@@ -192,13 +228,14 @@ export async function createRemittance(
               remittance_id: id,
               order_id: orderIds.create,
               workflow_id: remittanceWorkflowId(id),
-              status: 'accepted' satisfies RemittanceStatus,
+              // Held before its first step when the policy asks for approvers.
+              status: waitsForApprovers ? 'awaiting_approval' : 'accepted',
               request_type: request.requestType,
               auto_capture: request.autoCapture,
               base_currency: request.baseCurrency,
               foreign_amount: request.foreignAmount,
               requested_amount: request.amount ?? null,
-              receiver_label: receiverLabel(request.requestType, request.receiver),
+              receiver_label: label,
               receiver_details: { ...request.receiver },
               remittance_info: {
                 ...info,
@@ -212,9 +249,25 @@ export async function createRemittance(
               request_key: input.create?.requestKey ?? null,
             },
             [orderIds.create, orderIds.verify, orderIds.buy],
+            (trx) =>
+              requestApprovalIn(trx, deps.approvalPolicy, {
+                kind: 'remittance',
+                objectId: id,
+                amount: valuedVnd,
+                receiverLabel: label,
+                description:
+                  `${request.foreignAmount} ${request.baseCurrency} (${info.reason}` +
+                  `${request.amount === undefined ? '' : `, ${request.amount} VND to send`}): ` +
+                  (request.orderInfo ?? `Remittance ${id}`),
+                principal: input.principal,
+                field: request.amount === undefined ? 'body.foreignAmount' : 'body.amount',
+              }),
           );
         }),
       );
+  // The workflow's approval and ceiling are read back from the records, so a resumed create starts what
+  // the first attempt recorded.
+  const approval = await findApproval(db, approvalIdOf('remittance', remittanceId));
 
   const workflowInput: RemittanceInput = {
     remittanceId,
@@ -224,6 +277,10 @@ export async function createRemittance(
     ...(request.amount === undefined ? {} : { amount: request.amount }),
     autoCapture: request.autoCapture,
     timing: settings.timing,
+    ...(approval ? { valuedVnd: Number(approval.amount) } : {}),
+    ...(approval?.required_approvers
+      ? { approval: await approvalRequestOf(db, 'remittance', remittanceId) }
+      : {}),
   };
   try {
     await startOnce(() =>
@@ -241,7 +298,12 @@ export async function createRemittance(
     // With an Idempotency-Key the retry starts it. Without one, it is marked failed (nothing was bought)
     // only when Temporal is sure nothing started: a start it persisted before failing to answer runs on.
     if (input.create) throw workflowNotStarted(`Remittance ${remittanceId}`);
-    if (await certainlyNotStarted(temporal, remittanceWorkflowId(remittanceId)))
+    if (await certainlyNotStarted(temporal, remittanceWorkflowId(remittanceId))) {
+      // Its approval no longer waits nor counts against the day's caps.
+      await expireApproval(db, {
+        approvalId: approvalIdOf('remittance', remittanceId),
+        reason: 'The workflow could not be started; nothing was bought.',
+      });
       await updateRemittance(
         db,
         remittanceId,
@@ -252,6 +314,7 @@ export async function createRemittance(
         },
         canMoveRemittance,
       );
+    }
     throw error;
   }
   return remittanceView(db, remittanceId);

@@ -213,7 +213,11 @@ export function remittanceRoutes(deps: RemittanceDeps): AnyRoute[] {
       body: newRemittanceBody,
       idempotent: 'required',
       handler: async ({ body, principal, create }) => ({
-        body: await createRemittance(deps, { request: body as NewRemittanceRequest, principal, create }),
+        body: await createRemittance(
+          deps,
+          { request: body as NewRemittanceRequest, principal, create },
+          quotes,
+        ),
       }),
     }),
     defineRoute({

@@ -5,6 +5,7 @@
 import { defineQuery, defineSignal } from '@temporalio/workflow';
 import type { Duration } from '@temporalio/common';
 import type { REMITTANCE_AMOUNT_RANGES } from '../../gateway/limits';
+import type { ApprovalRequest } from '../approvals';
 
 // ---- identities: every gateway id derives from the remittance, so a retry or a replay never invents a new order
 export const remittanceWorkflowId = (remittanceId: string) => `remittance/${remittanceId}`;
@@ -31,6 +32,7 @@ export type RemittanceRequestType = keyof typeof REMITTANCE_AMOUNT_RANGES;
  */
 export type RemittanceStatus =
   | 'accepted'
+  | 'awaiting_approval'
   | 'quoting'
   | 'verifying_receiver'
   | 'checking_balance'
@@ -40,12 +42,16 @@ export type RemittanceStatus =
   | 'awaiting_capture'
   | 'succeeded'
   | 'failed'
-  | 'needs_attention';
+  | 'needs_attention'
+  | 'rejected'
+  | 'expired';
 
 export const FINAL_REMITTANCE_STATUSES: readonly RemittanceStatus[] = [
   'succeeded',
   'failed',
   'needs_attention',
+  'rejected',
+  'expired',
 ];
 
 /**
@@ -57,6 +63,9 @@ export const FINAL_REMITTANCE_STATUSES: readonly RemittanceStatus[] = [
 const REMITTANCE_MOVES: Readonly<Record<RemittanceStatus, readonly RemittanceStatus[]>> = {
   // `failed` from `accepted`: the API could not start the workflow.
   accepted: ['quoting', 'failed'],
+  // Held before any gateway step for its approvers: nothing has moved, so it ends rejected, expired or
+  // (the API could not start the workflow) failed, or goes on to its first quote.
+  awaiting_approval: ['quoting', 'rejected', 'expired', 'failed'],
   quoting: ['verifying_receiver', 'checking_balance', 'buying', 'failed'],
   verifying_receiver: ['checking_balance', 'failed'],
   checking_balance: ['quoting', 'buying', 'sending', 'failed', 'needs_attention'],
@@ -67,6 +76,8 @@ const REMITTANCE_MOVES: Readonly<Record<RemittanceStatus, readonly RemittanceSta
   needs_attention: ['succeeded'],
   succeeded: [],
   failed: [],
+  rejected: [],
+  expired: [],
 };
 export const canMoveRemittance = (from: string, to: string) =>
   from === to || (REMITTANCE_MOVES[from as RemittanceStatus]?.includes(to as RemittanceStatus) ?? false);
@@ -106,6 +117,13 @@ export interface RemittanceInput {
   /** false: two-step (wallet only); the gateway completes it later. */
   autoCapture: boolean;
   timing: RemittanceTiming;
+  /**
+   * The VND the approval policy weighed (and the daily caps counted): the remittance never sends more.
+   * Absent in runs started before approvals.
+   */
+  valuedVnd?: number;
+  /** Set when the policy asks for approvers: the workflow waits for them before its first gateway step. */
+  approval?: ApprovalRequest;
 }
 
 export interface RemittanceResult {

@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import type { Db } from '../shared/knex';
 import { reserveOrderIds } from '../shared/gateway-order-ids';
 import { applyListFilter, pageOf, type ListFilter } from '../shared/list-filter';
@@ -84,6 +85,8 @@ export async function insertRemittance(
   db: Db,
   row: NewRemittance,
   orderIds: readonly string[],
+  /** What else must be written with the remittance or not at all (its approval request). */
+  alongside?: (trx: Knex.Transaction) => Promise<void>,
 ): Promise<void> {
   await db.transaction(async (trx) => {
     await trx('remittances').insert({
@@ -95,6 +98,7 @@ export async function insertRemittance(
       trx,
       orderIds.map((orderId) => ({ orderId, kind: 'remittance', objectId: row.remittance_id })),
     );
+    await alongside?.(trx);
   });
 }
 

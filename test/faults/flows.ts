@@ -263,6 +263,10 @@ const remittance: Flow = {
       requestType: 'remitToWallet',
       baseCurrency: currency,
       foreignAmount,
+      // A VND amount (below what the foreign amount buys at any sandbox rate): the approval policy weighs it
+      // as it is, so the API asks for no rate of its own and the armed exchange-rate fault meets the
+      // remittance's quote.
+      amount: 1_400_000,
       receiver: { walletId, walletName: 'Tran Thi B', personalId: '012345678901' },
       remittanceInfo: {
         name: 'John Smith',

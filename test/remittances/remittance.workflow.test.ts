@@ -129,6 +129,13 @@ describe('remittance: stops before anything is bought (failed)', () => {
     expect(run.calls('buyForRemittance')).toEqual([]);
   });
 
+  it('the rate moved past what the approval policy weighed: failed, nothing bought, never more sent', async () => {
+    const { run } = await remit({}, { valuedVnd: 100 * RATE - 1 });
+    expect(await run.result()).toBe('failed');
+    expect(lastRecord(run).reason).toContain('more than the 2499999 VND the approval policy weighed');
+    expect(run.calls('buyForRemittance')).toEqual([]);
+  });
+
   it('the buy is refused: failed, nothing bought', async () => {
     const { run } = await remit({
       buyForRemittance: async () => ({ outcome: 'refused' as const, resultCode: 1100, message: 'no funds' }),

@@ -240,13 +240,29 @@ describe('retrying a create', () => {
 
   it('two identical remittances with the same key are one remittance (the second is the first answer)', async () => {
     const headers = { 'idempotency-key': `rmt-retry-${Date.now()}` };
-    const body = walletRemittance();
+    // A VND amount: the approval policy weighs it as it is, without a rate (no worker answers one here).
+    const body = walletRemittance(undefined, { amount: 2_000_000 });
     const first = await remittanceCall({ api }, operatorKey, 'POST', '/v1/remittances', body, headers);
     const second = await remittanceCall({ api }, operatorKey, 'POST', '/v1/remittances', body, headers);
     expect(first.status, JSON.stringify(first.body)).toBe(201);
     expect(second.status).toBe(201);
     expect(second.body.remittanceId).toBe(first.body.remittanceId);
     expect(await db('remittances').where({ remittance_id: first.body.remittanceId })).toHaveLength(1);
+  });
+});
+
+describe('weighing a remittance for the approval policy', () => {
+  it('without a VND amount and no rate to be had, refuses with quote_unavailable rather than guess, and records nothing', async () => {
+    const mine = () =>
+      db('remittances')
+        .where({ created_by_key: parseKeyId(operatorKey) })
+        .count({ n: '*' })
+        .first();
+    const before = await mine();
+    const answer = await remittanceCall({ api }, operatorKey, 'POST', '/v1/remittances', walletRemittance());
+    expect(answer.status).toBe(503);
+    expect(answer.body.error.code).toBe('quote_unavailable');
+    expect(await mine()).toEqual(before);
   });
 });
 

@@ -2,6 +2,7 @@ import { patched, setHandler } from '@temporalio/workflow';
 import { gatewayOf, quoteOf, recordsOf } from '../shared/activity-profiles';
 import { durationMs } from '../../contracts/shared';
 import { waitForNotificationOrAsk, waitOrAskThenAttend, type AskSchedule } from '../shared/wait-or-ask';
+import { awaitApproval } from '../approvals/await-approval';
 import { MAX_EXCHANGE_AMOUNT, REMITTANCE_AMOUNT_RANGES } from '../../gateway/limits';
 import { isPending, outcomeOf } from '../../gateway/result-codes';
 import {
@@ -18,6 +19,7 @@ import {
   type RemittanceTiming,
   type ResultSource,
 } from '../../contracts/remittances';
+import type { ApprovalRequest } from '../../contracts/approvals';
 
 const records = recordsOf<RemittanceActivities>();
 
@@ -41,6 +43,10 @@ export async function remittance(input: RemittanceInput): Promise<RemittanceStat
   const run = openRun(input);
   answerProgress(run);
   listenForResult(run);
+  // Before any gateway step (not even a quote): a remittance held for approvers moves nothing unless they
+  // approve. Inputs without `approval` (every run started before it existed) never wait, so their replay
+  // is unchanged.
+  if (input.approval && !(await approvedBeforeQuoting(run, input.approval))) return run.status;
   await setStatus(run, 'quoting');
   const firstQuote = await takeQuote(run);
   if (input.requestType === 'remitToWallet' && !(await receiverCanReceive(run))) return run.status;
@@ -145,6 +151,14 @@ async function stop(
 
 // ---- before the buy: nothing has moved, a stop is `failed`
 
+async function approvedBeforeQuoting(run: Run, approval: ApprovalRequest): Promise<boolean> {
+  run.status = 'awaiting_approval';
+  const outcome = await awaitApproval(approval);
+  if (outcome === 'approved') return true;
+  await setStatus(run, outcome, { reason: `The approval was ${outcome}; nothing was bought or sent.` });
+  return false;
+}
+
 async function takeQuote(run: Run): Promise<Quote> {
   run.quotes += 1;
   const quoted = await run.gateway.quoteRemittanceRate({ remittanceId: run.id, seq: run.quotes });
@@ -204,6 +218,13 @@ function amountRefusal(input: RemittanceInput, rate: number): string | undefined
   const expected = exchangeAmountOf(foreignAmount, rate);
   const [min, max] = REMITTANCE_AMOUNT_RANGES[requestType];
   const toSend = input.amount ?? expected;
+  // The policy weighed valuedVnd (a rate with a margin): a rate that moved past the margin would send
+  // more than was approved and counted against the caps, so nothing is bought.
+  if (input.valuedVnd !== undefined && toSend > input.valuedVnd)
+    return (
+      `At the current rate ${rate}, ${foreignAmount} ${baseCurrency} makes ${toSend} VND, more than the ` +
+      `${input.valuedVnd} VND the approval policy weighed; create a new remittance at the new rate.`
+    );
   if (expected > MAX_EXCHANGE_AMOUNT)
     return `${foreignAmount} ${baseCurrency} at ${rate} is more than 12 digits of VND.`;
   if (toSend < min || toSend > max)
