@@ -10,26 +10,13 @@ import { decisionSigner } from '../../api/http/decision-signer';
 import { approvalDecisionUpdate, approvalStateQuery } from '../../contracts/approvals';
 import { disbursementWorkflowId } from '../../contracts/payouts';
 import { eventsOf } from '../../db/events/events';
-import { loadConfig } from '../../platform/config';
 import { callApi } from '../support/api';
+import { approvalWaitOf, gatewaySaw, TEST_APPROVAL_POLICY } from '../support/approvals';
 import { useScratchDatabase } from '../support/database';
 import { freshId } from '../support/ids';
 import { startStack, type Stack } from '../support/stack';
 import { createTimeSkippingEnv, testDataConverter } from '../support/temporal';
 import { eventually } from '../support/wait';
-
-const band = (fromVnd: number, approvers: number) => ({ fromVnd, approvers, roles: ['payouts-approver'] });
-const kind = {
-  bands: [band(0, 0), band(1_000_000, 1), band(5_000_000, 2)],
-  perMakerDailyVnd: 30_000_000,
-  perMerchantDailyVnd: 1_000_000_000,
-};
-const POLICY = loadConfig({
-  APPROVAL_POLICY: JSON.stringify({
-    expiresAfterHours: 2,
-    kinds: { disbursement: kind, refund: kind, remittance: kind },
-  }),
-}).APPROVAL_POLICY;
 
 type Keys =
   | 'maker'
@@ -63,7 +50,7 @@ beforeAll(async () => {
       cashierTwin: { name: 'Cashier', roles: ['payouts-approver'] },
     },
     sandbox: { balances: { VND: 100_000_000_000 } },
-    app: { approvals: { policy: POLICY } },
+    app: { approvals: { policy: TEST_APPROVAL_POLICY } },
   });
 });
 
@@ -98,21 +85,11 @@ const until = (id: string, status: string) =>
     return view;
   });
 
-const movements = (orderId: string) =>
-  t.stack.sandbox.admin.ledger().filter((entry) => entry.orderId.startsWith(orderId));
-const gatewayCallsFor = (orderId: string) =>
-  t.stack.sandbox.admin.requests().filter((entry) => entry.orderId?.startsWith(orderId));
+const movements = (id: string) => gatewaySaw(t.stack.sandbox, id).movements;
+const gatewayCallsFor = (id: string) => gatewaySaw(t.stack.sandbox, id).calls;
 
 /** The workflow's own view of its approval, once it waits for one. */
-const waitingWorkflow = (id: string) =>
-  eventually(async () => {
-    const handle = t.env.client.workflow.getHandle(disbursementWorkflowId(id));
-    const state = await handle.query(approvalStateQuery);
-    const { currentDetails } = (await handle.query('__temporal_workflow_metadata')) as {
-      currentDetails: string;
-    };
-    return { state, currentDetails };
-  });
+const waitingWorkflow = (id: string) => approvalWaitOf(t.env.client, disbursementWorkflowId(id));
 
 describe('single disbursements under the approval policy', () => {
   it('a maker alone cannot pay above the policy: it waits for approval and nothing reaches the gateway', async () => {

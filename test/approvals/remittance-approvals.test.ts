@@ -5,32 +5,18 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { approvalStateQuery } from '../../contracts/approvals';
 import { remittanceWorkflowId } from '../../contracts/remittances';
 import { buyForRemittance, createRemittanceOrder } from '../../activities/remittances/remittances';
 import type { GatewayClient } from '../../gateway';
 import { eventsOf } from '../../db/events/events';
-import { loadConfig } from '../../platform/config';
 import { callApi } from '../support/api';
+import { approvalWaitOf, gatewaySaw, TEST_APPROVAL_POLICY } from '../support/approvals';
 import { useScratchDatabase } from '../support/database';
 import { freshId } from '../support/ids';
 import { testRemittanceSettings, walletRemittance } from '../support/remittance-stack';
 import { startStack, type Stack } from '../support/stack';
 import { createTimeSkippingEnv } from '../support/temporal';
 import { eventually } from '../support/wait';
-
-const band = (fromVnd: number, approvers: number) => ({ fromVnd, approvers, roles: ['payouts-approver'] });
-const kind = {
-  bands: [band(0, 0), band(1_000_000, 1), band(5_000_000, 2)],
-  perMakerDailyVnd: 30_000_000,
-  perMerchantDailyVnd: 1_000_000_000,
-};
-const POLICY = loadConfig({
-  APPROVAL_POLICY: JSON.stringify({
-    expiresAfterHours: 2,
-    kinds: { disbursement: kind, refund: kind, remittance: kind },
-  }),
-}).APPROVAL_POLICY;
 
 type Keys = 'maker' | 'makerTwin' | 'approverA' | 'approverB' | 'viewer' | 'capper';
 
@@ -52,7 +38,7 @@ beforeAll(async () => {
       capper: { name: 'capper', roles: ['remittance'] },
     },
     sandbox: { balances: { VND: 0, USD: 100_000 }, timing: { pendingSettleMs: 60_000 } },
-    app: { remittance: testRemittanceSettings(taskQueue), approvals: { policy: POLICY } },
+    app: { remittance: testRemittanceSettings(taskQueue), approvals: { policy: TEST_APPROVAL_POLICY } },
   });
 });
 
@@ -87,20 +73,10 @@ const until = (id: string, status: string) =>
   });
 
 /** Every gateway order of a remittance starts with its id (`<id>`, `<id>-verify`, `<id>-buy`). */
-const movements = (id: string) =>
-  t.stack.sandbox.admin.ledger().filter((entry) => entry.orderId.startsWith(id));
-const gatewayCallsFor = (id: string) =>
-  t.stack.sandbox.admin.requests().filter((entry) => entry.orderId?.startsWith(id));
+const movements = (id: string) => gatewaySaw(t.stack.sandbox, id).movements;
+const gatewayCallsFor = (id: string) => gatewaySaw(t.stack.sandbox, id).calls;
 
-const waitingWorkflow = (id: string) =>
-  eventually(async () => {
-    const handle = t.env.client.workflow.getHandle(remittanceWorkflowId(id));
-    const state = await handle.query(approvalStateQuery);
-    const { currentDetails } = (await handle.query('__temporal_workflow_metadata')) as {
-      currentDetails: string;
-    };
-    return { state, currentDetails };
-  });
+const waitingWorkflow = (id: string) => approvalWaitOf(t.env.client, remittanceWorkflowId(id));
 
 describe('remittances under the approval policy', () => {
   it('a remittance key alone cannot send above the policy: weighed at the quote plus 5%, it waits and nothing reaches the gateway', async () => {
