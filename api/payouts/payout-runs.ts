@@ -362,9 +362,9 @@ export async function resumeRun(deps: PayoutDeps, input: { runId: string; princi
         'unconfirmed, resumes.',
     );
   }
-  await deps.temporal.workflow
-    .getHandle(run.workflow_id)
-    .signal(resumeSignal, { by: actorOf(input.principal) });
+  const by = actorOf(input.principal);
+  const proof = deps.signDecision({ subject: run.workflow_id, action: 'resume', by });
+  await deps.temporal.workflow.getHandle(run.workflow_id).signal(resumeSignal, { by, proof });
   return runView(deps, input.runId);
 }
 

@@ -162,8 +162,12 @@ export interface RunProgress {
 
 /** The gateway reported a batch stage (8003 created, or the payment result). */
 export const batchNotificationSignal = defineSignal<[BatchNotice]>('batchNotification');
-/** The operator topped up the merchant balance: try paying again. */
-export const resumeSignal = defineSignal<[{ by: Actor }]>('resume');
+/**
+ * The operator topped up the merchant balance: try paying again. A money decision, so it carries the API's
+ * proof (contracts/shared/decision-proof.ts), made for the run's workflow; the run passes it on to its
+ * batches, which check it against their parent run.
+ */
+export const resumeSignal = defineSignal<[{ by: Actor; proof?: unknown }]>('resume');
 export const batchStatusQuery = defineQuery<BatchStatus>('batchStatus');
 
 /** Approve or reject; answers the caller with the run's new status, or refuses (maker ≠ checker). */

@@ -10,6 +10,7 @@ import {
   type StateCounts,
   type BatchSync,
 } from '../../contracts/payouts';
+import { admitDecision, signTest } from '../support/decision-proofs';
 import { captureHistory } from '../support/history-capture';
 import { eventually } from '../support/wait';
 import {
@@ -34,6 +35,12 @@ const timing: PayoutTiming = {
   pendingGiveUpAfter: '20 minutes',
 };
 const ops = { keyId: 'k-ops', name: 'Ops' };
+/** An operator's resume as the API sends it: signed for the batch's run (here the batch runs alone). */
+const resume = (run: Run<typeof payoutBatch>) =>
+  run.handle.signal(resumeSignal, {
+    by: ops,
+    proof: signTest({ subject: run.handle.workflowId, action: 'resume', by: ops }),
+  });
 
 const validating: BatchSync = { validating: true, counts: { QUEUED: { count: 3, amount: 300_000 } } };
 const sync = (counts: StateCounts): BatchSync => ({ validating: false, counts });
@@ -48,6 +55,7 @@ const somePending = sync({
 const accepted = { outcome: 'accepted' as const, amount: 300_000 };
 const happy: Fakes = {
   recordBatchStatus: ok,
+  admitDecision,
   initiateBatch: async () => ({ mToken: 'm-token' }),
   createBatch: async () => accepted,
   checkBalance: async () => ({ balance: 1_000_000 }),
@@ -190,7 +198,7 @@ describe('payoutBatch: a stage the gateway never confirms (the strict gateway: a
     await untilStatus(run, 'validating');
     await run.handle.signal(batchNotificationSignal, created);
     await untilStatus(run, 'needs_attention', true);
-    await run.handle.signal(resumeSignal, { by: ops });
+    await resume(run);
     expect(await run.result()).toMatchObject({ status: 'completed', counts: settled.counts });
     expect(run.inputs('payBatch').map((input) => input.attempt)).toEqual([1, 2]);
     expect(
@@ -245,7 +253,12 @@ describe('payoutBatch: the merchant balance is short', () => {
     });
     await untilStatus(run, 'awaiting_funds');
     expect(run.inputs('recordBatchStatus').at(-1)!.reason).toContain('Top up, then resume');
+    // Sent straight to the batch through the Temporal frontend, without the API's proof: refused.
     await run.handle.signal(resumeSignal, { by: ops });
+    await eventually(() => expect(run.calls('admitDecision')).toHaveLength(1));
+    expect(await run.handle.query(batchStatusQuery)).toBe('awaiting_funds');
+    expect(run.inputs('createBatch')).toHaveLength(1);
+    await resume(run);
     await untilStatus(run, 'validating');
     await run.handle.signal(batchNotificationSignal, created);
     await untilStatus(run, 'awaiting_result');
@@ -269,7 +282,7 @@ describe('payoutBatch: the merchant balance is short', () => {
     await untilStatus(run, 'awaiting_funds');
     expect(run.calls('payBatch')).toEqual([]);
     expect(run.inputs('recordBatchStatus').at(-1)!.reason).toContain('199999');
-    await run.handle.signal(resumeSignal, { by: ops });
+    await resume(run);
     await untilStatus(run, 'awaiting_result');
     await run.handle.signal(batchNotificationSignal, paid);
     expect(await run.result()).toMatchObject({ status: 'completed' });
@@ -284,7 +297,7 @@ describe('payoutBatch: the merchant balance is short', () => {
     await untilStatus(run, 'validating');
     await run.handle.signal(batchNotificationSignal, created);
     await untilStatus(run, 'awaiting_funds');
-    await run.handle.signal(resumeSignal, { by: ops });
+    await resume(run);
     await untilStatus(run, 'awaiting_result');
     await run.handle.signal(batchNotificationSignal, paid);
     expect(await run.result()).toMatchObject({ status: 'completed' });
@@ -300,14 +313,14 @@ describe('payoutBatch: the merchant balance is short', () => {
       checkBalance: inTurn({ balance: 0 }, { balance: 1_000_000 }),
     });
     await untilStatus(run, 'validating');
-    await run.handle.signal(resumeSignal, { by: ops });
+    await resume(run);
     await run.handle.signal(batchNotificationSignal, created);
     await untilStatus(run, 'awaiting_funds');
     // Still waiting: the early resume did not count.
     await run.blocked();
     expect(await run.handle.query(batchStatusQuery)).toBe('awaiting_funds');
     expect(run.calls('checkBalance')).toHaveLength(1);
-    await run.handle.signal(resumeSignal, { by: ops });
+    await resume(run);
     await untilStatus(run, 'awaiting_result');
     await run.handle.signal(batchNotificationSignal, paid);
     expect(await run.result()).toMatchObject({ status: 'completed' });

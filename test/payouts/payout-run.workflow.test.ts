@@ -12,10 +12,7 @@ import {
   type PayoutRunInput,
   type Reconciliation,
 } from '../../contracts/payouts';
-import { checkDecisionProof } from '../../activities/shared/decision-proofs';
-import { decisionSigner } from '../../api/http/decision-signer';
-import type { AdmitDecisionInput, DecisionAdmission } from '../../contracts/shared';
-import { TEST_DECISION_SIGNING_KEY } from '../support/settings';
+import { admitDecision, signTest } from '../support/decision-proofs';
 import { eventually } from '../support/wait';
 import {
   gate,
@@ -58,18 +55,6 @@ const batchCompletes: Fakes = {
   createBatch: async () => ({ outcome: 'accepted' as const, amount: 100_000 }),
   syncBatchItems: async () => ({ validating: false, counts: { SUCCEEDED: { count: 1, amount: 100_000 } } }),
 };
-/** The workers' real check of a proof, with the test key; refusals are not written anywhere here. */
-const admitDecision = async ({
-  subject,
-  decision,
-  proof,
-  replayed,
-}: AdmitDecisionInput): Promise<DecisionAdmission> => {
-  const reason = replayed
-    ? 'replayed'
-    : checkDecisionProof(TEST_DECISION_SIGNING_KEY, { subject, ...decision }, proof, Date.now());
-  return reason ? { admitted: false, reason, message: `refused: ${reason}` } : { admitted: true };
-};
 const runRecords: Fakes = {
   admitDecision,
   recordDecision: ok,
@@ -104,7 +89,6 @@ async function startRun(
   return { run, runId, batchIds: batches.map((batch) => batch.batchId) };
 }
 
-const signTest = decisionSigner(TEST_DECISION_SIGNING_KEY);
 /** A decision as the API sends it: signed for this run. */
 const decide = (run: Run<typeof payoutRun>, decision: 'approve' | 'reject', by: Actor, note?: string) =>
   run.handle.executeUpdate(decideUpdate, {
@@ -277,7 +261,7 @@ describe('payoutRun: its batches', () => {
     expect(await run.result()).toBe('reconciled');
   });
 
-  it('resume after a top-up reaches the batch waiting for funds', async () => {
+  it('resume after a top-up reaches the batch waiting for funds; one without the API’s proof does not', async () => {
     const { run, batchIds } = await startRun(
       {
         createBatch: inTurn<AnswerOf<'createBatch'>>(
@@ -291,7 +275,18 @@ describe('payoutRun: its batches', () => {
     await eventually(() =>
       expect(run.inputs('recordBatchStatus').at(-1)).toMatchObject({ status: 'awaiting_funds' }),
     );
+    // Forged through the Temporal frontend: without a proof, or with one the API made for another run.
     await run.handle.signal(resumeSignal, { by: checker });
+    const otherRun = signTest({ subject: payoutRunWorkflowId('elsewhere'), action: 'resume', by: checker });
+    await run.handle.signal(resumeSignal, { by: checker, proof: otherRun });
+    await eventually(async () =>
+      expect(
+        (await run.handle.query(runProgressQuery)).refusedDecisions?.map((refused) => refused.reason),
+      ).toEqual(['missing', 'other_subject']),
+    );
+    expect(run.inputs('createBatch')).toHaveLength(1);
+    const proof = signTest({ subject: run.handle.workflowId, action: 'resume', by: checker });
+    await run.handle.signal(resumeSignal, { by: checker, proof });
     expect(await run.result()).toBe('reconciled');
     expect(run.inputs('createBatch').map((input) => [input.batchId, input.attempt])).toEqual([
       [batchIds[0], 1],

@@ -6,7 +6,8 @@
  * Every activity, timer and `patched()` below is part of stored histories: moving a call, or evaluating a
  * `patched()` at another point, breaks their replay (docs/workflow-versioning.md).
  */
-import { condition, patched, setHandler } from '@temporalio/workflow';
+import { condition, patched, setHandler, workflowInfo } from '@temporalio/workflow';
+import { decisionGate, type DecisionGate } from '../shared/decision-gate';
 import { gatewayOf, pageReaderOf, recordsOf } from '../shared/activity-profiles';
 import {
   BATCH_ASK_GROWTH,
@@ -59,6 +60,8 @@ interface Batch {
   created: boolean;
   paidNotices: number;
   resumeRequested: boolean;
+  /** Admits a resume only with the API's proof, made for this batch's run (the run passes it on). */
+  readonly gate: DecisionGate;
   /** Each pay attempt has a requestId of its own. */
   payAttempt: number;
 }
@@ -70,6 +73,10 @@ function openBatch(input: PayoutBatchInput): Batch {
     gateway: gatewayOf<PayoutActivities>(gatewayAttemptTimeout),
     reader: pageReaderOf<PayoutActivities>(gatewayAttemptTimeout),
     askOperator: patched('batch-unconfirmed-stage-asks-operator'),
+    gate: decisionGate(
+      { type: 'payout_batch', id: input.batchId },
+      workflowInfo().parent?.workflowId ?? workflowInfo().workflowId,
+    ),
     status: 'queued',
     created: false,
     paidNotices: 0,
@@ -85,7 +92,16 @@ function listen(batch: Batch) {
     if (notice.stage === 'created') batch.created = true;
     else batch.paidNotices += 1;
   });
-  setHandler(resumeSignal, () => {
+  setHandler(resumeSignal, async (resume) => {
+    // Resumes taken before proofs existed replay without the check (their histories have no marker). A
+    // refused one is in the audit log and in the batch's refusals; the batch goes on waiting.
+    if (patched('resume-carries-proof')) {
+      const admitted = await batch.gate.admit({ action: 'resume', by: resume.by }, resume.proof).then(
+        () => true,
+        () => false,
+      );
+      if (!admitted) return;
+    }
     if (batch.status === 'awaiting_funds' || (batch.askOperator && batch.status === 'needs_attention'))
       batch.resumeRequested = true;
   });

@@ -119,9 +119,20 @@ function acceptDecision(run: Run) {
   );
 }
 
-/** The operator's "resume" after a top-up reaches every running batch; only a waiting one acts on it. */
+/**
+ * The operator's "resume" after a top-up reaches every running batch; only a waiting one acts on it. It is
+ * a money decision: without the API's proof it goes no further than the audit log and the run's refusals.
+ */
 function passOnResumes(run: Run) {
   setHandler(resumeSignal, async (resume) => {
+    // Resumes taken before proofs existed replay without the check (their histories have no marker).
+    if (patched('resume-carries-proof')) {
+      const admitted = await run.gate.admit({ action: 'resume', by: resume.by }, resume.proof).then(
+        () => true,
+        () => false,
+      );
+      if (!admitted) return;
+    }
     await Promise.all(
       [...run.running].map((batchId) =>
         getExternalWorkflowHandle(payoutBatchWorkflowId(batchId))

@@ -18,9 +18,15 @@ export interface DecisionGate {
   readonly refused: readonly RefusedDecision[];
 }
 
-/** The gate of one workflow's money decisions (contracts/shared/decision-proof.ts tells the whole design). */
-export function decisionGate(target: { type: string; id: string }): DecisionGate {
-  const subject = workflowInfo().workflowId;
+/**
+ * The gate of one workflow's money decisions (contracts/shared/decision-proof.ts tells the whole design).
+ * A proof names the workflow the API signed it for: this one, unless the decision reaches it through
+ * another (a payout batch takes its run's resume), whose id is then the `subject`.
+ */
+export function decisionGate(
+  target: { type: string; id: string },
+  subject = workflowInfo().workflowId,
+): DecisionGate {
   const seenNonces = new Set<string>();
   const refused: RefusedDecision[] = [];
   return {
