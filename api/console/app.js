@@ -41,6 +41,8 @@ const DUTIES = {
   subscriptions: ['billing', 'viewer'],
   reactivate: ['billing'],
   savedMethodPayments: ['payments', 'viewer'],
+  // A customer's saved methods are looked up by their id: only the duty that sees customers in full.
+  savedMethods: ['payments'],
   remittances: ['remittance', 'viewer'],
   sendRemittance: ['remittance'],
   payments: ['payments', 'viewer'],
@@ -128,8 +130,8 @@ function navLinks() {
   if (ctx.can('readRuns')) links.push(['#/disbursements', t('Disbursements')]);
   if (ctx.can('payments')) links.push(['#/payments', t('Payments')]);
   if (ctx.can('subscriptions')) links.push(['#/subscriptions', t('Subscriptions')]);
-  if (ctx.can('savedMethodPayments'))
-    links.push(['#/saved-method-payments', t('Saved-method payments')], ['#/methods', t('Saved methods')]);
+  if (ctx.can('savedMethodPayments')) links.push(['#/saved-method-payments', t('Saved-method payments')]);
+  if (ctx.can('savedMethods')) links.push(['#/methods', t('Saved methods')]);
   if (ctx.can('remittances')) links.push(['#/remittances', t('Remittances')]);
   if (ctx.can('webhooks')) links.push(['#/webhook-endpoints', t('Webhook endpoints')]);
   if (ctx.can('audit')) links.push(['#/audit', t('Audit log')]);

@@ -155,9 +155,11 @@ export function savedMethodRoutes(deps: SavedMethodDeps): AnyRoute[] {
       method: 'get',
       path: '/v1/customers/:partnerClientId/saved-methods',
       formerPath: '/v1/customers/:partnerClientId/methods',
-      summary: "A customer's saved methods (display fields only; never the token).",
+      summary:
+        "A customer's saved methods (display fields only; never the token). Only for roles that see customers in full (payments, admin): any other role is refused 403 whatever the id, so it cannot learn whether an id is a customer.",
       tag: 'payments',
-      access: { roles: READERS },
+      // Even a masked or empty list would tell a viewer whether the id it typed is a customer.
+      access: { roles: WRITERS },
       params: z.object({ partnerClientId: z.string().max(60) }),
       query: z.object({ all: z.enum(['true', 'false']).default('false') }),
       handler: async ({ params, query, principal }) => {

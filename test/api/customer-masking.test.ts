@@ -85,11 +85,6 @@ const routes: Array<{ path: string; duty: Role; record: (body: never) => Record<
   { path: `/v1/subscriptions/${ids.subscription}`, duty: 'billing', record: (body) => body },
   { path: `/v1/saved-method-bindings/${ids.binding}`, duty: 'payments', record: (body) => body },
   {
-    path: `/v1/customers/${encodeURIComponent(customer)}/saved-methods`,
-    duty: 'payments',
-    record: (body: { methods: Record<string, unknown>[] }) => body.methods[0]!,
-  },
-  {
     path: `/v1/saved-method-payments?q=${ids.payment}`,
     duty: 'payments',
     record: (body: { payments: Record<string, unknown>[] }) => body.payments[0]!,
@@ -112,6 +107,33 @@ describe('customers are masked by role, the rule payout items follow', () => {
     expect((await read([duty])).partnerClientId).toBe(customer);
     // A viewer who also holds the duty reads as the duty.
     expect((await read(['viewer', duty])).partnerClientId).toBe(customer);
+  });
+
+  it("a customer's saved methods: in full to admin and payments; any other role is refused whether or not the id is a customer", async () => {
+    const methods = async (roles: Role[], id: string) =>
+      callApi(
+        t.api,
+        await newKey(t.db, roles),
+        'GET',
+        `/v1/customers/${encodeURIComponent(id)}/saved-methods`,
+      );
+    for (const roles of [['admin'], ['payments']] as Role[][]) {
+      const { status, body } = await methods(roles, customer);
+      expect(status).toBe(200);
+      expect((body as { methods: Array<{ partnerClientId: string }> }).methods[0]!.partnerClientId).toBe(
+        customer,
+      );
+    }
+    for (const roles of [['viewer'], ['billing'], ['payouts-maker']] as Role[][]) {
+      const known = await methods(roles, customer);
+      const unknown = await methods(roles, `nobody.${tag}@example.com`);
+      expect([known.status, unknown.status]).toEqual([403, 403]);
+      const refusal = (body: unknown) => {
+        const { code, message } = (body as { error: { code: string; message: string } }).error;
+        return { code, message };
+      };
+      expect(refusal(known.body)).toEqual(refusal(unknown.body));
+    }
   });
 
   it("a subscription's owner label (a phone, an email) follows the same rule", async () => {

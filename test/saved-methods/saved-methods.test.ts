@@ -93,7 +93,7 @@ describe('binding', () => {
     const done = await bindingStatus(created.bindingId, ['active', 'failed']);
     expect(done.status).toBe('active');
 
-    const listed = await t.call('GET', `/v1/customers/${id}/saved-methods`, undefined, t.viewerKey);
+    const listed = await t.call('GET', `/v1/customers/${id}/saved-methods`);
     expect(listed.status).toBe(200);
     expect(listed.body.methods).toEqual([
       expect.objectContaining({
@@ -126,8 +126,7 @@ describe('binding', () => {
     await bindingStatus(first.bindingId, ['active']);
     await bindingStatus(second.bindingId, ['active']);
 
-    const methods = (await t.call('GET', `/v1/customers/${id}/saved-methods`, undefined, t.viewerKey)).body
-      .methods;
+    const methods = (await t.call('GET', `/v1/customers/${id}/saved-methods`)).body.methods;
     expect(methods).toHaveLength(3);
     expect(methods).toEqual(
       expect.arrayContaining([
