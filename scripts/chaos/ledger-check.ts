@@ -193,6 +193,10 @@ export function checkMoney(workload: Workload, records: Records, ledger: LedgerE
     const agrees =
       (status === 'succeeded' && bought === 'succeeded' && sent === 'succeeded') ||
       (status === 'failed' && bought !== 'succeeded' && sent === 'none') ||
+      // Rejected or expired by its approvers, or still waiting for them: nothing was bought or sent.
+      (['rejected', 'expired', 'awaiting_approval'].includes(status) &&
+        bought === 'none' &&
+        sent === 'none') ||
       (status === 'needs_attention' && bought === 'succeeded' && sent !== 'succeeded') ||
       (['awaiting_result', 'awaiting_capture'].includes(status) && sent === 'pending');
     if (!agrees)
@@ -274,6 +278,8 @@ export function checkMoney(workload: Workload, records: Records, ledger: LedgerE
       (status === 'succeeded' && ledgerSays === 'succeeded') ||
       (['failed', 'cancelled', 'expired'].includes(status) &&
         (ledgerSays === 'failed' || ledgerSays === 'none')) ||
+      // Refused by its approvers, or still waiting for them: it never reached the gateway.
+      (['rejected', 'awaiting_approval'].includes(status) && ledgerSays === 'none') ||
       (['pending', 'needs_attention', 'awaiting_result'].includes(status) && ledgerSays === 'pending') ||
       ([
         'starting',

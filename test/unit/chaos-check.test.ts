@@ -113,6 +113,22 @@ describe('money check', () => {
     expect(check.unexplainedMovements).toEqual(['subscription-charge stray-order succeeded']);
   });
 
+  it('a remittance its approvers rejected agrees only while nothing was bought or sent', () => {
+    const withRemittance: Workload = {
+      ...workload,
+      remittances: { remittances: [{ key: 'r', remittanceId: 'rem-1', foreignAmount: 500 }], failures: [] },
+    };
+    const rejected = {
+      ...records(),
+      remittances: [{ remittance_id: 'rem-1', order_id: 'rem-1', status: 'rejected' }],
+    };
+    expect(checkMoney(withRemittance, rejected, ledger()).recordDisagreesWithLedger).toEqual([]);
+    const sent = checkMoney(withRemittance, rejected, [...ledger(), entry('rem-1', undefined, 12_000_000)]);
+    expect(sent.recordDisagreesWithLedger).toEqual([
+      'remittance rem-1: payrun rejected, gateway bought none, sent succeeded',
+    ]);
+  });
+
   it('names a payout row paid twice by the gateway', () => {
     const check = checkMoney(workload, records(), [...ledger(), entry('run-1-b001', 'p-2')]);
     expect(check.paidTwice).toContain('gateway order run-1-b001/p-2: 2 ledger entries');
