@@ -11,6 +11,7 @@ import { approvalDecisionUpdate, approvalStateQuery } from '../../contracts/appr
 import { disbursementWorkflowId } from '../../contracts/payouts';
 import { eventsOf } from '../../db/events/events';
 import { callApi } from '../support/api';
+import { captureHistory } from '../support/history-capture';
 import { approvalWaitOf, gatewaySaw, TEST_APPROVAL_POLICY } from '../support/approvals';
 import { useScratchDatabase } from '../support/database';
 import { freshId } from '../support/ids';
@@ -129,6 +130,7 @@ describe('single disbursements under the approval policy', () => {
     expect(created.body.status).toBe('queued');
     await until(disbursementId, 'succeeded');
     expect(movements(disbursementId)).toHaveLength(1);
+    await captureHistory(t.env.client, disbursementWorkflowId(disbursementId), 'approved-by-two-paid');
   });
 
   it('the maker cannot approve their own request, not with a second key of the same person', async () => {
@@ -254,6 +256,7 @@ describe('single disbursements under the approval policy', () => {
     expect(gatewayCallsFor(disbursementId)).toEqual([]);
     const events = await eventsOf(scratch.db, 'approval', `disbursement:${disbursementId}`);
     expect(events.map((event) => event.type)).toEqual(['approval.requested', 'approval.rejected']);
+    await captureHistory(t.env.client, disbursementWorkflowId(disbursementId), 'approval-rejected');
   });
 
   it('requests over the daily cap per maker are refused, even at once, and record nothing', async () => {
@@ -357,6 +360,7 @@ describe('refunds under the approval policy', () => {
     expect((await decideRefund(t.stack.approverB, refundId, 'approve')).body.status).toBe('approved');
     await refundIn(payment.paymentId, refundId, 'succeeded');
     expect(refundMovements(payment.paymentId).map((entry) => entry.amount)).toEqual([6_000_000]);
+    await captureHistory(t.env.client, asked.body.workflowId, 'approved-by-two-refunded');
   });
 
   it('a rejected refund sends nothing and gives its amount back', async () => {
