@@ -19,7 +19,8 @@
 /**
  * What each role may do in the console (admin may do everything), mirroring the API's route roles.
  * @typedef {'readRuns' | 'upload' | 'decide' | 'subscriptions' | 'reactivate' | 'savedMethodPayments'
- *   | 'remittances' | 'sendRemittance' | 'payments' | 'confirmPayments' | 'audit' | 'webhooks'} Duty
+ *   | 'remittances' | 'sendRemittance' | 'payments' | 'confirmPayments' | 'audit' | 'webhooks'
+ *   | 'approve' | 'holds'} Duty
  */
 
 /** [smallest, largest] in VND. @typedef {[number, number]} AmountRange */
