@@ -539,7 +539,7 @@ export const VI_ERRORS = {
   payout_in_flight: 'Một đợt khác vừa nhận các mã chi trả này; hãy kiểm tra lại file.',
   run_not_awaiting_approval: 'Đợt chi trả không còn chờ duyệt.',
   self_approval:
-    'Người tải tệp lên không thể tự duyệt, dù dùng khóa khác của mình: cần một người khác duyệt.',
+    'Người đưa ra yêu cầu (tải tệp lên, đề xuất tạm giữ hay mở lại) không thể tự duyệt, dù dùng khóa khác của mình: cần một người khác duyệt.',
   decision_refused:
     'Quyết định bị từ chối vì không có bằng chứng hợp lệ từ API (kiểm tra DECISION_SIGNING_KEY của API và worker).',
   run_not_waiting_for_funds: 'Đợt chi trả không ở trạng thái chờ nạp tiền.',
