@@ -17,6 +17,9 @@ import { actionButton, errorBox, pageHeading, statusBadge } from './ui.js';
 
 export const APPROVAL_KINDS = ['disbursement', 'refund', 'remittance'];
 
+/** Rows a page of the inbox shows, oldest first; the rest are a page further. */
+const PAGE_SIZE = 50;
+
 /** @param {string} kind */
 const kindWords = (kind) =>
   ({ disbursement: t('Disbursement'), refund: t('Refund'), remittance: t('Remittance') })[kind] ?? kind;
@@ -105,6 +108,15 @@ export function approvalLine(approval, idPrefix = 'approval') {
  */
 export function approvalsPage(main, ctx, query) {
   const kind = APPROVAL_KINDS.includes(query.get('kind') ?? '') ? (query.get('kind') ?? '') : '';
+  const offset = Math.max(0, Number(query.get('offset') ?? 0) || 0);
+  /** @param {number} at */
+  const hashAt = (at) => {
+    const params = new URLSearchParams();
+    if (kind) params.set('kind', kind);
+    if (at) params.set('offset', String(at));
+    const text = params.toString();
+    return `#/approvals${text ? `?${text}` : ''}`;
+  };
   const feedback = h('div', { id: 'approvals-feedback' });
   const body = h('div', { id: 'approvals-body' }, h('p', {}, t('Loading…')));
   /** @type {HTMLSelectElement} */
@@ -143,6 +155,10 @@ export function approvalsPage(main, ctx, query) {
    */
   const decisionCell = (approval) => {
     if (!mayDecide(ctx, approval)) return '—';
+    // Nothing here pays: a decision goes to the item's workflow, which counts each person once and pays
+    // (once, under its own orderIds) only when the last approver needed approved. A double click or a second
+    // tab is refused (approval_already_given, approval_not_pending), never counted twice.
+
     const key = `${approval.kind}-${approval.id}`;
     const note = h('input', {
       id: `note-${key}`,
@@ -190,53 +206,71 @@ export function approvalsPage(main, ctx, query) {
     );
   };
 
-  /** @param {ApiRecord[]} approvals */
-  const render = (approvals) => {
+  /** @param {{ approvals: ApiRecord[], nextOffset: number | null }} page */
+  const render = ({ approvals, nextOffset }) => {
     if (!approvals.length) return h('p', { id: 'approvals-empty' }, t('Nothing waits for approval.'));
-    return table({
-      caption: t('Waiting for approval, oldest first'),
-      columns: [
-        t('What'),
-        t('Amount'),
-        t('To whom'),
-        t('Asked by'),
-        t('Why'),
-        t('Approvals'),
-        t('Expires'),
-        t('Decision'),
-      ],
-      numeric: [1],
-      className: 'approvals',
-      rows: approvals.map((approval) => [
-        h(
-          'span',
-          { 'data-approval': approval.approvalId },
-          `${kindWords(approval.kind)} `,
-          h('a', { href: itemHash(approval.kind, approval.id) }, approval.id),
-        ),
-        vnd(approval.amount),
-        approval.receiver,
-        h(
-          'span',
-          {},
-          approval.requestedBy,
-          h('span', { class: 'hint' }, ` · ${dateTime(approval.requestedAt)}`),
-        ),
-        approval.description || '—',
-        h('span', { class: 'approvals-progress' }, progressOf(approval), ' ', statusBadge(approval.status)),
-        dateTime(approval.expiresAt),
-        decisionCell(approval),
-      ]),
-    });
+    const pager = h(
+      'p',
+      { class: 'actions pager' },
+      offset > 0
+        ? h(
+            'a',
+            { class: 'button', id: 'previous-page', href: hashAt(Math.max(0, offset - PAGE_SIZE)) },
+            t('Previous page'),
+          )
+        : null,
+      nextOffset !== null && nextOffset !== undefined
+        ? h('a', { class: 'button', id: 'next-page', href: hashAt(nextOffset) }, t('Next page'))
+        : null,
+    );
+    return [
+      table({
+        caption: t('Waiting for approval, oldest first'),
+        columns: [
+          t('What'),
+          t('Amount'),
+          t('To whom'),
+          t('Asked by'),
+          t('Why'),
+          t('Approvals'),
+          t('Expires'),
+          t('Decision'),
+        ],
+        numeric: [1],
+        className: 'approvals',
+        rows: approvals.map((approval) => [
+          h(
+            'span',
+            { 'data-approval': approval.approvalId },
+            `${kindWords(approval.kind)} `,
+            h('a', { href: itemHash(approval.kind, approval.id) }, approval.id),
+          ),
+          vnd(approval.amount),
+          approval.receiver,
+          h(
+            'span',
+            {},
+            approval.requestedBy,
+            h('span', { class: 'hint' }, ` · ${dateTime(approval.requestedAt)}`),
+          ),
+          approval.description || '—',
+          h('span', { class: 'approvals-progress' }, progressOf(approval), ' ', statusBadge(approval.status)),
+          dateTime(approval.expiresAt),
+          decisionCell(approval),
+        ]),
+      }),
+      pager,
+    ];
   };
 
   async function load() {
-    const params = new URLSearchParams({ limit: '200' });
+    const params = new URLSearchParams({ limit: String(PAGE_SIZE), offset: String(offset) });
     if (kind) params.set('kind', kind);
     try {
       const answer = await request(`/v1/approvals?${params}`);
+      const page = { approvals: answer.approvals, nextOffset: answer.nextOffset };
       // Redrawn only when what waits changed, so a note being typed is not wiped by the refresh.
-      fillIfChanged(body, answer.approvals, () => render(answer.approvals));
+      fillIfChanged(body, page, render);
     } catch (error) {
       fillIfChanged(body, { error: String(error) }, () =>
         errorBox(error, t('The inbox could not be loaded')),

@@ -565,6 +565,13 @@ for (const language of ['vi', 'en'] as const) {
 
       // The approver finds the three with what, how much, to whom and who asked, and approves each.
       await signIn(people.approver);
+      const waiting = page.locator('#dashboard li[data-check="#/approvals"]');
+      await poll(async () =>
+        Number((await waiting.locator('.dashboard-count').textContent())?.replace(/\D/g, '') || 0),
+      ).toBeGreaterThanOrEqual(3);
+      expect(await waiting.textContent()).toContain(
+        tr('Disbursements, refunds and remittances waiting for approval'),
+      );
       await page.goto(`${api.baseUrl}/console#/approvals?kind=refund`);
       await poll(() => row(refundId).count()).toBe(1);
       await page.locator('#approvals-kind').selectOption('');
