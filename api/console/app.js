@@ -5,11 +5,13 @@
  * address to bookmark or share. Each page is a module of its own; this one only chooses which.
  */
 import { request, session, whenUnauthorized } from './api.js';
+import { approvalsPage } from './approvals.js';
 import { auditPage } from './audit.js';
 import { dashboardPage } from './dashboard.js';
 import { detailPage } from './detail-page.js';
 import { disbursements, newDisbursementPage } from './disbursements.js';
 import { announce, fill, h } from './dom.js';
+import { holdsPage } from './holds.js';
 import { LANGUAGES, language, setLanguage, t } from './i18n.js';
 import { listPage } from './list-page.js';
 import { payments } from './payments.js';
@@ -38,6 +40,8 @@ const DUTIES = {
   readRuns: ['viewer', 'payouts-maker', 'payouts-approver'],
   upload: ['payouts-maker'],
   decide: ['payouts-approver'],
+  // The roles an approval policy may name as approvers (contracts/approvals APPROVER_ROLES).
+  approve: ['payouts-approver', 'billing', 'remittance', 'payments'],
   subscriptions: ['billing', 'viewer'],
   reactivate: ['billing'],
   savedMethodPayments: ['payments', 'viewer'],
@@ -50,6 +54,8 @@ const DUTIES = {
   audit: ['viewer'],
   // Webhook endpoints are admin-only (the API's role); admin passes every duty.
   webhooks: [],
+  // Holding and releasing are admin-only; anyone signed in may read the panel at #/holds.
+  holds: [],
 };
 
 /**
@@ -126,6 +132,7 @@ function navLinks() {
   /** @type {Array<[string, string]>} */
   const links = [['#/dashboard', t('Needs you now')]];
   if (ctx.can('readRuns')) links.push(['#/runs', t('Payout runs')]);
+  if (ctx.can('approve')) links.push(['#/approvals', t('Approvals')]);
   if (ctx.can('upload')) links.push(['#/upload', t('Upload payouts')]);
   if (ctx.can('readRuns')) links.push(['#/disbursements', t('Disbursements')]);
   if (ctx.can('payments')) links.push(['#/payments', t('Payments')]);
@@ -134,6 +141,7 @@ function navLinks() {
   if (ctx.can('savedMethods')) links.push(['#/methods', t('Saved methods')]);
   if (ctx.can('remittances')) links.push(['#/remittances', t('Remittances')]);
   if (ctx.can('webhooks')) links.push(['#/webhook-endpoints', t('Webhook endpoints')]);
+  if (ctx.can('holds')) links.push(['#/holds', t('Holds')]);
   if (ctx.can('audit')) links.push(['#/audit', t('Audit log')]);
   return links;
 }
@@ -221,6 +229,8 @@ function route(parts, query) {
   if (name === 'runs' && id) return [t('Run {id}', { id }), (main) => runPage(main, ctx, id)];
   if (name === 'runs') return [t('Payout runs'), (main) => listPage(main, ctx, payoutRuns, query)];
   if (name === 'upload') return [t('Upload payouts'), (main) => uploadPage(main, ctx)];
+  if (name === 'approvals') return [t('Approvals'), (main) => approvalsPage(main, ctx, query)];
+  if (name === 'holds') return [t('Holds'), (main) => holdsPage(main, ctx)];
   if (name === 'audit') return [t('Audit log'), (main) => auditPage(main, ctx, query)];
   if (name === 'methods') return [t('Saved methods'), (main) => methodsPage(main, ctx, query)];
   if (name === 'disbursements' && id === 'new')

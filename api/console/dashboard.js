@@ -24,7 +24,8 @@ const WAITING_TOO_LONG_MS = 15 * 60_000;
  * @property {import('./types.js').Duty} duty
  * @property {string} list The console list (#/<list>) and, with `endpoint`, the API list.
  * @property {string} endpoint
- * @property {string} status
+ * @property {string} [status] The status the list is filtered by; none when the endpoint lists only what waits.
+ * @property {string} [hash] The console page, when it is not the list filtered by status.
  * @property {string} key
  * @property {() => string} text
  * @property {boolean} [onlyOld] Count only rows older than 15 minutes.
@@ -34,6 +35,15 @@ const WAITING_TOO_LONG_MS = 15 * 60_000;
 
 /** @type {Check[]} */
 const CHECKS = [
+  {
+    duty: 'approve',
+    list: 'approvals',
+    hash: '#/approvals',
+    endpoint: '/v1/approvals',
+    key: 'approvals',
+    text: () => t('Disbursements, refunds and remittances waiting for approval'),
+    since: (row) => row.requestedAt,
+  },
   {
     duty: 'readRuns',
     list: 'runs',
@@ -168,9 +178,11 @@ const CHECKS = [
  * @returns {Promise<Line>}
  */
 async function lineOf(check) {
-  const hash = `#/${check.list}?status=${check.status}`;
+  const hash = check.hash ?? `#/${check.list}?status=${check.status}`;
+  const params = new URLSearchParams({ limit: '200' });
+  if (check.status) params.set('status', check.status);
   try {
-    const answer = await request(`${check.endpoint}?status=${check.status}&limit=200`);
+    const answer = await request(`${check.endpoint}?${params}`);
     /** @type {ApiRecord[]} */
     let rows = answer[check.key] ?? [];
     if (check.onlyOld)

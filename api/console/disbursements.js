@@ -4,6 +4,7 @@
  * wallet or a bank account, paid at once).
  */
 import { request } from './api.js';
+import { approvalLine, approvalOf } from './approvals.js';
 import { announce, fill, h } from './dom.js';
 import { dateTime, label, vnd, vndRange } from './format.js';
 import { t } from './i18n.js';
@@ -21,6 +22,7 @@ export const disbursements = {
   duty: 'readRuns',
   create: { duty: 'upload', label: () => t('New disbursement') },
   statuses: [
+    'awaiting_approval',
     'checking_wallet',
     'checking_balance',
     'paying',
@@ -59,6 +61,11 @@ export const disbursements = {
     [t('Created by'), view.createdBy],
     [t('Created'), dateTime(view.createdAt)],
   ],
+  load: async (view, id) => ({
+    ...view,
+    approval: view.status === 'awaiting_approval' ? await approvalOf('disbursement', id) : null,
+  }),
+  sections: (view) => approvalLine(view.approval),
   orderIds: (view) => [view.orderId ?? view.disbursementId],
   events: (view) => [
     { at: view.createdAt, what: t('Record created'), who: view.createdBy },

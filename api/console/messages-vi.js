@@ -410,6 +410,52 @@ export const VI = {
   Enable: 'Bật lại',
   'Endpoint enabled: deliveries resume where they stopped.':
     'Đã bật lại địa chỉ: việc gửi tiếp tục từ chỗ đã dừng.',
+  // The approvals inbox and the item pages' approval line.
+  Approvals: 'Phê duyệt',
+  '{given} of {needed}': '{given}/{needed}',
+  'Awaiting approval: {progress}, asked by {name}; expires {when}.':
+    'Đang chờ phê duyệt: {progress}, do {name} yêu cầu; hết hạn lúc {when}.',
+  'Open the approvals inbox': 'Mở hộp phê duyệt',
+  'Every kind': 'Mọi loại',
+  'Disbursements, refunds and remittances that wait for another person before anything is paid, oldest first. Nobody approves what they asked for.':
+    'Các khoản chi trả, hoàn tiền và kiều hối đang chờ một người khác duyệt trước khi chi, cũ nhất trước. Không ai được tự duyệt yêu cầu của chính mình.',
+  'Note (optional)': 'Ghi chú (không bắt buộc)',
+  'Note on {id} (optional)': 'Ghi chú cho {id} (không bắt buộc)',
+  Approve: 'Phê duyệt',
+  '{kind} {id}: {status}, {progress} approvals.': '{kind} {id}: {status}, đã duyệt {progress}.',
+  '{kind} {id} rejected: it will not be paid.': 'Đã từ chối {kind} {id}: khoản này sẽ không được chi.',
+  'Nothing waits for approval.': 'Không có gì đang chờ phê duyệt.',
+  'Waiting for approval, oldest first': 'Đang chờ phê duyệt, cũ nhất trước',
+  'To whom': 'Người nhận',
+  'Asked by': 'Người yêu cầu',
+  'The inbox could not be loaded': 'Không tải được hộp phê duyệt',
+  'Disbursements, refunds and remittances waiting for approval':
+    'Khoản chi trả, hoàn tiền và kiều hối đang chờ phê duyệt',
+  // The hold panel.
+  Holds: 'Tạm giữ',
+  'Bank disbursements': 'Chi trả về tài khoản ngân hàng',
+  'Wallet disbursements': 'Chi trả về ví',
+  'Batch payments': 'Chi trả theo lô',
+  'Release at {rate} a minute, proposed by {by}': 'Mở lại với tốc độ {rate} khoản/phút, do {by} đề xuất',
+  'confirmed by {by}': '{by} đã xác nhận',
+  '{n} left': 'còn {n} khoản',
+  '{kind}: {status}.': '{kind}: {status}.',
+  '{kind}: sent.': '{kind}: đã gửi.',
+  'A hold stops one kind of money movement before it reaches the gateway; held items wait, none is lost or paid twice. Holding and releasing each take two admins: one proposes, another confirms.':
+    'Tạm giữ dừng một loại giao dịch chuyển tiền trước khi gửi tới cổng thanh toán; các khoản bị giữ sẽ chờ, không khoản nào bị mất hay bị chi hai lần. Tạm giữ và mở lại đều cần hai quản trị viên: một người đề xuất, người khác xác nhận.',
+  'Why hold {kind}': 'Lý do tạm giữ {kind}',
+  'Confirm the hold': 'Xác nhận tạm giữ',
+  Hold: 'Tạm giữ',
+  'Items a minute once released ({kind})': 'Số khoản mỗi phút khi mở lại ({kind})',
+  'Confirm the release': 'Xác nhận mở lại',
+  Release: 'Mở lại',
+  'Withdraw the proposal': 'Rút lại đề xuất',
+  'Proposal withdrawn.': 'Đã rút lại đề xuất.',
+  'Every kind that can be held': 'Mọi loại giao dịch có thể tạm giữ',
+  'Held items': 'Số khoản bị giữ',
+  'Held total': 'Tổng tiền bị giữ',
+  'Who and why': 'Ai giữ và vì sao',
+  'The holds could not be loaded': 'Không tải được danh sách tạm giữ',
 };
 
 /** @type {Record<string, string>} */
@@ -473,6 +519,13 @@ export const VI_STATUS = {
   cancel: 'Hủy',
   expire: 'Hết hạn',
   disabled: 'Đã tắt',
+  requested: 'Đã yêu cầu',
+  approved: 'Đã phê duyệt',
+  off: 'Không giữ',
+  proposed: 'Đã đề xuất',
+  held: 'Đang tạm giữ',
+  release_proposed: 'Đã đề xuất mở lại',
+  releasing: 'Đang mở lại',
 };
 
 /** @type {Record<string, string>} */
@@ -486,7 +539,7 @@ export const VI_ERRORS = {
   payout_in_flight: 'Một đợt khác vừa nhận các mã chi trả này; hãy kiểm tra lại file.',
   run_not_awaiting_approval: 'Đợt chi trả không còn chờ duyệt.',
   self_approval:
-    'Người tải tệp lên không thể tự duyệt, dù dùng khóa khác của mình: cần một người khác duyệt.',
+    'Người đưa ra yêu cầu (tải tệp lên, đề xuất tạm giữ hay mở lại) không thể tự duyệt, dù dùng khóa khác của mình: cần một người khác duyệt.',
   decision_refused:
     'Quyết định bị từ chối vì không có bằng chứng hợp lệ từ API (kiểm tra DECISION_SIGNING_KEY của API và worker).',
   run_not_waiting_for_funds: 'Đợt chi trả không ở trạng thái chờ nạp tiền.',

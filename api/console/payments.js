@@ -5,6 +5,7 @@
  * authorized payment, and a full or partial refund.
  */
 import { newIdempotencyKey, post, request } from './api.js';
+import { approvalLine, approvalOf } from './approvals.js';
 import { h, table } from './dom.js';
 import { dateTime, label, vnd } from './format.js';
 import { t } from './i18n.js';
@@ -69,10 +70,18 @@ export const payments = {
     { label: () => t('Created'), value: (row) => dateTime(row.createdAt) },
   ],
   listExtras: (ctx) => (ctx.can('confirmPayments') ? settleForm() : null),
-  load: async (view, id) => ({
-    ...view,
-    refunds: (await request(`/v1/payments/${encodeURIComponent(id)}/refunds`)).refunds,
-  }),
+  load: async (view, id) => {
+    /** @type {ApiRecord[]} */
+    const refunds = (await request(`/v1/payments/${encodeURIComponent(id)}/refunds`)).refunds;
+    // A refund waiting for approvers shows how far it got; its approval is read only while it waits.
+    const withApprovals = await Promise.all(
+      refunds.map(async (refund) => ({
+        ...refund,
+        approval: refund.status === 'awaiting_approval' ? await approvalOf('refund', refund.refundId) : null,
+      })),
+    );
+    return { ...view, refunds: withApprovals };
+  },
   sections: (view) => [
     h('h2', {}, t('Refunds')),
     view.refunds?.length
@@ -93,6 +102,16 @@ export const payments = {
           ]),
         })
       : h('p', {}, t('No refund.')),
+    (view.refunds ?? []).map((/** @type {ApiRecord} */ refund) =>
+      refund.approval
+        ? h(
+            'div',
+            { class: 'refund-approval', 'data-refund': refund.refundId },
+            h('strong', {}, `${t('Refund')} ${refund.refundId}: `),
+            approvalLine(refund.approval, `approval-${refund.refundId}`),
+          )
+        : null,
+    ),
   ],
   facts: (view) => [
     [

@@ -4,6 +4,7 @@
  * result, and the create form (quote first, its age shown, asked again when old).
  */
 import { request } from './api.js';
+import { approvalLine, approvalOf } from './approvals.js';
 import { announce, fill, h } from './dom.js';
 import { age, dateTime, label, money, vnd } from './format.js';
 import { t } from './i18n.js';
@@ -23,6 +24,7 @@ export const remittances = {
   duty: 'remittances',
   create: { duty: 'sendRemittance', label: () => t('New remittance') },
   statuses: [
+    'awaiting_approval',
     'accepted',
     'quoting',
     'verifying_receiver',
@@ -64,6 +66,11 @@ export const remittances = {
     [t('Created by'), view.createdBy],
     [t('Created'), dateTime(view.createdAt)],
   ],
+  load: async (view, id) => ({
+    ...view,
+    approval: view.status === 'awaiting_approval' ? await approvalOf('remittance', id) : null,
+  }),
+  sections: (view) => approvalLine(view.approval),
   orderIds: (view) => [view.orderId],
   events: (view) =>
     [
