@@ -47,9 +47,9 @@ const DUTIES = {
   savedMethodPayments: ['payments', 'viewer'],
   // A customer's saved methods are looked up by their id: only the duty that sees customers in full.
   savedMethods: ['payments'],
-  remittances: ['remittance', 'viewer'],
+  remittances: ['remittance', 'viewer', 'payouts-approver'],
   sendRemittance: ['remittance'],
-  payments: ['payments', 'viewer'],
+  payments: ['payments', 'viewer', 'payouts-approver'],
   confirmPayments: ['payments'],
   audit: ['viewer'],
   // Webhook endpoints are admin-only (the API's role); admin passes every duty.

@@ -26,7 +26,8 @@ import { renderReturnPage } from './return-page';
 import { userIdField } from '../order-ids';
 
 const WRITERS = ['payments'] as const;
-const READERS = ['viewer', 'payments'] as const;
+// payouts-approver approves refunds under the default policy, so it reads payments too (masked, as a viewer).
+const READERS = ['viewer', 'payments', 'payouts-approver'] as const;
 
 /** The payment id is the gateway orderId (its refunds' too, with `-r<seq>`): contracts/shared/gateway-ids.ts. */
 const paymentId = userIdField('payment');

@@ -22,7 +22,8 @@ import {
   type RemittanceDeps,
 } from './remittances';
 
-const READERS = ['viewer', 'remittance'] as const;
+// payouts-approver approves remittances under the default policy, so it reads them too (masked, as a viewer).
+const READERS = ['viewer', 'remittance', 'payouts-approver'] as const;
 
 // ---- field rules of the spec (document 3), each with a message that says what is expected
 const regions = new Intl.DisplayNames(['en'], { type: 'region' });
