@@ -128,8 +128,13 @@ export interface DisbursementActivities {
   }): Promise<{ resultCode: number; message: string }>;
   disbursementBalance(input: { disbursementId: string; records?: true }): Promise<{ balance: number }>;
   /** The whole payout in one activity (patch `disbursement-in-one-activity`), every step recorded. */
-  disburse(input: DisbursementInput): Promise<DisbursementAnswer & { recorded: true }>;
-  payDisbursement(input: DisbursementInput & { records?: true }): Promise<DisbursementAnswer>;
+  /** `releasedHold`: the hold whose release resumed this step (contracts/holds); it no longer stops it. */
+  disburse(
+    input: DisbursementInput & { releasedHold?: string },
+  ): Promise<DisbursementAnswer & { recorded: true }>;
+  payDisbursement(
+    input: DisbursementInput & { records?: true; releasedHold?: string },
+  ): Promise<DisbursementAnswer>;
   queryDisbursementResult(input: { disbursementId: string }): Promise<DisbursementQueryAnswer>;
   recordDisbursement(input: DisbursementStatusRecord): Promise<void>;
 }

@@ -18,9 +18,16 @@ export interface DecisionGate {
   readonly refused: readonly RefusedDecision[];
 }
 
-/** The gate of one workflow's money decisions (contracts/shared/decision-proof.ts tells the whole design). */
-export function decisionGate(target: { type: string; id: string }): DecisionGate {
-  const subject = workflowInfo().workflowId;
+/**
+ * The gate of one workflow's money decisions (contracts/shared/decision-proof.ts tells the whole design).
+ * `options.subject`: a decision signed for something other than this workflow (a hold's release, carried
+ * to every item it held); `options.maxAgeMs`: how long such a proof is carried.
+ */
+export function decisionGate(
+  target: { type: string; id: string },
+  options: { subject?: string; maxAgeMs?: number } = {},
+): DecisionGate {
+  const subject = options.subject ?? workflowInfo().workflowId;
   const seenNonces = new Set<string>();
   const refused: RefusedDecision[] = [];
   return {
@@ -29,7 +36,14 @@ export function decisionGate(target: { type: string; id: string }): DecisionGate
       const nonce = nonceOf(proof);
       const replayed = nonce !== undefined && seenNonces.has(nonce);
       if (nonce !== undefined) seenNonces.add(nonce);
-      const answer = await admitDecision({ subject, target, decision, proof: proof ?? null, replayed });
+      const answer = await admitDecision({
+        subject,
+        target,
+        decision,
+        proof: proof ?? null,
+        replayed,
+        ...(options.maxAgeMs !== undefined && { maxAgeMs: options.maxAgeMs }),
+      });
       if (answer.admitted) return;
       refused.push({
         action: decision.action,
