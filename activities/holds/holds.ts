@@ -68,12 +68,20 @@ function attemptNow(): number {
  * here never leaves a payment half made. A later attempt may be a call already sent whose answer was
  * lost: that is the middle of a call, and it goes on (the gateway answers it as the same order).
  * `releasedHold`: the hold whose release resumed this step; it no longer stops it, whatever the cache says.
+ * `amountVnd`: the item's amount when the activity reads it from the record (its workflow does not know it).
  */
-export async function stopIfHeld(db: Db, kind: HoldKind, releasedHold?: string): Promise<void> {
+export async function stopIfHeld(
+  db: Db,
+  kind: HoldKind,
+  releasedHold?: string,
+  amountVnd?: number | (() => Promise<number>),
+): Promise<void> {
   if (attemptNow() !== 1) return;
   const holdId = await holdStopping(db, kind);
   if (holdId === undefined || holdId === releasedHold) return;
-  const details: HeldDetails = { holdId, kind };
+  // Read only when held: the normal path costs no read for it.
+  const amount = typeof amountVnd === 'function' ? await amountVnd() : amountVnd;
+  const details: HeldDetails = { holdId, kind, ...(amount !== undefined && { amountVnd: amount }) };
   throw ApplicationFailure.nonRetryable(
     `Outgoing ${kind.replaceAll('_', ' ')}s are held (hold ${holdId}); nothing was sent.`,
     HELD,

@@ -33,6 +33,8 @@ export const HELD = 'held';
 export interface HeldDetails {
   holdId: string;
   kind: HoldKind;
+  /** The item's amount in VND, when the activity knows it better than its workflow (a refund's record). */
+  amountVnd?: number;
 }
 
 /**

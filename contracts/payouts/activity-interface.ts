@@ -75,6 +75,8 @@ export interface PayoutActivities {
   payBatch(input: {
     batchId: string;
     attempt: number;
+    /** The hold whose release resumed this step (contracts/holds). */
+    releasedHold?: string;
   }): Promise<{ outcome: 'accepted' | 'insufficient_funds' }>;
   recordBatchStatus(input: BatchStatusRecord): Promise<void>;
   recordRunStatus(input: RunStatusRecord): Promise<void>;

@@ -42,8 +42,8 @@ const RELEASE_PROOF_MAX_AGE_MS = 30 * 24 * 3_600_000;
 
 export interface HoldableStep {
   kind: HoldKind;
-  /** What the console counts as held: the item's amount in VND. */
-  amountVnd: number;
+  /** What the console counts as held: the item's amount in VND (else the activity's, from its record). */
+  amountVnd?: number;
   objectId: string;
 }
 
@@ -99,7 +99,7 @@ async function waitForRelease(item: HoldableStep, held: HeldDetails): Promise<vo
     kind: held.kind,
     workflowId,
     objectId: item.objectId,
-    amountVnd: item.amountVnd,
+    amountVnd: held.amountVnd ?? item.amountVnd ?? 0,
   });
   // A hold that ended while this step was being refused (a worker's view is up to a second old) has no
   // release left to wait for.

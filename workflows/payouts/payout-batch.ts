@@ -22,6 +22,7 @@ import {
 } from '../../contracts/payouts';
 import { durationMs } from '../../contracts/shared';
 import { waitForNotificationOrAsk, waitOrAskThenAttend, type AskSchedule } from '../shared/wait-or-ask';
+import { whileHeld } from '../holds/while-held';
 
 const records = recordsOf<PayoutActivities>();
 
@@ -174,7 +175,7 @@ async function payUntilAccepted(batch: Batch, eligible: StateTotals) {
     await setStatus(batch, 'checking_balance');
     const { balance } = await batch.gateway.checkBalance({ batchId });
     const short = balance < eligible.amount;
-    const outcome = short ? 'insufficient_funds' : (await pay(batch)).outcome;
+    const outcome = short ? 'insufficient_funds' : (await pay(batch, eligible)).outcome;
     if (outcome === 'accepted') return;
     await setStatus(
       batch,
@@ -186,9 +187,15 @@ async function payUntilAccepted(batch: Batch, eligible: StateTotals) {
   }
 }
 
-async function pay(batch: Batch) {
+async function pay(batch: Batch, eligible: StateTotals) {
   await setStatus(batch, 'paying');
-  return batch.gateway.payBatch({ batchId: batch.input.batchId, attempt: batch.payAttempt });
+  const { batchId } = batch.input;
+  // Stopped before batch/pay while batch payments are held; the same attempt is sent when released.
+  return whileHeld(
+    { kind: 'batch_payment', amountVnd: eligible.amount, objectId: batchId },
+    ({ releasedHold }) =>
+      batch.gateway.payBatch({ batchId, attempt: batch.payAttempt, ...(releasedHold && { releasedHold }) }),
+  );
 }
 
 /**
