@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { HOLD_KINDS, RELEASE_RATE } from '../../contracts/holds';
 import { ROLES } from '../auth/roles';
+import { NOT_BLANK } from '../http/openapi';
 import { defineRoute, type AnyRoute } from '../http/routes';
 import { hold, holdsView, release, withdraw, type HoldDeps } from './holds';
 
@@ -32,7 +33,7 @@ export function holdRoutes(deps: HoldDeps): AnyRoute[] {
       access: { roles: ADMIN },
       audit: auditOf('hold'),
       params: kindParams,
-      body: z.object({ reason: z.string().trim().min(1).max(500) }),
+      body: z.object({ reason: z.string().trim().min(1).max(500).meta(NOT_BLANK) }),
       responseStatus: 200,
       handler: async ({ params, body, principal, audit }) => {
         const view = await hold(deps, { kind: params.kind, reason: body.reason, principal });

@@ -73,11 +73,26 @@ export async function benchHeldBillingDay(stack: BenchStack): Promise<void> {
       (entry) => entry.orderId.startsWith(`${tag}-`) && entry.orderId.endsWith('-c1'),
     );
   const beforeRelease = await chargesOf();
-  const afterHold = beforeRelease.filter((entry) => Date.parse(entry.at) > heldAt).length;
-  const afterEffect = beforeRelease.filter((entry) => Date.parse(entry.at) > effective).length;
+  const ledgerAfter = (from: number) => beforeRelease.filter((entry) => Date.parse(entry.at) > from).length;
+  // A charge's record is written `submitted` right after the hold check passed, just before subscription/pay
+  // is sent: its time is when the activity decided to send.
+  const submittedAfter = async (from: number) =>
+    Number(
+      (
+        await stack
+          .db('subscription_charges')
+          .whereIn('subscription_id', ids)
+          .where({ cycle: 1 })
+          .where('created_at', '>', new Date(from))
+          .count({ n: '*' })
+          .first()
+      )?.n,
+    );
   console.log(
-    `  hold confirmed with ${chargedAtHold} of ${COUNT} charged; charges the sandbox saw after the confirmation: ${afterHold}, ` +
-      `after it took effect (+${HOLD_STATE_MAX_AGE_MS} ms): ${afterEffect}`,
+    `  hold confirmed with ${chargedAtHold} of ${COUNT} charged (recorded succeeded at that moment). Charges whose ` +
+      `activity passed the check after the confirmation: ${await submittedAfter(heldAt)}, after it took effect ` +
+      `(+${HOLD_STATE_MAX_AGE_MS} ms): ${await submittedAfter(effective)}; pay movements the sandbox recorded after ` +
+      `them: ${ledgerAfter(heldAt)} and ${ledgerAfter(effective)} (a call in flight, or queued in the sandbox, lands later)`,
   );
   console.log(`  held: ${view.held.count} items, ${view.held.totalVnd} VND (GET /v1/holds)`);
 
