@@ -20,6 +20,8 @@ import { disbursementWorkflowId, type DisbursementInput } from '../../contracts/
 import type { AdmitDecisionInput, DecisionAdmission } from '../../contracts/shared';
 import type { Db } from '../../db/shared/knex';
 import { disbursement } from '../../workflows/payouts/disbursement';
+import { refund } from '../../workflows/payments/refund';
+import { refundWorkflowId } from '../../contracts/payments';
 import { holdRelease } from '../../workflows/holds/hold-release';
 import { captureHistory } from '../support/history-capture';
 import { TEST_DECISION_SIGNING_KEY } from '../support/settings';
@@ -138,6 +140,52 @@ describe('a payout whose kind is held', () => {
     const [held] = run.calls('recordHeldItem');
     const [asked] = run.calls('holdStillOn');
     expect(run.gap(held!, asked!)).toBeGreaterThanOrEqual(15 * 60_000);
+  });
+});
+
+describe('a refund whose kind is held', () => {
+  it('is counted at the amount its activity read, and refunds once after the release', async () => {
+    const holdId = h.id('hold');
+    const refundId = h.id('rf');
+    const sent: string[] = [];
+    const run = await h.start(refund, {
+      workflowId: refundWorkflowId(refundId),
+      args: [
+        {
+          refundId,
+          timing: {
+            gatewayAttemptTimeout: '1 minute',
+            firstCheck: '1 minute',
+            maxInterval: '4 minutes',
+            giveUpAfter: '20 minutes',
+          },
+        },
+      ],
+      fakes: {
+        admitDecision,
+        recordHeldItem: async () => ({ holdNotEnded: true }),
+        holdStillOn: async () => true,
+        markHeldItemReleased: ok,
+        createRefund: async ({ releasedHold }) => {
+          if (releasedHold !== holdId)
+            throw ApplicationFailure.nonRetryable('refunds are held', HELD, {
+              holdId,
+              kind: 'refund',
+              amountVnd: 90_000,
+            });
+          sent.push(refundId);
+          return { status: 'succeeded' as const, resultCode: 0, message: 'refunded' };
+        },
+      },
+    });
+    const held = await run.reached('recordHeldItem');
+    expect(held.input).toMatchObject({ holdId, kind: 'refund', objectId: refundId, amountVnd: 90_000 });
+    await run.blocked();
+    expect(sent).toEqual([]);
+    const proof = sign({ subject: holdProofSubject(holdId), action: 'release', by: admin });
+    await run.handle.signal(holdReleasedSignal, { holdId, by: admin, proof });
+    expect(await run.result()).toMatchObject({ status: 'succeeded' });
+    expect(sent).toEqual([refundId]);
   });
 });
 
