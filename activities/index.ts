@@ -2,6 +2,7 @@ import type { GatewayClient } from '../gateway';
 import type { Db } from '../db/shared/knex';
 import { ipnPaths, paymentReturnPath } from '../platform/ipn-paths';
 import { createApprovalActivities } from './approvals/approvals';
+import { createHoldActivities } from './holds/holds';
 import { createDisbursementActivities } from './payouts/disbursements';
 import { createPaymentActivities } from './payments/payments';
 import { createPayoutActivities } from './payouts/batches';
@@ -67,6 +68,7 @@ export function createActivities(deps: ActivityDependencies) {
     }),
     ...createWebhookActivities(deps),
     ...createApprovalActivities(deps),
+    ...createHoldActivities(deps),
   };
 }
 

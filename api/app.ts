@@ -28,6 +28,7 @@ import { remittanceNotifications } from './remittances/notifications';
 import { remittanceRoutes } from './remittances/routes';
 import { disbursementRoutes } from './payouts/disbursement-routes';
 import { approvalRoutes } from './approvals/routes';
+import { holdRoutes } from './holds/routes';
 import { subscriptionRoutes } from './subscriptions/routes';
 import { subscriptionNotifications } from './subscriptions/notifications';
 import { paymentRoutes } from './payments/routes';
@@ -152,6 +153,14 @@ export function apiRoutes(deps: ApiDependencies, limits?: RateLimits): AnyRoute[
       db: deps.db,
       temporal: deps.temporal,
       policy: deps.approvals.policy,
+      signDecision: deps.decisions.sign,
+    }),
+  );
+  routes.push(
+    ...holdRoutes({
+      db: deps.db,
+      temporal: deps.temporal,
+      taskQueue: deps.payouts.taskQueue,
       signDecision: deps.decisions.sign,
     }),
   );

@@ -38,6 +38,13 @@ export const EVENT_CATALOGUE = {
   'approval.approved': 'Every approver the item needs approved it; it goes on to pay.',
   'approval.rejected': 'An approver rejected the item; it is never paid.',
   'approval.expired': 'Nobody approved the item in time; it is never paid.',
+  'hold.proposed':
+    'An admin proposed to hold outgoing money of one kind; nothing is held until a second confirms.',
+  'hold.held': 'A second admin confirmed: gateway steps of the kind stop before they send anything.',
+  'hold.release_proposed':
+    'An admin proposed to release a hold at a rate; it stays held until a second confirms.',
+  'hold.released': 'The hold is over: its held items were resumed at the chosen rate.',
+  'hold.withdrawn': 'A hold (or release) proposal was withdrawn before anyone confirmed it.',
 } as const;
 
 export type EventType = keyof typeof EVENT_CATALOGUE;
@@ -52,7 +59,8 @@ export type EventObjectType =
   | 'refund'
   | 'token_payment'
   | 'saved_method'
-  | 'approval';
+  | 'approval'
+  | 'hold';
 
 /** The object an event type is about: the part of its name before the dot. */
 export const objectTypeOf = (type: EventType): EventObjectType =>
@@ -193,6 +201,22 @@ export interface ApprovalSnapshot {
   expiresAt: string;
 }
 
+/** A hold of one kind of outgoing money (contracts/holds): who did what, and what it held. */
+export interface HoldSnapshot {
+  holdId: string;
+  kind: string;
+  status: string;
+  reason: string;
+  /** The admin whose action this event records. */
+  by: string;
+  proposedBy: string;
+  heldBy: string[];
+  /** Items held under this hold so far and their total in VND (released or not). */
+  heldCount: number;
+  heldTotalVnd: number;
+  ratePerMinute: number | null;
+}
+
 /** The snapshot each event type carries. */
 export interface EventSnapshots {
   'payout_run.awaiting_approval': PayoutRunSnapshot;
@@ -220,6 +244,11 @@ export interface EventSnapshots {
   'approval.approved': ApprovalSnapshot;
   'approval.rejected': ApprovalSnapshot;
   'approval.expired': ApprovalSnapshot;
+  'hold.proposed': HoldSnapshot;
+  'hold.held': HoldSnapshot;
+  'hold.release_proposed': HoldSnapshot;
+  'hold.released': HoldSnapshot;
+  'hold.withdrawn': HoldSnapshot;
 }
 
 /** An event as the events API lists it and as a webhook's body carries it. */

@@ -45,6 +45,7 @@ import {
 } from '../../contracts/payments';
 import { requestIdFor } from '../../contracts/shared';
 import { bindActivities } from '../shared/bind';
+import { stopIfHeld } from '../holds/holds';
 import { requireApproved } from '../approvals/approvals';
 import { askForEvidence, askGateway, lookupId, type AskOptions } from '../shared/gateway-calls';
 
@@ -353,11 +354,13 @@ export async function recordConfirmation({ db }: PaymentActivityDependencies, in
 /** api/refund for a reserved refund; the payment's method decides the limits the client checks. */
 export async function createRefund(
   deps: PaymentActivityDependencies,
-  { refundId }: { refundId: string },
+  { refundId, releasedHold }: { refundId: string; releasedHold?: string },
 ): Promise<RefundOutcome> {
   const { db, gateway } = deps;
   await requireApproved(db, 'refund', refundId);
   const refund = await requireRefund(db, refundId);
+  // A first attempt sends nothing while refunds are held; a retry may be a call already sent, and goes on.
+  await stopIfHeld(db, 'refund', releasedHold, Number(refund.amount));
   const payment = await requirePayment(db, refund.payment_id);
   const answer = await sendRefund(gateway, refund, payment);
   if (!answer.accepted) return recordRefusedRefund(db, refund, answer);

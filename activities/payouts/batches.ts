@@ -44,6 +44,7 @@ import {
 import { requestIdFor } from '../../contracts/shared';
 import { asActivityFailure, askForEvidence, callGateway, lookupId } from '../shared/gateway-calls';
 import { bindActivities } from '../shared/bind';
+import { stopIfHeld } from '../holds/holds';
 
 export interface PayoutActivityDeps {
   db: Db;
@@ -264,8 +265,10 @@ export async function checkBalance(
  */
 export async function payBatch(
   { db, gateway }: PayoutActivityDeps,
-  { batchId, attempt }: { batchId: string; attempt: number },
+  { batchId, attempt, releasedHold }: { batchId: string; attempt: number; releasedHold?: string },
 ): Promise<{ outcome: 'accepted' | 'insufficient_funds' }> {
+  // A first attempt sends nothing while batch payments are held; a retry may be a call already sent.
+  await stopIfHeld(db, 'batch_payment', releasedHold);
   const batch = await loadBatch(db, batchId);
   try {
     await gateway.call('batch.pay', {

@@ -21,6 +21,8 @@ import { requestIdFor } from '../../contracts/shared';
 import { askForEvidence, askGateway, callGateway, lookupId } from '../shared/gateway-calls';
 import { bindActivities } from '../shared/bind';
 import { requireApproved } from '../approvals/approvals';
+import { stopIfHeld } from '../holds/holds';
+import { disbursementHoldKind, type ResumedStep } from '../../contracts/holds';
 
 export interface DisbursementActivityDeps {
   db: Db;
@@ -74,12 +76,16 @@ export async function disbursementBalance(
  */
 export async function disburse(
   deps: DisbursementActivityDeps,
-  input: DisbursementInput,
+  input: DisbursementInput & ResumedStep,
 ): Promise<DisbursementAnswer & { recorded: true }> {
   const recorded = await recordOf(deps.db, input.disbursementId);
   const answered = answerOf(recorded);
   if (answered) return answered;
   await requireApproved(deps.db, 'disbursement', input.disbursementId);
+  // Before the first call (the wallet check included): a held payout has sent nothing when it stops. Once
+  // `paying` is recorded pay may have been sent: that payout goes on.
+  if (BEFORE_PAY.includes(recorded.status))
+    await stopIfHeld(deps.db, disbursementHoldKind(input.receiver.kind), input.releasedHold);
   if (input.receiver.kind === 'wallet' && BEFORE_PAY.includes(recorded.status)) {
     const refused = await checkBeforePay(deps, input, recorded.order_id, input.receiver);
     if (refused) return refused;
@@ -93,9 +99,10 @@ export async function disburse(
  */
 export async function payDisbursement(
   deps: DisbursementActivityDeps,
-  input: DisbursementInput & { records?: true },
+  input: DisbursementInput & ResumedStep & { records?: true },
 ): Promise<DisbursementAnswer> {
   await requireApproved(deps.db, 'disbursement', input.disbursementId);
+  await stopIfHeld(deps.db, disbursementHoldKind(input.receiver.kind), input.releasedHold);
   if (!input.records) return pay(deps, input);
   // Told back as recorded, so that a workflow whose pay ran on a worker from before this change (which
   // ignores `records`) still records the answer itself.

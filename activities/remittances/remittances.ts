@@ -25,8 +25,11 @@ import {
 } from '../../contracts/remittances';
 import { requestIdFor } from '../../contracts/shared';
 import { bindActivities } from '../shared/bind';
+import { stopIfHeld } from '../holds/holds';
 import { askForEvidence, askGateway, callGateway, lookupId } from '../shared/gateway-calls';
 import { requireApproved } from '../approvals/approvals';
+import { findApproval } from '../../db/approvals/approvals';
+import { approvalIdOf } from '../../contracts/approvals';
 
 export interface RemittanceActivityDependencies {
   db: Db;
@@ -183,11 +186,24 @@ export async function remittanceBalance(
  */
 export async function buyForRemittance(
   { db, gateway }: RemittanceActivityDependencies,
-  input: { remittanceId: string; quoteSeq: number; foreignAmount: number; rate: number },
+  input: {
+    remittanceId: string;
+    quoteSeq: number;
+    foreignAmount: number;
+    rate: number;
+    releasedHold?: string;
+  },
 ): Promise<BuyOutcome> {
   // The first step that moves money: never for a remittance whose approval is recorded and not approved.
   await requireApproved(db, 'remittance', input.remittanceId);
   const remittance = await loadRemittance(db, input.remittanceId);
+  // The first step that moves money stops while remittances are held; counted at the VND amount the
+  // approval weighed (the amount to send, or the foreign amount valued at creation).
+  await stopIfHeld(db, 'remittance', input.releasedHold, async () =>
+    remittance.requested_amount !== null
+      ? Number(remittance.requested_amount)
+      : Number((await findApproval(db, approvalIdOf('remittance', input.remittanceId)))?.amount ?? 0),
+  );
   const quote = await getQuote(db, input.remittanceId, input.quoteSeq);
   const orderId = remittanceOrderIds(input.remittanceId).buy;
   const answer = await askGateway(gateway, 'remittance.buy', {
@@ -238,9 +254,11 @@ async function recordPurchase(
  */
 export async function createRemittanceOrder(
   { db, gateway, remittanceIpnUrl }: RemittanceActivityDependencies,
-  { remittanceId, amount }: { remittanceId: string; amount: number },
+  { remittanceId, amount, releasedHold }: { remittanceId: string; amount: number; releasedHold?: string },
 ): Promise<CreateOutcome> {
   await requireApproved(db, 'remittance', remittanceId);
+  // Money leaves here: held remittances stop before the order is sent (the VND bought stays recorded).
+  await stopIfHeld(db, 'remittance', releasedHold, amount);
   const remittance = await loadRemittance(db, remittanceId);
   const orderId = remittanceOrderIds(remittanceId).create;
   const answer = await askGateway(gateway, 'remittance.create', {

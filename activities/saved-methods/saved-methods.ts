@@ -59,6 +59,7 @@ import {
 } from '../../contracts/saved-methods';
 import { requestIdFor } from '../../contracts/shared';
 import { bindActivities } from '../shared/bind';
+import { stopIfHeld } from '../holds/holds';
 import { askForEvidence, askGateway, lookupId } from '../shared/gateway-calls';
 
 export interface TokenKeys {
@@ -314,10 +315,12 @@ export async function deleteSavedMethodAtGateway(
 /** tokenization/pay. orderId = the payment's; requestId per payment: a retry re-sends the same order. */
 export async function payWithToken(
   deps: Deps,
-  { paymentId, at }: { paymentId: string; at: number },
+  { paymentId, at, releasedHold }: { paymentId: string; at: number; releasedHold?: string },
 ): Promise<TokenPaymentAnswer> {
   const { db } = deps;
   const { payment, method } = await paymentWithToken(db, paymentId);
+  // A saved-method payment is a charge: a first attempt sends nothing while charges are held.
+  await stopIfHeld(db, 'charge', releasedHold, Number(payment.amount));
   if (method.status !== 'active') {
     return {
       outcome: 'failed',

@@ -54,6 +54,7 @@ export function checkDecisionProof(
   decision: Omit<DecisionClaim, 'issuedAt' | 'nonce'>,
   proof: unknown,
   now: number,
+  maxAgeMs = DECISION_PROOF_MAX_AGE_MS,
 ): DecisionRefusal | undefined {
   if (proof === undefined || proof === null) return 'missing';
   if (!isProof(proof)) return 'malformed';
@@ -64,8 +65,7 @@ export function checkDecisionProof(
   const given = Buffer.from(proof.signature, 'base64url');
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) return 'wrong_signature';
   const issued = Date.parse(proof.issuedAt);
-  if (!(now - issued <= DECISION_PROOF_MAX_AGE_MS && issued - now <= DECISION_PROOF_CLOCK_SKEW_MS))
-    return 'stale';
+  if (!(now - issued <= maxAgeMs && issued - now <= DECISION_PROOF_CLOCK_SKEW_MS)) return 'stale';
   return undefined;
 }
 
@@ -76,7 +76,13 @@ export async function admitDecision(
   const { subject, decision, proof } = input;
   const reason: DecisionRefusal | undefined = input.replayed
     ? 'replayed'
-    : checkDecisionProof(deps.decisionKey, { subject, ...decision }, proof, (deps.now ?? Date.now)());
+    : checkDecisionProof(
+        deps.decisionKey,
+        { subject, ...decision },
+        proof,
+        (deps.now ?? Date.now)(),
+        input.maxAgeMs,
+      );
   if (!reason) return { admitted: true };
   const message = `A decision to ${decision.action} ${subject} was refused: ${WHY[reason]}. Decisions come only from the payrun API.`;
   await recordAudit(deps.db, {

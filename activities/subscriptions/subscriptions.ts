@@ -48,6 +48,7 @@ import type { CodecKeyring } from '../../platform/payload-codec';
 import { openSecret, sealSecret } from '../../platform/sealed-secrets';
 import { requestIdFor } from '../../contracts/shared';
 import { bindActivities } from '../shared/bind';
+import { stopIfHeld } from '../holds/holds';
 import {
   asActivityFailure,
   askForEvidence,
@@ -265,6 +266,8 @@ export async function chargeSubscriptionCycle(deps: Deps, input: CycleCharge): P
   // records move forward only, and the charge is never sent twice.
   const recorded = await getCharge(db, orderId);
   if (recorded && recorded.status !== 'submitted') return recordedAnswer(recorded);
+  // Only a charge never submitted stops for a hold: a `submitted` one may have been sent already.
+  if (!recorded) await stopIfHeld(db, 'charge', input.releasedHold);
   const { row, token } = await tokenOf(deps, input.subscriptionId);
   const requestId = requestIdFor(orderId, 'pay');
   const charge: NewCharge = {

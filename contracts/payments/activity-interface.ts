@@ -54,7 +54,8 @@ export interface PaymentActivities {
   recordConfirmation(input: PaymentConfirmation): Promise<void>;
   recordPaymentResult(input: PaymentResultRecord): Promise<void>;
   /** api/refund for a refund the API reserved. */
-  createRefund(input: { refundId: string }): Promise<RefundOutcome>;
+  /** `releasedHold`: the hold whose release resumed this refund (contracts/holds). */
+  createRefund(input: { refundId: string; releasedHold?: string }): Promise<RefundOutcome>;
   queryRefund(input: { refundId: string }): Promise<RefundOutcome>;
   markRefundNeedsAttention(input: { refundId: string }): Promise<void>;
   /** A refund its approvers rejected, or nobody approved in time: final, its amount refundable again. */

@@ -75,6 +75,8 @@ export interface PayoutActivities {
   payBatch(input: {
     batchId: string;
     attempt: number;
+    /** The hold whose release resumed this step (contracts/holds). */
+    releasedHold?: string;
   }): Promise<{ outcome: 'accepted' | 'insufficient_funds' }>;
   recordBatchStatus(input: BatchStatusRecord): Promise<void>;
   recordRunStatus(input: RunStatusRecord): Promise<void>;
@@ -128,8 +130,13 @@ export interface DisbursementActivities {
   }): Promise<{ resultCode: number; message: string }>;
   disbursementBalance(input: { disbursementId: string; records?: true }): Promise<{ balance: number }>;
   /** The whole payout in one activity (patch `disbursement-in-one-activity`), every step recorded. */
-  disburse(input: DisbursementInput): Promise<DisbursementAnswer & { recorded: true }>;
-  payDisbursement(input: DisbursementInput & { records?: true }): Promise<DisbursementAnswer>;
+  /** `releasedHold`: the hold whose release resumed this step (contracts/holds); it no longer stops it. */
+  disburse(
+    input: DisbursementInput & { releasedHold?: string },
+  ): Promise<DisbursementAnswer & { recorded: true }>;
+  payDisbursement(
+    input: DisbursementInput & { records?: true; releasedHold?: string },
+  ): Promise<DisbursementAnswer>;
   queryDisbursementResult(input: { disbursementId: string }): Promise<DisbursementQueryAnswer>;
   recordDisbursement(input: DisbursementStatusRecord): Promise<void>;
 }

@@ -57,8 +57,14 @@ export interface RemittanceActivities {
     quoteSeq: number;
     foreignAmount: number;
     rate: number;
+    /** The hold whose release resumed this step (contracts/holds). */
+    releasedHold?: string;
   }): Promise<BuyOutcome>;
-  createRemittanceOrder(input: { remittanceId: string; amount: number }): Promise<CreateOutcome>;
+  createRemittanceOrder(input: {
+    remittanceId: string;
+    amount: number;
+    releasedHold?: string;
+  }): Promise<CreateOutcome>;
   queryRemittanceResult(input: { remittanceId: string }): Promise<QueryOutcome>;
   recordRemittanceStatus(input: RemittanceStatusChange): Promise<void>;
 }

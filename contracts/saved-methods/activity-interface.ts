@@ -77,7 +77,8 @@ export interface SavedMethodActivities {
   exchangeBindingToken(input: { bindingId: string }): Promise<BindingTokenExchange>;
   recordBinding(input: BindingRecord): Promise<void>;
   deleteSavedMethodAtGateway(input: { methodId: string }): Promise<SavedMethodDeletionResult>;
-  payWithToken(input: { paymentId: string; at: number }): Promise<TokenPaymentAnswer>;
+  /** `releasedHold`: the hold whose release resumed this payment (contracts/holds). */
+  payWithToken(input: { paymentId: string; at: number; releasedHold?: string }): Promise<TokenPaymentAnswer>;
   /** tokenization/verify with the customer's code; the attempt is recorded, never the code. */
   verifyTokenPayment(input: {
     paymentId: string;

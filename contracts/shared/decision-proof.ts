@@ -113,6 +113,11 @@ export interface AdmitDecisionInput {
   proof: unknown;
   /** The workflow saw this proof's nonce before: refused without checking the signature. */
   replayed: boolean;
+  /**
+   * How long after its issue the proof counts; DECISION_PROOF_MAX_AGE_MS when absent. Set by workflow code,
+   * never by the sender: a hold's release is carried to its items for as long as the release takes.
+   */
+  maxAgeMs?: number;
 }
 
 export interface DecisionActivities {

@@ -66,6 +66,16 @@ export const ERRORS = {
   approval_not_pending: { status: 409, meaning: 'The item is not waiting for approval.' },
   approval_already_given: { status: 409, meaning: 'This person has decided on the item already.' },
   own_request: { status: 403, meaning: 'The person who asked for a payment cannot approve it.' },
+  // The hold switch (contracts/holds).
+  hold_state: { status: 409, meaning: 'The kind’s hold is not in a state that allows this action.' },
+  hold_release_mismatch: {
+    status: 409,
+    meaning: 'The release was confirmed with another rate than the one proposed; nothing changed.',
+  },
+  held: {
+    status: 409,
+    meaning: 'A gateway step stopped before sending anything: its kind of outgoing money is held.',
+  },
   // Payments.
   payment_exists: { status: 409, meaning: 'The payment id is used by another payment.' },
   payment_not_authorized: { status: 409, meaning: 'The payment is not waiting for capture or cancel.' },

@@ -14,6 +14,7 @@ import type { SubscriptionInput, SubscriptionView } from '../subscriptions/subsc
 import type { TerminalSettlementInput, TerminalSettlementResult } from '../payments/terminal-settlements';
 import type { SavedMethodPaymentInput, SavedMethodPaymentSnapshot } from '../saved-methods/payments';
 import type { WebhookEndpointInput, WebhookResendInput } from '../events/webhooks';
+import type { HoldReleaseInput } from '../holds/holds';
 
 export interface StartableWorkflows {
   payoutRun: (input: PayoutRunInput) => Promise<RunStatus>;
@@ -32,6 +33,7 @@ export interface StartableWorkflows {
   savedMethodPayment: (input: SavedMethodPaymentInput) => Promise<SavedMethodPaymentSnapshot>;
   webhookEndpoint: (input: WebhookEndpointInput) => Promise<'deleted' | 'disabled'>;
   webhookResend: (input: WebhookResendInput) => Promise<'delivered' | 'skipped'>;
+  holdRelease: (input: HoldReleaseInput) => Promise<{ signalled: number }>;
 }
 
 export type StartableWorkflowName = keyof StartableWorkflows;

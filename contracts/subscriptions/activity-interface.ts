@@ -40,6 +40,8 @@ export interface CycleCharge extends ChargeAttempt {
    * (runs since patch `subscription-charge-records-billing`).
    */
   nextCycleOnSuccess?: number;
+  /** The hold whose release resumed this charge (contracts/holds): it no longer stops it. */
+  releasedHold?: string;
 }
 
 export interface CycleChargeResult extends SubscriptionGatewayAnswer {

@@ -25,7 +25,7 @@ const COUNT = Number(process.env.BENCH_SUBSCRIPTIONS ?? 1000);
 const IN_FLIGHT = 32;
 const AMOUNT = 25_000;
 
-async function inParallel(count: number, each: (index: number) => Promise<void>): Promise<void> {
+export async function inParallel(count: number, each: (index: number) => Promise<void>): Promise<void> {
   let next = 0;
   await Promise.all(
     Array.from({ length: Math.min(IN_FLIGHT, count) }, async () => {
@@ -34,7 +34,11 @@ async function inParallel(count: number, each: (index: number) => Promise<void>)
   );
 }
 
-export async function benchBillingDay(stack: BenchStack): Promise<void> {
+/**
+ * N subscriptions due at once, created through the API, then every customer's authorization in one burst:
+ * answers when the burst is over (the charges are on their way), with `started` just before it.
+ */
+export async function startBillingDay(stack: BenchStack, COUNT: number) {
   const key = (await createApiKey(stack.db, `bench-billing-day-${randomUUID().slice(0, 6)}`, ['billing']))
     .key;
   await stack.gateway.setAutoApprove(false);
@@ -94,6 +98,11 @@ export async function benchBillingDay(stack: BenchStack): Promise<void> {
     }
   });
   if (late > 0) console.log(`  ${late} customers approved late: their link was not issued yet at the burst`);
+  return { ids, tag, firstDate, started };
+}
+
+export async function benchBillingDay(stack: BenchStack): Promise<void> {
+  const { ids, tag, firstDate, started } = await startBillingDay(stack, COUNT);
   for (;;) {
     const row = await stack
       .db('subscription_charges')

@@ -5,6 +5,7 @@
  * whose benchmark does not exist yet is reported as such, never with a figure, and the exit code is 2.
  */
 import { benchBillingDay } from './billing-day';
+import { benchHeldBillingDay } from './held-billing-day';
 import { startClusterBenchStack } from './cluster-stack';
 import { startBenchStack, type BenchStack } from './harness';
 import { benchDisbursements } from './disbursements';
@@ -18,6 +19,7 @@ import { benchRateLimits } from './rate-limits';
 
 const suites: Record<string, (stack: BenchStack) => Promise<void>> = {
   'billing-day': benchBillingDay,
+  'held-billing-day': benchHeldBillingDay,
   payouts: benchPayouts,
   'payout-file': benchPayoutFile,
   disbursements: benchDisbursements,

@@ -532,7 +532,11 @@ describe('the catalogue at the receiver', () => {
       type: string;
       object_id: string;
     }>;
-    expect(new Set(ours.map((row) => row.type))).toEqual(new Set(EVENT_TYPES));
+    // Hold events are asserted by test/holds on a database of its own: a hold in this shared database would
+    // stop the payouts and charges of every other file for as long as it lasts.
+    expect(new Set(ours.map((row) => row.type))).toEqual(
+      new Set(EVENT_TYPES.filter((type) => !type.startsWith('hold.'))),
+    );
 
     const accepted = await eventually(() => {
       const arrived = receiver.accepted.filter((event) => objectIds.has(event.object.id));

@@ -12,6 +12,7 @@ import { kindOf, type StartableWorkflowName, type StartableWorkflows } from '../
 import { stackCheckWorkflowId } from '../../contracts/shared';
 import { subscriptionWorkflowId } from '../../contracts/subscriptions';
 import { webhookEndpointWorkflowId, webhookResendWorkflowId } from '../../contracts/events';
+import { holdReleaseWorkflowId } from '../../contracts/holds';
 
 // Compile-time half: every name the API may start is registered by the worker with that signature.
 const registered: StartableWorkflows = workflows;
@@ -35,6 +36,7 @@ const ID_OF: Record<StartableWorkflowName, (id: string) => string> = {
   savedMethodPayment: savedMethodPaymentWorkflowId,
   webhookEndpoint: webhookEndpointWorkflowId,
   webhookResend: (id) => webhookResendWorkflowId(id, 'event', 'resend'),
+  holdRelease: holdReleaseWorkflowId,
 };
 
 /** Types registered only for runs started under a former name, each with the type that replaced it. */

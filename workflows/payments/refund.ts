@@ -4,6 +4,7 @@ import type { PaymentActivities } from '../../contracts/payments';
 import { refundTransition, type RefundInput, type RefundOutcome } from '../../contracts/payments';
 import { waitForNotificationOrAsk, waitOrAskThenAttend, type AskSchedule } from '../shared/wait-or-ask';
 import { awaitApproval } from '../approvals/await-approval';
+import { whileHeld } from '../holds/while-held';
 
 const records = recordsOf<PaymentActivities>();
 
@@ -28,7 +29,11 @@ export async function refund(input: RefundInput): Promise<RefundOutcome> {
       return { status: approval, message: `The approval was ${approval}; nothing was refunded.` };
     }
   }
-  let outcome: RefundOutcome = await gateway.createRefund({ refundId });
+  // Stopped before it is sent while refunds are held (the activity tells its amount); resumed as the
+  // same refund when released.
+  let outcome: RefundOutcome = await whileHeld({ kind: 'refund', objectId: refundId }, ({ releasedHold }) =>
+    gateway.createRefund({ refundId, ...(releasedHold && { releasedHold }) }),
+  );
   if (outcome.status !== 'pending') return outcome;
   const ask = async () => {
     outcome = await gateway.queryRefund({ refundId });

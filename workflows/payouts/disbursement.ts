@@ -14,6 +14,8 @@ import { operationQueueOf, durationMs } from '../../contracts/shared';
 import { codeOf, isUndecided, outcomeOf } from '../../gateway/result-codes';
 import { waitForNotificationOrAsk, waitOrAskThenAttend, type AskSchedule } from '../shared/wait-or-ask';
 import { awaitApproval } from '../approvals/await-approval';
+import { whileHeld } from '../holds/while-held';
+import { disbursementHoldKind } from '../../contracts/holds';
 import {
   disbursementResultSignal,
   disbursementStatusQuery,
@@ -116,8 +118,12 @@ const payQueue = (attemptTimeout: Duration) =>
 
 async function disburseInOneActivity(payout: Payout): Promise<DisbursementResult> {
   const { input } = payout;
-  // Up to three gateway calls in one attempt.
-  const answer = await payQueue(durationMs(input.gatewayAttemptTimeout) * 3).disburse(input);
+  // Up to three gateway calls in one attempt; stopped before the first while its kind is held.
+  const answer = await whileHeld(holdableOf(input), ({ releasedHold }) =>
+    payQueue(durationMs(input.gatewayAttemptTimeout) * 3).disburse(
+      releasedHold ? { ...input, releasedHold } : input,
+    ),
+  );
   // The activity moved the record along the transition table; this is the query's view of it.
   payout.status = answer.outcome;
   if (answer.outcome !== 'pending')
@@ -193,8 +199,17 @@ async function checkBeforePay(payout: Payout, steps: Steps): Promise<Disbursemen
 async function pay(payout: Payout, steps: Steps): Promise<DisbursementAnswer> {
   const { input } = payout;
   const payer = patched('pay-on-operation-queue') ? payQueue(input.gatewayAttemptTimeout) : payout.gateway;
-  return payer.payDisbursement({ ...input, ...steps.withRecords });
+  return whileHeld(holdableOf(input), ({ releasedHold }) =>
+    payer.payDisbursement({ ...input, ...steps.withRecords, ...(releasedHold && { releasedHold }) }),
+  );
 }
+
+/** What the hold switch counts of this payout while its kind is held. */
+const holdableOf = (input: DisbursementInput) => ({
+  kind: disbursementHoldKind(input.receiver.kind),
+  amountVnd: input.amount,
+  objectId: input.disbursementId,
+});
 
 /** pay's final answer: recorded already by the activity, or now. */
 async function settled(

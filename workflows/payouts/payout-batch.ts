@@ -23,6 +23,7 @@ import {
 } from '../../contracts/payouts';
 import { durationMs } from '../../contracts/shared';
 import { waitForNotificationOrAsk, waitOrAskThenAttend, type AskSchedule } from '../shared/wait-or-ask';
+import { whileHeld } from '../holds/while-held';
 
 const records = recordsOf<PayoutActivities>();
 
@@ -75,7 +76,7 @@ function openBatch(input: PayoutBatchInput): Batch {
     askOperator: patched('batch-unconfirmed-stage-asks-operator'),
     gate: decisionGate(
       { type: 'payout_batch', id: input.batchId },
-      workflowInfo().parent?.workflowId ?? workflowInfo().workflowId,
+      { subject: workflowInfo().parent?.workflowId ?? workflowInfo().workflowId },
     ),
     status: 'queued',
     created: false,
@@ -190,7 +191,7 @@ async function payUntilAccepted(batch: Batch, eligible: StateTotals) {
     await setStatus(batch, 'checking_balance');
     const { balance } = await batch.gateway.checkBalance({ batchId });
     const short = balance < eligible.amount;
-    const outcome = short ? 'insufficient_funds' : (await pay(batch)).outcome;
+    const outcome = short ? 'insufficient_funds' : (await pay(batch, eligible)).outcome;
     if (outcome === 'accepted') return;
     await setStatus(
       batch,
@@ -202,9 +203,15 @@ async function payUntilAccepted(batch: Batch, eligible: StateTotals) {
   }
 }
 
-async function pay(batch: Batch) {
+async function pay(batch: Batch, eligible: StateTotals) {
   await setStatus(batch, 'paying');
-  return batch.gateway.payBatch({ batchId: batch.input.batchId, attempt: batch.payAttempt });
+  const { batchId } = batch.input;
+  // Stopped before batch/pay while batch payments are held; the same attempt is sent when released.
+  return whileHeld(
+    { kind: 'batch_payment', amountVnd: eligible.amount, objectId: batchId },
+    ({ releasedHold }) =>
+      batch.gateway.payBatch({ batchId, attempt: batch.payAttempt, ...(releasedHold && { releasedHold }) }),
+  );
 }
 
 /**

@@ -2,6 +2,7 @@ import { patched, setHandler } from '@temporalio/workflow';
 import { gatewayOf, quoteOf, recordsOf } from '../shared/activity-profiles';
 import { durationMs } from '../../contracts/shared';
 import { waitForNotificationOrAsk, waitOrAskThenAttend, type AskSchedule } from '../shared/wait-or-ask';
+import { whileHeld } from '../holds/while-held';
 import { awaitApproval } from '../approvals/await-approval';
 import { MAX_EXCHANGE_AMOUNT, REMITTANCE_AMOUNT_RANGES } from '../../gateway/limits';
 import { isPending, outcomeOf } from '../../gateway/result-codes';
@@ -242,12 +243,17 @@ function amountRefusal(input: RemittanceInput, rate: number): string | undefined
 async function buyOnce(run: Run, quote: Quote): Promise<Bought | undefined> {
   const { input } = run;
   await setStatus(run, 'buying');
-  const buy = await run.gateway.buyForRemittance({
-    remittanceId: run.id,
-    quoteSeq: quote.seq,
-    foreignAmount: input.foreignAmount,
-    rate: quote.rate,
-  });
+  // Stopped before the buy while remittances are held (the activity tells the VND amount); resumed as the
+  // same buy when released.
+  const buy = await whileHeld({ kind: 'remittance', objectId: run.id }, ({ releasedHold }) =>
+    run.gateway.buyForRemittance({
+      remittanceId: run.id,
+      quoteSeq: quote.seq,
+      foreignAmount: input.foreignAmount,
+      rate: quote.rate,
+      ...(releasedHold && { releasedHold }),
+    }),
+  );
   if (buy.outcome === 'refused') {
     await stop(
       run,
@@ -297,7 +303,15 @@ async function sendOrder(run: Run, { amountSent, kept }: Bought): Promise<Create
   await setStatus(run, 'sending', { amountSent });
   let created: CreateOutcome;
   try {
-    created = await run.gateway.createRemittanceOrder({ remittanceId: run.id, amount: amountSent });
+    created = await whileHeld(
+      { kind: 'remittance', amountVnd: amountSent, objectId: run.id },
+      ({ releasedHold }) =>
+        run.gateway.createRemittanceOrder({
+          remittanceId: run.id,
+          amount: amountSent,
+          ...(releasedHold && { releasedHold }),
+        }),
+    );
   } catch (error) {
     await stop(
       run,

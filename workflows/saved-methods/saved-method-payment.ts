@@ -33,6 +33,7 @@ import {
   type SavedMethodPaymentState,
   type TokenPaymentAnswer,
 } from '../../contracts/saved-methods';
+import { whileHeld } from '../holds/while-held';
 
 const records = recordsOf<SavedMethodActivities>();
 
@@ -48,7 +49,14 @@ export async function savedMethodPayment(
   const run = openRun(input);
   answerQueriesAndNotices(run);
   acceptCodes(run);
-  const first = await run.gateway.payWithToken({ paymentId: run.paymentId, at: Date.now() });
+  // Stopped before it is sent while charges are held (the activity tells its amount).
+  const first = await whileHeld({ kind: 'charge', objectId: run.paymentId }, ({ releasedHold }) =>
+    run.gateway.payWithToken({
+      paymentId: run.paymentId,
+      at: Date.now(),
+      ...(releasedHold && { releasedHold }),
+    }),
+  );
   if (await settledByFirstAnswer(run, first)) return done(run);
   await waitForResult(run);
   return done(run);

@@ -20,13 +20,15 @@ export interface DecisionGate {
 
 /**
  * The gate of one workflow's money decisions (contracts/shared/decision-proof.ts tells the whole design).
- * A proof names the workflow the API signed it for: this one, unless the decision reaches it through
- * another (a payout batch takes its run's resume), whose id is then the `subject`.
+ * `options.subject`: a decision signed for something other than this workflow (a payout batch takes its
+ * run's resume; a hold's release is carried to every item it held); `options.maxAgeMs`: how long such a
+ * proof is carried.
  */
 export function decisionGate(
   target: { type: string; id: string },
-  subject = workflowInfo().workflowId,
+  options: { subject?: string; maxAgeMs?: number } = {},
 ): DecisionGate {
+  const subject = options.subject ?? workflowInfo().workflowId;
   const seenNonces = new Set<string>();
   const refused: RefusedDecision[] = [];
   return {
@@ -35,7 +37,14 @@ export function decisionGate(
       const nonce = nonceOf(proof);
       const replayed = nonce !== undefined && seenNonces.has(nonce);
       if (nonce !== undefined) seenNonces.add(nonce);
-      const answer = await admitDecision({ subject, target, decision, proof: proof ?? null, replayed });
+      const answer = await admitDecision({
+        subject,
+        target,
+        decision,
+        proof: proof ?? null,
+        replayed,
+        ...(options.maxAgeMs !== undefined && { maxAgeMs: options.maxAgeMs }),
+      });
       if (answer.admitted) return;
       refused.push({
         action: decision.action,

@@ -49,6 +49,7 @@ import {
   type SubscriptionView,
 } from '../../contracts/subscriptions';
 import { waitForNotificationOrAsk } from '../shared/wait-or-ask';
+import { whileHeld } from '../holds/while-held';
 
 const records = recordsOf<SubscriptionActivities>();
 
@@ -714,14 +715,25 @@ async function chargeOnce(run: Run, charge: CycleCharge, nextPaymentDate: string
     // A successful charge records the next cycle itself: one activity fewer per billed cycle. Runs
     // recorded before the patch write it with an activity of their own and replay that way.
     const chargeRecordsBilling = patched('subscription-charge-records-billing');
-    const paid = await charges.chargeSubscriptionCycle({
-      subscriptionId: run.id,
-      ...charge,
-      nextPaymentDate,
-      chargedOn: today(),
-      frequency: run.input.frequency,
-      ...(chargeRecordsBilling && { nextCycleOnSuccess: charge.cycle + 1 }),
-    });
+    const chargedOn = today();
+    // Stopped before it is sent while charges are held; resumed as the same order when released.
+    const paid = await whileHeld(
+      {
+        kind: 'charge',
+        amountVnd: charge.amount,
+        objectId: chargeOrderId(run.id, charge.cycle, charge.attempt),
+      },
+      ({ releasedHold }) =>
+        charges.chargeSubscriptionCycle({
+          subscriptionId: run.id,
+          ...charge,
+          nextPaymentDate,
+          chargedOn,
+          frequency: run.input.frequency,
+          ...(chargeRecordsBilling && { nextCycleOnSuccess: charge.cycle + 1 }),
+          ...(releasedHold && { releasedHold }),
+        }),
+    );
     if ('billed' in paid && paid.billed) run.billedByCharge = paid.billed;
     if (paid.outcome !== 'pending') return { resultCode: paid.resultCode, message: paid.message };
     return { resultCode: await settlePendingCharge(run, charge), message: paid.message };
