@@ -281,13 +281,16 @@ export async function createSavedMethodPayment(
       }),
   });
   const handle = temporal.workflow.getHandle(workflowId);
+  let held = false;
   try {
-    await handle.executeUpdate(savedMethodPaymentStartedUpdate);
+    held = (await handle.executeUpdate(savedMethodPaymentStartedUpdate)).held === true;
   } catch (error) {
     // A resumed request may find the payment already settled: its record is the answer.
     if (!input.create?.resumed) throw error;
   }
-  return savedMethodPaymentDetails(db, input.paymentId);
+  const details = await savedMethodPaymentDetails(db, input.paymentId);
+  // Held: nothing was sent yet; GET /v1/holds counts it, and it is charged once the hold is released.
+  return held ? { ...details, held } : details;
 }
 
 export async function savedMethodPaymentDetails(db: Db, paymentId: string) {

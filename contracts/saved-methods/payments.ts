@@ -70,6 +70,8 @@ export interface SavedMethodPaymentSnapshot {
   state: SavedMethodPaymentState;
   resultCode?: number;
   message?: string;
+  /** Charges are held (the hold switch): nothing was sent; it goes on when the hold is released. */
+  held?: boolean;
 }
 
 export interface OtpVerdict {

@@ -25,7 +25,7 @@ import { DEFAULT_WEBHOOK_TIMING } from '../../contracts/events';
 import { generateSandboxKeyPair, startSandbox, type Sandbox } from '../../sandbox';
 import { createInstrumentedGateway } from '../../workers/gateway';
 import { callApi, listen, newKey, type RunningApi } from '../support/api';
-import { connectTestDatabase } from '../support/database';
+import { useScratchDatabase } from '../support/database';
 import {
   testApiSettings,
   TEST_DECISION_SIGNING_KEY,
@@ -68,10 +68,16 @@ const people = {
   admin2: { name: `Ben Admin ${run}`, roles: ['admin'], key: '' },
 } as const;
 
+/**
+ * A database of this file's own: it holds charges (the hold switch), which would stop every other file's
+ * charges in a shared one.
+ */
+const scratch = useScratchDatabase('console');
+
 beforeAll(async () => {
   messages = await import(pathToFileURL(path.resolve('api/console/messages-vi.js')).href);
   env = await connectDevServer();
-  db = connectTestDatabase();
+  db = scratch.db;
   const keyPair = generateSandboxKeyPair();
   // Real time: the sandbox answers quickly, but slowly enough that the page shows a run in progress.
   sandbox = await startSandbox({
@@ -126,7 +132,6 @@ afterAll(async () => {
   await workerRun;
   await api?.close();
   await sandbox?.close();
-  await db?.destroy();
   await env?.teardown();
 });
 
@@ -622,8 +627,25 @@ for (const language of ['vi', 'en'] as const) {
       await signIn(people.admin);
     }, 120_000);
 
-    // unskipped once the hold API is merged
-    it.skip('holds: two admins hold charges, the panel shows them, two admins release', async () => {
+    it('holds: two admins hold charges, a charge stops before the gateway, the panel shows it, two admins release', async () => {
+      // A card saved through the gateway, to charge while charges are held.
+      const holder = `holder-${tag}`;
+      const binding = await api$(people.payments.key, 'POST', '/v1/saved-method-bindings', {
+        kind: 'card',
+        partnerClientId: holder,
+        userInfo: { email: 'binh@example.com', name: 'Tran Thi Binh' },
+      });
+      expect(binding.status, JSON.stringify(binding.body)).toBe(201);
+      sandbox.admin.approvePayment(binding.body.orderId);
+      const methodId = await eventually(async () => {
+        const bound = await api$(
+          people.payments.key,
+          'GET',
+          `/v1/saved-method-bindings/${binding.body.bindingId}`,
+        );
+        expect(bound.body.status).toBe('active');
+        return bound.body.methodId as string;
+      });
       const holdOf = async (kind: string) =>
         (
           (await api$(people.admin.key, 'GET', '/v1/holds')).body.holds as Array<{
@@ -658,8 +680,23 @@ for (const language of ['vi', 'en'] as const) {
       await poll(() => text('#hold-status-charge')).toBe(status('held'));
       expect(await text('#hold-who-charge')).toContain(people.admin2.name);
       expect(await text('#hold-reason-text-charge')).toBe(reason);
-      expect(Number((await text('#held-count-charge')).replace(/\D/g, ''))).toBeGreaterThanOrEqual(0);
       expect((await holdOf('charge'))?.status).toBe('held');
+
+      // A charge made now stops before the gateway: the panel counts it, with its amount.
+      const heldPaymentId = `held-${tag}`;
+      const charge = await api$(people.payments.key, 'POST', '/v1/saved-method-payments', {
+        paymentId: heldPaymentId,
+        methodId,
+        amount: 275_000,
+        description: 'Held order',
+      });
+      expect(charge.status, JSON.stringify(charge.body)).toBe(201);
+      expect(charge.body).toMatchObject({ paymentId: heldPaymentId, held: true });
+      await poll(() => text('#held-count-charge')).toBe('1');
+      expect(await text('#held-total-charge')).toBe(vnd(275_000));
+      expect(sandbox.admin.requests().filter((call) => JSON.stringify(call).includes(heldPaymentId))).toEqual(
+        [],
+      );
       await shot(page, 'holds-held');
 
       // Admin B proposes the release at a rate, admin A confirms it; charges are no longer held.
@@ -673,6 +710,12 @@ for (const language of ['vi', 'en'] as const) {
       await page.locator('#release-charge').click();
       await poll(() => text('#hold-status-charge')).toBe(status('off'));
       expect((await holdOf('charge'))?.status).toBe('off');
+      // Released, the charge goes to the gateway once.
+      await eventually(() =>
+        expect(
+          sandbox.admin.requests().filter((call) => JSON.stringify(call).includes(heldPaymentId)).length,
+        ).toBeGreaterThan(0),
+      );
       await shot(page, 'holds-released');
     }, 120_000);
 

@@ -47,10 +47,14 @@ export interface HoldableStep {
   objectId: string;
 }
 
-/** Runs `step`; while its kind is held, waits for the release and runs it again. */
+/**
+ * Runs `step`; while its kind is held, waits for the release and runs it again. `onHeld` tells the
+ * workflow that it waits (a caller waiting for the step's first answer is answered "held" instead).
+ */
 export async function whileHeld<T>(
   item: HoldableStep,
   step: (resumed: ResumedStep) => Promise<T>,
+  onHeld?: (holding: boolean) => void,
 ): Promise<T> {
   let resumed: ResumedStep = {};
   for (;;) {
@@ -59,7 +63,9 @@ export async function whileHeld<T>(
     } catch (error) {
       const held = heldOf(error);
       if (!held) throw error;
+      onHeld?.(true);
       await waitForRelease(item, held);
+      onHeld?.(false);
       resumed = { releasedHold: held.holdId };
     }
   }

@@ -50,12 +50,17 @@ export async function savedMethodPayment(
   answerQueriesAndNotices(run);
   acceptCodes(run);
   // Stopped before it is sent while charges are held (the activity tells its amount).
-  const first = await whileHeld({ kind: 'charge', objectId: run.paymentId }, ({ releasedHold }) =>
-    run.gateway.payWithToken({
-      paymentId: run.paymentId,
-      at: Date.now(),
-      ...(releasedHold && { releasedHold }),
-    }),
+  const first = await whileHeld(
+    { kind: 'charge', objectId: run.paymentId },
+    ({ releasedHold }) =>
+      run.gateway.payWithToken({
+        paymentId: run.paymentId,
+        at: Date.now(),
+        ...(releasedHold && { releasedHold }),
+      }),
+    (holding) => {
+      run.held = holding;
+    },
   );
   if (await settledByFirstAnswer(run, first)) return done(run);
   await waitForResult(run);
@@ -81,6 +86,8 @@ interface Run {
   verifying: boolean;
   verifyCount: number;
   otpFailure?: OtpRefusal;
+  /** Charges are held: nothing was sent, and the API's create is answered without waiting for the release. */
+  held: boolean;
 }
 
 function openRun(input: SavedMethodPaymentInput): Run {
@@ -95,6 +102,7 @@ function openRun(input: SavedMethodPaymentInput): Run {
     attempts: [],
     verifying: false,
     verifyCount: 0,
+    held: false,
   };
 }
 
@@ -127,8 +135,8 @@ function answerQueriesAndNotices(run: Run) {
     if (!isUndecided(outcomeOf(result.resultCode))) run.notified ??= result;
   });
   setHandler(savedMethodPaymentStartedUpdate, async () => {
-    await condition(() => run.state !== 'starting');
-    return { state: run.state, ...run.last };
+    await condition(() => run.state !== 'starting' || run.held);
+    return { state: run.state, ...run.last, ...(run.held && { held: true }) };
   });
 }
 
