@@ -38,6 +38,10 @@ export const EVENT_CATALOGUE = {
   'approval.approved': 'Every approver the item needs approved it; it goes on to pay.',
   'approval.rejected': 'An approver rejected the item; it is never paid.',
   'approval.expired': 'Nobody approved the item in time; it is never paid.',
+  'approval_policy.proposed': 'An admin proposed a new approval policy; it waits for a second admin.',
+  'approval_policy.approved':
+    'A second admin approved a proposed approval policy; it applies from effectiveAt to items created then.',
+  'approval_policy.rejected': 'An admin rejected a proposed approval policy; nothing changed.',
 } as const;
 
 export type EventType = keyof typeof EVENT_CATALOGUE;
@@ -52,7 +56,8 @@ export type EventObjectType =
   | 'refund'
   | 'token_payment'
   | 'saved_method'
-  | 'approval';
+  | 'approval'
+  | 'approval_policy';
 
 /** The object an event type is about: the part of its name before the dot. */
 export const objectTypeOf = (type: EventType): EventObjectType =>
@@ -193,6 +198,18 @@ export interface ApprovalSnapshot {
   expiresAt: string;
 }
 
+/** A version of the approval policy (docs/approvals.md): the whole policy, when it applies, who asked and decided. */
+export interface ApprovalPolicySnapshot {
+  version: number;
+  status: string;
+  policy: unknown;
+  effectiveFrom: string;
+  effectiveAt: string | null;
+  reason: string;
+  proposedBy: string;
+  decidedBy: string | null;
+}
+
 /** The snapshot each event type carries. */
 export interface EventSnapshots {
   'payout_run.awaiting_approval': PayoutRunSnapshot;
@@ -220,6 +237,9 @@ export interface EventSnapshots {
   'approval.approved': ApprovalSnapshot;
   'approval.rejected': ApprovalSnapshot;
   'approval.expired': ApprovalSnapshot;
+  'approval_policy.proposed': ApprovalPolicySnapshot;
+  'approval_policy.approved': ApprovalPolicySnapshot;
+  'approval_policy.rejected': ApprovalPolicySnapshot;
 }
 
 /** An event as the events API lists it and as a webhook's body carries it. */

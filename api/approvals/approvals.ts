@@ -32,7 +32,6 @@ import { ApiError, forbidden, notFound } from '../http/errors';
 export interface ApprovalDeps {
   db: Db;
   temporal: Client;
-  policy: ApprovalPolicy;
   /** Signs each decision: the workflow acts on no decision without the API's proof. */
   signDecision: SignDecision;
 }

@@ -537,6 +537,8 @@ export const VI_ERRORS = {
   approval_not_pending: 'Mục này không còn chờ phê duyệt.',
   approval_already_given: 'Người này đã quyết định về mục này rồi.',
   own_request: 'Người tạo yêu cầu chi tiền không thể tự phê duyệt; cần một người khác.',
+  policy_not_proposed:
+    'Phiên bản chính sách phê duyệt này không còn chờ quyết định (đã quyết định hoặc quá 72 giờ).',
   delete_refused: 'Cổng thanh toán từ chối xóa phương thức này.',
   gateway_refused: 'Cổng thanh toán từ chối yêu cầu.',
   idempotency_request_in_progress: 'Yêu cầu giống hệt đang được xử lý; hãy chờ giây lát.',

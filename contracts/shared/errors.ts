@@ -66,6 +66,11 @@ export const ERRORS = {
   approval_not_pending: { status: 409, meaning: 'The item is not waiting for approval.' },
   approval_already_given: { status: 409, meaning: 'This person has decided on the item already.' },
   own_request: { status: 403, meaning: 'The person who asked for a payment cannot approve it.' },
+  policy_not_proposed: {
+    status: 409,
+    meaning:
+      'The approval policy version is not waiting for a decision (decided already, or past its 72 hours).',
+  },
   // Payments.
   payment_exists: { status: 409, meaning: 'The payment id is used by another payment.' },
   payment_not_authorized: { status: 409, meaning: 'The payment is not waiting for capture or cancel.' },
