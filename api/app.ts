@@ -134,7 +134,13 @@ export function apiRoutes(deps: ApiDependencies, limits?: RateLimits): AnyRoute[
   const approvalPolicies = approvalPolicyReader({ db: deps.db, configured: deps.approvals.policy });
   routes.push(
     ...payoutRunRoutes(
-      { db: deps.db, temporal: deps.temporal, settings: deps.payouts, signDecision: deps.decisions.sign },
+      {
+        db: deps.db,
+        temporal: deps.temporal,
+        settings: deps.payouts,
+        signDecision: deps.decisions.sign,
+        approvalPolicies,
+      },
       {
         limit: deps.payouts.uploadLimit,
         concurrency: deps.payouts.uploadConcurrency ?? CONFIG_DEFAULTS.PAYOUT_UPLOAD_CONCURRENCY,
