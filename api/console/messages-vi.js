@@ -237,6 +237,8 @@ export const VI = {
   Decided: 'Thời điểm quyết định',
   Note: 'Ghi chú',
   'Approval expires': 'Hạn duyệt',
+  Approvals: 'Lượt duyệt',
+  '{given} of {required}': '{given} trên {required}',
   Completed: 'Hoàn tất',
   'Results downloaded.': 'Đã tải kết quả.',
   'Results could not be downloaded: {message}': 'Không tải được kết quả: {message}',
