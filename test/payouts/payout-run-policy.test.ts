@@ -5,7 +5,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { payoutRunWorkflowId } from '../../contracts/payouts';
 import { loadConfig } from '../../platform/config';
+import { captureHistory } from '../support/history-capture';
 import { apiCall, payoutFile, waitForRunStatus, type PayoutStack } from '../support/payout-stack';
 import { useScratchDatabase } from '../support/database';
 import { freshId } from '../support/ids';
@@ -100,6 +102,7 @@ describe('payout runs under the approval policy', () => {
     const paid = t.stack.sandbox.admin.ledger().filter((entry) => entry.orderId.startsWith(runId));
     expect(new Set(paid.map((entry) => entry.itemId)).size).toBe(10);
     expect(paid).toHaveLength(10);
+    await captureHistory(t.env.client, payoutRunWorkflowId(runId), 'two-approvers-reconciled');
   }, 60_000);
 
   it('a run below the band needs one approver other than the uploader, as before', async () => {
