@@ -29,6 +29,8 @@ import { remittanceRoutes } from './remittances/routes';
 import { disbursementRoutes } from './payouts/disbursement-routes';
 import { approvalRoutes } from './approvals/routes';
 import { holdRoutes } from './holds/routes';
+import { approvalPolicyRoutes } from './approvals/policy-routes';
+import { approvalPolicyReader } from './approvals/policy-reader';
 import { subscriptionRoutes } from './subscriptions/routes';
 import { subscriptionNotifications } from './subscriptions/notifications';
 import { paymentRoutes } from './payments/routes';
@@ -129,9 +131,17 @@ export function apiRoutes(deps: ApiDependencies, limits?: RateLimits): AnyRoute[
     page: () => renderDocsPage(routes),
   };
   routes.push(...systemRoutes(deps, docs));
+  // One reader per process: an approval in this process invalidates what every create path reads.
+  const approvalPolicies = approvalPolicyReader({ db: deps.db, configured: deps.approvals.policy });
   routes.push(
     ...payoutRunRoutes(
-      { db: deps.db, temporal: deps.temporal, settings: deps.payouts, signDecision: deps.decisions.sign },
+      {
+        db: deps.db,
+        temporal: deps.temporal,
+        settings: deps.payouts,
+        signDecision: deps.decisions.sign,
+        approvalPolicies,
+      },
       {
         limit: deps.payouts.uploadLimit,
         concurrency: deps.payouts.uploadConcurrency ?? CONFIG_DEFAULTS.PAYOUT_UPLOAD_CONCURRENCY,
@@ -145,16 +155,12 @@ export function apiRoutes(deps: ApiDependencies, limits?: RateLimits): AnyRoute[
       taskQueue: deps.payouts.taskQueue,
       gatewayAttemptTimeout: String(deps.payouts.timing.gatewayAttemptTimeout),
       ...deps.payouts.disbursement,
-      approvalPolicy: deps.approvals.policy,
+      approvalPolicies,
     }),
   );
   routes.push(
-    ...approvalRoutes({
-      db: deps.db,
-      temporal: deps.temporal,
-      policy: deps.approvals.policy,
-      signDecision: deps.decisions.sign,
-    }),
+    ...approvalRoutes({ db: deps.db, temporal: deps.temporal, signDecision: deps.decisions.sign }),
+    ...approvalPolicyRoutes({ db: deps.db, configured: deps.approvals.policy, policies: approvalPolicies }),
   );
   routes.push(
     ...holdRoutes({
@@ -169,7 +175,7 @@ export function apiRoutes(deps: ApiDependencies, limits?: RateLimits): AnyRoute[
       db: deps.db,
       temporal: deps.temporal,
       settings: deps.remittance,
-      approvalPolicy: deps.approvals.policy,
+      approvalPolicies,
     }),
   );
   routes.push(
@@ -186,7 +192,7 @@ export function apiRoutes(deps: ApiDependencies, limits?: RateLimits): AnyRoute[
         db: deps.db,
         temporal: deps.temporal,
         settings: deps.payments,
-        approvalPolicy: deps.approvals.policy,
+        approvalPolicies,
       },
       deps.merchant,
     ),

@@ -18,6 +18,7 @@ import * as gatewayOrderIds from './20261125_0016_gateway_order_ids';
 import * as ipnRelay from './20261125_0017_ipn_relay';
 import * as auditEntriesCompleted from './20261126_0018_audit_entries_completed';
 import * as approvals from './20261126_0019_approvals';
+import * as approvalPolicyVersions from './20261126_0020_approval_policy_versions';
 import * as holds from './20261126_0021_holds';
 
 export interface Migration {
@@ -47,5 +48,6 @@ export const migrations: Migration[] = [
   { name: '20261125_0017_ipn_relay', ...ipnRelay },
   { name: '20261126_0018_audit_entries_completed', ...auditEntriesCompleted },
   { name: '20261126_0019_approvals', ...approvals },
+  { name: '20261126_0020_approval_policy_versions', ...approvalPolicyVersions },
   { name: '20261126_0021_holds', ...holds },
 ];

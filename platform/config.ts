@@ -122,7 +122,7 @@ export const configSchema = z.object({
       return policy ?? DEFAULT_APPROVAL_POLICY;
     })
     .describe(
-      'JSON approval policy for single disbursements, refunds and remittances: amount bands (approvers, roles), daily caps per maker and per merchant, expiry (docs/approvals.md); unset: the default there',
+      'JSON approval policy for payout runs, single disbursements, refunds and remittances: amount bands (approvers, roles), daily caps per maker and per merchant, expiry (docs/approvals.md); unset: the default there; an approved version from /v1/approval-policy replaces it from its effective time',
     ),
   PAYOUT_BATCH_SIZE: z.coerce.number().int().min(1).max(1000).default(1000),
   PAYOUT_PARALLEL_BATCHES: z.coerce.number().int().min(1).max(50).default(4),

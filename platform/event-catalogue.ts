@@ -45,6 +45,10 @@ export const EVENT_CATALOGUE = {
     'An admin proposed to release a hold at a rate; it stays held until a second confirms.',
   'hold.released': 'The hold is over: its held items were resumed at the chosen rate.',
   'hold.withdrawn': 'A hold (or release) proposal was withdrawn before anyone confirmed it.',
+  'approval_policy.proposed': 'An admin proposed a new approval policy; it waits for a second admin.',
+  'approval_policy.approved':
+    'A second admin approved a proposed approval policy; it applies from effectiveAt to items created then.',
+  'approval_policy.rejected': 'An admin rejected a proposed approval policy; nothing changed.',
 } as const;
 
 export type EventType = keyof typeof EVENT_CATALOGUE;
@@ -60,7 +64,8 @@ export type EventObjectType =
   | 'token_payment'
   | 'saved_method'
   | 'approval'
-  | 'hold';
+  | 'hold'
+  | 'approval_policy';
 
 /** The object an event type is about: the part of its name before the dot. */
 export const objectTypeOf = (type: EventType): EventObjectType =>
@@ -217,6 +222,18 @@ export interface HoldSnapshot {
   ratePerMinute: number | null;
 }
 
+/** A version of the approval policy (docs/approvals.md): the whole policy, when it applies, who asked and decided. */
+export interface ApprovalPolicySnapshot {
+  version: number;
+  status: string;
+  policy: unknown;
+  effectiveFrom: string;
+  effectiveAt: string | null;
+  reason: string;
+  proposedBy: string;
+  decidedBy: string | null;
+}
+
 /** The snapshot each event type carries. */
 export interface EventSnapshots {
   'payout_run.awaiting_approval': PayoutRunSnapshot;
@@ -249,6 +266,9 @@ export interface EventSnapshots {
   'hold.release_proposed': HoldSnapshot;
   'hold.released': HoldSnapshot;
   'hold.withdrawn': HoldSnapshot;
+  'approval_policy.proposed': ApprovalPolicySnapshot;
+  'approval_policy.approved': ApprovalPolicySnapshot;
+  'approval_policy.rejected': ApprovalPolicySnapshot;
 }
 
 /** An event as the events API lists it and as a webhook's body carries it. */

@@ -23,6 +23,7 @@ import {
   listWaitingApprovals,
   requestApproval,
   type ApprovalRow,
+  type CapBreach,
 } from '../../db/approvals/approvals';
 import type { Db } from '../../db/shared/knex';
 import { hasAnyRole, type Principal } from '../auth/roles';
@@ -32,7 +33,6 @@ import { ApiError, forbidden, notFound } from '../http/errors';
 export interface ApprovalDeps {
   db: Db;
   temporal: Client;
-  policy: ApprovalPolicy;
   /** Signs each decision: the workflow acts on no decision without the API's proof. */
   signDecision: SignDecision;
 }
@@ -82,16 +82,38 @@ export async function requestApprovalIn(
     policy.kinds[item.kind],
   );
   if (!breach) return;
-  const who = breach.cap === 'perMakerDailyVnd' ? `${item.principal.name}'s` : "the merchant's";
-  throw new ApiError(
+  throw dailyCapExceeded({
+    what: item.kind,
+    amount: item.amount,
+    maker: item.principal.name,
+    breach,
+    field: item.field ?? 'body.amount',
+    rule: `approvalPolicy.kinds.${item.kind}.${breach.cap}`,
+  });
+}
+
+/** The refusal of a request over a daily cap, naming the cap, its limit and what is left today. */
+export function dailyCapExceeded(input: {
+  /** `disbursement`, `payout run`… */
+  what: string;
+  amount: number;
+  maker: string;
+  breach: CapBreach;
+  field: string;
+  /** The policy's field: `approvalPolicy.kinds.refund.perMakerDailyVnd`, `approvalPolicy.payoutRun.…`. */
+  rule: string;
+}): ApiError {
+  const { breach } = input;
+  const who = breach.cap === 'perMakerDailyVnd' ? `${input.maker}'s` : "the merchant's";
+  return new ApiError(
     'daily_cap_exceeded',
-    `This ${item.kind} of ${item.amount} VND would take ${who} daily ${item.kind} cap (${breach.cap}: ` +
+    `This ${input.what} of ${input.amount} VND would take ${who} daily ${input.what} cap (${breach.cap}: ` +
       `${breach.limitVnd} VND, ${breach.requestedTodayVnd} VND requested today) past its limit; nothing was recorded.`,
     {
       problems: [
         {
-          field: item.field ?? 'body.amount',
-          rule: `approvalPolicy.kinds.${item.kind}.${breach.cap}`,
+          field: input.field,
+          rule: input.rule,
           message: `at most ${Math.max(0, breach.limitVnd - breach.requestedTodayVnd)} VND more today`,
         },
       ],

@@ -237,6 +237,8 @@ export const VI = {
   Decided: 'Thời điểm quyết định',
   Note: 'Ghi chú',
   'Approval expires': 'Hạn duyệt',
+  'Approvals given': 'Lượt duyệt',
+  '{given} of {required}': '{given} trên {required}',
   Completed: 'Hoàn tất',
   'Results downloaded.': 'Đã tải kết quả.',
   'Results could not be downloaded: {message}': 'Không tải được kết quả: {message}',
@@ -593,6 +595,8 @@ export const VI_ERRORS = {
   hold_state: 'Trạng thái tạm giữ hiện tại của loại tiền chi ra này không cho phép thao tác này.',
   hold_release_mismatch: 'Tốc độ giải phóng khác với tốc độ đã đề xuất; chưa có gì thay đổi.',
   held: 'Loại tiền chi ra này đang bị tạm giữ; bước gọi cổng thanh toán dừng lại trước khi gửi.',
+  policy_not_proposed:
+    'Phiên bản chính sách phê duyệt này không còn chờ quyết định (đã quyết định hoặc quá 72 giờ).',
   delete_refused: 'Cổng thanh toán từ chối xóa phương thức này.',
   gateway_refused: 'Cổng thanh toán từ chối yêu cầu.',
   idempotency_request_in_progress: 'Yêu cầu giống hệt đang được xử lý; hãy chờ giây lát.',

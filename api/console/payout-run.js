@@ -107,6 +107,17 @@ function summaryOf(ctx, view) {
       [t('Total'), vnd(view.totalAmount)],
       [t('Uploaded by'), h('span', { id: 'uploaded-by' }, view.uploadedBy)],
       [t('Uploaded'), dateTime(view.uploadedAt)],
+      [
+        t('Approvals given'),
+        view.approvals
+          ? h(
+              'span',
+              { id: 'run-approvals' },
+              t('{given} of {required}', view.approvals) +
+                (view.approvals.approvedBy.length ? ` (${view.approvals.approvedBy.join(', ')})` : ''),
+            )
+          : null,
+      ],
       [decidedTerm, h('span', { id: 'decided-by' }, view.decidedBy ?? t('not yet'))],
       [t('Decided'), view.decidedAt ? dateTime(view.decidedAt) : null],
       [t('Note'), view.decisionNote],

@@ -38,8 +38,9 @@ import { ApiError, conflict, notFound } from '../http/errors';
 import type { CreateRequest } from '../http/idempotency';
 import { createOrResume, startOnce } from '../http/resumable';
 import { executeWorkflow, startWorkflow } from '../workflow-starts';
-import { requirementFor, type ApprovalPolicy } from '../../contracts/approvals';
+import { requirementFor } from '../../contracts/approvals';
 import { approvalRequestOf, requestApprovalIn } from '../approvals/approvals';
+import type { ApprovalPolicyReader } from '../approvals/policy-reader';
 import { reservingOrderIds } from '../order-ids';
 
 export interface PaymentSettings {
@@ -75,7 +76,8 @@ export interface PaymentDeps {
   db: Db;
   temporal: Client;
   settings: PaymentSettings;
-  approvalPolicy: ApprovalPolicy;
+  /** The approval policy in effect when an item is created (api/approvals/policy-reader.ts). */
+  approvalPolicies: ApprovalPolicyReader;
 }
 
 /** The smallest refund of this payment (a domestic card payment has a higher floor). */
@@ -318,6 +320,8 @@ export async function refundPayment(
   },
 ) {
   const { db, temporal, settings } = deps;
+  // Read once: the state the refund starts in and the requirement recorded with it follow one policy.
+  const approvalPolicy = await deps.approvalPolicies.policyAt(new Date());
   const reserved = await reservingOrderIds(() =>
     reserveRefund(db, {
       // Any retry of this request (same Idempotency-Key) finds the refund it reserved, never a second one.
@@ -331,12 +335,12 @@ export async function refundPayment(
       minimumFor: refundMinimumFor,
       workflowIdOf: refundWorkflowId,
       status:
-        requirementFor(deps.approvalPolicy, 'refund', input.amount).approvers > 0
+        requirementFor(approvalPolicy, 'refund', input.amount).approvers > 0
           ? 'awaiting_approval'
           : 'created',
       // The approval request (within the day's caps) with the reservation, or neither.
       alongside: (trx, refund) =>
-        requestApprovalIn(trx, deps.approvalPolicy, {
+        requestApprovalIn(trx, approvalPolicy, {
           kind: 'refund',
           objectId: refund.refund_id,
           amount: input.amount,

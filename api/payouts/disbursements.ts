@@ -16,8 +16,9 @@ import type { CreateRequest } from '../http/idempotency';
 import { maskNumber } from '../http/masking';
 import { createOrResume } from '../http/resumable';
 import { startWorkflow } from '../workflow-starts';
-import { requirementFor, type ApprovalPolicy } from '../../contracts/approvals';
+import { requirementFor } from '../../contracts/approvals';
 import { approvalRequestOf, requestApprovalIn } from '../approvals/approvals';
+import type { ApprovalPolicyReader } from '../approvals/policy-reader';
 
 export interface DisbursementDeps {
   db: Db;
@@ -27,7 +28,8 @@ export interface DisbursementDeps {
   resultWait: string;
   /** How long a pending disbursement waits for its notification before asking the gateway. */
   ipnTimeout: string;
-  approvalPolicy: ApprovalPolicy;
+  /** The approval policy in effect when an item is created (api/approvals/policy-reader.ts). */
+  approvalPolicies: ApprovalPolicyReader;
 }
 
 /** What an operator may see of a receiver: the kind and the last four digits (the masking every list uses). */
@@ -52,7 +54,9 @@ export async function createDisbursement(
   const { db, temporal } = deps;
   const workflowId = disbursementWorkflowId(input.disbursementId);
   const receiverLabelText = receiverLabel(input.receiver);
-  const waitsForApprovers = requirementFor(deps.approvalPolicy, 'disbursement', input.amount).approvers > 0;
+  // Read once: the state the record starts in and the requirement recorded with it follow one policy.
+  const approvalPolicy = await deps.approvalPolicies.policyAt(new Date());
+  const waitsForApprovers = requirementFor(approvalPolicy, 'disbursement', input.amount).approvers > 0;
   await createOrResume({
     // The record, its orderIds and its approval (within the day's caps) together, or none of them.
     insert: () =>
@@ -72,7 +76,7 @@ export async function createDisbursement(
           created_by: input.principal.name,
         });
         if (!inserted) return false;
-        await requestApprovalIn(trx, deps.approvalPolicy, {
+        await requestApprovalIn(trx, approvalPolicy, {
           kind: 'disbursement',
           objectId: input.disbursementId,
           amount: input.amount,

@@ -22,6 +22,7 @@ import {
   listBatches,
   listRuns as listRunRows,
   runItems,
+  runsCountingToday,
   type NewPayoutItem,
   type PayoutItemRow,
   type PayoutRunRow,
@@ -38,11 +39,21 @@ import {
   type PayoutRunInput,
   type PayoutTiming,
 } from '../../contracts/payouts';
-import { DECISION_REFUSED, failureTypeOf, isSamePerson, payrunRunId } from '../../contracts/shared';
+import {
+  DECISION_REFUSED,
+  failureTypeOf,
+  isSamePerson,
+  payrunRunId,
+  personKey,
+} from '../../contracts/shared';
+import { requirementIn, type KindPolicy } from '../../contracts/approvals';
+import type { CapBreach } from '../../db/approvals/approvals';
+import { dailyCapExceeded } from '../approvals/approvals';
+import type { ApprovalPolicyReader } from '../approvals/policy-reader';
 import type { SignDecision } from '../http/decision-signer';
-import type { Principal } from '../auth/roles';
+import { hasAnyRole, type Principal, type Role } from '../auth/roles';
 import type { AuditTrail } from '../http/audit-trail';
-import { ApiError, conflict, notFound } from '../http/errors';
+import { ApiError, conflict, forbidden, notFound } from '../http/errors';
 import type { CreateRequest } from '../http/idempotency';
 import { maskName, maskNumber, seesReceiversInFull } from '../http/masking';
 import { certainlyNotStarted, startOnce, workflowNotStarted } from '../http/resumable';
@@ -68,6 +79,8 @@ export interface PayoutDeps {
   settings: PayoutSettings;
   /** Signs each decision for the workflow, which admits no decision without the API's proof. */
   signDecision: SignDecision;
+  /** The approval policy in effect at an upload: the run's approvers and the daily caps (`payoutRun`). */
+  approvalPolicies: ApprovalPolicyReader;
 }
 
 const actorOf = (principal: Principal): Actor => ({ keyId: principal.keyId, name: principal.name });
@@ -155,10 +168,27 @@ export async function uploadPayoutRun(
   }));
   const expiresAt = new Date(Date.now() + settings.approvalTtlHours * 3600_000);
   const actor = actorOf(input.principal);
+  // What the policy in effect asks of a run of this total, recorded with the run: a later change of the
+  // policy never alters a run uploaded before it.
+  const runPolicy = (await deps.approvalPolicies.policyAt(new Date())).payoutRun;
+  const requirement = requirementIn(runPolicy, report.totalAmount);
 
   try {
     await db.transaction(async (trx) => {
+      // Within the day's caps, under a lock that makes uploads take turns; over one, nothing is recorded.
+      const breach = runCapBreach(await runsCountingToday(trx), actor.name, report.totalAmount, runPolicy);
+      if (breach)
+        throw dailyCapExceeded({
+          what: 'payout run',
+          amount: report.totalAmount,
+          maker: actor.name,
+          breach,
+          field: 'file',
+          rule: `approvalPolicy.payoutRun.${breach.cap}`,
+        });
       await insertRun(trx, {
+        required_approvers: requirement.approvers,
+        approver_roles: requirement.roles,
         run_id: runId,
         status: 'awaiting_approval',
         file_name: input.fileName,
@@ -229,6 +259,25 @@ export async function uploadPayoutRun(
   return runView(deps, runId);
 }
 
+/** The cap a new run would break, counting today's runs (rejected and expired ones do not count). */
+function runCapBreach(
+  today: ReadonlyArray<{ uploaded_by: string; total_amount: string }>,
+  maker: string,
+  amount: number,
+  caps: Pick<KindPolicy, 'perMakerDailyVnd' | 'perMerchantDailyVnd'>,
+): CapBreach | undefined {
+  const person = personKey(maker);
+  const merchant = today.reduce((sum, run) => sum + Number(run.total_amount), 0);
+  const byMaker = today
+    .filter((run) => personKey(run.uploaded_by) === person)
+    .reduce((sum, run) => sum + Number(run.total_amount), 0);
+  if (byMaker + amount > caps.perMakerDailyVnd)
+    return { cap: 'perMakerDailyVnd', limitVnd: caps.perMakerDailyVnd, requestedTodayVnd: byMaker };
+  if (merchant + amount > caps.perMerchantDailyVnd)
+    return { cap: 'perMerchantDailyVnd', limitVnd: caps.perMerchantDailyVnd, requestedTodayVnd: merchant };
+  return undefined;
+}
+
 /**
  * Starts a recorded run's workflow, its input read back from the records (so a resumed upload starts
  * exactly what the first attempt recorded); a run whose workflow already started is left as it is.
@@ -249,6 +298,7 @@ async function startRunWorkflow(deps: PayoutDeps, runId: string): Promise<void> 
     approvalDeadline: new Date(run.expires_at).toISOString(),
     parallelBatches: settings.parallelBatches,
     timing: settings.timing,
+    approvers: run.required_approvers,
   };
   await startOnce(() =>
     startWorkflow(temporal, 'payoutRun', {
@@ -307,6 +357,14 @@ export async function decideRun(
   ) {
     throw selfApproval(run.uploaded_by);
   }
+  if (!hasAnyRole(input.principal, run.approver_roles as Role[]))
+    throw forbidden(`Deciding on this run takes one of the roles ${run.approver_roles.join(', ')}.`);
+  // The workflow refuses it too (the decisions it admitted are the truth); this answers without a round trip.
+  if (input.decision === 'approve' && run.approvals.some((given) => isSamePerson(given, by)))
+    throw conflict(
+      'approval_already_given',
+      `${by.name} approved run ${run.run_id} already; it needs ${run.required_approvers} different people.`,
+    );
   const proof = deps.signDecision({
     subject: run.workflow_id,
     action: input.decision,
@@ -321,6 +379,8 @@ export async function decideRun(
     if (error instanceof WorkflowUpdateFailedError) {
       const cause = error.cause as (Error & { type?: string }) | undefined;
       // The workers did not admit the API's own proof: they hold another DECISION_SIGNING_KEY.
+      if (failureTypeOf(cause) === 'approval_already_given')
+        throw conflict('approval_already_given', cause?.message ?? error.message);
       if (failureTypeOf(cause) === DECISION_REFUSED) {
         throw new ApiError(
           DECISION_REFUSED,
@@ -394,6 +454,13 @@ export async function runView(deps: Pick<PayoutDeps, 'db'>, runId: string) {
     decidedBy: run.decided_by,
     decidedAt: run.decided_at,
     decisionNote: run.decision_note,
+    // What the policy asked when the run was uploaded, and the approvals so far ("approvals: 1 of 2").
+    approvals: {
+      required: run.required_approvers,
+      given: run.approvals.length,
+      approvedBy: run.approvals.map((given) => given.name),
+      roles: run.approver_roles,
+    },
     completedAt: run.completed_at,
     workflowId: run.workflow_id,
     progress: { done: finished(counts), total: run.row_count },

@@ -119,7 +119,7 @@ export function payoutRunRoutes(
       method: 'post',
       path: '/v1/payout-runs',
       summary:
-        'Upload a payout file (CSV or .xlsx, first sheet or `sheet`). A valid file becomes a run awaiting approval; a file with any error creates nothing (422 names each row, column and rule).',
+        'Upload a payout file (CSV or .xlsx, first sheet or `sheet`). A valid file becomes a run awaiting the approvers the approval policy asks for its total (`approvals`); a file with any error, or over a daily cap (422 daily_cap_exceeded), creates nothing (422 names each row, column and rule, or the cap).',
       tag: 'payouts',
       access: { roles: ['payouts-maker'] },
       audit: { action: 'payout_run.upload', target: 'payout_run' },
@@ -192,7 +192,10 @@ export function payoutRunRoutes(
     }),
     ...(
       [
-        ['approve', 'Approve a run awaiting approval (not one you uploaded); payment starts at once.'],
+        [
+          'approve',
+          'Approve a run awaiting approval (not one you uploaded, once per person); payment starts when the approvers its total needs under the approval policy have approved (`approvals`: 1 of 2 waits).',
+        ],
         ['reject', 'Reject a run awaiting approval; nothing is paid and its payout ids are released.'],
       ] as const
     ).map(([decision, summary]) =>

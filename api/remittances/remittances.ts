@@ -38,15 +38,17 @@ import { maskNumber } from '../http/masking';
 import type { RemittanceSettings } from './settings';
 import { executeWorkflow, startWorkflow } from '../workflow-starts';
 import { reservingOrderIds, withFreshId } from '../order-ids';
-import { approvalIdOf, requirementFor, type ApprovalPolicy } from '../../contracts/approvals';
+import { approvalIdOf, requirementFor } from '../../contracts/approvals';
 import { expireApproval, findApproval } from '../../db/approvals/approvals';
 import { approvalRequestOf, requestApprovalIn } from '../approvals/approvals';
+import type { ApprovalPolicyReader } from '../approvals/policy-reader';
 
 export interface RemittanceDeps {
   db: Db;
   temporal: Client;
   settings: RemittanceSettings;
-  approvalPolicy: ApprovalPolicy;
+  /** The approval policy in effect when an item is created (api/approvals/policy-reader.ts). */
+  approvalPolicies: ApprovalPolicyReader;
 }
 
 /** Where each base currency's rate comes from: the quote cache GET /v1/remittance-quotes reads. */
@@ -213,7 +215,9 @@ export async function createRemittance(
   const info = request.remittanceInfo;
   if (earlier && !BEFORE_START.includes(earlier.status)) return remittanceView(db, earlier.remittance_id);
   const valuedVnd = earlier ? 0 : await remittanceValueInVnd(request, quotes);
-  const waitsForApprovers = requirementFor(deps.approvalPolicy, 'remittance', valuedVnd).approvers > 0;
+  // Read once: the state the record starts in and the requirement recorded with it follow one policy.
+  const approvalPolicy = await deps.approvalPolicies.policyAt(new Date());
+  const waitsForApprovers = requirementFor(approvalPolicy, 'remittance', valuedVnd).approvers > 0;
   const label = receiverLabel(request.requestType, request.receiver);
   // The record, every gateway orderId it will send and its approval (within the day's caps), in one
   // transaction; an id drawn whose orderIds another object holds is drawn again.
@@ -250,7 +254,7 @@ export async function createRemittance(
             },
             [orderIds.create, orderIds.verify, orderIds.buy],
             (trx) =>
-              requestApprovalIn(trx, deps.approvalPolicy, {
+              requestApprovalIn(trx, approvalPolicy, {
                 kind: 'remittance',
                 objectId: id,
                 amount: valuedVnd,

@@ -32,6 +32,12 @@ export interface ApprovalPolicy {
   /** How long a request waits for its approvers before it expires (nothing is paid). */
   expiresAfterHours: number;
   kinds: Record<ApprovalKind, KindPolicy>;
+  /**
+   * Payout runs, weighed by their total. Apart from `kinds` because a run has its own life cycle (its
+   * workflow waits for its decisions, PAYOUT_APPROVAL_TTL_HOURS bounds the wait) and always needs at least
+   * one approver other than the uploader. A policy written before runs were under it reads the default.
+   */
+  payoutRun: KindPolicy;
 }
 
 /** What the policy asks of one request. */
@@ -51,6 +57,20 @@ const twoBandsAbove = (roles: ApproverRole[]): KindPolicy['bands'] => [
  * million two; one person may request 500 million VND of a kind a day and the merchant 2 billion. No single
  * person can move 10 million VND or more alone.
  */
+/**
+ * Payout runs: one approver other than the uploader for any run (as before runs were under the policy), two
+ * from a run total of 1 billion VND; one person may upload 20 billion VND of runs a day and the merchant 50
+ * billion (a month of salaries for a few thousand people fits in a day's runs).
+ */
+export const DEFAULT_PAYOUT_RUN_POLICY: KindPolicy = {
+  bands: [
+    { fromVnd: 0, approvers: 1, roles: ['payouts-approver'] },
+    { fromVnd: 1_000_000_000, approvers: 2, roles: ['payouts-approver'] },
+  ],
+  perMakerDailyVnd: 20_000_000_000,
+  perMerchantDailyVnd: 50_000_000_000,
+};
+
 export const DEFAULT_APPROVAL_POLICY: ApprovalPolicy = {
   expiresAfterHours: 72,
   kinds: {
@@ -70,6 +90,7 @@ export const DEFAULT_APPROVAL_POLICY: ApprovalPolicy = {
       perMerchantDailyVnd: 2_000_000_000,
     },
   },
+  payoutRun: DEFAULT_PAYOUT_RUN_POLICY,
 };
 
 /** The band an amount falls in: the last whose lower bound it reaches. */
@@ -78,7 +99,12 @@ export function requirementFor(
   kind: ApprovalKind,
   amountVnd: number,
 ): ApprovalRequirement {
-  const bands = policy.kinds[kind].bands;
+  return requirementIn(policy.kinds[kind], amountVnd);
+}
+
+/** The band of one kind's policy an amount falls in (payout runs: `policy.payoutRun`). */
+export function requirementIn(kindPolicy: KindPolicy, amountVnd: number): ApprovalRequirement {
+  const bands = kindPolicy.bands;
   const band = [...bands].reverse().find((candidate) => amountVnd >= candidate.fromVnd) ?? bands[0]!;
   return { approvers: band.approvers, roles: [...band.roles] };
 }

@@ -62,6 +62,12 @@ export interface DecisionRecord {
   decision: 'approve' | 'reject';
   by: Actor;
   note?: string;
+  /**
+   * false: an approval that leaves the run waiting for more approvers (recorded with the run's approvals,
+   * not as its decision). Absent: the decision that settles the run, as every decision before runs could
+   * need two approvers.
+   */
+  settles?: false;
 }
 
 export interface PayoutActivities {

@@ -109,7 +109,15 @@ export interface PayoutRunInput {
   approvalDeadline: string;
   parallelBatches: number;
   timing: PayoutTiming;
+  /**
+   * Distinct people other than the uploader who must approve, from the approval policy's payout-run band
+   * when the run was uploaded. Absent in runs started before payout runs were under the policy: 1.
+   */
+  approvers?: number;
 }
+
+/** The approvers a run waits for: its input's, or 1 for a run started before the input carried it. */
+export const approversOf = (input: Pick<PayoutRunInput, 'approvers'>) => input.approvers ?? 1;
 
 export interface StateTotals {
   count: number;
@@ -154,6 +162,9 @@ export interface RunProgress {
   runId: string;
   status: RunStatus;
   decidedBy?: Actor;
+  /** The approvals admitted so far, in order, and how many the run needs ("approvals: 1 of 2"). */
+  approvedBy: Actor[];
+  approversRequired: number;
   batchesDone: number;
   batchCount: number;
   /** Decisions refused for their proof (forged, replayed, for another run): who they claimed to be, and why. */

@@ -76,6 +76,11 @@ export const ERRORS = {
     status: 409,
     meaning: 'A gateway step stopped before sending anything: its kind of outgoing money is held.',
   },
+  policy_not_proposed: {
+    status: 409,
+    meaning:
+      'The approval policy version is not waiting for a decision (decided already, or past its 72 hours).',
+  },
   // Payments.
   payment_exists: { status: 409, meaning: 'The payment id is used by another payment.' },
   payment_not_authorized: { status: 409, meaning: 'The payment is not waiting for capture or cancel.' },

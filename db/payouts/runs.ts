@@ -23,6 +23,10 @@ export interface PayoutRunRow {
   decided_by: string | null;
   decided_at: Date | null;
   decision_note: string | null;
+  /** What the approval policy asked of the run when it was uploaded (migration 0020). */
+  required_approvers: number;
+  approver_roles: string[];
+  approvals: Array<{ keyId: string; name: string; at?: string }>;
   reconciliation: unknown;
   completed_at: Date | null;
   updated_at: Date;
@@ -111,6 +115,8 @@ export type NewPayoutRun = Pick<
   | 'uploaded_by_key'
   | 'uploaded_by'
   | 'expires_at'
+  | 'required_approvers'
+  | 'approver_roles'
 > & { status: 'awaiting_approval'; total_amount: number; file_sha256: string; request_key: string | null };
 
 export type NewPayoutBatch = Pick<
@@ -163,21 +169,57 @@ export async function abandonUnstartedRun(db: Db, runId: string, reason: string,
   await setRunStatus(db, runId, 'expired', { status_reason: reason }, mayMove);
 }
 
-/** Who decided the run, and when; the status the decision leads to is written by setRunStatus. */
+/**
+ * A decision on the run: an approval joins the run's approvals (once per key: an activity retried after its
+ * answer was lost adds nothing); the decision that settles the run also records who decided and when. The
+ * status the decision leads to is written by setRunStatus.
+ */
 export async function recordRunDecision(
   db: Db,
   runId: string,
-  decision: { by: { keyId: string; name: string }; note?: string },
+  decision: {
+    decision?: 'approve' | 'reject';
+    by: { keyId: string; name: string };
+    note?: string;
+    settles?: false;
+  },
 ): Promise<void> {
+  const approval = JSON.stringify([{ keyId: decision.by.keyId, name: decision.by.name }]);
   await db('payout_runs')
     .where({ run_id: runId })
     .update({
-      decided_by_key: decision.by.keyId,
-      decided_by: decision.by.name,
-      decided_at: db.fn.now(),
-      decision_note: decision.note ?? null,
+      ...(decision.decision === 'approve' && {
+        approvals: db.raw(
+          `case when approvals @> ?::jsonb then approvals
+                else approvals || jsonb_build_array(?::jsonb || jsonb_build_object('at', now())) end`,
+          [approval, JSON.stringify({ keyId: decision.by.keyId, name: decision.by.name })],
+        ),
+      }),
+      ...(decision.settles !== false && {
+        decided_by_key: decision.by.keyId,
+        decided_by: decision.by.name,
+        decided_at: db.fn.now(),
+        decision_note: decision.note ?? null,
+      }),
       updated_at: db.fn.now(),
     });
+}
+
+/** The runs uploaded today (Asia/Ho_Chi_Minh) that count against the daily caps: not rejected or expired. */
+export async function runsCountingToday(
+  trx: Knex.Transaction,
+): Promise<Array<{ uploaded_by: string; total_amount: string }>> {
+  // One lock per day: uploads take turns between reading the sums and recording their run, so two uploads
+  // at once cannot both fit under a cap that holds only one of them.
+  await trx.raw(
+    `select pg_advisory_xact_lock(hashtext('approvals:payout_run'), hashtext(((now() at time zone 'Asia/Ho_Chi_Minh')::date)::text))`,
+  );
+  return trx('payout_runs')
+    .whereRaw(
+      `(uploaded_at at time zone 'Asia/Ho_Chi_Minh')::date = (now() at time zone 'Asia/Ho_Chi_Minh')::date`,
+    )
+    .whereNotIn('status', ['rejected', 'expired'])
+    .select('uploaded_by', 'total_amount');
 }
 
 export async function getBatch(db: Db, batchId: string): Promise<PayoutBatchRow | undefined> {

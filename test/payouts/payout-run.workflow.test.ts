@@ -64,7 +64,7 @@ const runRecords: Fakes = {
 
 async function startRun(
   fakes: Fakes,
-  options: { batches?: number; parallel?: number; deadlineMs?: number } = {},
+  options: { batches?: number; parallel?: number; deadlineMs?: number; approvers?: number } = {},
 ) {
   const runId = h.id('run');
   const batches = Array.from({ length: options.batches ?? 2 }, (_, i) => ({
@@ -79,6 +79,7 @@ async function startRun(
     approvalDeadline: new Date((await h.now()) + (options.deadlineMs ?? 24 * HOUR)).toISOString(),
     parallelBatches: options.parallel ?? 1,
     timing,
+    ...(options.approvers !== undefined && { approvers: options.approvers }),
   };
   const run = await h.start(payoutRun, {
     workflowId: payoutRunWorkflowId(runId),
@@ -173,6 +174,46 @@ describe('payoutRun: the decision', () => {
     expect(again.message).toContain('only a run awaiting approval');
     expect(await run.result()).toBe('reconciled');
     expect(run.calls('recordDecision')).toHaveLength(1);
+  });
+});
+
+describe("payoutRun: a run above the policy's two-approver band", () => {
+  const second: Actor = { keyId: 'k-second', name: 'Hai Second' };
+
+  it('waits after the first approval, refuses the same person again, and starts at the second', async () => {
+    const { run, runId } = await startRun({}, { approvers: 2 });
+    expect(await decide(run, 'approve', checker)).toBe('awaiting_approval');
+    expect(await run.handle.query(runProgressQuery)).toMatchObject({
+      status: 'awaiting_approval',
+      approvedBy: [checker],
+      approversRequired: 2,
+    });
+    // Nothing paid, nothing marked running, after one approval.
+    expect(run.calls('initiateBatch')).toEqual([]);
+    expect(run.inputs('recordRunStatus')).toEqual([]);
+
+    // The same person again, under another key or spelling: refused, still waiting.
+    for (const again of [checker, { keyId: 'k-checker-2', name: 'CHI  checker' }]) {
+      const refused = await refusal(decide(run, 'approve', again));
+      expect(refused.message).toContain('approved this run already');
+    }
+    expect((await run.handle.query(runProgressQuery)).status).toBe('awaiting_approval');
+
+    expect(await decide(run, 'approve', second)).toBe('running');
+    expect(await run.result()).toBe('reconciled');
+    expect(run.inputs('recordDecision')).toEqual([
+      { runId, decision: 'approve', by: checker, settles: false },
+      { runId, decision: 'approve', by: second },
+    ]);
+    expect(run.inputs('recordRunStatus')).toEqual([{ runId, status: 'running' }]);
+  });
+
+  it('a reject after one approval rejects: nothing is paid', async () => {
+    const { run } = await startRun({}, { approvers: 2 });
+    await decide(run, 'approve', checker);
+    expect(await decide(run, 'reject', second, 'wrong month')).toBe('rejected');
+    expect(await run.result()).toBe('rejected');
+    expect(run.calls('initiateBatch')).toEqual([]);
   });
 });
 

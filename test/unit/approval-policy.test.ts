@@ -7,7 +7,9 @@ import { describe, expect, it } from 'vitest';
 import {
   APPROVAL_KINDS,
   DEFAULT_APPROVAL_POLICY,
+  DEFAULT_PAYOUT_RUN_POLICY,
   requirementFor,
+  requirementIn,
   type ApprovalPolicy,
 } from '../../contracts/approvals';
 import { isSamePerson } from '../../contracts/shared';
@@ -95,6 +97,31 @@ describe('APPROVAL_POLICY', () => {
     expect(problemsOf(JSON.stringify({ expiresAfterHours: 0 }))).toMatch(
       /expiresAfterHours: must be above 0/,
     );
+  });
+});
+
+describe('payout runs under the policy', () => {
+  it('by default: one approver besides the uploader, two different people from 1 billion VND', () => {
+    const runs = DEFAULT_APPROVAL_POLICY.payoutRun;
+    expect(requirementIn(runs, 0).approvers).toBe(1);
+    expect(requirementIn(runs, 999_999_999).approvers).toBe(1);
+    expect(requirementIn(runs, 1_000_000_000)).toEqual({ approvers: 2, roles: ['payouts-approver'] });
+    expect(runs.perMakerDailyVnd).toBe(20_000_000_000);
+    expect(runs.perMerchantDailyVnd).toBe(50_000_000_000);
+  });
+
+  it('a policy written before runs were under it still loads, with the default for runs', () => {
+    const old = withBands([{ fromVnd: 0, approvers: 0, roles: ['payouts-approver'] }]);
+    expect(loadConfig({ APPROVAL_POLICY: old }).APPROVAL_POLICY.payoutRun).toEqual(DEFAULT_PAYOUT_RUN_POLICY);
+  });
+
+  it('refuses a run band that lets the uploader pay alone', () => {
+    const policy = JSON.parse(withBands([{ fromVnd: 0, approvers: 0, roles: ['payouts-approver'] }]));
+    policy.payoutRun = {
+      ...DEFAULT_PAYOUT_RUN_POLICY,
+      bands: [{ fromVnd: 0, approvers: 0, roles: ['admin'] }],
+    };
+    expect(problemsOf(JSON.stringify(policy))).toContain('payoutRun.bands.0.approvers: must be 1 or more');
   });
 });
 

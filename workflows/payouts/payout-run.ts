@@ -6,12 +6,14 @@ import {
   setHandler,
   allHandlersFinished,
   patched,
+  ApplicationFailure,
 } from '@temporalio/workflow';
 import { runRecordsOf } from '../shared/activity-profiles';
 import { payoutBatch } from './payout-batch';
 import { decisionGate, type DecisionGate } from '../shared/decision-gate';
 import { isSamePerson, kindOf, payrunKind, payrunOrderId, payrunRunId } from '../../contracts/shared';
 import {
+  approversOf,
   decideUpdate,
   payoutBatchWorkflowId,
   resumeSignal,
@@ -21,13 +23,15 @@ import {
   type PayoutRunInput,
   type RunStatus,
   type PayoutActivities,
+  type Actor,
 } from '../../contracts/payouts';
 
 const records = runRecordsOf<PayoutActivities>();
 
 /**
- * A payout run: waits for a second person's approval (or a rejection, or the deadline), then runs one
- * child workflow per batch, a few at a time, and reconciles the whole run when they are done.
+ * A payout run: waits for the approvals its total needs from people other than its uploader (one, or more
+ * under the approval policy), or a rejection, or the deadline; then runs one child workflow per batch, a few
+ * at a time, and reconciles the whole run when they are done.
  */
 export async function payoutRun(input: PayoutRunInput): Promise<RunStatus> {
   const run = openRun(input);
@@ -49,6 +53,8 @@ interface Run {
   readonly input: PayoutRunInput;
   status: RunStatus;
   decision?: Decision;
+  /** Approvals admitted so far; the run starts when they reach `approversOf(input)`. */
+  readonly approvedBy: Actor[];
   batchesDone: number;
   /** The batches whose child workflow is running now. */
   readonly running: Set<string>;
@@ -60,6 +66,7 @@ function openRun(input: PayoutRunInput): Run {
   return {
     input,
     status: 'awaiting_approval',
+    approvedBy: [],
     batchesDone: 0,
     running: new Set(),
     gate: decisionGate({ type: 'payout_run', id: input.runId }),
@@ -71,6 +78,8 @@ function showProgress(run: Run) {
     runId: run.input.runId,
     status: run.status,
     decidedBy: run.decision?.by,
+    approvedBy: [...run.approvedBy],
+    approversRequired: approversOf(run.input),
     batchesDone: run.batchesDone,
     batchCount: run.input.batches.length,
     ...(run.gate.refused.length && { refusedDecisions: [...run.gate.refused] }),
@@ -98,6 +107,22 @@ function acceptDecision(run: Run) {
         }
         next = decision;
       }
+      if (next.decision === 'approve') {
+        // Checked again after the proof's check: the same person's second update may have been admitted meanwhile.
+        refuseSecondApproval(run, next.by);
+        run.approvedBy.push(next.by);
+        if (run.approvedBy.length < approversOf(run.input)) {
+          // Not enough people yet: the run keeps waiting, nothing is paid.
+          await records.recordDecision({
+            runId,
+            decision: 'approve',
+            by: next.by,
+            note: next.note,
+            settles: false,
+          });
+          return run.status;
+        }
+      }
       run.decision = next;
       run.status = next.decision === 'approve' ? 'running' : 'rejected';
       await records.recordDecision({ runId, decision: next.decision, by: next.by, note: next.note });
@@ -114,9 +139,19 @@ function acceptDecision(run: Run) {
         if (next.decision === 'approve' && isSamePerson(next.by, uploadedBy)) {
           throw new Error('The person who uploaded a run cannot approve it; another approver must.');
         }
+        if (next.decision === 'approve') refuseSecondApproval(run, next.by);
       },
     },
   );
+}
+
+/** Two approvals are two people: one person's second approval, under any key of theirs, is refused. */
+function refuseSecondApproval(run: Run, by: Actor) {
+  if (run.approvedBy.some((earlier) => isSamePerson(earlier, by)))
+    throw ApplicationFailure.nonRetryable(
+      `${by.name} approved this run already; it needs ${approversOf(run.input)} different people.`,
+      'approval_already_given',
+    );
 }
 
 /**
