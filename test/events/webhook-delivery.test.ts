@@ -215,6 +215,10 @@ describe('webhook delivery', () => {
     await captureHistory(t.env.client, firstWorkflow.workflowId, 'delivered-resent-deleted', {
       everyRun: true,
     });
+    // The same story with objects delivered independently (kept beside the batch-at-a-time histories above).
+    await captureHistory(t.env.client, firstWorkflow.workflowId, 'objects-independent-delivered-deleted', {
+      everyRun: true,
+    });
     await t.env.sleep('3 days');
     const disabled = await eventually(
       async () => {
@@ -230,6 +234,12 @@ describe('webhook delivery', () => {
     await captureHistory(t.env.client, webhookEndpointWorkflowId(endpoint.endpointId), 'disabled', {
       everyRun: true,
     });
+    await captureHistory(
+      t.env.client,
+      webhookEndpointWorkflowId(endpoint.endpointId),
+      'objects-independent-disabled',
+      { everyRun: true },
+    );
 
     receiver.up();
     const enabled = await admin('POST', `/v1/webhook-endpoints/${endpoint.endpointId}/enable`, {});
