@@ -112,7 +112,6 @@ interface Lane {
   objectKey: string;
   /** Sequence numbers of the object's pending events, in feed order. */
   queue: number[];
-  delivering: boolean;
   /** Since when (workflow time) its first event is being tried. */
   triedSince?: number;
 }
@@ -167,7 +166,6 @@ class ObjectLanes {
       lane = {
         objectKey: event.objectKey,
         queue: [],
-        delivering: false,
         triedSince: this.input.triedSince?.[event.objectKey],
       };
       this.lanes.set(event.objectKey, lane);
@@ -188,7 +186,6 @@ class ObjectLanes {
   private startWaiting(): void {
     while (this.delivering < this.inFlight && this.waiting.length) {
       const lane = this.waiting.shift()!;
-      lane.delivering = true;
       this.delivering++;
       this.deliverLane(lane).catch((error: unknown) => {
         this.crashed ??= error;
