@@ -56,15 +56,25 @@ function liveSecrets(endpoint: WebhookEndpointRow, keyring: CodecKeyring, now: n
 }
 
 /**
- * The endpoint's next events after `after` (everything up to `after` was delivered, and is stored as the
- * endpoint's cursor). Waits up to `waitMs` for one to settle; tells the workflow to stop when the endpoint
- * is no longer active.
+ * The endpoint's next events after `after`. Waits up to `waitMs` for one to settle; tells the workflow to
+ * stop when the endpoint is no longer active. `deliveredUpTo` (everything before it was delivered) is
+ * stored as the endpoint's cursor first: the workflow reads on past an object still being retried, so the
+ * stored cursor stays at the earliest event not delivered, never past it (a re-enabled endpoint resumes
+ * there: some events may go out twice, none is skipped).
  */
 export async function nextWebhookEvents(
   { db }: Deps,
-  input: { endpointId: string; after?: WebhookCursor; limit: number; waitMs: number },
+  input: {
+    endpointId: string;
+    after?: WebhookCursor;
+    deliveredUpTo?: WebhookCursor | null;
+    limit: number;
+    waitMs: number;
+  },
 ): Promise<WebhookFeedPage> {
-  if (input.after) await storeEndpointCursor(db, input.endpointId, input.after);
+  // A workflow of the release before reads only past what it delivered: its `after` is the delivered place.
+  const delivered = input.deliveredUpTo === undefined ? input.after : input.deliveredUpTo;
+  if (delivered) await storeEndpointCursor(db, input.endpointId, delivered);
   const startedAt = Date.now();
   for (;;) {
     const endpoint = await getEndpoint(db, input.endpointId);

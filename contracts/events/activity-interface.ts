@@ -27,6 +27,11 @@ export interface WebhookActivities {
   nextWebhookEvents(input: {
     endpointId: string;
     after?: WebhookCursor;
+    /**
+     * Everything up to here was delivered: stored as the endpoint's cursor (where a re-enabled endpoint
+     * resumes). Null: nothing to store yet; unset (a workflow of the release before): `after`.
+     */
+    deliveredUpTo?: WebhookCursor | null;
     limit: number;
     waitMs: number;
   }): Promise<WebhookFeedPage>;

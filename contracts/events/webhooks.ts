@@ -38,6 +38,22 @@ export interface WebhookEndpointInput {
   timing: WebhookTiming;
   /** Where the previous run stopped (continue-as-new); unset: the endpoint's stored cursor. */
   cursor?: WebhookCursor;
+  /** Events the previous run read but had not delivered yet, in feed order (continue-as-new). */
+  pending?: PendingWebhookEvent[];
+  /**
+   * Per object, since when (workflow time, ms) its first pending event has been tried: its retry window
+   * keeps running across continue-as-new instead of starting again.
+   */
+  triedSince?: Record<string, number>;
+}
+
+/** An event read from the feed, not delivered yet. */
+export interface PendingWebhookEvent {
+  eventId: string;
+  /** `<object type>/<object id>`: each object's events go out in order. */
+  objectKey: string;
+  /** The place its page was read from: everything before it was delivered once it is (null: the stored cursor). */
+  from: WebhookCursor | null;
 }
 
 export interface WebhookResendInput {
@@ -50,6 +66,13 @@ export interface WebhookResendInput {
 export const WEBHOOK_BATCH_SIZE = 50;
 /** Looks at the feed per workflow run before continuing as new (keeps history small). */
 export const WEBHOOK_BATCHES_PER_RUN = 200;
+/**
+ * Events read but not delivered an endpoint holds at most: the feed is read on while some objects wait
+ * for their receiver, until this many wait (they travel in the continue-as-new input, so it stays small).
+ */
+export const WEBHOOK_MAX_PENDING = 1000;
+/** Objects whose events are being delivered at once, per endpoint. */
+export const WEBHOOK_OBJECTS_IN_FLIGHT = 50;
 
 /** Failure types of a delivery: refused (retried) and never deliverable (not retried). */
 export const WEBHOOK_REFUSED = 'webhook_refused';

@@ -13,6 +13,8 @@ export interface ReceivedRequest {
   signature: string | undefined;
   eventId: string | undefined;
   answered: number;
+  /** The receiver's clock (ms) when it answered. */
+  at: number;
 }
 
 export interface Receiver {
@@ -25,6 +27,8 @@ export interface Receiver {
   accepted: PayrunEvent[];
   /** Answer 503 to the next `count` requests. */
   failNext(count: number): void;
+  /** Answer 503 to every event of the objects with these ids (until set to none). */
+  refuseObjects(objectIds: readonly string[]): void;
   /** Answer 503 to everything until `up()`. */
   down(): void;
   up(): void;
@@ -34,13 +38,24 @@ export interface Receiver {
 export async function startReceiver(): Promise<Receiver> {
   let failures = 0;
   let isDown = false;
+  let refused = new Set<string>();
   const seen = new Set<string>();
+  const objectIdOf = (body: string) => {
+    try {
+      return (JSON.parse(body) as PayrunEvent).object.id;
+    } catch {
+      return undefined;
+    }
+  };
   const receiver = {
     secrets: [] as string[],
     requests: [] as ReceivedRequest[],
     accepted: [] as PayrunEvent[],
     failNext(count: number) {
       failures = count;
+    },
+    refuseObjects(objectIds: readonly string[]) {
+      refused = new Set(objectIds);
     },
     down() {
       isDown = true;
@@ -60,6 +75,8 @@ export async function startReceiver(): Promise<Receiver> {
       if (isDown || failures > 0) {
         failures = Math.max(0, failures - 1);
         status = 503;
+      } else if (refused.size && refused.has(objectIdOf(body) ?? '')) {
+        status = 503;
       } else if (!verdict.ok) {
         status = 400;
       } else {
@@ -74,6 +91,7 @@ export async function startReceiver(): Promise<Receiver> {
         signature,
         eventId: req.headers['payrun-event-id'] as string | undefined,
         answered: status,
+        at: Date.now(),
       });
       res.writeHead(status).end();
     });

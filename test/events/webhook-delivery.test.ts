@@ -16,13 +16,18 @@ import { startReceiver, type Receiver } from './receiver';
 import { freshId } from '../support/ids';
 
 const taskQueue = `webhooks-${randomUUID()}`;
-/** Quick first retries (so five failures take seconds), the production window and ceiling. */
+/**
+ * Quick first retries (so five failures take seconds), the production window and ceiling. A long idle
+ * look: while an object is retried the workflow looks at the feed again after at most idlePoll of workflow
+ * time, and the server skips the 3-day window in few such steps (a look finds new events within 250 ms
+ * however long it may wait).
+ */
 const timing: WebhookTiming = {
   firstRetry: '200 milliseconds',
   maxRetryInterval: '1 hour',
   retryWindow: '3 days',
   requestTimeout: '5 seconds',
-  idlePoll: '5 seconds',
+  idlePoll: '1 hour',
 };
 const t = useStack(createTimeSkippingEnv, {
   taskQueue,
@@ -210,6 +215,10 @@ describe('webhook delivery', () => {
     await captureHistory(t.env.client, firstWorkflow.workflowId, 'delivered-resent-deleted', {
       everyRun: true,
     });
+    // The same story with objects delivered independently (kept beside the batch-at-a-time histories above).
+    await captureHistory(t.env.client, firstWorkflow.workflowId, 'objects-independent-delivered-deleted', {
+      everyRun: true,
+    });
     await t.env.sleep('3 days');
     const disabled = await eventually(
       async () => {
@@ -225,6 +234,12 @@ describe('webhook delivery', () => {
     await captureHistory(t.env.client, webhookEndpointWorkflowId(endpoint.endpointId), 'disabled', {
       everyRun: true,
     });
+    await captureHistory(
+      t.env.client,
+      webhookEndpointWorkflowId(endpoint.endpointId),
+      'objects-independent-disabled',
+      { everyRun: true },
+    );
 
     receiver.up();
     const enabled = await admin('POST', `/v1/webhook-endpoints/${endpoint.endpointId}/enable`, {});

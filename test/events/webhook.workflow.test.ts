@@ -17,7 +17,7 @@ import {
   type WebhookTiming,
 } from '../../contracts/events';
 import { eventually } from '../support/wait';
-import { gate, inTurn, ok, useWorkflowHarness, type AnswerOf, type Fakes } from '../support/workflow-harness';
+import { gate, ok, useWorkflowHarness, type AnswerOf, type Fakes } from '../support/workflow-harness';
 
 const h = useWorkflowHarness();
 
@@ -36,6 +36,17 @@ const batch = (position: number, ...events: Array<[eventId: string, objectKey: s
   cursor: at(position),
 });
 const deleted: Feed = { stop: 'deleted', events: [], cursor: at(0) };
+/**
+ * The feed hands over `pages`, then nothing new (at the last page's cursor) while `busy()`, then says
+ * the endpoint was deleted: the workflow ends once what it read went out.
+ */
+const pagesThenDeleted = (busy: () => boolean, ...pages: Feed[]) => {
+  let next = 0;
+  return async (): Promise<Feed> => {
+    if (next < pages.length) return pages[next++]!;
+    return busy() ? { events: [], cursor: pages.at(-1)!.cursor } : deleted;
+  };
+};
 /** What the receiver answers when it refuses: retryable, as the real activity throws it. */
 const refused = () =>
   ApplicationFailure.retryable('The receiver answered HTTP 500', WEBHOOK_REFUSED, { statusCode: 500 });
@@ -61,10 +72,15 @@ describe('webhookEndpoint', () => {
 
   it('one object’s events in order, other objects side by side; the next look starts at the cursor', async () => {
     const first = gate();
+    const delivered = new Set<string>();
     const { run, endpointId } = await endpoint({
-      nextWebhookEvents: inTurn(batch(3, ['e1', 'pay/1'], ['e2', 'pay/1'], ['e3', 'pay/2']), deleted),
+      nextWebhookEvents: pagesThenDeleted(
+        () => delivered.size < 3,
+        batch(3, ['e1', 'pay/1'], ['e2', 'pay/1'], ['e3', 'pay/2']),
+      ),
       deliverWebhookEvent: async ({ eventId }) => {
         if (eventId === 'e1') await first.opened;
+        delivered.add(eventId);
         return { delivered: true };
       },
     });
@@ -87,10 +103,22 @@ describe('webhookEndpoint', () => {
     first.open();
     expect(await run.result()).toBe('deleted');
     expect(run.inputs('deliverWebhookEvent').map((input) => input.eventId)[2]).toBe('e2');
-    expect(run.inputs('nextWebhookEvents')).toEqual([
-      { endpointId, after: undefined, limit: WEBHOOK_BATCH_SIZE, waitMs: 60 * SECOND },
-      { endpointId, after: at(3), limit: WEBHOOK_BATCH_SIZE, waitMs: 60 * SECOND },
-    ]);
+    const looks = run.inputs('nextWebhookEvents');
+    expect(looks[0]).toEqual({
+      endpointId,
+      after: undefined,
+      deliveredUpTo: null,
+      limit: WEBHOOK_BATCH_SIZE,
+      waitMs: 60 * SECOND,
+    });
+    // Once all three went out the stored cursor moves to the page's end, and the look waits for more.
+    expect(looks.at(-1)).toEqual({
+      endpointId,
+      after: at(3),
+      deliveredUpTo: at(3),
+      limit: WEBHOOK_BATCH_SIZE,
+      waitMs: 60 * SECOND,
+    });
     expect(run.calls('disableWebhookEndpoint')).toEqual([]);
   });
 
@@ -99,7 +127,7 @@ describe('webhookEndpoint', () => {
     // The server's clock at each attempt (an activity's scheduled time does not count the retry's wait).
     const attemptedAt: number[] = [];
     const { run } = await endpoint({
-      nextWebhookEvents: inTurn(batch(1, ['e1', 'pay/1']), deleted),
+      nextWebhookEvents: pagesThenDeleted(() => refusals >= 0, batch(1, ['e1', 'pay/1'])),
       deliverWebhookEvent: async () => {
         attemptedAt.push(await h.now());
         if (refusals-- > 0) throw refused();
@@ -121,7 +149,7 @@ describe('webhookEndpoint', () => {
 
   it('still refused when the retry window ends: the endpoint is disabled with the event and why', async () => {
     const { run, endpointId } = await endpoint({
-      nextWebhookEvents: async () => batch(1, ['e1', 'pay/1'], ['e2', 'pay/1']),
+      nextWebhookEvents: pagesThenDeleted(() => true, batch(1, ['e1', 'pay/1'], ['e2', 'pay/1'])),
       deliverWebhookEvent: async () => {
         throw refused();
       },
@@ -132,7 +160,9 @@ describe('webhookEndpoint', () => {
     ]);
     // The object's next event is never sent before its predecessor was accepted.
     expect(new Set(run.inputs('deliverWebhookEvent').map((input) => input.eventId))).toEqual(new Set(['e1']));
-    expect(run.calls('nextWebhookEvents')).toHaveLength(1);
+    // The feed was looked at on meanwhile, but the stored cursor never moved past the event not delivered.
+    expect(run.calls('nextWebhookEvents').length).toBeGreaterThan(1);
+    expect(run.inputs('nextWebhookEvents').every((input) => input.deliveredUpTo === null)).toBe(true);
   });
 
   it('a URL the policy refuses: disabled at once, after one attempt, with the reason', async () => {
@@ -152,6 +182,75 @@ describe('webhookEndpoint', () => {
     ]);
   });
 
+  it('an object that is refused holds back only its own later events; the stored cursor stays before it', async () => {
+    let accepting = false;
+    const sent: string[] = [];
+    const feed = pagesThenDeleted(
+      () => !sent.includes('p2'),
+      batch(2, ['p1', 'pay/1'], ['a1', 'pay/2']),
+      batch(4, ['a2', 'pay/3'], ['p2', 'pay/1']),
+    );
+    /** What each look asked to store while p1 was not delivered. */
+    const storedWhileP1Waits: unknown[] = [];
+    const { run } = await endpoint({
+      nextWebhookEvents: async (input) => {
+        if (!sent.includes('p1')) storedWhileP1Waits.push(input.deliveredUpTo);
+        return feed();
+      },
+      deliverWebhookEvent: async ({ eventId }) => {
+        if (eventId === 'p1' && !accepting) throw refused();
+        sent.push(eventId);
+        return { delivered: true };
+      },
+    });
+    // a2 was read after p1 was refused, and went out without waiting for it; p2 waits behind p1.
+    await eventually(() => expect(sent).toEqual(['a1', 'a2']));
+    accepting = true;
+    expect(await run.result()).toBe('deleted');
+    expect(sent).toEqual(['a1', 'a2', 'p1', 'p2']);
+    const stored = run.inputs('nextWebhookEvents').map((input) => input.deliveredUpTo);
+    // Never past p1 while it waited (null: where the run started, the stored cursor), though a2 after it went out.
+    expect(storedWhileP1Waits.length).toBeGreaterThan(2);
+    expect(storedWhileP1Waits.every((place) => place === null)).toBe(true);
+    expect(stored.at(-1)).toEqual(at(4));
+  });
+
+  it('an object still refused at continue-as-new: its events go to the next run and out in order there', async () => {
+    let looks = 0;
+    const sent: Array<{ eventId: string }> = [];
+    const others = WEBHOOK_BATCHES_PER_RUN + 5;
+    const { run } = await endpoint({
+      nextWebhookEvents: async () => {
+        looks++;
+        if (looks === 1) return batch(1, ['p1', 'pay/1'], ['p2', 'pay/1']);
+        // One event of another object per look: the run reads on and continues as new with p1 still refused.
+        if (looks <= others) return batch(looks, [`a${looks}`, `other/${looks}`]);
+        return sent.some((entry) => entry.eventId === 'p2') ? deleted : batch(looks);
+      },
+      deliverWebhookEvent: async ({ eventId }) => {
+        if (eventId === 'p1' && looks <= WEBHOOK_BATCHES_PER_RUN) throw refused();
+        sent.push({ eventId });
+        return { delivered: true };
+      },
+    });
+    expect(await run.result()).toBe('deleted');
+    const order = sent.map((entry) => entry.eventId);
+    expect(order.filter((eventId) => eventId.startsWith('a'))).toHaveLength(others - 1);
+    expect(order.indexOf('p1')).toBeLessThan(order.indexOf('p2'));
+    const p1Attempts = run
+      .calls('deliverWebhookEvent')
+      .filter((call) => (call.input as { eventId: string }).eventId === 'p1');
+    const runs = [...new Set(run.calls('nextWebhookEvents').map((call) => call.runId))];
+    expect(runs.length).toBeGreaterThanOrEqual(2);
+    // Refused in the first run, accepted in a later one: carried over, not lost, not reordered.
+    expect(p1Attempts[0]!.runId).toBe(runs[0]);
+    expect(p1Attempts.at(-1)!.runId).not.toBe(runs[0]);
+    const p2Attempts = run
+      .calls('deliverWebhookEvent')
+      .filter((call) => (call.input as { eventId: string }).eventId === 'p2');
+    expect(p2Attempts.every((call) => call.runId !== runs[0])).toBe(true);
+  });
+
   it(`after ${WEBHOOK_BATCHES_PER_RUN} looks it continues as new from the cursor it reached`, async () => {
     let looks = 0;
     const { run, endpointId } = await endpoint({
@@ -163,6 +262,7 @@ describe('webhookEndpoint', () => {
     expect(calls.at(-1)!.input).toEqual({
       endpointId,
       after: at(WEBHOOK_BATCHES_PER_RUN),
+      deliveredUpTo: at(WEBHOOK_BATCHES_PER_RUN),
       limit: WEBHOOK_BATCH_SIZE,
       waitMs: 60 * SECOND,
     });
