@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { approvalPolicySchema } from '../../platform/approval-policy';
 import { ROLES } from '../auth/roles';
 import { NOT_BLANK } from '../http/openapi';
-import { ApiError } from '../http/errors';
+import { refuseMissingBody } from '../http/missing-body';
 import { defineRoute, type AnyRoute } from '../http/routes';
 import {
   approvalPolicyOverview,
@@ -85,11 +85,7 @@ export function approvalPolicyRoutes(deps: PolicyVersionDeps): AnyRoute[] {
         responseStatus: 200,
         handler: async ({ params, body, principal, req }) => {
           // The document asks for a body ({} at least); a request without one is not this decision.
-          const length = req.headers['content-length'];
-          if (length === '0' || (length === undefined && req.headers['transfer-encoding'] === undefined))
-            throw new ApiError('missing_body', 'Send a JSON body: {} or { "note": "…" }.', {
-              problems: [{ field: 'body', rule: 'required', message: 'a JSON object' }],
-            });
+          refuseMissingBody(req, 'a JSON object: {} or { "note": "…" }');
           return {
             body: await decidePolicy(deps, {
               version: params.version,

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { HOLD_KINDS, RELEASE_RATE } from '../../contracts/holds';
 import { ROLES } from '../auth/roles';
 import { NOT_BLANK } from '../http/openapi';
+import { refuseMissingBody } from '../http/missing-body';
 import { defineRoute, type AnyRoute } from '../http/routes';
 import { hold, holdsView, release, withdraw, type HoldDeps } from './holds';
 
@@ -35,7 +36,8 @@ export function holdRoutes(deps: HoldDeps): AnyRoute[] {
       params: kindParams,
       body: z.object({ reason: z.string().trim().min(1).max(500).meta(NOT_BLANK) }),
       responseStatus: 200,
-      handler: async ({ params, body, principal, audit }) => {
+      handler: async ({ params, body, principal, audit, req }) => {
+        refuseMissingBody(req, 'a JSON object');
         const view = await hold(deps, { kind: params.kind, reason: body.reason, principal });
         audit.note({ details: { holdId: view.holdId, status: view.status } });
         return { body: view };
@@ -54,7 +56,8 @@ export function holdRoutes(deps: HoldDeps): AnyRoute[] {
         ratePerMinute: z.number().int().min(RELEASE_RATE.min).max(RELEASE_RATE.max).optional(),
       }),
       responseStatus: 200,
-      handler: async ({ params, body, principal, audit }) => {
+      handler: async ({ params, body, principal, audit, req }) => {
+        refuseMissingBody(req, 'a JSON object');
         const view = await release(deps, { kind: params.kind, ratePerMinute: body.ratePerMinute, principal });
         audit.note({
           details: { holdId: view.holdId, status: view.status, ratePerMinute: view.release?.ratePerMinute },
@@ -73,7 +76,8 @@ export function holdRoutes(deps: HoldDeps): AnyRoute[] {
       params: kindParams,
       body: z.object({}),
       responseStatus: 200,
-      handler: async ({ params, principal, audit }) => {
+      handler: async ({ params, principal, audit, req }) => {
+        refuseMissingBody(req, 'a JSON object ({})');
         const view = await withdraw(deps, { kind: params.kind, principal });
         audit.note({ details: { holdId: view.holdId, status: view.status } });
         return { body: view };

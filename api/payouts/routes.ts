@@ -4,7 +4,7 @@ import { listQuery } from '../http/list-query';
 import type { ReadPayoutFile } from './payout-file-stream';
 import { sizeInBytes, UploadParsers } from './upload-parsers';
 import { defineRoute, type AnyRoute } from '../http/routes';
-import { ApiError } from '../http/errors';
+import { refuseMissingBody } from '../http/missing-body';
 import { errorReportCsv } from './payout-csv';
 import { templateCsv, templateXlsx } from './payout-template';
 import {
@@ -54,13 +54,7 @@ export function payoutRunRoutes(
     limit: upload.limit,
     read: async (req: Request, query: unknown) => {
       // No body at all is a request without its file, not an empty file: 400, before any parser starts.
-      const length = req.headers['content-length'];
-      if (length === '0' || (length === undefined && req.headers['transfer-encoding'] === undefined))
-        throw new ApiError(
-          'missing_body',
-          'The request has no file: send the payout file (CSV or .xlsx) as the body.',
-          { problems: [{ field: 'body', rule: 'required', message: 'the payout file' }] },
-        );
+      refuseMissingBody(req, 'the payout file (CSV or .xlsx)');
       const { sheet } = query as { sheet?: string };
       const file = await parsers.read(req, { sheet });
       // Another sheet of the same workbook is another request.

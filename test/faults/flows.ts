@@ -848,4 +848,6 @@ export const NOT_MONEY_FLOWS: Readonly<Record<string, string>> = {
   stackCheck: 'the self-check: one database write and one gateway balance read, nothing kept',
   webhookEndpoint: "delivers payrun's own events to a merchant endpoint; no gateway call",
   webhookResend: "re-delivers payrun's own events; no gateway call",
+  holdRelease:
+    'signals held items to go on at the chosen rate; no gateway call (each item makes its own, in its own flow)',
 };
