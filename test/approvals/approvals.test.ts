@@ -3,8 +3,7 @@
  * the sandbox gateway, under an APPROVAL_POLICY read from configuration. A database of the file's own keeps
  * the daily caps this file's alone.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { describe, expect, it } from 'vitest';
 import { Client, WorkflowUpdateFailedError } from '@temporalio/client';
 import { decisionSigner } from '../../api/http/decision-signer';
 import { approvalDecisionUpdate, approvalStateQuery } from '../../contracts/approvals';
@@ -13,10 +12,9 @@ import { eventsOf } from '../../db/events/events';
 import { callApi } from '../support/api';
 import { captureHistory } from '../support/history-capture';
 import { approvalWaitOf, gatewaySaw, TEST_APPROVAL_POLICY } from '../support/approvals';
-import { useScratchDatabase } from '../support/database';
 import { freshId } from '../support/ids';
-import { startStack, type Stack } from '../support/stack';
-import { createTimeSkippingEnv, testDataConverter } from '../support/temporal';
+import { useScratchStack } from '../support/stack';
+import { testDataConverter } from '../support/temporal';
 import { eventually } from '../support/wait';
 
 type Keys =
@@ -30,34 +28,23 @@ type Keys =
   | 'cashier'
   | 'cashierTwin';
 
-const scratch = useScratchDatabase('approvals');
-const t = {} as { env: TestWorkflowEnvironment; stack: Stack<Keys> };
-
-beforeAll(async () => {
-  t.env = await createTimeSkippingEnv();
-  const taskQueue = `approvals-${freshId('', 8)}`;
-  t.stack = await startStack(t.env, scratch.db, {
-    taskQueue,
-    keys: {
-      maker: { name: 'Nguyễn Thị Maker', roles: ['payouts-maker'] },
-      // The maker's second key: another case, the decomposed Unicode form, a double space; one person.
-      makerTwin: { name: 'NGUYỄN  THỊ MAKER'.normalize('NFD'), roles: ['payouts-approver'] },
-      approverA: { name: 'approver a', roles: ['payouts-approver'] },
-      approverATwin: { name: 'Approver A', roles: ['payouts-approver'] },
-      approverB: { name: 'approver b', roles: ['payouts-approver'] },
-      viewer: { name: 'viewer', roles: ['viewer'] },
-      capper: { name: 'capper', roles: ['payouts-maker'] },
-      cashier: { name: 'cashier', roles: ['payments'] },
-      cashierTwin: { name: 'Cashier', roles: ['payouts-approver'] },
-    },
-    sandbox: { balances: { VND: 100_000_000_000 } },
-    app: { approvals: { policy: TEST_APPROVAL_POLICY } },
-  });
-});
-
-afterAll(async () => {
-  await t.stack?.close();
-  await t.env?.teardown();
+const taskQueue = `approvals-${freshId('', 8)}`;
+const t = useScratchStack<Keys>('approvals', {
+  taskQueue,
+  keys: {
+    maker: { name: 'Nguyễn Thị Maker', roles: ['payouts-maker'] },
+    // The maker's second key: another case, the decomposed Unicode form, a double space; one person.
+    makerTwin: { name: 'NGUYỄN  THỊ MAKER'.normalize('NFD'), roles: ['payouts-approver'] },
+    approverA: { name: 'approver a', roles: ['payouts-approver'] },
+    approverATwin: { name: 'Approver A', roles: ['payouts-approver'] },
+    approverB: { name: 'approver b', roles: ['payouts-approver'] },
+    viewer: { name: 'viewer', roles: ['viewer'] },
+    capper: { name: 'capper', roles: ['payouts-maker'] },
+    cashier: { name: 'cashier', roles: ['payments'] },
+    cashierTwin: { name: 'Cashier', roles: ['payouts-approver'] },
+  },
+  sandbox: { balances: { VND: 100_000_000_000 } },
+  app: { approvals: { policy: TEST_APPROVAL_POLICY } },
 });
 
 const wallet = { walletId: '0912345678', walletName: 'Nguyen Van B', personalId: null };
@@ -121,7 +108,7 @@ describe('single disbursements under the approval policy', () => {
     expect((await disbursementOf(disbursementId)).status).toBe('awaiting_approval');
     expect(movements(disbursementId)).toEqual([]);
     expect(gatewayCallsFor(disbursementId)).toEqual([]);
-    const events = await eventsOf(scratch.db, 'approval', `disbursement:${disbursementId}`);
+    const events = await eventsOf(t.db, 'approval', `disbursement:${disbursementId}`);
     expect(events.map((event) => event.type)).toEqual(['approval.requested']);
   });
 
@@ -180,7 +167,7 @@ describe('single disbursements under the approval policy', () => {
     expect((await waitingWorkflow(disbursementId)).state.approvedBy).toEqual([]);
     expect((await disbursementOf(disbursementId)).status).toBe('awaiting_approval');
     expect(movements(disbursementId)).toEqual([]);
-    const refused = await scratch
+    const refused = await t
       .db('audit_log')
       .where({ target_type: 'approval', target_id: `disbursement:${disbursementId}`, outcome: 'refused' })
       .orderBy('id');
@@ -218,9 +205,9 @@ describe('single disbursements under the approval policy', () => {
     await until(disbursementId, 'succeeded');
     expect(movements(disbursementId)).toHaveLength(1);
 
-    const events = await eventsOf(scratch.db, 'approval', `disbursement:${disbursementId}`);
+    const events = await eventsOf(t.db, 'approval', `disbursement:${disbursementId}`);
     expect(events.map((event) => event.type)).toEqual(['approval.requested', 'approval.approved']);
-    const audit = await scratch
+    const audit = await t
       .db('audit_log')
       .where({ target_id: `disbursement:${disbursementId}` })
       .orderBy('id')
@@ -254,7 +241,7 @@ describe('single disbursements under the approval policy', () => {
     expect(late.body.error.code).toBe('approval_not_pending');
     expect(movements(disbursementId)).toEqual([]);
     expect(gatewayCallsFor(disbursementId)).toEqual([]);
-    const events = await eventsOf(scratch.db, 'approval', `disbursement:${disbursementId}`);
+    const events = await eventsOf(t.db, 'approval', `disbursement:${disbursementId}`);
     expect(events.map((event) => event.type)).toEqual(['approval.requested', 'approval.rejected']);
     await captureHistory(t.env.client, disbursementWorkflowId(disbursementId), 'approval-rejected');
   });
@@ -276,8 +263,8 @@ describe('single disbursements under the approval policy', () => {
     expect(
       (await callApi(t.stack.api, t.stack.capper, 'GET', `/v1/disbursements/${over!.disbursementId}`)).status,
     ).toBe(404);
-    expect(await scratch.db('approvals').where({ object_id: over!.disbursementId })).toEqual([]);
-    expect(await scratch.db('gateway_order_ids').where({ object_id: over!.disbursementId })).toEqual([]);
+    expect(await t.db('approvals').where({ object_id: over!.disbursementId })).toEqual([]);
+    expect(await t.db('gateway_order_ids').where({ object_id: over!.disbursementId })).toEqual([]);
 
     // A rejected request no longer counts against the cap.
     await waitingWorkflow(accepted[0]!.disbursementId);
@@ -419,7 +406,7 @@ describe('when nobody decides', () => {
       'approval_not_pending',
     );
     expect(movements(disbursementId)).toEqual([]);
-    const events = await eventsOf(scratch.db, 'approval', `disbursement:${disbursementId}`);
+    const events = await eventsOf(t.db, 'approval', `disbursement:${disbursementId}`);
     expect(events.map((event) => event.type)).toEqual(['approval.requested', 'approval.expired']);
   });
 });

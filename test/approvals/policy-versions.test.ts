@@ -3,43 +3,29 @@
  * another key of the proposer) approves, and the version applies to items created from its effective time,
  * never to one created before. A database of the file's own: an approved version applies to everything in it.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { describe, expect, it } from 'vitest';
 import type { AmountBand } from '../../contracts/approvals';
 import { eventsOf } from '../../db/events/events';
 import { callApi } from '../support/api';
 import { TEST_APPROVAL_POLICY } from '../support/approvals';
-import { useScratchDatabase } from '../support/database';
 import { freshId } from '../support/ids';
-import { startStack, type Stack } from '../support/stack';
-import { createTimeSkippingEnv } from '../support/temporal';
+import { useScratchStack } from '../support/stack';
 
 type Keys = 'adminA' | 'adminATwin' | 'adminB' | 'viewer' | 'approver' | 'maker';
 
-const scratch = useScratchDatabase('policy_versions');
-const t = {} as { env: TestWorkflowEnvironment; stack: Stack<Keys> };
-
-beforeAll(async () => {
-  t.env = await createTimeSkippingEnv();
-  t.stack = await startStack(t.env, scratch.db, {
-    taskQueue: `policy-${freshId('', 8)}`,
-    keys: {
-      adminA: { name: 'Admin An', roles: ['admin'] },
-      // The same person's second key: another case, a double space.
-      adminATwin: { name: 'ADMIN  AN', roles: ['admin'] },
-      adminB: { name: 'Admin Bình', roles: ['admin'] },
-      viewer: { name: 'viewer', roles: ['viewer'] },
-      approver: { name: 'approver', roles: ['payouts-approver'] },
-      maker: { name: 'maker', roles: ['payouts-maker'] },
-    },
-    sandbox: { balances: { VND: 100_000_000_000 } },
-    app: { approvals: { policy: TEST_APPROVAL_POLICY } },
-  });
-});
-
-afterAll(async () => {
-  await t.stack?.close();
-  await t.env?.teardown();
+const t = useScratchStack<Keys>('policy_versions', {
+  taskQueue: `policy-${freshId('', 8)}`,
+  keys: {
+    adminA: { name: 'Admin An', roles: ['admin'] },
+    // The same person's second key: another case, a double space.
+    adminATwin: { name: 'ADMIN  AN', roles: ['admin'] },
+    adminB: { name: 'Admin Bình', roles: ['admin'] },
+    viewer: { name: 'viewer', roles: ['viewer'] },
+    approver: { name: 'approver', roles: ['payouts-approver'] },
+    maker: { name: 'maker', roles: ['payouts-maker'] },
+  },
+  sandbox: { balances: { VND: 100_000_000_000 } },
+  app: { approvals: { policy: TEST_APPROVAL_POLICY } },
 });
 
 const band = (fromVnd: number, approvers: number): AmountBand => ({
@@ -113,12 +99,12 @@ describe('changing the approval policy through the API', () => {
     expect(await statusOf(before.disbursementId)).toBe('awaiting_approval');
     expect((await overview()).current).toMatchObject({ version, source: 'api' });
 
-    const events = await eventsOf(scratch.db, 'approval_policy', String(version));
+    const events = await eventsOf(t.db, 'approval_policy', String(version));
     expect(events.map((event) => event.type)).toEqual([
       'approval_policy.proposed',
       'approval_policy.approved',
     ]);
-    const audit = await scratch
+    const audit = await t
       .db('audit_log')
       .where({ target_type: 'approval_policy', target_id: String(version) })
       .orderBy('id');

@@ -4,43 +4,29 @@
  * it at a rate and it is paid exactly once. A database of the file's own: a hold stops its kind for every
  * workflow that reads the same database.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { describe, expect, it } from 'vitest';
 import { HOLD_STATE_MAX_AGE_MS, type HoldView } from '../../contracts/holds';
 import { eventsOf } from '../../db/events/events';
 import { callApi } from '../support/api';
 import { gatewaySaw, TEST_APPROVAL_POLICY } from '../support/approvals';
-import { useScratchDatabase } from '../support/database';
 import { freshId } from '../support/ids';
-import { startStack, type Stack } from '../support/stack';
-import { createTimeSkippingEnv } from '../support/temporal';
+import { useScratchStack } from '../support/stack';
 import { eventually } from '../support/wait';
 
 type Keys = 'adminA' | 'adminATwin' | 'adminB' | 'viewer' | 'maker';
 
-const scratch = useScratchDatabase('holds');
-const t = {} as { env: TestWorkflowEnvironment; stack: Stack<Keys> };
-
-beforeAll(async () => {
-  t.env = await createTimeSkippingEnv();
-  t.stack = await startStack(t.env, scratch.db, {
-    taskQueue: `holds-${freshId('', 8)}`,
-    keys: {
-      adminA: { name: 'admin a', roles: ['admin'] },
-      // The same person with another key and another spelling of the name.
-      adminATwin: { name: 'Admin  A', roles: ['admin'] },
-      adminB: { name: 'admin b', roles: ['admin'] },
-      viewer: { name: 'viewer', roles: ['viewer'] },
-      maker: { name: 'maker', roles: ['payouts-maker'] },
-    },
-    sandbox: { balances: { VND: 100_000_000_000 } },
-    app: { approvals: { policy: TEST_APPROVAL_POLICY } },
-  });
-});
-
-afterAll(async () => {
-  await t.stack?.close();
-  await t.env?.teardown();
+const t = useScratchStack<Keys>('holds', {
+  taskQueue: `holds-${freshId('', 8)}`,
+  keys: {
+    adminA: { name: 'admin a', roles: ['admin'] },
+    // The same person with another key and another spelling of the name.
+    adminATwin: { name: 'Admin  A', roles: ['admin'] },
+    adminB: { name: 'admin b', roles: ['admin'] },
+    viewer: { name: 'viewer', roles: ['viewer'] },
+    maker: { name: 'maker', roles: ['payouts-maker'] },
+  },
+  sandbox: { balances: { VND: 100_000_000_000 } },
+  app: { approvals: { policy: TEST_APPROVAL_POLICY } },
 });
 
 const post = (key: string, path: string, body: unknown = {}) => callApi(t.stack.api, key, 'POST', path, body);
@@ -133,7 +119,7 @@ describe('holding wallet disbursements', () => {
     await eventually(async () => expect((await walletHold()).status).toBe('off'));
     expect(gatewaySaw(t.stack.sandbox, disbursementId).movements).toHaveLength(1);
 
-    const events = await eventsOf(scratch.db, 'hold', holdId);
+    const events = await eventsOf(t.db, 'hold', holdId);
     expect(events.map((event) => event.type)).toEqual([
       'hold.proposed',
       'hold.held',
@@ -153,7 +139,7 @@ describe('holding wallet disbursements', () => {
     const withdrawn = await post(t.stack.adminB, '/v1/holds/charge/withdraw');
     expect(withdrawn.status).toBe(200);
     expect(withdrawn.body).toMatchObject({ kind: 'charge', status: 'off' });
-    const events = await eventsOf(scratch.db, 'hold', proposed.body.holdId);
+    const events = await eventsOf(t.db, 'hold', proposed.body.holdId);
     expect(events.map((event) => event.type)).toEqual(['hold.proposed', 'hold.withdrawn']);
   });
 });

@@ -3,16 +3,13 @@
  * above the policy's two-approver band waits for two different people other than its uploader, and an upload
  * over a daily cap is refused and records nothing. A database of the file's own keeps the caps this file's.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { describe, expect, it } from 'vitest';
 import { payoutRunWorkflowId } from '../../contracts/payouts';
 import { loadConfig } from '../../platform/config';
 import { captureHistory } from '../support/history-capture';
 import { apiCall, payoutFile, waitForRunStatus, type PayoutStack } from '../support/payout-stack';
-import { useScratchDatabase } from '../support/database';
 import { freshId } from '../support/ids';
-import { startStack, type Stack } from '../support/stack';
-import { createTimeSkippingEnv } from '../support/temporal';
+import { useScratchStack } from '../support/stack';
 
 type Keys = 'makerKey' | 'approverKey' | 'approverTwin' | 'secondApprover' | 'capper';
 
@@ -37,29 +34,18 @@ const POLICY = loadConfig({
   }),
 }).APPROVAL_POLICY;
 
-const scratch = useScratchDatabase('payout_run_policy');
-const t = {} as { env: TestWorkflowEnvironment; stack: Stack<Keys> };
-
-beforeAll(async () => {
-  t.env = await createTimeSkippingEnv();
-  t.stack = await startStack(t.env, scratch.db, {
-    taskQueue: `run-policy-${freshId('', 8)}`,
-    keys: {
-      makerKey: { name: 'maker', roles: ['payouts-maker'] },
-      approverKey: { name: 'Approver An', roles: ['payouts-approver'] },
-      approverTwin: { name: 'APPROVER  AN', roles: ['payouts-approver'] },
-      secondApprover: { name: 'Approver Bình', roles: ['payouts-approver'] },
-      capper: { name: 'capper', roles: ['payouts-maker'] },
-    },
-    sandbox: { timing: { batchValidationMs: 20, batchPaymentMs: 20 }, balances: { VND: 100_000_000_000 } },
-    app: { approvals: { policy: POLICY } },
-    workerTuning: { maxCachedWorkflows: 0 },
-  });
-});
-
-afterAll(async () => {
-  await t.stack?.close();
-  await t.env?.teardown();
+const t = useScratchStack<Keys>('payout_run_policy', {
+  taskQueue: `run-policy-${freshId('', 8)}`,
+  keys: {
+    makerKey: { name: 'maker', roles: ['payouts-maker'] },
+    approverKey: { name: 'Approver An', roles: ['payouts-approver'] },
+    approverTwin: { name: 'APPROVER  AN', roles: ['payouts-approver'] },
+    secondApprover: { name: 'Approver Bình', roles: ['payouts-approver'] },
+    capper: { name: 'capper', roles: ['payouts-maker'] },
+  },
+  sandbox: { timing: { batchValidationMs: 20, batchPaymentMs: 20 }, balances: { VND: 100_000_000_000 } },
+  app: { approvals: { policy: POLICY } },
+  workerTuning: { maxCachedWorkflows: 0 },
 });
 
 const stack = () => t.stack as unknown as PayoutStack;
@@ -97,7 +83,7 @@ describe('payout runs under the approval policy', () => {
     const second = await decide(t.stack.secondApprover, runId);
     expect(second.status).toBe(200);
     expect(second.body.approvals).toMatchObject({ required: 2, given: 2 });
-    const run = await waitForRunStatus(scratch.db, runId, ['reconciled', 'needs_attention']);
+    const run = await waitForRunStatus(t.db, runId, ['reconciled', 'needs_attention']);
     expect(run.status).toBe('reconciled');
     const paid = t.stack.sandbox.admin.ledger().filter((entry) => entry.orderId.startsWith(runId));
     expect(new Set(paid.map((entry) => entry.itemId)).size).toBe(10);
@@ -126,7 +112,7 @@ describe('payout runs under the approval policy', () => {
         message: 'at most 99910 VND more today',
       },
     ]);
-    const runs = await scratch.db('payout_runs').where('uploaded_by', 'like', 'capper-%');
+    const runs = await t.db('payout_runs').where('uploaded_by', 'like', 'capper-%');
     expect(runs).toHaveLength(2);
   });
 });

@@ -21,9 +21,9 @@ import type { PayrunWorkerOptions } from '../../workers/worker';
 import { createInstrumentedGateway } from '../../workers/gateway';
 import { durationMs } from '../../contracts/shared';
 import { listen, newKey, type RunningApi } from './api';
-import { connectTestDatabase } from './database';
+import { connectTestDatabase, useScratchDatabase } from './database';
 import { testApiSettings, TEST_DECISION_SIGNING_KEY, testMerchant } from './settings';
-import { createTestWorker, testCodecKeyring, testDataConverter } from './temporal';
+import { createTestWorker, createTimeSkippingEnv, testCodecKeyring, testDataConverter } from './temporal';
 
 export interface StackOptions<K extends string> {
   taskQueue: string;
@@ -216,6 +216,29 @@ export function useStack<K extends string>(
   afterAll(async () => {
     await fixture.close?.();
     await fixture.db?.destroy();
+    await fixture.env?.teardown();
+  });
+  return fixture;
+}
+
+/**
+ * One stack on the time-skipping server and a database of the file's own (dropped after it): for files that
+ * change what every payment obeys (an approval policy, a hold), which must not reach other files' rows.
+ * Read the fields inside tests (they are set in beforeAll).
+ */
+export function useScratchStack<K extends string>(
+  label: string,
+  options: StackOptions<K>,
+): { env: TestWorkflowEnvironment; db: Db; stack: Stack<K> } {
+  const scratch = useScratchDatabase(label);
+  const fixture = {} as { env: TestWorkflowEnvironment; db: Db; stack: Stack<K> };
+  beforeAll(async () => {
+    fixture.env = await createTimeSkippingEnv();
+    fixture.db = scratch.db;
+    fixture.stack = await startStack(fixture.env, scratch.db, options);
+  });
+  afterAll(async () => {
+    await fixture.stack?.close();
     await fixture.env?.teardown();
   });
   return fixture;

@@ -89,12 +89,8 @@ async function waitForRelease(item: HoldableStep, held: HeldDetails): Promise<vo
     if (released) return;
     // A signal's fields are anybody's: only the proof, checked against the hold this item waits for, counts.
     const by = { keyId: String(signal?.by?.keyId ?? ''), name: String(signal?.by?.name ?? '') };
-    try {
-      await gate.admit({ action: HOLD_RELEASE_ACTION, by }, signal?.proof);
-      released = true;
-    } catch {
-      // Refused (forged, another hold's, replayed): the gate wrote it to the audit log; the item stays held.
-    }
+    // Refused (forged, another hold's, replayed): the gate wrote it to the audit log; the item stays held.
+    if (await gate.admits({ action: HOLD_RELEASE_ACTION, by }, signal?.proof)) released = true;
   });
   setCurrentDetails(
     `Held: ${held.kind} hold ${held.holdId} since ${new Date().toISOString()}; nothing was sent. ` +

@@ -97,11 +97,7 @@ function listen(batch: Batch) {
     // Resumes taken before proofs existed replay without the check (their histories have no marker). A
     // refused one is in the audit log and in the batch's refusals; the batch goes on waiting.
     if (patched('resume-carries-proof')) {
-      const admitted = await batch.gate.admit({ action: 'resume', by: resume.by }, resume.proof).then(
-        () => true,
-        () => false,
-      );
-      if (!admitted) return;
+      if (!(await batch.gate.admits({ action: 'resume', by: resume.by }, resume.proof))) return;
     }
     if (batch.status === 'awaiting_funds' || (batch.askOperator && batch.status === 'needs_attention'))
       batch.resumeRequested = true;

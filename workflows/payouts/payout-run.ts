@@ -162,11 +162,7 @@ function passOnResumes(run: Run) {
   setHandler(resumeSignal, async (resume) => {
     // Resumes taken before proofs existed replay without the check (their histories have no marker).
     if (patched('resume-carries-proof')) {
-      const admitted = await run.gate.admit({ action: 'resume', by: resume.by }, resume.proof).then(
-        () => true,
-        () => false,
-      );
-      if (!admitted) return;
+      if (!(await run.gate.admits({ action: 'resume', by: resume.by }, resume.proof))) return;
     }
     await Promise.all(
       [...run.running].map((batchId) =>

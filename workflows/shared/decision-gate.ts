@@ -15,6 +15,11 @@ export interface DecisionGate {
    * otherwise the refusal is in the audit log and this throws `decision_refused`, ending the update.
    */
   admit(decision: { action: string; by: DecisionMaker; note?: string }, proof: unknown): Promise<void>;
+  /**
+   * The same check for a signal, which has no caller to answer: true when admitted, false when refused (the
+   * refusal is in the audit log and in `refused`), so the handler simply does not act.
+   */
+  admits(decision: { action: string; by: DecisionMaker }, proof: unknown): Promise<boolean>;
   readonly refused: readonly RefusedDecision[];
 }
 
@@ -31,8 +36,13 @@ export function decisionGate(
   const subject = options.subject ?? workflowInfo().workflowId;
   const seenNonces = new Set<string>();
   const refused: RefusedDecision[] = [];
-  return {
+  const gate: DecisionGate = {
     refused,
+    admits: (decision, proof) =>
+      gate.admit(decision, proof).then(
+        () => true,
+        () => false,
+      ),
     async admit(decision, proof) {
       const nonce = nonceOf(proof);
       const replayed = nonce !== undefined && seenNonces.has(nonce);
@@ -55,6 +65,7 @@ export function decisionGate(
       throw ApplicationFailure.nonRetryable(answer.message, DECISION_REFUSED, { reason: answer.reason });
     },
   };
+  return gate;
 }
 
 function nonceOf(proof: unknown): string | undefined {
