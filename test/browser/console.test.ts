@@ -179,6 +179,30 @@ const api$ = (
   headers: Record<string, string> = {},
 ) => callApi(api, key, method, url, body, headers);
 
+/**
+ * A card saved through the gateway's binding flow: the customer enters it on the gateway's page, the IPN
+ * brings the callbackToken, payrun binds. Answers the saved method's id once it is active.
+ */
+async function bindCard(customer: string, name: string): Promise<string> {
+  const binding = await api$(people.payments.key, 'POST', '/v1/saved-method-bindings', {
+    kind: 'card',
+    partnerClientId: customer,
+    userInfo: { email: 'an@example.com', name },
+  });
+  expect(binding.status, JSON.stringify(binding.body)).toBe(201);
+  expect(binding.body.payUrl).toMatch(/^http/);
+  sandbox.admin.approvePayment(binding.body.orderId);
+  return eventually(async () => {
+    const bound = await api$(
+      people.payments.key,
+      'GET',
+      `/v1/saved-method-bindings/${binding.body.bindingId}`,
+    );
+    expect(bound.body.status).toBe('active');
+    return bound.body.methodId as string;
+  });
+}
+
 for (const language of ['vi', 'en'] as const) {
   describe(`finance console in ${language === 'vi' ? 'Vietnamese' : 'English'}`, () => {
     const tag = `${language}${run}`;
@@ -629,23 +653,7 @@ for (const language of ['vi', 'en'] as const) {
 
     it('holds: two admins hold charges, a charge stops before the gateway, the panel shows it, two admins release', async () => {
       // A card saved through the gateway, to charge while charges are held.
-      const holder = `holder-${tag}`;
-      const binding = await api$(people.payments.key, 'POST', '/v1/saved-method-bindings', {
-        kind: 'card',
-        partnerClientId: holder,
-        userInfo: { email: 'binh@example.com', name: 'Tran Thi Binh' },
-      });
-      expect(binding.status, JSON.stringify(binding.body)).toBe(201);
-      sandbox.admin.approvePayment(binding.body.orderId);
-      const methodId = await eventually(async () => {
-        const bound = await api$(
-          people.payments.key,
-          'GET',
-          `/v1/saved-method-bindings/${binding.body.bindingId}`,
-        );
-        expect(bound.body.status).toBe('active');
-        return bound.body.methodId as string;
-      });
+      const methodId = await bindCard(`holder-${tag}`, 'Tran Thi Binh');
       const holdOf = async (kind: string) =>
         (
           (await api$(people.admin.key, 'GET', '/v1/holds')).body.holds as Array<{
@@ -846,24 +854,7 @@ for (const language of ['vi', 'en'] as const) {
     it('saved methods (payments role): a card bound through the gateway, revoked from the customer’s page', async () => {
       await signIn(people.payments);
       const customer = `cardholder-${tag}`;
-      const binding = await api$(people.payments.key, 'POST', '/v1/saved-method-bindings', {
-        kind: 'card',
-        partnerClientId: customer,
-        userInfo: { email: 'an@example.com', name: 'Nguyen Van An' },
-      });
-      expect(binding.status, JSON.stringify(binding.body)).toBe(201);
-      expect(binding.body.payUrl).toMatch(/^http/);
-      // The customer enters the card on the gateway's page: the IPN brings the callbackToken, payrun binds.
-      sandbox.admin.approvePayment(binding.body.orderId);
-      const methodId = await eventually(async () => {
-        const bound = await api$(
-          people.payments.key,
-          'GET',
-          `/v1/saved-method-bindings/${binding.body.bindingId}`,
-        );
-        expect(bound.body.status).toBe('active');
-        return bound.body.methodId as string;
-      });
+      const methodId = await bindCard(customer, 'Nguyen Van An');
       expect(sandbox.admin.tokens(customer).map((token) => token.status)).toEqual(['active']);
 
       await page.goto(`${api.baseUrl}/console#/methods?customer=${customer}`);

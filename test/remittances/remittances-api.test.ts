@@ -218,13 +218,15 @@ describe('reading', () => {
   });
 });
 
+/** How many remittances the operator's key has created: a refused create must leave it as it was. */
+const mine = () =>
+  db('remittances')
+    .where({ created_by_key: parseKeyId(operatorKey) })
+    .count({ n: '*' })
+    .first();
+
 describe('retrying a create', () => {
   it('refuses a remittance without an Idempotency-Key, naming the header, and creates nothing', async () => {
-    const mine = () =>
-      db('remittances')
-        .where({ created_by_key: parseKeyId(operatorKey) })
-        .count({ n: '*' })
-        .first();
     const before = await mine();
     const answer = await remittanceCall({ api }, operatorKey, 'POST', '/v1/remittances', walletRemittance(), {
       'idempotency-key': '',
@@ -253,11 +255,6 @@ describe('retrying a create', () => {
 
 describe('weighing a remittance for the approval policy', () => {
   it('without a VND amount and no rate to be had, refuses with quote_unavailable rather than guess, and records nothing', async () => {
-    const mine = () =>
-      db('remittances')
-        .where({ created_by_key: parseKeyId(operatorKey) })
-        .count({ n: '*' })
-        .first();
     const before = await mine();
     const answer = await remittanceCall({ api }, operatorKey, 'POST', '/v1/remittances', walletRemittance());
     expect(answer.status).toBe(503);
