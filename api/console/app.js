@@ -11,6 +11,7 @@ import { dashboardPage } from './dashboard.js';
 import { detailPage } from './detail-page.js';
 import { disbursements, newDisbursementPage } from './disbursements.js';
 import { announce, fill, h } from './dom.js';
+import { roleName } from './format.js';
 import { holdsPage } from './holds.js';
 import { LANGUAGES, language, setLanguage, t } from './i18n.js';
 import { listPage } from './list-page.js';
@@ -211,7 +212,7 @@ function renderChrome() {
       t('Signed in as'),
       ' ',
       h('strong', { id: 'signed-in-name' }, ctx.me.name),
-      h('span', { class: 'roles' }, ` (${ctx.me.roles.join(', ')})`),
+      h('span', { class: 'roles' }, ` (${ctx.me.roles.map(roleName).join(', ')})`),
     ),
     h('button', { type: 'button', id: 'sign-out', onclick: signOut }, t('Sign out')),
   );

@@ -11,6 +11,7 @@ import { fill, fillIfChanged, h, table } from './dom.js';
 import { dateTime, label, vnd } from './format.js';
 import { t } from './i18n.js';
 import { actionButton, errorBox, pageHeading, statusBadge } from './ui.js';
+import { serverText } from './server-text.js';
 
 /** @typedef {import('./types.js').ApiRecord} ApiRecord */
 /** @typedef {import('./types.js').Ctx} Ctx */
@@ -246,14 +247,14 @@ export function approvalsPage(main, ctx, query) {
             h('a', { href: itemHash(approval.kind, approval.id) }, approval.id),
           ),
           vnd(approval.amount),
-          approval.receiver,
+          serverText(approval.receiver),
           h(
             'span',
             {},
             approval.requestedBy,
             h('span', { class: 'hint' }, ` · ${dateTime(approval.requestedAt)}`),
           ),
-          approval.description || '—',
+          serverText(approval.description) ?? '—',
           h('span', { class: 'approvals-progress' }, progressOf(approval), ' ', statusBadge(approval.status)),
           dateTime(approval.expiresAt),
           decisionCell(approval),

@@ -2,7 +2,7 @@
 /** The audit log page: who did what, filtered, paged newest first, and downloadable as CSV. */
 import { request } from './api.js';
 import { announce, fill, fillIfChanged, h, saveBlob, table } from './dom.js';
-import { dateTime } from './format.js';
+import { dateTime, recordKind } from './format.js';
 import { t } from './i18n.js';
 import { errorBox, pageHeading, statusBadge } from './ui.js';
 
@@ -171,7 +171,9 @@ export function auditPage(main, ctx, query) {
                   dateTime(entry.at),
                   entry.actor,
                   entry.action,
-                  entry.targetId ? `${entry.targetType} ${entry.targetId}` : entry.targetType,
+                  entry.targetId
+                    ? `${recordKind(entry.targetType)} ${entry.targetId}`
+                    : recordKind(entry.targetType),
                   h(
                     'span',
                     {},

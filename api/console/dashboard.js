@@ -10,6 +10,7 @@ import { fill, fillIfChanged, h } from './dom.js';
 import { age, count } from './format.js';
 import { t } from './i18n.js';
 import { pageHeading } from './ui.js';
+import { serverText } from './server-text.js';
 
 /** @typedef {import('./types.js').ApiRecord} ApiRecord */
 /** @typedef {import('./types.js').Child} Child */
@@ -163,7 +164,7 @@ const CHECKS = [
               { 'data-endpoint': row.endpointId },
               h('a', { href: `#/webhook-endpoints/${encodeURIComponent(row.endpointId)}` }, row.url),
               ': ',
-              h('span', { class: 'disabled-reason' }, row.disabledReason ?? '—'),
+              h('span', { class: 'disabled-reason' }, serverText(row.disabledReason) ?? '—'),
             ),
           ),
       ),

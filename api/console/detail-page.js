@@ -10,6 +10,7 @@ import { fill, fillIfChanged, h, table } from './dom.js';
 import { dateTime } from './format.js';
 import { t } from './i18n.js';
 import { errorBox, facts, pageHeading, statusBadge, workflowLink } from './ui.js';
+import { explainResult } from './result-codes.js';
 
 /** @typedef {import('./types.js').ApiRecord} ApiRecord */
 /** @typedef {import('./types.js').Ctx} Ctx */
@@ -111,10 +112,11 @@ export function detailPage(main, ctx, resource, id) {
         ...(resource.events?.(view) ?? []),
         ...found.notifications.map((/** @type {ApiRecord} */ note) => ({
           at: note.receivedAt,
-          what: t('Gateway notification {kind} for {order}: result {code}', {
+          what: t('Gateway notification {kind} for {order}: result {code}, {meaning}', {
             kind: note.kind,
             order: note.orderId,
             code: note.resultCode ?? '—',
+            meaning: explainResult(note.resultCode),
           }),
           who: t('gateway'),
         })),

@@ -9,6 +9,8 @@ import { announce, fill, h } from './dom.js';
 import { dateTime, label, vnd, vndRange } from './format.js';
 import { t } from './i18n.js';
 import { createForm, field, maybe, pageHeading, selectField, statusCell } from './ui.js';
+import { resultText } from './result-codes.js';
+import { serverText } from './server-text.js';
 
 /** @type {import('./types.js').Resource} */
 export const disbursements = {
@@ -40,21 +42,18 @@ export const disbursements = {
       value: (row) =>
         statusCell(
           row.status,
-          row.status === 'failed' || row.status === 'needs_attention' ? row.message : null,
+          row.status === 'failed' || row.status === 'needs_attention'
+            ? resultText(row.resultCode, row.message)
+            : null,
         ),
     },
-    { label: () => t('Receiver'), value: (row) => row.receiver },
+    { label: () => t('Receiver'), value: (row) => serverText(row.receiver) },
     { label: () => t('Amount'), value: (row) => vnd(row.amount), numeric: true },
     { label: () => t('Created'), value: (row) => dateTime(row.createdAt) },
   ],
   facts: (view) => [
-    [
-      t('Result'),
-      maybe(
-        [view.resultCode, view.message].filter((part) => part !== null && part !== undefined).join(' · '),
-      ),
-    ],
-    [t('Receiver'), view.receiver],
+    [t('Result'), resultText(view.resultCode, view.message)],
+    [t('Receiver'), serverText(view.receiver)],
     [t('Amount'), vnd(view.amount)],
     [t('Description'), maybe(view.description)],
     [t('Gateway transaction'), maybe(view.transId)],

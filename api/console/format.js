@@ -4,7 +4,7 @@
  * dates in the chosen language; dates in Vietnam's time (GMT+7) by default, with the zone shown.
  */
 import { language, t } from './i18n.js';
-import { VI_STATUS } from './messages-vi.js';
+import { VI_RECORD_KINDS, VI_ROLES, VI_STATUS } from './messages-vi.js';
 
 /** An amount, a count or a date as the API sends it. @typedef {string | number | null | undefined} Value */
 
@@ -13,6 +13,10 @@ const LOCALES = { vi: 'vi-VN', en: 'en-GB' };
 const vndFormat = new Intl.NumberFormat('vi-VN', { style: 'currency', currency: 'VND' });
 /** @type {Record<string, string>} */
 const statusWords = VI_STATUS;
+/** @type {Record<string, string>} */
+const roleWords = VI_ROLES;
+/** @type {Record<string, string>} */
+const recordKindWords = VI_RECORD_KINDS;
 
 /** @type {Map<string, Intl.NumberFormat>} */
 const countFormats = new Map();
@@ -118,6 +122,23 @@ export function label(value) {
   if (language() === 'vi' && statusWords[key]) return statusWords[key];
   const text = key.replaceAll('_', ' ');
   return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+/**
+ * A role as the page's language names it; English pages keep the role's own name, which is what
+ * keys and approval policies are written with.
+ * @param {string} role
+ */
+export function roleName(role) {
+  return language() === 'vi' ? (roleWords[role] ?? role) : role;
+}
+
+/**
+ * A kind of record as the audit log names it (`payout_run` → `Payout run`, `đợt chi trả`).
+ * @param {string} kind
+ */
+export function recordKind(kind) {
+  return language() === 'vi' ? (recordKindWords[kind] ?? kind) : label(kind);
 }
 
 /**

@@ -159,8 +159,8 @@ export const VI = {
   'This record could not be loaded': 'Không tải được bản ghi này',
   Workflow: 'Workflow',
   Actions: 'Thao tác',
-  'Gateway notification {kind} for {order}: result {code}':
-    'Thông báo từ cổng thanh toán {kind} cho {order}: mã kết quả {code}',
+  'Gateway notification {kind} for {order}: result {code}, {meaning}':
+    'Thông báo từ cổng thanh toán {kind} cho {order}: mã kết quả {code}, {meaning}',
   gateway: 'cổng thanh toán',
   '{action} (done)': '{action} (đã thực hiện)',
   '{action} (refused: {code})': '{action} (bị từ chối: {code})',
@@ -367,7 +367,12 @@ export const VI = {
   'Settled at the terminal': 'Đã kết toán tại máy POS',
   'Order info': 'Thông tin đơn hàng',
   'Refund {id} of {amount}: {status}': 'Hoàn tiền {id} số tiền {amount}: {status}',
-  '{action}: {code} {message}': '{action}: {code} {message}',
+  '{action}: result {code}, {meaning}': '{action}: mã kết quả {code}, {meaning}',
+  '{done} of {total} ({percent}%)': '{done}/{total} ({percent}%)',
+  'Details in English': 'Chi tiết bằng tiếng Anh',
+  '(details in English on the record’s page)': '(chi tiết bằng tiếng Anh ở trang của bản ghi)',
+  'Result {code}, which payrun does not know; ask the gateway what it means.':
+    'Mã kết quả {code} payrun chưa biết; hãy hỏi cổng thanh toán ý nghĩa của mã này.',
   'Capture {amount}': 'Thu {amount}',
   'Payment captured.': 'Đã thu tiền.',
   'Cancel the authorization': 'Hủy cấp phép',
@@ -656,4 +661,55 @@ export const VI_RULES = {
   unknown_field: 'Trường không xác định.',
   reserved_ending:
     'Mã không được kết thúc bằng dạng hậu tố mà payrun dùng cho các mã đơn hàng tự sinh (-c1, -r1, -m1, -b001, -verify, -buy, -del, -chk…).',
+};
+
+/** The roles of API keys (api/auth/roles.ts), as the header and the approval pages name them. */
+/** @type {Record<string, string>} */
+export const VI_ROLES = {
+  admin: 'quản trị viên',
+  'payouts-maker': 'người lập chi trả',
+  'payouts-approver': 'người duyệt chi trả',
+  billing: 'thu phí định kỳ',
+  remittance: 'kiều hối',
+  payments: 'thanh toán',
+  viewer: 'người xem',
+};
+
+/**
+ * Sentences the server writes into records in English, with {placeholders} for their variable parts
+ * (server-text.js matches them whole). The more specific sentence comes first.
+ */
+/** @type {Record<string, string>} */
+export const VI_SERVER_TEXTS = {
+  'Waiting for the customer to confirm the reactivation': 'Đang chờ khách hàng xác nhận kích hoạt lại',
+  'payer of payment {id}': 'người đã trả khoản thanh toán {id}',
+  'wallet {number}': 'ví {number}',
+  'bank {code} account {number}': 'tài khoản ngân hàng {code} {number}',
+  'bank {code} card {number}': 'thẻ ngân hàng {code} {number}',
+  'bank {code} {number}': 'ngân hàng {code} {number}',
+  '{foreign} {currency} ({reason}, {amount} VND to send): Remittance {id}':
+    '{foreign} {currency} ({reason}, gửi {amount} VND): kiều hối {id}',
+  '{foreign} {currency} ({reason}): Remittance {id}': '{foreign} {currency} ({reason}): kiều hối {id}',
+  '{foreign} {currency} ({reason}, {amount} VND to send): {info}':
+    '{foreign} {currency} ({reason}, gửi {amount} VND): {info}',
+  '{foreign} {currency} ({reason}): {info}': '{foreign} {currency} ({reason}): {info}',
+};
+
+/** The kinds of record the audit log names (each route's `audit.target`). */
+/** @type {Record<string, string>} */
+export const VI_RECORD_KINDS = {
+  api_key: 'khóa API',
+  approval: 'phê duyệt',
+  approval_policy: 'chính sách phê duyệt',
+  binding: 'liên kết phương thức',
+  disbursement: 'chi trả đơn lẻ',
+  hold: 'tạm giữ',
+  payment: 'thanh toán',
+  payout_run: 'đợt chi trả',
+  remittance: 'kiều hối',
+  saved_method: 'phương thức đã lưu',
+  subscription: 'thuê bao',
+  terminal: 'máy POS',
+  token_payment: 'thanh toán bằng phương thức đã lưu',
+  webhook_endpoint: 'địa chỉ webhook',
 };

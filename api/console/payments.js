@@ -10,6 +10,7 @@ import { h, table } from './dom.js';
 import { dateTime, label, vnd } from './format.js';
 import { t } from './i18n.js';
 import { actionButton, field, maybe, statusBadge, statusCell } from './ui.js';
+import { explainResult, resultText } from './result-codes.js';
 
 /** @typedef {import('./types.js').ApiRecord} ApiRecord */
 
@@ -94,9 +95,7 @@ export const payments = {
             refund.refundId,
             vnd(refund.amount),
             statusBadge(refund.status),
-            [refund.resultCode, refund.message]
-              .filter((part) => part !== null && part !== undefined)
-              .join(' · ') || '—',
+            resultText(refund.resultCode, refund.message) ?? '—',
             refund.createdBy ?? '—',
             dateTime(refund.createdAt),
           ]),
@@ -114,12 +113,7 @@ export const payments = {
     ),
   ],
   facts: (view) => [
-    [
-      t('Result'),
-      maybe(
-        [view.resultCode, view.message].filter((part) => part !== null && part !== undefined).join(' · '),
-      ),
-    ],
+    [t('Result'), resultText(view.resultCode, view.message)],
     [t('Type'), view.requestType],
     [t('Amount'), vnd(view.amount)],
     [t('Refunded'), vnd(view.refundedAmount)],
@@ -158,10 +152,10 @@ export const payments = {
       view.confirmation
         ? {
             at: view.confirmation.at,
-            what: t('{action}: {code} {message}', {
+            what: t('{action}: result {code}, {meaning}', {
               action: label(view.confirmation.action),
-              code: view.confirmation.resultCode ?? '',
-              message: view.confirmation.message ?? '',
+              code: view.confirmation.resultCode ?? '—',
+              meaning: explainResult(view.confirmation.resultCode),
             }),
             who: view.confirmation.by,
           }

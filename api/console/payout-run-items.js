@@ -5,6 +5,7 @@ import { fillIfChanged, h, table } from './dom.js';
 import { count, label, vnd } from './format.js';
 import { t } from './i18n.js';
 import { errorBox, statusBadge } from './ui.js';
+import { resultText } from './result-codes.js';
 
 /** @typedef {import('./types.js').ApiRecord} ApiRecord */
 
@@ -104,9 +105,7 @@ export function itemsSection(runId) {
           item.walletName,
           vnd(item.amount),
           statusBadge(item.state),
-          [item.resultCode, item.message]
-            .filter((part) => part !== null && part !== undefined && part !== '')
-            .join(' · ') || '—',
+          resultText(item.resultCode, item.message) ?? '—',
           item.transId ?? '—',
         ]),
       }),

@@ -11,6 +11,7 @@ import { count, dateTime, label, percent, vnd } from './format.js';
 import { t } from './i18n.js';
 import { ITEM_STATES, itemsSection } from './payout-run-items.js';
 import { errorBox, facts, pageHeading, poll, statusBadge, workflowLink } from './ui.js';
+import { serverText } from './server-text.js';
 
 /** @typedef {import('./types.js').ApiRecord} ApiRecord */
 /** @typedef {import('./types.js').Ctx} Ctx */
@@ -101,7 +102,7 @@ function summaryOf(ctx, view) {
   return [
     facts([
       [t('Status'), h('span', { id: 'run-status' }, statusBadge(view.status))],
-      [t('Why'), view.statusReason],
+      [t('Why'), serverText(view.statusReason)],
       [t('File'), view.fileName],
       [t('Rows'), count(view.rowCount)],
       [t('Total'), vnd(view.totalAmount)],
@@ -257,7 +258,15 @@ function progressBar(id, labelText, { done, total }) {
     { class: 'progress' },
     h('label', { for: id }, labelText),
     h('progress', { id, max: Math.max(total, 1), value: done }, `${percent(done, total)}%`),
-    h('span', { class: 'progress-text' }, `${count(done)} of ${count(total)} (${percent(done, total)}%)`),
+    h(
+      'span',
+      { class: 'progress-text' },
+      t('{done} of {total} ({percent}%)', {
+        done: count(done),
+        total: count(total),
+        percent: percent(done, total),
+      }),
+    ),
   );
 }
 
@@ -370,7 +379,7 @@ function batchesOf(ctx, view) {
           'span',
           {},
           statusBadge(batch.status),
-          batch.statusReason ? h('span', { class: 'hint' }, ` ${batch.statusReason}`) : null,
+          batch.statusReason ? h('span', { class: 'hint' }, ' ', serverText(batch.statusReason)) : null,
         ),
         progressBar(
           `batch-progress-${batch.seq}`,

@@ -8,7 +8,9 @@ import { approvalLine, approvalOf } from './approvals.js';
 import { announce, fill, h } from './dom.js';
 import { age, dateTime, label, money, vnd } from './format.js';
 import { t } from './i18n.js';
-import { createForm, errorBox, field, maybe, pageHeading, selectField, statusCell } from './ui.js';
+import { createForm, errorBox, field, pageHeading, selectField, statusCell } from './ui.js';
+import { resultText } from './result-codes.js';
+import { serverText } from './server-text.js';
 
 /** @typedef {import('./types.js').ApiRecord} ApiRecord */
 
@@ -45,7 +47,7 @@ export const remittances = {
       label: () => t('Status'),
       value: (row) => statusCell(row.status, row.needsAttention ?? row.statusReason),
     },
-    { label: () => t('Receiver'), value: (row) => row.receiver },
+    { label: () => t('Receiver'), value: (row) => serverText(row.receiver) },
     {
       label: () => t('Foreign amount'),
       value: (row) => money(row.foreignAmount, row.baseCurrency),
@@ -55,14 +57,15 @@ export const remittances = {
     { label: () => t('Created'), value: (row) => dateTime(row.createdAt) },
   ],
   facts: (view) => [
-    [t('Needs attention'), maybe(view.needsAttention)],
-    [t('Why'), maybe(view.statusReason)],
-    [t('Receiver'), view.receiver],
+    [t('Needs attention'), serverText(view.needsAttention)],
+    [t('Why'), serverText(view.statusReason)],
+    [t('Receiver'), serverText(view.receiver)],
     [t('Foreign amount'), money(view.foreignAmount, view.baseCurrency)],
     [t('Rate used'), view.rate ? `1 ${view.baseCurrency} = ${vnd(view.rate)}` : null],
     [t('Exchanged'), view.exchangeAmount !== null ? vnd(view.exchangeAmount) : null],
     [t('Sent'), view.amountSent !== null ? vnd(view.amountSent) : null],
     [t('Reason'), view.reason],
+    [t('Result'), view.result ? resultText(view.result.resultCode, view.result.message) : null],
     [t('Created by'), view.createdBy],
     [t('Created'), dateTime(view.createdAt)],
   ],

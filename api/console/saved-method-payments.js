@@ -6,6 +6,7 @@
 import { dateTime, label, vnd } from './format.js';
 import { t } from './i18n.js';
 import { maybe, statusCell } from './ui.js';
+import { resultText } from './result-codes.js';
 
 /** @typedef {import('./types.js').ApiRecord} ApiRecord */
 
@@ -35,7 +36,8 @@ export const savedMethodPayments = {
     { label: () => t('Payment'), value: () => null },
     {
       label: () => t('Status'),
-      value: (row) => statusCell(row.state, row.state === 'awaiting_otp' ? row.message : null),
+      value: (row) =>
+        statusCell(row.state, row.state === 'awaiting_otp' ? resultText(row.resultCode, row.message) : null),
     },
     { label: () => t('Customer'), value: (row) => row.partnerClientId },
     { label: () => t('Method'), value: (row) => `${label(row.kind)} · ${row.methodId}` },
@@ -46,15 +48,10 @@ export const savedMethodPayments = {
     [
       t('Why it waits'),
       view.state === 'awaiting_otp'
-        ? (view.message ?? t('The customer must enter the one-time code.'))
+        ? (resultText(view.resultCode, null) ?? t('The customer must enter the one-time code.'))
         : null,
     ],
-    [
-      t('Result'),
-      maybe(
-        [view.resultCode, view.message].filter((part) => part !== null && part !== undefined).join(' · '),
-      ),
-    ],
+    [t('Result'), resultText(view.resultCode, view.message)],
     [t('Customer'), view.partnerClientId],
     [t('Method'), view.methodId],
     [t('Amount'), vnd(view.amount)],

@@ -8,7 +8,9 @@ import { post } from './api.js';
 import { h, table } from './dom.js';
 import { count, dateOnly, dateTime, label, vnd } from './format.js';
 import { t } from './i18n.js';
-import { actionButton, field, maybe, statusBadge, statusCell } from './ui.js';
+import { actionButton, field, statusBadge, statusCell } from './ui.js';
+import { resultText } from './result-codes.js';
+import { serverText } from './server-text.js';
 
 /** @typedef {import('./types.js').ApiRecord} ApiRecord */
 
@@ -55,7 +57,7 @@ export const subscriptions = {
     { label: () => t('Created'), value: (row) => dateTime(row.createdAt) },
   ],
   facts: (view) => [
-    [t('Why'), maybe(view.statusReason)],
+    [t('Why'), serverText(view.statusReason)],
     [t('Customer'), view.partnerClientId],
     [t('Plan'), `${view.name ?? '—'} (${label(view.type)}, ${label(view.frequency)})`],
     [t('Amount per cycle'), vnd(view.recurringAmount)],
@@ -104,9 +106,7 @@ export const subscriptions = {
             dateOnly(charge.dueDate),
             vnd(charge.amount),
             statusBadge(charge.status),
-            [charge.resultCode, charge.message]
-              .filter((part) => part !== null && part !== undefined)
-              .join(' · ') || '—',
+            resultText(charge.resultCode, charge.message) ?? '—',
             charge.transId ?? '—',
           ]),
         })

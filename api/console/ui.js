@@ -9,6 +9,7 @@ import { announce, fill, h } from './dom.js';
 import { label } from './format.js';
 import { language, t } from './i18n.js';
 import { VI_ERRORS, VI_RULES } from './messages-vi.js';
+import { englishDetail, serverText } from './server-text.js';
 
 /** @typedef {import('./types.js').ApiRecord} ApiRecord */
 /** @typedef {import('./types.js').Child} Child */
@@ -40,7 +41,7 @@ export function errorBox(error, title = t('That did not work')) {
     { class: 'error-box', role: 'alert', 'data-code': shown?.code ?? null },
     h('h2', { class: 'error-title' }, title),
     h('p', { class: 'error-message' }, translated ?? message),
-    translated && message !== translated ? h('p', { class: 'hint', lang: 'en' }, message) : null,
+    translated && message !== translated ? h('div', { class: 'hint' }, englishDetail(message)) : null,
     problems.length
       ? h(
           'ul',
@@ -53,7 +54,7 @@ export function errorBox(error, title = t('That did not work')) {
               [problem.field, problem.rule].filter(Boolean).join(' · '),
               problem.field || problem.rule ? ': ' : '',
               rule ?? problem.message,
-              rule ? h('span', { class: 'hint', lang: 'en' }, ` (${problem.message})`) : null,
+              rule ? h('span', { class: 'hint' }, ' ', englishDetail(problem.message)) : null,
             );
           }),
         )
@@ -70,7 +71,7 @@ export function errorBox(error, title = t('That did not work')) {
  */
 export function ruleText(rule, message) {
   const translated = language() === 'vi' ? VI_RULES[rule] : undefined;
-  return translated ? [translated, h('span', { class: 'hint', lang: 'en' }, ` (${message})`)] : [message];
+  return translated ? [translated, h('span', { class: 'hint' }, ' ', englishDetail(message))] : [message];
 }
 
 /** @type {Record<string, 'good' | 'bad' | 'muted' | 'warn'>} */
@@ -112,10 +113,17 @@ export function statusBadge(status) {
 /**
  * A status with why, when there is a why (a paused reason, a disabled endpoint's reason).
  * @param {unknown} status
- * @param {string | null | undefined} reason
+ * @param {Child} reason
  */
 export const statusCell = (status, reason) =>
-  h('span', {}, statusBadge(status), reason ? h('span', { class: 'hint' }, ` ${reason}`) : null);
+  h(
+    'span',
+    {},
+    statusBadge(status),
+    reason
+      ? h('span', { class: 'hint' }, ' ', typeof reason === 'string' ? serverText(reason) : reason)
+      : null,
+  );
 
 /**
  * A value, or null (left out of facts) when it is empty.

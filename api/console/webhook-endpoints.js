@@ -9,6 +9,7 @@ import { h, table } from './dom.js';
 import { count, dateTime } from './format.js';
 import { t } from './i18n.js';
 import { actionButton, maybe, statusBadge, statusCell } from './ui.js';
+import { serverText, serverWords } from './server-text.js';
 
 /** @typedef {import('./types.js').ApiRecord} ApiRecord */
 
@@ -42,7 +43,7 @@ export const webhookEndpoints = {
       .deliveries,
   }),
   facts: (view) => [
-    [t('Why it is disabled'), h('span', { id: 'disabled-reason' }, maybe(view.disabledReason) ?? '—')],
+    [t('Why it is disabled'), h('span', { id: 'disabled-reason' }, serverText(view.disabledReason) ?? '—')],
     [t('Disabled'), view.disabledAt ? dateTime(view.disabledAt) : null],
     [t('URL'), view.url],
     [t('Description'), maybe(view.description)],
@@ -60,7 +61,7 @@ export const webhookEndpoints = {
       view.disabledAt
         ? {
             at: view.disabledAt,
-            what: t('Disabled: {reason}', { reason: view.disabledReason ?? '—' }),
+            what: t('Disabled: {reason}', { reason: serverWords(view.disabledReason) }),
             who: t('payrun'),
           }
         : null,

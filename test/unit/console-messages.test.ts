@@ -7,6 +7,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { ERRORS } from '../../contracts/shared';
+import { ROLES } from '../../api/auth/roles';
 
 const CONSOLE = path.resolve('api/console');
 const withoutComments = (source: string) =>
@@ -46,5 +47,9 @@ describe('console languages', async () => {
     expect(codes).toContain('invalid_payout_file');
     expect(codes.filter((code) => !(code in messages.VI_ERRORS))).toEqual([]);
     expect(Object.keys(messages.VI_ERRORS).filter((code) => !(code in ERRORS))).toEqual([]);
+  });
+
+  it('names every role of an API key in Vietnamese', () => {
+    expect(ROLES.filter((role) => !(role in messages.VI_ROLES))).toEqual([]);
   });
 });
