@@ -35,6 +35,12 @@ import {
 import { connectDevServer, createTestWorker, testCodecKeyring } from '../support/temporal';
 import { freshId } from '../support/ids';
 import { eventually, WAIT_LIMIT_MS } from '../support/wait';
+import {
+  describeFindings,
+  englishOnPage,
+  englishWordList,
+  type ConsoleCatalogue,
+} from '../support/english-on-page';
 
 const CHROMIUM = '/usr/bin/chromium';
 const SHOTS = path.resolve('test-output/console');
@@ -46,11 +52,8 @@ let api: RunningApi;
 let worker: Worker;
 let workerRun: Promise<void>;
 let browser: Browser | undefined;
-let messages: {
-  VI: Record<string, string>;
-  VI_STATUS: Record<string, string>;
-  VI_ERRORS: Record<string, string>;
-};
+let messages: ConsoleCatalogue;
+let englishWords: Set<string>;
 const run = randomUUID().slice(0, 6);
 const people = {
   maker: { name: `Mai Maker ${run}`, roles: ['payouts-maker'], key: '' },
@@ -76,6 +79,7 @@ const scratch = useScratchDatabase('console');
 
 beforeAll(async () => {
   messages = await import(pathToFileURL(path.resolve('api/console/messages-vi.js')).href);
+  englishWords = englishWordList(messages);
   env = await connectDevServer();
   db = scratch.db;
   const keyPair = generateSandboxKeyPair();
@@ -218,11 +222,25 @@ for (const language of ['vi', 'en'] as const) {
         ? messages.VI_STATUS[value]!
         : english.charAt(0).toUpperCase() + english.slice(1);
     };
+    /** A sentence the server writes in English (a receiver's label), as the page shows it (VI_SERVER_TEXTS). */
+    const served = (english: string, vietnamese: string) => (language === 'vi' ? vietnamese : english);
+    const maskedWallet = served('wallet ****5678', 'ví ****5678');
     let shotNumber = 0;
+    /** English found on Vietnamese pages: every page is checked where its screenshot is taken. */
+    const englishFound: string[] = [];
+    /**
+     * What the test typed itself (people's names, an endpoint's description, a column header of its
+     * workbook) is data, not the console's words.
+     */
+    const typedData = [...Object.values(people).map((person) => person.name), `console ${tag}`, 'Payout ID'];
     async function shot(page: Page, name: string): Promise<void> {
       shotNumber += 1;
       const file = path.join(SHOTS, `${language}-${String(shotNumber).padStart(2, '0')}-${name}.png`);
       await page.screenshot({ path: file, fullPage: true });
+      if (language === 'vi') {
+        const where = `${name} (${new URL(page.url()).hash || '#/'})`;
+        englishFound.push(...describeFindings(where, await englishOnPage(page, englishWords, typedData)));
+      }
     }
     let page: Page;
     const pageErrors: string[] = [];
@@ -492,7 +510,7 @@ for (const language of ['vi', 'en'] as const) {
       await page.waitForURL(/#\/remittances\/rmt-\d{8}-[0-9a-f]{8}$/);
       const remittanceId = decodeURIComponent(new URL(page.url()).hash.split('/')[2]!);
       await poll(() => text('#detail-status')).toBe(status('succeeded'));
-      expect(await text('#detail-summary')).toContain('wallet ****5678');
+      expect(await text('#detail-summary')).toContain(maskedWallet);
       await poll(() => text('#detail-timeline')).toContain('remittance.create');
       await shot(page, 'remittance-detail');
 
@@ -606,9 +624,15 @@ for (const language of ['vi', 'en'] as const) {
       await page.locator('#approvals-kind').selectOption('');
       await page.waitForURL(/#\/approvals$/);
       const expected: Array<[string, string, number, string, string]> = [
-        ['disbursement', disbursementId, 20_000_000, 'wallet ****5678', `Thưởng quý ${tag}`],
-        ['remittance', remittanceId, 12_000_000, 'wallet ****5678', ''],
-        ['refund', refundId, 12_000_000, `payer of payment ${paymentId}`, `Trả hàng ${tag}`],
+        ['disbursement', disbursementId, 20_000_000, maskedWallet, `Thưởng quý ${tag}`],
+        ['remittance', remittanceId, 12_000_000, maskedWallet, ''],
+        [
+          'refund',
+          refundId,
+          12_000_000,
+          served(`payer of payment ${paymentId}`, `người đã trả khoản thanh toán ${paymentId}`),
+          `Trả hàng ${tag}`,
+        ],
       ];
       for (const [, id, amount, receiver, why] of expected) {
         await poll(() => row(id).count()).toBe(1);
@@ -897,12 +921,14 @@ for (const language of ['vi', 'en'] as const) {
       expect(await disabled.textContent()).toContain(
         tr('Webhook endpoints disabled: their receiver kept failing, no events are sent to them'),
       );
-      expect(await line.textContent()).toBe(`http://127.0.0.1:9/hook: ${reason}`);
+      // On a Vietnamese page the English reason stays behind its "details in English" disclosure.
+      const shownReason = language === 'vi' ? `${tr('Details in English')}${reason}` : reason;
+      expect(await line.textContent()).toBe(`http://127.0.0.1:9/hook: ${shownReason}`);
       await shot(page, 'dashboard-webhook-disabled');
 
       await line.getByRole('link').click();
       await page.waitForURL(new RegExp(`#/webhook-endpoints/${endpointId}$`));
-      await poll(() => text('#disabled-reason')).toBe(reason);
+      await poll(() => page.locator('#disabled-reason').textContent()).toBe(shownReason);
       expect(await text('#detail-status')).toBe(status('disabled'));
       await page.locator('#enable-endpoint').click();
       await poll(() => text('#action-outcome')).toBe(
@@ -943,6 +969,17 @@ for (const language of ['vi', 'en'] as const) {
       expect(overflow).toBeLessThanOrEqual(0);
       expect(pageErrors).toEqual([]);
     });
+
+    if (language === 'vi') {
+      it('leaves no English word on any Vietnamese page it visited', async () => {
+        // The one page no step above opens: an address the console does not know.
+        await page.goto(`${api.baseUrl}/console#/no-such-page`);
+        await poll(() => text('#page-heading')).toBe(tr('Nothing here'));
+        await shot(page, 'not-found');
+        // Every page, element and word at once, so one run lists every fix.
+        expect(englishFound, `English on Vietnamese pages:\n${englishFound.join('\n')}`).toEqual([]);
+      });
+    }
   });
 }
 
