@@ -381,6 +381,15 @@ for (const language of ['vi', 'en'] as const) {
       ).toBeGreaterThan(0);
       await page.locator('#item-state').selectOption('SUCCEEDED');
       await poll(() => page.locator('table.items tbody tr').count()).toBe(25);
+      // Each row's result in payrun's words of the page's language; the gateway's English message is
+      // only a tooltip, and only on English pages.
+      const result = page.locator('table.items tbody tr .result-code').first();
+      expect(await result.innerText()).toBe(
+        language === 'vi'
+          ? '0 · Hoàn tất: cổng thanh toán đã xử lý xong.'
+          : '0 · Done: the gateway completed it.',
+      );
+      expect(await result.getAttribute('title')).toBe(language === 'vi' ? null : 'Successful');
       await shot(page, 'run-reconciled');
       const results = await downloadText(page, () => page.locator('#download-results').click());
       expect(results.text.trim().split(/\r?\n/)).toHaveLength(26);
