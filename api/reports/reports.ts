@@ -246,15 +246,18 @@ export function dailyFigures(period: Period, movements: readonly Movement[]) {
       kind.failed += 1;
       day.failed += 1;
       const code = movement.resultCode;
-      const key = String(code);
+      // A row the gateway refused at batch creation never reached its receiver: that is its reason,
+      // whatever code said why.
+      const outcome =
+        movement.status === 'INELIGIBLE'
+          ? 'ineligible'
+          : code === null
+            ? 'unknown'
+            : (resultCodeInfo(code)?.outcome ?? 'failed');
+      const key = `${outcome}:${code}`;
       const reason = reasons.get(key) ?? {
         code,
-        outcome:
-          code === null
-            ? movement.status === 'INELIGIBLE'
-              ? 'ineligible'
-              : 'unknown'
-            : (resultCodeInfo(code)?.outcome ?? 'failed'),
+        outcome,
         meaning: code === null ? null : (resultCodeInfo(code)?.meaning ?? null),
         count: 0,
         amount: 0,
