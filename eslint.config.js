@@ -73,6 +73,17 @@ export default tseslint.config(
       ),
     },
   },
+  {
+    // The evidence pack's verification script runs on an auditor's machine with Node alone: plain
+    // JavaScript with Node's globals, checked without type information.
+    files: ['api/reports/evidence-kit/*.mjs'],
+    ...tseslint.configs.disableTypeChecked,
+    languageOptions: {
+      ...tseslint.configs.disableTypeChecked.languageOptions,
+      sourceType: 'module',
+      globals: { console: 'readonly', process: 'readonly', Buffer: 'readonly' },
+    },
+  },
   ...importDirections(),
   {
     // A capability's contracts are one module (contracts/<capability>/index.ts): the files inside it are its

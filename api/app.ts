@@ -29,6 +29,7 @@ import { remittanceRoutes } from './remittances/routes';
 import { disbursementRoutes } from './payouts/disbursement-routes';
 import { approvalRoutes } from './approvals/routes';
 import { holdRoutes } from './holds/routes';
+import { reportRoutes } from './reports/routes';
 import { approvalPolicyRoutes } from './approvals/policy-routes';
 import { approvalPolicyReader } from './approvals/policy-reader';
 import { subscriptionRoutes } from './subscriptions/routes';
@@ -211,6 +212,7 @@ export function apiRoutes(deps: ApiDependencies, limits?: RateLimits): AnyRoute[
   routes.push(...eventRoutes(deps));
   routes.push(...webhookRoutes({ db: deps.db, temporal: deps.temporal, settings: deps.webhooks }));
   routes.push(...auditRoutes(deps.db));
+  routes.push(...reportRoutes(deps.db));
   routes.push(...consoleRoutes(deps.console, () => deps.temporal.options.namespace, deps.db));
   return withFormerPaths(routes);
 }

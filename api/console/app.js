@@ -20,6 +20,7 @@ import { runPage } from './payout-run.js';
 import { payoutRuns } from './payout-runs.js';
 import { uploadPage } from './payout-upload.js';
 import { newRemittancePage, remittances } from './remittances.js';
+import { reportsPage } from './reports.js';
 import { methodsPage } from './saved-methods.js';
 import { signInPage } from './sign-in.js';
 import { subscriptions } from './subscriptions.js';
@@ -144,6 +145,7 @@ function navLinks() {
   if (ctx.can('webhooks')) links.push(['#/webhook-endpoints', t('Webhook endpoints')]);
   if (ctx.can('holds')) links.push(['#/holds', t('Holds')]);
   if (ctx.can('audit')) links.push(['#/audit', t('Audit log')]);
+  links.push(['#/reports', t('Reports')]);
   return links;
 }
 
@@ -232,6 +234,7 @@ function route(parts, query) {
   if (name === 'upload') return [t('Upload payouts'), (main) => uploadPage(main, ctx)];
   if (name === 'approvals') return [t('Approvals'), (main) => approvalsPage(main, ctx, query)];
   if (name === 'holds') return [t('Holds'), (main) => holdsPage(main, ctx)];
+  if (name === 'reports') return [t('Reports'), (main) => reportsPage(main, ctx, query)];
   if (name === 'audit') return [t('Audit log'), (main) => auditPage(main, ctx, query)];
   if (name === 'methods') return [t('Saved methods'), (main) => methodsPage(main, ctx, query)];
   if (name === 'disbursements' && id === 'new')

@@ -6,10 +6,11 @@
  * the roles that may read its list.
  */
 import { request } from './api.js';
+import { failureReasonsChart, forecastChart, moneyOutChart, showCharts, successRateChart } from './charts.js';
 import { fill, fillIfChanged, h } from './dom.js';
 import { age, count } from './format.js';
 import { t } from './i18n.js';
-import { pageHeading } from './ui.js';
+import { errorBox, pageHeading } from './ui.js';
 import { serverText } from './server-text.js';
 
 /** @typedef {import('./types.js').ApiRecord} ApiRecord */
@@ -213,12 +214,18 @@ async function lineOf(check) {
  */
 export function dashboardPage(main, ctx) {
   const body = h('ul', { id: 'dashboard', class: 'dashboard' });
+  const charts = h('section', { id: 'dashboard-charts', class: 'charts', 'aria-label': t('Charts') });
   fill(
     main,
     pageHeading(t('What needs you now')),
     h('p', {}, t('Each line opens the list, filtered. This page refreshes by itself.')),
     body,
+    h('h2', {}, t('The last 30 days')),
+    h('p', { class: 'hint' }, t("Days in Vietnam time (GMT+7). Open a chart's numbers below it.")),
+    charts,
   );
+  let freeCharts = () => {};
+  void drawDashboardCharts(charts).then((free) => (freeCharts = free));
   const load = async () => {
     const lines = await Promise.all(CHECKS.filter((check) => ctx.can(check.duty)).map(lineOf));
     fillIfChanged(
@@ -250,5 +257,47 @@ export function dashboardPage(main, ctx) {
   };
   void load();
   const timer = setInterval(() => void load(), 5000);
-  return () => clearInterval(timer);
+  return () => {
+    clearInterval(timer);
+    freeCharts();
+  };
+}
+
+const DAY_MS = 86_400_000;
+/** A day in Vietnam's time, YYYY-MM-DD, `daysAgo` before today. */
+const gmt7Day = (daysAgo = 0) =>
+  new Date(Date.now() + 7 * 3_600_000 - daysAgo * DAY_MS).toISOString().slice(0, 10);
+
+/**
+ * Money out, success rate and failure reasons of the last 30 days, and the balance against the next 14
+ * days of scheduled payouts when payrun can forecast them (a deployment without forecasts answers 404).
+ * @param {HTMLElement} container
+ * @returns {Promise<() => void>}
+ */
+async function drawDashboardCharts(container) {
+  container.replaceChildren(h('p', {}, t('Loading…')));
+  try {
+    const figures = await request(`/v1/reports/daily?from=${gmt7Day(29)}&to=${gmt7Day()}`);
+    /** @type {import('./types.js').ApiRecord | null} */
+    let forecast = null;
+    try {
+      forecast = await request('/v1/balance-forecast?days=14');
+    } catch {
+      forecast = null;
+    }
+    const free = await showCharts(container, [
+      moneyOutChart(figures),
+      successRateChart(figures),
+      failureReasonsChart(figures),
+      ...(forecast ? [forecastChart(forecast)] : []),
+    ]);
+    if (!forecast)
+      container.append(
+        h('p', { id: 'no-forecast', class: 'hint' }, t('No forecast of scheduled payouts is available.')),
+      );
+    return free;
+  } catch (error) {
+    container.replaceChildren(errorBox(error, t('The charts could not be loaded')));
+    return () => {};
+  }
 }

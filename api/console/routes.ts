@@ -6,6 +6,7 @@
  * with the key the operator types in.
  */
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
@@ -50,6 +51,18 @@ const PAGE_HEADERS = {
   'cache-control': 'no-cache',
 };
 
+/**
+ * Chart.js's UMD build, from the installed package (no CDN: the page talks only to this origin, and the
+ * version served is the one the lock file pins). Read on first use.
+ */
+let chartScript: Buffer | undefined;
+function chartJs(): Buffer {
+  chartScript ??= fs.readFileSync(
+    path.join(path.dirname(createRequire(import.meta.url).resolve('chart.js')), 'chart.umd.js'),
+  );
+  return chartScript;
+}
+
 /** The files, read once: the folder is part of the code, so it does not change while we run. */
 function loadAssets(): Map<string, { body: Buffer; contentType: string }> {
   const assets = new Map<string, { body: Buffer; contentType: string }>();
@@ -91,6 +104,15 @@ export function consoleRoutes(
       produces: { types: ['text/javascript', 'text/css', 'text/html', 'image/svg+xml'] },
       params: z.object({ file: z.string().regex(/^[a-z0-9-]+\.[a-z]+$/, 'a console file name') }),
       handler: ({ params }) => serve(params.file),
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/console/vendor/chart.umd.js',
+      summary: 'Chart.js 4 (UMD build), which the console draws its charts with.',
+      tag: 'console',
+      access: { public: 'a static library file, no data' },
+      produces: { types: ['text/javascript'] },
+      handler: () => ({ body: chartJs(), contentType: CONTENT_TYPES['.js'], headers: PAGE_HEADERS }),
     }),
     defineRoute({
       method: 'get',
