@@ -539,6 +539,13 @@ export const VI_ERRORS = {
   invalid_request: 'Yêu cầu không hợp lệ: xem các trường bên dưới.',
   invalid_payout_file: 'File chi trả không được chấp nhận; chưa có gì được tạo.',
   payout_in_flight: 'Một đợt khác vừa nhận các mã chi trả này; hãy kiểm tra lại file.',
+  run_not_reconciled: 'Chỉ đợt chi trả đã đối soát mới có thể chi lại các dòng lỗi.',
+  no_failed_rows: 'Đợt này không còn dòng lỗi nào chưa được chi hoặc đang chi.',
+  retry_already_open: 'Một lần chi lại của đợt này chưa xong; hãy hoàn tất hoặc hủy nó trước.',
+  run_not_draft: 'Đợt này không phải bản nháp chi lại, hoặc đã được gửi hay hủy.',
+  retry_draft_empty: 'Bản nháp chi lại không còn dòng nào; hãy hủy bản nháp.',
+  paid_elsewhere_in_family:
+    'Lô có mã chi trả đã được chi hoặc đang chi trong một đợt khác cùng nhóm; không gửi gì.',
   run_not_awaiting_approval: 'Đợt chi trả không còn chờ duyệt.',
   self_approval:
     'Người đưa ra yêu cầu (tải tệp lên, đề xuất tạm giữ hay mở lại) không thể tự duyệt, dù dùng khóa khác của mình: cần một người khác duyệt.',
