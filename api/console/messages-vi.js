@@ -458,10 +458,47 @@ export const VI = {
   'Held total': 'Tổng tiền bị giữ',
   'Who and why': 'Ai giữ và vì sao',
   'The holds could not be loaded': 'Không tải được danh sách tạm giữ',
+  // Retrying failed rows (api/console/payout-run-retries.js).
+  'All rows': 'Tất cả các dòng',
+  'Amount of row {n}': 'Số tiền của dòng {n}',
+  Change: 'Thay đổi',
+  'Combined reconciliation': 'Đối soát gộp',
+  'Correct the rows that need it, remove the ones not to pay, then submit the retry for approval.':
+    'Sửa các dòng cần sửa, bỏ các dòng không chi, rồi gửi lần chi lại để phê duyệt.',
+  'Discard retry': 'Hủy lần chi lại',
+  'Each row’s outcome': 'Kết quả từng dòng',
+  'Every row of this run, across its retries': 'Mọi dòng của đợt này, qua các lần chi lại',
+  Failed: 'Thất bại',
+  'Failed rows': 'Các dòng lỗi',
+  Paid: 'Đã chi',
+  Pending: 'Đang xử lý',
+  'Receiver of row {n}': 'Người nhận của dòng {n}',
+  'Remove row': 'Bỏ dòng',
+  Retries: 'Các lần chi lại',
+  'Retries of this run': 'Các lần chi lại của đợt này',
+  'Retry discarded; nothing will be paid.': 'Đã hủy lần chi lại; không chi khoản nào.',
+  'Retry draft': 'Bản nháp chi lại',
+  'Retry draft created.': 'Đã tạo bản nháp chi lại.',
+  'Retry failed rows': 'Chi lại các dòng lỗi',
+  'Retry of': 'Chi lại của đợt',
+  'Retry submitted; it waits for approval.': 'Đã gửi lần chi lại; đang chờ phê duyệt.',
+  'Row {n} removed.': 'Đã bỏ dòng {n}.',
+  'Row {n} saved.': 'Đã lưu dòng {n}.',
+  'Rows of the retry': 'Các dòng của lần chi lại',
+  'Runs made from this run’s failed rows': 'Các đợt tạo từ những dòng lỗi của đợt này',
+  'Save row': 'Lưu dòng',
+  'The combined reconciliation could not be loaded': 'Không tải được đối soát gộp',
+  'Wallet of row {n}': 'Ví của dòng {n}',
+  '{name} is preparing this retry; only they can change or submit it.':
+    '{name} đang soạn lần chi lại này; chỉ người đó được sửa hoặc gửi.',
+  '{n} rows were not paid. A retry makes a new run of exactly those rows, which you can correct before it is approved.':
+    '{n} dòng chưa được chi. Chi lại sẽ tạo một đợt mới gồm đúng các dòng đó; bạn có thể sửa trước khi được duyệt.',
 };
 
 /** @type {Record<string, string>} */
 export const VI_STATUS = {
+  draft: 'Bản nháp',
+  paid: 'Đã chi',
   awaiting_approval: 'Chờ duyệt',
   rejected: 'Đã từ chối',
   expired: 'Hết hạn',

@@ -5,6 +5,7 @@ import { fillIfChanged, h, table } from './dom.js';
 import { count, label, vnd } from './format.js';
 import { t } from './i18n.js';
 import { errorBox, statusBadge } from './ui.js';
+import { reasonText } from './payout-run-retries.js';
 
 /** @typedef {import('./types.js').ApiRecord} ApiRecord */
 
@@ -104,7 +105,8 @@ export function itemsSection(runId) {
           item.walletName,
           vnd(item.amount),
           statusBadge(item.state),
-          [item.resultCode, item.message]
+          // A failed row says why in payrun's words, in the page's language; others show the gateway's answer.
+          [item.resultCode, item.reason ? reasonText(item.reason) : item.message]
             .filter((part) => part !== null && part !== undefined && part !== '')
             .join(' · ') || '—',
           item.transId ?? '—',

@@ -11,6 +11,7 @@ import { count, dateTime, label, percent, vnd } from './format.js';
 import { t } from './i18n.js';
 import { ITEM_STATES, itemsSection } from './payout-run-items.js';
 import { errorBox, facts, pageHeading, poll, statusBadge, workflowLink } from './ui.js';
+import { draftEditor, familySection, retryAction } from './payout-run-retries.js';
 
 /** @typedef {import('./types.js').ApiRecord} ApiRecord */
 /** @typedef {import('./types.js').Ctx} Ctx */
@@ -33,6 +34,8 @@ export function runPage(main, ctx, runId) {
     'aria-labelledby': 'reconciliation-heading',
   });
   const batches = h('section', { id: 'run-batches', 'aria-labelledby': 'batches-heading' });
+  const retries = h('section', { id: 'run-retries', 'aria-label': t('Retries') });
+  const family = h('section', { id: 'run-family-section', 'aria-label': t('Retries of this run') });
   const items = itemsSection(runId);
   const problem = h('div');
   fill(
@@ -43,8 +46,10 @@ export function runPage(main, ctx, runId) {
     problem,
     summary,
     actions,
+    retries,
     progress,
     reconciliation,
+    family,
     batches,
     items.element,
   );
@@ -80,6 +85,11 @@ export function runPage(main, ctx, runId) {
     fillIfChanged(progress, { progress: view.progress, counts: view.counts }, () => progressOf(view));
     fillIfChanged(reconciliation, view.reconciliation, () => reconciliationOf(view));
     fillIfChanged(batches, view.batches, () => batchesOf(ctx, view));
+    // The retry action, or the draft's editor (loaded once per status: a poll must not drop what is typed).
+    fillIfChanged(retries, { status: view.status, counts: view.counts }, () =>
+      view.status === 'draft' ? draftEditor(ctx, view, refresh) : retryAction(ctx, view),
+    );
+    fillIfChanged(family, view.children, () => familySection(view));
     await items.refresh();
     // A final run changes no more: stop asking.
     return !final;
@@ -103,6 +113,16 @@ function summaryOf(ctx, view) {
       [t('Status'), h('span', { id: 'run-status' }, statusBadge(view.status))],
       [t('Why'), view.statusReason],
       [t('File'), view.fileName],
+      [
+        t('Retry of'),
+        view.parentRunId
+          ? h(
+              'a',
+              { href: `#/runs/${encodeURIComponent(view.parentRunId)}`, id: 'parent-run' },
+              view.parentRunId,
+            )
+          : null,
+      ],
       [t('Rows'), count(view.rowCount)],
       [t('Total'), vnd(view.totalAmount)],
       [t('Uploaded by'), h('span', { id: 'uploaded-by' }, view.uploadedBy)],
