@@ -16,6 +16,9 @@ export const EVENT_CATALOGUE = {
   'payout_run.awaiting_funds': "A batch of the run is short of the merchant's disbursement balance.",
   'payout_run.reconciled': 'Every row reached a final state and the totals match the gateway.',
   'payout_run.needs_attention': 'The run ended with differences or pending items; statusReason says which.',
+  'payout_item.succeeded': 'One row of a payout run was paid to its receiver.',
+  'payout_item.failed':
+    'One row of a payout run was refused or not paid; resultCode, message and reason say why. Nothing moved.',
   'disbursement.succeeded': 'A single disbursement reached the receiver.',
   'disbursement.failed': 'A single disbursement was refused; nothing was paid.',
   'remittance.succeeded': 'A remittance reached the receiver.',
@@ -56,6 +59,7 @@ export const EVENT_TYPES = Object.keys(EVENT_CATALOGUE) as EventType[];
 
 export type EventObjectType =
   | 'payout_run'
+  | 'payout_item'
   | 'disbursement'
   | 'remittance'
   | 'subscription'
@@ -86,6 +90,29 @@ export interface PayoutRunSnapshot {
   batchCount: number;
   uploadedAt: string;
   completedAt: string | null;
+}
+
+/**
+ * One row of a payout run at its outcome. The object is the payout id: a row failed in a run and paid by its
+ * retry is one object, its events in order. `reason` is payrun's explanation of the code (gateway/item-reasons).
+ */
+export interface PayoutItemSnapshot {
+  runId: string;
+  /** The run a retry family started from (the run itself when it is no retry). */
+  rootRunId: string;
+  /** The row's number in its file, the same in a retry of it. */
+  itemNo: number;
+  payoutId: string;
+  /** The gateway order (batch) that carried the row. */
+  orderId: string;
+  amount: number;
+  /** `wallet ****5678`: masked to its last four digits, as the API masks it (and as disbursements' labels read). */
+  receiverLabel: string;
+  state: string;
+  resultCode: number | null;
+  message: string | null;
+  reason: { en: string; vi: string } | null;
+  transId: string | null;
 }
 
 export interface DisbursementSnapshot {
@@ -240,6 +267,8 @@ export interface EventSnapshots {
   'payout_run.awaiting_funds': PayoutRunSnapshot;
   'payout_run.reconciled': PayoutRunSnapshot;
   'payout_run.needs_attention': PayoutRunSnapshot;
+  'payout_item.succeeded': PayoutItemSnapshot;
+  'payout_item.failed': PayoutItemSnapshot;
   'disbursement.succeeded': DisbursementSnapshot;
   'disbursement.failed': DisbursementSnapshot;
   'remittance.succeeded': RemittanceSnapshot;

@@ -4,6 +4,8 @@ import {
   batchExistenceEvidence,
   GatewayResultError,
   isAlreadySubmitted,
+  itemFailureReason,
+  NOT_SENT_REASON,
   isGatewayError,
   type GatewayClient,
 } from '../../gateway';
@@ -25,6 +27,7 @@ import {
   type PayoutBatchRow,
   type PayoutItemRow,
 } from '../../db/payouts/runs';
+import { liveElsewhereInFamily } from '../../db/payouts/retries';
 import {
   canMoveRun,
   type BatchStatusRecord,
@@ -131,6 +134,7 @@ export async function createBatch(
   { batchId, mToken }: { batchId: string; mToken: string; attempt?: number },
 ): Promise<BatchUpload> {
   const batch = await loadBatch(db, batchId);
+  await refusePaidElsewhereInFamily(db, batchId);
   const items = await batchItems(db, batchId);
   const amount = items.reduce((sum, item) => sum + Number(item.amount), 0);
   try {
@@ -162,6 +166,26 @@ export async function createBatch(
   }
 }
 
+/**
+ * The workflow's own guard against paying a row twice across a retry family (docs/payout-runs.md): before a
+ * batch's rows reach the gateway, none of them may be paid, pending or queued in another run of its family.
+ * The database already forbids it (one live item per payout id); this holds even where a record was forced
+ * past that. It reads committed rows on every attempt, so a worker that crashed and retries checks again;
+ * and a retry is made only of a reconciled run's failed rows, whose final states never move back
+ * (applyItemUpdates), so what it checks cannot change between the check and batch/pay. A refused batch
+ * fails before payment: nothing is sent, its rows end failed, and the reconciliation names them.
+ */
+async function refusePaidElsewhereInFamily(db: Db, batchId: string) {
+  const clashes = await liveElsewhereInFamily(db, batchId);
+  if (clashes.length)
+    throw ApplicationFailure.nonRetryable(
+      `Batch ${batchId} holds payout ids that another run of its family paid or is paying: ` +
+        clashes.map((clash) => `${clash.payoutId} (${clash.state} in ${clash.runId})`).join(', '),
+      'paid_elsewhere_in_family',
+      { clashes },
+    );
+}
+
 /** One item of batch/create, as uploaded. */
 const disbursementOf = (item: PayoutItemRow) => ({
   id: item.payout_id,
@@ -191,7 +215,7 @@ export async function syncBatchItems(
     totals = gatewayTotals(body);
     updates.push(...itemUpdatesOf(body));
   }
-  await applyItemUpdates(db, batchId, updates);
+  await applyItemUpdates(db, batchId, updates, itemFailureReason);
   if (totals) await recordBatchTotals(db, batchId, totals);
   return {
     validating: updates.length === 0,
@@ -285,7 +309,8 @@ export async function payBatch(
 
 /** A batch waiting for funds pauses its run; the run shows it until no batch waits any more. */
 export async function recordBatchStatus({ db }: PayoutActivityDeps, input: BatchStatusRecord): Promise<void> {
-  if (input.status === 'failed') await releaseUnpaidItems(db, input.batchId, input.reason);
+  if (input.status === 'failed')
+    await releaseUnpaidItems(db, input.batchId, input.reason, () => NOT_SENT_REASON);
   await setBatchStatus(db, input.batchId, input.status, input.reason ?? null, input.resultCode);
   if (input.status === 'awaiting_funds')
     await recordRun(db, input.runId, 'awaiting_funds', { status_reason: input.reason ?? null });

@@ -537,10 +537,45 @@ export const VI = {
   'Download XLSX': 'Tải XLSX',
   '{from} to {to}': '{from} đến {to}',
   'The report could not be loaded': 'Không tải được báo cáo',
+  // Retrying failed rows (api/console/payout-run-retries.js).
+  'All rows': 'Tất cả các dòng',
+  'Amount of row {n}': 'Số tiền của dòng {n}',
+  Change: 'Thay đổi',
+  'Combined reconciliation': 'Đối soát gộp',
+  'Correct the rows that need it, remove the ones not to pay, then submit the retry for approval.':
+    'Sửa các dòng cần sửa, bỏ các dòng không chi, rồi gửi lần chi lại để phê duyệt.',
+  'Discard retry': 'Hủy lần chi lại',
+  'Each row’s outcome': 'Kết quả từng dòng',
+  'Every row of this run, across its retries': 'Mọi dòng của đợt này, qua các lần chi lại',
+  'Failed rows': 'Các dòng lỗi',
+  Paid: 'Đã chi',
+  'Receiver of row {n}': 'Người nhận của dòng {n}',
+  'Remove row': 'Bỏ dòng',
+  Retries: 'Các lần chi lại',
+  'Retries of this run': 'Các lần chi lại của đợt này',
+  'Retry discarded; nothing will be paid.': 'Đã hủy lần chi lại; không chi khoản nào.',
+  'Retry draft': 'Bản nháp chi lại',
+  'Retry draft created.': 'Đã tạo bản nháp chi lại.',
+  'Retry failed rows': 'Chi lại các dòng lỗi',
+  'Retry of': 'Chi lại của đợt',
+  'Retry submitted; it waits for approval.': 'Đã gửi lần chi lại; đang chờ phê duyệt.',
+  'Row {n} removed.': 'Đã bỏ dòng {n}.',
+  'Row {n} saved.': 'Đã lưu dòng {n}.',
+  'Rows of the retry': 'Các dòng của lần chi lại',
+  'Runs made from this run’s failed rows': 'Các đợt tạo từ những dòng lỗi của đợt này',
+  'Save row': 'Lưu dòng',
+  'The combined reconciliation could not be loaded': 'Không tải được đối soát gộp',
+  'Wallet of row {n}': 'Ví của dòng {n}',
+  '{name} is preparing this retry; only they can change or submit it.':
+    '{name} đang soạn lần chi lại này; chỉ người đó được sửa hoặc gửi.',
+  '{n} rows were not paid. A retry makes a new run of exactly those rows, which you can correct before it is approved.':
+    '{n} dòng chưa được chi. Chi lại sẽ tạo một đợt mới gồm đúng các dòng đó; bạn có thể sửa trước khi được duyệt.',
 };
 
 /** @type {Record<string, string>} */
 export const VI_STATUS = {
+  draft: 'Bản nháp',
+  paid: 'Đã chi',
   awaiting_approval: 'Chờ duyệt',
   rejected: 'Đã từ chối',
   expired: 'Hết hạn',
@@ -618,6 +653,13 @@ export const VI_ERRORS = {
   invalid_request: 'Yêu cầu không hợp lệ: xem các trường bên dưới.',
   invalid_payout_file: 'File chi trả không được chấp nhận; chưa có gì được tạo.',
   payout_in_flight: 'Một đợt khác vừa nhận các mã chi trả này; hãy kiểm tra lại file.',
+  run_not_reconciled: 'Chỉ đợt chi trả đã đối soát mới có thể chi lại các dòng lỗi.',
+  no_failed_rows: 'Đợt này không còn dòng lỗi nào chưa được chi hoặc đang chi.',
+  retry_already_open: 'Một lần chi lại của đợt này chưa xong; hãy hoàn tất hoặc hủy nó trước.',
+  run_not_draft: 'Đợt này không phải bản nháp chi lại, hoặc đã được gửi hay hủy.',
+  retry_draft_empty: 'Bản nháp chi lại không còn dòng nào; hãy hủy bản nháp.',
+  paid_elsewhere_in_family:
+    'Lô có mã chi trả đã được chi hoặc đang chi trong một đợt khác cùng nhóm; không gửi gì.',
   run_not_awaiting_approval: 'Đợt chi trả không còn chờ duyệt.',
   self_approval:
     'Người đưa ra yêu cầu (tải tệp lên, đề xuất tạm giữ hay mở lại) không thể tự duyệt, dù dùng khóa khác của mình: cần một người khác duyệt.',

@@ -6,6 +6,7 @@ import { count, label, vnd } from './format.js';
 import { t } from './i18n.js';
 import { errorBox, statusBadge } from './ui.js';
 import { resultText } from './result-codes.js';
+import { reasonText } from './payout-run-retries.js';
 
 /** @typedef {import('./types.js').ApiRecord} ApiRecord */
 
@@ -105,7 +106,12 @@ export function itemsSection(runId) {
           item.walletName,
           vnd(item.amount),
           statusBadge(item.state),
-          resultText(item.resultCode, item.message) ?? '—',
+          // A failed row says why in payrun's words (its own reason table), in the page's language.
+          item.reason
+            ? [item.resultCode, reasonText(item.reason)]
+                .filter((part) => part !== null && part !== undefined && part !== '')
+                .join(' · ')
+            : (resultText(item.resultCode, item.message) ?? '—'),
           item.transId ?? '—',
         ]),
       }),

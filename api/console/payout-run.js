@@ -12,6 +12,7 @@ import { t } from './i18n.js';
 import { ITEM_STATES, itemsSection } from './payout-run-items.js';
 import { errorBox, facts, pageHeading, poll, statusBadge, workflowLink } from './ui.js';
 import { serverText } from './server-text.js';
+import { draftEditor, familySection, retryAction } from './payout-run-retries.js';
 
 /** @typedef {import('./types.js').ApiRecord} ApiRecord */
 /** @typedef {import('./types.js').Ctx} Ctx */
@@ -34,6 +35,8 @@ export function runPage(main, ctx, runId) {
     'aria-labelledby': 'reconciliation-heading',
   });
   const batches = h('section', { id: 'run-batches', 'aria-labelledby': 'batches-heading' });
+  const retries = h('section', { id: 'run-retries', 'aria-label': t('Retries') });
+  const family = h('section', { id: 'run-family-section', 'aria-label': t('Retries of this run') });
   const items = itemsSection(runId);
   const problem = h('div');
   fill(
@@ -44,8 +47,10 @@ export function runPage(main, ctx, runId) {
     problem,
     summary,
     actions,
+    retries,
     progress,
     reconciliation,
+    family,
     batches,
     items.element,
   );
@@ -81,6 +86,11 @@ export function runPage(main, ctx, runId) {
     fillIfChanged(progress, { progress: view.progress, counts: view.counts }, () => progressOf(view));
     fillIfChanged(reconciliation, view.reconciliation, () => reconciliationOf(view));
     fillIfChanged(batches, view.batches, () => batchesOf(ctx, view));
+    // The retry action, or the draft's editor (loaded once per status: a poll must not drop what is typed).
+    fillIfChanged(retries, { status: view.status, counts: view.counts }, () =>
+      view.status === 'draft' ? draftEditor(ctx, view, refresh) : retryAction(ctx, view),
+    );
+    fillIfChanged(family, view.children, () => familySection(view));
     await items.refresh();
     // A final run changes no more: stop asking.
     return !final;
@@ -104,6 +114,16 @@ function summaryOf(ctx, view) {
       [t('Status'), h('span', { id: 'run-status' }, statusBadge(view.status))],
       [t('Why'), serverText(view.statusReason)],
       [t('File'), view.fileName],
+      [
+        t('Retry of'),
+        view.parentRunId
+          ? h(
+              'a',
+              { href: `#/runs/${encodeURIComponent(view.parentRunId)}`, id: 'parent-run' },
+              view.parentRunId,
+            )
+          : null,
+      ],
       [t('Rows'), count(view.rowCount)],
       [t('Total'), vnd(view.totalAmount)],
       [t('Uploaded by'), h('span', { id: 'uploaded-by' }, view.uploadedBy)],

@@ -47,6 +47,8 @@ import {
   personKey,
 } from '../../contracts/shared';
 import { requirementIn, type KindPolicy } from '../../contracts/approvals';
+import { childRuns } from '../../db/payouts/retries';
+import { itemFailureReason } from '../../gateway';
 import type { CapBreach } from '../../db/approvals/approvals';
 import { dailyCapExceeded } from '../approvals/approvals';
 import type { ApprovalPolicyReader } from '../approvals/policy-reader';
@@ -83,7 +85,7 @@ export interface PayoutDeps {
   approvalPolicies: ApprovalPolicyReader;
 }
 
-const actorOf = (principal: Principal): Actor => ({ keyId: principal.keyId, name: principal.name });
+export const actorOf = (principal: Principal): Actor => ({ keyId: principal.keyId, name: principal.name });
 
 export function newRunId(now = new Date()): string {
   return `run-${now.toISOString().slice(0, 10).replaceAll('-', '')}-${randomBytes(3).toString('hex')}`;
@@ -260,7 +262,7 @@ export async function uploadPayoutRun(
 }
 
 /** The cap a new run would break, counting today's runs (rejected and expired ones do not count). */
-function runCapBreach(
+export function runCapBreach(
   today: ReadonlyArray<{ uploaded_by: string; total_amount: string }>,
   maker: string,
   amount: number,
@@ -282,7 +284,7 @@ function runCapBreach(
  * Starts a recorded run's workflow, its input read back from the records (so a resumed upload starts
  * exactly what the first attempt recorded); a run whose workflow already started is left as it is.
  */
-async function startRunWorkflow(deps: PayoutDeps, runId: string): Promise<void> {
+export async function startRunWorkflow(deps: PayoutDeps, runId: string): Promise<void> {
   const { db, temporal, settings } = deps;
   const run = await requireRun(db, runId);
   if (run.status !== 'awaiting_approval') return;
@@ -313,7 +315,7 @@ async function startRunWorkflow(deps: PayoutDeps, runId: string): Promise<void> 
   );
 }
 
-function itemRecord(runId: string, batchId: string, row: PayoutRow): NewPayoutItem {
+export function itemRecord(runId: string, batchId: string, row: PayoutRow): NewPayoutItem {
   return {
     run_id: runId,
     batch_id: batchId,
@@ -329,13 +331,13 @@ function itemRecord(runId: string, batchId: string, row: PayoutRow): NewPayoutIt
   };
 }
 
-function chunk<T>(list: readonly T[], size: number): T[][] {
+export function chunk<T>(list: readonly T[], size: number): T[][] {
   const chunks: T[][] = [];
   for (let start = 0; start < list.length; start += size) chunks.push(list.slice(start, start + size));
   return chunks;
 }
 
-async function requireRun(db: Db, runId: string): Promise<PayoutRunRow> {
+export async function requireRun(db: Db, runId: string): Promise<PayoutRunRow> {
   const run = await getRun(db, runId);
   if (!run) throw notFound(`Payout run ${runId}`);
   return run;
@@ -431,10 +433,11 @@ export async function resumeRun(deps: PayoutDeps, input: { runId: string; princi
 export async function runView(deps: Pick<PayoutDeps, 'db'>, runId: string) {
   const { db } = deps;
   const run = await requireRun(db, runId);
-  const [counts, batches, batchCounts] = await Promise.all([
+  const [counts, batches, batchCounts, children] = await Promise.all([
     itemCounts(db, { run_id: runId }),
     listBatches(db, runId),
     itemCountsByBatch(db, runId),
+    childRuns(db, runId),
   ]);
   const finished = (states: Partial<Record<ItemState, { count: number }>>) =>
     (['SUCCEEDED', 'FAILED', 'INELIGIBLE', 'CANCELLED'] as ItemState[]).reduce(
@@ -466,6 +469,17 @@ export async function runView(deps: Pick<PayoutDeps, 'db'>, runId: string) {
     progress: { done: finished(counts), total: run.row_count },
     counts,
     reconciliation: run.reconciliation,
+    // A retry names the run it retries and its family's first run; a run lists the retries made from it.
+    parentRunId: run.parent_run_id,
+    rootRunId: run.root_run_id ?? run.run_id,
+    children: children.map((child) => ({
+      runId: child.run_id,
+      status: child.status,
+      rowCount: child.row_count,
+      totalAmount: Number(child.total_amount),
+      uploadedBy: child.uploaded_by,
+      uploadedAt: child.uploaded_at,
+    })),
     batches: batches.map((batch) => {
       const states = batchCounts.get(batch.batch_id) ?? {};
       return {
@@ -512,6 +526,8 @@ const itemView = (item: PayoutItemRow, full: boolean) => ({
   state: item.state,
   resultCode: item.result_code,
   message: item.message,
+  // payrun's own words for why a row was not paid, in both languages (the gateway's message is terse English).
+  reason: item.state === 'FAILED' || item.state === 'INELIGIBLE' ? itemFailureReason(item.result_code) : null,
   transId: item.trans_id,
   updatedAt: item.updated_at,
 });

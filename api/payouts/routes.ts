@@ -6,6 +6,8 @@ import { sizeInBytes, UploadParsers } from './upload-parsers';
 import { defineRoute, type AnyRoute } from '../http/routes';
 import { refuseMissingBody } from '../http/missing-body';
 import { errorReportCsv } from './payout-csv';
+import { BATCH_ITEM_AMOUNT_RANGE } from '../../gateway';
+import { combinedReconciliation, discardDraft, editDraftItem, retryFailedRows, submitRetry } from './retries';
 import { templateCsv, templateXlsx } from './payout-template';
 import {
   decideRun,
@@ -24,6 +26,20 @@ const READERS = ['viewer', 'payouts-maker', 'payouts-approver'] as const;
 const runParams = z.object({
   runId: z.string().regex(/^run-\d{8}-[0-9a-f]{6}$/, 'a run id like run-20261122-a1b2c3'),
 });
+const itemParams = runParams.extend({
+  itemNo: z.coerce.number().int().min(1).max(1_000_000).meta({ description: "The row's number in its file" }),
+});
+/** One row of a retry draft, changed (the fields given) or removed; checked as an uploaded row is. */
+const draftEdit = z
+  .object({
+    amount: z.number().int().min(BATCH_ITEM_AMOUNT_RANGE[0]).max(BATCH_ITEM_AMOUNT_RANGE[1]).optional(),
+    walletId: z.string().min(1).max(100).optional(),
+    walletName: z.string().min(1).max(100).optional(),
+    personalId: z.string().max(12).nullable().optional(),
+    description: z.string().max(500).optional(),
+    remove: z.literal(true).optional(),
+  })
+  .strict();
 /** A workbook's sheet, by its name as the workbook shows it. */
 const sheetQuery = z.string().min(1).max(100).optional();
 const XLSX_TYPE = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
@@ -208,6 +224,87 @@ export function payoutRunRoutes(
         }),
       }),
     ),
+    defineRoute({
+      method: 'post',
+      path: '/v1/payout-runs/:runId/retry-failed',
+      summary:
+        "Retry a reconciled run's failed rows (FAILED or INELIGIBLE, not paid or being paid anywhere): a child run of exactly those rows, as a draft its maker may edit and then submit for approval like any run. 409 run_not_reconciled, no_failed_rows, or retry_already_open (one open retry per family).",
+      tag: 'payouts',
+      access: { roles: ['payouts-maker'] },
+      audit: { action: 'payout_run.retry_failed', target: 'payout_run' },
+      params: runParams,
+      body: z.object({}),
+      responseStatus: 201,
+      handler: async ({ params, principal, audit, req }) => {
+        refuseMissingBody(req, 'a JSON object ({})');
+        return { body: await retryFailedRows(deps, { runId: params.runId, principal, audit }) };
+      },
+    }),
+    defineRoute({
+      method: 'patch',
+      path: '/v1/payout-runs/:runId/items/:itemNo',
+      summary:
+        "Change one row of a retry draft (amount, walletId, walletName, personalId, description) or remove it (remove: true); the row is checked by the rules of an uploaded row (400 names the field and rule, and changes nothing). Only the draft's maker; 409 run_not_draft once submitted. Answers the draft with its rows.",
+      tag: 'payouts',
+      access: { roles: ['payouts-maker'] },
+      audit: { action: 'payout_run.edit_item', target: 'payout_run' },
+      params: itemParams,
+      body: draftEdit,
+      responseStatus: 200,
+      handler: async ({ params, body, principal, req }) => {
+        refuseMissingBody(req, 'a JSON object with the fields to change, or { "remove": true }');
+        return {
+          body: await editDraftItem(deps, {
+            runId: params.runId,
+            itemNo: params.itemNo,
+            edit: body,
+            principal,
+          }),
+        };
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/v1/payout-runs/:runId/submit',
+      summary:
+        "Submit a retry draft: it becomes a run awaiting the approvers the approval policy asks for its total (daily caps apply: 422 daily_cap_exceeded). Only the draft's maker; 409 run_not_draft, retry_draft_empty.",
+      tag: 'payouts',
+      access: { roles: ['payouts-maker'] },
+      audit: { action: 'payout_run.submit', target: 'payout_run' },
+      params: runParams,
+      body: z.object({}),
+      responseStatus: 200,
+      handler: async ({ params, principal, audit, req }) => {
+        refuseMissingBody(req, 'a JSON object ({})');
+        return { body: await submitRetry(deps, { runId: params.runId, principal, audit }) };
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/v1/payout-runs/:runId/discard',
+      summary:
+        "Discard a retry draft: it ends expired, nothing is paid, its rows stay failed in the run it came from (and may be retried again). Only the draft's maker; 409 run_not_draft.",
+      tag: 'payouts',
+      access: { roles: ['payouts-maker'] },
+      audit: { action: 'payout_run.discard', target: 'payout_run' },
+      params: runParams,
+      body: z.object({}),
+      responseStatus: 200,
+      handler: async ({ params, principal, req }) => {
+        refuseMissingBody(req, 'a JSON object ({})');
+        return { body: await discardDraft(deps, { runId: params.runId, principal }) };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/v1/payout-runs/:runId/reconciliation',
+      summary:
+        "The combined reconciliation of a run and its retries: each of the run's rows with its outcome across them (paid, and by which run; pending; or failed, with the code and payrun's reason), and totals paid + failed + pending that add up to the run's rows.",
+      tag: 'payouts',
+      access: { roles: READERS },
+      params: runParams,
+      handler: async ({ params }) => ({ body: await combinedReconciliation(deps, params.runId) }),
+    }),
     defineRoute({
       method: 'post',
       path: '/v1/payout-runs/:runId/resume',

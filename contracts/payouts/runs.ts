@@ -16,6 +16,8 @@ export type ItemState =
   'QUEUED' | 'ELIGIBLE' | 'INELIGIBLE' | 'SUCCEEDED' | 'FAILED' | 'PENDING' | 'CANCELLED';
 
 export type RunStatus =
+  /** A retry of failed rows being edited (docs/payout-runs.md): no workflow yet, nothing can be paid. */
+  | 'draft'
   | 'awaiting_approval'
   | 'rejected'
   | 'expired'
@@ -30,6 +32,8 @@ export type RunStatus =
  * the reconciliation): the later one is kept and the earlier one refused.
  */
 const RUN_MOVES: Readonly<Record<RunStatus, readonly RunStatus[]>> = {
+  // Submitted (then it waits for approval like any run), or discarded (expired: its payout ids are released).
+  draft: ['awaiting_approval', 'expired'],
   awaiting_approval: ['running', 'awaiting_funds', 'reconciled', 'needs_attention', 'rejected', 'expired'],
   running: ['awaiting_funds', 'reconciled', 'needs_attention'],
   awaiting_funds: ['running', 'reconciled', 'needs_attention'],

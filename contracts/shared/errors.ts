@@ -56,6 +56,12 @@ export const ERRORS = {
       'A workflow refused a decision without a valid proof from the API (forged, replayed, another key).',
   },
   run_not_waiting_for_funds: { status: 409, meaning: 'The run is not waiting for a top-up.' },
+  // Retries of failed rows (docs/payout-runs.md).
+  run_not_reconciled: { status: 409, meaning: 'Only a reconciled run has failed rows to retry.' },
+  no_failed_rows: { status: 409, meaning: 'The run has no failed row that is not paid or being paid.' },
+  retry_already_open: { status: 409, meaning: 'A retry of this run family is not finished yet.' },
+  run_not_draft: { status: 409, meaning: 'The run is not a retry draft, or it was submitted or discarded.' },
+  retry_draft_empty: { status: 409, meaning: 'Every row of the retry draft was removed.' },
   disbursement_exists: { status: 409, meaning: 'The disbursement id is used by another disbursement.' },
   // Approvals of outgoing money (docs/approvals.md).
   daily_cap_exceeded: {
@@ -145,6 +151,10 @@ export const ERRORS = {
   gateway_bad_quote: { status: 502, meaning: 'The gateway’s exchange quote cannot be used.' },
   subscription_without_token: { status: 500, meaning: 'A subscription to charge has no token on record.' },
   unknown_record: { status: 500, meaning: 'A workflow names a record the database does not hold.' },
+  paid_elsewhere_in_family: {
+    status: 500,
+    meaning: 'A batch holds a payout id already paid or being paid by another run of its retry family.',
+  },
 } as const satisfies Record<string, { status: number | readonly number[]; meaning: string }>;
 
 export type ErrorCode = keyof typeof ERRORS;

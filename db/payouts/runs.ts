@@ -5,6 +5,7 @@ import type { EventType, PayoutRunSnapshot } from '../../platform/event-catalogu
 import { recordEvent, updateRecordingEvents, type MayMove } from '../events/events';
 import { applyListFilter, pageOf, type ListFilter } from '../shared/list-filter';
 import { isoOrNull } from '../shared/values';
+import { ITEM_RETURNING, recordItemOutcomes, type ExplainFailure, type FinishedItem } from './item-events';
 
 export interface PayoutRunRow {
   run_id: string;
@@ -30,6 +31,9 @@ export interface PayoutRunRow {
   reconciliation: unknown;
   completed_at: Date | null;
   updated_at: Date;
+  /** A retry of failed rows names the run it retries and its family's first run (migration 0023). */
+  parent_run_id: string | null;
+  root_run_id: string | null;
 }
 
 export interface PayoutBatchRow {
@@ -214,12 +218,15 @@ export async function runsCountingToday(
   await trx.raw(
     `select pg_advisory_xact_lock(hashtext('approvals:payout_run'), hashtext(((now() at time zone 'Asia/Ho_Chi_Minh')::date)::text))`,
   );
-  return trx('payout_runs')
-    .whereRaw(
-      `(uploaded_at at time zone 'Asia/Ho_Chi_Minh')::date = (now() at time zone 'Asia/Ho_Chi_Minh')::date`,
-    )
-    .whereNotIn('status', ['rejected', 'expired'])
-    .select('uploaded_by', 'total_amount');
+  return (
+    trx('payout_runs')
+      .whereRaw(
+        `(uploaded_at at time zone 'Asia/Ho_Chi_Minh')::date = (now() at time zone 'Asia/Ho_Chi_Minh')::date`,
+      )
+      // A draft retry counts from its submission (api/payouts/retries.ts checks the caps then).
+      .whereNotIn('status', ['rejected', 'expired', 'draft'])
+      .select('uploaded_by', 'total_amount')
+  );
 }
 
 export async function getBatch(db: Db, batchId: string): Promise<PayoutBatchRow | undefined> {
@@ -241,7 +248,7 @@ export async function batchItems(db: Db, batchId: string): Promise<PayoutItemRow
 
 /** A run's items in file order: all of them, or one page (of one state). */
 export async function runItems(
-  db: Db,
+  db: Db | Knex.Transaction,
   runId: string,
   page?: { state?: ItemState; limit: number; offset: number },
 ): Promise<PayoutItemRow[]> {
@@ -383,12 +390,14 @@ export async function applyItemUpdates(
   db: Db,
   batchId: string,
   updates: readonly ItemUpdate[],
+  /** Why a failed row failed, in payrun's words: its event carries it. */
+  explain: ExplainFailure,
 ): Promise<void> {
   if (!updates.length) return;
   await db.transaction(async (trx) => {
     for (let start = 0; start < updates.length; start += 500) {
       const chunk = updates.slice(start, start + 500);
-      await trx.raw(
+      const moved = await trx.raw<{ rows: FinishedItem[] }>(
         `update payout_items as item
             set state = incoming.state, result_code = incoming.result_code, message = incoming.message,
                 trans_id = incoming.trans_id, updated_at = now()
@@ -396,7 +405,8 @@ export async function applyItemUpdates(
                  as x(payout_id text, state text, result_code int, message text, trans_id text)) as incoming
           where item.batch_id = ? and item.payout_id = incoming.payout_id
             and item.state not in ('SUCCEEDED', 'FAILED', 'INELIGIBLE', 'CANCELLED')
-            and item.state is distinct from incoming.state`,
+            and item.state is distinct from incoming.state
+          returning ${ITEM_RETURNING.map((column) => `item.${column}`).join(', ')}`,
         [
           JSON.stringify(
             chunk.map((update) => ({
@@ -410,6 +420,8 @@ export async function applyItemUpdates(
           batchId,
         ],
       );
+      // Only rows this statement moved come back: a page applied again, or a final row, emits nothing.
+      await recordItemOutcomes(trx, batchId, moved.rows, explain);
     }
   });
 }
@@ -429,18 +441,25 @@ const BEFORE_PAYMENT: readonly BatchStatus[] = [
  * frees their payout ids for a new file. After a payment request they stay as they are — they may
  * have been paid — and the reconciliation names them.
  */
-export async function releaseUnpaidItems(db: Db, batchId: string, reason: string | undefined): Promise<void> {
+export async function releaseUnpaidItems(
+  db: Db,
+  batchId: string,
+  reason: string | undefined,
+  explain: ExplainFailure,
+): Promise<void> {
   await db.transaction(async (trx) => {
     const batch = await trx('payout_batches').where({ batch_id: batchId }).forUpdate().first('status');
     if (!batch || !BEFORE_PAYMENT.includes(batch.status)) return;
-    await trx('payout_items')
+    const released = (await trx('payout_items')
       .where({ batch_id: batchId })
       .whereIn('state', ['QUEUED', 'ELIGIBLE'])
       .update({
         state: 'FAILED',
         message: `Not paid: the batch failed before payment${reason ? ` (${reason})` : ''}.`.slice(0, 1000),
         updated_at: trx.fn.now(),
-      });
+      })
+      .returning([...ITEM_RETURNING])) as FinishedItem[];
+    await recordItemOutcomes(trx, batchId, released, explain);
   });
 }
 

@@ -17,7 +17,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { PayrunWorker as Worker } from '../../workers/worker';
 import { createActivities } from '../../activities';
 import { createApp } from '../../api/app';
-import { DISBURSEMENT_AMOUNT_RANGES } from '../../gateway';
+import { DISBURSEMENT_AMOUNT_RANGES, itemFailureReason } from '../../gateway';
 import type { Db } from '../../db/shared/knex';
 import { disableEndpoint } from '../../db/events/webhooks';
 import { createLogger } from '../../platform/logger';
@@ -393,6 +393,74 @@ for (const language of ['vi', 'en'] as const) {
       await shot(page, 'run-reconciled');
       const results = await downloadText(page, () => page.locator('#download-results').click());
       expect(results.text.trim().split(/\r?\n/)).toHaveLength(26);
+      await signOut();
+    }, 120_000);
+
+    it('retry of failed rows: reasons shown, a draft edited and submitted, the parent with its retry and combined reconciliation', async () => {
+      // A run of three rows, paid through the API: row 2 over the receiving limit (1008), row 3 paid, row 4
+      // restricted (4001).
+      const csv = [
+        'payout_id,wallet_id,wallet_name,personal_id,amount,description,store_id',
+        `retry-${tag}-1,0900001008,Receiver One,,30000,Salary,`,
+        `retry-${tag}-2,0912345678,Receiver Two,,40000,Salary,`,
+        `retry-${tag}-3,0900004001,Receiver Three,,50000,Salary,`,
+      ].join('\n');
+      const uploaded = await fetch(`${api.baseUrl}/v1/payout-runs?fileName=retry-${tag}.csv`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${people.maker.key}`, 'content-type': 'text/csv' },
+        body: csv,
+      });
+      expect(uploaded.status).toBe(201);
+      const runId = ((await uploaded.json()) as { runId: string }).runId;
+      expect((await api$(people.approver.key, 'POST', `/v1/payout-runs/${runId}/approve`, {})).status).toBe(
+        200,
+      );
+      await eventually(async () =>
+        expect((await api$(people.maker.key, 'GET', `/v1/payout-runs/${runId}`)).body.status).toBe(
+          'reconciled',
+        ),
+      );
+
+      await signIn(people.maker);
+      await page.goto(`${api.baseUrl}/console#/runs/${runId}`);
+      await poll(() => text('#run-status')).toBe(status('reconciled'));
+      // Each failed row says why, in payrun's words and the page's language.
+      const limitReason = itemFailureReason(1008)[language];
+      await poll(() => text('table.items')).toContain(limitReason);
+      await page.locator('#retry-failed').click();
+      await page.waitForURL((url) => !url.hash.endsWith(runId));
+      const childId = decodeURIComponent(new URL(page.url()).hash.split('/')[2]!);
+      await poll(() => text('#run-status')).toBe(status('draft'));
+      expect(await text('#parent-run')).toBe(runId);
+      await page.locator('#draft-wallet-2').fill('0912345678');
+      await page.locator('#draft-amount-2').fill('35000');
+      await page.locator('#draft-save-2').click();
+      await poll(() => page.locator('#draft-amount-2').inputValue()).toBe('35000');
+      await page.locator('#draft-remove-4').click();
+      await poll(() => page.locator('#draft-wallet-4').count()).toBe(0);
+      await shot(page, 'run-retry-draft');
+      await page.locator('#submit-retry').click();
+      await poll(() => text('#run-status')).toBe(status('awaiting_approval'));
+      await signOut();
+
+      await signIn(people.approver);
+      await page.goto(`${api.baseUrl}/console#/runs/${childId}`);
+      await page.locator('#approve-run').click();
+      await poll(() => text('#run-status'), 60_000).toBe(status('reconciled'));
+      await page.goto(`${api.baseUrl}/console#/runs/${runId}`);
+      // The retry is linked twice: in the list of retries, and as the run that paid row 2.
+      await poll(() => page.locator('#run-family a', { hasText: childId }).count()).toBe(2);
+      const combined = page.locator('#combined-reconciliation');
+      await poll(() => combined.innerText()).toContain(tr('Combined reconciliation'));
+      // Rows 2 (paid by the retry, with its edit) and 3 paid; row 4 removed from the retry, still failed.
+      const paidRow = combined.locator('table.counts tbody tr', { hasText: tr('Paid') });
+      expect(await paidRow.innerText()).toContain(vnd(70_000));
+      expect(await combined.locator('table.items tbody tr').count()).toBe(3);
+      expect(await combined.locator('table.items tbody tr').nth(0).innerText()).toContain(vnd(35_000));
+      expect(await combined.locator('table.items tbody tr').nth(2).innerText()).toContain(
+        itemFailureReason(4001)[language],
+      );
+      await shot(page, 'run-retry-combined');
       await signOut();
     }, 120_000);
 

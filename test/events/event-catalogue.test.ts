@@ -173,6 +173,18 @@ describe('payout runs and disbursements', () => {
     await waitForRunStatus(db, clean, ['reconciled']);
     expect(await typesOf(clean)).toEqual(['payout_run.awaiting_approval', 'payout_run.reconciled']);
 
+    // Each row's outcome is an event about the row (its payout id): one paid, one refused (1008).
+    const rowsPrefix = freshId('cat-row-', 6);
+    const rows = mine(
+      await uploadAndApprove(
+        payouts,
+        payoutFile(rowsPrefix, 2, (index) => (index === 0 ? '0900001008' : '0912345678')),
+      ),
+    );
+    await waitForRunStatus(db, rows, ['reconciled']);
+    expect(await typesOf(mine(`${rowsPrefix}-1`))).toEqual(['payout_item.failed']);
+    expect(await typesOf(mine(`${rowsPrefix}-2`))).toEqual(['payout_item.succeeded']);
+
     payouts.sandbox.admin.setBalance('VND', 5_000);
     const short = mine(await uploadAndApprove(payouts, payoutFile(freshId('cat-short-', 6), 2)));
     await waitForRunStatus(db, short, ['awaiting_funds']);

@@ -1,7 +1,7 @@
 /**
  * A worker that stops in the middle of a batch — while creating it, while paying it (with the
  * gateway's answer lost on the way), while reading results — and a new worker that takes over: every
- * item is paid at most once, and the run reconciles.
+ * item is paid at most once, its outcome is one event, and the run reconciles.
  */
 import { expect, it } from 'vitest';
 import type { OperationName } from '../../gateway';
@@ -47,5 +47,14 @@ for (const point of crashPoints) {
     const keys = movements.map((entry) => `${entry.orderId}/${entry.itemId}`);
     expect(keys).toHaveLength(120);
     expect(new Set(keys).size).toBe(120);
+    // Each row's outcome is one event, however often the new worker re-read and re-applied the results.
+    const events: Array<{ object_id: string; type: string }> = await fixture
+      .db('events')
+      .where('type', 'like', 'payout_item.%')
+      .whereRaw(`snapshot->>'runId' = ?`, [runId])
+      .select('object_id', 'type');
+    expect(events).toHaveLength(120);
+    expect(new Set(events.map((event) => event.object_id)).size).toBe(120);
+    expect(new Set(events.map((event) => event.type))).toEqual(new Set(['payout_item.succeeded']));
   }, 60_000);
 }
