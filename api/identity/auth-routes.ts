@@ -14,7 +14,13 @@ import type { ErrorCode } from '../../contracts/shared';
 import type { Db } from '../../db/shared/knex';
 import type { Logger } from '../../platform/logger';
 import { recordSignIn } from '../../db/identity/people';
-import { createSession, endSession, saveSignInAttempt, takeSignInAttempt, useSession } from '../../db/identity/sessions';
+import {
+  createSession,
+  endSession,
+  saveSignInAttempt,
+  takeSignInAttempt,
+  useSession,
+} from '../../db/identity/sessions';
 import { rolesFromClaims } from './role-mapping';
 import type { ProviderClient } from './provider-client';
 import { clearSessionCookie, CSRF_HEADER, sessionIdOf, setSessionCookie } from './session-cookie';
@@ -46,7 +52,12 @@ export function authRoutes(deps: {
       configuration = await provider.configuration();
     } catch (error) {
       deps.logger.error({ err: error }, 'The identity provider cannot be reached');
-      refuse(res, 503, 'identity_provider_unavailable', 'The identity provider cannot be reached; try again shortly.');
+      refuse(
+        res,
+        503,
+        'identity_provider_unavailable',
+        'The identity provider cannot be reached; try again shortly.',
+      );
       return;
     }
     const codeVerifier = oidc.randomPKCECodeVerifier();

@@ -29,7 +29,9 @@ export function codecGuard(deps: {
       const principal = await verify(bearer);
       if (!principal) {
         deps.limits?.refuseAuthFailure(req);
-        throw unauthorized('The access token is not valid here (signature, issuer, audience or expiry), or its person was offboarded.');
+        throw unauthorized(
+          'The access token is not valid here (signature, issuer, audience or expiry), or its person was offboarded.',
+        );
       }
       res.locals.principal = principal;
       return next();

@@ -74,7 +74,8 @@ function masked(value: unknown, maskers: Record<string, Masker>): unknown {
   return Object.fromEntries(
     Object.entries(value).map(([field, inner]) => {
       const masker = maskers[field.toLowerCase()];
-      if (masker && (typeof inner === 'string' || typeof inner === 'number')) return [field, masker(String(inner))];
+      if (masker && (typeof inner === 'string' || typeof inner === 'number'))
+        return [field, masker(String(inner))];
       return [field, masked(inner, maskers)];
     }),
   );
@@ -87,7 +88,11 @@ const encodingOf = (payload: Payload): string =>
  * `decoded[i]` as `principal` may see it, or `sealed[i]` unchanged when they may not see it at all.
  * Admins see everything whole, as before.
  */
-export function payloadsFor(principal: Principal, sealed: readonly Payload[], decoded: readonly Payload[]): Payload[] {
+export function payloadsFor(
+  principal: Principal,
+  sealed: readonly Payload[],
+  decoded: readonly Payload[],
+): Payload[] {
   if (hasAnyRole(principal, [])) return [...decoded];
   const maskers: Record<string, Masker> = {
     ...(seesReceiversInFull(principal) ? {} : RECEIVER_FIELDS),

@@ -11,7 +11,7 @@ export function peopleRoutes(deps: { db: Db; issuer?: string }): AnyRoute[] {
       method: 'post',
       path: '/v1/people/:subject/offboard',
       summary:
-        "Offboard a person (their provider subject): their console sessions end, every API key they own is revoked, and they cannot sign in again, even while the provider still lists them.",
+        'Offboard a person (their provider subject): their console sessions end, every API key they own is revoked, and they cannot sign in again, even while the provider still lists them.',
       tag: 'audit',
       access: { roles: ['admin'] },
       audit: { action: 'person.offboard', target: 'person' },

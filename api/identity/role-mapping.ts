@@ -13,7 +13,10 @@ export function parseRoleMap(text: string | undefined): { map: RoleMap; problems
   if (!text?.trim()) return { map: 'identity', problems: [] };
   const map = new Map<string, Role[]>();
   const problems: string[] = [];
-  for (const pair of text.split(',').map((part) => part.trim()).filter(Boolean)) {
+  for (const pair of text
+    .split(',')
+    .map((part) => part.trim())
+    .filter(Boolean)) {
     const [group, role, extra] = pair.split('=').map((part) => part.trim());
     if (!group || !role || extra !== undefined) {
       problems.push(`"${pair}" must be group=role`);

@@ -60,7 +60,10 @@ export async function useSession(db: Db, sessionId: string): Promise<LiveSession
 }
 
 /** Ends one session; its ID token (for the provider's end-session hint) when it was alive. */
-export async function endSession(db: Db, sessionId: string): Promise<{ id_token: string | null } | undefined> {
+export async function endSession(
+  db: Db,
+  sessionId: string,
+): Promise<{ id_token: string | null } | undefined> {
   const [row] = await db('console_sessions')
     .where({ session_hash: hashOf(sessionId) })
     .whereNull('ended_at')
@@ -70,7 +73,10 @@ export async function endSession(db: Db, sessionId: string): Promise<{ id_token:
 }
 
 export async function endSessionsOf(db: Db, personId: string): Promise<number> {
-  return db('console_sessions').where({ person_id: personId }).whereNull('ended_at').update({ ended_at: db.fn.now() });
+  return db('console_sessions')
+    .where({ person_id: personId })
+    .whereNull('ended_at')
+    .update({ ended_at: db.fn.now() });
 }
 
 /** A sign-in under way: what the callback must check the provider's answer against. */

@@ -52,7 +52,9 @@ export async function launchIdentity(
     port: config.IDENTITY_PORT,
     issuer,
     audience: config.OIDC_AUDIENCE,
-    directory: config.IDENTITY_PEOPLE_FILE ? fileDirectory(config.IDENTITY_PEOPLE_FILE) : memoryDirectory(DEMO_PEOPLE),
+    directory: config.IDENTITY_PEOPLE_FILE
+      ? fileDirectory(config.IDENTITY_PEOPLE_FILE)
+      : memoryDirectory(DEMO_PEOPLE),
     password,
     keys: await resolveProviderKeys(config.PAYRUN_DATA_DIR),
     clients: [

@@ -31,7 +31,12 @@ export async function resolveProviderKeys(dataDir: string): Promise<ProviderKeys
     if (isProviderKeys(stored)) return stored;
   }
   const { privateKey } = await generateKeyPair('RS256', { extractable: true });
-  const jwk = { ...(await exportJWK(privateKey)), kid: randomBytes(8).toString('hex'), alg: 'RS256', use: 'sig' };
+  const jwk = {
+    ...(await exportJWK(privateKey)),
+    kid: randomBytes(8).toString('hex'),
+    alg: 'RS256',
+    use: 'sig',
+  };
   const keys: ProviderKeys = { jwks: { keys: [jwk] }, cookieKeys: [randomBytes(32).toString('base64url')] };
   fs.mkdirSync(dataDir, { recursive: true });
   const temporary = `${file}.${process.pid}.tmp`;
