@@ -198,6 +198,29 @@ describe('the console’s session', () => {
   });
 });
 
+describe('the console’s session, as the API’s credential', () => {
+  it('a mutating API call with the cookie needs the CSRF token; the session ends when idle too long', async () => {
+    const admin = await signInToConsole(t.api.baseUrl, 'an.admin');
+    const offboard = (headers: Record<string, string>) =>
+      fetch(`${t.api.baseUrl}/v1/people/nobody.${freshId('')}/offboard`, {
+        method: 'POST',
+        headers: { cookie: admin.cookie!, 'content-type': 'application/json', ...headers },
+        body: JSON.stringify({ reason: 'test' }),
+      });
+    const refused = await offboard({});
+    expect(refused.status).toBe(403);
+    expect((await offboard({ 'x-csrf-token': admin.csrfToken! })).status).toBe(200);
+
+    // Thirty-one minutes without a request (SESSION_IDLE_MINUTES is 30): the session is over.
+    await t
+      .db('console_sessions')
+      .where({ person_id: personIdOf(identity.settings.issuer, 'an.admin') })
+      .whereNull('ended_at')
+      .update({ last_seen_at: t.db.raw(`now() - interval '31 minutes'`) });
+    expect((await fetch(`${t.api.baseUrl}/v1/me`, { headers: { cookie: admin.cookie! } })).status).toBe(401);
+  });
+});
+
 describe('offboarding', () => {
   it('ends a person’s sessions, revokes the keys they own, and refuses their sign-in', async () => {
     const subject = 'hoa.payments';
