@@ -16,6 +16,9 @@ export const VI = {
   'Your personal key (prk_…). It is kept only in this browser tab and forgotten when the tab closes.':
     'Khóa cá nhân của bạn (prk_…). Khóa chỉ được giữ trong thẻ trình duyệt này và bị xóa khi đóng thẻ.',
   'Sign in': 'Đăng nhập',
+  'Sign in with your company account': 'Đăng nhập bằng tài khoản công ty',
+  'Your company’s sign-in page opens; you come back here signed in.':
+    'Trang đăng nhập của công ty sẽ mở ra; sau khi đăng nhập bạn sẽ quay lại đây.',
   'Needs you now': 'Cần xử lý ngay',
   'Payout runs': 'Đợt chi trả',
   'Upload payouts': 'Tải lên file chi trả',

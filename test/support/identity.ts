@@ -210,3 +210,22 @@ export const identityDependencies = (identity: TestIdentity) => ({
   settings: identity.settings,
   provider: providerClient(identity.settings),
 });
+
+/**
+ * In a browser page: from the console's sign-in page through the provider's sign-in form and back,
+ * signed in as `subject`. The one sign-in of the console's browser tests.
+ */
+export async function signInThroughProvider(
+  page: import('playwright-core').Page,
+  apiBaseUrl: string,
+  subject: string,
+  password = TEST_PASSWORD,
+): Promise<void> {
+  await page.goto(`${apiBaseUrl}/console#/sign-in`);
+  await page.locator('#sign-in-provider').click();
+  await page.locator('select#subject').selectOption(subject);
+  await page.locator('input#password').fill(password);
+  await page.locator('button#sign-in').click();
+  await page.waitForURL(`${apiBaseUrl}/console**`);
+  await page.locator('#signed-in-name').waitFor();
+}
