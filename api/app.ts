@@ -91,10 +91,10 @@ export interface ApiDependencies extends ApiSettings {
 }
 
 /**
- * Decoding shows a payload whole: a receiver's wallet and name, a customer's id, OTP codes, callback
- * tokens, whatever the workflow carries, with none of the masking the API applies per role
- * (api/http/masking.ts). So it is for admins alone, the one role that sees every kind of record in full;
- * a viewer, or a duty that sees only its own kind in full, is refused 403.
+ * Decoding for an API key shows a payload whole: a receiver's wallet and name, a customer's id, OTP codes,
+ * callback tokens, with none of the masking the API applies per role (api/http/masking.ts). So a key decodes
+ * only as an admin; any other key is refused 403. People (the Temporal UI's access token, a console session)
+ * decode through api/identity/payload-view.ts, masked for their role.
  */
 const CODEC_ROLES: readonly Role[] = [];
 
