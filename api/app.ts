@@ -2,7 +2,7 @@ import express, { type Express } from 'express';
 import type { Client } from '@temporalio/client';
 import type { PayloadCodec } from '@temporalio/common';
 import { auditRoutes } from './audit/routes';
-import { requireRoles } from './auth/authenticate';
+import { authenticate, requireRoles } from './auth/authenticate';
 import type { Role } from './auth/roles';
 import { createCodecRouter } from './codec-router';
 import { consoleRoutes, type ConsoleSettings } from './console/routes';
@@ -42,6 +42,12 @@ import { customerRoutes } from './customers/routes';
 import { eventRoutes } from './events/event-routes';
 import { webhookRoutes } from './events/webhook-routes';
 import type { WebhookSettings } from './events/webhook-settings';
+import { authRoutes } from './identity/auth-routes';
+import { codecGuard } from './identity/codec-guard';
+import { payloadsFor } from './identity/payload-view';
+import { peopleRoutes } from './identity/people-routes';
+import type { ProviderClient } from './identity/provider-client';
+import type { IdentitySettings } from './identity/settings';
 
 export interface ApiDependencies extends ApiSettings {
   db: Db;
@@ -71,6 +77,11 @@ export interface ApiDependencies extends ApiSettings {
    * without it the webhook-endpoint routes answer 503 webhooks_not_configured. The events API needs nothing.
    */
   webhooks?: WebhookSettings;
+  /**
+   * People sign in through this OpenID Connect provider (console sessions; the Temporal UI's access tokens
+   * at the codec); unset: API keys only.
+   */
+  identity?: { settings: IdentitySettings; provider: ProviderClient };
   /** The finance console's links to workflows; without it the console shows none. */
   console?: ConsoleSettings;
   /**
@@ -81,10 +92,10 @@ export interface ApiDependencies extends ApiSettings {
 }
 
 /**
- * Decoding shows a payload whole: a receiver's wallet and name, a customer's id, OTP codes, callback
- * tokens, whatever the workflow carries, with none of the masking the API applies per role
- * (api/http/masking.ts). So it is for admins alone, the one role that sees every kind of record in full;
- * a viewer, or a duty that sees only its own kind in full, is refused 403.
+ * Decoding for an API key shows a payload whole: a receiver's wallet and name, a customer's id, OTP codes,
+ * callback tokens, with none of the masking the API applies per role (api/http/masking.ts). So a key decodes
+ * only as an admin; any other key is refused 403. People (the Temporal UI's access token, a console session)
+ * decode through api/identity/payload-view.ts, masked for their role.
  */
 const CODEC_ROLES: readonly Role[] = [];
 
@@ -213,6 +224,7 @@ export function apiRoutes(deps: ApiDependencies, limits?: RateLimits): AnyRoute[
   routes.push(...webhookRoutes({ db: deps.db, temporal: deps.temporal, settings: deps.webhooks }));
   routes.push(...auditRoutes(deps.db));
   routes.push(...reportRoutes(deps.db));
+  routes.push(...peopleRoutes({ db: deps.db, issuer: deps.identity?.settings.issuer }));
   routes.push(...consoleRoutes(deps.console, () => deps.temporal.options.namespace, deps.db));
   return withFormerPaths(routes);
 }
@@ -227,15 +239,24 @@ export function createApp(deps: ApiDependencies): Express {
   if (deps.trustedProxies !== undefined) app.set('trust proxy', deps.trustedProxies);
   const limits = deps.rateLimits ? new RateLimits(deps.rateLimits) : undefined;
   if (limits) app.use(limits.perAddress(notificationPaths()));
+  if (deps.identity) app.use(authRoutes({ db: deps.db, logger: deps.logger, ...deps.identity }));
   if (deps.codec) {
-    const keyCheck = requireRoles(deps.db, CODEC_ROLES, limits);
-    const guard = express.Router().use(keyCheck);
+    // Keys (machines) decode only as admins, whole; people (access token or session) see what their role may.
+    const keyCheck = express.Router().use(requireRoles(deps.db, CODEC_ROLES, limits));
+    const guard = codecGuard({
+      db: deps.db,
+      identity: deps.identity,
+      keys: keyCheck,
+      session: authenticate(deps.db, limits),
+      limits,
+    });
     app.use(
       createCodecRouter({
         codec: deps.codec.codec,
         allowedOrigin: deps.codec.allowedOrigins,
         authenticate: guard,
         secretPathToken: deps.codec.uiToken,
+        view: payloadsFor,
       }),
     );
   }

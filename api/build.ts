@@ -15,6 +15,8 @@ import type { NotificationRelay } from './ipn/relay';
 import { rateLimitSettingsFrom } from './http/rate-limit-settings';
 import { apiSettingsFrom } from './settings';
 import { webhookSettingsFrom } from './events/webhook-settings';
+import { identitySettingsFrom } from './identity/settings';
+import { providerClient } from './identity/provider-client';
 
 export interface ApiServices {
   db: Db;
@@ -35,6 +37,12 @@ export interface ApiProcess {
 
 export function buildApi(config: Config, services: ApiServices): ApiProcess {
   const ui = services.temporalUi;
+  const apiHost = config.API_HOST === '0.0.0.0' ? '127.0.0.1' : config.API_HOST;
+  // The provider sends browsers back to <this>/auth/callback: the address people reach payrun at.
+  const identity = identitySettingsFrom(
+    config,
+    config.PUBLIC_BASE_URL ?? `http://${apiHost}:${config.API_PORT}`,
+  );
   const deps: ApiDependencies = {
     db: services.db,
     temporal: services.temporal,
@@ -51,6 +59,7 @@ export function buildApi(config: Config, services: ApiServices): ApiProcess {
         uiToken: ui.uiToken,
       },
     }),
+    ...(identity && { identity: { settings: identity, provider: providerClient(identity) } }),
     console: { temporalUiUrl: ui?.url ?? config.TEMPORAL_UI_URL, namespace: config.TEMPORAL_NAMESPACE },
   };
   return { app: createApp(deps), relay: notificationRelay(deps) };

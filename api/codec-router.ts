@@ -16,6 +16,7 @@ import express, { Router, type ErrorRequestHandler, type RequestHandler, type Re
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Payload, PayloadCodec } from '@temporalio/common';
 import type { ErrorCode } from '../contracts/shared';
+import type { Principal } from './auth/roles';
 
 export interface CodecRouterOptions {
   codec: PayloadCodec;
@@ -30,6 +31,11 @@ export interface CodecRouterOptions {
   secretPathToken?: string;
   /** Largest accepted body; the UI sends whole pages of history. */
   bodyLimit?: string;
+  /**
+   * What the authenticated caller may see of the decoded payloads (masked, or still sealed); unset, or a
+   * caller without a principal (the dev secret path): everything decoded.
+   */
+  view?: (principal: Principal, sealed: Payload[], decoded: Payload[]) => Payload[];
 }
 
 interface JsonPayload {
@@ -204,6 +210,8 @@ export function createCodecRouter(options: CodecRouterOptions): Router {
       sendError(res, 422, 'decode_failed', (error as Error).message);
       return;
     }
+    const principal = res.locals.principal as Principal | undefined;
+    if (principal && options.view) result = options.view(principal, payloads, result);
     res.json({ payloads: result.map(toJson) });
   });
 

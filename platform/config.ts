@@ -246,6 +246,52 @@ export const configSchema = z.object({
       'Development only: webhook endpoints may be http:// on this machine (127.0.0.1, ::1, localhost)',
     ),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  OIDC_ISSUER: optionalUrl.describe(
+    'OpenID Connect provider people sign in with (discovery at <issuer>/.well-known/openid-configuration); unset under npm run dev: the embedded provider; unset elsewhere: no sign-in, API keys only',
+  ),
+  OIDC_CLIENT_ID: z.string().min(1).default('payrun-console').describe("payrun's client id at the provider"),
+  OIDC_CLIENT_SECRET: optionalText.describe(
+    "payrun's client secret at the provider (confidential client); unset under npm run dev: generated into <PAYRUN_DATA_DIR>/oidc-client-secret",
+  ),
+  OIDC_AUDIENCE: z
+    .string()
+    .min(1)
+    .default('urn:payrun:api')
+    .describe('Audience of the access tokens the codec accepts (the Temporal UI passes them)'),
+  OIDC_ROLE_CLAIM: z
+    .string()
+    .min(1)
+    .default('groups')
+    .describe("The claim of the provider's tokens that lists a person's groups"),
+  OIDC_ROLE_MAP: optionalText
+    .pipe(
+      z
+        .string()
+        .regex(/^\s*[^=,]+=[^=,]+(\s*,\s*[^=,]+=[^=,]+)*\s*$/, 'must be group=role[,group=role…]')
+        .optional(),
+    )
+    .describe(
+      'Groups to roles, e.g. finance-admins=admin,finance-makers=payouts-maker; unset: a group named like a role is that role (docs/identity.md)',
+    ),
+  SESSION_IDLE_MINUTES: z.coerce
+    .number()
+    .positive()
+    .default(30)
+    .describe('A console session unused this long ends'),
+  SESSION_MAX_HOURS: z.coerce
+    .number()
+    .positive()
+    .default(12)
+    .describe('A console session ends this long after sign-in'),
+  IDENTITY_PORT: port
+    .default(8955)
+    .describe("Port of payrun's own identity provider (npm run dev, cluster, compose)"),
+  IDENTITY_PEOPLE_FILE: optionalText.describe(
+    "payrun's own provider: JSON file of its people (subject, name, email, groups); unset: the demo people of docs/identity.md",
+  ),
+  IDENTITY_DEMO_PASSWORD: optionalText.describe(
+    "payrun's own provider: the password of its people; unset under npm run dev: generated into <PAYRUN_DATA_DIR>/identity-demo-password",
+  ),
 });
 
 export type Config = z.infer<typeof configSchema>;

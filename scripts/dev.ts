@@ -17,6 +17,7 @@ import { buildWorker } from '../workers/build';
 import { resolveDevCodecToken } from '../platform/dev-codec-token';
 import { resolveDevCustomerKeySecret } from '../platform/customer-key';
 import { resolveDevDecisionKey } from '../platform/decision-key';
+import { launchIdentity } from '../platform/identity/launch';
 import { STACK_CHECK_WORKFLOW, stackCheckWorkflowId, type StackCheckWorkflow } from '../contracts/shared';
 import { startDatabase, startGateway, startTemporal } from './stack';
 import { StartedParts, StartInterrupted } from './started-parts';
@@ -98,7 +99,18 @@ async function main(): Promise<void> {
       void shutdown('worker failure', 1);
     });
 
-    const { app, relay } = buildApi(config, {
+    // People sign in through payrun's own provider unless a company provider is configured.
+    const identity = config.OIDC_ISSUER
+      ? undefined
+      : await parts.start('identity provider', async () => {
+          const launched = await launchIdentity(config, { host: '127.0.0.1', apiBaseUrl: publicBaseUrl });
+          return { value: launched, stop: launched.close };
+        });
+    const apiConfig = identity
+      ? { ...config, OIDC_ISSUER: identity.issuer, OIDC_CLIENT_SECRET: identity.clientSecret }
+      : config;
+
+    const { app, relay } = buildApi(apiConfig, {
       db,
       temporal: temporal.client,
       logger: log.child({ component: 'api' }),
@@ -146,6 +158,9 @@ async function main(): Promise<void> {
       `  Temporal UI  ${temporal.uiUrl ?? '(external Temporal at ' + temporal.address + ')'}`,
       `  UI codec     ${apiUrl}/codec/${codecToken}   (Temporal UI → Codec Server, in your browser only)`,
       `  Temporal     ${temporal.address}  namespace ${config.TEMPORAL_NAMESPACE}`,
+      identity
+        ? `  Sign-in      ${identity.issuer}   (demo people in docs/identity.md, password: ${identity.password})`
+        : `  Sign-in      ${config.OIDC_ISSUER}`,
       `  PostgreSQL   ${config.DATABASE_URL ? 'DATABASE_URL' : `embedded, port ${config.EMBEDDED_PG_PORT}`}`,
       `  Gateway      ${gateway.baseUrl}${config.GATEWAY_BASE_URL ? '' : '  (sandbox; admin API under /__sandbox)'}`,
       'Press Ctrl-C to stop everything.',

@@ -110,7 +110,8 @@ export function auditRoutes(db: Db): AnyRoute[] {
     defineRoute({
       method: 'get',
       path: '/v1/api-keys',
-      summary: 'API keys: id, holder, roles, created, revoked, last used (never the key).',
+      summary:
+        'API keys: id, holder, owner (a person `<issuer>#<sub>` or a service), roles, created, revoked, last used (never the key).',
       tag: 'audit',
       access: { roles: ['admin'] },
       handler: async () => ({
@@ -119,6 +120,7 @@ export function auditRoutes(db: Db): AnyRoute[] {
             keyId: row.key_id,
             name: row.name,
             roles: row.roles,
+            owner: row.owner_kind && row.owner ? { kind: row.owner_kind, id: row.owner } : null,
             createdAt: row.created_at,
             revokedAt: row.revoked_at,
             lastUsedAt: row.last_used_at,
@@ -136,10 +138,17 @@ export function auditRoutes(db: Db): AnyRoute[] {
       body: z.object({
         name: z.string().trim().min(1).max(100).meta(NOT_BLANK),
         roles: z.array(z.enum(ROLES)).min(1),
+        // Keys are for machines: the person or service answerable for one; a person's keys end with them.
+        owner: z
+          .object({
+            kind: z.enum(['person', 'service']),
+            id: z.string().trim().min(1).max(300).meta(NOT_BLANK),
+          })
+          .optional(),
       }),
       handler: async ({ body, audit }) => {
         const created = await db.transaction(async (trx) => {
-          const made = await createApiKey(trx, body.name, body.roles);
+          const made = await createApiKey(trx, body.name, body.roles, body.owner);
           audit.note({ targetId: made.row.key_id });
           await audit.recordIn(trx);
           return made;
@@ -150,6 +159,7 @@ export function auditRoutes(db: Db): AnyRoute[] {
             keyId: created.row.key_id,
             name: created.row.name,
             roles: created.row.roles,
+            owner: body.owner ?? null,
             key: created.key,
           },
         };

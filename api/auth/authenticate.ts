@@ -1,6 +1,10 @@
-import type { RequestHandler } from 'express';
-import { findActiveApiKey, touchApiKey } from '../../db/shared/api-keys';
+import type { Request, RequestHandler } from 'express';
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { findActiveApiKey, touchApiKey, type ApiKeyRow } from '../../db/shared/api-keys';
 import type { Db } from '../../db/shared/knex';
+import { findPerson } from '../../db/identity/people';
+import { useSession } from '../../db/identity/sessions';
+import { CSRF_HEADER, needsCsrfToken, sessionIdOf } from '../identity/session-cookie';
 import { forbidden, unauthorized } from '../http/errors';
 import type { RateLimits } from '../http/rate-limits';
 import { hasAnyRole, isRole, type Principal, type Role } from './roles';
@@ -24,6 +28,11 @@ export function authenticate(db: Db, limits?: RateLimits): RequestHandler {
   return async (req, res, next) => {
     const key = presentedKey(req.header('authorization'));
     if (!key) {
+      const sessionId = req.header('authorization') === undefined ? sessionIdOf(req) : undefined;
+      if (sessionId) {
+        res.locals.principal = await sessionPrincipal(db, req, sessionId, limits);
+        return next();
+      }
       limits?.refuseAuthFailure(req);
       throw unauthorized(
         req.header('x-api-key') !== undefined
@@ -32,16 +41,61 @@ export function authenticate(db: Db, limits?: RateLimits): RequestHandler {
       );
     }
     const row = await findActiveApiKey(db, key);
-    if (!row) {
+    const principal = row && (await keyPrincipal(db, row));
+    if (!row || !principal) {
       limits?.refuseAuthFailure(req);
       throw unauthorized('The API key is unknown or revoked.');
     }
     limits?.perKey(row.key_id);
-    const principal: Principal = { keyId: row.key_id, name: row.name, roles: row.roles.filter(isRole) };
     res.locals.principal = principal;
     // Attribution, not security: a failed write here must not refuse the request.
     touchApiKey(db, row.key_id).catch(() => {});
     next();
+  };
+}
+
+/**
+ * A key a person owns acts as that person (four eyes see one person whichever way they come in) and
+ * stops with them: a removed person's keys are refused even if one escaped revocation.
+ */
+async function keyPrincipal(db: Db, row: ApiKeyRow): Promise<Principal | undefined> {
+  const roles = row.roles.filter(isRole);
+  if (row.owner_kind !== 'person' || !row.owner) return { keyId: row.key_id, name: row.name, roles };
+  const person = await findPerson(db, row.owner);
+  if (person?.removed_at) return undefined;
+  return { keyId: row.owner, name: person?.name ?? row.name, roles, personId: row.owner };
+}
+
+const digest = (text: string): Buffer => createHash('sha256').update(text).digest();
+
+/**
+ * The person behind the console's session cookie. A mutating request must echo the session's CSRF token:
+ * the cookie alone proves only that a browser holding it sent the request, not that payrun's page did.
+ */
+async function sessionPrincipal(
+  db: Db,
+  req: Request,
+  sessionId: string,
+  limits?: RateLimits,
+): Promise<Principal> {
+  const session = await useSession(db, sessionId);
+  if (!session) {
+    limits?.refuseAuthFailure(req);
+    throw unauthorized('The session has ended (signed out, timed out or removed): sign in again.');
+  }
+  if (needsCsrfToken(req.method)) {
+    const given = req.header(CSRF_HEADER) ?? '';
+    if (!timingSafeEqual(digest(given), digest(session.csrf_token))) {
+      throw forbidden(`A request made with the session cookie must carry its CSRF token in ${CSRF_HEADER}.`);
+    }
+  }
+  limits?.perKey(session.person_id);
+  return {
+    keyId: session.person_id,
+    name: session.name,
+    roles: session.roles.filter(isRole),
+    personId: session.person_id,
+    viaSession: true,
   };
 }
 

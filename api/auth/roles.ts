@@ -15,9 +15,18 @@ export const ROLES = [
 export type Role = (typeof ROLES)[number];
 
 export interface Principal {
+  /**
+   * Who acts, as four eyes and the audit log compare callers: the key's id for a key of its own, or the
+   * person's id (`<issuer>#<sub>`) for a person signed in through the provider and for a key a person owns,
+   * so two sessions, or a session and a key, of one person are one person.
+   */
   keyId: string;
   name: string;
   roles: Role[];
+  /** Set when a person acts: `<issuer>#<sub>`. */
+  personId?: string;
+  /** Set when the caller came in with the console's session cookie (CSRF applies). */
+  viaSession?: boolean;
 }
 
 export function isRole(value: string): value is Role {

@@ -27,6 +27,13 @@ export class ApiProblem extends Error {
   }
 }
 
+/**
+ * A person signed in through the identity provider holds no key: the browser sends payrun's HttpOnly
+ * session cookie, and every mutating call carries the session's CSRF token, kept only in memory.
+ * @type {{ csrfToken: string | null }}
+ */
+export const providerSession = { csrfToken: null };
+
 export const session = {
   /** @returns {string | null} */
   key: () => sessionStorage.getItem(KEY_STORAGE),
@@ -81,6 +88,9 @@ export async function request(
     method,
     headers: {
       ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}),
+      ...(!apiKey && providerSession.csrfToken && method !== 'GET' && method !== 'HEAD'
+        ? { 'x-csrf-token': providerSession.csrfToken }
+        : {}),
       ...(body !== undefined ? { 'content-type': contentType ?? 'application/json' } : {}),
       ...headers,
     },

@@ -4,7 +4,7 @@
  * #/payments/<id>, #/payments?status=…), so the server serves one page and every view has its own
  * address to bookmark or share. Each page is a module of its own; this one only chooses which.
  */
-import { request, session, whenUnauthorized } from './api.js';
+import { request, session, whenUnauthorized, providerSession } from './api.js';
 import { approvalsPage } from './approvals.js';
 import { auditPage } from './audit.js';
 import { dashboardPage } from './dashboard.js';
@@ -101,6 +101,33 @@ async function signIn(key) {
   const me = await request('/v1/me', { key });
   session.save(key);
   ctx.me = { name: me.name, roles: me.roles };
+  await loadConsoleConfig();
+}
+
+/** @param {string} key */
+async function signInFromPage(key) {
+  await signIn(key);
+  renderChrome();
+  announce(t('Signed in as {name}.', { name: ctx.me?.name ?? '' }));
+  ctx.navigate(defaultPage());
+}
+
+/**
+ * The person's session at payrun, opened by a sign-in through the identity provider (an HttpOnly cookie
+ * the page never reads); false when there is none.
+ * @returns {Promise<boolean>}
+ */
+async function resumeProviderSession() {
+  const response = await fetch('/auth/session', { headers: { accept: 'application/json' } });
+  if (!response.ok) return false;
+  const current = await response.json();
+  providerSession.csrfToken = current.csrfToken;
+  ctx.me = { name: current.person.name, roles: current.roles };
+  await loadConsoleConfig();
+  return true;
+}
+
+async function loadConsoleConfig() {
   try {
     const config = await request('/v1/console/config');
     ctx.config = {
@@ -113,15 +140,18 @@ async function signIn(key) {
   }
 }
 
-/** @param {string} key */
-async function signInFromPage(key) {
-  await signIn(key);
-  renderChrome();
-  announce(t('Signed in as {name}.', { name: ctx.me?.name ?? '' }));
-  ctx.navigate(defaultPage());
-}
-
 function signOut() {
+  if (providerSession.csrfToken) {
+    // Ends the session here, then at the provider (its end-session page comes back to the console).
+    const csrfToken = providerSession.csrfToken;
+    providerSession.csrfToken = null;
+    void fetch('/auth/logout', { method: 'POST', headers: { 'x-csrf-token': csrfToken } })
+      .then((response) => response.json())
+      .then((answer) => {
+        if (answer.endSessionUrl) location.assign(answer.endSessionUrl);
+      })
+      .catch(() => {});
+  }
   session.clear();
   ctx.me = null;
   renderChrome();
@@ -275,6 +305,13 @@ async function render() {
       session.clear();
     }
   }
+  if (!ctx.me && !storedKey) {
+    try {
+      await resumeProviderSession();
+    } catch {
+      // No provider configured, or payrun unreachable: the sign-in page says what can be done.
+    }
+  }
   renderChrome();
   if (!ctx.me) {
     if (hash !== '#/sign-in') history.replaceState(null, '', '#/sign-in');
@@ -305,7 +342,8 @@ async function render() {
 }
 
 whenUnauthorized(() => {
-  // The key stopped working (revoked while signed in): start over at sign-in.
+  // The key stopped working (revoked while signed in), or the session ended: start over at sign-in.
+  providerSession.csrfToken = null;
   session.clear();
   ctx.me = null;
   ctx.navigate('#/sign-in');

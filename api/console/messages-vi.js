@@ -16,6 +16,9 @@ export const VI = {
   'Your personal key (prk_…). It is kept only in this browser tab and forgotten when the tab closes.':
     'Khóa cá nhân của bạn (prk_…). Khóa chỉ được giữ trong thẻ trình duyệt này và bị xóa khi đóng thẻ.',
   'Sign in': 'Đăng nhập',
+  'Sign in with your company account': 'Đăng nhập bằng tài khoản công ty',
+  'Your company’s sign-in page opens; you come back here signed in.':
+    'Trang đăng nhập của công ty sẽ mở ra; sau khi đăng nhập bạn sẽ quay lại đây.',
   'Needs you now': 'Cần xử lý ngay',
   'Payout runs': 'Đợt chi trả',
   'Upload payouts': 'Tải lên file chi trả',
@@ -713,6 +716,9 @@ export const VI_ERRORS = {
   approval_not_pending: 'Mục này không còn chờ phê duyệt.',
   approval_already_given: 'Người này đã quyết định về mục này rồi.',
   own_request: 'Người tạo yêu cầu chi tiền không thể tự phê duyệt; cần một người khác.',
+  sign_in_failed: 'Đăng nhập không thành công hoặc đã quá hạn; hãy bắt đầu lại từ bảng điều khiển.',
+  person_removed: 'Người này đã bị gỡ khỏi payrun và không thể đăng nhập.',
+  identity_provider_unavailable: 'Hiện không kết nối được nhà cung cấp định danh; hãy thử lại sau.',
   hold_state: 'Trạng thái tạm giữ hiện tại của loại tiền chi ra này không cho phép thao tác này.',
   hold_release_mismatch: 'Tốc độ giải phóng khác với tốc độ đã đề xuất; chưa có gì thay đổi.',
   held: 'Loại tiền chi ra này đang bị tạm giữ; bước gọi cổng thanh toán dừng lại trước khi gửi.',

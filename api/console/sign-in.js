@@ -49,6 +49,17 @@ export function signInPage(main, signIn) {
     h('button', { type: 'submit', class: 'primary', id: 'sign-in' }, t('Sign in')),
     feedback,
   );
-  fill(main, pageHeading(t('Sign in')), form);
+  // People sign in through the company's identity provider; the key form stays for machines' keys.
+  const provider = h(
+    'div',
+    { class: 'card narrow' },
+    h(
+      'a',
+      { href: '/auth/login', class: 'button primary', id: 'sign-in-provider' },
+      t('Sign in with your company account'),
+    ),
+    h('p', { class: 'hint' }, t('Your company’s sign-in page opens; you come back here signed in.')),
+  );
+  fill(main, pageHeading(t('Sign in')), provider, form);
   input.focus();
 }

@@ -134,6 +134,13 @@ export const ERRORS = {
   unknown_event: { status: 404, meaning: 'The event does not exist.' },
   // Audit and keys.
   own_key: { status: 409, meaning: 'A key cannot revoke itself.' },
+  // People signing in through the identity provider (docs/identity.md).
+  sign_in_failed: {
+    status: [400, 401],
+    meaning: 'The sign-in is unknown, too old, or the identity provider did not confirm it.',
+  },
+  person_removed: { status: 403, meaning: 'The person was offboarded from payrun and cannot sign in.' },
+  identity_provider_unavailable: { status: 503, meaning: 'The identity provider cannot be reached.' },
   // Notifications from the gateway.
   notification_refused: {
     status: 400,

@@ -8,6 +8,9 @@ export interface ApiKeyRow {
   created_at: Date;
   revoked_at: Date | null;
   last_used_at: Date | null;
+  /** Keys are for machines, each owned by a named person (their `<issuer>#<sub>`) or a named service. */
+  owner_kind: 'person' | 'service' | null;
+  owner: string | null;
 }
 
 const PREFIX = 'prk';
@@ -25,16 +28,35 @@ export function parseKeyId(key: string): string | undefined {
   return match?.[1];
 }
 
+const KEY_COLUMNS = [
+  'key_id',
+  'name',
+  'roles',
+  'created_at',
+  'revoked_at',
+  'last_used_at',
+  'owner_kind',
+  'owner',
+];
+
 export async function createApiKey(
   db: Db,
   name: string,
   roles: string[],
+  owner?: { kind: 'person' | 'service'; id: string },
 ): Promise<{ key: string; row: ApiKeyRow }> {
   const keyId = randomBytes(6).toString('hex');
   const key = `${PREFIX}_${keyId}_${randomBytes(32).toString('base64url')}`;
   const [row] = await db('api_keys')
-    .insert({ key_id: keyId, name, roles, key_hash: hashKey(key) })
-    .returning(['key_id', 'name', 'roles', 'created_at', 'revoked_at', 'last_used_at']);
+    .insert({
+      key_id: keyId,
+      name,
+      roles,
+      key_hash: hashKey(key),
+      owner_kind: owner?.kind ?? null,
+      owner: owner?.id ?? null,
+    })
+    .returning(KEY_COLUMNS);
   return { key, row: row as ApiKeyRow };
 }
 
@@ -56,9 +78,7 @@ export async function touchApiKey(db: Db, keyId: string): Promise<void> {
 }
 
 export async function listApiKeys(db: Db): Promise<ApiKeyRow[]> {
-  return db('api_keys')
-    .select('key_id', 'name', 'roles', 'created_at', 'revoked_at', 'last_used_at')
-    .orderBy('created_at');
+  return db('api_keys').select(KEY_COLUMNS).orderBy('created_at');
 }
 
 export async function revokeApiKey(db: Db, keyId: string): Promise<boolean> {
@@ -67,4 +87,16 @@ export async function revokeApiKey(db: Db, keyId: string): Promise<boolean> {
     .whereNull('revoked_at')
     .update({ revoked_at: db.fn.now() });
   return changed > 0;
+}
+
+/** Revokes every active key a person owns (offboarding); the ids revoked. */
+export async function revokeKeysOwnedBy(db: Db, personIds: readonly string[]): Promise<string[]> {
+  if (!personIds.length) return [];
+  const rows = await db('api_keys')
+    .where({ owner_kind: 'person' })
+    .whereIn('owner', personIds)
+    .whereNull('revoked_at')
+    .update({ revoked_at: db.fn.now() })
+    .returning(['key_id']);
+  return rows.map((row: { key_id: string }) => row.key_id);
 }

@@ -49,7 +49,8 @@ describe('npm run dev', () => {
   it('prints the URLs, serves the Temporal UI and the API, and leaves no process after Ctrl-C', async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'payrun-dev-'));
     fs.chmodSync(dataDir, 0o755);
-    const [apiPort, temporalPort, uiPort, pgPort, sandboxPort] = [
+    const [apiPort, temporalPort, uiPort, pgPort, sandboxPort, identityPort] = [
+      await freePort(),
       await freePort(),
       await freePort(),
       await freePort(),
@@ -66,6 +67,8 @@ describe('npm run dev', () => {
       TEMPORAL_UI_PORT: String(uiPort),
       EMBEDDED_PG_PORT: String(pgPort),
       SANDBOX_PORT: String(sandboxPort),
+      IDENTITY_PORT: String(identityPort),
+      OIDC_ISSUER: '',
       GATEWAY_BASE_URL: '',
     };
     const dev = spawn(process.execPath, ['--import', 'tsx', 'scripts/dev.ts'], {
@@ -99,6 +102,13 @@ describe('npm run dev', () => {
         status: 'ready',
         checks: { database: 'ok', temporal: 'ok' },
       });
+
+      // People sign in through the provider npm run dev runs: the console's sign-in leads there.
+      const signIn = await fetch(`http://127.0.0.1:${apiPort}/auth/login`, { redirect: 'manual' });
+      expect(signIn.status).toBe(302);
+      expect(signIn.headers.get('location')).toMatch(
+        new RegExp(`^http://127\\.0\\.0\\.1:${identityPort}/auth\\?`),
+      );
 
       const started = descendantsOf(dev.pid!);
       expect(started.length).toBeGreaterThanOrEqual(2); // PostgreSQL and the Temporal server at least

@@ -72,6 +72,17 @@ const PROOFS: Record<keyof Config, string> = {
   IPN_CLAIM_LEASE_SECONDS: 'test/api/notification-relay.test.ts',
   IPN_RELAY_INTERVAL_SECONDS: 'test/api/notification-relay.test.ts',
   APPROVAL_POLICY: 'test/approvals/approvals.test.ts',
+  OIDC_ISSUER: 'test/identity/identity-settings.test.ts',
+  OIDC_CLIENT_ID: 'test/identity/identity-settings.test.ts',
+  OIDC_CLIENT_SECRET: 'test/identity/identity-settings.test.ts',
+  OIDC_AUDIENCE: 'test/identity/identity-settings.test.ts',
+  OIDC_ROLE_CLAIM: 'test/identity/identity-settings.test.ts',
+  OIDC_ROLE_MAP: 'test/identity/identity-settings.test.ts',
+  SESSION_IDLE_MINUTES: 'test/identity/identity-settings.test.ts',
+  SESSION_MAX_HOURS: 'test/identity/identity-settings.test.ts',
+  IDENTITY_PORT: 'test/identity/identity-settings.test.ts',
+  IDENTITY_PEOPLE_FILE: 'test/identity/identity-settings.test.ts',
+  IDENTITY_DEMO_PASSWORD: 'test/identity/identity-settings.test.ts',
 };
 
 describe('every setting reaches its process', () => {
