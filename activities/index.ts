@@ -3,6 +3,7 @@ import type { Db } from '../db/shared/knex';
 import { ipnPaths, paymentReturnPath } from '../platform/ipn-paths';
 import { createApprovalActivities } from './approvals/approvals';
 import { createHoldActivities } from './holds/holds';
+import { createPayeeActivities } from './payees/payees';
 import { createDisbursementActivities } from './payouts/disbursements';
 import { createPaymentActivities } from './payments/payments';
 import { createPayoutActivities } from './payouts/batches';
@@ -69,6 +70,7 @@ export function createActivities(deps: ActivityDependencies) {
     ...createWebhookActivities(deps),
     ...createApprovalActivities(deps),
     ...createHoldActivities(deps),
+    ...createPayeeActivities(deps),
   };
 }
 

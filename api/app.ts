@@ -29,6 +29,7 @@ import { remittanceRoutes } from './remittances/routes';
 import { disbursementRoutes } from './payouts/disbursement-routes';
 import { approvalRoutes } from './approvals/routes';
 import { holdRoutes } from './holds/routes';
+import { payeeRoutes } from './payees/routes';
 import { approvalPolicyRoutes } from './approvals/policy-routes';
 import { approvalPolicyReader } from './approvals/policy-reader';
 import { subscriptionRoutes } from './subscriptions/routes';
@@ -170,6 +171,7 @@ export function apiRoutes(deps: ApiDependencies, limits?: RateLimits): AnyRoute[
       signDecision: deps.decisions.sign,
     }),
   );
+  routes.push(...payeeRoutes({ db: deps.db, temporal: deps.temporal, taskQueue: deps.payouts.taskQueue }));
   routes.push(
     ...remittanceRoutes({
       db: deps.db,

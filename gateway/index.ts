@@ -14,3 +14,4 @@ export * from './client';
 export * from './notifications';
 export * from './sensitive-fields';
 export { validateRequest, assertValidRequest, checkFields, fieldsCheck } from './validation';
+export * from './name-check';

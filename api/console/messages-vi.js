@@ -595,6 +595,12 @@ export const VI_ERRORS = {
   hold_state: 'Trạng thái tạm giữ hiện tại của loại tiền chi ra này không cho phép thao tác này.',
   hold_release_mismatch: 'Tốc độ giải phóng khác với tốc độ đã đề xuất; chưa có gì thay đổi.',
   held: 'Loại tiền chi ra này đang bị tạm giữ; bước gọi cổng thanh toán dừng lại trước khi gửi.',
+  payee_archived: 'Người nhận này đã được lưu trữ; không thể thay đổi và không được chi trả.',
+  payee_change_open:
+    'Người nhận này đang có một thay đổi chờ người thứ hai duyệt; hãy quyết định thay đổi đó trước.',
+  payee_change_not_proposed: 'Thay đổi này đã được quyết định rồi.',
+  payee_change_stale:
+    'Người nhận đã thay đổi sau khi đề xuất này được tạo; hãy đề xuất lại từ thông tin hiện tại.',
   policy_not_proposed:
     'Phiên bản chính sách phê duyệt này không còn chờ quyết định (đã quyết định hoặc quá 72 giờ).',
   delete_refused: 'Cổng thanh toán từ chối xóa phương thức này.',

@@ -72,6 +72,7 @@ const PROOFS: Record<keyof Config, string> = {
   IPN_CLAIM_LEASE_SECONDS: 'test/api/notification-relay.test.ts',
   IPN_RELAY_INTERVAL_SECONDS: 'test/api/notification-relay.test.ts',
   APPROVAL_POLICY: 'test/approvals/approvals.test.ts',
+  PAYEE_CHANGED_WINDOW_DAYS: 'test/payees/payees.test.ts',
 };
 
 describe('every setting reaches its process', () => {
