@@ -4,6 +4,7 @@ import { ipnPaths, paymentReturnPath } from '../platform/ipn-paths';
 import { createApprovalActivities } from './approvals/approvals';
 import { createHoldActivities } from './holds/holds';
 import { createPayeeActivities } from './payees/payees';
+import { createBalanceWatchActivities } from './payouts/balance-watch';
 import { createDisbursementActivities } from './payouts/disbursements';
 import { createPaymentActivities } from './payments/payments';
 import { createPayoutActivities } from './payouts/batches';
@@ -71,6 +72,7 @@ export function createActivities(deps: ActivityDependencies) {
     ...createApprovalActivities(deps),
     ...createHoldActivities(deps),
     ...createPayeeActivities(deps),
+    ...createBalanceWatchActivities(deps),
   };
 }
 

@@ -77,6 +77,8 @@ export interface PayoutSettings {
   disbursement: { ipnTimeout: string; resultWait: string };
   /** PAYEE_CHANGED_WINDOW_DAYS: a row's payee changed this recently is flagged `changed` to the approver. */
   payeeChangedWindowDays?: number;
+  /** BALANCE_WATCH_INTERVAL: seconds between two readings of the balance watcher. */
+  balanceWatchIntervalSeconds?: number;
 }
 
 type ViewDeps = Pick<PayoutDeps, 'db'> & { settings?: Pick<PayoutSettings, 'payeeChangedWindowDays'> };

@@ -16,6 +16,7 @@ import type { SavedMethodPaymentInput, SavedMethodPaymentSnapshot } from '../sav
 import type { WebhookEndpointInput, WebhookResendInput } from '../events/webhooks';
 import type { HoldReleaseInput } from '../holds/holds';
 import type { PayeeCheckInput, WalletCheckOutcome } from '../payees/payees';
+import type { BalanceWatchInput } from '../payouts/balance-watch';
 
 export interface StartableWorkflows {
   payoutRun: (input: PayoutRunInput) => Promise<RunStatus>;
@@ -36,6 +37,7 @@ export interface StartableWorkflows {
   webhookResend: (input: WebhookResendInput) => Promise<'delivered' | 'skipped'>;
   holdRelease: (input: HoldReleaseInput) => Promise<{ signalled: number }>;
   payeeCheck: (input: PayeeCheckInput) => Promise<WalletCheckOutcome>;
+  balanceWatch: (input: BalanceWatchInput) => Promise<void>;
 }
 
 export type StartableWorkflowName = keyof StartableWorkflows;

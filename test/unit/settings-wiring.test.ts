@@ -73,6 +73,7 @@ const PROOFS: Record<keyof Config, string> = {
   IPN_RELAY_INTERVAL_SECONDS: 'test/api/notification-relay.test.ts',
   APPROVAL_POLICY: 'test/approvals/approvals.test.ts',
   PAYEE_CHANGED_WINDOW_DAYS: 'test/payees/payees.test.ts',
+  BALANCE_WATCH_INTERVAL: 'test/payouts/balance-watch.test.ts',
 };
 
 describe('every setting reaches its process', () => {

@@ -14,6 +14,7 @@ import { subscriptionWorkflowId } from '../../contracts/subscriptions';
 import { webhookEndpointWorkflowId, webhookResendWorkflowId } from '../../contracts/events';
 import { holdReleaseWorkflowId } from '../../contracts/holds';
 import { payeeCheckWorkflowId } from '../../contracts/payees';
+import { balanceWatchWorkflowId } from '../../contracts/payouts';
 
 // Compile-time half: every name the API may start is registered by the worker with that signature.
 const registered: StartableWorkflows = workflows;
@@ -39,6 +40,7 @@ const ID_OF: Record<StartableWorkflowName, (id: string) => string> = {
   webhookResend: (id) => webhookResendWorkflowId(id, 'event', 'resend'),
   holdRelease: holdReleaseWorkflowId,
   payeeCheck: payeeCheckWorkflowId,
+  balanceWatch: balanceWatchWorkflowId,
 };
 
 /** Types registered only for runs started under a former name, each with the type that replaced it. */
