@@ -657,8 +657,10 @@ export const VI_RULES = {
   already_paid_or_in_flight: 'Mã chi trả đã được chi hoặc đang được chi ở đợt khác.',
   unknown_payee: 'Mã người nhận (payee_id) không có trong danh bạ người nhận.',
   archived_payee: 'Người nhận này đã được lưu trữ; không được chi trả.',
-  payee_not_wallet: 'Người nhận này nhận qua ngân hàng; file chi trả chỉ chi vào ví (hãy dùng chi trả đơn lẻ).',
-  payee_mismatch: 'Thông tin người nhận trong dòng khác với người nhận trong danh bạ; hãy để trống hoặc ghi đúng.',
+  payee_not_wallet:
+    'Người nhận này nhận qua ngân hàng; file chi trả chỉ chi vào ví (hãy dùng chi trả đơn lẻ).',
+  payee_mismatch:
+    'Thông tin người nhận trong dòng khác với người nhận trong danh bạ; hãy để trống hoặc ghi đúng.',
   pattern: 'Giá trị không đúng định dạng.',
   min: 'Giá trị nhỏ hơn mức tối thiểu.',
   max: 'Giá trị lớn hơn mức tối đa.',
