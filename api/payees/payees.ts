@@ -50,12 +50,17 @@ const UNCHECKED: WalletCheckOutcome = {
  * credentials). A bank payee has nothing to check (document 3 checks wallets only); a check that could
  * not be made leaves the payee `unchecked`, which the approval screen shows like any other flag.
  */
-async function checkDetails(deps: PayeeDeps, details: PayeeDetails): Promise<WalletCheckOutcome> {
+async function checkDetails(
+  deps: PayeeDeps,
+  details: PayeeDetails,
+  /** The payee's (`<payeeId>-v1`) or the change's id: the Temporal UI names what each check was for. */
+  checkId: string,
+): Promise<WalletCheckOutcome> {
   if (!details.wallet) return UNCHECKED;
   try {
     return await executeWorkflow(deps.temporal, 'payeeCheck', {
       taskQueue: deps.taskQueue,
-      workflowId: payeeCheckWorkflowId(newId('chk')),
+      workflowId: payeeCheckWorkflowId(checkId),
       args: [
         { walletId: details.wallet.walletId, name: details.name, personalId: details.wallet.personalId },
       ],
@@ -67,9 +72,10 @@ async function checkDetails(deps: PayeeDeps, details: PayeeDetails): Promise<Wal
 }
 
 export async function createPayee(deps: PayeeDeps, input: { details: PayeeDetails; principal: Principal }) {
-  const check = await checkDetails(deps, input.details);
+  const payeeId = newId('pe');
+  const check = await checkDetails(deps, input.details, `${payeeId}-v1`);
   const row = await insertPayee(deps.db, {
-    payeeId: newId('pe'),
+    payeeId,
     details: input.details,
     check,
     by: personOf(input.principal),
@@ -112,9 +118,10 @@ export async function proposePayeeChange(
 ) {
   await requireActive(deps.db, input.payeeId);
   // Checked again before anyone is asked to approve: the approver sees what the gateway said of the new details.
-  const check = await checkDetails(deps, input.details);
+  const changeId = newId('pc');
+  const check = await checkDetails(deps, input.details, changeId);
   const proposed = await proposeChange(deps.db, {
-    changeId: newId('pc'),
+    changeId,
     payeeId: input.payeeId,
     action: 'update',
     details: input.details,

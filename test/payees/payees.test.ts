@@ -6,7 +6,9 @@
  * (PAYEE_CHANGED_WINDOW_DAYS, 30 by default). A database of the file's own: the flags read every payee.
  */
 import { describe, expect, it } from 'vitest';
+import { payeeCheckWorkflowId } from '../../contracts/payees';
 import { callApi } from '../support/api';
+import { captureHistory } from '../support/history-capture';
 import { freshId } from '../support/ids';
 import { waitForRunStatus } from '../support/payout-stack';
 import { testPayoutSettings } from '../support/settings';
@@ -60,6 +62,11 @@ describe('saving a payee checks its wallet and compares the name', () => {
 
     const accented = await savePayee('Nguyễn Văn An', walletId);
     expect(accented).toMatchObject({ nameCheck: 'match', registeredName: 'N. V. A.' });
+    await captureHistory(
+      t.env.client,
+      payeeCheckWorkflowId(`${accented.payeeId}-v1`),
+      'match-in-plain-capitals',
+    );
 
     const other = await savePayee('Trần Thị Bình', walletId);
     expect(other).toMatchObject({

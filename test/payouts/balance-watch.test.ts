@@ -6,7 +6,9 @@
  * readings that count are the ones before each batch). A database of the file's own: thresholds are global.
  */
 import { describe, expect, it } from 'vitest';
+import { BALANCE_WATCH_WORKFLOW_ID } from '../../contracts/payouts';
 import { callApi } from '../support/api';
+import { captureHistory } from '../support/history-capture';
 import { freshId } from '../support/ids';
 import { payoutFile, waitForRunStatus } from '../support/payout-stack';
 import { testPayoutSettings } from '../support/settings';
@@ -62,6 +64,9 @@ describe('balance warnings', () => {
       ]);
     });
     expect(await balanceEvents()).toEqual([]);
+    await captureHistory(t.env.client, BALANCE_WATCH_WORKFLOW_ID, 'first-reading-then-timer', {
+      stillOpen: true,
+    });
 
     t.stack.sandbox.admin.setBalance('VND', 50_000);
     const csv = payoutFile(freshId('bw-'), 2, () => '0912345678'); // 10,000 + 10,001 VND
