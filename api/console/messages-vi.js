@@ -239,6 +239,9 @@ export const VI = {
   'Approval expires': 'Hạn duyệt',
   'Approvals given': 'Lượt duyệt',
   '{given} of {required}': '{given} trên {required}',
+  'Receivers to check': 'Người nhận cần kiểm tra',
+  '{new} not in the payee directory, {changed} changed in the last {changedWindowDays} days':
+    '{new} chưa có trong danh bạ người nhận, {changed} đã thay đổi trong {changedWindowDays} ngày qua',
   Completed: 'Hoàn tất',
   'Results downloaded.': 'Đã tải kết quả.',
   'Results could not be downloaded: {message}': 'Không tải được kết quả: {message}',
