@@ -3,6 +3,8 @@ import type { Db } from '../db/shared/knex';
 import { ipnPaths, paymentReturnPath } from '../platform/ipn-paths';
 import { createApprovalActivities } from './approvals/approvals';
 import { createHoldActivities } from './holds/holds';
+import { createPayeeActivities } from './payees/payees';
+import { createBalanceWatchActivities } from './payouts/balance-watch';
 import { createDisbursementActivities } from './payouts/disbursements';
 import { createPaymentActivities } from './payments/payments';
 import { createPayoutActivities } from './payouts/batches';
@@ -69,6 +71,8 @@ export function createActivities(deps: ActivityDependencies) {
     ...createWebhookActivities(deps),
     ...createApprovalActivities(deps),
     ...createHoldActivities(deps),
+    ...createPayeeActivities(deps),
+    ...createBalanceWatchActivities(deps),
   };
 }
 

@@ -30,6 +30,8 @@ import { disbursementRoutes } from './payouts/disbursement-routes';
 import { approvalRoutes } from './approvals/routes';
 import { holdRoutes } from './holds/routes';
 import { reportRoutes } from './reports/routes';
+import { payeeRoutes } from './payees/routes';
+import { balanceThresholdRoutes } from './payouts/balance-routes';
 import { approvalPolicyRoutes } from './approvals/policy-routes';
 import { approvalPolicyReader } from './approvals/policy-reader';
 import { subscriptionRoutes } from './subscriptions/routes';
@@ -180,6 +182,15 @@ export function apiRoutes(deps: ApiDependencies, limits?: RateLimits): AnyRoute[
       temporal: deps.temporal,
       taskQueue: deps.payouts.taskQueue,
       signDecision: deps.decisions.sign,
+    }),
+  );
+  routes.push(...payeeRoutes({ db: deps.db, temporal: deps.temporal, taskQueue: deps.payouts.taskQueue }));
+  routes.push(
+    ...balanceThresholdRoutes({
+      db: deps.db,
+      temporal: deps.temporal,
+      taskQueue: deps.payouts.taskQueue,
+      intervalSeconds: deps.payouts.balanceWatchIntervalSeconds,
     }),
   );
   routes.push(

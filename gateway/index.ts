@@ -15,3 +15,4 @@ export * from './notifications';
 export * from './sensitive-fields';
 export { validateRequest, assertValidRequest, checkFields, fieldsCheck } from './validation';
 export * from './item-reasons';
+export * from './name-check';

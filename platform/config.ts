@@ -112,6 +112,22 @@ export const configSchema = z.object({
     .default(2)
     .describe('Payout files parsed at once, each in its own worker thread; one more is answered 503'),
   PAYOUT_APPROVAL_TTL_HOURS: z.coerce.number().positive().default(72),
+  BALANCE_WATCH_INTERVAL: z.coerce
+    .number()
+    .int()
+    .min(10)
+    .max(86_400)
+    .default(300)
+    .describe('Seconds between two readings of the merchant balances against their thresholds (balance.low)'),
+  PAYEE_CHANGED_WINDOW_DAYS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(365)
+    .default(30)
+    .describe(
+      'A payout row whose directory payee had its details changed within this many days is flagged `changed` on the approval screen',
+    ),
   APPROVAL_POLICY: z
     .string()
     .optional()

@@ -52,6 +52,10 @@ export const EVENT_CATALOGUE = {
   'approval_policy.approved':
     'A second admin approved a proposed approval policy; it applies from effectiveAt to items created then.',
   'approval_policy.rejected': 'An admin rejected a proposed approval policy; nothing changed.',
+  'balance.low':
+    'A merchant balance fell below its threshold, or short of the payout runs waiting for it, before a batch is refused.',
+  'balance.recovered':
+    'A merchant balance that was low is above its threshold and covers the runs waiting again.',
 } as const;
 
 export type EventType = keyof typeof EVENT_CATALOGUE;
@@ -69,7 +73,8 @@ export type EventObjectType =
   | 'saved_method'
   | 'approval'
   | 'hold'
-  | 'approval_policy';
+  | 'approval_policy'
+  | 'balance';
 
 /** The object an event type is about: the part of its name before the dot. */
 export const objectTypeOf = (type: EventType): EventObjectType =>
@@ -261,6 +266,19 @@ export interface ApprovalPolicySnapshot {
   decidedBy: string | null;
 }
 
+/** A merchant balance against its threshold (docs/payout-runs.md, "Balance warnings"). */
+export interface BalanceSnapshot {
+  currency: string;
+  /** The balance the gateway reported (major units). */
+  balance: number;
+  threshold: number;
+  /** What the payout runs waiting for funds (and a batch about to be created) need beyond the balance; 0 if covered. */
+  shortBy: number;
+  /** Those runs' total, and how many they are. */
+  waitingAmount: number;
+  waitingRuns: number;
+}
+
 /** The snapshot each event type carries. */
 export interface EventSnapshots {
   'payout_run.awaiting_approval': PayoutRunSnapshot;
@@ -298,6 +316,8 @@ export interface EventSnapshots {
   'approval_policy.proposed': ApprovalPolicySnapshot;
   'approval_policy.approved': ApprovalPolicySnapshot;
   'approval_policy.rejected': ApprovalPolicySnapshot;
+  'balance.low': BalanceSnapshot;
+  'balance.recovered': BalanceSnapshot;
 }
 
 /** An event as the events API lists it and as a webhook's body carries it. */

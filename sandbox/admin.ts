@@ -67,6 +67,8 @@ export interface SandboxAdmin {
   subscription(initialOrderId: string): ReturnType<typeof subscriptionSnapshot>;
   /** Limits a customer's funds (VND; null = plenty again); charges above it answer 1001. */
   setCustomerFunds(partnerClientId: string, amount: number | null): void;
+  /** The name a wallet is registered under; a wallet check with another name answers 4003. */
+  registerWalletHolder(walletId: string, name: string): void;
   /** State, faults, balances, ledger, IPN log and seeded randomness back to their initial values. */
   reset(): void;
   info(): SandboxInfo;
@@ -134,6 +136,7 @@ export function createAdmin(getWorld: () => SandboxWorld, reset: () => void): Sa
           status,
         })),
     subscription: (initialOrderId) => subscriptionSnapshot(getWorld(), initialOrderId),
+    registerWalletHolder: (walletId, name) => void getWorld().settings.walletHolders.set(walletId, name),
     setCustomerFunds(partnerClientId, amount) {
       if (amount !== null && (!Number.isFinite(amount) || amount < 0))
         throw new TypeError('funds are a number ≥ 0');

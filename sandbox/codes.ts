@@ -12,6 +12,7 @@ export const CODE = {
   unknownError: 99,
   invalidSignature: ASSUMED_CODES.invalidSignature,
   merchantBalanceInsufficient: 1100,
+  receiverInfoInvalid: 4003,
   invalidToken: 2001,
   invalidOrderGroupId: 2019,
   processing: 7000,

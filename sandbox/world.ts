@@ -37,6 +37,11 @@ export interface SandboxConfig {
 export interface SandboxSettings {
   autoApprove: boolean;
   unbindUrl: string | undefined;
+  /**
+   * Wallet holders' registered names, by wallet id (admin `registerWalletHolder`). A wallet check naming
+   * another name is refused 4003 (gateway/README assumption 30); a wallet with none registered takes any.
+   */
+  walletHolders: Map<string, string>;
 }
 
 /**
@@ -80,7 +85,11 @@ export function createWorld(config: SandboxConfig): SandboxWorld {
     logger: config.logger,
     now,
   });
-  const settings: SandboxSettings = { autoApprove: config.autoApprove, unbindUrl: config.unbindUrl };
+  const settings: SandboxSettings = {
+    autoApprove: config.autoApprove,
+    unbindUrl: config.unbindUrl,
+    walletHolders: new Map(),
+  };
   return {
     config,
     settings,

@@ -48,6 +48,7 @@ import { requestIdFor } from '../../contracts/shared';
 import { asActivityFailure, askForEvidence, callGateway, lookupId } from '../shared/gateway-calls';
 import { bindActivities } from '../shared/bind';
 import { stopIfHeld } from '../holds/holds';
+import { watchBeforeBatch } from './balance-watch';
 
 export interface PayoutActivityDeps {
   db: Db;
@@ -137,6 +138,8 @@ export async function createBatch(
   await refusePaidElsewhereInFamily(db, batchId);
   const items = await batchItems(db, batchId);
   const amount = items.reduce((sum, item) => sum + Number(item.amount), 0);
+  // Warned before the gateway can refuse the batch for want of funds (balance.low); it moves nothing.
+  await watchBeforeBatch({ db, gateway }, amount);
   try {
     const result = await gateway.call('batch.create', {
       mToken,

@@ -242,6 +242,9 @@ export const VI = {
   'Approval expires': 'Hạn duyệt',
   'Approvals given': 'Lượt duyệt',
   '{given} of {required}': '{given} trên {required}',
+  'Receivers to check': 'Người nhận cần kiểm tra',
+  '{new} not in the payee directory, {changed} changed in the last {changedWindowDays} days':
+    '{new} chưa có trong danh bạ người nhận, {changed} đã thay đổi trong {changedWindowDays} ngày qua',
   Completed: 'Hoàn tất',
   'Results downloaded.': 'Đã tải kết quả.',
   'Results could not be downloaded: {message}': 'Không tải được kết quả: {message}',
@@ -722,6 +725,12 @@ export const VI_ERRORS = {
   hold_state: 'Trạng thái tạm giữ hiện tại của loại tiền chi ra này không cho phép thao tác này.',
   hold_release_mismatch: 'Tốc độ giải phóng khác với tốc độ đã đề xuất; chưa có gì thay đổi.',
   held: 'Loại tiền chi ra này đang bị tạm giữ; bước gọi cổng thanh toán dừng lại trước khi gửi.',
+  payee_archived: 'Người nhận này đã được lưu trữ; không thể thay đổi và không được chi trả.',
+  payee_change_open:
+    'Người nhận này đang có một thay đổi chờ người thứ hai duyệt; hãy quyết định thay đổi đó trước.',
+  payee_change_not_proposed: 'Thay đổi này đã được quyết định rồi.',
+  payee_change_stale:
+    'Người nhận đã thay đổi sau khi đề xuất này được tạo; hãy đề xuất lại từ thông tin hiện tại.',
   policy_not_proposed:
     'Phiên bản chính sách phê duyệt này không còn chờ quyết định (đã quyết định hoặc quá 72 giờ).',
   delete_refused: 'Cổng thanh toán từ chối xóa phương thức này.',
@@ -776,6 +785,12 @@ export const VI_RULES = {
   digits_max_12: 'Số CCCD tối đa 12 chữ số.',
   duplicate_in_file: 'Mã chi trả bị lặp trong file.',
   already_paid_or_in_flight: 'Mã chi trả đã được chi hoặc đang được chi ở đợt khác.',
+  unknown_payee: 'Mã người nhận (payee_id) không có trong danh bạ người nhận.',
+  archived_payee: 'Người nhận này đã được lưu trữ; không được chi trả.',
+  payee_not_wallet:
+    'Người nhận này nhận qua ngân hàng; file chi trả chỉ chi vào ví (hãy dùng chi trả đơn lẻ).',
+  payee_mismatch:
+    'Thông tin người nhận trong dòng khác với người nhận trong danh bạ; hãy để trống hoặc ghi đúng.',
   pattern: 'Giá trị không đúng định dạng.',
   min: 'Giá trị nhỏ hơn mức tối thiểu.',
   max: 'Giá trị lớn hơn mức tối đa.',

@@ -139,6 +139,20 @@ function summaryOf(ctx, view) {
             )
           : null,
       ],
+      [
+        t('Receivers to check'),
+        // The approver's flags: receivers not in the payee directory, and payees changed lately.
+        view.payees
+          ? h(
+              'span',
+              { id: 'run-payees' },
+              t(
+                '{new} not in the payee directory, {changed} changed in the last {changedWindowDays} days',
+                view.payees,
+              ),
+            )
+          : null,
+      ],
       [decidedTerm, h('span', { id: 'decided-by' }, view.decidedBy ?? t('not yet'))],
       [t('Decided'), view.decidedAt ? dateTime(view.decidedAt) : null],
       [t('Note'), view.decisionNote],

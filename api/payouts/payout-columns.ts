@@ -12,9 +12,12 @@ export const PAYOUT_COLUMNS = [
   'amount',
   'description',
   'store_id',
+  'payee_id',
 ] as const;
 export type PayoutColumn = (typeof PAYOUT_COLUMNS)[number];
 export const REQUIRED_COLUMNS: readonly PayoutColumn[] = ['payout_id', 'wallet_id', 'wallet_name', 'amount'];
+/** With a payee_id column, a row's receiver may come from the directory: these columns become optional. */
+export const RECEIVER_COLUMNS: readonly PayoutColumn[] = ['wallet_id', 'wallet_name'];
 
 /** Other names of each column, as people write them (README lists them). The canonical name is always accepted. */
 export const COLUMN_ALIASES: Record<PayoutColumn, readonly string[]> = {
@@ -61,6 +64,7 @@ export const COLUMN_ALIASES: Record<PayoutColumn, readonly string[]> = {
   amount: ['Amount (VND)', 'amount vnd', 'Số tiền', 'so_tien', 'Số tiền (VND)', 'Tiền', 'Thành tiền'],
   description: ['note', 'memo', 'Nội dung', 'Ghi chú', 'Diễn giải', 'Mô tả'],
   store_id: ['storeId', 'store', 'Mã cửa hàng', 'Cửa hàng'],
+  payee_id: ['payeeId', 'Payee ID', 'payee', 'Mã người nhận', 'Mã người hưởng'],
 };
 
 /** `Số tiền (VND)` → `sotienvnd`; `Wallet_ID` → `walletid`. */

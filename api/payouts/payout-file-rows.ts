@@ -34,6 +34,11 @@ export interface PayoutRow {
   amount: number;
   description: string;
   storeId: string | null;
+  /**
+   * The directory payee the row names; its receiver columns may then be empty (the upload fills them from
+   * the payee) or must name the payee's own (api/payouts/payout-payees.ts).
+   */
+  payeeId?: string;
 }
 
 export interface RowError {
@@ -60,6 +65,9 @@ const COLUMN_OF_FIELD: Record<string, PayoutColumn> = {
   description: 'description',
   storeId: 'store_id',
 };
+
+/** Stands in for a receiver the directory gives, only while the row's other cells are checked. */
+const DIRECTORY_PLACEHOLDER = { walletId: '0900000000', walletName: 'payee' } as const;
 
 const isEmpty = (cell: Cell | undefined) =>
   cell === null || cell === undefined || (typeof cell === 'string' && cell.trim() === '');
@@ -187,8 +195,12 @@ export class PayoutRowChecker {
     const personalId = textOf('personal_id', cellAt(cells, indexOf, 'personal_id'), fail);
     const description = textOf('description', cellAt(cells, indexOf, 'description'), fail);
     const storeId = textOf('store_id', cellAt(cells, indexOf, 'store_id'), fail);
+    const payeeId = textOf('payee_id', cellAt(cells, indexOf, 'payee_id'), fail);
+    // A row naming a payee may leave its receiver cells to the directory: placeholders pass the item's
+    // checks here, and the upload puts the payee's wallet in their place before anything is recorded.
+    const fromDirectory = Boolean(payeeId);
 
-    if (walletName === '') fail('wallet_name', 'required', 'wallet_name is empty.');
+    if (walletName === '' && !fromDirectory) fail('wallet_name', 'required', 'wallet_name is empty.');
     if (personalId && !/^[0-9]{1,12}$/.test(personalId)) {
       fail('personal_id', 'digits_max_12', 'personal_id must be up to 12 digits.');
     }
@@ -196,8 +208,8 @@ export class PayoutRowChecker {
     const item: BatchItem = {
       id: payoutId ?? '',
       method: {
-        walletId: walletId ?? '',
-        walletName: walletName ?? '',
+        walletId: fromDirectory && !walletId ? DIRECTORY_PLACEHOLDER.walletId : (walletId ?? ''),
+        walletName: fromDirectory && !walletName ? DIRECTORY_PLACEHOLDER.walletName : (walletName ?? ''),
         personalId: personalId || null,
       },
       // A placeholder within the range, so the other fields are still checked.
@@ -231,12 +243,13 @@ export class PayoutRowChecker {
     this.rows.push({
       rowNumber,
       payoutId: item.id,
-      walletId: item.method.walletId,
-      walletName: item.method.walletName,
+      walletId: walletId ?? '',
+      walletName: walletName ?? '',
       personalId: personalId || null,
       amount,
       description: item.description,
       storeId: storeId || null,
+      ...(payeeId && { payeeId }),
     });
   }
 }

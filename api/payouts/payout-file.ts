@@ -11,6 +11,7 @@ import path from 'node:path';
 import {
   COLUMN_ALIASES,
   PAYOUT_COLUMNS,
+  RECEIVER_COLUMNS,
   REQUIRED_COLUMNS,
   columnOfHeader,
   type PayoutColumn,
@@ -83,7 +84,9 @@ function readHeader(
   });
   const read = cells.map(headerText).filter(Boolean).join(' | ');
   const problems: FileError[] = [
-    ...REQUIRED_COLUMNS.filter((column) => !indexOf.has(column)).map((column) => ({
+    ...REQUIRED_COLUMNS.filter(
+      (column) => !indexOf.has(column) && !(indexOf.has('payee_id') && RECEIVER_COLUMNS.includes(column)),
+    ).map((column) => ({
       rule: 'missing_column',
       message: `The header has no "${column}" column (also accepted: ${COLUMN_ALIASES[column].slice(0, 4).join(', ')}…); the header read is: ${read || '(empty)'}.`,
     })),

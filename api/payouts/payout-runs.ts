@@ -49,6 +49,8 @@ import {
 import { requirementIn, type KindPolicy } from '../../contracts/approvals';
 import { childRuns } from '../../db/payouts/retries';
 import { itemFailureReason } from '../../gateway';
+import type { PayeeFlag } from '../../contracts/payees';
+import { CONFIG_DEFAULTS } from '../../platform/config';
 import type { CapBreach } from '../../db/approvals/approvals';
 import { dailyCapExceeded } from '../approvals/approvals';
 import type { ApprovalPolicyReader } from '../approvals/policy-reader';
@@ -61,6 +63,8 @@ import { maskName, maskNumber, seesReceiversInFull } from '../http/masking';
 import { certainlyNotStarted, startOnce, workflowNotStarted } from '../http/resumable';
 import { toCsv } from '../http/csv';
 import { markAlreadyPaid, type PayoutFileReport, type PayoutRow } from './payout-file';
+import { payeeIdsOf, resolvePayees } from './payout-payees';
+import { payeeFlagsOfRun, payeesByIds } from '../../db/payees/payees';
 import { startWorkflow } from '../workflow-starts';
 import { orderIdTaken } from '../order-ids';
 
@@ -73,7 +77,15 @@ export interface PayoutSettings {
   taskQueue: string;
   /** A single disbursement's waits: for its notification before asking, for its final result before an operator is told. */
   disbursement: { ipnTimeout: string; resultWait: string };
+  /** PAYEE_CHANGED_WINDOW_DAYS: a row's payee changed this recently is flagged `changed` to the approver. */
+  payeeChangedWindowDays?: number;
+  /** BALANCE_WATCH_INTERVAL: seconds between two readings of the balance watcher. */
+  balanceWatchIntervalSeconds?: number;
 }
+
+type ViewDeps = Pick<PayoutDeps, 'db'> & { settings?: Pick<PayoutSettings, 'payeeChangedWindowDays'> };
+const windowOf = (deps: ViewDeps) =>
+  deps.settings?.payeeChangedWindowDays ?? CONFIG_DEFAULTS.PAYEE_CHANGED_WINDOW_DAYS;
 
 export interface PayoutDeps {
   db: Db;
@@ -91,12 +103,16 @@ export function newRunId(now = new Date()): string {
   return `run-${now.toISOString().slice(0, 10).replaceAll('-', '')}-${randomBytes(3).toString('hex')}`;
 }
 
-/** Validation of a file, including payout ids an earlier run already paid or is paying. */
+/**
+ * Validation of a file, including payout ids an earlier run already paid or is paying, and the directory
+ * payees its rows name (whose wallets they pay).
+ */
 export async function validatePayoutFile(
-  deps: PayoutDeps,
-  report: PayoutFileReport,
+  deps: Pick<PayoutDeps, 'db'>,
+  read: PayoutFileReport,
 ): Promise<PayoutFileReport> {
-  if (report.fileErrors.length || report.rows.length === 0) return report;
+  if (read.fileErrors.length || read.rows.length === 0) return read;
+  const report = resolvePayees(read, await payeesByIds(deps.db, payeeIdsOf(read)));
   return markAlreadyPaid(
     report,
     await findLivePayoutIds(
@@ -327,6 +343,7 @@ export function itemRecord(runId: string, batchId: string, row: PayoutRow): NewP
     amount: row.amount,
     description: row.description,
     store_id: row.storeId,
+    payee_id: row.payeeId ?? null,
     state: 'QUEUED',
   };
 }
@@ -430,15 +447,18 @@ export async function resumeRun(deps: PayoutDeps, input: { runId: string; princi
   return runView(deps, input.runId);
 }
 
-export async function runView(deps: Pick<PayoutDeps, 'db'>, runId: string) {
+export async function runView(deps: ViewDeps, runId: string) {
   const { db } = deps;
   const run = await requireRun(db, runId);
-  const [counts, batches, batchCounts, children] = await Promise.all([
+  const [counts, batches, batchCounts, children, payeeFlags] = await Promise.all([
     itemCounts(db, { run_id: runId }),
     listBatches(db, runId),
     itemCountsByBatch(db, runId),
     childRuns(db, runId),
+    payeeFlagsOfRun(db, runId, windowOf(deps)),
   ]);
+  const flagged = { known: 0, new: 0, changed: 0 };
+  for (const { flag } of payeeFlags.values()) flagged[flag] += 1;
   const finished = (states: Partial<Record<ItemState, { count: number }>>) =>
     (['SUCCEEDED', 'FAILED', 'INELIGIBLE', 'CANCELLED'] as ItemState[]).reduce(
       (sum, state) => sum + (states[state]?.count ?? 0),
@@ -480,6 +500,8 @@ export async function runView(deps: Pick<PayoutDeps, 'db'>, runId: string) {
       uploadedBy: child.uploaded_by,
       uploadedAt: child.uploaded_at,
     })),
+    // For the approver: rows whose receiver is not in the payee directory, or whose payee changed lately.
+    payees: { ...flagged, changedWindowDays: windowOf(deps) },
     batches: batches.map((batch) => {
       const states = batchCounts.get(batch.batch_id) ?? {};
       return {
@@ -515,8 +537,14 @@ export async function listRuns(db: Db, filter: ListFilter) {
 }
 
 /** Wallet ids and names in full for the payout duties, masked for every other reader (api/http/masking). */
-const itemView = (item: PayoutItemRow, full: boolean) => ({
+const itemView = (
+  item: PayoutItemRow,
+  full: boolean,
+  payee: { flag: PayeeFlag; payeeId: string | null } | undefined,
+) => ({
   payoutId: item.payout_id,
+  payeeId: payee?.payeeId ?? null,
+  payeeStatus: payee?.flag ?? 'new',
   row: item.row_number,
   batchId: item.batch_id,
   walletId: full ? item.wallet_id : maskNumber(item.wallet_id),
@@ -533,17 +561,21 @@ const itemView = (item: PayoutItemRow, full: boolean) => ({
 });
 
 export async function listItems(
-  db: Db,
+  deps: ViewDeps,
   runId: string,
   filter: { state?: ItemState; limit: number; offset: number },
   reader: Principal,
 ) {
+  const { db } = deps;
   await requireRun(db, runId);
   const full = seesReceiversInFull(reader);
-  const items = await runItems(db, runId, filter);
+  const [items, payeeFlags] = await Promise.all([
+    runItems(db, runId, filter),
+    payeeFlagsOfRun(db, runId, windowOf(deps)),
+  ]);
   return {
     runId,
-    items: items.map((item) => itemView(item, full)),
+    items: items.map((item) => itemView(item, full, payeeFlags.get(item.payout_id))),
     limit: filter.limit,
     offset: filter.offset,
   };

@@ -7,7 +7,10 @@ import ExcelJS from 'exceljs';
 import { PAYOUT_COLUMNS } from './payout-columns';
 import { toCsv } from '../http/csv';
 
-const EXAMPLE_ROW: Record<(typeof PAYOUT_COLUMNS)[number], string | number> = {
+/** The template keeps to receivers typed in full; a file naming directory payees adds a payee_id column. */
+const TEMPLATE_COLUMNS = PAYOUT_COLUMNS.filter((column) => column !== 'payee_id');
+
+const EXAMPLE_ROW: Record<(typeof TEMPLATE_COLUMNS)[number], string | number> = {
   payout_id: 'luong-2026-11-0001',
   wallet_id: '0912345678',
   wallet_name: 'Nguyễn Văn An',
@@ -18,13 +21,13 @@ const EXAMPLE_ROW: Record<(typeof PAYOUT_COLUMNS)[number], string | number> = {
 };
 
 export function templateCsv(): string {
-  return '\uFEFF' + toCsv(PAYOUT_COLUMNS, [PAYOUT_COLUMNS.map((column) => EXAMPLE_ROW[column])]);
+  return '\uFEFF' + toCsv(TEMPLATE_COLUMNS, [TEMPLATE_COLUMNS.map((column) => EXAMPLE_ROW[column])]);
 }
 
 export async function templateXlsx(): Promise<Buffer> {
   const workbook = new ExcelJS.Workbook();
   const sheet = workbook.addWorksheet('payouts');
-  sheet.columns = PAYOUT_COLUMNS.map((column) => ({
+  sheet.columns = TEMPLATE_COLUMNS.map((column) => ({
     header: column,
     key: column,
     width: column === 'wallet_name' || column === 'description' ? 28 : 18,

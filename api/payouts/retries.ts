@@ -246,6 +246,8 @@ function checkedPatch(item: PayoutItemRow, edit: DraftEdit): DraftItemPatch {
     amount: String(edit.amount ?? Number(item.amount)),
     description: edit.description ?? item.description,
     store_id: item.store_id,
+    // The directory is not consulted for an edit: the row is checked as the receiver it names now.
+    payee_id: null as string | null,
   };
   const checker = new PayoutRowChecker();
   checker.add(

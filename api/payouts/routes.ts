@@ -182,7 +182,7 @@ export function payoutRunRoutes(
         offset: z.coerce.number().int().min(0).default(0),
       }),
       handler: async ({ params, query, principal }) => ({
-        body: await listItems(deps.db, params.runId, query, principal),
+        body: await listItems(deps, params.runId, query, principal),
       }),
     }),
     defineRoute({

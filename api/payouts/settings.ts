@@ -10,6 +10,8 @@ export function payoutSettingsFrom(
     batchSize: config.PAYOUT_BATCH_SIZE,
     parallelBatches: config.PAYOUT_PARALLEL_BATCHES,
     approvalTtlHours: config.PAYOUT_APPROVAL_TTL_HOURS,
+    payeeChangedWindowDays: config.PAYEE_CHANGED_WINDOW_DAYS,
+    balanceWatchIntervalSeconds: config.BALANCE_WATCH_INTERVAL,
     taskQueue: config.TEMPORAL_TASK_QUEUE,
     uploadLimit: config.PAYOUT_UPLOAD_LIMIT,
     uploadConcurrency: config.PAYOUT_UPLOAD_CONCURRENCY,

@@ -2,3 +2,4 @@
 export * from './activity-interface';
 export * from './disbursements';
 export * from './runs';
+export * from './balance-watch';

@@ -82,6 +82,17 @@ export const ERRORS = {
     status: 409,
     meaning: 'A gateway step stopped before sending anything: its kind of outgoing money is held.',
   },
+  // The payee directory (docs/payees.md).
+  payee_archived: { status: 409, meaning: 'The payee is archived; it changes no more and pays nothing.' },
+  payee_change_open: {
+    status: 409,
+    meaning: 'The payee has a proposed change waiting for a second person; decide it first.',
+  },
+  payee_change_not_proposed: { status: 409, meaning: 'The payee change was decided already.' },
+  payee_change_stale: {
+    status: 409,
+    meaning: 'The payee changed after this proposal was made; propose again from the payee as it is.',
+  },
   policy_not_proposed: {
     status: 409,
     meaning:

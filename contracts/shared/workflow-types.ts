@@ -15,6 +15,8 @@ import type { TerminalSettlementInput, TerminalSettlementResult } from '../payme
 import type { SavedMethodPaymentInput, SavedMethodPaymentSnapshot } from '../saved-methods/payments';
 import type { WebhookEndpointInput, WebhookResendInput } from '../events/webhooks';
 import type { HoldReleaseInput } from '../holds/holds';
+import type { PayeeCheckInput, WalletCheckOutcome } from '../payees/payees';
+import type { BalanceWatchInput } from '../payouts/balance-watch';
 
 export interface StartableWorkflows {
   payoutRun: (input: PayoutRunInput) => Promise<RunStatus>;
@@ -34,6 +36,8 @@ export interface StartableWorkflows {
   webhookEndpoint: (input: WebhookEndpointInput) => Promise<'deleted' | 'disabled'>;
   webhookResend: (input: WebhookResendInput) => Promise<'delivered' | 'skipped'>;
   holdRelease: (input: HoldReleaseInput) => Promise<{ signalled: number }>;
+  payeeCheck: (input: PayeeCheckInput) => Promise<WalletCheckOutcome>;
+  balanceWatch: (input: BalanceWatchInput) => Promise<void>;
 }
 
 export type StartableWorkflowName = keyof StartableWorkflows;

@@ -66,6 +66,8 @@ export interface PayoutItemRow {
   message: string | null;
   trans_id: string | null;
   updated_at: Date;
+  /** The directory payee the file named (migration 0024); null when the row typed its receiver. */
+  payee_id?: string | null;
 }
 
 /** States in which a payout id is spoken for: paid, being paid, or waiting to be. */
@@ -139,6 +141,7 @@ export type NewPayoutItem = Pick<
   | 'personal_id'
   | 'description'
   | 'store_id'
+  | 'payee_id'
 > & { state: 'QUEUED'; amount: number };
 
 /**

@@ -2,7 +2,17 @@ import { currencyOfGroup } from '../balance-groups';
 import { CODE } from '../codes';
 import { outcome, type HandlerTable } from '../handler';
 import { payOut, transientFailure } from './payout';
-import { receiverOf, scenarioOf } from './receivers';
+import { receiverOf, scenarioOf, type Receiver } from './receivers';
+import type { SandboxWorld } from '../world';
+
+/**
+ * Whether a wallet check names the wallet's registered holder. Read hardest (gateway/README assumption 30):
+ * the name must be the registered one exactly (ends trimmed); no case or accent is forgiven.
+ */
+function namesRegisteredHolder(world: SandboxWorld, receiver: Receiver): boolean {
+  const registered = world.settings.walletHolders.get(String(receiver.walletId ?? ''));
+  return registered === undefined || registered.trim() === String(receiver.walletName ?? '').trim();
+}
 
 /** Document 3, single disbursement: check wallet, balance, pay. */
 export const disbursementHandlers: HandlerTable = {
@@ -14,7 +24,10 @@ export const disbursementHandlers: HandlerTable = {
       const receiver = receiverOf(request.fields, 'disbursementMethod');
       const scenario = scenarioOf(receiver, 'wallet');
       return (
-        transientFailure(world, request, scenario, JSON.stringify(receiver)) ?? outcome(scenario.checkWallet)
+        transientFailure(world, request, scenario, JSON.stringify(receiver)) ??
+        (scenario.checkWallet === CODE.success && !namesRegisteredHolder(world, receiver)
+          ? outcome(CODE.receiverInfoInvalid)
+          : outcome(scenario.checkWallet))
       );
     },
   },

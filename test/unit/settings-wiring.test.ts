@@ -83,6 +83,8 @@ const PROOFS: Record<keyof Config, string> = {
   IDENTITY_PORT: 'test/identity/identity-settings.test.ts',
   IDENTITY_PEOPLE_FILE: 'test/identity/identity-settings.test.ts',
   IDENTITY_DEMO_PASSWORD: 'test/identity/identity-settings.test.ts',
+  PAYEE_CHANGED_WINDOW_DAYS: 'test/payees/payees.test.ts',
+  BALANCE_WATCH_INTERVAL: 'test/payouts/balance-watch.test.ts',
 };
 
 describe('every setting reaches its process', () => {

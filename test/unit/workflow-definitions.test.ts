@@ -13,6 +13,8 @@ import { stackCheckWorkflowId } from '../../contracts/shared';
 import { subscriptionWorkflowId } from '../../contracts/subscriptions';
 import { webhookEndpointWorkflowId, webhookResendWorkflowId } from '../../contracts/events';
 import { holdReleaseWorkflowId } from '../../contracts/holds';
+import { payeeCheckWorkflowId } from '../../contracts/payees';
+import { balanceWatchWorkflowId } from '../../contracts/payouts';
 
 // Compile-time half: every name the API may start is registered by the worker with that signature.
 const registered: StartableWorkflows = workflows;
@@ -37,6 +39,8 @@ const ID_OF: Record<StartableWorkflowName, (id: string) => string> = {
   webhookEndpoint: webhookEndpointWorkflowId,
   webhookResend: (id) => webhookResendWorkflowId(id, 'event', 'resend'),
   holdRelease: holdReleaseWorkflowId,
+  payeeCheck: payeeCheckWorkflowId,
+  balanceWatch: balanceWatchWorkflowId,
 };
 
 /** Types registered only for runs started under a former name, each with the type that replaced it. */
