@@ -112,6 +112,13 @@ export const configSchema = z.object({
     .default(2)
     .describe('Payout files parsed at once, each in its own worker thread; one more is answered 503'),
   PAYOUT_APPROVAL_TTL_HOURS: z.coerce.number().positive().default(72),
+  PAYOUT_SCHEDULE_CHECK_AHEAD: z
+    .string()
+    .regex(/^[1-9]\d{0,4}(m|h|d)$/, 'must be a number of minutes, hours or days, e.g. 24h, 90m, 2d')
+    .default('24h')
+    .describe(
+      'How long before a scheduled run pays it checks its receivers and the merchant balance (warnings, never a cancellation)',
+    ),
   APPROVAL_POLICY: z
     .string()
     .optional()

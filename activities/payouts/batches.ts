@@ -45,6 +45,7 @@ import { requestIdFor } from '../../contracts/shared';
 import { asActivityFailure, askForEvidence, callGateway, lookupId } from '../shared/gateway-calls';
 import { bindActivities } from '../shared/bind';
 import { stopIfHeld } from '../holds/holds';
+import { checkScheduledRun } from './scheduled-runs';
 
 export interface PayoutActivityDeps {
   db: Db;
@@ -66,6 +67,7 @@ export const createPayoutActivities = (deps: PayoutActivityDeps): PayoutActiviti
     recordBatchStatus,
     recordRunStatus,
     recordDecision,
+    checkScheduledRun,
     reconcileRun,
   });
 
@@ -293,11 +295,13 @@ export async function recordBatchStatus({ db }: PayoutActivityDeps, input: Batch
 }
 
 export async function recordRunStatus({ db }: PayoutActivityDeps, input: RunStatusRecord): Promise<void> {
-  const ended = input.status === 'rejected' || input.status === 'expired';
+  // A run that ends unpaid (rejected, expired, cancelled before its time) frees its payout ids.
+  const ended = input.status === 'rejected' || input.status === 'expired' || input.status === 'cancelled';
   if (ended) await cancelRunItems(db, input.runId);
   await recordRun(db, input.runId, input.status, {
     status_reason: input.reason ?? null,
     ...(ended ? { completed_at: new Date() } : {}),
+    ...(input.executeAt ? { execute_at: new Date(input.executeAt) } : {}),
   });
 }
 

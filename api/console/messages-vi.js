@@ -545,6 +545,8 @@ export const VI_ERRORS = {
   decision_refused:
     'Quyết định bị từ chối vì không có bằng chứng hợp lệ từ API (kiểm tra DECISION_SIGNING_KEY của API và worker).',
   run_not_waiting_for_funds: 'Đợt chi trả không ở trạng thái chờ nạp tiền.',
+  run_not_scheduled:
+    'Đợt chi trả không ở trạng thái đã hẹn giờ (đã bắt đầu, đã kết thúc hoặc chưa từng hẹn giờ); không thể hủy.',
   malformed_body: 'Nội dung gửi lên không phải JSON hợp lệ.',
   body_too_large: 'File hoặc nội dung gửi lên quá lớn.',
   unsupported_encoding: 'Nội dung phải dùng mã hóa UTF-8.',

@@ -10,6 +10,7 @@ export function payoutSettingsFrom(
     batchSize: config.PAYOUT_BATCH_SIZE,
     parallelBatches: config.PAYOUT_PARALLEL_BATCHES,
     approvalTtlHours: config.PAYOUT_APPROVAL_TTL_HOURS,
+    scheduleCheckAhead: config.PAYOUT_SCHEDULE_CHECK_AHEAD,
     taskQueue: config.TEMPORAL_TASK_QUEUE,
     uploadLimit: config.PAYOUT_UPLOAD_LIMIT,
     uploadConcurrency: config.PAYOUT_UPLOAD_CONCURRENCY,

@@ -56,6 +56,10 @@ export const ERRORS = {
       'A workflow refused a decision without a valid proof from the API (forged, replayed, another key).',
   },
   run_not_waiting_for_funds: { status: 409, meaning: 'The run is not waiting for a top-up.' },
+  run_not_scheduled: {
+    status: 409,
+    meaning: 'The run is not scheduled (never was, or has started or ended); it cannot be cancelled.',
+  },
   disbursement_exists: { status: 409, meaning: 'The disbursement id is used by another disbursement.' },
   // Approvals of outgoing money (docs/approvals.md).
   daily_cap_exceeded: {
