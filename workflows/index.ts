@@ -12,6 +12,7 @@ export { savedMethodBinding, savedMethodDeletion } from './saved-methods/saved-m
 export { savedMethodPayment } from './saved-methods/saved-method-payment';
 export { webhookEndpoint, webhookResend } from './events/webhook-endpoint';
 export { holdRelease } from './holds/hold-release';
+export { merchantBalance } from './payouts/merchant-balance';
 
 // The same workflows under their former type names, for runs started before the capability was named
 // saved methods: a worker must find a run's type to resume it. Nothing starts them any more; remove them once

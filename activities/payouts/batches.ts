@@ -45,7 +45,7 @@ import { requestIdFor } from '../../contracts/shared';
 import { asActivityFailure, askForEvidence, callGateway, lookupId } from '../shared/gateway-calls';
 import { bindActivities } from '../shared/bind';
 import { stopIfHeld } from '../holds/holds';
-import { checkScheduledRun } from './scheduled-runs';
+import { checkScheduledRun, readMerchantBalance } from './scheduled-runs';
 
 export interface PayoutActivityDeps {
   db: Db;
@@ -68,6 +68,7 @@ export const createPayoutActivities = (deps: PayoutActivityDeps): PayoutActiviti
     recordRunStatus,
     recordDecision,
     checkScheduledRun,
+    readMerchantBalance,
     reconcileRun,
   });
 

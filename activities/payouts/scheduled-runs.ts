@@ -62,6 +62,19 @@ export async function checkScheduledRun(
   };
 }
 
+/** The balance for the forecast: read fresh, with a lookup id of its own; a refusal fails the read. */
+export async function readMerchantBalance(
+  { gateway }: { gateway: GatewayClient },
+  _input: Record<string, never>,
+): Promise<{ balance: number; asOf: string }> {
+  const id = lookupId('merchant-balance');
+  const result = await callGateway(gateway, 'disbursement.balance', { orderId: id, requestId: id });
+  return {
+    balance: Number((result.body as { amount?: number }).amount ?? 0),
+    asOf: new Date().toISOString(),
+  };
+}
+
 /** disbursement/balance, read fresh; a refusal or an unreachable gateway is "not known", never 0. */
 async function merchantBalance(
   gateway: GatewayClient,

@@ -22,6 +22,7 @@ import {
   type PayoutDeps,
 } from './payout-runs';
 import { executeAtProblem } from './scheduling';
+import { balanceForecast } from './balance-forecast';
 
 const READERS = ['viewer', 'payouts-maker', 'payouts-approver'] as const;
 const runParams = z.object({
@@ -250,6 +251,16 @@ export function payoutRunRoutes(
       handler: async ({ params, body, principal }) => ({
         body: await cancelScheduledRun(deps, { runId: params.runId, note: body.note, principal }),
       }),
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/v1/balance-forecast',
+      summary:
+        "The next `days` GMT+7 days (today first) of scheduled outgoing money (scheduled payout runs, each with its total) against the merchant's disbursement balance from the gateway (null, with `balanceError`, when the gateway does not tell it).",
+      tag: 'payouts',
+      access: { roles: READERS },
+      query: z.object({ days: z.coerce.number().int().min(1).max(31).default(14) }),
+      handler: async ({ query }) => ({ body: await balanceForecast(deps, query.days) }),
     }),
     defineRoute({
       method: 'post',

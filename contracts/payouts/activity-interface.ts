@@ -103,6 +103,8 @@ export interface PayoutActivities {
   recordBatchStatus(input: BatchStatusRecord): Promise<void>;
   recordRunStatus(input: RunStatusRecord): Promise<void>;
   recordDecision(input: DecisionRecord): Promise<void>;
+  /** The merchant's disbursement balance now (gateway "Disbursement: merchant balance"), for the forecast. */
+  readMerchantBalance(input: Record<string, never>): Promise<{ balance: number; asOf: string }>;
   /** Ahead of a scheduled run's time: receivers (wallet check) and the merchant balance; warns, never cancels. */
   checkScheduledRun(input: { runId: string }): Promise<ScheduledRunCheck>;
   /** Counts the whole run against its upload and the gateway's totals, and records the run's end. */

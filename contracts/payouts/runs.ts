@@ -9,6 +9,8 @@ import type { DecisionProof, RefusedDecision } from '../shared/decision-proof';
 // ---- identities: every id derives from the run, so a retry or a replay can never invent a new order
 export const payoutRunWorkflowId = (runId: string) => `payout-run/${runId}`;
 export const payoutBatchWorkflowId = (batchId: string) => `payout-batch/${batchId}`;
+/** One read of the merchant's disbursement balance for the forecast: a fresh id each time, as a balance is read, not made. */
+export const merchantBalanceWorkflowId = (readId: string) => `merchant-balance/${readId}`;
 /** The batch's gateway orderId is the batch id itself: `<runId>-b001`. */
 export const payoutBatchId = (runId: string, seq: number) => `${runId}-b${String(seq).padStart(3, '0')}`;
 

@@ -34,6 +34,7 @@ export interface StartableWorkflows {
   webhookEndpoint: (input: WebhookEndpointInput) => Promise<'deleted' | 'disabled'>;
   webhookResend: (input: WebhookResendInput) => Promise<'delivered' | 'skipped'>;
   holdRelease: (input: HoldReleaseInput) => Promise<{ signalled: number }>;
+  merchantBalance: (input: Record<string, never>) => Promise<{ balance: number; asOf: string }>;
 }
 
 export type StartableWorkflowName = keyof StartableWorkflows;

@@ -25,13 +25,16 @@ const stack = useStack(createTimeSkippingEnv, {
   keys: {
     makerKey: { name: 'maker', roles: ['payouts-maker'] },
     approverKey: { name: 'approver', roles: ['payouts-approver'] },
+    viewerKey: { name: 'viewer', roles: ['viewer'] },
   },
   workerTuning: { maxCachedWorkflows: 0 },
+  // The API waits on workflows (an approval's update, the forecast's balance read): with a client of its own
+  // that does not skip time, only this file's sleeps move the clock.
+  plainApiClient: true,
   app: {
     payouts: {
       ...testPayoutSettings(taskQueue),
-      // Approving waits on the API's client, which lets the server skip time: the approval deadline must
-      // outlast the days this file skips.
+      // The approval deadline must outlast the days this file skips.
       approvalTtlHours: 30 * 24,
       scheduleCheckAhead: `${CHECK_AHEAD_HOURS}h`,
     },
@@ -124,6 +127,67 @@ describe('scheduled payout runs', () => {
     );
     expect(notScheduled.status).toBe(409);
     expect(notScheduled.body.error.code).toBe('run_not_scheduled');
+  });
+  it('the balance forecast: the next days of scheduled runs by GMT+7 day, adding up, against the balance', async () => {
+    fixture.stack.sandbox.admin.reset();
+    fixture.stack.sandbox.admin.setBalance('VND', 123_456_789);
+    // Before any test skips time: the server's clock is still the API's. The forecast counts from the API's clock (today in GMT+7); these runs pay 24, 25 and 72 hours from now.
+    const now = Date.now();
+    const plan = [24, 25, 72].map((hours) => now + hours * HOUR);
+    const runs: Array<{ runId: string; date: string; total: number }> = [];
+    for (const [index, at] of plan.entries()) {
+      const runId = await upload(payoutFile(freshId(`fc${index}`), index + 1));
+      const approved = await approveAt(runId, at);
+      expect(approved.status, JSON.stringify(approved.body)).toBe(200);
+      runs.push({ runId, date: gmt7Date(at), total: approved.body.totalAmount as number });
+    }
+
+    const forecast = await apiCall(
+      fixture.stack,
+      fixture.stack.viewerKey,
+      'GET',
+      '/v1/balance-forecast?days=5',
+    );
+    expect(forecast.status, JSON.stringify(forecast.body)).toBe(200);
+    expect(forecast.body).toMatchObject({ currency: 'VND', balance: 123_456_789, balanceError: null });
+    const days = forecast.body.days as Array<{
+      date: string;
+      outgoing: number;
+      runs: Array<{ runId: string; total: number; status: string }>;
+    }>;
+    expect(days.map((day) => day.date)).toEqual([0, 1, 2, 3, 4].map((n) => gmt7Date(now + n * 24 * HOUR)));
+    for (const day of days) {
+      // Each day's outgoing is the sum of its runs; ours are on the days they pay, with their totals.
+      expect(day.outgoing).toBe(day.runs.reduce((sum, run) => sum + run.total, 0));
+      const ours = runs.filter((run) => run.date === day.date);
+      expect(day.runs.filter((run) => ours.some((mine) => mine.runId === run.runId))).toEqual(
+        ours.map((run) => ({ runId: run.runId, total: run.total, status: 'scheduled' })),
+      );
+    }
+    const default14 = await apiCall(fixture.stack, fixture.stack.viewerKey, 'GET', '/v1/balance-forecast');
+    expect(default14.body.days).toHaveLength(14);
+    for (const days of ['0', '32', 'two'])
+      expect(
+        (await apiCall(fixture.stack, fixture.stack.viewerKey, 'GET', `/v1/balance-forecast?days=${days}`))
+          .status,
+      ).toBe(400);
+
+    // Cancelled, they leave the forecast.
+    for (const run of runs)
+      expect(
+        (
+          await apiCall(
+            fixture.stack,
+            fixture.stack.approverKey,
+            'POST',
+            `/v1/payout-runs/${run.runId}/cancel`,
+            '{}',
+          )
+        ).status,
+      ).toBe(200);
+    const after = await apiCall(fixture.stack, fixture.stack.viewerKey, 'GET', '/v1/balance-forecast?days=5');
+    const listed = (after.body.days as Array<{ runs: Array<{ runId: string }> }>).flatMap((day) => day.runs);
+    expect(listed.filter((run) => runs.some((mine) => mine.runId === run.runId))).toEqual([]);
   });
   it('waits as scheduled, pays at executeAt and not before, one movement per row', async () => {
     fixture.stack.sandbox.admin.reset();
@@ -227,7 +291,12 @@ describe('scheduled payout runs', () => {
       ]);
       return types;
     });
-    expect(warnings[1]!.snapshot).toMatchObject({ balance: 15_000, needed: 10_000 + 10_001 + 10_002 });
+    // Needed: this run's total and every run scheduled to pay before it (in this shared database, whatever they are).
+    const short = warnings[1]!.snapshot as { balance: number; needed: number; scheduledBefore: number };
+    expect(short).toMatchObject({
+      balance: 15_000,
+      needed: 10_000 + 10_001 + 10_002 + short.scheduledBefore,
+    });
     expect(warnings[2]!.snapshot).toMatchObject({
       receiversChecked: 3,
       receiversRefused: 1,
@@ -251,3 +320,6 @@ describe('scheduled payout runs', () => {
     expect(movementsOf(runId).filter((entry) => entry.outcome === 'succeeded')).toHaveLength(2);
   });
 });
+
+/** The GMT+7 calendar day of an instant. */
+const gmt7Date = (ms: number) => new Date(ms + 7 * HOUR).toISOString().slice(0, 10);
