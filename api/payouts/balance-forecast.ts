@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { scheduledRunsBetween } from '../../db/payouts/runs';
 import { merchantBalanceWorkflowId } from '../../contracts/payouts';
 import { dayOfGmt7, instantOf } from '../../contracts/subscriptions';
-import { executeWorkflow } from '../workflow-starts';
+import { startWorkflow } from '../workflow-starts';
 import type { PayoutDeps } from './payout-runs';
 
 const DAY_MS = 86_400_000;
@@ -51,17 +51,32 @@ export async function balanceForecast(
   };
 }
 
+/**
+ * How long the dashboard waits for the balance: a gateway read takes well under a second; workers that are down
+ * or a gateway that does not answer must not hold the forecast, which is shown with the balance unknown.
+ */
+const BALANCE_WAIT_MS = 5_000;
+
 /** The balance through a short workflow (only workers hold the gateway's keys); unknown, with why, if it fails. */
 async function readBalance(
   deps: Pick<PayoutDeps, 'temporal' | 'settings'>,
 ): Promise<Pick<BalanceForecast, 'balance' | 'balanceAsOf' | 'balanceError'>> {
+  let timer: NodeJS.Timeout | undefined;
   try {
-    const { balance, asOf } = await executeWorkflow(deps.temporal, 'merchantBalance', {
+    const handle = await startWorkflow(deps.temporal, 'merchantBalance', {
       taskQueue: deps.settings.taskQueue,
       workflowId: merchantBalanceWorkflowId(randomUUID()),
       args: [{}],
+      // Nobody reads an answer later than this: the workflow ends rather than read for no one.
       workflowExecutionTimeout: '1 minute',
     });
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new Error(`no answer within ${BALANCE_WAIT_MS / 1000} seconds`)),
+        BALANCE_WAIT_MS,
+      );
+    });
+    const { balance, asOf } = await Promise.race([handle.result(), late]);
     return { balance, balanceAsOf: asOf, balanceError: null };
   } catch (error) {
     const cause = (error as { cause?: { cause?: Error; message?: string } }).cause;
@@ -71,5 +86,7 @@ async function readBalance(
       balanceAsOf: null,
       balanceError: `The gateway did not tell the balance: ${message}`,
     };
+  } finally {
+    clearTimeout(timer);
   }
 }
