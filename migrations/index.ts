@@ -20,6 +20,7 @@ import * as auditEntriesCompleted from './20261126_0018_audit_entries_completed'
 import * as approvals from './20261126_0019_approvals';
 import * as approvalPolicyVersions from './20261126_0020_approval_policy_versions';
 import * as holds from './20261126_0021_holds';
+import * as scheduledRuns from './20261127_0022_scheduled_runs';
 import * as runRetriesAndItemEvents from './20261127_0023_run_retries_and_item_events';
 import * as payeesAndBalanceWatch from './20261127_0024_payees_and_balance_watch';
 import * as identity from './20261127_0028_identity';
@@ -53,6 +54,7 @@ export const migrations: Migration[] = [
   { name: '20261126_0019_approvals', ...approvals },
   { name: '20261126_0020_approval_policy_versions', ...approvalPolicyVersions },
   { name: '20261126_0021_holds', ...holds },
+  { name: '20261127_0022_scheduled_runs', ...scheduledRuns },
   { name: '20261127_0023_run_retries_and_item_events', ...runRetriesAndItemEvents },
   { name: '20261127_0024_payees_and_balance_watch', ...payeesAndBalanceWatch },
   { name: '20261127_0028_identity', ...identity },

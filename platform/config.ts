@@ -128,6 +128,13 @@ export const configSchema = z.object({
     .describe(
       'A payout row whose directory payee had its details changed within this many days is flagged `changed` on the approval screen',
     ),
+  PAYOUT_SCHEDULE_CHECK_AHEAD: z
+    .string()
+    .regex(/^[1-9]\d{0,4}(m|h|d)$/, 'must be a number of minutes, hours or days, e.g. 24h, 90m, 2d')
+    .default('24h')
+    .describe(
+      'How long before a scheduled run pays it checks its receivers and the merchant balance (warnings, never a cancellation)',
+    ),
   APPROVAL_POLICY: z
     .string()
     .optional()

@@ -19,6 +19,13 @@ export const EVENT_CATALOGUE = {
   'payout_item.succeeded': 'One row of a payout run was paid to its receiver.',
   'payout_item.failed':
     'One row of a payout run was refused or not paid; resultCode, message and reason say why. Nothing moved.',
+  'payout_run.scheduled':
+    'The run was approved to pay at executeAt; it waits until then and can be cancelled.',
+  'payout_run.cancelled': 'A scheduled run was cancelled before its time; nothing was paid.',
+  'payout_run.funds_short':
+    'Ahead of its time, the balance is short of the run plus every run scheduled before it; it still pays then.',
+  'payout_run.scheduled_check_failed':
+    'Ahead of its time, the gateway refused some receivers of a scheduled run (or could not be asked).',
   'disbursement.succeeded': 'A single disbursement reached the receiver.',
   'disbursement.failed': 'A single disbursement was refused; nothing was paid.',
   'remittance.succeeded': 'A remittance reached the receiver.',
@@ -118,6 +125,30 @@ export interface PayoutItemSnapshot {
   message: string | null;
   reason: { en: string; vi: string } | null;
   transId: string | null;
+}
+
+/** A run approved to pay at a time (docs/payout-runs.md, "Scheduling"). */
+export interface ScheduledPayoutRunSnapshot extends PayoutRunSnapshot {
+  executeAt: string | null;
+}
+
+/** The balance against what a scheduled run and every run scheduled before it will take. */
+export interface FundsShortSnapshot extends ScheduledPayoutRunSnapshot {
+  balance: number;
+  /** This run's total plus `scheduledBefore`. */
+  needed: number;
+  scheduledBefore: number;
+  checkedAt: string;
+}
+
+/** The receivers the gateway's wallet check refused ahead of a scheduled run (wallets masked), or why it could not ask. */
+export interface ScheduledCheckFailedSnapshot extends ScheduledPayoutRunSnapshot {
+  receiversChecked: number;
+  receiversRefused: number;
+  /** The first refusals, at most 50. */
+  refused: Array<{ payoutId: string; row: number; wallet: string; resultCode: number; message: string }>;
+  problem: string | null;
+  checkedAt: string;
 }
 
 export interface DisbursementSnapshot {
@@ -287,6 +318,10 @@ export interface EventSnapshots {
   'payout_run.needs_attention': PayoutRunSnapshot;
   'payout_item.succeeded': PayoutItemSnapshot;
   'payout_item.failed': PayoutItemSnapshot;
+  'payout_run.scheduled': ScheduledPayoutRunSnapshot;
+  'payout_run.cancelled': ScheduledPayoutRunSnapshot;
+  'payout_run.funds_short': FundsShortSnapshot;
+  'payout_run.scheduled_check_failed': ScheduledCheckFailedSnapshot;
   'disbursement.succeeded': DisbursementSnapshot;
   'disbursement.failed': DisbursementSnapshot;
   'remittance.succeeded': RemittanceSnapshot;

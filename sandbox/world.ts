@@ -39,7 +39,7 @@ export interface SandboxSettings {
   unbindUrl: string | undefined;
   /**
    * Wallet holders' registered names, by wallet id (admin `registerWalletHolder`). A wallet check naming
-   * another name is refused 4003 (gateway/README assumption 30); a wallet with none registered takes any.
+   * another name is refused 4003 (gateway/README assumption 32); a wallet with none registered takes any.
    */
   walletHolders: Map<string, string>;
 }

@@ -14,6 +14,7 @@ export { webhookEndpoint, webhookResend } from './events/webhook-endpoint';
 export { holdRelease } from './holds/hold-release';
 export { payeeCheck } from './payees/payee-check';
 export { balanceWatch } from './payouts/balance-watch';
+export { merchantBalance } from './payouts/merchant-balance';
 
 // The same workflows under their former type names, for runs started before the capability was named
 // saved methods: a worker must find a run's type to resume it. Nothing starts them any more; remove them once

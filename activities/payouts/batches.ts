@@ -49,6 +49,7 @@ import { asActivityFailure, askForEvidence, callGateway, lookupId } from '../sha
 import { bindActivities } from '../shared/bind';
 import { stopIfHeld } from '../holds/holds';
 import { watchBeforeBatch } from './balance-watch';
+import { checkScheduledRun, readMerchantBalance } from './scheduled-runs';
 
 export interface PayoutActivityDeps {
   db: Db;
@@ -70,6 +71,8 @@ export const createPayoutActivities = (deps: PayoutActivityDeps): PayoutActiviti
     recordBatchStatus,
     recordRunStatus,
     recordDecision,
+    checkScheduledRun,
+    readMerchantBalance,
     reconcileRun,
   });
 
@@ -321,11 +324,13 @@ export async function recordBatchStatus({ db }: PayoutActivityDeps, input: Batch
 }
 
 export async function recordRunStatus({ db }: PayoutActivityDeps, input: RunStatusRecord): Promise<void> {
-  const ended = input.status === 'rejected' || input.status === 'expired';
+  // A run that ends unpaid (rejected, expired, cancelled before its time) frees its payout ids.
+  const ended = input.status === 'rejected' || input.status === 'expired' || input.status === 'cancelled';
   if (ended) await cancelRunItems(db, input.runId);
   await recordRun(db, input.runId, input.status, {
     status_reason: input.reason ?? null,
     ...(ended ? { completed_at: new Date() } : {}),
+    ...(input.executeAt ? { execute_at: new Date(input.executeAt) } : {}),
   });
 }
 

@@ -8,7 +8,7 @@
 import { request } from './api.js';
 import { failureReasonsChart, forecastChart, moneyOutChart, showCharts, successRateChart } from './charts.js';
 import { fill, fillIfChanged, h } from './dom.js';
-import { age, count } from './format.js';
+import { age, count, dateTime, vnd } from './format.js';
 import { t } from './i18n.js';
 import { errorBox, pageHeading } from './ui.js';
 import { serverText } from './server-text.js';
@@ -69,6 +69,33 @@ const CHECKS = [
     status: 'needs_attention',
     key: 'runs',
     text: () => t('Payout runs that need attention'),
+  },
+  {
+    duty: 'readRuns',
+    list: 'runs',
+    endpoint: '/v1/payout-runs',
+    status: 'scheduled',
+    key: 'runs',
+    text: () => t('Payout runs scheduled to pay later'),
+    since: (row) => row.uploadedAt,
+    // Each with its time (GMT+7) and a warning when the check ahead of it found the balance short or receivers refused.
+    detail: (rows) =>
+      h(
+        'ul',
+        { class: 'dashboard-detail' },
+        rows
+          .slice(0, 5)
+          .map((row) =>
+            h(
+              'li',
+              { 'data-run': row.runId },
+              h('a', { href: `#/runs/${encodeURIComponent(row.runId)}` }, row.runId),
+              ': ',
+              t('pays {total} at {time}', { total: vnd(row.totalAmount), time: dateTime(row.executeAt) }),
+              row.scheduleWarning ? [' ', h('span', { class: 'badge badge-warn' }, t('Warning'))] : null,
+            ),
+          ),
+      ),
   },
   {
     duty: 'readRuns',

@@ -157,6 +157,8 @@ function summaryOf(ctx, view) {
       [t('Decided'), view.decidedAt ? dateTime(view.decidedAt) : null],
       [t('Note'), view.decisionNote],
       [t('Approval expires'), view.status === 'awaiting_approval' ? dateTime(view.expiresAt) : null],
+      [t('Pays at'), view.executeAt ? h('span', { id: 'run-execute-at' }, dateTime(view.executeAt)) : null],
+      [t('Warnings before its time'), scheduleWarningsOf(view)],
       [t('Completed'), view.completedAt ? dateTime(view.completedAt) : null],
       [t('Workflow'), workflowLink(ctx.config, view.workflowId, view.workflowId)],
     ]),
@@ -227,6 +229,27 @@ function actionsOf(ctx, view, refresh) {
       feedback,
     ];
   }
+  if (view.status === 'scheduled' && ctx.can('decide')) {
+    return [
+      h('h2', {}, t('Scheduled')),
+      h(
+        'p',
+        {},
+        t('This run pays at {time}. It can be cancelled until then.', { time: dateTime(view.executeAt) }),
+      ),
+      h(
+        'button',
+        {
+          type: 'button',
+          class: 'danger',
+          id: 'cancel-run',
+          onclick: () => act('cancel', {}, t('Run cancelled; nothing will be paid.')),
+        },
+        t('Cancel scheduled run'),
+      ),
+      feedback,
+    ];
+  }
   if (view.status !== 'awaiting_approval') return [];
   if (!ctx.can('decide')) {
     return [h('p', { class: 'note' }, t('This run waits for a person with the approver role.'))];
@@ -236,6 +259,14 @@ function actionsOf(ctx, view, refresh) {
     return [h('p', { class: 'note' }, t('You uploaded this run, so another approver must decide it.'))];
   }
   const note = h('textarea', { id: 'decision-note', rows: '2', maxlength: '500' });
+  // The time is entered in GMT+7 (the finance team's clock), whatever the browser's zone.
+  const payAt = h('input', { id: 'pay-at', type: 'datetime-local', 'aria-describedby': 'pay-at-hint' });
+  const approval = () => ({
+    ...(note.value ? { note: note.value } : {}),
+    ...(payAt.value
+      ? { executeAt: `${payAt.value.length === 16 ? `${payAt.value}:00` : payAt.value}+07:00` }
+      : {}),
+  });
   return [
     h('h2', {}, t('Decide')),
     h(
@@ -251,6 +282,9 @@ function actionsOf(ctx, view, refresh) {
     ),
     h('label', { for: 'decision-note' }, t('Note (optional, recorded with the decision)')),
     note,
+    h('label', { for: 'pay-at' }, t('Pay at (GMT+7, optional)')),
+    payAt,
+    h('p', { id: 'pay-at-hint', class: 'hint' }, t('Leave empty to pay as soon as the run is approved.')),
     h(
       'p',
       { class: 'actions' },
@@ -260,8 +294,16 @@ function actionsOf(ctx, view, refresh) {
           type: 'button',
           class: 'primary',
           id: 'approve-run',
-          onclick: () =>
-            act('approve', note.value ? { note: note.value } : {}, t('Run approved; payment started.')),
+          onclick: () => {
+            const body = approval();
+            return act(
+              'approve',
+              body,
+              body.executeAt
+                ? t('Run approved; it pays at the time chosen.')
+                : t('Run approved; payment started.'),
+            );
+          },
         },
         t('Approve and pay'),
       ),
@@ -279,6 +321,34 @@ function actionsOf(ctx, view, refresh) {
     ),
     feedback,
   ];
+}
+
+/**
+ * What the check ahead of a scheduled run found, in words; nothing when it found nothing.
+ * @param {ApiRecord} view
+ */
+function scheduleWarningsOf(view) {
+  const warnings =
+    /** @type {{ fundsShort?: ApiRecord | null, receivers?: ApiRecord | null } | undefined} */ (
+      view.scheduleWarnings
+    );
+  const lines = [];
+  if (warnings?.fundsShort)
+    lines.push(
+      t('Balance short: {balance} for {needed} needed.', {
+        balance: vnd(warnings.fundsShort.balance),
+        needed: vnd(warnings.fundsShort.needed),
+      }),
+    );
+  if (warnings?.receivers)
+    lines.push(
+      t('Receivers refused by the wallet check: {count}.', {
+        count: count(warnings.receivers.receiversRefused),
+      }),
+    );
+  return lines.length
+    ? h('span', { id: 'run-schedule-warnings', class: 'badge badge-warn' }, lines.join(' '))
+    : null;
 }
 
 /**

@@ -15,12 +15,14 @@ export const payoutRuns = {
   searchLabel: () => t('Search by run id or file name'),
   statuses: [
     'awaiting_approval',
+    'scheduled',
     'running',
     'awaiting_funds',
     'reconciled',
     'needs_attention',
     'rejected',
     'expired',
+    'cancelled',
   ],
   idOf: (run) => run.runId,
   listExtras: (ctx) =>

@@ -28,7 +28,9 @@ import {
   type PayoutRunRow,
 } from '../../db/payouts/runs';
 import {
+  approvalAction,
   canMoveRun,
+  cancelScheduledUpdate,
   decideUpdate,
   payoutBatchId,
   payoutBatchWorkflowId,
@@ -67,12 +69,15 @@ import { payeeIdsOf, resolvePayees } from './payout-payees';
 import { payeeFlagsOfRun, payeesByIds } from '../../db/payees/payees';
 import { startWorkflow } from '../workflow-starts';
 import { orderIdTaken } from '../order-ids';
+import { utcInstant } from './scheduling';
 
 export interface PayoutSettings {
   maxRows: number;
   batchSize: number;
   parallelBatches: number;
   approvalTtlHours: number;
+  /** PAYOUT_SCHEDULE_CHECK_AHEAD: when a scheduled run checks receivers and balance; absent: the default. */
+  scheduleCheckAhead?: string;
   timing: PayoutTiming;
   taskQueue: string;
   /** A single disbursement's waits: for its notification before asking, for its final result before an operator is told. */
@@ -317,6 +322,7 @@ export async function startRunWorkflow(deps: PayoutDeps, runId: string): Promise
     parallelBatches: settings.parallelBatches,
     timing: settings.timing,
     approvers: run.required_approvers,
+    ...(settings.scheduleCheckAhead !== undefined && { scheduleCheckAhead: settings.scheduleCheckAhead }),
   };
   await startOnce(() =>
     startWorkflow(temporal, 'payoutRun', {
@@ -366,9 +372,17 @@ export async function requireRun(db: Db, runId: string): Promise<PayoutRunRow> {
  */
 export async function decideRun(
   deps: PayoutDeps,
-  input: { runId: string; decision: 'approve' | 'reject'; note?: string; principal: Principal },
+  input: {
+    runId: string;
+    decision: 'approve' | 'reject';
+    note?: string;
+    /** With an approval: when the run pays (checked by the route: ahead, within 370 days). */
+    executeAt?: string;
+    principal: Principal;
+  },
 ) {
   const run = await requireRun(deps.db, input.runId);
+  const executeAt = input.executeAt === undefined ? undefined : utcInstant(input.executeAt);
   const by = actorOf(input.principal);
   if (
     input.decision === 'approve' &&
@@ -384,16 +398,25 @@ export async function decideRun(
       'approval_already_given',
       `${by.name} approved run ${run.run_id} already; it needs ${run.required_approvers} different people.`,
     );
+  // The time to pay at is signed with the approval, so the workflow pays at the time the approver named.
   const proof = deps.signDecision({
     subject: run.workflow_id,
-    action: input.decision,
+    action: input.decision === 'approve' ? approvalAction(executeAt) : input.decision,
     by,
     ...(input.note !== undefined && { note: input.note }),
   });
   try {
-    await deps.temporal.workflow
-      .getHandle(run.workflow_id)
-      .executeUpdate(decideUpdate, { args: [{ decision: input.decision, by, note: input.note, proof }] });
+    await deps.temporal.workflow.getHandle(run.workflow_id).executeUpdate(decideUpdate, {
+      args: [
+        {
+          decision: input.decision,
+          by,
+          note: input.note,
+          ...(executeAt !== undefined && { executeAt }),
+          proof,
+        },
+      ],
+    });
   } catch (error) {
     if (error instanceof WorkflowUpdateFailedError) {
       const cause = error.cause as (Error & { type?: string }) | undefined;
@@ -425,6 +448,49 @@ function selfApproval(uploadedBy: string): ApiError {
     'self_approval',
     `${uploadedBy} uploaded this run and cannot approve it, with this key or another of theirs; another person must approve it.`,
   );
+}
+
+/**
+ * Cancel a scheduled run: the workflow refuses once the run has started (its status moves from `scheduled`
+ * only once, to `running` or `cancelled`), so a cancel that arrives as the run starts is refused, never half
+ * done, and a cancelled run never pays.
+ */
+export async function cancelScheduledRun(
+  deps: PayoutDeps,
+  input: { runId: string; note?: string; principal: Principal },
+) {
+  const run = await requireRun(deps.db, input.runId);
+  const notScheduled = (why?: string) =>
+    conflict(
+      'run_not_scheduled',
+      why ?? `Run ${input.runId} is ${run.status}; only a scheduled run can be cancelled.`,
+    );
+  if (run.status !== 'scheduled') throw notScheduled();
+  const by = actorOf(input.principal);
+  const proof = deps.signDecision({
+    subject: run.workflow_id,
+    action: 'cancel',
+    by,
+    ...(input.note !== undefined && { note: input.note }),
+  });
+  try {
+    await deps.temporal.workflow
+      .getHandle(run.workflow_id)
+      .executeUpdate(cancelScheduledUpdate, { args: [{ by, note: input.note, proof }] });
+  } catch (error) {
+    if (error instanceof WorkflowUpdateFailedError) {
+      const cause = error.cause as (Error & { type?: string }) | undefined;
+      if (failureTypeOf(cause) === DECISION_REFUSED)
+        throw new ApiError(
+          DECISION_REFUSED,
+          `${cause?.message} Check that the API and the workers share one DECISION_SIGNING_KEY.`,
+        );
+      throw notScheduled(cause?.message ?? error.message);
+    }
+    if ((error as Error).name === 'WorkflowNotFoundError') throw notScheduled();
+    throw error;
+  }
+  return runView(deps, input.runId);
 }
 
 export async function resumeRun(deps: PayoutDeps, input: { runId: string; principal: Principal }) {
@@ -477,6 +543,9 @@ export async function runView(deps: ViewDeps, runId: string) {
     decidedBy: run.decided_by,
     decidedAt: run.decided_at,
     decisionNote: run.decision_note,
+    // A scheduled run: when it pays (UTC; the console shows GMT+7), and what the check ahead of it warned.
+    executeAt: run.execute_at ?? null,
+    scheduleWarnings: { fundsShort: run.funds_warning ?? null, receivers: run.receivers_warning ?? null },
     // What the policy asked when the run was uploaded, and the approvals so far ("approvals: 1 of 2").
     approvals: {
       required: run.required_approvers,
@@ -532,6 +601,8 @@ export async function listRuns(db: Db, filter: ListFilter) {
     uploadedAt: run.uploaded_at,
     decidedBy: run.decided_by,
     workflowId: run.workflow_id,
+    executeAt: run.execute_at ?? null,
+    scheduleWarning: Boolean(run.funds_warning || run.receivers_warning),
   }));
   return { rows, nextOffset: page.nextOffset };
 }

@@ -5,11 +5,13 @@ import type { ReadPayoutFile } from './payout-file-stream';
 import { sizeInBytes, UploadParsers } from './upload-parsers';
 import { defineRoute, type AnyRoute } from '../http/routes';
 import { refuseMissingBody } from '../http/missing-body';
+import { beyondSchema } from '../http/errors';
 import { errorReportCsv } from './payout-csv';
 import { BATCH_ITEM_AMOUNT_RANGE } from '../../gateway';
 import { combinedReconciliation, discardDraft, editDraftItem, retryFailedRows, submitRetry } from './retries';
 import { templateCsv, templateXlsx } from './payout-template';
 import {
+  cancelScheduledRun,
   decideRun,
   listItems,
   listRuns,
@@ -21,6 +23,8 @@ import {
   validatePayoutFile,
   type PayoutDeps,
 } from './payout-runs';
+import { executeAtProblem } from './scheduling';
+import { balanceForecast } from './balance-forecast';
 
 const READERS = ['viewer', 'payouts-maker', 'payouts-approver'] as const;
 const runParams = z.object({
@@ -44,6 +48,20 @@ const draftEdit = z
 const sheetQuery = z.string().min(1).max(100).optional();
 const XLSX_TYPE = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
 const decisionBody = z.object({ note: z.string().max(500).optional() });
+/**
+ * An approval may name when the run pays. A time that is not ISO 8601 with its offset breaks the document (400);
+ * one in the past or more than 370 days ahead breaks only payrun's rule (422 invalid_request naming it).
+ */
+const approvalBody = decisionBody.extend({
+  executeAt: z.iso
+    .datetime({ offset: true, error: 'an ISO time with its offset (2026-12-25T09:00:00+07:00)' })
+    .optional()
+    .superRefine((value, ctx) => {
+      const problem = value === undefined ? undefined : executeAtProblem(value, Date.now());
+      if (problem)
+        ctx.addIssue({ code: 'custom', message: problem.message, params: beyondSchema(problem.rule) });
+    }),
+});
 const itemStates = [
   'QUEUED',
   'ELIGIBLE',
@@ -200,30 +218,66 @@ export function payoutRunRoutes(
         headers: { 'content-disposition': `attachment; filename="${params.runId}-results.csv"` },
       }),
     }),
-    ...(
-      [
-        [
-          'approve',
-          'Approve a run awaiting approval (not one you uploaded, once per person); payment starts when the approvers its total needs under the approval policy have approved (`approvals`: 1 of 2 waits).',
-        ],
-        ['reject', 'Reject a run awaiting approval; nothing is paid and its payout ids are released.'],
-      ] as const
-    ).map(([decision, summary]) =>
-      defineRoute({
-        method: 'post',
-        path: `/v1/payout-runs/:runId/${decision}`,
-        summary,
-        tag: 'payouts',
-        access: { roles: ['payouts-approver'] },
-        audit: { action: `payout_run.${decision}`, target: 'payout_run' },
-        params: runParams,
-        body: decisionBody,
-        responseStatus: 200,
-        handler: async ({ params, body, principal }) => ({
-          body: await decideRun(deps, { runId: params.runId, decision, note: body.note, principal }),
+    defineRoute({
+      method: 'post',
+      path: '/v1/payout-runs/:runId/approve',
+      summary:
+        'Approve a run awaiting approval (not one you uploaded, once per person); payment starts when the approvers its total needs under the approval policy have approved (`approvals`: 1 of 2 waits), or, with `executeAt` (ISO 8601 with offset, in the future, at most 370 days ahead), the run waits as `scheduled` until then and can be cancelled.',
+      tag: 'payouts',
+      access: { roles: ['payouts-approver'] },
+      audit: { action: 'payout_run.approve', target: 'payout_run' },
+      params: runParams,
+      body: approvalBody,
+      responseStatus: 200,
+      handler: async ({ params, body, principal }) => ({
+        body: await decideRun(deps, {
+          runId: params.runId,
+          decision: 'approve',
+          note: body.note,
+          ...(body.executeAt !== undefined && { executeAt: body.executeAt }),
+          principal,
         }),
       }),
-    ),
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/v1/payout-runs/:runId/reject',
+      summary: 'Reject a run awaiting approval; nothing is paid and its payout ids are released.',
+      tag: 'payouts',
+      access: { roles: ['payouts-approver'] },
+      audit: { action: 'payout_run.reject', target: 'payout_run' },
+      params: runParams,
+      body: decisionBody,
+      responseStatus: 200,
+      handler: async ({ params, body, principal }) => ({
+        body: await decideRun(deps, { runId: params.runId, decision: 'reject', note: body.note, principal }),
+      }),
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/v1/payout-runs/:runId/cancel',
+      summary:
+        'Cancel a scheduled run before its time: nothing is paid and its payout ids are released (409 run_not_scheduled once it has started, or if it was never scheduled).',
+      tag: 'payouts',
+      access: { roles: ['payouts-approver', 'admin'] },
+      audit: { action: 'payout_run.cancel', target: 'payout_run' },
+      params: runParams,
+      body: decisionBody,
+      responseStatus: 200,
+      handler: async ({ params, body, principal }) => ({
+        body: await cancelScheduledRun(deps, { runId: params.runId, note: body.note, principal }),
+      }),
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/v1/balance-forecast',
+      summary:
+        "The next `days` GMT+7 days (today first) of scheduled outgoing money (scheduled payout runs, each with its total) against the merchant's disbursement balance from the gateway (null, with `balanceError`, when the gateway does not tell it).",
+      tag: 'payouts',
+      access: { roles: READERS },
+      query: z.object({ days: z.coerce.number().int().min(1).max(31).default(14) }),
+      handler: async ({ query }) => ({ body: await balanceForecast(deps, query.days) }),
+    }),
     defineRoute({
       method: 'post',
       path: '/v1/payout-runs/:runId/retry-failed',

@@ -12,6 +12,7 @@ export function payoutSettingsFrom(
     approvalTtlHours: config.PAYOUT_APPROVAL_TTL_HOURS,
     payeeChangedWindowDays: config.PAYEE_CHANGED_WINDOW_DAYS,
     balanceWatchIntervalSeconds: config.BALANCE_WATCH_INTERVAL,
+    scheduleCheckAhead: config.PAYOUT_SCHEDULE_CHECK_AHEAD,
     taskQueue: config.TEMPORAL_TASK_QUEUE,
     uploadLimit: config.PAYOUT_UPLOAD_LIMIT,
     uploadConcurrency: config.PAYOUT_UPLOAD_CONCURRENCY,

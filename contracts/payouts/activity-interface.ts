@@ -55,6 +55,22 @@ export interface RunStatusRecord {
   runId: string;
   status: RunStatus;
   reason?: string;
+  /** With `scheduled`: when the run pays (ISO, UTC). */
+  executeAt?: string;
+}
+
+/**
+ * What a scheduled run's check ahead of its time found (the activity records each warning and its event once):
+ * the balance against this run and every run scheduled before it, and the receivers the gateway refused.
+ */
+export interface ScheduledRunCheck {
+  /** null: the gateway did not tell the balance; the check says so rather than guess. */
+  balance: number | null;
+  /** This run's total plus every other scheduled run that pays at or before it. */
+  needed: number;
+  fundsShort: boolean;
+  receiversChecked: number;
+  receiversRefused: number;
 }
 
 export interface DecisionRecord {
@@ -87,6 +103,10 @@ export interface PayoutActivities {
   recordBatchStatus(input: BatchStatusRecord): Promise<void>;
   recordRunStatus(input: RunStatusRecord): Promise<void>;
   recordDecision(input: DecisionRecord): Promise<void>;
+  /** The merchant's disbursement balance now (gateway "Disbursement: merchant balance"), for the forecast. */
+  readMerchantBalance(input: Record<string, never>): Promise<{ balance: number; asOf: string }>;
+  /** Ahead of a scheduled run's time: receivers (wallet check) and the merchant balance; warns, never cancels. */
+  checkScheduledRun(input: { runId: string }): Promise<ScheduledRunCheck>;
   /** Counts the whole run against its upload and the gateway's totals, and records the run's end. */
   reconcileRun(input: { runId: string; batches: PayoutBatchResult[] }): Promise<Reconciliation>;
 }

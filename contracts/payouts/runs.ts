@@ -9,6 +9,8 @@ import type { DecisionProof, RefusedDecision } from '../shared/decision-proof';
 // ---- identities: every id derives from the run, so a retry or a replay can never invent a new order
 export const payoutRunWorkflowId = (runId: string) => `payout-run/${runId}`;
 export const payoutBatchWorkflowId = (batchId: string) => `payout-batch/${batchId}`;
+/** One read of the merchant's disbursement balance for the forecast: a fresh id each time, as a balance is read, not made. */
+export const merchantBalanceWorkflowId = (readId: string) => `merchant-balance/${readId}`;
 /** The batch's gateway orderId is the batch id itself: `<runId>-b001`. */
 export const payoutBatchId = (runId: string, seq: number) => `${runId}-b${String(seq).padStart(3, '0')}`;
 
@@ -19,6 +21,8 @@ export type RunStatus =
   /** A retry of failed rows being edited (docs/payout-runs.md): no workflow yet, nothing can be paid. */
   | 'draft'
   | 'awaiting_approval'
+  | 'scheduled'
+  | 'cancelled'
   | 'rejected'
   | 'expired'
   | 'running'
@@ -34,13 +38,24 @@ export type RunStatus =
 const RUN_MOVES: Readonly<Record<RunStatus, readonly RunStatus[]>> = {
   // Submitted (then it waits for approval like any run), or discarded (expired: its payout ids are released).
   draft: ['awaiting_approval', 'expired'],
-  awaiting_approval: ['running', 'awaiting_funds', 'reconciled', 'needs_attention', 'rejected', 'expired'],
+  awaiting_approval: [
+    'scheduled',
+    'running',
+    'awaiting_funds',
+    'reconciled',
+    'needs_attention',
+    'rejected',
+    'expired',
+  ],
+  // Approved to pay at a time: it pays from then (running…), or is cancelled and never pays.
+  scheduled: ['running', 'awaiting_funds', 'reconciled', 'needs_attention', 'cancelled'],
   running: ['awaiting_funds', 'reconciled', 'needs_attention'],
   awaiting_funds: ['running', 'reconciled', 'needs_attention'],
   reconciled: [],
   needs_attention: [],
   rejected: [],
   expired: [],
+  cancelled: [],
 };
 export const canMoveRun = (from: string, to: string) =>
   from === to || (RUN_MOVES[from as RunStatus]?.includes(to as RunStatus) ?? false);
@@ -118,7 +133,25 @@ export interface PayoutRunInput {
    * when the run was uploaded. Absent in runs started before payout runs were under the policy: 1.
    */
   approvers?: number;
+  /**
+   * How long before a scheduled run's time it checks its receivers and the merchant balance (a warning, never a
+   * cancellation). Absent in runs started before scheduling existed: `DEFAULT_SCHEDULE_CHECK_AHEAD`.
+   */
+  scheduleCheckAhead?: Duration;
 }
+
+/** PAYOUT_SCHEDULE_CHECK_AHEAD's default (platform/config.ts). */
+export const DEFAULT_SCHEDULE_CHECK_AHEAD: Duration = '24h';
+
+/** The furthest ahead a run may be scheduled: a year and a few days, so "same day next year" fits. */
+export const MAX_SCHEDULE_AHEAD_DAYS = 370;
+
+/**
+ * The action a decision proof signs for an approval: with a time to pay at, the time is part of what is signed,
+ * so nobody between the API and the workflow can move an approved run's payment to another day.
+ */
+export const approvalAction = (executeAt?: string) =>
+  executeAt === undefined ? 'approve' : `approve@${executeAt}`;
 
 /** The approvers a run waits for: its input's, or 1 for a run started before the input carried it. */
 export const approversOf = (input: Pick<PayoutRunInput, 'approvers'>) => input.approvers ?? 1;
@@ -158,7 +191,19 @@ export interface Decision {
   decision: 'approve' | 'reject';
   by: Actor;
   note?: string;
+  /**
+   * An approval may name when the run pays (ISO 8601, normalised to UTC by the API); the approval that lets
+   * the run start decides, and without one it pays at once. Signed with the decision (`approvalAction`).
+   */
+  executeAt?: string;
   /** The API's signature over this decision; without a valid one the run refuses it (contracts/shared/decision-proof.ts). */
+  proof?: DecisionProof;
+}
+
+/** Cancel a scheduled run before it starts; signed like a decision (action `cancel`). */
+export interface CancelRequest {
+  by: Actor;
+  note?: string;
   proof?: DecisionProof;
 }
 
@@ -171,6 +216,8 @@ export interface RunProgress {
   approversRequired: number;
   batchesDone: number;
   batchCount: number;
+  /** When a scheduled run pays (ISO, UTC). */
+  executeAt?: string;
   /** Decisions refused for their proof (forged, replayed, for another run): who they claimed to be, and why. */
   refusedDecisions?: RefusedDecision[];
 }
@@ -188,3 +235,5 @@ export const batchStatusQuery = defineQuery<BatchStatus>('batchStatus');
 /** Approve or reject; answers the caller with the run's new status, or refuses (maker ≠ checker). */
 export const decideUpdate = defineUpdate<RunStatus, [Decision]>('decide');
 export const runProgressQuery = defineQuery<RunProgress>('progress');
+/** Cancel a scheduled run; answers `cancelled`, or refuses once the run has started (or was never scheduled). */
+export const cancelScheduledUpdate = defineUpdate<RunStatus, [CancelRequest]>('cancelScheduled');

@@ -62,6 +62,10 @@ export const ERRORS = {
   retry_already_open: { status: 409, meaning: 'A retry of this run family is not finished yet.' },
   run_not_draft: { status: 409, meaning: 'The run is not a retry draft, or it was submitted or discarded.' },
   retry_draft_empty: { status: 409, meaning: 'Every row of the retry draft was removed.' },
+  run_not_scheduled: {
+    status: 409,
+    meaning: 'The run is not scheduled (never was, or has started or ended); it cannot be cancelled.',
+  },
   disbursement_exists: { status: 409, meaning: 'The disbursement id is used by another disbursement.' },
   // Approvals of outgoing money (docs/approvals.md).
   daily_cap_exceeded: {

@@ -38,6 +38,7 @@ export interface StartableWorkflows {
   holdRelease: (input: HoldReleaseInput) => Promise<{ signalled: number }>;
   payeeCheck: (input: PayeeCheckInput) => Promise<WalletCheckOutcome>;
   balanceWatch: (input: BalanceWatchInput) => Promise<void>;
+  merchantBalance: (input: Record<string, never>) => Promise<{ balance: number; asOf: string }>;
 }
 
 export type StartableWorkflowName = keyof StartableWorkflows;

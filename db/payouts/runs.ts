@@ -1,7 +1,13 @@
 import type { Knex } from 'knex';
 import type { Db } from '../shared/knex';
 import type { BatchStatus, ItemState, RunStatus, StateCounts } from '../../contracts/payouts';
-import type { EventType, PayoutRunSnapshot } from '../../platform/event-catalogue';
+import type {
+  EventType,
+  FundsShortSnapshot,
+  PayoutRunSnapshot,
+  ScheduledCheckFailedSnapshot,
+  ScheduledPayoutRunSnapshot,
+} from '../../platform/event-catalogue';
 import { recordEvent, updateRecordingEvents, type MayMove } from '../events/events';
 import { applyListFilter, pageOf, type ListFilter } from '../shared/list-filter';
 import { isoOrNull } from '../shared/values';
@@ -34,6 +40,10 @@ export interface PayoutRunRow {
   /** A retry of failed rows names the run it retries and its family's first run (migration 0023). */
   parent_run_id: string | null;
   root_run_id: string | null;
+  /** When a scheduled run pays, and what the check ahead of it warned (migration 0022). */
+  execute_at?: Date | null;
+  funds_warning?: unknown;
+  receivers_warning?: unknown;
 }
 
 export interface PayoutBatchRow {
@@ -297,12 +307,16 @@ const RUN_EVENTS: Partial<Record<RunStatus, EventType & `payout_run.${string}`>>
   awaiting_funds: 'payout_run.awaiting_funds',
   reconciled: 'payout_run.reconciled',
   needs_attention: 'payout_run.needs_attention',
+  scheduled: 'payout_run.scheduled',
+  cancelled: 'payout_run.cancelled',
 };
 
 /** The event a run's arrival in `status` causes (within the caller's transaction), if any. */
 export async function recordRunEvent(trx: Knex.Transaction, run: PayoutRunRow): Promise<void> {
   const type = RUN_EVENTS[run.status];
-  if (type) await recordEvent(trx, type, run.run_id, payoutRunSnapshot(run));
+  if (type === 'payout_run.scheduled' || type === 'payout_run.cancelled')
+    await recordEvent(trx, type, run.run_id, scheduledRunSnapshot(run));
+  else if (type) await recordEvent(trx, type, run.run_id, payoutRunSnapshot(run));
 }
 
 /** The one way a run's status changes: forward only, with the event its arrival causes. */
@@ -310,7 +324,7 @@ export async function setRunStatus(
   db: Db | Knex.Transaction,
   runId: string,
   status: RunStatus,
-  extra: Partial<Pick<PayoutRunRow, 'status_reason' | 'reconciliation' | 'completed_at'>>,
+  extra: Partial<Pick<PayoutRunRow, 'status_reason' | 'reconciliation' | 'completed_at' | 'execute_at'>>,
   /** The run's transition table (contracts/payouts/runs.ts): forward only. */
   mayMove: MayMove,
 ): Promise<void> {
@@ -323,6 +337,7 @@ export async function setRunStatus(
       status_reason: extra.status_reason ?? null,
       ...(extra.reconciliation !== undefined ? { reconciliation: JSON.stringify(extra.reconciliation) } : {}),
       ...(extra.completed_at ? { completed_at: extra.completed_at } : {}),
+      ...(extra.execute_at ? { execute_at: extra.execute_at } : {}),
       updated_at: db.fn.now(),
     },
     async (trx, before, after) => {
@@ -484,3 +499,90 @@ export const payoutRunSnapshot = (row: PayoutRunRow): PayoutRunSnapshot => ({
   uploadedAt: row.uploaded_at.toISOString(),
   completedAt: isoOrNull(row.completed_at),
 });
+
+export const scheduledRunSnapshot = (row: PayoutRunRow): ScheduledPayoutRunSnapshot => ({
+  ...payoutRunSnapshot(row),
+  executeAt: isoOrNull(row.execute_at ?? null),
+});
+
+// ---- scheduled runs (docs/payout-runs.md, "Scheduling")
+
+/**
+ * What the runs scheduled at or before `executeAt` (other than `runId`) will take from the balance: the money
+ * committed ahead of this run, which its own check must count.
+ */
+export async function scheduledTotalBefore(db: Db, runId: string, executeAt: Date): Promise<number> {
+  const row = (await db('payout_runs')
+    .where({ status: 'scheduled' })
+    .whereNot({ run_id: runId })
+    .where('execute_at', '<=', executeAt)
+    .sum({ total: 'total_amount' })
+    .first()) as { total: string | null } | undefined;
+  return Number(row?.total ?? 0);
+}
+
+/** The distinct receivers of a run, the first `limit` of them by row (the wallet check's input). */
+export async function runReceivers(
+  db: Db,
+  runId: string,
+  limit: number,
+): Promise<
+  Array<Pick<PayoutItemRow, 'payout_id' | 'row_number' | 'wallet_id' | 'wallet_name' | 'personal_id'>>
+> {
+  return db('payout_items')
+    .distinctOn('wallet_id', 'wallet_name', 'personal_id')
+    .select('payout_id', 'row_number', 'wallet_id', 'wallet_name', 'personal_id')
+    .where({ run_id: runId })
+    .orderBy(['wallet_id', 'wallet_name', 'personal_id', { column: 'row_number', order: 'asc' }])
+    .limit(limit);
+}
+
+/**
+ * Writes a scheduled run's warning and its event once: a retried check finds the warning written and emits
+ * nothing again. false: it was written before (or the run is no longer scheduled).
+ */
+export async function recordScheduledWarning(
+  db: Db,
+  runId: string,
+  warning:
+    | { kind: 'funds_short'; details: Omit<FundsShortSnapshot, keyof ScheduledPayoutRunSnapshot> }
+    | {
+        kind: 'scheduled_check_failed';
+        details: Omit<ScheduledCheckFailedSnapshot, keyof ScheduledPayoutRunSnapshot>;
+      },
+): Promise<boolean> {
+  const column = warning.kind === 'funds_short' ? 'funds_warning' : 'receivers_warning';
+  return db.transaction(async (trx) => {
+    const [row] = (await trx('payout_runs')
+      .where({ run_id: runId, status: 'scheduled' })
+      .whereNull(column)
+      .update({ [column]: JSON.stringify(warning.details), updated_at: trx.fn.now() })
+      .returning('*')) as PayoutRunRow[];
+    if (!row) return false;
+    if (warning.kind === 'funds_short')
+      await recordEvent(trx, 'payout_run.funds_short', runId, {
+        ...scheduledRunSnapshot(row),
+        ...warning.details,
+      });
+    else
+      await recordEvent(trx, 'payout_run.scheduled_check_failed', runId, {
+        ...scheduledRunSnapshot(row),
+        ...warning.details,
+      });
+    return true;
+  });
+}
+
+/** Runs scheduled to pay within [from, to), by time: the forecast's scheduled money. */
+export async function scheduledRunsBetween(
+  db: Db,
+  from: Date,
+  to: Date,
+): Promise<Array<Pick<PayoutRunRow, 'run_id' | 'status' | 'total_amount'> & { execute_at: Date }>> {
+  return db('payout_runs')
+    .select('run_id', 'status', 'total_amount', 'execute_at')
+    .where({ status: 'scheduled' })
+    .where('execute_at', '>=', from)
+    .where('execute_at', '<', to)
+    .orderBy([{ column: 'execute_at' }, { column: 'run_id' }]);
+}

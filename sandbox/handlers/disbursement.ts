@@ -6,7 +6,7 @@ import { receiverOf, scenarioOf, type Receiver } from './receivers';
 import type { SandboxWorld } from '../world';
 
 /**
- * Whether a wallet check names the wallet's registered holder. Read hardest (gateway/README assumption 30):
+ * Whether a wallet check names the wallet's registered holder. Read hardest (gateway/README assumption 32):
  * the name must be the registered one exactly (ends trimmed); no case or accent is forgiven.
  */
 function namesRegisteredHolder(world: SandboxWorld, receiver: Receiver): boolean {

@@ -464,6 +464,38 @@ for (const language of ['vi', 'en'] as const) {
       await signOut();
     }, 120_000);
 
+    it('scheduled run: approved to pay at a time entered in GMT+7, shown with it, cancelled before it', async () => {
+      const csv = [
+        'payout_id,wallet_id,wallet_name,personal_id,amount,description,store_id',
+        `sched-${tag}-1,0912345678,Receiver 1,,10000,Salary,`,
+        `sched-${tag}-2,0912345679,Receiver 2,,20000,Salary,`,
+      ].join('\n');
+      const uploaded = await fetch(`${api.baseUrl}/v1/payout-runs?fileName=scheduled-${tag}.csv`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${people.maker.key}`, 'content-type': 'text/csv' },
+        body: csv,
+      });
+      expect(uploaded.status).toBe(201);
+      const runId = ((await uploaded.json()) as { runId: string }).runId;
+      // 30 days ahead at 09:30 in GMT+7, as a person types it, whatever the browser's zone.
+      const day = new Date(Date.now() + 30 * 86_400_000 + 7 * 3_600_000).toISOString().slice(0, 10);
+      const [year, month, date] = day.split('-');
+
+      await signIn(people.approver);
+      await page.goto(`${api.baseUrl}/console#/runs/${runId}`);
+      await page.locator('#pay-at').fill(`${day}T09:30`);
+      expect(await text('#run-actions')).toContain(tr('Pay at (GMT+7, optional)'));
+      await shot(page, 'run-pay-at');
+      await page.locator('#approve-run').click();
+      await poll(() => text('#run-status')).toBe(status('scheduled'));
+      expect(await text('#run-execute-at')).toContain(`${date}/${month}/${year} 09:30:00`);
+      expect(await text('#run-actions')).toContain(tr('Cancel scheduled run'));
+      await shot(page, 'run-scheduled');
+      await page.locator('#cancel-run').click();
+      await poll(() => text('#run-status')).toBe(status('cancelled'));
+      await signOut();
+    });
+
     it('payments: an authorized payment captured, then partly refunded, with its timeline', async () => {
       const paymentId = `pay-${tag}`;
       const created = await api$(people.admin.key, 'POST', '/v1/payments', {

@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import * as workflows from '../../workflows';
-import { disbursementWorkflowId, payoutBatchWorkflowId, payoutRunWorkflowId } from '../../contracts/payouts';
+import {
+  disbursementWorkflowId,
+  merchantBalanceWorkflowId,
+  payoutBatchWorkflowId,
+  payoutRunWorkflowId,
+} from '../../contracts/payouts';
 import { paymentWorkflowId, refundWorkflowId, terminalSettlementWorkflowId } from '../../contracts/payments';
 import { remittanceQuoteWorkflowId, remittanceWorkflowId } from '../../contracts/remittances';
 import {
@@ -41,6 +46,7 @@ const ID_OF: Record<StartableWorkflowName, (id: string) => string> = {
   holdRelease: holdReleaseWorkflowId,
   payeeCheck: payeeCheckWorkflowId,
   balanceWatch: balanceWatchWorkflowId,
+  merchantBalance: merchantBalanceWorkflowId,
 };
 
 /** Types registered only for runs started under a former name, each with the type that replaced it. */

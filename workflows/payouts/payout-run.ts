@@ -7,17 +7,29 @@ import {
   allHandlersFinished,
   patched,
   ApplicationFailure,
+  proxyActivities,
 } from '@temporalio/workflow';
 import { runRecordsOf } from '../shared/activity-profiles';
 import { payoutBatch } from './payout-batch';
 import { decisionGate, type DecisionGate } from '../shared/decision-gate';
-import { isSamePerson, kindOf, payrunKind, payrunOrderId, payrunRunId } from '../../contracts/shared';
 import {
+  durationMs,
+  isSamePerson,
+  kindOf,
+  payrunKind,
+  payrunOrderId,
+  payrunRunId,
+} from '../../contracts/shared';
+import {
+  approvalAction,
   approversOf,
+  cancelScheduledUpdate,
+  DEFAULT_SCHEDULE_CHECK_AHEAD,
   decideUpdate,
   payoutBatchWorkflowId,
   resumeSignal,
   runProgressQuery,
+  type CancelRequest,
   type Decision,
   type PayoutBatchResult,
   type PayoutRunInput,
@@ -27,6 +39,15 @@ import {
 } from '../../contracts/payouts';
 
 const records = runRecordsOf<PayoutActivities>();
+/**
+ * The check ahead of a scheduled run: a few tries, then it gives up. It only warns, so a gateway that does not
+ * answer must never hold the run past the time it was approved for.
+ */
+const scheduledChecks = proxyActivities<PayoutActivities>({
+  startToCloseTimeout: '10 minutes',
+  heartbeatTimeout: '1 minute',
+  retry: { initialInterval: '10 seconds', maximumAttempts: 3 },
+});
 
 /**
  * A payout run: waits for the approvals its total needs from people other than its uploader (one, or more
@@ -37,11 +58,16 @@ export async function payoutRun(input: PayoutRunInput): Promise<RunStatus> {
   const run = openRun(input);
   showProgress(run);
   acceptDecision(run);
+  acceptCancel(run);
   passOnResumes(run);
   if (!(await awaitDecision(run))) return expire(run);
   if (run.decision?.decision === 'reject') {
     await condition(allHandlersFinished);
     return 'rejected';
+  }
+  if (run.status === 'scheduled' && !(await awaitScheduledTime(run))) {
+    await condition(allHandlersFinished);
+    return 'cancelled';
   }
   const results = await runBatches(run);
   return reconcile(run, results);
@@ -60,6 +86,8 @@ interface Run {
   readonly running: Set<string>;
   /** Admits a decision only with the API's proof. */
   readonly gate: DecisionGate;
+  /** The time to pay at that the approvals named (the latest one that named one); absent: pay at once. */
+  executeAt?: string;
 }
 
 function openRun(input: PayoutRunInput): Run {
@@ -82,6 +110,7 @@ function showProgress(run: Run) {
     approversRequired: approversOf(run.input),
     batchesDone: run.batchesDone,
     batchCount: run.input.batches.length,
+    ...(run.executeAt !== undefined && { executeAt: run.executeAt }),
     ...(run.gate.refused.length && { refusedDecisions: [...run.gate.refused] }),
   }));
 }
@@ -98,7 +127,9 @@ function acceptDecision(run: Run) {
       // Runs decided before proofs existed replay without the check (their histories have no marker).
       if (patched('decisions-carry-proof')) {
         const { proof, ...decision } = next;
-        await run.gate.admit({ action: decision.decision, by: decision.by, note: decision.note }, proof);
+        // An approval's time to pay at is part of what the API signed: nobody on the way can move it.
+        const action = decision.decision === 'approve' ? approvalAction(decision.executeAt) : 'reject';
+        await run.gate.admit({ action, by: decision.by, note: decision.note }, proof);
         // Another decision may have been admitted, or the deadline passed, while this one was checked.
         if (run.status !== 'awaiting_approval') {
           throw new Error(
@@ -111,6 +142,7 @@ function acceptDecision(run: Run) {
         // Checked again after the proof's check: the same person's second update may have been admitted meanwhile.
         refuseSecondApproval(run, next.by);
         run.approvedBy.push(next.by);
+        if (next.executeAt !== undefined) run.executeAt = next.executeAt;
         if (run.approvedBy.length < approversOf(run.input)) {
           // Not enough people yet: the run keeps waiting, nothing is paid.
           await records.recordDecision({
@@ -124,9 +156,13 @@ function acceptDecision(run: Run) {
         }
       }
       run.decision = next;
-      run.status = next.decision === 'approve' ? 'running' : 'rejected';
+      run.status = next.decision === 'approve' ? startingStatus(run) : 'rejected';
       await records.recordDecision({ runId, decision: next.decision, by: next.by, note: next.note });
-      await records.recordRunStatus({ runId, status: run.status });
+      await records.recordRunStatus({
+        runId,
+        status: run.status,
+        ...(run.status === 'scheduled' && { executeAt: run.executeAt }),
+      });
       return run.status;
     },
     {
@@ -142,6 +178,48 @@ function acceptDecision(run: Run) {
         if (next.decision === 'approve') refuseSecondApproval(run, next.by);
       },
     },
+  );
+}
+
+/**
+ * What an approved run does next: pays now, or waits as `scheduled` for a time still ahead. A time already
+ * passed (the approval reached the workflow late) pays at once, as the approver asked for "then", not "never".
+ * Only runs whose approval named a time take the patch; every run before scheduling replays as it ran.
+ */
+function startingStatus(run: Run): RunStatus {
+  if (run.executeAt === undefined || Date.parse(run.executeAt) <= Date.now()) return 'running';
+  return patched('scheduled-runs') ? 'scheduled' : 'running';
+}
+
+/**
+ * Cancel a scheduled run, only with the API's proof, and only until it starts. The status changes in the
+ * same step that finds it still `scheduled`, and the run starts paying only from `scheduled` (awaitScheduledTime),
+ * so of a cancel and the run's time arriving together exactly one wins: a cancelled run never pays, a
+ * started one is never called cancelled.
+ */
+function acceptCancel(run: Run) {
+  const { runId } = run.input;
+  const refuseUnlessScheduled = () => {
+    if (run.status !== 'scheduled')
+      throw ApplicationFailure.nonRetryable(
+        `The run is ${run.status}; only a scheduled run that has not started can be cancelled.`,
+        'run_not_scheduled',
+      );
+  };
+  setHandler(
+    cancelScheduledUpdate,
+    async ({ proof, ...cancel }: CancelRequest): Promise<RunStatus> => {
+      await run.gate.admit({ action: 'cancel', by: cancel.by, note: cancel.note }, proof);
+      refuseUnlessScheduled();
+      run.status = 'cancelled';
+      await records.recordRunStatus({
+        runId,
+        status: 'cancelled',
+        reason: `Cancelled by ${cancel.by.name} before its time${cancel.note ? `: ${cancel.note}` : '.'}`,
+      });
+      return run.status;
+    },
+    { validator: (_request: CancelRequest) => refuseUnlessScheduled() },
   );
 }
 
@@ -180,6 +258,28 @@ function passOnResumes(run: Run) {
 async function awaitDecision(run: Run): Promise<boolean> {
   const untilDeadline = Math.max(0, Date.parse(run.input.approvalDeadline) - Date.now());
   return condition(() => run.decision !== undefined, untilDeadline);
+}
+
+/**
+ * A scheduled run waits for its time; `checkAhead` before it, it checks its receivers and the balance and warns
+ * (events, the dashboard) without cancelling anything. True: the time came and the run is running; false: it
+ * was cancelled. A check that fails or is slow is a missing warning, never a reason not to pay at the time
+ * approved.
+ */
+async function awaitScheduledTime(run: Run): Promise<boolean> {
+  const payAt = Date.parse(run.executeAt!);
+  const cancelled = () => run.status === 'cancelled';
+  const untilNow = (at: number) => Math.max(0, at - Date.now());
+  const checkAt = payAt - durationMs(run.input.scheduleCheckAhead ?? DEFAULT_SCHEDULE_CHECK_AHEAD);
+  if (untilNow(checkAt) > 0 && (await condition(cancelled, untilNow(checkAt)))) return false;
+  if (cancelled()) return false;
+  // Not awaited: a slow check must not delay the payment past its time; it records its own warnings.
+  void scheduledChecks.checkScheduledRun({ runId: run.input.runId }).catch(() => undefined);
+  if (untilNow(payAt) > 0 && (await condition(cancelled, untilNow(payAt)))) return false;
+  if (cancelled()) return false;
+  run.status = 'running';
+  await records.recordRunStatus({ runId: run.input.runId, status: 'running' });
+  return true;
 }
 
 async function expire(run: Run): Promise<RunStatus> {
