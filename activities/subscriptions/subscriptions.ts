@@ -39,6 +39,7 @@ import {
   type CycleCharge,
   type CycleChargeResult,
   type ManageRequestSent,
+  type PriceChangeActivities,
   type SubscriptionActivities,
   type SubscriptionGatewayAnswer,
   type SubscriptionRecord,
@@ -56,6 +57,9 @@ import {
   lookupId,
   type AskOptions,
 } from '../shared/gateway-calls';
+
+/** The failure type of a charge refused for being above the authorized recurringAmount. */
+export const CHARGE_ABOVE_AUTHORIZED = 'charge_above_authorized';
 
 /** A requestId part of its own for calls that create nothing and may be repeated. */
 const nonce = () => randomBytes(4).toString('hex');
@@ -86,7 +90,7 @@ interface StoredToken {
 
 // The token at rest: sealed with the codec keyring, the subscription id as authenticated context (a row's
 // ciphertext opens only for it).
-const sealToken = (token: StoredToken, keyring: CodecKeyring, subscriptionId: string) =>
+export const sealToken = (token: StoredToken, keyring: CodecKeyring, subscriptionId: string) =>
   sealSecret(JSON.stringify(token), keyring, subscriptionId);
 const openToken = (sealed: string, keyring: CodecKeyring, subscriptionId: string) =>
   JSON.parse(openSecret(sealed, keyring, subscriptionId)) as StoredToken;
@@ -95,7 +99,7 @@ const text = (value: unknown) =>
   value === undefined || value === null || value === '' ? undefined : String(value);
 
 /** Final answers come back as values (a refusal's body is not read); the rest is retried or typed. */
-async function ask<Op extends OperationName>(
+export async function ask<Op extends OperationName>(
   gateway: GatewayClient,
   operation: Op,
   fields: RequestFields<Op>,
@@ -106,7 +110,7 @@ async function ask<Op extends OperationName>(
 }
 
 /** The subscription's record and its token, opened only to be sent. */
-async function tokenOf({ db, secrets }: Deps, subscriptionId: string) {
+export async function tokenOf({ db, secrets }: Deps, subscriptionId: string) {
   const row = await requireSubscription(db, subscriptionId);
   if (!row.token_ciphertext)
     throw ApplicationFailure.nonRetryable(
@@ -117,7 +121,7 @@ async function tokenOf({ db, secrets }: Deps, subscriptionId: string) {
 }
 
 /** Writes the subscription's record forward only (its transition table). */
-const recordSubscriptionRow = (db: Db, subscriptionId: string, update: SubscriptionUpdate) =>
+export const recordSubscriptionRow = (db: Db, subscriptionId: string, update: SubscriptionUpdate) =>
   updateSubscription(db, subscriptionId, update, (from, to) =>
     canTransition(from as SubscriptionStatus, to as SubscriptionStatus),
   );
@@ -269,6 +273,15 @@ export async function chargeSubscriptionCycle(deps: Deps, input: CycleCharge): P
   // Only a charge never submitted stops for a hold: a `submitted` one may have been sent already.
   if (!recorded) await stopIfHeld(db, 'charge', input.releasedHold);
   const { row, token } = await tokenOf(deps, input.subscriptionId);
+  // Never more than the customer authorized: the gateway's ceiling (document 2) is the recurringAmount of
+  // the authorization behind the stored token, which the record keeps. Refused here, before anything is
+  // recorded or sent, whatever the workflow asked (a price change, a bug, a replayed old amount).
+  if (input.amount > Number(row.recurring_amount))
+    throw ApplicationFailure.nonRetryable(
+      `Cycle ${input.cycle} of ${input.subscriptionId}: ${input.amount} VND is above the ${row.recurring_amount} ` +
+        'VND the customer authorized; nothing was sent',
+      CHARGE_ABOVE_AUTHORIZED,
+    );
   const requestId = requestIdFor(orderId, 'pay');
   const charge: NewCharge = {
     order_id: orderId,
@@ -475,7 +488,9 @@ export async function recordSubscriptionCharge({ db }: Deps, input: ChargeRecord
 }
 
 /** The subscription activities, bound to their dependencies for the worker. */
-export const createSubscriptionActivities = (deps: Deps): SubscriptionActivities =>
+export const createSubscriptionActivities = (
+  deps: Deps,
+): Omit<SubscriptionActivities, keyof PriceChangeActivities> =>
   bindActivities(deps, {
     startSubscriptionAuthorization,
     checkSubscriptionAuthorization,
