@@ -32,6 +32,7 @@ import { holdRoutes } from './holds/routes';
 import { approvalPolicyRoutes } from './approvals/policy-routes';
 import { approvalPolicyReader } from './approvals/policy-reader';
 import { subscriptionRoutes } from './subscriptions/routes';
+import { planRoutes } from './subscriptions/plan-routes';
 import { subscriptionNotifications } from './subscriptions/notifications';
 import { paymentRoutes } from './payments/routes';
 import { cardPaymentNotifications, paymentNotifications } from './payments/notifications';
@@ -184,6 +185,15 @@ export function apiRoutes(deps: ApiDependencies, limits?: RateLimits): AnyRoute[
       temporal: deps.temporal,
       settings: deps.subscriptions,
       customerKeyOf: deps.customers.keyOf,
+    }),
+  );
+  routes.push(
+    ...planRoutes({
+      db: deps.db,
+      temporal: deps.temporal,
+      settings: deps.subscriptions,
+      customerKeyOf: deps.customers.keyOf,
+      ...(deps.now && { now: deps.now }),
     }),
   );
   routes.push(

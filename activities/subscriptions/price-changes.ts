@@ -16,7 +16,7 @@ import { decryptAesToken, isAlreadySubmitted, outcomeOf } from '../../gateway';
 import { reserveOrderIds } from '../../db/shared/gateway-order-ids';
 import {
   getSubscriptionPriceChange,
-  recordNotice,
+  notifySubscriber,
   updateSubscriptionPriceChange,
 } from '../../db/subscriptions/price-changes';
 import { requireSubscription, type SubscriptionRow } from '../../db/subscriptions/subscriptions';
@@ -25,7 +25,6 @@ import {
   firstCycleOnOrAfter,
   type PriceChangeActivities,
   type PriceChangeRecord,
-  type SubscriberNotice,
 } from '../../contracts/subscriptions';
 import { requestIdFor } from '../../contracts/shared';
 import { bindActivities } from '../shared/bind';
@@ -87,23 +86,26 @@ export async function announcePriceChange(
       ...(row.expiry_date ? { expiryDate: row.expiry_date } : {}),
     },
   });
+  const reminder = input.reminderDaysBefore;
   // 40/41: an earlier attempt was answered (its link recorded then, or lost): keep what was recorded.
   const again = isAlreadySubmitted(started.outcome);
   const payUrl = again ? (change?.reauthorization_pay_url ?? undefined) : text(started.body.payUrl);
   const refused = !again && outcomeOf(started.resultCode) !== 'succeeded';
+  // A reminder keeps a fallback's status (it may come after the date, for a late authorization).
   await updateSubscriptionPriceChange(db, input.priceChangeId, {
-    status: 'awaiting_authorization',
+    ...(reminder === undefined && { status: 'awaiting_authorization' as const }),
     status_reason: refused
       ? `The gateway refused the new authorization: ${started.resultCode} ${started.message}`
       : 'Waiting for the customer to authorize the new amount',
     ...(payUrl ? { reauthorization_pay_url: payUrl } : {}),
   });
-  await recordNotice(db, {
-    kind: 'price_change',
+  await notifySubscriber(db, {
+    kind: reminder === undefined ? 'price_change' : 'reauthorization_reminder',
     subscriptionId: input.subscriptionId,
-    key: input.priceChangeId,
+    key: reminder === undefined ? input.priceChangeId : `${input.priceChangeId}:${reminder}d`,
     data: {
       priceChangeId: input.priceChangeId,
+      ...(reminder !== undefined && { daysBefore: reminder }),
       oldAmount: Number(row.recurring_amount),
       newAmount: input.newAmount,
       effectiveDate: input.effectiveDate,
@@ -204,13 +206,9 @@ export async function adoptReauthorization(
     });
 }
 
-export async function notifySubscriber({ db }: Deps, notice: SubscriberNotice): Promise<void> {
-  await recordNotice(db, notice);
-}
-
 export async function recordPriceChange({ db }: Deps, input: PriceChangeRecord): Promise<void> {
   await updateSubscriptionPriceChange(db, input.priceChangeId, {
-    status: input.status,
+    ...(input.status !== undefined && { status: input.status }),
     ...(input.statusReason !== undefined && { status_reason: input.statusReason }),
   });
   if (input.priceFlag !== undefined)
@@ -222,6 +220,5 @@ export const createPriceChangeActivities = (deps: Deps): PriceChangeActivities =
     announcePriceChange,
     activateReauthorization,
     adoptReauthorization,
-    notifySubscriber,
     recordPriceChange,
   });

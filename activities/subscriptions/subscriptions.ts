@@ -24,6 +24,7 @@ import {
   updateSubscription,
   upsertCharge,
   type SubscriptionChargeRow,
+  type SubscriptionRow,
   type SubscriptionUpdate,
 } from '../../db/subscriptions/subscriptions';
 import {
@@ -110,14 +111,18 @@ export async function ask<Op extends OperationName>(
 }
 
 /** The subscription's record and its token, opened only to be sent. */
-export async function tokenOf({ db, secrets }: Deps, subscriptionId: string) {
-  const row = await requireSubscription(db, subscriptionId);
+export async function tokenOf(deps: Deps, subscriptionId: string) {
+  const row = await requireSubscription(deps.db, subscriptionId);
+  return { row, token: tokenFrom(deps, row) };
+}
+
+function tokenFrom({ secrets }: Deps, row: SubscriptionRow): StoredToken {
   if (!row.token_ciphertext)
     throw ApplicationFailure.nonRetryable(
-      `Subscription ${subscriptionId} has no token`,
+      `Subscription ${row.subscription_id} has no token`,
       'subscription_without_token',
     );
-  return { row, token: openToken(row.token_ciphertext, secrets.keyring, subscriptionId) };
+  return openToken(row.token_ciphertext, secrets.keyring, row.subscription_id);
 }
 
 /** Writes the subscription's record forward only (its transition table). */
@@ -272,7 +277,7 @@ export async function chargeSubscriptionCycle(deps: Deps, input: CycleCharge): P
   if (recorded && recorded.status !== 'submitted') return recordedAnswer(recorded);
   // Only a charge never submitted stops for a hold: a `submitted` one may have been sent already.
   if (!recorded) await stopIfHeld(db, 'charge', input.releasedHold);
-  const { row, token } = await tokenOf(deps, input.subscriptionId);
+  const row = await requireSubscription(db, input.subscriptionId);
   // Never more than the customer authorized: the gateway's ceiling (document 2) is the recurringAmount of
   // the authorization behind the stored token, which the record keeps. Refused here, before anything is
   // recorded or sent, whatever the workflow asked (a price change, a bug, a replayed old amount).
@@ -282,6 +287,7 @@ export async function chargeSubscriptionCycle(deps: Deps, input: CycleCharge): P
         'VND the customer authorized; nothing was sent',
       CHARGE_ABOVE_AUTHORIZED,
     );
+  const token = tokenFrom(deps, row);
   const requestId = requestIdFor(orderId, 'pay');
   const charge: NewCharge = {
     order_id: orderId,

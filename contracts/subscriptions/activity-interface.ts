@@ -20,7 +20,8 @@ export interface SubscriberNotice {
 export interface PriceChangeRecord {
   subscriptionId: string;
   priceChangeId: string;
-  status: PriceChangeStatus;
+  /** Absent: only the reason changes. */
+  status?: PriceChangeStatus;
   statusReason?: string;
   /** The subscription's price flag: set while flagged, null when cleared. */
   priceFlag?: string | null;
@@ -109,7 +110,9 @@ export interface ChargeRecord extends ChargeAttempt {
 export interface PriceChangeActivities {
   /**
    * A price change told to the customer: api/create (requestType subscription) on the order
-   * `reauthorizationOrderId` for the new recurringAmount, and the customer's link goes with the notice.
+   * `reauthorizationOrderId` for the new recurringAmount, and the customer's link goes with the notice
+   * (`price_change`; with `reminderDaysBefore`, a `reauthorization_reminder` with a fresh order and link:
+   * the gateway's links expire within minutes).
    */
   announcePriceChange(input: {
     subscriptionId: string;
@@ -117,6 +120,7 @@ export interface PriceChangeActivities {
     newAmount: number;
     effectiveDate: string;
     reauthorizationOrderId: string;
+    reminderDaysBefore?: number;
   }): Promise<{ resultCode: number; message: string; payUrl?: string }>;
   /**
    * The customer's new authorization exchanged for its token (subscription/create on the `-p<n>` order),
@@ -138,8 +142,6 @@ export interface PriceChangeActivities {
     priceChangeId: string;
     newAmount: number;
   }): Promise<void>;
-  /** A notice to the subscriber, recorded on its timeline and as event subscription.notice_requested. */
-  notifySubscriber(input: SubscriberNotice): Promise<void>;
   recordPriceChange(input: PriceChangeRecord): Promise<void>;
 }
 

@@ -148,10 +148,11 @@ export async function updateSubscriptionPriceChange(
 }
 
 /**
- * The notice on the subscription's timeline and its event, in one transaction and once per
- * (subscription, kind, key): an activity retried after a lost answer records nothing twice.
+ * A notice to the subscriber: on the subscription's timeline and as event subscription.notice_requested, in
+ * one transaction and once per (subscription, kind, key), so an activity retried after a lost answer
+ * records nothing twice. The one place a mail channel hooks in to send it.
  */
-export async function recordNotice(db: Db, notice: SubscriberNotice): Promise<void> {
+export async function notifySubscriber(db: Db, notice: SubscriberNotice): Promise<void> {
   await db.transaction(async (trx) => {
     const inserted = await trx('subscription_notices')
       .insert({

@@ -28,7 +28,6 @@ const priceFakes: Fakes = {
   }),
   activateReauthorization: async () => ({ authorized: false, message: 'not yet' }),
   adoptReauthorization: ok,
-  notifySubscriber: ok,
   recordPriceChange: ok,
 };
 
@@ -108,17 +107,25 @@ describe('subscription: dated price changes', () => {
     const asked = {
       subscriptionId,
       priceChangeId: 'pc-1',
-      orderId: reauthorizationOrderId(subscriptionId, 1),
+      orderId: reauthorizationOrderId(subscriptionId, 3),
     };
     expect(run.inputs('activateReauthorization')).toEqual([asked, asked]);
     expect(run.calls('adoptReauthorization')).toEqual([]);
     expect(run.inputs('recordPriceChange')).toEqual([
       expect.objectContaining({ priceChangeId: 'pc-1', status: 'charged_old' }),
     ]);
-    const reminders = run.calls('notifySubscriber');
-    expect(reminders.map((call) => (call.input as { data: { daysBefore: number } }).data.daysBefore)).toEqual(
-      [7, 1],
-    );
+    // Each reminder asks again with a fresh order (the link of the one before expired long ago).
+    const reminders = run.calls('announcePriceChange').slice(1);
+    expect(reminders.map((call) => call.input)).toEqual([
+      expect.objectContaining({
+        reminderDaysBefore: 7,
+        reauthorizationOrderId: reauthorizationOrderId(subscriptionId, 2),
+      }),
+      expect.objectContaining({
+        reminderDaysBefore: 1,
+        reauthorizationOrderId: reauthorizationOrderId(subscriptionId, 3),
+      }),
+    ]);
     // At the billing hour 7 days and 1 day before the date (to the second: the workflow task takes a moment).
     const second = (ms: number) => Math.floor(ms / 1000);
     expect(reminders.map((call) => second(call.scheduledAt))).toEqual([

@@ -120,10 +120,10 @@ async function takeReauthorization(
   const change = run.state.priceChange;
   if (!change || notice.orderId !== change.reauthorizationOrderId || change.authorized) return;
   if (outcomeOf(notice.resultCode) !== 'succeeded') {
+    // Only the reason: a fallback recorded meanwhile keeps its status.
     await records.recordPriceChange({
       subscriptionId: run.id,
       priceChangeId: change.priceChangeId,
-      status: 'awaiting_authorization',
       statusReason: `The customer did not authorize: ${notice.resultCode} ${notice.message ?? ''}`.trim(),
     });
     return;
@@ -164,18 +164,17 @@ export async function remindOfReauthorization(run: PriceRun, until: number) {
     await sleepUntil(run, at, waiting);
     if (!waiting() || Date.now() < at) return;
     change.remindersSent = [...(change.remindersSent ?? []), days];
-    await records.notifySubscriber({
-      kind: 'reauthorization_reminder',
+    // A fresh order and link: the one sent with the notice expired long ago. Its notification is the one
+    // that counts from now on.
+    run.state.reauthorizations = (run.state.reauthorizations ?? 0) + 1;
+    change.reauthorizationOrderId = reauthorizationOrderId(run.id, run.state.reauthorizations);
+    await run.gateway.announcePriceChange({
       subscriptionId: run.id,
-      key: `${change.priceChangeId}:${days}d`,
-      data: {
-        priceChangeId: change.priceChangeId,
-        daysBefore: days,
-        oldAmount: authorizedAmount(run),
-        newAmount: change.newAmount,
-        effectiveDate: change.effectiveDate,
-        reauthorizationOrderId: change.reauthorizationOrderId,
-      },
+      priceChangeId: change.priceChangeId,
+      newAmount: change.newAmount,
+      effectiveDate: change.effectiveDate,
+      reauthorizationOrderId: change.reauthorizationOrderId,
+      reminderDaysBefore: days,
     });
   }
 }
