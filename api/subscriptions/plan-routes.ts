@@ -9,6 +9,7 @@ import { defineRoute, type AnyRoute } from '../http/routes';
 import { userIdField } from '../order-ids';
 import { archive, createPlan, planView, plansView, requirePlan, subscribeToPlan } from './plans';
 import { previewPriceChange, priceChangesView, schedulePriceChange } from './price-changes';
+import { revenueView } from './revenue';
 import type { SubscriptionDeps } from './subscriptions';
 
 const WRITERS = ['billing'] as const;
@@ -21,6 +22,26 @@ const planCode = z
   .regex(/^[A-Za-z0-9][A-Za-z0-9_-]*$/, 'letters, digits, - and _');
 const planParams = z.object({ planId: z.string().max(40) });
 const subscriptionParams = z.object({ subscriptionId: z.string().max(50) });
+const day = calendarDay('a real date written YYYY-MM-DD');
+/** At most ten years of months in one answer. */
+const revenueQuery = z
+  .object({ period: z.enum(['month']).default('month'), from: day, to: day })
+  .superRefine((query, context) => {
+    if (query.to < query.from)
+      context.addIssue({
+        code: 'custom',
+        path: ['to'],
+        message: 'must not be before from',
+        params: beyondSchema('not_before_from'),
+      });
+    if (Number(query.to.slice(0, 4)) - Number(query.from.slice(0, 4)) > 10)
+      context.addIssue({
+        code: 'custom',
+        path: ['to'],
+        message: 'at most ten years after from',
+        params: beyondSchema('at_most_ten_years'),
+      });
+  });
 const planName = z.string().trim().min(1).meta(NOT_BLANK).max(100);
 
 const createPlanBody = z.strictObject({
@@ -184,6 +205,16 @@ export function planRoutes(deps: SubscriptionDeps & { now?: () => number }): Any
           body: await subscribeToPlan(deps, path.planId, { ...request, principal, create }, now()),
         };
       },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/v1/revenue',
+      summary:
+        'Revenue figures, in total and per plan: MRR in VND (FIXED subscriptions billing now, each cycle amount normalised to a month: DAILY × 365/12, WEEKLY × 52/12, BI_WEEKLY × 26/12, MONTHLY × 1, BI_MONTHLY ÷ 2, QUARTERLY ÷ 3, SEMI_ANNUALLY ÷ 6), subscriptions active / paused / cancelled, and per GMT+7 month from..to: new and churned subscriptions, cycles charged, VND collected, failed cycles and the share a later attempt recovered.',
+      tag: 'subscriptions',
+      access: { roles: READERS },
+      query: revenueQuery,
+      handler: async ({ query }) => ({ body: await revenueView(deps.db, query) }),
     }),
     ...priceChangeRoutes('plan'),
     ...priceChangeRoutes('subscription'),

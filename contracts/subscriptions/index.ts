@@ -3,3 +3,4 @@ export * from './billing-calendar';
 export * from './subscriptions';
 export * from './activity-interface';
 export * from './price-changes';
+export * from './revenue';

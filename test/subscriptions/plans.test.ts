@@ -36,11 +36,11 @@ async function createPlan(overrides: Record<string, unknown> = {}) {
 }
 
 /** Subscribes a customer to the plan and has them authorize it. */
-async function subscribeToPlan(planId: string, expiryDate: string) {
+async function subscribeToPlan(planId: string, expiryDate: string, partnerClientId = freshId('member', 6)) {
   const subscriptionId = freshId('p', 10);
   const created = await call(t, 'POST', `/v1/plans/${planId}/subscriptions`, {
     subscriptionId,
-    partnerClientId: freshId('member', 6),
+    partnerClientId,
     orderInfo: 'Gym',
     expiryDate,
   });
@@ -261,5 +261,63 @@ describe('the charge activity', () => {
     expect(refused).toMatchObject({ type: 'charge_above_authorized', nonRetryable: true });
     expect(sent).toEqual([]);
     expect(await getCharge(t.db, `${subscriptionId}-c1`)).toBeUndefined();
+  });
+});
+
+describe('revenue figures', () => {
+  it("add up for a plan's subscriptions: MRR, statuses, new and churned, failed cycles and the share recovered", async () => {
+    const plan = await createPlan({ amount: 30_000, trialDays: 1 });
+    const start = await today();
+    const expiry = addDays(start, 30);
+    const steady = await subscribeToPlan(plan.planId, expiry);
+    const shortClient = freshId('short', 6);
+    const short = await subscribeToPlan(plan.planId, expiry, shortClient);
+    const leaving = await subscribeToPlan(plan.planId, expiry);
+    expect((await call(t, 'POST', `/v1/subscriptions/${leaving}/cancel`, { reason: 'moved' })).status).toBe(
+      200,
+    );
+    // The first cycle (after the one-day trial) fails for lack of funds; topped up, its retry a day later pays.
+    t.sandbox.admin.setCustomerFunds(shortClient, 10_000);
+    await skipTo(addDays(start, 1));
+    await until(short, (s) => s.status === 'retrying', 'retrying');
+    t.sandbox.admin.setCustomerFunds(shortClient, 1_000_000);
+    await skipTo(addDays(start, 2));
+    await until(
+      short,
+      (s) =>
+        s.charges.some(
+          (c: { attempt: number; status: string }) => c.attempt === 1 && c.status === 'succeeded',
+        ),
+      'recovered',
+    );
+    await until(steady, (s) => s.charges.length === 2, 'two cycles charged');
+
+    const wallClockDay = new Date().toISOString().slice(0, 10);
+    const from = [wallClockDay, start].sort()[0]!;
+    const answer = await call(
+      t,
+      'GET',
+      `/v1/revenue?period=month&from=${from}&to=${addDays(start, 2)}`,
+      undefined,
+      t.viewerKey,
+    );
+    expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+    const figures = answer.body.plans.find((p: { planId: string }) => p.planId === plan.planId);
+    // Two DAILY subscriptions billing at 30,000: 2 × 30,000 × 365/12.
+    expect(figures.mrrVnd).toBe(1_825_000);
+    expect(figures.counts).toEqual({ active: 2, paused: 0, cancelled: 1 });
+    const sum = (field: string) =>
+      figures.months.reduce((total: number, month: Record<string, number>) => total + month[field]!, 0);
+    expect(sum('newSubscriptions')).toBe(3);
+    expect(sum('churned')).toBe(1);
+    // Cycles 1 and 2 of each subscription still billing; cycle 1 of `short` failed once, then was recovered.
+    expect(sum('chargedCycles')).toBe(4);
+    expect(sum('collectedVnd')).toBe(120_000);
+    expect(sum('failedCycles')).toBe(1);
+    expect(sum('recoveredCycles')).toBe(1);
+    const failedMonth = figures.months.find((month: { failedCycles: number }) => month.failedCycles === 1);
+    expect(failedMonth.recoveredShare).toBe(1);
+    // The total is at least this plan's (other files' subscriptions share the database).
+    expect(answer.body.total.mrrVnd).toBeGreaterThanOrEqual(figures.mrrVnd);
   });
 });
