@@ -12,6 +12,7 @@ import { createRemittanceActivities } from './remittances/remittances';
 import { createDecisionActivities } from './shared/decision-proofs';
 import { createStackCheckActivities } from './shared/stack-check';
 import { createSubscriptionActivities, type SubscriptionSecrets } from './subscriptions/subscriptions';
+import { createPriceChangeActivities } from './subscriptions/price-changes';
 import { createSavedMethodActivities } from './saved-methods/saved-methods';
 import { createWebhookActivities, type WebhookDeliverySettings } from './events/webhooks';
 
@@ -49,6 +50,11 @@ export function createActivities(deps: ActivityDependencies) {
       remittanceIpnUrl: `${deps.publicBaseUrl}${ipnPaths.remittance}`,
     }),
     ...createSubscriptionActivities({
+      ...deps,
+      subscriptionIpnUrl: `${deps.publicBaseUrl}${ipnPaths.subscription}`,
+      secrets: deps.merchantSecrets,
+    }),
+    ...createPriceChangeActivities({
       ...deps,
       subscriptionIpnUrl: `${deps.publicBaseUrl}${ipnPaths.subscription}`,
       secrets: deps.merchantSecrets,

@@ -35,6 +35,7 @@ import { balanceThresholdRoutes } from './payouts/balance-routes';
 import { approvalPolicyRoutes } from './approvals/policy-routes';
 import { approvalPolicyReader } from './approvals/policy-reader';
 import { subscriptionRoutes } from './subscriptions/routes';
+import { planRoutes } from './subscriptions/plan-routes';
 import { subscriptionNotifications } from './subscriptions/notifications';
 import { paymentRoutes } from './payments/routes';
 import { cardPaymentNotifications, paymentNotifications } from './payments/notifications';
@@ -207,6 +208,15 @@ export function apiRoutes(deps: ApiDependencies, limits?: RateLimits): AnyRoute[
       temporal: deps.temporal,
       settings: deps.subscriptions,
       customerKeyOf: deps.customers.keyOf,
+    }),
+  );
+  routes.push(
+    ...planRoutes({
+      db: deps.db,
+      temporal: deps.temporal,
+      settings: deps.subscriptions,
+      customerKeyOf: deps.customers.keyOf,
+      ...(deps.now && { now: deps.now }),
     }),
   );
   routes.push(

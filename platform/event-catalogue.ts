@@ -35,6 +35,8 @@ export const EVENT_CATALOGUE = {
   'subscription.charge_failed': 'A cycle charge was refused; `charge` has the result code.',
   'subscription.paused': 'Billing is paused (two insufficient-funds failures, an operator, or the gateway).',
   'subscription.cancelled': 'The subscription is cancelled for good.',
+  'subscription.notice_requested':
+    'A notice to the subscriber is due (kind: price_change, reauthorization_reminder); the mail channel sends it.',
   'payment.succeeded': 'A one-time payment was paid (or an authorization captured).',
   'payment.failed': 'A one-time payment was refused or abandoned.',
   'refund.succeeded': 'A refund (or every item of it that was paid back) succeeded.',
@@ -206,6 +208,13 @@ export interface SubscriptionSnapshot {
 
 export type SubscriptionChargeEventSnapshot = SubscriptionSnapshot & { charge: SubscriptionChargeSnapshot };
 
+/** A notice the subscriber is to receive: its kind and what its template fills in (amounts, dates, link). */
+export interface SubscriberNoticeSnapshot {
+  subscriptionId: string;
+  kind: string;
+  data: Record<string, string | number | boolean | null>;
+}
+
 export interface PaymentSnapshot {
   paymentId: string;
   orderId: string;
@@ -331,6 +340,7 @@ export interface EventSnapshots {
   'subscription.charge_failed': SubscriptionChargeEventSnapshot;
   'subscription.paused': SubscriptionSnapshot;
   'subscription.cancelled': SubscriptionSnapshot;
+  'subscription.notice_requested': SubscriberNoticeSnapshot;
   'payment.succeeded': PaymentSnapshot;
   'payment.failed': PaymentSnapshot;
   'refund.succeeded': RefundSnapshot;

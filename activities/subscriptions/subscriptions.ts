@@ -24,6 +24,7 @@ import {
   updateSubscription,
   upsertCharge,
   type SubscriptionChargeRow,
+  type SubscriptionRow,
   type SubscriptionUpdate,
 } from '../../db/subscriptions/subscriptions';
 import {
@@ -39,6 +40,7 @@ import {
   type CycleCharge,
   type CycleChargeResult,
   type ManageRequestSent,
+  type PriceChangeActivities,
   type SubscriptionActivities,
   type SubscriptionGatewayAnswer,
   type SubscriptionRecord,
@@ -56,6 +58,9 @@ import {
   lookupId,
   type AskOptions,
 } from '../shared/gateway-calls';
+
+/** The failure type of a charge refused for being above the authorized recurringAmount. */
+export const CHARGE_ABOVE_AUTHORIZED = 'charge_above_authorized';
 
 /** A requestId part of its own for calls that create nothing and may be repeated. */
 const nonce = () => randomBytes(4).toString('hex');
@@ -86,7 +91,7 @@ interface StoredToken {
 
 // The token at rest: sealed with the codec keyring, the subscription id as authenticated context (a row's
 // ciphertext opens only for it).
-const sealToken = (token: StoredToken, keyring: CodecKeyring, subscriptionId: string) =>
+export const sealToken = (token: StoredToken, keyring: CodecKeyring, subscriptionId: string) =>
   sealSecret(JSON.stringify(token), keyring, subscriptionId);
 const openToken = (sealed: string, keyring: CodecKeyring, subscriptionId: string) =>
   JSON.parse(openSecret(sealed, keyring, subscriptionId)) as StoredToken;
@@ -95,7 +100,7 @@ const text = (value: unknown) =>
   value === undefined || value === null || value === '' ? undefined : String(value);
 
 /** Final answers come back as values (a refusal's body is not read); the rest is retried or typed. */
-async function ask<Op extends OperationName>(
+export async function ask<Op extends OperationName>(
   gateway: GatewayClient,
   operation: Op,
   fields: RequestFields<Op>,
@@ -106,18 +111,22 @@ async function ask<Op extends OperationName>(
 }
 
 /** The subscription's record and its token, opened only to be sent. */
-async function tokenOf({ db, secrets }: Deps, subscriptionId: string) {
-  const row = await requireSubscription(db, subscriptionId);
+export async function tokenOf(deps: Deps, subscriptionId: string) {
+  const row = await requireSubscription(deps.db, subscriptionId);
+  return { row, token: tokenFrom(deps, row) };
+}
+
+function tokenFrom({ secrets }: Deps, row: SubscriptionRow): StoredToken {
   if (!row.token_ciphertext)
     throw ApplicationFailure.nonRetryable(
-      `Subscription ${subscriptionId} has no token`,
+      `Subscription ${row.subscription_id} has no token`,
       'subscription_without_token',
     );
-  return { row, token: openToken(row.token_ciphertext, secrets.keyring, subscriptionId) };
+  return openToken(row.token_ciphertext, secrets.keyring, row.subscription_id);
 }
 
 /** Writes the subscription's record forward only (its transition table). */
-const recordSubscriptionRow = (db: Db, subscriptionId: string, update: SubscriptionUpdate) =>
+export const recordSubscriptionRow = (db: Db, subscriptionId: string, update: SubscriptionUpdate) =>
   updateSubscription(db, subscriptionId, update, (from, to) =>
     canTransition(from as SubscriptionStatus, to as SubscriptionStatus),
   );
@@ -268,7 +277,17 @@ export async function chargeSubscriptionCycle(deps: Deps, input: CycleCharge): P
   if (recorded && recorded.status !== 'submitted') return recordedAnswer(recorded);
   // Only a charge never submitted stops for a hold: a `submitted` one may have been sent already.
   if (!recorded) await stopIfHeld(db, 'charge', input.releasedHold);
-  const { row, token } = await tokenOf(deps, input.subscriptionId);
+  const row = await requireSubscription(db, input.subscriptionId);
+  // Never more than the customer authorized: the gateway's ceiling (document 2) is the recurringAmount of
+  // the authorization behind the stored token, which the record keeps. Refused here, before anything is
+  // recorded or sent, whatever the workflow asked (a price change, a bug, a replayed old amount).
+  if (input.amount > Number(row.recurring_amount))
+    throw ApplicationFailure.nonRetryable(
+      `Cycle ${input.cycle} of ${input.subscriptionId}: ${input.amount} VND is above the ${row.recurring_amount} ` +
+        'VND the customer authorized; nothing was sent',
+      CHARGE_ABOVE_AUTHORIZED,
+    );
+  const token = tokenFrom(deps, row);
   const requestId = requestIdFor(orderId, 'pay');
   const charge: NewCharge = {
     order_id: orderId,
@@ -475,7 +494,9 @@ export async function recordSubscriptionCharge({ db }: Deps, input: ChargeRecord
 }
 
 /** The subscription activities, bound to their dependencies for the worker. */
-export const createSubscriptionActivities = (deps: Deps): SubscriptionActivities =>
+export const createSubscriptionActivities = (
+  deps: Deps,
+): Omit<SubscriptionActivities, keyof PriceChangeActivities> =>
   bindActivities(deps, {
     startSubscriptionAuthorization,
     checkSubscriptionAuthorization,

@@ -727,6 +727,11 @@ export const VI_ERRORS = {
   subscription_exists: 'Mã thuê bao này đã tồn tại.',
   subscription_state: 'Trạng thái hiện tại của thuê bao không cho phép thao tác này.',
   subscription_finished: 'Thuê bao đã kết thúc; không thể thay đổi.',
+  plan_exists: 'Đã có gói cước với mã này.',
+  plan_archived: 'Gói cước đã ngừng; không nhận thêm thuê bao mới.',
+  charge_above_authorized:
+    'Khoản thu vượt số tiền định kỳ khách hàng đã cho phép; đã từ chối, chưa gửi gì tới cổng thanh toán.',
+  price_change_not_authorized: 'Thay đổi giá chưa có token từ lần cho phép mới của khách hàng.',
   quote_unavailable: 'Hiện không lấy được tỷ giá; hãy thử lại sau.',
   otp_expired: 'Mã OTP đã hết hạn.',
   otp_locked: 'Nhập sai mã quá nhiều lần; đã bị khóa.',

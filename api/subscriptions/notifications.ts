@@ -1,4 +1,9 @@
-import { authorizationSignal, chargeResultSignal, reactivationSignal } from '../../contracts/subscriptions';
+import {
+  authorizationSignal,
+  chargeResultSignal,
+  reactivationSignal,
+  reauthorizationSignal,
+} from '../../contracts/subscriptions';
 import { findSubscriptionByOrderId } from '../../db/subscriptions/subscriptions';
 import { ipnPaths } from '../../platform/ipn-paths';
 import { sends, type Notice, type NotificationChannel } from '../ipn/channel';
@@ -35,6 +40,18 @@ export const subscriptionNotifications: NotificationChannel = {
           orderId,
           resultCode: notice.resultCode,
           ...withMessage(notice),
+        })),
+      };
+    // A price rise's new authorization: amount 0 (it only authorizes the new recurringAmount).
+    if (via === 'reauthorization')
+      return {
+        workflowId,
+        expectedAmount: 0,
+        delivery: sends(reauthorizationSignal, (notice) => ({
+          orderId,
+          resultCode: notice.resultCode,
+          ...withMessage(notice),
+          ...(notice.fields.callbackToken ? { callbackToken: String(notice.fields.callbackToken) } : {}),
         })),
       };
     return {

@@ -41,6 +41,8 @@ export interface SubscriptionDeps {
 
 export interface NewSubscriptionRequest {
   subscriptionId: string;
+  /** The plan it is created from (POST /v1/plans/:planId/subscriptions). */
+  planId?: string;
   partnerClientId: string;
   amount: number;
   orderInfo: string;
@@ -86,6 +88,7 @@ export async function createSubscription(
         recurring_amount: info.recurringAmount,
         frequency: info.frequency,
         initial_amount: input.amount,
+        ...(input.planId ? { plan_id: input.planId } : {}),
         order_info: input.orderInfo,
         requested_next_payment_date: info.nextPaymentDate ?? null,
         expiry_date: info.expiryDate ?? null,
@@ -134,7 +137,7 @@ export async function createSubscription(
  */
 function nextChargeAmount(row: SubscriptionRow): number | null {
   if (FINAL_SUBSCRIPTION_STATUSES.includes(row.status)) return null;
-  if (row.type === 'FIXED') return Number(row.recurring_amount);
+  if (row.type === 'FIXED') return row.price_flag ? null : Number(row.recurring_amount);
   return row.reported_amounts[String(row.next_cycle ?? 1)] ?? null;
 }
 
@@ -151,6 +154,9 @@ function summary(row: SubscriptionRow) {
     type: row.type,
     recurringAmount: Number(row.recurring_amount),
     frequency: row.frequency,
+    planId: row.plan_id,
+    /** `price_change_unauthorized` while an unauthorized price rise keeps it from being charged. */
+    priceFlag: row.price_flag,
     initialAmount: Number(row.initial_amount),
     anchorDate: row.anchor_date,
     nextCycle: row.next_cycle,

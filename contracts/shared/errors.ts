@@ -134,6 +134,16 @@ export const ERRORS = {
   subscription_exists: { status: 409, meaning: 'The subscription id is used by another subscription.' },
   subscription_finished: { status: 409, meaning: 'The subscription ended; nothing changes it.' },
   subscription_state: { status: 409, meaning: 'The subscription is not in a state that allows this.' },
+  plan_exists: { status: 409, meaning: 'A plan with this code exists already.' },
+  plan_archived: { status: 409, meaning: 'The plan is archived: it takes no new subscriptions.' },
+  charge_above_authorized: {
+    status: 500,
+    meaning: 'A charge above the recurringAmount the customer authorized was refused before it was sent.',
+  },
+  price_change_not_authorized: {
+    status: 500,
+    meaning: 'A price change was to take over without the token of the customer’s new authorization.',
+  },
   subscription_refused: { status: 422, meaning: 'The gateway refused the subscription or its change.' },
   gateway_refused: { status: 422, meaning: 'The gateway refused the request; its code is in the message.' },
   // Events and webhooks.

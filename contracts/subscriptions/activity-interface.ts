@@ -4,6 +4,28 @@
  */
 import type { Frequency } from './billing-calendar';
 import type { ChargeStatus, SubscriptionStatus } from './subscriptions';
+import type { PriceChangeStatus } from './price-changes';
+
+/** The notices this capability asks for; the mail channel sends them (docs/subscriptions.md). */
+export type SubscriberNoticeKind = 'price_change' | 'reauthorization_reminder';
+
+export interface SubscriberNotice {
+  kind: SubscriberNoticeKind;
+  subscriptionId: string;
+  /** One notice per subscription, kind and key: a retried activity records it once. */
+  key: string;
+  data: Record<string, string | number | boolean | null>;
+}
+
+export interface PriceChangeRecord {
+  subscriptionId: string;
+  priceChangeId: string;
+  /** Absent: only the reason changes. */
+  status?: PriceChangeStatus;
+  statusReason?: string;
+  /** The subscription's price flag: set while flagged, null when cleared. */
+  priceFlag?: string | null;
+}
 
 /** The gateway's answer, in its words. */
 export interface SubscriptionGatewayAnswer {
@@ -84,7 +106,46 @@ export interface ChargeRecord extends ChargeAttempt {
   orderId?: string;
 }
 
-export interface SubscriptionActivities {
+/** Dated price changes (workflows/subscriptions/price-changes.ts); their own factory builds them. */
+export interface PriceChangeActivities {
+  /**
+   * A price change told to the customer: api/create (requestType subscription) on the order
+   * `reauthorizationOrderId` for the new recurringAmount, and the customer's link goes with the notice
+   * (`price_change`; with `reminderDaysBefore`, a `reauthorization_reminder` with a fresh order and link:
+   * the gateway's links expire within minutes).
+   */
+  announcePriceChange(input: {
+    subscriptionId: string;
+    priceChangeId: string;
+    newAmount: number;
+    effectiveDate: string;
+    reauthorizationOrderId: string;
+    reminderDaysBefore?: number;
+  }): Promise<{ resultCode: number; message: string; payUrl?: string }>;
+  /**
+   * The customer's new authorization exchanged for its token (subscription/create on the `-p<n>` order),
+   * kept sealed on the price change until its cycle; without a callbackToken, the gateway is asked first
+   * whether the customer authorized. `authorized: false`: not (yet).
+   */
+  activateReauthorization(input: {
+    subscriptionId: string;
+    priceChangeId: string;
+    orderId: string;
+    callbackToken?: string;
+  }): Promise<{ authorized: boolean; message: string }>;
+  /**
+   * At the change's cycle: the old authorization cancelled at the gateway, the new token and its
+   * recurringAmount made the subscription's. Repeatable.
+   */
+  adoptReauthorization(input: {
+    subscriptionId: string;
+    priceChangeId: string;
+    newAmount: number;
+  }): Promise<void>;
+  recordPriceChange(input: PriceChangeRecord): Promise<void>;
+}
+
+export interface SubscriptionActivities extends PriceChangeActivities {
   /** api/create, requestType subscription: the customer's links are stored for the API to answer with. */
   startSubscriptionAuthorization(input: { subscriptionId: string }): Promise<AuthorizationStart>;
   /** api/query on the authorization's order, when its notification is late. */

@@ -2,3 +2,5 @@
 export * from './billing-calendar';
 export * from './subscriptions';
 export * from './activity-interface';
+export * from './price-changes';
+export * from './revenue';

@@ -5,6 +5,7 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { Duration } from '@temporalio/common';
 import type { Frequency } from './billing-calendar';
+import type { ScheduledPriceChange } from './price-changes';
 
 export type { Frequency };
 
@@ -113,6 +114,15 @@ export interface SubscriptionState {
   reactivationOrderId?: string;
   /** VARIABLE: amounts reported for cycles not yet charged. */
   reportedAmounts: Record<string, number>;
+  /**
+   * The recurringAmount of the authorization in use, once a price change replaced the first one (absent:
+   * the input's). A FIXED cycle charges exactly it.
+   */
+  authorizedAmount?: number;
+  /** The price change not yet applied (contracts/subscriptions/price-changes.ts). */
+  priceChange?: ScheduledPriceChange;
+  /** How many new authorizations were asked for: numbers their gateway orders. */
+  reauthorizations?: number;
 }
 
 export interface SubscriptionInput {

@@ -49,6 +49,10 @@ export interface SubscriptionRow {
   reactivation_pay_url: string | null;
   /** VARIABLE: the amounts reported per cycle (cycle number → VND), as the workflow accepted them. */
   reported_amounts: Record<string, number>;
+  /** The plan it was created from (null: a subscription set by hand). */
+  plan_id: string | null;
+  /** `price_change_unauthorized` while a flagged price rise keeps it from being charged. */
+  price_flag: string | null;
   created_by_key: string;
   created_by: string;
   created_at: Date;
@@ -89,7 +93,7 @@ export type NewSubscription = Pick<
   | 'status'
   | 'created_by_key'
   | 'created_by'
-> & { recurring_amount: number; initial_amount: number };
+> & { recurring_amount: number; initial_amount: number; plan_id?: string | null };
 
 /**
  * Inserts once; false when the id exists already. The subscription's orderId (its id) is reserved in the
@@ -131,8 +135,9 @@ export type SubscriptionUpdate = Partial<
     | 'reactivation_order_id'
     | 'reactivation_pay_url'
     | 'reported_amounts'
+    | 'price_flag'
   >
->;
+> & { recurring_amount?: number };
 
 /** The event a status change causes: the customer's authorization (or reactivation), a pause, a cancellation. */
 function subscriptionEventOf(
@@ -191,13 +196,23 @@ export async function findSubscriptionByOrderId(
   db: Db,
   orderId: string,
 ): Promise<
-  | { row: SubscriptionRow; via: 'authorization' | 'reactivation' | 'charge'; charge?: SubscriptionChargeRow }
+  | {
+      row: SubscriptionRow;
+      via: 'authorization' | 'reactivation' | 'reauthorization' | 'charge';
+      charge?: SubscriptionChargeRow;
+    }
   | undefined
 > {
   const direct = await getSubscription(db, orderId);
   if (direct) return { row: direct, via: 'authorization' };
   const reactivation = await db('subscriptions').where({ reactivation_order_id: orderId }).first();
   if (reactivation) return { row: reactivation, via: 'reactivation' };
+  // A price rise's new authorization (`-p<n>`).
+  const reauthorization: { subscription_id: string } | undefined = await db('subscription_price_changes')
+    .where({ reauthorization_order_id: orderId })
+    .first('subscription_id');
+  if (reauthorization)
+    return { row: await requireSubscription(db, reauthorization.subscription_id), via: 'reauthorization' };
   const charge: SubscriptionChargeRow | undefined = await db('subscription_charges')
     .where({ order_id: orderId })
     .first();

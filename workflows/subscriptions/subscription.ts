@@ -50,6 +50,7 @@ import {
 } from '../../contracts/subscriptions';
 import { waitForNotificationOrAsk } from '../shared/wait-or-ask';
 import { whileHeld } from '../holds/while-held';
+import { acceptPriceChanges, amountUnderPriceChange, remindOfReauthorization } from './price-changes';
 
 const records = recordsOf<SubscriptionActivities>();
 
@@ -67,6 +68,7 @@ async function billSubscription(input: SubscriptionInput): Promise<SubscriptionV
   noteNotifications(run);
   acceptManagement(run);
   acceptCycleAmounts(run);
+  acceptPriceChanges(run);
   if (run.state.status === 'authorizing') {
     const authorization = await authorize(run);
     if (!authorization || !(await activate(run, authorization))) return view(run);
@@ -104,6 +106,8 @@ interface Run {
   recordingAmounts: boolean;
   /** The next cycle the last successful charge recorded itself (see recordCycleBilled). */
   billedByCharge?: { nextCycle: number; nextPaymentDate: string };
+  /** A price change's new authorization is being exchanged for its token (price-changes.ts). */
+  reauthorizing?: boolean;
 }
 
 function openRun(input: SubscriptionInput): Run {
@@ -611,6 +615,10 @@ async function billNextCycle(run: Run): Promise<boolean> {
       await move(run, 'expired', `Expired on ${input.expiryDate}; no cycle is due before it`);
     return false;
   }
+  // Reminders of a price rise the customer has not authorized fall between cycles (runs without one never
+  // come here, so their histories are unchanged).
+  if (run.state.priceChange?.reauthorizationOrderId && patched('price-reauthorization-reminders'))
+    await remindOfReauthorization(run, instantOf(due, run.timing.billingHourGmt7));
   await sleepUntil(run, instantOf(due, run.timing.billingHourGmt7), () => status(run) === 'active');
   if (status(run) !== 'active') return false; // paused or cancelled meanwhile
   if (expired(run)) {
@@ -676,8 +684,13 @@ type ChargeAnswer = { resultCode?: number; message?: string };
 async function chargeCycle(run: Run, cycle: number) {
   run.billedByCharge = undefined;
   const dueDate = cycleDate(anchor(run), cycle);
-  const amount = takeAmountOf(run, cycle);
-  if (amount === undefined) return recordSkippedCycle(run, cycle, dueDate);
+  // Only a subscription with a price change pending takes this path: the others replay as before.
+  const priced =
+    run.state.priceChange && patched('price-change-amount')
+      ? await amountUnderPriceChange(run, cycle, dueDate)
+      : { amount: takeAmountOf(run, cycle) };
+  const amount = priced.amount;
+  if (amount === undefined) return recordSkippedCycle(run, cycle, dueDate, priced.skipReason);
   const nextPaymentDate = cycleDate(anchor(run), cycle + 1);
   for (let attempt = 0; attempt <= 1; attempt++) {
     const answer = await chargeOnce(run, { cycle, attempt, amount, dueDate }, nextPaymentDate);
@@ -685,15 +698,18 @@ async function chargeCycle(run: Run, cycle: number) {
   }
 }
 
-/** FIXED charges recurringAmount; VARIABLE the amount reported for the cycle, used once. */
+/**
+ * FIXED charges the recurringAmount authorized (the first authorization's, or the one an applied price
+ * change brought); VARIABLE the amount reported for the cycle, used once.
+ */
 function takeAmountOf({ input, state }: Run, cycle: number): number | undefined {
   const reported = state.reportedAmounts[String(cycle)];
-  const amount = input.type === 'FIXED' ? input.recurringAmount : reported;
+  const amount = input.type === 'FIXED' ? (state.authorizedAmount ?? input.recurringAmount) : reported;
   delete state.reportedAmounts[String(cycle)];
   return amount;
 }
 
-async function recordSkippedCycle(run: Run, cycle: number, dueDate: string) {
+async function recordSkippedCycle(run: Run, cycle: number, dueDate: string, reason?: string) {
   await records.recordSubscriptionCharge({
     subscriptionId: run.id,
     cycle,
@@ -701,7 +717,7 @@ async function recordSkippedCycle(run: Run, cycle: number, dueDate: string) {
     amount: 0,
     dueDate,
     status: 'skipped',
-    message: 'No amount was reported for this VARIABLE cycle before its date',
+    message: reason ?? 'No amount was reported for this VARIABLE cycle before its date',
   });
 }
 
