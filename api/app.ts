@@ -33,6 +33,7 @@ import { approvalPolicyRoutes } from './approvals/policy-routes';
 import { approvalPolicyReader } from './approvals/policy-reader';
 import { subscriptionRoutes } from './subscriptions/routes';
 import { subscriptionNotifications } from './subscriptions/notifications';
+import { dunningRoutes } from './subscriptions/dunning-routes';
 import { paymentRoutes } from './payments/routes';
 import { cardPaymentNotifications, paymentNotifications } from './payments/notifications';
 import { savedMethodRoutes } from './saved-methods/routes';
@@ -180,6 +181,14 @@ export function apiRoutes(deps: ApiDependencies, limits?: RateLimits): AnyRoute[
   );
   routes.push(
     ...subscriptionRoutes({
+      db: deps.db,
+      temporal: deps.temporal,
+      settings: deps.subscriptions,
+      customerKeyOf: deps.customers.keyOf,
+    }),
+  );
+  routes.push(
+    ...dunningRoutes({
       db: deps.db,
       temporal: deps.temporal,
       settings: deps.subscriptions,

@@ -20,6 +20,7 @@ import * as auditEntriesCompleted from './20261126_0018_audit_entries_completed'
 import * as approvals from './20261126_0019_approvals';
 import * as approvalPolicyVersions from './20261126_0020_approval_policy_versions';
 import * as holds from './20261126_0021_holds';
+import * as dunningAndNotices from './20261127_0027_dunning_and_notices';
 
 export interface Migration {
   name: string;
@@ -50,4 +51,5 @@ export const migrations: Migration[] = [
   { name: '20261126_0019_approvals', ...approvals },
   { name: '20261126_0020_approval_policy_versions', ...approvalPolicyVersions },
   { name: '20261126_0021_holds', ...holds },
+  { name: '20261127_0027_dunning_and_notices', ...dunningAndNotices },
 ];

@@ -39,6 +39,7 @@ import {
   type CycleCharge,
   type CycleChargeResult,
   type ManageRequestSent,
+  type NoticeRequest,
   type SubscriptionActivities,
   type SubscriptionGatewayAnswer,
   type SubscriptionRecord,
@@ -49,6 +50,8 @@ import { openSecret, sealSecret } from '../../platform/sealed-secrets';
 import { requestIdFor } from '../../contracts/shared';
 import { bindActivities } from '../shared/bind';
 import { stopIfHeld } from '../holds/holds';
+import { sendSubscriptionNotice } from './notices';
+import { unconfiguredNoticeChannel, type NoticeChannel } from '../../platform/notice-channel';
 import {
   asActivityFailure,
   askForEvidence,
@@ -76,6 +79,11 @@ export interface SubscriptionActivityDependencies {
   subscriptionIpnUrl: string;
   /** Required: without them a subscription can be neither activated nor charged. */
   secrets: SubscriptionSecrets;
+  /**
+   * Where notices to subscribers go (SMTP_URL). Absent: every notice is recorded failed, naming the
+   * missing setting, so billing never depends on mail.
+   */
+  notices?: NoticeChannel;
 }
 type Deps = SubscriptionActivityDependencies;
 
@@ -485,4 +493,6 @@ export const createSubscriptionActivities = (deps: Deps): SubscriptionActivities
     manageSubscription,
     recordSubscription,
     recordSubscriptionCharge,
+    sendSubscriptionNotice: (d: Deps, request: NoticeRequest) =>
+      sendSubscriptionNotice({ db: d.db, notices: d.notices ?? unconfiguredNoticeChannel }, request),
   });

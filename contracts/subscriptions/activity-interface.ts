@@ -4,6 +4,7 @@
  */
 import type { Frequency } from './billing-calendar';
 import type { ChargeStatus, SubscriptionStatus } from './subscriptions';
+import type { NoticeOutcome, NoticeRequest } from './notices';
 
 /** The gateway's answer, in its words. */
 export interface SubscriptionGatewayAnswer {
@@ -107,4 +108,9 @@ export interface SubscriptionActivities {
   recordSubscription(input: SubscriptionRecord): Promise<void>;
   /** A charge outcome learnt later (query, IPN), a skipped cycle, or the authorization charge (cycle 0). */
   recordSubscriptionCharge(input: ChargeRecord): Promise<void>;
+  /**
+   * One notice to the subscriber, at most once per noticeKey: sent, skipped (no address) or, after its
+   * last attempt, recorded failed. Never throws for a mail problem on its last attempt.
+   */
+  sendSubscriptionNotice(input: NoticeRequest): Promise<NoticeOutcome>;
 }

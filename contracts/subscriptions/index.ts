@@ -2,3 +2,5 @@
 export * from './billing-calendar';
 export * from './subscriptions';
 export * from './activity-interface';
+export * from './dunning';
+export * from './notices';

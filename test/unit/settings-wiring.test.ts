@@ -72,6 +72,9 @@ const PROOFS: Record<keyof Config, string> = {
   IPN_CLAIM_LEASE_SECONDS: 'test/api/notification-relay.test.ts',
   IPN_RELAY_INTERVAL_SECONDS: 'test/api/notification-relay.test.ts',
   APPROVAL_POLICY: 'test/approvals/approvals.test.ts',
+  SMTP_URL: 'test/subscriptions/notices.test.ts',
+  NOTICE_FROM: 'test/subscriptions/notices.test.ts',
+  MAIL_CATCHER_PORT: 'test/subscriptions/notices.test.ts',
 };
 
 describe('every setting reaches its process', () => {

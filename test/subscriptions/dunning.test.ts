@@ -1,0 +1,192 @@
+/**
+ * Dunning schedules end to end, on the time-skipping server: payrun's API, the sandbox over HTTP (its clock
+ * follows the server's), and every notice sent over SMTP to a real receiver (the dev mail catcher on a
+ * free port). One Vietnamese customer on a payday schedule that cancels after five days; one English
+ * customer on an hours-later schedule who reactivates.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { addMonths, instantOf } from '../../contracts/subscriptions';
+import { startMailCatcher, type CaughtMail, type MailCatcher } from '../../platform/mail-catcher';
+import { smtpNoticeChannel } from '../../platform/notice-channel';
+import { createTimeSkippingEnv } from '../support/temporal';
+import { eventually } from '../support/wait';
+import { freshId } from '../support/ids';
+import { subscriptionSteps } from './steps';
+import { call, useSubscriptionStack } from './stack';
+
+let catcher: MailCatcher;
+beforeAll(async () => {
+  catcher = await startMailCatcher({ port: 0 });
+});
+afterAll(async () => {
+  await catcher?.stop();
+});
+
+const t = useSubscriptionStack(createTimeSkippingEnv, {
+  notices: () => smtpNoticeChannel({ url: catcher.url, from: 'Gym <billing@gym.example>' }),
+});
+const { today, view, until, create, ledgerOf } = subscriptionSteps(t);
+
+const HOUR = 3_600_000;
+/** Moves workflow time to `at` (epoch ms); every timer before it fires in order. */
+async function skipTo(at: number) {
+  const ms = at - (await t.env.currentTimeMs());
+  if (ms > 0) await t.env.sleep(ms);
+}
+
+/** The mail one address received, oldest first. */
+const mailTo = (address: string): CaughtMail[] =>
+  catcher
+    .messages()
+    .filter((mail) => mail.to.includes(address))
+    .reverse();
+const kinds = (address: string) => mailTo(address).map((mail) => mail.kind);
+const untilKinds = (address: string, expected: string[]) =>
+  eventually(() => expect(kinds(address)).toEqual(expected));
+
+async function schedule(body: Record<string, unknown>) {
+  const created = await call(t, 'POST', '/v1/dunning-schedules', body);
+  expect(created.status, JSON.stringify(created.body)).toBe(201);
+  return created.body.dunningScheduleId as string;
+}
+
+/** Created, given its notice contact and schedule while the customer authorizes, then authorized. */
+async function subscribeWith(
+  first: string,
+  scheduleId: string,
+  contact: { email: string; lang: 'vi' | 'en' },
+) {
+  const { subscriptionId, partnerClientId } = await create({
+    amount: 0,
+    subscriptionInfo: {
+      type: 'FIXED',
+      recurringAmount: 30_000,
+      frequency: 'MONTHLY',
+      nextPaymentDate: first,
+    },
+  });
+  const contactSet = await call(t, 'PUT', `/v1/subscriptions/${subscriptionId}/notice-contact`, contact);
+  expect(contactSet.status, JSON.stringify(contactSet.body)).toBe(200);
+  const set = await call(t, 'PUT', `/v1/subscriptions/${subscriptionId}/dunning-schedule`, {
+    dunningScheduleId: scheduleId,
+  });
+  expect(set.status, JSON.stringify(set.body)).toBe(200);
+  t.sandbox.admin.approvePayment(subscriptionId);
+  await until(subscriptionId, (s) => s.status === 'active', 'active');
+  return { subscriptionId, partnerClientId };
+}
+
+describe('dunning schedules', () => {
+  it('vi: notice the day before, retry on the next payday at 09:00 GMT+7, paused with the link, two reminders, cancelled after 5 days', async () => {
+    const month = addMonths(`${(await today()).slice(0, 7)}-01`, 1).slice(0, 7);
+    const due = `${month}-10`;
+    const payday = `${month}-25`;
+    const scheduleId = await schedule({
+      name: 'Payday',
+      retry: { onDayOfMonth: 25, atHour: 9 },
+      noticeBeforeAttemptHours: 24,
+      afterPause: { sendReactivationLink: true, remindEveryDays: 2, cancelAfterDays: 5 },
+    });
+    const email = `${freshId('an', 6)}@example.vn`;
+    const { subscriptionId, partnerClientId } = await subscribeWith(due, scheduleId, { email, lang: 'vi' });
+    t.sandbox.admin.setCustomerFunds(partnerClientId, 10_000);
+
+    // The day before the charge, at the billing hour: the upcoming-charge notice, nothing charged yet.
+    await skipTo(instantOf(due, 9) - HOUR);
+    await untilKinds(email, ['upcoming_charge']);
+    expect(ledgerOf(subscriptionId)).toHaveLength(0);
+
+    await skipTo(instantOf(due, 9) + HOUR);
+    await untilKinds(email, ['upcoming_charge', 'charge_failed']);
+    await until(subscriptionId, (s) => s.status === 'retrying', 'retrying');
+    const failed = mailTo(email)[1]!;
+    expect(failed.lang).toBe('vi');
+    expect(failed.subject).toContain('không thành công');
+    expect(failed.text).toContain('30.000 ₫');
+    expect(failed.text).toContain(`25/${month.slice(5)}/${month.slice(0, 4)} 09:00 (GMT+7)`);
+
+    // The notice 24 hours before the retry; the retry itself at 09:00 on the payday, not a minute before.
+    await skipTo(instantOf(payday, 9) - 60_000);
+    await untilKinds(email, ['upcoming_charge', 'charge_failed', 'upcoming_charge']);
+    expect(ledgerOf(subscriptionId).map((entry) => entry.orderId)).toEqual([`${subscriptionId}-c1`]);
+    await skipTo(instantOf(payday, 9) + HOUR);
+    const paused = await until(subscriptionId, (s) => s.status === 'reactivating', 'paused, link asked');
+    expect(
+      paused.charges.map((c: { orderId: string; resultCode: number }) => [c.orderId, c.resultCode]),
+    ).toEqual([
+      [`${subscriptionId}-c1`, 1001],
+      [`${subscriptionId}-c1-r1`, 1001],
+    ]);
+    await untilKinds(email, ['upcoming_charge', 'charge_failed', 'upcoming_charge', 'paused']);
+    const pausedNotice = mailTo(email)[3]!;
+    expect(pausedNotice.subject).toBe('Gói Gym đã bị tạm dừng');
+    expect(pausedNotice.text).toContain(paused.reactivationPayUrl);
+
+    // Reminders on days 2 and 4 after the pause, the cancellation (through the gateway) on day 5.
+    await skipTo(instantOf(payday, 9) + 5 * 24 * HOUR + HOUR);
+    const cancelled = await until(subscriptionId, (s) => s.status === 'cancelled', 'cancelled');
+    expect(cancelled.statusReason).toContain('not reactivated within 5 days');
+    expect(t.sandbox.admin.subscription(subscriptionId)).toMatchObject({ status: 'cancelled' });
+    await untilKinds(email, [
+      'upcoming_charge',
+      'charge_failed',
+      'upcoming_charge',
+      'paused',
+      'reactivation_reminder',
+      'reactivation_reminder',
+      'cancelled',
+    ]);
+    // Exactly once each: one message per notice key, every one in Vietnamese; no charge after the pause.
+    const keys = mailTo(email).map((mail) => mail.noticeKey);
+    expect(new Set(keys).size).toBe(keys.length);
+    expect(mailTo(email).every((mail) => mail.lang === 'vi')).toBe(true);
+    expect(ledgerOf(subscriptionId)).toHaveLength(2);
+    const timeline = await call(
+      t,
+      'GET',
+      `/v1/subscriptions/${subscriptionId}/notices`,
+      undefined,
+      t.viewerKey,
+    );
+    expect(timeline.body.notices.map((n: { status: string }) => n.status)).toEqual(Array(7).fill('sent'));
+  });
+
+  it('en: the retry hours later with its notice, paused with the link, reactivated by the customer: told in English', async () => {
+    const scheduleId = await schedule({
+      name: 'Six hours',
+      retry: { afterHours: 6 },
+      noticeBeforeAttemptHours: 2,
+      afterPause: { sendReactivationLink: true, remindEveryDays: 3, cancelAfterDays: 0 },
+    });
+    const due = addMonths(`${(await today()).slice(0, 7)}-05`, 1);
+    const email = `${freshId('bo', 6)}@example.com`;
+    const { subscriptionId, partnerClientId } = await subscribeWith(due, scheduleId, { email, lang: 'en' });
+    t.sandbox.admin.setCustomerFunds(partnerClientId, 10_000);
+
+    await skipTo(instantOf(due, 9) + 3 * HOUR);
+    await untilKinds(email, ['upcoming_charge', 'charge_failed']);
+    expect(ledgerOf(subscriptionId)).toHaveLength(1);
+    // Two hours before the retry (13:00), then the retry at 15:00.
+    await skipTo(instantOf(due, 13) + 60_000);
+    await untilKinds(email, ['upcoming_charge', 'charge_failed', 'upcoming_charge']);
+    expect(ledgerOf(subscriptionId)).toHaveLength(1);
+    await skipTo(instantOf(due, 15) + 60_000);
+    const paused = await until(subscriptionId, (s) => s.status === 'reactivating', 'link asked');
+    await untilKinds(email, ['upcoming_charge', 'charge_failed', 'upcoming_charge', 'paused']);
+    expect(mailTo(email)[3]!.text).toContain(paused.reactivationPayUrl);
+
+    t.sandbox.admin.setCustomerFunds(partnerClientId, null);
+    t.sandbox.admin.approvePayment(`${subscriptionId}-m1`);
+    await until(subscriptionId, (s) => s.status === 'active', 'active again');
+    await untilKinds(email, ['upcoming_charge', 'charge_failed', 'upcoming_charge', 'paused', 'reactivated']);
+    const mail = mailTo(email);
+    expect(mail.every((m) => m.lang === 'en')).toBe(true);
+    expect(mail[1]!.subject).toBe('Your payment for Gym did not go through');
+    expect(mail[1]!.text).toContain('30,000 VND');
+    expect(mail[4]!.subject).toBe('Gym is active again');
+    // No reminder once reactivated (the schedule's would have come three days after the pause).
+    await skipTo(instantOf(due, 15) + 4 * 24 * HOUR);
+    expect(kinds(email)).toHaveLength(5);
+    expect((await view(subscriptionId)).status).toBe('active');
+  });
+});
