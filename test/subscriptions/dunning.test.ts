@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addMonths, instantOf } from '../../contracts/subscriptions';
 import { startMailCatcher, type CaughtMail, type MailCatcher } from '../../platform/mail-catcher';
 import { smtpNoticeChannel } from '../../platform/notice-channel';
+import { captureHistory } from '../support/history-capture';
 import { createTimeSkippingEnv } from '../support/temporal';
 import { eventually } from '../support/wait';
 import { freshId } from '../support/ids';
@@ -149,6 +150,7 @@ describe('dunning schedules', () => {
       t.viewerKey,
     );
     expect(timeline.body.notices.map((n: { status: string }) => n.status)).toEqual(Array(7).fill('sent'));
+    await captureHistory(t.env.client, cancelled.workflowId, 'dunning-payday-paused-reminded-cancelled');
   });
 
   it('en: the retry hours later with its notice, paused with the link, reactivated by the customer: told in English', async () => {
@@ -187,6 +189,10 @@ describe('dunning schedules', () => {
     // No reminder once reactivated (the schedule's would have come three days after the pause).
     await skipTo(instantOf(due, 15) + 4 * 24 * HOUR);
     expect(kinds(email)).toHaveLength(5);
-    expect((await view(subscriptionId)).status).toBe('active');
+    const resumed = await view(subscriptionId);
+    expect(resumed.status).toBe('active');
+    await captureHistory(t.env.client, resumed.workflowId, 'dunning-hours-paused-reactivated', {
+      stillOpen: true,
+    });
   });
 });
