@@ -34,6 +34,7 @@ import { approvalPolicyReader } from './approvals/policy-reader';
 import { subscriptionRoutes } from './subscriptions/routes';
 import { subscriptionNotifications } from './subscriptions/notifications';
 import { dunningRoutes } from './subscriptions/dunning-routes';
+import { devMailRoutes, type DevMailbox } from './subscriptions/dev-mail-routes';
 import { paymentRoutes } from './payments/routes';
 import { cardPaymentNotifications, paymentNotifications } from './payments/notifications';
 import { savedMethodRoutes } from './saved-methods/routes';
@@ -73,6 +74,8 @@ export interface ApiDependencies extends ApiSettings {
   webhooks?: WebhookSettings;
   /** The finance console's links to workflows; without it the console shows none. */
   console?: ConsoleSettings;
+  /** The dev mail catcher (npm run dev, npm run cluster): mounts GET /v1/dev/mail; absent, no such route. */
+  devMailbox?: DevMailbox;
   /**
    * The clock of rules counted per day (OTP codes and SMS). Workflows record those attempts in workflow
    * time, so a deployment leaves it at the wall clock and a time-skipping test passes its own.
@@ -195,6 +198,7 @@ export function apiRoutes(deps: ApiDependencies, limits?: RateLimits): AnyRoute[
       customerKeyOf: deps.customers.keyOf,
     }),
   );
+  if (deps.devMailbox) routes.push(...devMailRoutes(deps.devMailbox));
   routes.push(
     ...paymentRoutes(
       {

@@ -15,6 +15,7 @@ import type { NotificationRelay } from './ipn/relay';
 import { rateLimitSettingsFrom } from './http/rate-limit-settings';
 import { apiSettingsFrom } from './settings';
 import { webhookSettingsFrom } from './events/webhook-settings';
+import type { DevMailbox } from './subscriptions/dev-mail-routes';
 
 export interface ApiServices {
   db: Db;
@@ -25,6 +26,8 @@ export interface ApiServices {
   /** Where the Temporal UI runs: its origin may call /codec, and the console links workflows to it. */
   /** `uiToken`: `npm run dev` only, the secret path the dev UI decodes at (`/codec/<token>`). */
   temporalUi?: { origins: string[]; url?: string; uiToken?: string };
+  /** npm run dev / npm run cluster: the mail catcher whose inbox GET /v1/dev/mail shows. */
+  devMailbox?: DevMailbox;
 }
 
 export interface ApiProcess {
@@ -52,6 +55,7 @@ export function buildApi(config: Config, services: ApiServices): ApiProcess {
       },
     }),
     console: { temporalUiUrl: ui?.url ?? config.TEMPORAL_UI_URL, namespace: config.TEMPORAL_NAMESPACE },
+    ...(services.devMailbox && { devMailbox: services.devMailbox }),
   };
   return { app: createApp(deps), relay: notificationRelay(deps) };
 }

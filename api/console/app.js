@@ -14,6 +14,7 @@ import { announce, fill, h } from './dom.js';
 import { holdsPage } from './holds.js';
 import { LANGUAGES, language, setLanguage, t } from './i18n.js';
 import { listPage } from './list-page.js';
+import { mailPage } from './mail.js';
 import { payments } from './payments.js';
 import { runPage } from './payout-run.js';
 import { payoutRuns } from './payout-runs.js';
@@ -56,6 +57,8 @@ const DUTIES = {
   webhooks: [],
   // Holding and releasing are admin-only; anyone signed in may read the panel at #/holds.
   holds: [],
+  // The dev mail catcher's inbox (GET /v1/dev/mail) is admin-only.
+  mail: [],
 };
 
 /**
@@ -143,6 +146,7 @@ function navLinks() {
   if (ctx.can('webhooks')) links.push(['#/webhook-endpoints', t('Webhook endpoints')]);
   if (ctx.can('holds')) links.push(['#/holds', t('Holds')]);
   if (ctx.can('audit')) links.push(['#/audit', t('Audit log')]);
+  if (ctx.can('mail')) links.push(['#/mail', t('Mail')]);
   return links;
 }
 
@@ -231,6 +235,7 @@ function route(parts, query) {
   if (name === 'upload') return [t('Upload payouts'), (main) => uploadPage(main, ctx)];
   if (name === 'approvals') return [t('Approvals'), (main) => approvalsPage(main, ctx, query)];
   if (name === 'holds') return [t('Holds'), (main) => holdsPage(main, ctx)];
+  if (name === 'mail') return [t('Mail'), (main) => mailPage(main)];
   if (name === 'audit') return [t('Audit log'), (main) => auditPage(main, ctx, query)];
   if (name === 'methods') return [t('Saved methods'), (main) => methodsPage(main, ctx, query)];
   if (name === 'disbursements' && id === 'new')

@@ -458,6 +458,16 @@ export const VI = {
   'Held total': 'Tổng tiền bị giữ',
   'Who and why': 'Ai giữ và vì sao',
   'The holds could not be loaded': 'Không tải được danh sách tạm giữ',
+  Mail: 'Thư',
+  Vietnamese: 'Tiếng Việt',
+  English: 'Tiếng Anh',
+  '(no subject)': '(không có tiêu đề)',
+  'To {to} · {language} · {at}': 'Gửi {to} · {language} · {at}',
+  'Every notice sent to subscribers on this development stack, newest first.':
+    'Mọi thông báo đã gửi cho người đăng ký trên môi trường phát triển này, mới nhất trước.',
+  'No mail yet.': 'Chưa có thư nào.',
+  'No mail catcher runs here: notices go to the mail server (SMTP_URL).':
+    'Ở đây không có hộp thư thử nghiệm: thông báo được gửi tới máy chủ thư (SMTP_URL).',
 };
 
 /** @type {Record<string, string>} */
@@ -656,4 +666,5 @@ export const VI_RULES = {
   unknown_field: 'Trường không xác định.',
   reserved_ending:
     'Mã không được kết thúc bằng dạng hậu tố mà payrun dùng cho các mã đơn hàng tự sinh (-c1, -r1, -m1, -b001, -verify, -buy, -del, -chk…).',
+  unknown_schedule: 'Không có lịch nhắc nợ nào có mã này.',
 };
