@@ -195,4 +195,101 @@ describe('dunning schedules', () => {
       stillOpen: true,
     });
   });
+
+  it('the API: bad input 400 naming the field and the rule, unknown schedule 422, the default listed first, nothing changed by a refusal', async () => {
+    const refused = [
+      [{ name: 'x', retry: { afterHours: 2, onDayOfMonth: 3 } }, 'body.retry'],
+      [{ name: 'x', retry: { onDayOfMonth: 29, atHour: 9 } }, 'body.retry'],
+      [{ name: ' ', retry: { afterHours: 2 } }, 'body.name'],
+      [
+        { name: 'x', retry: { afterHours: 2 }, noticeBeforeAttemptHours: -1 },
+        'body.noticeBeforeAttemptHours',
+      ],
+      [
+        { name: 'x', retry: { afterHours: 2 }, afterPause: { cancelAfterDays: 400 } },
+        'body.afterPause.cancelAfterDays',
+      ],
+    ] as const;
+    const before = (await call(t, 'GET', '/v1/dunning-schedules', undefined, t.viewerKey)).body
+      .dunningSchedules.length;
+    for (const [body, field] of refused) {
+      const answer = await call(t, 'POST', '/v1/dunning-schedules', body);
+      expect(answer.status, JSON.stringify(body)).toBe(400);
+      const fields = answer.body.error.problems.map((p: { field: string }) => p.field);
+      expect(
+        fields.some((named: string) => named.startsWith(field)),
+        JSON.stringify(fields),
+      ).toBe(true);
+    }
+    const listed = (await call(t, 'GET', '/v1/dunning-schedules', undefined, t.viewerKey)).body
+      .dunningSchedules;
+    expect(listed).toHaveLength(before);
+    expect(listed[0]).toMatchObject({
+      dunningScheduleId: 'default',
+      isDefault: true,
+      retry: { afterHours: 24 },
+    });
+    const payday = await schedule({ name: 'Payday 5th', retry: { onDayOfMonth: 5 } });
+    expect(
+      (await call(t, 'GET', `/v1/dunning-schedules/${payday}`, undefined, t.viewerKey)).body,
+    ).toMatchObject({
+      name: 'Payday 5th',
+      retry: { onDayOfMonth: 5, atHour: 9 },
+      noticeBeforeAttemptHours: 0,
+      afterPause: { sendReactivationLink: false, remindEveryDays: 0, cancelAfterDays: 0 },
+    });
+    expect((await call(t, 'GET', '/v1/dunning-schedules/dun_nope', undefined, t.viewerKey)).status).toBe(404);
+    const viewerCreates = await call(
+      t,
+      'POST',
+      '/v1/dunning-schedules',
+      { name: 'x', retry: { afterHours: 1 } },
+      t.viewerKey,
+    );
+    expect(viewerCreates.status).toBe(403);
+
+    const { subscriptionId } = await create({
+      amount: 0,
+      subscriptionInfo: {
+        type: 'FIXED',
+        recurringAmount: 30_000,
+        frequency: 'MONTHLY',
+        nextPaymentDate: addMonths(await today(), 1),
+      },
+    });
+    const unknown = await call(t, 'PUT', `/v1/subscriptions/${subscriptionId}/dunning-schedule`, {
+      dunningScheduleId: 'dun_nope',
+    });
+    expect(unknown.status).toBe(422);
+    expect(unknown.body.error.problems).toEqual([
+      expect.objectContaining({ field: 'body.dunningScheduleId', rule: 'unknown_schedule' }),
+    ]);
+    const badEmail = await call(t, 'PUT', `/v1/subscriptions/${subscriptionId}/notice-contact`, {
+      email: 'not-an-email',
+      lang: 'vi',
+    });
+    expect(badEmail.status).toBe(400);
+    expect(badEmail.body.error.problems[0].field).toBe('body.email');
+    const badLang = await call(t, 'PUT', `/v1/subscriptions/${subscriptionId}/notice-contact`, {
+      email: null,
+      lang: 'fr',
+    });
+    expect(badLang.status).toBe(400);
+    const notices = (
+      await call(t, 'GET', `/v1/subscriptions/${subscriptionId}/notices`, undefined, t.viewerKey)
+    ).body;
+    expect(notices).toMatchObject({ lang: 'vi', hasEmail: false, dunningScheduleId: 'default', notices: [] });
+    expect(
+      (await call(t, 'PUT', '/v1/subscriptions/s-none/dunning-schedule', { dunningScheduleId: payday }))
+        .status,
+    ).toBe(404);
+    // Not authorized within its wait: ended, so nothing changes it.
+    await skipTo((await t.env.currentTimeMs()) + HOUR);
+    await until(subscriptionId, (s) => s.status === 'not_authorized', 'not authorized');
+    const ended = await call(t, 'PUT', `/v1/subscriptions/${subscriptionId}/dunning-schedule`, {
+      dunningScheduleId: payday,
+    });
+    expect(ended.status).toBe(409);
+    expect(ended.body.error.code).toBe('subscription_finished');
+  });
 });
