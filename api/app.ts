@@ -35,6 +35,7 @@ import { subscriptionRoutes } from './subscriptions/routes';
 import { subscriptionNotifications } from './subscriptions/notifications';
 import { dunningRoutes } from './subscriptions/dunning-routes';
 import { devMailRoutes, type DevMailbox } from './subscriptions/dev-mail-routes';
+import { createNoticeRequestRelay } from './subscriptions/notice-requests';
 import { paymentRoutes } from './payments/routes';
 import { cardPaymentNotifications, paymentNotifications } from './payments/notifications';
 import { savedMethodRoutes } from './saved-methods/routes';
@@ -118,13 +119,31 @@ const notificationPaths = (): string[] =>
 
 /** The relay every API process runs beside its routes (`api/build.ts` starts it). */
 export function notificationRelay(deps: ApiDependencies): NotificationRelay {
-  return createNotificationRelay({
+  const relay = createNotificationRelay({
     db: deps.db,
     temporal: deps.temporal,
     logger: deps.logger,
     channels: NOTIFICATION_CHANNELS,
     settings: deps.notifications,
   });
+  // Notices other flows ask for ride on the same start and stop, at the same pace.
+  const noticeRequests = createNoticeRequestRelay({
+    db: deps.db,
+    temporal: deps.temporal,
+    logger: deps.logger,
+    taskQueue: deps.subscriptions.taskQueue,
+    intervalMs: deps.notifications.relayIntervalMs,
+  });
+  return {
+    sweep: relay.sweep,
+    start: () => {
+      relay.start();
+      noticeRequests.start();
+    },
+    stop: async () => {
+      await Promise.all([relay.stop(), noticeRequests.stop()]);
+    },
+  };
 }
 
 /** Every route the API serves, in one list: mounting, OpenAPI and the access tests all read it. */

@@ -61,3 +61,6 @@ export interface NoticeOutcome {
 
 /** Attempts of one notice before it is recorded failed (subscription.notice_failed). */
 export const NOTICE_ATTEMPTS = 5;
+
+/** The workflow that sends a requested notice: one per notice key, ever. */
+export const subscriptionNoticeWorkflowId = (key: string) => `subscription-notice/${key}`;

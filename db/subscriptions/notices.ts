@@ -5,7 +5,10 @@
 import type { Knex } from 'knex';
 import type { Db } from '../shared/knex';
 import { recordEvent } from '../events/events';
-import type { SubscriptionNoticeSnapshot } from '../../platform/event-catalogue';
+import type {
+  SubscriptionNoticeRequestSnapshot,
+  SubscriptionNoticeSnapshot,
+} from '../../platform/event-catalogue';
 import type { NoticeKind, NoticeLang, NoticeStatus } from '../../contracts/subscriptions';
 
 export interface NoticeRow {
@@ -116,13 +119,36 @@ export async function noticesOf(db: Db, subscriptionId: string): Promise<NoticeR
     .limit(500);
 }
 
-/** Requests (subscription.notice_requested) that have no notice row yet: the relay sends them. */
-export async function unansweredNoticeRequests(db: Db, limit: number) {
-  return db('events as e')
+/**
+ * Requests (subscription.notice_requested) about a subscription on record that have no notice row yet,
+ * oldest first: the API's relay starts one workflow for each.
+ */
+export async function unansweredNoticeRequests(
+  db: Db,
+  limit: number,
+): Promise<Array<{ eventId: string; snapshot: SubscriptionNoticeRequestSnapshot }>> {
+  const rows = await db('events as e')
+    .join('subscriptions as s', 's.subscription_id', 'e.object_id')
     .leftJoin('subscription_notices as n', 'n.notice_key', db.raw("e.snapshot->>'noticeKey'"))
     .where('e.type', 'subscription.notice_requested')
     .whereNull('n.notice_key')
     .orderBy('e.position')
     .limit(limit)
     .select('e.event_id', 'e.snapshot');
+  return rows.map((row) => ({ eventId: row.event_id, snapshot: row.snapshot }));
+}
+
+/** A request for a kind payrun has no template for: on the timeline as skipped, never looked at again. */
+export async function skipUnknownNoticeRequest(db: Db, request: SubscriptionNoticeRequestSnapshot) {
+  await db('subscription_notices')
+    .insert({
+      notice_key: request.noticeKey,
+      subscription_id: request.subscriptionId,
+      kind: request.kind,
+      lang: 'vi',
+      status: 'skipped',
+      detail: `No template for notice kind ${request.kind}`,
+    })
+    .onConflict('notice_key')
+    .ignore();
 }

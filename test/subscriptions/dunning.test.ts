@@ -5,7 +5,9 @@
  * customer on an hours-later schedule who reactivates.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addMonths, instantOf } from '../../contracts/subscriptions';
+import { addMonths, instantOf, subscriptionNoticeWorkflowId } from '../../contracts/subscriptions';
+import { recordEvent } from '../../db/events/events';
+import { sweepNoticeRequests } from '../../api/subscriptions/notice-requests';
 import { startMailCatcher, type CaughtMail, type MailCatcher } from '../../platform/mail-catcher';
 import { smtpNoticeChannel } from '../../platform/notice-channel';
 import { captureHistory } from '../support/history-capture';
@@ -291,5 +293,61 @@ describe('dunning schedules', () => {
     });
     expect(ended.status).toBe(409);
     expect(ended.body.error.code).toBe('subscription_finished');
+  });
+
+  it('a notice another flow asks for (subscription.notice_requested) is sent once in the subscriber’s language; an unknown kind is recorded skipped', async () => {
+    const { subscriptionId } = await create({
+      amount: 0,
+      subscriptionInfo: {
+        type: 'FIXED',
+        recurringAmount: 30_000,
+        frequency: 'MONTHLY',
+        nextPaymentDate: addMonths(await today(), 1),
+      },
+    });
+    const email = `${freshId('cu', 6)}@example.vn`;
+    await call(t, 'PUT', `/v1/subscriptions/${subscriptionId}/notice-contact`, { email, lang: 'vi' });
+    const priceKey = `${subscriptionId}/price_change/2027-01-10`;
+    await t.db.transaction(async (trx) => {
+      await recordEvent(trx, 'subscription.notice_requested', subscriptionId, {
+        subscriptionId,
+        noticeKey: priceKey,
+        kind: 'price_change',
+        data: { oldAmount: 30_000, newAmount: 25_000, effectiveDate: '2027-01-10' },
+      });
+      await recordEvent(trx, 'subscription.notice_requested', subscriptionId, {
+        subscriptionId,
+        noticeKey: `${subscriptionId}/birthday/1`,
+        kind: 'birthday',
+        data: {},
+      });
+    });
+    const deps = { db: t.db, temporal: t.env.client, taskQueue: t.taskQueue };
+    // Two sweeps (two API processes, or one twice) before the notice is written: still one message.
+    await Promise.all([sweepNoticeRequests(deps), sweepNoticeRequests(deps)]);
+    await untilKinds(email, ['price_change']);
+    const [mail] = mailTo(email);
+    expect(mail).toMatchObject({ lang: 'vi', subject: 'Thay đổi giá gói Gym', noticeKey: priceKey });
+    expect(mail!.text).toContain('từ 30.000 ₫ thành 25.000 ₫');
+    const timeline = await eventually(async () => {
+      const answer = await call(
+        t,
+        'GET',
+        `/v1/subscriptions/${subscriptionId}/notices`,
+        undefined,
+        t.viewerKey,
+      );
+      expect(
+        answer.body.notices.map((n: { kind: string; status: string }) => [n.kind, n.status]).sort(),
+      ).toEqual([
+        ['birthday', 'skipped'],
+        ['price_change', 'sent'],
+      ]);
+      return answer.body;
+    });
+    expect(timeline.notices).toHaveLength(2);
+    await sweepNoticeRequests(deps);
+    expect(kinds(email)).toEqual(['price_change']);
+    await captureHistory(t.env.client, subscriptionNoticeWorkflowId(priceKey), 'price-change-sent');
   });
 });
