@@ -15,6 +15,7 @@ import { createSubscriptionActivities, type SubscriptionSecrets } from './subscr
 import { createPriceChangeActivities } from './subscriptions/price-changes';
 import { createSavedMethodActivities } from './saved-methods/saved-methods';
 import { createWebhookActivities, type WebhookDeliverySettings } from './events/webhooks';
+import type { NoticeChannel } from '../platform/notice-channel';
 
 export interface ActivityDependencies {
   db: Db;
@@ -37,6 +38,8 @@ export interface ActivityDependencies {
    * Required: a worker that could not check would have to refuse every decision, or take any.
    */
   decisionKey: string;
+  /** Notices to subscribers (SMTP_URL); absent, each notice is recorded failed (docs/when-paged.md). */
+  notices?: NoticeChannel;
 }
 
 /** All activities, built from their dependencies so tests can hand in their own. */

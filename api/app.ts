@@ -37,6 +37,9 @@ import { approvalPolicyReader } from './approvals/policy-reader';
 import { subscriptionRoutes } from './subscriptions/routes';
 import { planRoutes } from './subscriptions/plan-routes';
 import { subscriptionNotifications } from './subscriptions/notifications';
+import { dunningRoutes } from './subscriptions/dunning-routes';
+import { devMailRoutes, type DevMailbox } from './subscriptions/dev-mail-routes';
+import { createNoticeRequestRelay } from './subscriptions/notice-requests';
 import { paymentRoutes } from './payments/routes';
 import { cardPaymentNotifications, paymentNotifications } from './payments/notifications';
 import { savedMethodRoutes } from './saved-methods/routes';
@@ -87,6 +90,8 @@ export interface ApiDependencies extends ApiSettings {
   identity?: { settings: IdentitySettings; provider: ProviderClient };
   /** The finance console's links to workflows; without it the console shows none. */
   console?: ConsoleSettings;
+  /** The dev mail catcher (npm run dev, npm run cluster): mounts GET /v1/dev/mail; absent, no such route. */
+  devMailbox?: DevMailbox;
   /**
    * The clock of rules counted per day (OTP codes and SMS). Workflows record those attempts in workflow
    * time, so a deployment leaves it at the wall clock and a time-skipping test passes its own.
@@ -129,13 +134,31 @@ const notificationPaths = (): string[] =>
 
 /** The relay every API process runs beside its routes (`api/build.ts` starts it). */
 export function notificationRelay(deps: ApiDependencies): NotificationRelay {
-  return createNotificationRelay({
+  const relay = createNotificationRelay({
     db: deps.db,
     temporal: deps.temporal,
     logger: deps.logger,
     channels: NOTIFICATION_CHANNELS,
     settings: deps.notifications,
   });
+  // Notices other flows ask for ride on the same start and stop, at the same pace.
+  const noticeRequests = createNoticeRequestRelay({
+    db: deps.db,
+    temporal: deps.temporal,
+    logger: deps.logger,
+    taskQueue: deps.subscriptions.taskQueue,
+    intervalMs: deps.notifications.relayIntervalMs,
+  });
+  return {
+    sweep: relay.sweep,
+    start: () => {
+      relay.start();
+      noticeRequests.start();
+    },
+    stop: async () => {
+      await Promise.all([relay.stop(), noticeRequests.stop()]);
+    },
+  };
 }
 
 /** Every route the API serves, in one list: mounting, OpenAPI and the access tests all read it. */
@@ -219,6 +242,15 @@ export function apiRoutes(deps: ApiDependencies, limits?: RateLimits): AnyRoute[
       ...(deps.now && { now: deps.now }),
     }),
   );
+  routes.push(
+    ...dunningRoutes({
+      db: deps.db,
+      temporal: deps.temporal,
+      settings: deps.subscriptions,
+      customerKeyOf: deps.customers.keyOf,
+    }),
+  );
+  if (deps.devMailbox) routes.push(...devMailRoutes(deps.devMailbox));
   routes.push(
     ...paymentRoutes(
       {

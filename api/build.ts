@@ -17,6 +17,7 @@ import { apiSettingsFrom } from './settings';
 import { webhookSettingsFrom } from './events/webhook-settings';
 import { identitySettingsFrom } from './identity/settings';
 import { providerClient } from './identity/provider-client';
+import type { DevMailbox } from './subscriptions/dev-mail-routes';
 
 export interface ApiServices {
   db: Db;
@@ -27,6 +28,8 @@ export interface ApiServices {
   /** Where the Temporal UI runs: its origin may call /codec, and the console links workflows to it. */
   /** `uiToken`: `npm run dev` only, the secret path the dev UI decodes at (`/codec/<token>`). */
   temporalUi?: { origins: string[]; url?: string; uiToken?: string };
+  /** npm run dev / npm run cluster: the mail catcher whose inbox GET /v1/dev/mail shows. */
+  devMailbox?: DevMailbox;
 }
 
 export interface ApiProcess {
@@ -61,6 +64,7 @@ export function buildApi(config: Config, services: ApiServices): ApiProcess {
     }),
     ...(identity && { identity: { settings: identity, provider: providerClient(identity) } }),
     console: { temporalUiUrl: ui?.url ?? config.TEMPORAL_UI_URL, namespace: config.TEMPORAL_NAMESPACE },
+    ...(services.devMailbox && { devMailbox: services.devMailbox }),
   };
   return { app: createApp(deps), relay: notificationRelay(deps) };
 }

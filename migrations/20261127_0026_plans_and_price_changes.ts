@@ -59,7 +59,7 @@ export async function up(db: Knex): Promise<void> {
     table.timestamp('updated_at', { useTz: true }).notNullable().defaultTo(db.fn.now());
     table.index(['subscription_id', 'effective_date']);
   });
-  await db.schema.createTable('subscription_notices', (table) => {
+  await db.schema.createTable('subscription_notice_requests', (table) => {
     table.bigIncrements('id');
     table.text('subscription_id').notNullable().references('subscriptions.subscription_id');
     table.text('kind').notNullable();
@@ -72,7 +72,7 @@ export async function up(db: Knex): Promise<void> {
 }
 
 export async function down(db: Knex): Promise<void> {
-  await db.schema.dropTable('subscription_notices');
+  await db.schema.dropTable('subscription_notice_requests');
   await db.schema.dropTable('subscription_price_changes');
   await db.schema.dropTable('plan_price_changes');
   await db.schema.alterTable('subscriptions', (table) => {

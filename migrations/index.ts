@@ -24,6 +24,7 @@ import * as scheduledRuns from './20261127_0022_scheduled_runs';
 import * as runRetriesAndItemEvents from './20261127_0023_run_retries_and_item_events';
 import * as payeesAndBalanceWatch from './20261127_0024_payees_and_balance_watch';
 import * as plansAndPriceChanges from './20261127_0026_plans_and_price_changes';
+import * as dunningAndNotices from './20261127_0027_dunning_and_notices';
 import * as identity from './20261127_0028_identity';
 
 export interface Migration {
@@ -59,5 +60,6 @@ export const migrations: Migration[] = [
   { name: '20261127_0023_run_retries_and_item_events', ...runRetriesAndItemEvents },
   { name: '20261127_0024_payees_and_balance_watch', ...payeesAndBalanceWatch },
   { name: '20261127_0026_plans_and_price_changes', ...plansAndPriceChanges },
+  { name: '20261127_0027_dunning_and_notices', ...dunningAndNotices },
   { name: '20261127_0028_identity', ...identity },
 ];

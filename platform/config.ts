@@ -268,6 +268,17 @@ export const configSchema = z.object({
     .describe(
       'Development only: webhook endpoints may be http:// on this machine (127.0.0.1, ::1, localhost)',
     ),
+  SMTP_URL: optionalText
+    .pipe(z.url({ protocol: /^smtps?$/, error: 'must be smtp://host:port or smtps://…' }).optional())
+    .describe(
+      'Mail server for notices to subscribers (smtp://user:pass@host:587, smtps://… for TLS); unset: notices are recorded failed. npm run dev sets it to its mail catcher',
+    ),
+  NOTICE_FROM: optionalText.describe(
+    'Sender (From) of notices to subscribers; unset: payrun <billing@payrun.invalid>',
+  ),
+  MAIL_CATCHER_PORT: port
+    .default(1025)
+    .describe('npm run dev / npm run cluster: port of the local mail catcher that receives every notice'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   OIDC_ISSUER: optionalUrl.describe(
     'OpenID Connect provider people sign in with (discovery at <issuer>/.well-known/openid-configuration); unset under npm run dev: the embedded provider; unset elsewhere: no sign-in, API keys only',

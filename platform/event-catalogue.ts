@@ -35,8 +35,12 @@ export const EVENT_CATALOGUE = {
   'subscription.charge_failed': 'A cycle charge was refused; `charge` has the result code.',
   'subscription.paused': 'Billing is paused (two insufficient-funds failures, an operator, or the gateway).',
   'subscription.cancelled': 'The subscription is cancelled for good.',
+  'subscription.notice_sent':
+    'A notice reached the mail server for the subscriber (kind: upcoming_charge, charge_failed, paused, …).',
+  'subscription.notice_failed':
+    'A notice to the subscriber could not be sent after its attempts (or the mail server refused it).',
   'subscription.notice_requested':
-    'A notice to the subscriber is due (kind: price_change, reauthorization_reminder); the mail channel sends it.',
+    'Another flow asked for a notice to the subscriber (kind and data); payrun sends it when it knows the kind.',
   'payment.succeeded': 'A one-time payment was paid (or an authorization captured).',
   'payment.failed': 'A one-time payment was refused or abandoned.',
   'refund.succeeded': 'A refund (or every item of it that was paid back) succeeded.',
@@ -206,14 +210,26 @@ export interface SubscriptionSnapshot {
   failures: number;
 }
 
-export type SubscriptionChargeEventSnapshot = SubscriptionSnapshot & { charge: SubscriptionChargeSnapshot };
-
-/** A notice the subscriber is to receive: its kind and what its template fills in (amounts, dates, link). */
-export interface SubscriberNoticeSnapshot {
+/** A notice to a subscriber: never its address, only the kind, language and outcome. */
+export interface SubscriptionNoticeSnapshot {
   subscriptionId: string;
+  noticeKey: string;
   kind: string;
-  data: Record<string, string | number | boolean | null>;
+  lang: string;
+  status: string;
+  /** Why it failed (the mail server's answer, attempts exhausted); null when sent. */
+  reason: string | null;
 }
+
+/** A flow's request for a notice: the kind (a template payrun knows) and what the template shows. */
+export interface SubscriptionNoticeRequestSnapshot {
+  subscriptionId: string;
+  noticeKey: string;
+  kind: string;
+  data: Record<string, string | number>;
+}
+
+export type SubscriptionChargeEventSnapshot = SubscriptionSnapshot & { charge: SubscriptionChargeSnapshot };
 
 export interface PaymentSnapshot {
   paymentId: string;
@@ -340,7 +356,9 @@ export interface EventSnapshots {
   'subscription.charge_failed': SubscriptionChargeEventSnapshot;
   'subscription.paused': SubscriptionSnapshot;
   'subscription.cancelled': SubscriptionSnapshot;
-  'subscription.notice_requested': SubscriberNoticeSnapshot;
+  'subscription.notice_sent': SubscriptionNoticeSnapshot;
+  'subscription.notice_failed': SubscriptionNoticeSnapshot;
+  'subscription.notice_requested': SubscriptionNoticeRequestSnapshot;
   'payment.succeeded': PaymentSnapshot;
   'payment.failed': PaymentSnapshot;
   'refund.succeeded': RefundSnapshot;

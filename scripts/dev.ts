@@ -21,6 +21,7 @@ import { launchIdentity } from '../platform/identity/launch';
 import { STACK_CHECK_WORKFLOW, stackCheckWorkflowId, type StackCheckWorkflow } from '../contracts/shared';
 import { startDatabase, startGateway, startTemporal } from './stack';
 import { StartedParts, StartInterrupted } from './started-parts';
+import { startMailCatcher } from '../platform/mail-catcher';
 
 async function main(): Promise<void> {
   const loaded = loadConfig();
@@ -77,6 +78,15 @@ async function main(): Promise<void> {
     const gateway = await parts.start('gateway sandbox', () => startGateway(config, log));
     const publicBaseUrl = config.PUBLIC_BASE_URL ?? apiUrl;
 
+    // Every notice goes to a local catcher the console shows, unless SMTP_URL names a real server.
+    const catcher = config.SMTP_URL
+      ? undefined
+      : await parts.start('mail catcher', async () => {
+          const started = await startMailCatcher({ port: config.MAIL_CATCHER_PORT });
+          return { value: started, stop: started.stop };
+        });
+    if (catcher) config.SMTP_URL = catcher.url;
+
     const worker = await buildWorker(config, {
       connection: temporal.workerConnection,
       db,
@@ -116,6 +126,7 @@ async function main(): Promise<void> {
       logger: log.child({ component: 'api' }),
       merchant: gateway,
       keyring,
+      ...(catcher && { devMailbox: catcher }),
       temporalUi: {
         origins: [
           `http://127.0.0.1:${config.TEMPORAL_UI_PORT}`,
@@ -162,6 +173,7 @@ async function main(): Promise<void> {
         ? `  Sign-in      ${identity.issuer}   (demo people in docs/identity.md, password: ${identity.password})`
         : `  Sign-in      ${config.OIDC_ISSUER}`,
       `  PostgreSQL   ${config.DATABASE_URL ? 'DATABASE_URL' : `embedded, port ${config.EMBEDDED_PG_PORT}`}`,
+      `  Mail         ${catcher ? `${catcher.url}  (every notice; ${apiUrl}/console#/mail)` : 'SMTP_URL'}`,
       `  Gateway      ${gateway.baseUrl}${config.GATEWAY_BASE_URL ? '' : '  (sandbox; admin API under /__sandbox)'}`,
       'Press Ctrl-C to stop everything.',
       '',

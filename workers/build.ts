@@ -14,6 +14,11 @@ import { requireDecisionKey, type GatewaySettings } from '../platform/require-se
 import { createInstrumentedGateway } from './gateway';
 import { QUEUED_OPERATIONS, type QueuedOperation } from '../contracts/shared';
 import { createPayrunWorker, type PayrunWorker } from './worker';
+import {
+  DEFAULT_NOTICE_FROM,
+  smtpNoticeChannel,
+  unconfiguredNoticeChannel,
+} from '../platform/notice-channel';
 
 export interface WorkerServices {
   db: Db;
@@ -33,6 +38,9 @@ export function buildActivities(config: Config, services: WorkerServices): Activ
     merchantSecrets: { merchantSecretKey: services.gateway.secretKey, keyring: services.keyring },
     webhooks: { keyring: services.keyring, allowLoopbackHttp: config.WEBHOOK_ALLOW_LOOPBACK_HTTP },
     decisionKey,
+    notices: config.SMTP_URL
+      ? smtpNoticeChannel({ url: config.SMTP_URL, from: config.NOTICE_FROM ?? DEFAULT_NOTICE_FROM })
+      : unconfiguredNoticeChannel,
   });
 }
 

@@ -8,6 +8,7 @@ export { payment } from './payments/payment';
 export { refund } from './payments/refund';
 export { terminalSettlement } from './payments/terminal-settlement';
 export { subscription } from './subscriptions/subscription';
+export { subscriptionNotice } from './subscriptions/subscription-notice';
 export { savedMethodBinding, savedMethodDeletion } from './saved-methods/saved-method-binding';
 export { savedMethodPayment } from './saved-methods/saved-method-payment';
 export { webhookEndpoint, webhookResend } from './events/webhook-endpoint';

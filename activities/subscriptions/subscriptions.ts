@@ -41,6 +41,7 @@ import {
   type CycleChargeResult,
   type ManageRequestSent,
   type PriceChangeActivities,
+  type NoticeRequest,
   type SubscriptionActivities,
   type SubscriptionGatewayAnswer,
   type SubscriptionRecord,
@@ -51,6 +52,8 @@ import { openSecret, sealSecret } from '../../platform/sealed-secrets';
 import { requestIdFor } from '../../contracts/shared';
 import { bindActivities } from '../shared/bind';
 import { stopIfHeld } from '../holds/holds';
+import { sendSubscriptionNotice } from './notices';
+import { unconfiguredNoticeChannel, type NoticeChannel } from '../../platform/notice-channel';
 import {
   asActivityFailure,
   askForEvidence,
@@ -81,6 +84,11 @@ export interface SubscriptionActivityDependencies {
   subscriptionIpnUrl: string;
   /** Required: without them a subscription can be neither activated nor charged. */
   secrets: SubscriptionSecrets;
+  /**
+   * Where notices to subscribers go (SMTP_URL). Absent: every notice is recorded failed, naming the
+   * missing setting, so billing never depends on mail.
+   */
+  notices?: NoticeChannel;
 }
 type Deps = SubscriptionActivityDependencies;
 
@@ -506,4 +514,6 @@ export const createSubscriptionActivities = (
     manageSubscription,
     recordSubscription,
     recordSubscriptionCharge,
+    sendSubscriptionNotice: (d: Deps, request: NoticeRequest) =>
+      sendSubscriptionNotice({ db: d.db, notices: d.notices ?? unconfiguredNoticeChannel }, request),
   });

@@ -15,6 +15,7 @@ import { roleName } from './format.js';
 import { holdsPage } from './holds.js';
 import { LANGUAGES, language, setLanguage, t } from './i18n.js';
 import { listPage } from './list-page.js';
+import { mailPage } from './mail.js';
 import { payments } from './payments.js';
 import { runPage } from './payout-run.js';
 import { payoutRuns } from './payout-runs.js';
@@ -58,6 +59,8 @@ const DUTIES = {
   webhooks: [],
   // Holding and releasing are admin-only; anyone signed in may read the panel at #/holds.
   holds: [],
+  // The dev mail catcher's inbox (GET /v1/dev/mail) is admin-only.
+  mail: [],
 };
 
 /**
@@ -176,6 +179,7 @@ function navLinks() {
   if (ctx.can('holds')) links.push(['#/holds', t('Holds')]);
   if (ctx.can('audit')) links.push(['#/audit', t('Audit log')]);
   links.push(['#/reports', t('Reports')]);
+  if (ctx.can('mail')) links.push(['#/mail', t('Mail')]);
   return links;
 }
 
@@ -265,6 +269,7 @@ function route(parts, query) {
   if (name === 'approvals') return [t('Approvals'), (main) => approvalsPage(main, ctx, query)];
   if (name === 'holds') return [t('Holds'), (main) => holdsPage(main, ctx)];
   if (name === 'reports') return [t('Reports'), (main) => reportsPage(main, ctx, query)];
+  if (name === 'mail') return [t('Mail'), (main) => mailPage(main)];
   if (name === 'audit') return [t('Audit log'), (main) => auditPage(main, ctx, query)];
   if (name === 'methods') return [t('Saved methods'), (main) => methodsPage(main, ctx, query)];
   if (name === 'disbursements' && id === 'new')

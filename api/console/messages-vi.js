@@ -591,6 +591,16 @@ export const VI = {
     '{name} đang soạn lần chi lại này; chỉ người đó được sửa hoặc gửi.',
   '{n} rows were not paid. A retry makes a new run of exactly those rows, which you can correct before it is approved.':
     '{n} dòng chưa được chi. Chi lại sẽ tạo một đợt mới gồm đúng các dòng đó; bạn có thể sửa trước khi được duyệt.',
+  Mail: 'Thư',
+  Vietnamese: 'Tiếng Việt',
+  English: 'Tiếng Anh',
+  '(no subject)': '(không có tiêu đề)',
+  'To {to} · {language} · {at}': 'Gửi {to} · {language} · {at}',
+  'Every notice sent to subscribers on this development stack, newest first.':
+    'Mọi thông báo đã gửi cho người đăng ký trên môi trường phát triển này, mới nhất trước.',
+  'No mail yet.': 'Chưa có thư nào.',
+  'No mail catcher runs here: notices go to the mail server (SMTP_URL).':
+    'Ở đây không có hộp thư thử nghiệm: thông báo được gửi tới máy chủ thư (SMTP_URL).',
 };
 
 /** @type {Record<string, string>} */
@@ -821,6 +831,7 @@ export const VI_RULES = {
   unknown_field: 'Trường không xác định.',
   reserved_ending:
     'Mã không được kết thúc bằng dạng hậu tố mà payrun dùng cho các mã đơn hàng tự sinh (-c1, -r1, -m1, -b001, -verify, -buy, -del, -chk…).',
+  unknown_schedule: 'Không có lịch nhắc nợ nào có mã này.',
 };
 
 /** The roles of API keys (api/auth/roles.ts), as the header and the approval pages name them. */

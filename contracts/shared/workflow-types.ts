@@ -11,6 +11,7 @@ import type { PayoutBatchInput, PayoutBatchResult, PayoutRunInput, RunStatus } f
 import type { RefundInput, RefundOutcome } from '../payments/refunds';
 import type { BaseCurrency, RemittanceInput, RemittanceStatus } from '../remittances/remittances';
 import type { SubscriptionInput, SubscriptionView } from '../subscriptions/subscriptions';
+import type { NoticeOutcome, NoticeRequest } from '../subscriptions/notices';
 import type { TerminalSettlementInput, TerminalSettlementResult } from '../payments/terminal-settlements';
 import type { SavedMethodPaymentInput, SavedMethodPaymentSnapshot } from '../saved-methods/payments';
 import type { WebhookEndpointInput, WebhookResendInput } from '../events/webhooks';
@@ -28,6 +29,7 @@ export interface StartableWorkflows {
   refund: (input: RefundInput) => Promise<RefundOutcome>;
   terminalSettlement: (input: TerminalSettlementInput) => Promise<TerminalSettlementResult>;
   subscription: (input: SubscriptionInput) => Promise<SubscriptionView>;
+  subscriptionNotice: (input: NoticeRequest) => Promise<NoticeOutcome>;
   savedMethodBinding: (input: BindingInput) => Promise<BindingResult>;
   savedMethodDeletion: (
     input: SavedMethodDeletionInput,

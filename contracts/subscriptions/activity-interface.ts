@@ -26,6 +26,7 @@ export interface PriceChangeRecord {
   /** The subscription's price flag: set while flagged, null when cleared. */
   priceFlag?: string | null;
 }
+import type { NoticeOutcome, NoticeRequest } from './notices';
 
 /** The gateway's answer, in its words. */
 export interface SubscriptionGatewayAnswer {
@@ -168,4 +169,9 @@ export interface SubscriptionActivities extends PriceChangeActivities {
   recordSubscription(input: SubscriptionRecord): Promise<void>;
   /** A charge outcome learnt later (query, IPN), a skipped cycle, or the authorization charge (cycle 0). */
   recordSubscriptionCharge(input: ChargeRecord): Promise<void>;
+  /**
+   * One notice to the subscriber, at most once per noticeKey: sent, skipped (no address) or, after its
+   * last attempt, recorded failed. Never throws for a mail problem on its last attempt.
+   */
+  sendSubscriptionNotice(input: NoticeRequest): Promise<NoticeOutcome>;
 }

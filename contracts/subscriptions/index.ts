@@ -4,3 +4,5 @@ export * from './subscriptions';
 export * from './activity-interface';
 export * from './price-changes';
 export * from './revenue';
+export * from './dunning';
+export * from './notices';

@@ -6,6 +6,7 @@ import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { Duration } from '@temporalio/common';
 import type { Frequency } from './billing-calendar';
 import type { ScheduledPriceChange } from './price-changes';
+import type { DunningSchedule } from './dunning';
 
 export type { Frequency };
 
@@ -123,6 +124,23 @@ export interface SubscriptionState {
   priceChange?: ScheduledPriceChange;
   /** How many new authorizations were asked for: numbers their gateway orders. */
   reauthorizations?: number;
+  /** The subscription's dunning schedule; absent: the default (one retry after the configured delay, no notices). */
+  dunning?: DunningSchedule;
+  /** A pause after insufficient funds that the schedule follows up (link, reminders, cancellation). */
+  dunningPause?: DunningPause;
+}
+
+/** Progress of the follow-up of one pause, carried by continue-as-new so no step is taken twice. */
+export interface DunningPause {
+  /** The schedule as it was at the pause: a later change applies to the next pause. */
+  schedule: DunningSchedule;
+  cycle: number;
+  pausedAt: number;
+  /** The paused notice went out (with the link when one was asked for). */
+  told: boolean;
+  payUrl?: string;
+  /** Reminders and the cancellation due at or before this instant were taken. */
+  stepsDoneUntil: number;
 }
 
 export interface SubscriptionInput {
@@ -163,6 +181,9 @@ export const chargeResultSignal =
   defineSignal<[{ orderId: string; resultCode: number; message?: string; transId?: string }]>(
     'subscriptionChargeResult',
   );
+
+/** The subscription's dunning schedule was set (null: back to the default); applies from the next failure. */
+export const dunningScheduleSignal = defineSignal<[DunningSchedule | null]>('dunningSchedule');
 
 export const subscriptionViewQuery = defineQuery<SubscriptionView>('subscriptionView');
 

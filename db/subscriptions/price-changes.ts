@@ -5,6 +5,7 @@ import type { SubscriptionRow } from './subscriptions';
 import {
   FINAL_SUBSCRIPTION_STATUSES,
   type Frequency,
+  noticeKey,
   type IfNotReauthorized,
   type PriceChangeStatus,
   type SubscriberNotice,
@@ -154,7 +155,7 @@ export async function updateSubscriptionPriceChange(
  */
 export async function notifySubscriber(db: Db, notice: SubscriberNotice): Promise<void> {
   await db.transaction(async (trx) => {
-    const inserted = await trx('subscription_notices')
+    const inserted = await trx('subscription_notice_requests')
       .insert({
         subscription_id: notice.subscriptionId,
         kind: notice.kind,
@@ -165,10 +166,20 @@ export async function notifySubscriber(db: Db, notice: SubscriberNotice): Promis
       .ignore()
       .returning('id');
     if (inserted.length === 0) return;
+    // The request carries the key the mail flow sends by (api/subscriptions/notice-requests.ts): one message
+    // per price change and reminder, however often this runs. Its data is what the templates read.
+    const { reauthorizationUrl, ...rest } = notice.data;
+    const data = Object.fromEntries(
+      Object.entries({ ...rest, ...(reauthorizationUrl ? { payUrl: reauthorizationUrl } : {}) }).filter(
+        (entry): entry is [string, string | number] =>
+          typeof entry[1] === 'string' || typeof entry[1] === 'number',
+      ),
+    );
     await recordEvent(trx, 'subscription.notice_requested', notice.subscriptionId, {
       subscriptionId: notice.subscriptionId,
+      noticeKey: noticeKey(notice.subscriptionId, notice.kind, notice.key),
       kind: notice.kind,
-      data: notice.data,
+      data,
     });
   });
 }
@@ -183,4 +194,4 @@ export interface NoticeRow {
 }
 
 export const noticesOf = (db: Db, subscriptionId: string): Promise<NoticeRow[]> =>
-  db('subscription_notices').where({ subscription_id: subscriptionId }).orderBy('id');
+  db('subscription_notice_requests').where({ subscription_id: subscriptionId }).orderBy('id');

@@ -49,7 +49,8 @@ describe('npm run dev', () => {
   it('prints the URLs, serves the Temporal UI and the API, and leaves no process after Ctrl-C', async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'payrun-dev-'));
     fs.chmodSync(dataDir, 0o755);
-    const [apiPort, temporalPort, uiPort, pgPort, sandboxPort, identityPort] = [
+    const [apiPort, temporalPort, uiPort, pgPort, sandboxPort, identityPort, mailPort] = [
+      await freePort(),
       await freePort(),
       await freePort(),
       await freePort(),
@@ -69,6 +70,8 @@ describe('npm run dev', () => {
       SANDBOX_PORT: String(sandboxPort),
       IDENTITY_PORT: String(identityPort),
       OIDC_ISSUER: '',
+      MAIL_CATCHER_PORT: String(mailPort),
+      SMTP_URL: '',
       GATEWAY_BASE_URL: '',
     };
     const dev = spawn(process.execPath, ['--import', 'tsx', 'scripts/dev.ts'], {
@@ -94,6 +97,12 @@ describe('npm run dev', () => {
       );
       expect(output).toContain(`Temporal UI  http://127.0.0.1:${uiPort}`);
       expect(output).toContain('Stack self-check passed');
+      // The mail catcher on MAIL_CATCHER_PORT, and its inbox at GET /v1/dev/mail (admin only).
+      expect(output).toContain(`Mail         smtp://127.0.0.1:${mailPort}`);
+      const openApi = (await (await fetch(`http://127.0.0.1:${apiPort}/openapi.json`)).json()) as {
+        paths: Record<string, unknown>;
+      };
+      expect(Object.keys(openApi.paths)).toContain('/v1/dev/mail');
 
       const ui = await fetch(`http://127.0.0.1:${uiPort}/`);
       expect(ui.status).toBe(200);

@@ -10,6 +10,13 @@ import { loadConfig } from '../../platform/config';
 import { callApi } from '../support/api';
 import { testMerchant } from '../support/settings';
 import { useStack, type StackFixture, type StackOptions } from '../support/stack';
+import type { NoticeChannel } from '../../platform/notice-channel';
+
+/** The channel is made when the first notice goes: the catcher it points at starts in the test's beforeAll. */
+const lazyChannel = (make: () => NoticeChannel): NoticeChannel => {
+  let channel: NoticeChannel | undefined;
+  return { send: (notice) => (channel ??= make()).send(notice) };
+};
 
 export type SubscriptionFixture = StackFixture<'billingKey' | 'viewerKey'> & {
   settings: SubscriptionSettings;
@@ -23,6 +30,8 @@ export function useSubscriptionStack(
     environment?: Record<string, string>;
     /** Rate limits of the operation queues and how many workers poll them. */
     workers?: Pick<StackOptions<string>, 'operationRateLimits' | 'workers'>;
+    /** Where notices to subscribers go (a mail catcher's SMTP channel); unset: recorded failed. */
+    notices?: () => NoticeChannel;
   } = {},
 ): SubscriptionFixture {
   const taskQueue = `subscriptions-${randomUUID()}`;
@@ -48,6 +57,7 @@ export function useSubscriptionStack(
         merchantSecretKey: testMerchant.secretKey,
         keyring: { currentKeyId: 'test', keys: new Map([['test', randomBytes(32)]]) },
       },
+      ...(options.notices && { notices: lazyChannel(options.notices) }),
     },
     keys: {
       billingKey: { name: 'billing', roles: ['billing'] },

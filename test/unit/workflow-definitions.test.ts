@@ -15,7 +15,7 @@ import {
 } from '../../contracts/saved-methods';
 import { kindOf, type StartableWorkflowName, type StartableWorkflows } from '../../contracts/shared';
 import { stackCheckWorkflowId } from '../../contracts/shared';
-import { subscriptionWorkflowId } from '../../contracts/subscriptions';
+import { subscriptionNoticeWorkflowId, subscriptionWorkflowId } from '../../contracts/subscriptions';
 import { webhookEndpointWorkflowId, webhookResendWorkflowId } from '../../contracts/events';
 import { holdReleaseWorkflowId } from '../../contracts/holds';
 import { payeeCheckWorkflowId } from '../../contracts/payees';
@@ -38,6 +38,7 @@ const ID_OF: Record<StartableWorkflowName, (id: string) => string> = {
   refund: refundWorkflowId,
   terminalSettlement: terminalSettlementWorkflowId,
   subscription: subscriptionWorkflowId,
+  subscriptionNotice: subscriptionNoticeWorkflowId,
   savedMethodBinding: savedMethodBindingWorkflowId,
   savedMethodDeletion: savedMethodDeletionWorkflowId,
   savedMethodPayment: savedMethodPaymentWorkflowId,

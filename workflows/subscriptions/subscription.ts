@@ -33,6 +33,12 @@ import {
   chargeResultSignal,
   cycleAmountUpdate,
   DEFAULT_SUBSCRIPTION_TIMING,
+  dunningScheduleSignal,
+  afterPauseSteps,
+  followsUpPause,
+  noticeInstant,
+  retryInstant,
+  type DunningSchedule,
   FINAL_SUBSCRIPTION_STATUSES,
   pauseUpdate,
   reactivateUpdate,
@@ -51,6 +57,7 @@ import {
 import { waitForNotificationOrAsk } from '../shared/wait-or-ask';
 import { whileHeld } from '../holds/while-held';
 import { acceptPriceChanges, amountUnderPriceChange, remindOfReauthorization } from './price-changes';
+import { tellSubscriber } from './notices';
 
 const records = recordsOf<SubscriptionActivities>();
 
@@ -196,6 +203,10 @@ function noteNotifications(run: Run) {
   });
   setHandler(chargeResultSignal, (result) => {
     if (!isPending(outcomeOf(result.resultCode))) run.chargeResults.set(result.orderId, result);
+  });
+  // Only kept: it takes effect at the next failure (or the next cycle's notice), never mid-step.
+  setHandler(dunningScheduleSignal, (schedule) => {
+    run.state.dunning = schedule ?? undefined;
   });
 }
 
@@ -500,6 +511,8 @@ async function billCycles(run: Run): Promise<SubscriptionView> {
     // from here and stuck runs take this path at their next task.
     if (status(run) === 'retrying' && patched('subscription-expired-before-retry')) {
       await expireBeforeRetry(run);
+    } else if (run.state.dunningPause && patched('dunning-after-pause')) {
+      await followUpPause(run, run.state.dunningPause);
     } else if (status(run) === 'paused') {
       await waitWhilePaused(run);
     } else if (status(run) === 'reactivating' || status(run) === 'needs_attention') {
@@ -615,11 +628,15 @@ async function billNextCycle(run: Run): Promise<boolean> {
       await move(run, 'expired', `Expired on ${input.expiryDate}; no cycle is due before it`);
     return false;
   }
+  const chargeAt = instantOf(due, run.timing.billingHourGmt7);
   // Reminders of a price rise the customer has not authorized fall between cycles (runs without one never
   // come here, so their histories are unchanged).
   if (run.state.priceChange?.reauthorizationOrderId && patched('price-reauthorization-reminders'))
-    await remindOfReauthorization(run, instantOf(due, run.timing.billingHourGmt7));
-  await sleepUntil(run, instantOf(due, run.timing.billingHourGmt7), () => status(run) === 'active');
+    await remindOfReauthorization(run, chargeAt);
+  // Only subscriptions whose schedule asks for it: the default path (and every older history) is unchanged.
+  if (run.state.dunning?.noticeBeforeAttemptHours && patched('notices-before-charge'))
+    await noticeBeforeCharge(run, run.state.dunning, state.nextCycle, chargeAt);
+  await sleepUntil(run, chargeAt, () => status(run) === 'active');
   if (status(run) !== 'active') return false; // paused or cancelled meanwhile
   if (expired(run)) {
     await move(run, 'expired', `Expired on ${input.expiryDate}`);
@@ -694,7 +711,7 @@ async function chargeCycle(run: Run, cycle: number) {
   const nextPaymentDate = cycleDate(anchor(run), cycle + 1);
   for (let attempt = 0; attempt <= 1; attempt++) {
     const answer = await chargeOnce(run, { cycle, attempt, amount, dueDate }, nextPaymentDate);
-    if (!(await retryAfter(run, cycle, attempt, answer))) return;
+    if (!(await retryAfter(run, { cycle, attempt, amount }, answer))) return;
   }
 }
 
@@ -845,7 +862,11 @@ function settles(
 }
 
 /** What an attempt's answer means for the subscription; true when the cycle is to be charged again. */
-async function retryAfter(run: Run, cycle: number, attempt: number, { resultCode, message }: ChargeAnswer) {
+async function retryAfter(
+  run: Run,
+  { cycle, attempt, amount }: { cycle: number; attempt: number; amount: number },
+  { resultCode, message }: ChargeAnswer,
+) {
   const outcome = resultCode === undefined ? undefined : outcomeOf(resultCode);
   // Still pending after every check: billing goes on, an operator settles it with the gateway.
   if (outcome === undefined || outcome === 'succeeded') {
@@ -853,7 +874,13 @@ async function retryAfter(run: Run, cycle: number, attempt: number, { resultCode
     if (status(run) === 'retrying') await move(run, 'active');
     return false;
   }
-  if (outcome === 'insufficient_funds') return retryAfterInsufficientFunds(run, cycle, attempt);
+  if (outcome === 'insufficient_funds') {
+    const schedule = run.state.dunning;
+    // Subscriptions left on the default schedule (and every older history) take the path below unchanged.
+    if (schedule && patched('dunning-schedule'))
+      return dunningRetry(run, schedule, { cycle, attempt, amount });
+    return retryAfterInsufficientFunds(run, cycle, attempt);
+  }
   await endCycleFailed(run, cycle, outcome, resultCode!, message);
   return false;
 }
@@ -899,4 +926,150 @@ async function endCycleFailed(
   // Any other final code: the cycle is recorded as failed, billing goes on with the next cycle.
   else if (status(run) === 'retrying')
     await move(run, 'active', `Cycle ${cycle} failed: ${resultCode} ${message ?? ''}`.trim());
+}
+
+// ---- dunning: a schedule's retry, its notices, and the follow-up of the pause
+
+const at = (instant: number) => new Date(instant).toISOString();
+
+/**
+ * The gateway pauses a subscription at the second insufficient-funds failure (spec 2), so a schedule
+ * moves only the one retry (hours later, or the next payday) and tells the customer before it; it never
+ * adds an attempt. The retry is the same order `-r1` as on the default path: never a second charge.
+ */
+async function dunningRetry(
+  run: Run,
+  schedule: DunningSchedule,
+  { cycle, attempt, amount }: { cycle: number; attempt: number; amount: number },
+): Promise<boolean> {
+  run.state.failures += 1;
+  if (attempt !== 0) {
+    const pausedAt = Date.now();
+    await move(
+      run,
+      'paused',
+      `Insufficient funds twice on cycle ${cycle}: the gateway paused the subscription; the customer must reactivate it`,
+    );
+    if (followsUpPause(schedule))
+      run.state.dunningPause = { schedule, cycle, pausedAt, told: false, stepsDoneUntil: 0 };
+    else await tellSubscriber(run.id, 'paused', `c${cycle}`, { cycle });
+    return false;
+  }
+  const retryAt = retryInstant(schedule.retry, Date.now());
+  await move(
+    run,
+    'retrying',
+    `Cycle ${cycle}: insufficient funds; one retry at ${at(retryAt)} (dunning schedule ${schedule.name})`,
+  );
+  await tellSubscriber(run.id, 'charge_failed', `c${cycle}`, { cycle, amount, at: retryAt });
+  const retrying = () => status(run) === 'retrying';
+  if (schedule.noticeBeforeAttemptHours > 0) {
+    await sleepUntil(run, noticeInstant(schedule, retryAt, Date.now()), retrying);
+    if (retrying() && !expired(run) && Date.now() < run.expiryInstant)
+      await tellSubscriber(run.id, 'upcoming_charge', `c${cycle}a1`, { cycle, amount, at: retryAt });
+  }
+  await sleepUntil(run, retryAt, retrying);
+  // Paused or cancelled meanwhile, or expired: no retry (billCycles ends an expired one).
+  return retrying() && !expired(run);
+}
+
+/** The notice before a cycle's first attempt, when its amount is known (a VARIABLE one may not be yet). */
+async function noticeBeforeCharge(run: Run, schedule: DunningSchedule, cycle: number, chargeAt: number) {
+  await sleepUntil(run, noticeInstant(schedule, chargeAt, Date.now()), () => status(run) === 'active');
+  if (status(run) !== 'active' || cycle !== run.state.nextCycle || Date.now() >= run.expiryInstant) return;
+  const amount =
+    run.input.type === 'FIXED' ? run.input.recurringAmount : run.state.reportedAmounts[String(cycle)];
+  if (amount !== undefined)
+    await tellSubscriber(run.id, 'upcoming_charge', `c${cycle}a0`, { cycle, amount, at: chargeAt });
+}
+
+/** Paused, or asked to confirm a reactivation, and no answer from the customer yet. */
+const waitingForCustomer = (run: Run) =>
+  (status(run) === 'paused' || status(run) === 'reactivating' || status(run) === 'needs_attention') &&
+  !run.reactivation;
+
+/**
+ * After a dunning pause: the reactivation link (subscription/manage reactivate) in the paused notice,
+ * reminders, and the cancellation after N days, until the customer answers, an operator acts or the
+ * subscription expires. Nothing is charged meanwhile: the gateway refuses payments while paused, and the
+ * loop sends none; the cancel waits for any gateway call in flight (manage), so it never races a charge.
+ */
+async function followUpPause(run: Run, pause: NonNullable<SubscriptionState['dunningPause']>) {
+  const { schedule, cycle } = pause;
+  if (!pause.told) {
+    if (schedule.afterPause.sendReactivationLink && status(run) === 'paused' && !expired(run))
+      pause.payUrl = await askReactivationLink(run);
+    pause.told = true;
+    await tellSubscriber(run.id, 'paused', `c${cycle}`, {
+      cycle,
+      ...(pause.payUrl && { payUrl: pause.payUrl }),
+    });
+  }
+  for (const step of afterPauseSteps(schedule, pause.pausedAt)) {
+    if (step.at <= pause.stepsDoneUntil) continue; // taken by an earlier run (continue-as-new)
+    await sleepUntil(run, step.at, () => waitingForCustomer(run));
+    if (!waitingForCustomer(run) || Date.now() < step.at) break; // answered, acted on, or expired first
+    pause.stepsDoneUntil = step.at;
+    if (step.step === 'remind')
+      await tellSubscriber(run.id, 'reactivation_reminder', `c${cycle}r${step.reminder}`, {
+        cycle,
+        ...(pause.payUrl && { payUrl: pause.payUrl }),
+      });
+    else await cancelAfterPause(run, schedule);
+  }
+  await sleepUntil(run, Number.POSITIVE_INFINITY, () => waitingForCustomer(run));
+  await endPauseFollowUp(run, pause);
+}
+
+/** The link the customer confirms at; undefined when the gateway refuses (the notice then says to call). */
+async function askReactivationLink(run: Run): Promise<string | undefined> {
+  try {
+    return (await reactivate(run)).payUrl;
+  } catch {
+    return undefined; // refused: the subscription stays paused; an operator may still reactivate it
+  }
+}
+
+async function cancelAfterPause(run: Run, schedule: DunningSchedule) {
+  const days = schedule.afterPause.cancelAfterDays;
+  const answer = await manage(run, 'cancel');
+  if (!answered(answer, 'succeeded', 'subscription_cancelled')) {
+    await move(
+      run,
+      status(run),
+      `The dunning schedule's cancellation after ${days} days was refused by the gateway (${answer.resultCode} ${answer.message}); an operator decides`,
+    );
+    return;
+  }
+  if (isFinal(run)) return; // an operator cancelled while the call was under way
+  await move(
+    run,
+    'cancelled',
+    `Cancelled by the dunning schedule ${schedule.name}: not reactivated within ${days} days`,
+  );
+  await tellSubscriber(run.id, 'cancelled', 'dunning', {});
+}
+
+/** The customer's answer, an operator's action or the expiry ended the wait: the pause is over, one way or another. */
+async function endPauseFollowUp(run: Run, pause: NonNullable<SubscriptionState['dunningPause']>) {
+  if (isFinal(run)) {
+    run.state.dunningPause = undefined;
+    return;
+  }
+  if (waitingForCustomer(run)) {
+    run.state.dunningPause = undefined;
+    await move(run, 'expired', `Expired on ${run.input.expiryDate} while paused`);
+    return;
+  }
+  const answer = run.reactivation;
+  run.reactivation = undefined;
+  // An answer to a reactivation no longer awaited (a repeated notification): the follow-up goes on.
+  if (status(run) !== 'reactivating' && status(run) !== 'needs_attention') return;
+  const orderId = run.state.reactivationOrderId;
+  await moveOnReactivationAnswer(run, answer);
+  if (status(run) === 'active') {
+    run.state.dunningPause = undefined;
+    await tellSubscriber(run.id, 'reactivated', orderId ?? `c${pause.cycle}`, { cycle: pause.cycle });
+  }
+  // Declined: paused again; the follow-up goes on with the steps not taken yet (the link is not asked again).
 }
