@@ -14,6 +14,12 @@ import { callApi } from '../support/api';
 import { TEST_APPROVAL_POLICY } from '../support/approvals';
 import { freshId } from '../support/ids';
 import { PAYOUT_HEADER } from '../support/payout-stack';
+import {
+  describeFindings,
+  englishOnPage,
+  englishWordList,
+  type ConsoleCatalogue,
+} from '../support/english-on-page';
 import { useScratchStack } from '../support/stack';
 import { eventually, WAIT_LIMIT_MS } from '../support/wait';
 
@@ -34,9 +40,14 @@ const t = useScratchStack<'maker' | 'approver' | 'viewer'>('report-charts', {
 
 let browser: Browser | undefined;
 let VI: Record<string, string>;
+let englishWords: Set<string>;
 
 beforeAll(async () => {
-  VI = (await import(pathToFileURL(path.resolve('api/console/messages-vi.js')).href)).VI;
+  const messages = (await import(
+    pathToFileURL(path.resolve('api/console/messages-vi.js')).href
+  )) as ConsoleCatalogue & { VI: Record<string, string> };
+  VI = messages.VI;
+  englishWords = englishWordList(messages);
   fs.mkdirSync(SHOTS, { recursive: true });
   const prefix = freshId('chart');
   const file =
@@ -131,6 +142,11 @@ const drawn = (page: Page, id: string) =>
 
 for (const language of ['vi', 'en'] as const) {
   const tr = (english: string) => (language === 'vi' ? (VI[english] ?? english) : english);
+  /** A Vietnamese page shows no English word (test/support/english-on-page.ts), as the console test checks. */
+  const expectNoEnglish = async (page: Page, name: string) => {
+    if (language !== 'vi') return;
+    expect(describeFindings(name, await englishOnPage(page, englishWords, ['Nguyen Van An']))).toEqual([]);
+  };
 
   describe(`charts in ${language === 'vi' ? 'Vietnamese' : 'English'}`, () => {
     async function expectChartsDrawn(page: Page) {
@@ -156,16 +172,21 @@ for (const language of ['vi', 'en'] as const) {
       expect(numbers).toContain('600.000');
     }
 
-    it('draws the dashboard charts with data, and says when there is no forecast', async () => {
+    it('draws the dashboard charts with data, the balance against the forecast among them', async () => {
       const page = await openPage(language);
       await page.goto(`${t.stack.api.baseUrl}/console#/dashboard`);
       await expectChartsDrawn(page);
+      // GET /v1/balance-forecast answers (scheduled runs): the balance is drawn against the next 14 days.
       await expect
-        .poll(() => page.locator('#no-forecast').innerText())
-        .toBe(tr('No forecast of scheduled payouts is available.'));
+        .poll(() => page.locator('#chart-forecast-canvas').getAttribute('aria-label'), {
+          timeout: WAIT_LIMIT_MS,
+        })
+        .toContain(tr('Balance against scheduled payouts'));
+      expect(await page.locator('#chart-forecast table').textContent()).toContain(tr('Balance left'));
       const reasons = await page.locator('#chart-failure-reasons table').textContent();
       expect(reasons).toContain(tr('Receiver not eligible'));
       await page.screenshot({ path: path.join(SHOTS, `dashboard-${language}.png`), fullPage: true });
+      await expectNoEnglish(page, 'dashboard');
     });
 
     it('shows the report page: totals, charts and downloads', async () => {
@@ -182,6 +203,7 @@ for (const language of ['vi', 'en'] as const) {
       ]);
       expect(download.suggestedFilename()).toBe('payrun-movements.xlsx');
       await page.screenshot({ path: path.join(SHOTS, `report-${language}.png`), fullPage: true });
+      await expectNoEnglish(page, 'report');
     });
 
     it('fits the report page at 200% zoom: nothing wider than the window, every chart drawn', async () => {
@@ -193,6 +215,7 @@ for (const language of ['vi', 'en'] as const) {
       );
       expect(overflow).toBeLessThanOrEqual(0);
       await page.screenshot({ path: path.join(SHOTS, `report-${language}-zoom200.png`), fullPage: true });
+      await expectNoEnglish(page, 'report');
     });
   });
 }
