@@ -12,7 +12,8 @@ import {
   type SubscriptionActivities,
 } from '../../contracts/subscriptions';
 
-const notices = proxyActivities<SubscriptionActivities>({
+/** The notice activity's proxy, shared with the workflow that sends notices other flows ask for. */
+export const notices = proxyActivities<SubscriptionActivities>({
   startToCloseTimeout: '1 minute',
   retry: {
     initialInterval: '30 seconds',
