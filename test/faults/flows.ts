@@ -850,4 +850,8 @@ export const NOT_MONEY_FLOWS: Readonly<Record<string, string>> = {
   webhookResend: "re-delivers payrun's own events; no gateway call",
   holdRelease:
     'signals held items to go on at the chosen rate; no gateway call (each item makes its own, in its own flow)',
+  payeeCheck: "a payee's wallet check (disbursement/verify): reads the receiver, moves no money",
+  balanceWatch: 'reads the merchant balance against its thresholds and raises balance events; moves no money',
+  merchantBalance: "one balance read for the dashboard's forecast; moves no money",
+  subscriptionNotice: 'sends one mail to a subscriber; no gateway call',
 };
