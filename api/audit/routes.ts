@@ -144,6 +144,7 @@ export function auditRoutes(db: Db): AnyRoute[] {
             kind: z.enum(['person', 'service']),
             id: z.string().trim().min(1).max(300).meta(NOT_BLANK),
           })
+          .strict()
           .optional(),
       }),
       handler: async ({ body, audit }) => {

@@ -182,7 +182,10 @@ export function planRoutes(deps: SubscriptionDeps & { now?: () => number }): Any
       params: planParams,
       body: z.object({}),
       responseStatus: 200,
-      handler: async ({ params: path }) => ({ body: await archive(deps, path.planId) }),
+      handler: async ({ params: path, req }) => {
+        refuseMissingBody(req, 'a JSON object');
+        return { body: await archive(deps, path.planId) };
+      },
     }),
     defineRoute({
       method: 'post',

@@ -13,7 +13,7 @@ import { createTimeSkippingEnv } from '../support/temporal';
 import { eventually } from '../support/wait';
 import { freshId } from '../support/ids';
 import { captureHistory } from '../support/history-capture';
-import { payoutRunWorkflowId } from '../../contracts/payouts';
+import { merchantBalanceWorkflowId, payoutRunWorkflowId } from '../../contracts/payouts';
 
 const HOUR = 3600_000;
 const taskQueue = `scheduled-runs-${randomUUID()}`;
@@ -150,6 +150,15 @@ describe('scheduled payout runs', () => {
     );
     expect(forecast.status, JSON.stringify(forecast.body)).toBe(200);
     expect(forecast.body).toMatchObject({ currency: 'VND', balance: 123_456_789, balanceError: null });
+    // The balance read the forecast makes, once more under a known id: its history is a replay fixture.
+    const readId = merchantBalanceWorkflowId(randomUUID());
+    const read = await fixture.env.client.workflow.execute('merchantBalance', {
+      taskQueue,
+      workflowId: readId,
+      args: [{}],
+    });
+    expect(read.balance).toBe(123_456_789);
+    await captureHistory(fixture.env.client, readId, 'read');
     const days = forecast.body.days as Array<{
       date: string;
       outgoing: number;
