@@ -579,6 +579,7 @@ export const VI = {
   'Retry draft created.': 'Đã tạo bản nháp chi lại.',
   'Retry failed rows': 'Chi lại các dòng lỗi',
   'Retry of': 'Chi lại của đợt',
+  'retry of {file}': 'chi lại của {file}',
   'Retry submitted; it waits for approval.': 'Đã gửi lần chi lại; đang chờ phê duyệt.',
   'Row {n} removed.': 'Đã bỏ dòng {n}.',
   'Row {n} saved.': 'Đã lưu dòng {n}.',

@@ -113,7 +113,13 @@ function summaryOf(ctx, view) {
     facts([
       [t('Status'), h('span', { id: 'run-status' }, statusBadge(view.status))],
       [t('Why'), serverText(view.statusReason)],
-      [t('File'), view.fileName],
+      // A retry's name is written by the server (api/payouts/retries.ts) in English around the parent's file name.
+      [
+        t('File'),
+        view.parentRunId && String(view.fileName).startsWith('retry of ')
+          ? t('retry of {file}', { file: String(view.fileName).slice('retry of '.length) })
+          : view.fileName,
+      ],
       [
         t('Retry of'),
         view.parentRunId

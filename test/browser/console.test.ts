@@ -232,7 +232,13 @@ for (const language of ['vi', 'en'] as const) {
      * What the test typed itself (people's names, an endpoint's description, a column header of its
      * workbook) is data, not the console's words.
      */
-    const typedData = [...Object.values(people).map((person) => person.name), `console ${tag}`, 'Payout ID'];
+    const typedData = [
+      ...Object.values(people).map((person) => person.name),
+      `console ${tag}`,
+      'Payout ID',
+      // Receivers' names in the retry and scheduled-run files.
+      ...['Receiver One', 'Receiver Two', 'Receiver Three', 'Receiver 1', 'Receiver 2'],
+    ];
     async function shot(page: Page, name: string): Promise<void> {
       shotNumber += 1;
       const file = path.join(SHOTS, `${language}-${String(shotNumber).padStart(2, '0')}-${name}.png`);
