@@ -16,7 +16,11 @@ export interface RecurringCalendar {
 export const RECURRING_TIMEZONE = 'Asia/Ho_Chi_Minh';
 const GMT7_OFFSET_MS = 7 * 3600_000;
 
-export const payoutScheduleWorkflowId = (scheduleId: string) => `payout-schedule/${scheduleId}`;
+/** The occurrence workflows' id; the Schedule appends each occurrence's time to it. */
+export const recurringPayoutOccurrenceWorkflowId = (scheduleId: string) =>
+  `recurring-payout-occurrence/${scheduleId}`;
+/** The Temporal Schedule's id: the schedule's own. */
+export const payoutScheduleTemporalId = (scheduleId: string) => `payout-schedule/${scheduleId}`;
 
 /** One row of a schedule, checked once when the schedule was saved (the payout file's row rules). */
 export interface RecurringRow {
@@ -71,4 +75,33 @@ export interface RecurringRunActivities {
   recordRecurringRun(
     input: RecurringOccurrenceInput & { occurrenceAt: string },
   ): Promise<{ runId: string; created: boolean; runInput: PayoutRunInput } | SkippedOccurrence>;
+}
+
+/**
+ * The day a calendar fires in a month (1-based month). 'last' in February is the 28th, every year: the Temporal
+ * Schedule cannot say "last day", so February is given one fixed day, and a leap year's 29th is not used.
+ */
+export function occurrenceDay(calendar: RecurringCalendar, year: number, month: number): number {
+  if (calendar.dayOfMonth !== 'last') return calendar.dayOfMonth;
+  if (month === 2) return 28;
+  return new Date(Date.UTC(year, month, 0)).getUTCDate();
+}
+
+/** The next `count` occurrence instants strictly after `after` (ms), as ISO UTC strings. */
+export function nextOccurrences(calendar: RecurringCalendar, after: number, count: number): string[] {
+  const local = new Date(after + GMT7_OFFSET_MS);
+  let year = local.getUTCFullYear();
+  let month = local.getUTCMonth() + 1;
+  const found: string[] = [];
+  while (found.length < count) {
+    const day = occurrenceDay(calendar, year, month);
+    const at = Date.UTC(year, month - 1, day, calendar.hour, calendar.minute) - GMT7_OFFSET_MS;
+    if (at > after) found.push(new Date(at).toISOString());
+    month += 1;
+    if (month > 12) {
+      month = 1;
+      year += 1;
+    }
+  }
+  return found;
 }

@@ -5,15 +5,41 @@
  * occurrence is a run of its own that cannot touch the first one's rows.
  */
 import { describe, expect, it } from 'vitest';
-import { apiCall, usePayoutStack, waitForRunStatus } from '../support/payout-stack';
-import { createTimeSkippingEnv } from '../support/temporal';
+import { randomUUID } from 'node:crypto';
+import { Client } from '@temporalio/client';
+import { apiCall, waitForRunStatus } from '../support/payout-stack';
+import { useStack } from '../support/stack';
+import { createTimeSkippingEnv, testDataConverter } from '../support/temporal';
 import { freshId } from '../support/ids';
-import { eventually } from '../support/wait';
 import { testPayoutSettings } from '../support/settings';
 import { insertSchedule } from '../../db/payouts/schedules';
-import { payoutScheduleWorkflowId, type RecurringOccurrenceResult } from '../../contracts/payouts';
+import { recurringPayoutOccurrenceWorkflowId, type RecurringOccurrenceResult } from '../../contracts/payouts';
 
-const fixture = usePayoutStack(createTimeSkippingEnv);
+const taskQueue = `recurring-runs-${randomUUID()}`;
+// Only plain clients (the API's and this file's): nothing here may let the time-skipping server jump to a run's
+// approval deadline while a test waits.
+const stack = useStack(createTimeSkippingEnv, {
+  taskQueue,
+  sandbox: { timing: { batchValidationMs: 20, batchPaymentMs: 20 }, balances: { VND: 100_000_000_000 } },
+  keys: {
+    makerKey: { name: 'maker', roles: ['payouts-maker'] },
+    approverKey: { name: 'approver', roles: ['payouts-approver'] },
+  },
+  workerTuning: { maxCachedWorkflows: 0 },
+  plainApiClient: true,
+  app: { payouts: testPayoutSettings(taskQueue) },
+});
+const fixture = {
+  get env() {
+    return stack.env;
+  },
+  get db() {
+    return stack.db;
+  },
+  stack,
+};
+const plainClient = () =>
+  new Client({ connection: fixture.env.connection, dataConverter: testDataConverter });
 
 async function savedSchedule(prefix: string, amounts: number[]) {
   const scheduleId = freshId('sch');
@@ -40,19 +66,16 @@ async function savedSchedule(prefix: string, amounts: number[]) {
   return scheduleId;
 }
 
-/**
- * The occurrence workflow as the Schedule starts it, with the occurrence's time given. Waited on by describing
- * it, not by its result: waiting on a result lets the time-skipping server jump to the run's approval deadline.
- */
-async function occurrence(
+/** The occurrence workflow as the Schedule starts it, with the occurrence's time given. */
+function occurrence(
   scheduleId: string,
   occurrenceAt: string,
   attempt = 'a',
 ): Promise<RecurringOccurrenceResult> {
   const settings = testPayoutSettings(fixture.stack.taskQueue);
-  const handle = await fixture.env.client.workflow.start('recurringPayoutOccurrence', {
+  return plainClient().workflow.execute('recurringPayoutOccurrence', {
     taskQueue: fixture.stack.taskQueue,
-    workflowId: `${payoutScheduleWorkflowId(scheduleId)}-${occurrenceAt}-${attempt}`,
+    workflowId: `${recurringPayoutOccurrenceWorkflowId(scheduleId)}-${occurrenceAt}-${attempt}`,
     args: [
       {
         scheduleId,
@@ -64,11 +87,6 @@ async function occurrence(
       },
     ],
   });
-  await eventually(async () => {
-    const { status } = await handle.describe();
-    if (status.name !== 'COMPLETED') throw new Error(`occurrence is ${status.name}`);
-  });
-  return (await handle.result()) as RecurringOccurrenceResult;
 }
 
 const runsOf = (scheduleId: string) =>
