@@ -5,6 +5,7 @@ import { createApprovalActivities } from './approvals/approvals';
 import { createHoldActivities } from './holds/holds';
 import { createPayeeActivities } from './payees/payees';
 import { createBalanceWatchActivities } from './payouts/balance-watch';
+import { createRecurringRunActivities } from './payouts/recurring-runs';
 import { createDisbursementActivities } from './payouts/disbursements';
 import { createPaymentActivities } from './payments/payments';
 import { createPayoutActivities } from './payouts/batches';
@@ -78,6 +79,7 @@ export function createActivities(deps: ActivityDependencies) {
       tokens: deps.merchantSecrets,
     }),
     ...createWebhookActivities(deps),
+    ...createRecurringRunActivities(deps),
     ...createApprovalActivities(deps),
     ...createHoldActivities(deps),
     ...createPayeeActivities(deps),

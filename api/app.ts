@@ -24,6 +24,7 @@ import type { NotificationChannel } from './ipn/channel';
 import { createNotificationRelay, type NotificationRelay } from './ipn/relay';
 import { batchNotifications, disbursementNotifications } from './payouts/notifications';
 import { payoutRunRoutes } from './payouts/routes';
+import { payoutScheduleRoutes } from './payouts/schedule-routes';
 import { remittanceNotifications } from './remittances/notifications';
 import { remittanceRoutes } from './remittances/routes';
 import { disbursementRoutes } from './payouts/disbursement-routes';
@@ -185,6 +186,15 @@ export function apiRoutes(deps: ApiDependencies, limits?: RateLimits): AnyRoute[
         concurrency: deps.payouts.uploadConcurrency ?? CONFIG_DEFAULTS.PAYOUT_UPLOAD_CONCURRENCY,
       },
     ),
+  );
+  routes.push(
+    ...payoutScheduleRoutes({
+      db: deps.db,
+      temporal: deps.temporal,
+      settings: deps.payouts,
+      signDecision: deps.decisions.sign,
+      approvalPolicies,
+    }),
   );
   routes.push(
     ...disbursementRoutes({

@@ -16,6 +16,7 @@ export { holdRelease } from './holds/hold-release';
 export { payeeCheck } from './payees/payee-check';
 export { balanceWatch } from './payouts/balance-watch';
 export { merchantBalance } from './payouts/merchant-balance';
+export { recurringPayoutOccurrence } from './payouts/recurring-occurrence';
 
 // The same workflows under their former type names, for runs started before the capability was named
 // saved methods: a worker must find a run's type to resume it. Nothing starts them any more; remove them once

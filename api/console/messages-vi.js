@@ -748,6 +748,7 @@ export const VI_ERRORS = {
   otp_locked: 'Nhập sai mã quá nhiều lần; đã bị khóa.',
   otp_not_awaited: 'Thanh toán này không chờ mã OTP.',
   binding_refused: 'Cổng thanh toán từ chối liên kết.',
+  schedule_deleted: 'Lịch chi trả định kỳ này đã bị xóa; không thể thay đổi nữa.',
   disbursement_exists: 'Mã chi trả này đã tồn tại.',
   daily_cap_exceeded: 'Yêu cầu vượt hạn mức trong ngày của chính sách phê duyệt; chưa có gì được ghi lại.',
   approval_not_pending: 'Mục này không còn chờ phê duyệt.',

@@ -4,7 +4,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { scheduledRunsBetween } from '../../db/payouts/runs';
-import { merchantBalanceWorkflowId } from '../../contracts/payouts';
+import { activeScheduleTotals } from '../../db/payouts/schedules';
+import { merchantBalanceWorkflowId, nextOccurrences, type RecurringCalendar } from '../../contracts/payouts';
 import { dayOfGmt7, instantOf } from '../../contracts/subscriptions';
 import { startWorkflow } from '../workflow-starts';
 import type { PayoutDeps } from './payout-runs';
@@ -20,7 +21,11 @@ export interface BalanceForecast {
   days: Array<{
     date: string;
     outgoing: number;
-    runs: Array<{ runId: string; total: number; status: string }>;
+    /** Scheduled runs, and the occurrences of recurring schedules (`status: 'recurring'`, not yet runs). */
+    runs: Array<
+      | { runId: string; total: number; status: string }
+      | { scheduleId: string; total: number; status: 'recurring' }
+    >;
   }>;
 }
 
@@ -32,15 +37,24 @@ export async function balanceForecast(
   const dates = Array.from({ length: days }, (_, index) => dayOfGmt7(now + index * DAY_MS));
   const from = instantOf(dates[0]!, 0);
   const to = from + days * DAY_MS;
-  const [balance, runs] = await Promise.all([
+  const [balance, runs, schedules] = await Promise.all([
     readBalance(deps),
     scheduledRunsBetween(deps.db, new Date(from), new Date(to)),
+    activeScheduleTotals(deps.db),
   ]);
   const byDate = new Map(dates.map((date) => [date, [] as BalanceForecast['days'][number]['runs']]));
   for (const run of runs)
     byDate
       .get(dayOfGmt7(new Date(run.execute_at).getTime()))
       ?.push({ runId: run.run_id, total: Number(run.total_amount), status: run.status });
+  // Occurrences still ahead only: one that already happened made its run, counted above once it is scheduled.
+  for (const schedule of schedules)
+    for (const at of occurrencesBetween(schedule.calendar, Math.max(from, now), to))
+      byDate.get(dayOfGmt7(at))?.push({
+        scheduleId: schedule.schedule_id,
+        total: Number(schedule.total_amount),
+        status: 'recurring',
+      });
   return {
     currency: 'VND',
     ...balance,
@@ -49,6 +63,14 @@ export async function balanceForecast(
       return { date, outgoing: due.reduce((sum, run) => sum + run.total, 0), runs: due };
     }),
   };
+}
+
+/** A monthly calendar's occurrences in [from, to): at most one a month, so a month more than the days is enough. */
+function occurrencesBetween(calendar: RecurringCalendar, from: number, to: number): number[] {
+  const months = Math.ceil((to - from) / (28 * DAY_MS)) + 1;
+  return nextOccurrences(calendar, from - 1, months)
+    .map((at) => Date.parse(at))
+    .filter((at) => at < to);
 }
 
 /**

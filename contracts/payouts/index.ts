@@ -3,3 +3,4 @@ export * from './activity-interface';
 export * from './disbursements';
 export * from './runs';
 export * from './balance-watch';
+export * from './recurring';

@@ -66,6 +66,10 @@ export const ERRORS = {
     status: 409,
     meaning: 'The run is not scheduled (never was, or has started or ended); it cannot be cancelled.',
   },
+  schedule_deleted: {
+    status: 409,
+    meaning: 'The recurring payout schedule was deleted; it changes no more.',
+  },
   disbursement_exists: { status: 409, meaning: 'The disbursement id is used by another disbursement.' },
   // Approvals of outgoing money (docs/approvals.md).
   daily_cap_exceeded: {

@@ -18,6 +18,7 @@ import type { WebhookEndpointInput, WebhookResendInput } from '../events/webhook
 import type { HoldReleaseInput } from '../holds/holds';
 import type { PayeeCheckInput, WalletCheckOutcome } from '../payees/payees';
 import type { BalanceWatchInput } from '../payouts/balance-watch';
+import type { RecurringOccurrenceInput, RecurringOccurrenceResult } from '../payouts/recurring';
 
 export interface StartableWorkflows {
   payoutRun: (input: PayoutRunInput) => Promise<RunStatus>;
@@ -41,6 +42,7 @@ export interface StartableWorkflows {
   payeeCheck: (input: PayeeCheckInput) => Promise<WalletCheckOutcome>;
   balanceWatch: (input: BalanceWatchInput) => Promise<void>;
   merchantBalance: (input: Record<string, never>) => Promise<{ balance: number; asOf: string }>;
+  recurringPayoutOccurrence: (input: RecurringOccurrenceInput) => Promise<RecurringOccurrenceResult>;
 }
 
 export type StartableWorkflowName = keyof StartableWorkflows;

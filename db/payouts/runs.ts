@@ -44,6 +44,9 @@ export interface PayoutRunRow {
   execute_at?: Date | null;
   funds_warning?: unknown;
   receivers_warning?: unknown;
+  /** The recurring schedule that made the run, and which of its occurrences (migration 0029). */
+  schedule_id?: string | null;
+  occurrence_at?: Date | null;
 }
 
 export interface PayoutBatchRow {
@@ -133,7 +136,10 @@ export type NewPayoutRun = Pick<
   | 'expires_at'
   | 'required_approvers'
   | 'approver_roles'
-> & { status: 'awaiting_approval'; total_amount: number; file_sha256: string; request_key: string | null };
+> & { status: 'awaiting_approval'; total_amount: number; file_sha256: string; request_key: string | null } & {
+  schedule_id?: string;
+  occurrence_at?: Date;
+};
 
 export type NewPayoutBatch = Pick<
   PayoutBatchRow,

@@ -19,7 +19,7 @@ import { subscriptionNoticeWorkflowId, subscriptionWorkflowId } from '../../cont
 import { webhookEndpointWorkflowId, webhookResendWorkflowId } from '../../contracts/events';
 import { holdReleaseWorkflowId } from '../../contracts/holds';
 import { payeeCheckWorkflowId } from '../../contracts/payees';
-import { balanceWatchWorkflowId } from '../../contracts/payouts';
+import { balanceWatchWorkflowId, recurringPayoutOccurrenceWorkflowId } from '../../contracts/payouts';
 
 // Compile-time half: every name the API may start is registered by the worker with that signature.
 const registered: StartableWorkflows = workflows;
@@ -48,6 +48,7 @@ const ID_OF: Record<StartableWorkflowName, (id: string) => string> = {
   payeeCheck: payeeCheckWorkflowId,
   balanceWatch: balanceWatchWorkflowId,
   merchantBalance: merchantBalanceWorkflowId,
+  recurringPayoutOccurrence: recurringPayoutOccurrenceWorkflowId,
 };
 
 /** Types registered only for runs started under a former name, each with the type that replaced it. */

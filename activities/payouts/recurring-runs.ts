@@ -1,0 +1,182 @@
+/**
+ * An occurrence of a recurring schedule makes its run (docs/payout-runs.md, "Recurring runs"): the schedule's
+ * rows, each with this occurrence's payout id, recorded exactly as an upload records a run (awaiting approval,
+ * batches with reserved orderIds, items), with the schedule and occurrence on the run.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import type { Db } from '../../db/shared/knex';
+import { reserveOrderIds } from '../../db/shared/gateway-order-ids';
+import {
+  findLivePayoutIds,
+  insertBatches,
+  insertItems,
+  insertRun,
+  listBatches,
+  getRun,
+} from '../../db/payouts/runs';
+import { getSchedule, runOfOccurrence } from '../../db/payouts/schedules';
+import {
+  occurrencePayoutId,
+  payoutBatchId,
+  payoutBatchWorkflowId,
+  payoutRunWorkflowId,
+  type PayoutRunInput,
+  type RecurringOccurrenceInput,
+  type RecurringRunActivities,
+} from '../../contracts/payouts';
+
+const ONE_LIVE_PAYOUT = 'payout_items_one_live_payout';
+const ONE_RUN_PER_OCCURRENCE = 'payout_runs_one_per_occurrence';
+
+const newRunId = (now: Date) =>
+  `run-${now.toISOString().slice(0, 10).replaceAll('-', '')}-${randomBytes(3).toString('hex')}`;
+
+export function createRecurringRunActivities({ db }: { db: Db }): RecurringRunActivities {
+  return { recordRecurringRun: (input) => recordRecurringRun(db, input) };
+}
+
+export async function recordRecurringRun(
+  db: Db,
+  input: RecurringOccurrenceInput & { occurrenceAt: string },
+): ReturnType<RecurringRunActivities['recordRecurringRun']> {
+  const occurrenceAt = new Date(input.occurrenceAt);
+  // A retried activity, or the same occurrence started again, finds the run it made: one run per occurrence.
+  const earlier = await runOfOccurrence(db, input.scheduleId, occurrenceAt);
+  if (earlier)
+    return { runId: earlier.run_id, created: false, runInput: await runInputOf(db, earlier.run_id, input) };
+
+  const schedule = await getSchedule(db, input.scheduleId);
+  if (!schedule || schedule.status !== 'active')
+    return {
+      runId: null,
+      skipped: 'schedule_not_active',
+      reason: `Schedule ${input.scheduleId} is ${schedule?.status ?? 'unknown'}; the occurrence makes no run.`,
+    };
+
+  const rows = schedule.rows.map((row, index) => ({
+    ...row,
+    rowNumber: index + 1,
+    payoutId: occurrencePayoutId(row.payoutId, input.occurrenceAt),
+  }));
+  // Checked before writing for a clear reason; the unique index on live payout ids is what truly holds.
+  const live = await findLivePayoutIds(
+    db,
+    rows.map((row) => row.payoutId),
+  );
+  if (live.size) return inFlight([...live.keys()]);
+
+  const runId = newRunId(occurrenceAt);
+  const batches = chunk(rows, input.batchSize).map((batchRows, index) => ({
+    batchId: payoutBatchId(runId, index + 1),
+    seq: index + 1,
+    rows: batchRows,
+    totalAmount: batchRows.reduce((sum, row) => sum + row.amount, 0),
+  }));
+  const total = rows.reduce((sum, row) => sum + row.amount, 0);
+  try {
+    await db.transaction(async (trx) => {
+      await insertRun(trx, {
+        run_id: runId,
+        status: 'awaiting_approval',
+        file_name: `schedule ${schedule.name}`,
+        // The run's "file" is the schedule's rows for this occurrence: its hash is theirs.
+        file_sha256: sha256Of(JSON.stringify(rows)),
+        row_count: rows.length,
+        total_amount: total,
+        batch_count: batches.length,
+        workflow_id: payoutRunWorkflowId(runId),
+        // The schedule's maker is the run's maker, so four eyes still means someone else approves it.
+        uploaded_by_key: schedule.created_by_key,
+        uploaded_by: schedule.created_by,
+        expires_at: new Date(Date.now() + input.approvalTtlHours * 3600_000),
+        request_key: null,
+        required_approvers: schedule.required_approvers,
+        approver_roles: schedule.approver_roles,
+        schedule_id: schedule.schedule_id,
+        occurrence_at: occurrenceAt,
+      });
+      await reserveOrderIds(
+        trx,
+        batches.map((batch) => ({ orderId: batch.batchId, kind: 'payout_batch', objectId: batch.batchId })),
+      );
+      await insertBatches(
+        trx,
+        batches.map((batch) => ({
+          batch_id: batch.batchId,
+          run_id: runId,
+          seq: batch.seq,
+          order_id: batch.batchId,
+          workflow_id: payoutBatchWorkflowId(batch.batchId),
+          item_count: batch.rows.length,
+          total_amount: batch.totalAmount,
+          status: 'queued',
+        })),
+      );
+      for (const batch of batches)
+        await insertItems(
+          trx,
+          batch.rows.map((row) => ({
+            run_id: runId,
+            batch_id: batch.batchId,
+            payout_id: row.payoutId,
+            row_number: row.rowNumber,
+            wallet_id: row.walletId,
+            wallet_name: row.walletName,
+            personal_id: row.personalId,
+            amount: row.amount,
+            description: row.description,
+            store_id: row.storeId,
+            payee_id: row.payeeId ?? null,
+            state: 'QUEUED',
+          })),
+        );
+    });
+  } catch (error) {
+    const constraint = (error as { constraint?: string }).constraint;
+    // The same occurrence, run twice at once: the other attempt's run is the occurrence's run.
+    if (constraint === ONE_RUN_PER_OCCURRENCE) {
+      const made = await runOfOccurrence(db, input.scheduleId, occurrenceAt);
+      if (made)
+        return { runId: made.run_id, created: false, runInput: await runInputOf(db, made.run_id, input) };
+    }
+    if (constraint === ONE_LIVE_PAYOUT) return inFlight([]);
+    throw error;
+  }
+  return { runId, created: true, runInput: await runInputOf(db, runId, input) };
+}
+
+function inFlight(payoutIds: string[]) {
+  return {
+    runId: null,
+    skipped: 'payout_in_flight' as const,
+    reason: `Payout ids of this occurrence are already in another run${payoutIds.length ? ` (${payoutIds.slice(0, 5).join(', ')})` : ''}; nothing was created, so nothing can be paid twice.`,
+  };
+}
+
+/** The run's workflow input, read back from its records (as an upload's start does). */
+async function runInputOf(db: Db, runId: string, input: RecurringOccurrenceInput): Promise<PayoutRunInput> {
+  const run = (await getRun(db, runId))!;
+  const batches = await listBatches(db, runId);
+  return {
+    runId,
+    batches: batches.map((batch) => ({
+      batchId: batch.batch_id,
+      itemCount: Number(batch.item_count),
+      totalAmount: Number(batch.total_amount),
+    })),
+    uploadedBy: { keyId: run.uploaded_by_key, name: run.uploaded_by },
+    approvalDeadline: new Date(run.expires_at).toISOString(),
+    parallelBatches: input.parallelBatches,
+    timing: input.timing,
+    approvers: run.required_approvers,
+    ...(input.scheduleCheckAhead !== undefined && { scheduleCheckAhead: input.scheduleCheckAhead }),
+  };
+}
+
+const sha256Of = (text: string) => createHash('sha256').update(text).digest('hex');
+
+function chunk<T>(list: readonly T[], size: number): T[][] {
+  const chunks: T[][] = [];
+  for (let start = 0; start < list.length; start += size) chunks.push(list.slice(start, start + size));
+  return chunks;
+}
