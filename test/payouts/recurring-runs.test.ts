@@ -11,6 +11,7 @@ import { apiCall, waitForRunStatus } from '../support/payout-stack';
 import { useStack } from '../support/stack';
 import { createTimeSkippingEnv, testDataConverter } from '../support/temporal';
 import { freshId } from '../support/ids';
+import { captureHistory } from '../support/history-capture';
 import { testPayoutSettings } from '../support/settings';
 import { insertSchedule } from '../../db/payouts/schedules';
 import { recurringPayoutOccurrenceWorkflowId, type RecurringOccurrenceResult } from '../../contracts/payouts';
@@ -119,6 +120,15 @@ describe('recurring payout runs', () => {
     // The same occurrence started again (a retried or re-triggered start): the run it already made.
     expect(await occurrence(scheduleId, december, 'b')).toEqual({ runId, created: false });
     expect(await runsOf(scheduleId)).toHaveLength(1);
+    for (const [attempt, name] of [
+      ['a', 'made-its-run'],
+      ['b', 'found-its-run'],
+    ] as const)
+      await captureHistory(
+        plainClient(),
+        `${recurringPayoutOccurrenceWorkflowId(scheduleId)}-${december}-${attempt}`,
+        name,
+      );
 
     // Nothing is paid until someone other than the schedule's maker approves the run.
     expect(
