@@ -26,7 +26,7 @@ import {
   type ClusterEnvironment,
 } from './environment';
 import { ProcessGroup, type ProcessRecord, type ProcessSpec } from './process-group';
-import { freePort, freePortBetween, freePortRun, httpAnswers, waitFor } from './readiness';
+import { freePort, freePortBetween, freePortRun, httpAnswers, portIsFree, waitFor } from './readiness';
 import {
   postgresTargetOf,
   prepareNamespace,
@@ -48,6 +48,8 @@ export interface ClusterPorts {
   api: number;
   /** payrun's own OpenID Connect provider. */
   identity: number;
+  /** The codec endpoint over TLS (scripts/cluster/codec-tls.ts), where the Temporal UI sends tokens. */
+  codecTls: number;
   /** Worker i serves /metrics on metrics + i. */
   metrics: number;
 }
@@ -67,6 +69,7 @@ export const DEFAULT_CLUSTER_PORTS: ClusterPorts = {
   sandbox: 8960,
   api: 3300,
   identity: 8965,
+  codecTls: 3343,
   metrics: 9470,
 };
 
@@ -88,6 +91,7 @@ export async function freeClusterPorts(workers: number): Promise<ClusterPorts> {
     sandbox: await freePort(),
     api: await freePort(),
     identity: await freePort(),
+    codecTls: await freePort(),
     // Worker i serves metrics on metrics + i.
     metrics: (await freePortRun(workers))[0]!,
   };
@@ -273,6 +277,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
       publicBaseUrl: apiUrl,
       apiPort: ports.api,
       uiUrl,
+      codecUrl: `https://127.0.0.1:${ports.codecTls}/codec`,
       customerKeySecret: resolveDevCustomerKeySecret({ configured: undefined, dataDir }),
       decisionKey: resolveDevDecisionKey({ configured: undefined, dataDir }),
       apiSettings: { ...DEFAULT_API_TUNABLES, ...options.apiSettings },
@@ -308,6 +313,27 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
         ),
     });
 
+    await start({
+      name: 'codec-tls',
+      role: 'codec-tls',
+      command: process.execPath,
+      args: node('scripts/cluster/codec-tls.ts'),
+      cwd: repoRoot,
+      env: {
+        ...baseEnv(),
+        CODEC_TLS_PORT: String(ports.codecTls),
+        CODEC_TLS_TARGET: apiUrl,
+        CODEC_TLS_DIR: path.join(dataDir, 'codec-tls'),
+      },
+      port: ports.codecTls,
+      ready: () =>
+        waitFor(
+          'the codec over TLS',
+          () => portIsFree(ports.codecTls).then((free) => !free),
+          undefined,
+          signal,
+        ),
+    });
     await start({
       name: 'temporal-ui',
       role: 'temporal-ui',

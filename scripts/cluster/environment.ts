@@ -50,6 +50,11 @@ export interface ClusterEnvironmentInput {
   publicBaseUrl: string;
   apiPort: number;
   uiUrl: string;
+  /**
+   * Where the Temporal UI calls the codec: https, since the UI passes a person's access token to nothing
+   * else (compose: the API behind TLS). Unset: `<publicBaseUrl>/codec`.
+   */
+  codecUrl?: string;
   /** Keys the PayrunCustomer search attribute (the API's CUSTOMER_KEY_SECRET). */
   customerKeySecret: string;
   /** DECISION_SIGNING_KEY: the API signs money decisions with it, every worker verifies them with it. */
@@ -137,7 +142,7 @@ export function clusterEnvironment(input: ClusterEnvironmentInput): ClusterEnvir
       TEMPORAL_UI_PORT: String(port),
       TEMPORAL_CORS_ORIGINS: input.publicBaseUrl,
       // The UI asks the payrun API to decode the encrypted payloads it shows.
-      TEMPORAL_CODEC_ENDPOINT: `${input.publicBaseUrl}/codec`,
+      TEMPORAL_CODEC_ENDPOINT: input.codecUrl ?? `${input.publicBaseUrl}/codec`,
       // People sign in to the UI through payrun's provider; the UI hands their access token (a JWT for
       // payrun's audience, the provider's default resource) to the codec, which decodes per their roles.
       TEMPORAL_AUTH_ENABLED: 'true',

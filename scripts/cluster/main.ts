@@ -65,6 +65,7 @@ async function refuseTakenPorts(ports: ClusterPorts, workers: number): Promise<v
     ['sandbox', ports.sandbox],
     ['API', ports.api],
     ['identity provider', ports.identity],
+    ['codec over TLS', ports.codecTls],
     ...Array.from({ length: workers }, (_, i): [string, number] => [
       `worker-${i + 1} metrics`,
       ports.metrics + i,

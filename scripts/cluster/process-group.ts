@@ -9,7 +9,15 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 export type ProcessRole =
-  'postgres' | 'temporal' | 'temporal-ui' | 'identity' | 'sandbox' | 'migrate' | 'api' | 'worker';
+  | 'postgres'
+  | 'temporal'
+  | 'temporal-ui'
+  | 'identity'
+  | 'codec-tls'
+  | 'sandbox'
+  | 'migrate'
+  | 'api'
+  | 'worker';
 
 export interface ProcessRecord {
   name: string;
