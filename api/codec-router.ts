@@ -44,7 +44,9 @@ interface JsonPayload {
 }
 
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
-const ALLOWED_HEADERS = 'content-type, x-namespace, authorization';
+// The UI adds the person's ID token as `Authorization-Extras` beside the access token; it is not read here
+// (the access token alone decides), but a preflight refusing it would block every decode.
+const ALLOWED_HEADERS = 'content-type, x-namespace, authorization, authorization-extras';
 
 class BadRequest extends Error {}
 

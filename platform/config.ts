@@ -326,6 +326,9 @@ export const configSchema = z.object({
   IDENTITY_DEMO_PASSWORD: optionalText.describe(
     "payrun's own provider: the password of its people; unset under npm run dev: generated into <PAYRUN_DATA_DIR>/identity-demo-password",
   ),
+  IDENTITY_TEMPORAL_UI_CLIENT_SECRET: optionalText.describe(
+    "payrun's own provider: secret of the Temporal UI's client `temporal-ui` (callback <TEMPORAL_UI_URL>/auth/sso/callback); unset: no such client",
+  ),
 });
 
 export type Config = z.infer<typeof configSchema>;

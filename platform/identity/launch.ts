@@ -35,6 +35,23 @@ export function resolveDevIdentitySecrets(config: Config): { clientSecret: strin
   };
 }
 
+/** The Temporal UI server's client id at payrun's own provider. */
+export const TEMPORAL_UI_CLIENT_ID = 'temporal-ui';
+
+/**
+ * The Temporal UI's client, when the provider is given its secret and the UI's address (the cluster and
+ * compose): the UI signs people in here and passes their access token to payrun's codec.
+ */
+export function temporalUiClient(config: Config): ProviderClient | undefined {
+  if (!config.IDENTITY_TEMPORAL_UI_CLIENT_SECRET || !config.TEMPORAL_UI_URL) return undefined;
+  return {
+    clientId: TEMPORAL_UI_CLIENT_ID,
+    clientSecret: config.IDENTITY_TEMPORAL_UI_CLIENT_SECRET,
+    redirectUris: [new URL('/auth/sso/callback', config.TEMPORAL_UI_URL).href],
+    withoutPkce: true,
+  };
+}
+
 export async function launchIdentity(
   config: Config,
   options: {

@@ -39,7 +39,7 @@ declare module 'oidc-provider' {
     claims?: Record<string, string[]>;
     scopes?: string[];
     conformIdTokenClaims?: boolean;
-    pkce?: { required: () => boolean };
+    pkce?: { required: (ctx: KoaContextWithOIDC, client: { clientId: string }) => boolean };
     findAccount: (ctx: KoaContextWithOIDC, subject: string) => Promise<Account | undefined>;
     extraTokenClaims?: (
       ctx: KoaContextWithOIDC,

@@ -17,6 +17,12 @@ export interface ProviderClient {
   clientSecret: string;
   redirectUris: string[];
   postLogoutRedirectUris?: string[];
+  /**
+   * The Temporal UI server (v2.42) sends no PKCE challenge; it is a confidential client (its secret stays on
+   * its server) and binds the code to the browser with its own state and nonce cookies. Every other client
+   * must use PKCE.
+   */
+  withoutPkce?: boolean;
 }
 
 export interface IdentityProviderOptions {
@@ -59,6 +65,7 @@ function consentedGrant(audience: string) {
 
 export function createProvider(options: IdentityProviderOptions): Provider {
   const { directory, audience } = options;
+  const withoutPkce = new Set(options.clients.filter((c) => c.withoutPkce).map((c) => c.clientId));
   const configuration: Configuration = {
     clients: options.clients.map((client) => ({
       client_id: client.clientId,
@@ -81,7 +88,9 @@ export function createProvider(options: IdentityProviderOptions): Provider {
     // The ID token carries the person's claims: payrun's access token is for payrun's own audience, not
     // for the userinfo endpoint, so the client reads who signed in from the ID token.
     conformIdTokenClaims: false,
-    pkce: { required: () => true },
+    pkce: {
+      required: (_ctx: KoaContextWithOIDC, client: { clientId: string }) => !withoutPkce.has(client.clientId),
+    },
     async findAccount(_ctx, subject) {
       const person = directory.find(subject);
       if (!person) return undefined;

@@ -1,7 +1,7 @@
 /**
  * `npm run cluster`: the production shape on one machine, each part its own OS process: PostgreSQL
- * (embedded unless DATABASE_URL), the Temporal server persisted in it, the Temporal UI with payrun's
- * codec, the gateway sandbox, the migrations, `api/main.ts` and N `workers/main.ts`. payrun's processes
+ * (embedded unless DATABASE_URL), the Temporal server persisted in it, payrun's identity provider, the
+ * Temporal UI (signing in through it) with payrun's codec, the gateway sandbox, the migrations, `api/main.ts` and N `workers/main.ts`. payrun's processes
  * get only the environment variables docker-compose.yml passes (`clusterEnvironment`), so this rehearses
  * the deployed configuration, not a convenient one. The chaos harness and the shape tests start it too.
  */
@@ -12,6 +12,7 @@ import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from '../../db/sha
 import { withDatabaseName } from '../../db/shared/knex';
 import { resolveDevCustomerKeySecret } from '../../platform/customer-key';
 import { resolveDevDecisionKey } from '../../platform/decision-key';
+import { resolveDevSecret } from '../../platform/dev-secret';
 import { loadOrCreateDevCodecKeys, type CodecKeyring } from '../../platform/payload-codec';
 import { ipnPaths } from '../../platform/ipn-paths';
 import type { GatewaySettings } from '../../platform/require-services';
@@ -25,7 +26,7 @@ import {
   type ClusterEnvironment,
 } from './environment';
 import { ProcessGroup, type ProcessRecord, type ProcessSpec } from './process-group';
-import { freePort, freePortBetween, freePortRun, httpAnswers, waitFor } from './readiness';
+import { freePort, freePortBetween, freePortRun, httpAnswers, portIsFree, waitFor } from './readiness';
 import {
   postgresTargetOf,
   prepareNamespace,
@@ -45,6 +46,10 @@ export interface ClusterPorts {
   ui: number;
   sandbox: number;
   api: number;
+  /** payrun's own OpenID Connect provider. */
+  identity: number;
+  /** The codec endpoint over TLS (scripts/cluster/codec-tls.ts), where the Temporal UI sends tokens. */
+  codecTls: number;
   /** Worker i serves /metrics on metrics + i. */
   metrics: number;
 }
@@ -63,6 +68,8 @@ export const DEFAULT_CLUSTER_PORTS: ClusterPorts = {
   ui: 8333,
   sandbox: 8960,
   api: 3300,
+  identity: 8965,
+  codecTls: 3343,
   metrics: 9470,
 };
 
@@ -83,6 +90,8 @@ export async function freeClusterPorts(workers: number): Promise<ClusterPorts> {
     ui: await freePort(),
     sandbox: await freePort(),
     api: await freePort(),
+    identity: await freePort(),
+    codecTls: await freePort(),
     // Worker i serves metrics on metrics + i.
     metrics: (await freePortRun(workers))[0]!,
   };
@@ -135,7 +144,9 @@ export interface ClusterOptions {
 }
 
 export interface Cluster {
-  urls: { api: string; ui: string; temporal: string; sandbox: string; database: string };
+  urls: { api: string; ui: string; temporal: string; sandbox: string; database: string; identity: string };
+  /** The demo people's password at the cluster's provider (docs/identity.md lists the people). */
+  identityPassword: string;
   gateway: GatewaySettings;
   environment: ClusterEnvironment;
   processes: ProcessGroup;
@@ -251,6 +262,10 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
       publicKey: identity.keyPair.publicKeyPem,
     };
     const keyring = loadOrCreateDevCodecKeys(dataDir);
+    const identityUrl = `http://127.0.0.1:${ports.identity}`;
+    // Generated once into the data folder, so a restarted cluster keeps its clients and password.
+    const identitySecret = (file: string) =>
+      resolveDevSecret({ configured: undefined, dataDir, file, pattern: /^[\x21-\x7e]{16,256}$/ });
     const environment = clusterEnvironment({
       databaseUrl,
       temporalAddress,
@@ -262,13 +277,63 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
       publicBaseUrl: apiUrl,
       apiPort: ports.api,
       uiUrl,
+      codecUrl: `https://127.0.0.1:${ports.codecTls}/codec`,
       customerKeySecret: resolveDevCustomerKeySecret({ configured: undefined, dataDir }),
       decisionKey: resolveDevDecisionKey({ configured: undefined, dataDir }),
       apiSettings: { ...DEFAULT_API_TUNABLES, ...options.apiSettings },
       metricsPort: (index) => ports.metrics + index,
       loopbackWebhooks: options.loopbackWebhooks ?? false,
+      identity: {
+        issuer: identityUrl,
+        consoleClientSecret: identitySecret('oidc-client-secret'),
+        uiClientSecret: identitySecret('oidc-temporal-ui-client-secret'),
+        password: identitySecret('identity-demo-password'),
+      },
     });
 
+    // Before the UI: its server reads the provider's discovery document once, at start, and exits without it.
+    await start({
+      name: 'identity',
+      role: 'identity',
+      command: process.execPath,
+      args: node('scripts/identity/main.ts'),
+      cwd: repoRoot,
+      env: {
+        ...baseEnv(),
+        LOG_LEVEL: options.logLevel ?? 'info',
+        ...environment.identity(ports.identity, dataDir),
+      },
+      port: ports.identity,
+      ready: () =>
+        waitFor(
+          'the identity provider',
+          httpAnswers(`${identityUrl}/.well-known/openid-configuration`),
+          undefined,
+          signal,
+        ),
+    });
+
+    await start({
+      name: 'codec-tls',
+      role: 'codec-tls',
+      command: process.execPath,
+      args: node('scripts/cluster/codec-tls.ts'),
+      cwd: repoRoot,
+      env: {
+        ...baseEnv(),
+        CODEC_TLS_PORT: String(ports.codecTls),
+        CODEC_TLS_TARGET: apiUrl,
+        CODEC_TLS_DIR: path.join(dataDir, 'codec-tls'),
+      },
+      port: ports.codecTls,
+      ready: () =>
+        waitFor(
+          'the codec over TLS',
+          () => portIsFree(ports.codecTls).then((free) => !free),
+          undefined,
+          signal,
+        ),
+    });
     await start({
       name: 'temporal-ui',
       role: 'temporal-ui',
@@ -341,7 +406,15 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
     options.signal?.removeEventListener('abort', interrupted);
 
     return {
-      urls: { api: apiUrl, ui: uiUrl, temporal: temporalAddress, sandbox: sandboxUrl, database: databaseUrl },
+      urls: {
+        api: apiUrl,
+        ui: uiUrl,
+        temporal: temporalAddress,
+        sandbox: sandboxUrl,
+        database: databaseUrl,
+        identity: identityUrl,
+      },
+      identityPassword: environment.identity(ports.identity, dataDir).IDENTITY_DEMO_PASSWORD!,
       gateway,
       environment,
       processes: group,

@@ -4,6 +4,7 @@
  * configuration. payrun's processes read nothing else.
  */
 import { CONFIG_DEFAULTS } from '../../platform/config';
+import { TEMPORAL_UI_CLIENT_ID } from '../../platform/identity/launch';
 import type { GatewaySettings } from '../../platform/require-services';
 
 export interface ApiTunables {
@@ -49,6 +50,11 @@ export interface ClusterEnvironmentInput {
   publicBaseUrl: string;
   apiPort: number;
   uiUrl: string;
+  /**
+   * Where the Temporal UI calls the codec: https, since the UI passes a person's access token to nothing
+   * else (compose: the API behind TLS). Unset: `<publicBaseUrl>/codec`.
+   */
+  codecUrl?: string;
   /** Keys the PayrunCustomer search attribute (the API's CUSTOMER_KEY_SECRET). */
   customerKeySecret: string;
   /** DECISION_SIGNING_KEY: the API signs money decisions with it, every worker verifies them with it. */
@@ -65,6 +71,19 @@ export interface ClusterEnvironmentInput {
   trustedProxies?: string;
   /** Rehearsals only (docker-compose never sets it): webhooks to a receiver on this machine. */
   loopbackWebhooks?: boolean;
+  /** payrun's own OpenID Connect provider, where people sign in to the console and the Temporal UI. */
+  identity: IdentitySettings;
+}
+
+export interface IdentitySettings {
+  /** Where browsers, the API and the Temporal UI server all reach the provider. */
+  issuer: string;
+  /** The console's client secret (OIDC_CLIENT_SECRET). */
+  consoleClientSecret: string;
+  /** The Temporal UI's client secret (IDENTITY_TEMPORAL_UI_CLIENT_SECRET). */
+  uiClientSecret: string;
+  /** The demo people's password (IDENTITY_DEMO_PASSWORD). */
+  password: string;
 }
 
 export interface ClusterEnvironment {
@@ -74,6 +93,8 @@ export interface ClusterEnvironment {
   worker(index: number): Record<string, string>;
   /** docker-compose's `temporal-ui` service. */
   temporalUi(port: number): Record<string, string>;
+  /** docker-compose's `identity` service. */
+  identity(port: number, dataDir: string): Record<string, string>;
 }
 
 export function clusterEnvironment(input: ClusterEnvironmentInput): ClusterEnvironment {
@@ -104,6 +125,10 @@ export function clusterEnvironment(input: ClusterEnvironmentInput): ClusterEnvir
       CUSTOMER_KEY_SECRET: input.customerKeySecret,
       DECISION_SIGNING_KEY: input.decisionKey,
       TRUSTED_PROXIES: input.trustedProxies ?? '',
+      OIDC_ISSUER: input.identity.issuer,
+      OIDC_CLIENT_ID: CONFIG_DEFAULTS.OIDC_CLIENT_ID,
+      OIDC_CLIENT_SECRET: input.identity.consoleClientSecret,
+      OIDC_ROLE_MAP: '',
       ...Object.fromEntries(Object.entries(input.apiSettings).map(([name, value]) => [name, String(value)])),
     },
     worker: (index) => ({
@@ -117,7 +142,30 @@ export function clusterEnvironment(input: ClusterEnvironmentInput): ClusterEnvir
       TEMPORAL_UI_PORT: String(port),
       TEMPORAL_CORS_ORIGINS: input.publicBaseUrl,
       // The UI asks the payrun API to decode the encrypted payloads it shows.
-      TEMPORAL_CODEC_ENDPOINT: `${input.publicBaseUrl}/codec`,
+      TEMPORAL_CODEC_ENDPOINT: input.codecUrl ?? `${input.publicBaseUrl}/codec`,
+      // People sign in to the UI through payrun's provider; the UI hands their access token (a JWT for
+      // payrun's audience, the provider's default resource) to the codec, which decodes per their roles.
+      TEMPORAL_AUTH_ENABLED: 'true',
+      TEMPORAL_AUTH_PROVIDER_URL: input.identity.issuer,
+      TEMPORAL_AUTH_CLIENT_ID: TEMPORAL_UI_CLIENT_ID,
+      TEMPORAL_AUTH_CLIENT_SECRET: input.identity.uiClientSecret,
+      TEMPORAL_AUTH_CALLBACK_URL: new URL('/auth/sso/callback', input.uiUrl).href,
+      TEMPORAL_AUTH_SCOPES: 'openid,profile,email',
+      TEMPORAL_CODEC_PASS_ACCESS_TOKEN: 'true',
+      // Plain http on this machine: a Secure CSRF cookie would never come back and every action would fail.
+      TEMPORAL_CSRF_COOKIE_INSECURE: 'true',
+    }),
+    identity: (port, dataDir) => ({
+      API_HOST: '127.0.0.1',
+      IDENTITY_PORT: String(port),
+      OIDC_ISSUER: input.identity.issuer,
+      OIDC_CLIENT_ID: CONFIG_DEFAULTS.OIDC_CLIENT_ID,
+      OIDC_CLIENT_SECRET: input.identity.consoleClientSecret,
+      IDENTITY_DEMO_PASSWORD: input.identity.password,
+      IDENTITY_TEMPORAL_UI_CLIENT_SECRET: input.identity.uiClientSecret,
+      PUBLIC_BASE_URL: input.publicBaseUrl,
+      TEMPORAL_UI_URL: input.uiUrl,
+      PAYRUN_DATA_DIR: dataDir,
     }),
   };
 }

@@ -64,6 +64,8 @@ async function refuseTakenPorts(ports: ClusterPorts, workers: number): Promise<v
     ['Temporal UI', ports.ui],
     ['sandbox', ports.sandbox],
     ['API', ports.api],
+    ['identity provider', ports.identity],
+    ['codec over TLS', ports.codecTls],
     ...Array.from({ length: workers }, (_, i): [string, number] => [
       `worker-${i + 1} metrics`,
       ports.metrics + i,
@@ -151,7 +153,8 @@ async function main(): Promise<void> {
       '',
       `payrun cluster is running (started in ${((Date.now() - started) / 1000).toFixed(1)}s)`,
       `  API          ${cluster.urls.api}   (console: ${cluster.urls.api}/console)`,
-      `  Temporal UI  ${cluster.urls.ui}`,
+      `  Temporal UI  ${cluster.urls.ui}   (signs in through the provider below)`,
+      `  Sign-in      ${cluster.urls.identity}   (demo people in docs/identity.md, password: ${cluster.identityPassword})`,
       `  Temporal     ${cluster.urls.temporal}  (server on PostgreSQL)`,
       `  Gateway      ${cluster.urls.sandbox}  (sandbox; admin API under /__sandbox)`,
       `  PostgreSQL   ${config.DATABASE_URL ? 'DATABASE_URL' : `embedded, port ${cluster.records().find((r) => r.role === 'postgres')?.port}`}`,

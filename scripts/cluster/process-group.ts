@@ -8,7 +8,16 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 
-export type ProcessRole = 'postgres' | 'temporal' | 'temporal-ui' | 'sandbox' | 'migrate' | 'api' | 'worker';
+export type ProcessRole =
+  | 'postgres'
+  | 'temporal'
+  | 'temporal-ui'
+  | 'identity'
+  | 'codec-tls'
+  | 'sandbox'
+  | 'migrate'
+  | 'api'
+  | 'worker';
 
 export interface ProcessRecord {
   name: string;

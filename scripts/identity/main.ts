@@ -2,11 +2,12 @@
  * payrun's own identity provider as its own process (compose's `identity` service, or by hand):
  * `tsx scripts/identity/main.ts`. It answers at OIDC_ISSUER (the address browsers and the API both reach)
  * on IDENTITY_PORT, listening on API_HOST, and registers payrun's console as its client
- * (OIDC_CLIENT_ID / OIDC_CLIENT_SECRET, redirecting to PUBLIC_BASE_URL). Keys persist in PAYRUN_DATA_DIR.
+ * (OIDC_CLIENT_ID / OIDC_CLIENT_SECRET, redirecting to PUBLIC_BASE_URL), and the Temporal UI's when
+ * IDENTITY_TEMPORAL_UI_CLIENT_SECRET and TEMPORAL_UI_URL are set. Keys persist in PAYRUN_DATA_DIR.
  */
 import { ConfigError, loadConfig } from '../../platform/config';
 import { createLogger } from '../../platform/logger';
-import { launchIdentity } from '../../platform/identity/launch';
+import { launchIdentity, temporalUiClient } from '../../platform/identity/launch';
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -23,6 +24,7 @@ async function main(): Promise<void> {
   const launched = await launchIdentity(config, {
     host: config.API_HOST,
     apiBaseUrl: config.PUBLIC_BASE_URL!,
+    extraClients: [temporalUiClient(config)].filter((client) => client !== undefined),
   });
   log.info({ issuer: launched.issuer, port: config.IDENTITY_PORT }, 'Identity provider listening');
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {

@@ -39,7 +39,18 @@ describe('npm run cluster', () => {
       );
       records = JSON.parse(fs.readFileSync(path.join(dataDir, 'cluster', 'processes.json'), 'utf8'));
       expect(records.map((r) => r.role).sort()).toEqual(
-        ['api', 'postgres', 'sandbox', 'temporal', 'temporal-ui', 'worker', 'worker', 'worker'].sort(),
+        [
+          'api',
+          'codec-tls',
+          'identity',
+          'postgres',
+          'sandbox',
+          'temporal',
+          'temporal-ui',
+          'worker',
+          'worker',
+          'worker',
+        ].sort(),
       );
       for (const record of records) {
         expect(alive(record.pid), record.name).toBe(true);

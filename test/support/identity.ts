@@ -83,7 +83,7 @@ export async function prepareTestIdentity(): Promise<TestIdentity> {
 }
 
 /** A cookie jar per host, enough for the provider's and payrun's cookies. */
-class Browser {
+export class Browser {
   private readonly jars = new Map<string, Map<string, string>>();
 
   cookie(host: string, name: string): string | undefined {
@@ -126,7 +126,12 @@ class Browser {
 }
 
 /** At the provider's sign-in page (`interactionUrl`): submits the person and password, returns where it leads. */
-async function submitSignIn(browser: Browser, interactionUrl: string, subject: string, password: string) {
+export async function submitSignIn(
+  browser: Browser,
+  interactionUrl: string,
+  subject: string,
+  password: string,
+) {
   const page = await browser.go(interactionUrl);
   const html = await page.text();
   const action = /action="([^"]+)"/.exec(html)?.[1];

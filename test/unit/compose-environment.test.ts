@@ -35,6 +35,7 @@ const cluster = clusterEnvironment({
   decisionKey: 'd'.repeat(32),
   apiSettings: DEFAULT_API_TUNABLES,
   metricsPort: (index) => 9464 + index,
+  identity: { issuer: 'http://identity:8955', consoleClientSecret: 'c', uiClientSecret: 'u', password: 'p' },
 });
 
 describe('docker-compose.yml and npm run cluster pass the same variables', () => {
@@ -43,6 +44,7 @@ describe('docker-compose.yml and npm run cluster pass the same variables', () =>
     ['api', Object.keys(cluster.api)],
     ['worker', Object.keys(cluster.worker(0))],
     ['temporal-ui', Object.keys(cluster.temporalUi(8080))],
+    ['identity', Object.keys(cluster.identity(8955, '/data'))],
   ])('%s', (service, fromCluster) => {
     expect(variablesOf(service).length).toBeGreaterThan(0);
     expect(variablesOf(service)).toEqual([...fromCluster].sort());

@@ -84,6 +84,7 @@ const PROOFS: Record<keyof Config, string> = {
   IDENTITY_PORT: 'test/identity/identity-settings.test.ts',
   IDENTITY_PEOPLE_FILE: 'test/identity/identity-settings.test.ts',
   IDENTITY_DEMO_PASSWORD: 'test/identity/identity-settings.test.ts',
+  IDENTITY_TEMPORAL_UI_CLIENT_SECRET: 'test/identity/temporal-ui-client.test.ts',
   PAYEE_CHANGED_WINDOW_DAYS: 'test/payees/payees.test.ts',
   BALANCE_WATCH_INTERVAL: 'test/payouts/balance-watch.test.ts',
   SMTP_URL: 'test/subscriptions/notices.test.ts',
