@@ -26,6 +26,7 @@ import * as payeesAndBalanceWatch from './20261127_0024_payees_and_balance_watch
 import * as plansAndPriceChanges from './20261127_0026_plans_and_price_changes';
 import * as dunningAndNotices from './20261127_0027_dunning_and_notices';
 import * as identity from './20261127_0028_identity';
+import * as planDunning from './20261127_0030_plan_dunning';
 
 export interface Migration {
   name: string;
@@ -62,4 +63,5 @@ export const migrations: Migration[] = [
   { name: '20261127_0026_plans_and_price_changes', ...plansAndPriceChanges },
   { name: '20261127_0027_dunning_and_notices', ...dunningAndNotices },
   { name: '20261127_0028_identity', ...identity },
+  { name: '20261127_0030_plan_dunning', ...planDunning },
 ];
