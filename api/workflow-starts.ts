@@ -1,4 +1,11 @@
-import type { Client, WorkflowHandle, WorkflowResultType, WorkflowStartOptions } from '@temporalio/client';
+import type {
+  Client,
+  WithWorkflowArgs,
+  WorkflowHandle,
+  WorkflowResultType,
+  WorkflowSignalWithStartOptions,
+  WorkflowStartOptions,
+} from '@temporalio/client';
 import type { SearchAttributePair } from '@temporalio/common';
 import { kindOf, payrunKind, type StartableWorkflowName, type StartableWorkflows } from '../contracts/shared';
 
@@ -12,6 +19,18 @@ export function startWorkflow<Name extends StartableWorkflowName>(
   options: WorkflowStartOptions<StartableWorkflows[Name]>,
 ): Promise<WorkflowHandle<StartableWorkflows[Name]>> {
   return client.workflow.start<StartableWorkflows[Name]>(name, named(name, options));
+}
+
+/**
+ * `startWorkflow` with a signal that is the first thing its history holds: one call, so the workflow
+ * never starts without it. On a running workflow of that id it only signals (an interrupted create's retry).
+ */
+export function signalWithStartWorkflow<Name extends StartableWorkflowName, SignalArgs extends unknown[]>(
+  client: Client,
+  name: Name,
+  options: WithWorkflowArgs<StartableWorkflows[Name], WorkflowSignalWithStartOptions<SignalArgs>>,
+): Promise<WorkflowHandle<StartableWorkflows[Name]>> {
+  return client.workflow.signalWithStart<StartableWorkflows[Name], SignalArgs>(name, named(name, options));
 }
 
 /** `startWorkflow`, then its result: for the short workflows the API waits on. */

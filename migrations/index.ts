@@ -27,6 +27,7 @@ import * as plansAndPriceChanges from './20261127_0026_plans_and_price_changes';
 import * as dunningAndNotices from './20261127_0027_dunning_and_notices';
 import * as identity from './20261127_0028_identity';
 import * as payoutSchedules from './20261127_0029_payout_schedules';
+import * as planDunning from './20261127_0030_plan_dunning';
 
 export interface Migration {
   name: string;
@@ -64,4 +65,5 @@ export const migrations: Migration[] = [
   { name: '20261127_0027_dunning_and_notices', ...dunningAndNotices },
   { name: '20261127_0028_identity', ...identity },
   { name: '20261127_0029_payout_schedules', ...payoutSchedules },
+  { name: '20261127_0030_plan_dunning', ...planDunning },
 ];

@@ -22,6 +22,7 @@ import { payoutRuns } from './payout-runs.js';
 import { uploadPage } from './payout-upload.js';
 import { newRemittancePage, remittances } from './remittances.js';
 import { reportsPage } from './reports.js';
+import { revenuePage } from './revenue.js';
 import { methodsPage } from './saved-methods.js';
 import { signInPage } from './sign-in.js';
 import { subscriptions } from './subscriptions.js';
@@ -180,6 +181,7 @@ function navLinks() {
   if (ctx.can('audit')) links.push(['#/audit', t('Audit log')]);
   links.push(['#/reports', t('Reports')]);
   if (ctx.can('mail')) links.push(['#/mail', t('Mail')]);
+  if (ctx.can('subscriptions')) links.push(['#/revenue', t('Revenue')]);
   return links;
 }
 
@@ -270,6 +272,7 @@ function route(parts, query) {
   if (name === 'holds') return [t('Holds'), (main) => holdsPage(main, ctx)];
   if (name === 'reports') return [t('Reports'), (main) => reportsPage(main, ctx, query)];
   if (name === 'mail') return [t('Mail'), (main) => mailPage(main)];
+  if (name === 'revenue') return [t('Revenue'), (main) => revenuePage(main)];
   if (name === 'audit') return [t('Audit log'), (main) => auditPage(main, ctx, query)];
   if (name === 'methods') return [t('Saved methods'), (main) => methodsPage(main, ctx, query)];
   if (name === 'disbursements' && id === 'new')

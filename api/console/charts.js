@@ -77,10 +77,10 @@ export function reasonLabel(reason) {
   return reason.code === null ? words : t('{reason} (code {code})', { reason: words, code: reason.code });
 }
 
-const COLOURS = ['#1f5fa8', '#c2571a', '#2e7d4f', '#8a3ea0', '#b8860b', '#4a6572', '#a32638'];
+export const COLOURS = ['#1f5fa8', '#c2571a', '#2e7d4f', '#8a3ea0', '#b8860b', '#4a6572', '#a32638'];
 
 /** Amounts on an axis, short: 1,5 Tr ₫ / 1.5M ₫. */
-function compactVnd(/** @type {number} */ value) {
+export function compactVnd(/** @type {number} */ value) {
   const locale = language() === 'vi' ? 'vi-VN' : 'en-GB';
   return `${new Intl.NumberFormat(locale, { notation: 'compact', maximumFractionDigits: 1 }).format(value)} ₫`;
 }
@@ -114,7 +114,7 @@ const shortDay = (/** @type {string} */ date) => dateOnly(date).slice(0, 5);
  * @param {import('./types.js').Child[][]} options.rows
  * @param {number} options.points Non-zero values drawn (for tests and the empty state).
  */
-function figure({ id, title, summary, columns, rows, points }) {
+export function figure({ id, title, summary, columns, rows, points }) {
   const canvas = /** @type {HTMLCanvasElement} */ (
     h('canvas', {
       id: `${id}-canvas`,
@@ -139,7 +139,7 @@ function figure({ id, title, summary, columns, rows, points }) {
 }
 
 /** Chart.js options every chart shares: its box's size, the page's language in tooltips. */
-function baseOptions(/** @type {(value: number) => string} */ formatValue) {
+export function baseOptions(/** @type {(value: number) => string} */ formatValue) {
   return {
     responsive: true,
     maintainAspectRatio: false,
@@ -166,7 +166,7 @@ function baseOptions(/** @type {(value: number) => string} */ formatValue) {
  * @param {HTMLCanvasElement} canvas
  * @param {object} config
  */
-async function draw(canvas, config) {
+export async function draw(canvas, config) {
   const Chart = await loadChartJs();
   const chart = new Chart(canvas, config);
   return () => chart.destroy();

@@ -602,6 +602,30 @@ export const VI = {
   'No mail yet.': 'Chưa có thư nào.',
   'No mail catcher runs here: notices go to the mail server (SMTP_URL).':
     'Ở đây không có hộp thư thử nghiệm: thông báo được gửi tới máy chủ thư (SMTP_URL).',
+  // Revenue figures (issue 37).
+  Revenue: 'Doanh thu',
+  'No plan': 'Không theo gói',
+  'Monthly recurring revenue per plan': 'Doanh thu định kỳ hằng tháng theo gói',
+  '{total} a month in all.': 'Tổng cộng {total} mỗi tháng.',
+  'Monthly recurring revenue': 'Doanh thu định kỳ hằng tháng',
+  'Revenue per plan': 'Doanh thu theo gói',
+  Active: 'Đang hoạt động',
+  Paused: 'Tạm dừng',
+  Cancelled: 'Đã hủy',
+  'Subscriptions billed in VND, months in Vietnam time (GMT+7), from {from} to {to}.':
+    'Thuê bao thu bằng VND, tháng theo giờ Việt Nam (GMT+7), từ {from} đến {to}.',
+  'Monthly recurring revenue: {mrr}.': 'Doanh thu định kỳ hằng tháng: {mrr}.',
+  'New and churned subscriptions per month': 'Thuê bao mới và rời bỏ theo tháng',
+  '{new} new, {churned} churned.': '{new} mới, {churned} rời bỏ.',
+  New: 'Mới',
+  Churned: 'Rời bỏ',
+  'Failed charges and those recovered per month': 'Khoản thu thất bại và đã thu lại theo tháng',
+  '{failed} failed cycles, {recovered} recovered by a later attempt ({share}).':
+    '{failed} kỳ thu thất bại, {recovered} kỳ thu lại được ở lần thử sau ({share}).',
+  'Failed cycles': 'Kỳ thu thất bại',
+  Recovered: 'Đã thu lại',
+  'Share recovered': 'Tỷ lệ thu lại',
+  'The revenue figures could not be loaded': 'Không tải được số liệu doanh thu',
 };
 
 /** @type {Record<string, string>} */

@@ -76,17 +76,12 @@ async function requireRunning(deps: SubscriptionDeps, subscriptionId: string) {
 }
 
 /**
- * The record first, then the signal: should the signal fail (the workflow ended meanwhile), the answer is
- * 409 and the record is put back, so the record never shows a schedule the workflow does not follow.
+ * The stored schedule an id names; null for `default` (the workflow's own path). An unknown id is 422
+ * naming the field, before anything is written.
  */
-export async function assignDunningSchedule(
-  deps: SubscriptionDeps,
-  subscriptionId: string,
-  scheduleId: string,
-) {
-  const row = await requireRunning(deps, subscriptionId);
-  const schedule =
-    scheduleId === DEFAULT_DUNNING_SCHEDULE_ID ? null : await getDunningSchedule(deps.db, scheduleId);
+export async function knownDunningSchedule(db: Db, scheduleId: string): Promise<DunningSchedule | null> {
+  if (scheduleId === DEFAULT_DUNNING_SCHEDULE_ID) return null;
+  const schedule = await getDunningSchedule(db, scheduleId);
   if (schedule === undefined)
     throw new ApiError('invalid_request', `Dunning schedule ${scheduleId} does not exist.`, {
       status: 422,
@@ -98,17 +93,36 @@ export async function assignDunningSchedule(
         },
       ],
     });
+  return schedule;
+}
+
+/** What the workflow is signalled: the schedule alone, without who stored it and when. */
+export const dunningScheduleSent = (schedule: DunningSchedule | null): DunningSchedule | null =>
+  schedule && {
+    dunningScheduleId: schedule.dunningScheduleId,
+    name: schedule.name,
+    retry: schedule.retry,
+    noticeBeforeAttemptHours: schedule.noticeBeforeAttemptHours,
+    afterPause: schedule.afterPause,
+  };
+
+/**
+ * The record first, then the signal: should the signal fail (the workflow ended meanwhile), the answer is
+ * 409 and the record is put back, so the record never shows a schedule the workflow does not follow.
+ */
+export async function assignDunningSchedule(
+  deps: SubscriptionDeps,
+  subscriptionId: string,
+  scheduleId: string,
+) {
+  const row = await requireRunning(deps, subscriptionId);
+  const schedule = await knownDunningSchedule(deps.db, scheduleId);
   const before = await dunningScheduleIdOf(deps.db, subscriptionId);
   await setSubscriptionDunningSchedule(deps.db, subscriptionId, schedule ? scheduleId : null);
   try {
-    const sent = schedule && {
-      dunningScheduleId: schedule.dunningScheduleId,
-      name: schedule.name,
-      retry: schedule.retry,
-      noticeBeforeAttemptHours: schedule.noticeBeforeAttemptHours,
-      afterPause: schedule.afterPause,
-    };
-    await deps.temporal.workflow.getHandle(row.workflow_id).signal(dunningScheduleSignal, sent);
+    await deps.temporal.workflow
+      .getHandle(row.workflow_id)
+      .signal(dunningScheduleSignal, dunningScheduleSent(schedule));
   } catch (error) {
     await setSubscriptionDunningSchedule(deps.db, subscriptionId, before);
     if ((error as Error).name === 'WorkflowNotFoundError')

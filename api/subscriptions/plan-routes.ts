@@ -7,7 +7,15 @@ import { refuseMissingBody } from '../http/missing-body';
 import { NOT_BLANK } from '../http/openapi';
 import { defineRoute, type AnyRoute } from '../http/routes';
 import { userIdField } from '../order-ids';
-import { archive, createPlan, planView, plansView, requirePlan, subscribeToPlan } from './plans';
+import {
+  archive,
+  assignPlanDunningSchedule,
+  createPlan,
+  planView,
+  plansView,
+  requirePlan,
+  subscribeToPlan,
+} from './plans';
 import { previewPriceChange, priceChangesView, schedulePriceChange } from './price-changes';
 import { revenueView } from './revenue';
 import type { SubscriptionDeps } from './subscriptions';
@@ -52,6 +60,7 @@ const createPlanBody = z.strictObject({
   frequency: z.enum(SUBSCRIPTION_FREQUENCIES),
   type: z.enum(['FIXED', 'VARIABLE']),
   trialDays: z.number().int().min(1).max(365).optional(),
+  dunningScheduleId: z.string().min(1).max(60).optional(),
 });
 
 /** effectiveCycle must be a future day: a rule the document cannot state, so 422 when only it is broken. */
@@ -144,7 +153,7 @@ export function planRoutes(deps: SubscriptionDeps & { now?: () => number }): Any
       method: 'post',
       path: '/v1/plans',
       summary:
-        'Create a plan (code, names in English and Vietnamese, amount in VND, frequency, FIXED or VARIABLE, optional trialDays) that new subscriptions reference.',
+        'Create a plan (code, names in English and Vietnamese, amount in VND, frequency, FIXED or VARIABLE, optional trialDays, optional dunningScheduleId its subscriptions follow) that new subscriptions reference. 422 for an unknown schedule.',
       tag: 'subscriptions',
       access: { roles: WRITERS },
       audit: { action: 'plan.create', target: 'plan' },
@@ -185,6 +194,22 @@ export function planRoutes(deps: SubscriptionDeps & { now?: () => number }): Any
       handler: async ({ params: path, req }) => {
         refuseMissingBody(req, 'a JSON object');
         return { body: await archive(deps, path.planId) };
+      },
+    }),
+    defineRoute({
+      method: 'put',
+      path: '/v1/plans/:planId/dunning-schedule',
+      summary:
+        "The dunning schedule the plan's new subscriptions follow (`default` to go back); its existing subscriptions keep theirs. 422 for an unknown schedule.",
+      tag: 'subscriptions',
+      access: { roles: WRITERS },
+      audit: { action: 'plan.set_dunning_schedule', target: 'plan' },
+      params: planParams,
+      body: z.strictObject({ dunningScheduleId: z.string().min(1).max(60) }),
+      responseStatus: 200,
+      handler: async ({ params: path, body: request, req }) => {
+        refuseMissingBody(req, 'a JSON object');
+        return { body: await assignPlanDunningSchedule(deps, path.planId, request.dunningScheduleId) };
       },
     }),
     defineRoute({

@@ -1,6 +1,7 @@
 /** Plan stories: create, list, read, archive, and subscribe a customer to a plan. */
 import {
   addDays,
+  DEFAULT_DUNNING_SCHEDULE_ID,
   dayOfGmt7,
   periodsAfter,
   type Frequency,
@@ -11,12 +12,14 @@ import {
   getPlan,
   insertPlan,
   listPlans,
+  setPlanDunningSchedule,
   type PlanRow,
 } from '../../db/subscriptions/price-changes';
 import type { Principal } from '../auth/roles';
 import { ApiError, conflict, notFound } from '../http/errors';
 import type { CreateRequest } from '../http/idempotency';
 import { createSubscription, type SubscriptionDeps } from './subscriptions';
+import { dunningScheduleSent, knownDunningSchedule } from './dunning';
 
 export interface NewPlanRequest {
   code: string;
@@ -26,6 +29,8 @@ export interface NewPlanRequest {
   frequency: Frequency;
   type: SubscriptionType;
   trialDays?: number;
+  /** The schedule its new subscriptions follow; absent or `default`: the default one. */
+  dunningScheduleId?: string;
 }
 
 export const planView = (row: PlanRow) => ({
@@ -37,6 +42,7 @@ export const planView = (row: PlanRow) => ({
   frequency: row.frequency,
   type: row.type,
   trialDays: row.trial_days,
+  dunningScheduleId: row.dunning_schedule_id ?? DEFAULT_DUNNING_SCHEDULE_ID,
   status: row.status,
   createdBy: row.created_by,
   createdAt: row.created_at,
@@ -44,6 +50,10 @@ export const planView = (row: PlanRow) => ({
 });
 
 export async function createPlan(deps: SubscriptionDeps, input: NewPlanRequest & { principal: Principal }) {
+  const schedule = await knownDunningSchedule(
+    deps.db,
+    input.dunningScheduleId ?? DEFAULT_DUNNING_SCHEDULE_ID,
+  );
   const inserted = await insertPlan(deps.db, {
     plan_id: input.code,
     name_en: input.name.en,
@@ -53,6 +63,7 @@ export async function createPlan(deps: SubscriptionDeps, input: NewPlanRequest &
     frequency: input.frequency,
     type: input.type,
     trial_days: input.trialDays ?? null,
+    dunning_schedule_id: schedule?.dunningScheduleId ?? null,
     created_by: input.principal.name,
   });
   if (!inserted) throw conflict('plan_exists', `A plan with code ${input.code} exists already.`);
@@ -73,6 +84,18 @@ export async function archive(deps: SubscriptionDeps, planId: string) {
   await requirePlan(deps, planId);
   if (!(await archivePlan(deps.db, planId)))
     throw conflict('plan_archived', `Plan ${planId} is archived already.`);
+  return planView((await getPlan(deps.db, planId))!);
+}
+
+/**
+ * Only subscriptions created afterwards take the new schedule; the plan's existing subscriptions keep the
+ * one they follow (PUT /v1/subscriptions/:id/dunning-schedule moves one), so no running dunning changes
+ * under a customer without an operator choosing it for that subscription.
+ */
+export async function assignPlanDunningSchedule(deps: SubscriptionDeps, planId: string, scheduleId: string) {
+  await requirePlan(deps, planId);
+  const schedule = await knownDunningSchedule(deps.db, scheduleId);
+  await setPlanDunningSchedule(deps.db, planId, schedule?.dunningScheduleId ?? null);
   return planView((await getPlan(deps.db, planId))!);
 }
 
@@ -97,6 +120,9 @@ export async function subscribeToPlan(
   nowMs: number,
 ) {
   const plan = await requirePlan(deps, planId);
+  const schedule = plan.dunning_schedule_id
+    ? dunningScheduleSent(await knownDunningSchedule(deps.db, plan.dunning_schedule_id))
+    : null;
   if (plan.status !== 'active')
     throw conflict('plan_archived', `Plan ${planId} is archived; it takes no new subscriptions.`);
   const today = dayOfGmt7(nowMs);
@@ -123,6 +149,7 @@ export async function subscribeToPlan(
     orderInfo: input.orderInfo,
     amount: firstDate ? 0 : amount,
     planId,
+    ...(schedule ? { dunningSchedule: schedule } : {}),
     subscriptionInfo: {
       name: plan.name_en,
       ...(input.partnerSubsId ? { partnerSubsId: input.partnerSubsId } : {}),

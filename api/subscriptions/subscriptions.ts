@@ -15,6 +15,8 @@ import {
   type Frequency,
   cancelUpdate,
   cycleAmountUpdate,
+  dunningScheduleSignal,
+  type DunningSchedule,
   FINAL_SUBSCRIPTION_STATUSES,
   pauseUpdate,
   reactivateUpdate,
@@ -29,7 +31,7 @@ import type { CreateRequest } from '../http/idempotency';
 import { createOrResume } from '../http/resumable';
 import type { SubscriptionSettings } from './settings';
 import type { CustomerKeyOf } from '../../platform/customer-key';
-import { startWorkflow } from '../workflow-starts';
+import { signalWithStartWorkflow, startWorkflow } from '../workflow-starts';
 
 export interface SubscriptionDeps {
   db: Db;
@@ -41,6 +43,12 @@ export interface SubscriptionDeps {
 
 export interface NewSubscriptionRequest {
   subscriptionId: string;
+  /**
+   * The dunning schedule it follows from its first failure (a plan's); absent: the default one. Recorded
+   * with the row and delivered in the same call that starts the workflow (signalWithStart), so no crash
+   * can leave a subscription whose record names a schedule its workflow never heard of.
+   */
+  dunningSchedule?: DunningSchedule;
   /** The plan it is created from (POST /v1/plans/:planId/subscriptions). */
   planId?: string;
   partnerClientId: string;
@@ -89,6 +97,7 @@ export async function createSubscription(
         frequency: info.frequency,
         initial_amount: input.amount,
         ...(input.planId ? { plan_id: input.planId } : {}),
+        ...(input.dunningSchedule ? { dunning_schedule_id: input.dunningSchedule.dunningScheduleId } : {}),
         order_info: input.orderInfo,
         requested_next_payment_date: info.nextPaymentDate ?? null,
         expiry_date: info.expiryDate ?? null,
@@ -99,18 +108,26 @@ export async function createSubscription(
     createdByKeyOf: async () => (await getSubscription(db, input.subscriptionId))?.created_by_key,
     request: input,
     exists: () => conflict('subscription_exists', `Subscription ${input.subscriptionId} already exists.`),
-    start: () =>
-      startWorkflow(temporal, 'subscription', {
+    start: () => {
+      const options = {
         taskQueue: settings.taskQueue,
         workflowId,
-        args: [workflowInput],
+        args: [workflowInput] as [SubscriptionInput],
         workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
         staticSummary: `Subscription ${input.subscriptionId}: ${info.type} ${info.recurringAmount} VND ${info.frequency}`,
         typedSearchAttributes: [
           { key: payrunOrderId, value: input.subscriptionId },
           { key: payrunCustomer, value: deps.customerKeyOf(input.partnerClientId) },
         ],
-      }),
+      };
+      return input.dunningSchedule
+        ? signalWithStartWorkflow(temporal, 'subscription', {
+            ...options,
+            signal: dunningScheduleSignal,
+            signalArgs: [input.dunningSchedule],
+          })
+        : startWorkflow(temporal, 'subscription', options);
+    },
   });
   // The workflow asks the gateway for the customer's links; answer with them once they are recorded.
   const deadline = Date.now() + (settings.linksWaitMs ?? 15_000);

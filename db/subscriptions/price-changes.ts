@@ -21,6 +21,8 @@ export interface PlanRow {
   frequency: Frequency;
   type: SubscriptionType;
   trial_days: number | null;
+  /** The schedule its new subscriptions follow; null: the default one. */
+  dunning_schedule_id: string | null;
   status: 'active' | 'archived';
   created_by: string;
   created_at: Date;
@@ -40,6 +42,18 @@ export const getPlan = (db: Db, planId: string): Promise<PlanRow | undefined> =>
 
 export const listPlans = (db: Db): Promise<PlanRow[]> =>
   db('plans').orderBy([{ column: 'status' }, { column: 'plan_id' }]);
+
+/** False when the plan does not exist. */
+export async function setPlanDunningSchedule(
+  db: Db,
+  planId: string,
+  dunningScheduleId: string | null,
+): Promise<boolean> {
+  const changed = await db('plans')
+    .where({ plan_id: planId })
+    .update({ dunning_schedule_id: dunningScheduleId });
+  return changed === 1;
+}
 
 /** True when it was active: an archived plan takes no new subscriptions; its subscriptions go on. */
 export async function archivePlan(db: Db, planId: string): Promise<boolean> {

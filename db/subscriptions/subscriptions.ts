@@ -93,7 +93,13 @@ export type NewSubscription = Pick<
   | 'status'
   | 'created_by_key'
   | 'created_by'
-> & { recurring_amount: number; initial_amount: number; plan_id?: string | null };
+> & {
+  recurring_amount: number;
+  initial_amount: number;
+  plan_id?: string | null;
+  /** Written with the record, so the schedule a plan gives is never lost to a crash after the insert. */
+  dunning_schedule_id?: string | null;
+};
 
 /**
  * Inserts once; false when the id exists already. The subscription's orderId (its id) is reserved in the
