@@ -601,6 +601,24 @@ export const VI = {
   'No mail yet.': 'Chưa có thư nào.',
   'No mail catcher runs here: notices go to the mail server (SMTP_URL).':
     'Ở đây không có hộp thư thử nghiệm: thông báo được gửi tới máy chủ thư (SMTP_URL).',
+  // Balance warnings on the dashboard (issue 36)
+  'The {currency} balance is low: {balance}, below its threshold {threshold} or short of the runs waiting for funds. Top up before the next batch.':
+    'Số dư {currency} đang thấp: {balance}, dưới ngưỡng {threshold} hoặc không đủ cho các đợt chi trả đang chờ tiền. Hãy nạp thêm trước lô tiếp theo.',
+  'No balance threshold is set.': 'Chưa đặt ngưỡng số dư nào.',
+  'Balance thresholds': 'Ngưỡng số dư',
+  Threshold: 'Ngưỡng',
+  'Last balance': 'Số dư đọc gần nhất',
+  'Checked at': 'Thời điểm đọc',
+  'Not read yet': 'Chưa đọc',
+  Low: 'Thấp',
+  Enough: 'Đủ',
+  'Threshold (major units)': 'Ngưỡng (đơn vị tiền chính)',
+  'Threshold saved.': 'Đã lưu ngưỡng.',
+  'The threshold was not saved': 'Ngưỡng chưa được lưu',
+  'Set threshold': 'Đặt ngưỡng',
+  'The balance thresholds could not be loaded': 'Không tải được ngưỡng số dư',
+  'Below its threshold, or short of the runs waiting for funds, a balance raises a warning before the gateway refuses a batch.':
+    'Khi số dư xuống dưới ngưỡng, hoặc không đủ cho các đợt chi trả đang chờ tiền, bảng điều khiển cảnh báo trước khi cổng thanh toán từ chối một lô.',
 };
 
 /** @type {Record<string, string>} */

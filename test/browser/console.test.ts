@@ -897,6 +897,25 @@ for (const language of ['vi', 'en'] as const) {
       await poll(() => rowOf(`paused${tag}`).count()).toBe(1);
     });
 
+    it('dashboard: an approver sets a balance threshold; a low balance shows as a banner', async () => {
+      await signIn(people.approver);
+      await page.goto(`${api.baseUrl}/console#/dashboard`);
+      await page.locator('#threshold-form').waitFor();
+      // The sandbox holds 10,000 USD: a threshold of 1,000,000 makes the watcher's first reading low.
+      await page.locator('#threshold-currency').selectOption('USD');
+      await page.locator('#threshold-amount').fill('1000000');
+      await page.locator('#threshold-form button[type="submit"]').click();
+      await poll(() => page.locator('#threshold-feedback').textContent()).toContain(tr('Threshold saved.'));
+      const banner = page.locator('#balance-banners .balance-low[data-currency="USD"]');
+      await banner.waitFor({ timeout: 20_000 });
+      expect(await banner.getAttribute('role')).toBe('alert');
+      expect(await banner.textContent()).toContain(
+        language === 'vi' ? 'Số dư USD đang thấp' : 'The USD balance is low',
+      );
+      expect(await page.locator('#threshold-list').textContent()).toContain(tr('Low'));
+      await shot(page, 'dashboard-balance-low');
+    });
+
     it('subscriptions (billing): the next amount of a real VARIABLE subscription set from its page', async () => {
       await signIn(people.billing);
       const subscriptionId = `var${tag}`;
