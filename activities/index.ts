@@ -39,6 +39,8 @@ export interface ActivityDependencies {
    * Required: a worker that could not check would have to refuse every decision, or take any.
    */
   decisionKey: string;
+  /** PAYOUT_AUTO_RESUME_FUNDED: the balance watcher resumes runs waiting for funds it covers (default off). */
+  autoResumeFunded?: boolean;
   /** Notices to subscribers (SMTP_URL); absent, each notice is recorded failed (docs/when-paged.md). */
   notices?: NoticeChannel;
 }

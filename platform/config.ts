@@ -119,6 +119,12 @@ export const configSchema = z.object({
     .max(86_400)
     .default(300)
     .describe('Seconds between two readings of the merchant balances against their thresholds (balance.low)'),
+  PAYOUT_AUTO_RESUME_FUNDED: optionalText
+    .pipe(z.enum(['true', 'false'], { error: 'true or false' }).optional())
+    .transform((value) => value === 'true')
+    .describe(
+      'The balance watcher resumes payout runs waiting for funds once the VND balance covers them, oldest first',
+    ),
   PAYEE_CHANGED_WINDOW_DAYS: z.coerce
     .number()
     .int()

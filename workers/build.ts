@@ -38,6 +38,7 @@ export function buildActivities(config: Config, services: WorkerServices): Activ
     merchantSecrets: { merchantSecretKey: services.gateway.secretKey, keyring: services.keyring },
     webhooks: { keyring: services.keyring, allowLoopbackHttp: config.WEBHOOK_ALLOW_LOOPBACK_HTTP },
     decisionKey,
+    autoResumeFunded: config.PAYOUT_AUTO_RESUME_FUNDED,
     notices: config.SMTP_URL
       ? smtpNoticeChannel({ url: config.SMTP_URL, from: config.NOTICE_FROM ?? DEFAULT_NOTICE_FROM })
       : unconfiguredNoticeChannel,

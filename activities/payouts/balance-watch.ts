@@ -9,6 +9,7 @@ import type { Db } from '../../db/shared/knex';
 import {
   listThresholds,
   recordReading,
+  runsWaitingForFunds,
   thresholdOf,
   waitingForFunds,
 } from '../../db/payouts/balance-thresholds';
@@ -16,10 +17,15 @@ import type { BalanceReading, BalanceWatchActivities } from '../../contracts/pay
 import { bindActivities } from '../shared/bind';
 import { callGateway, lookupId } from '../shared/gateway-calls';
 import { BALANCE_GROUPS } from '../remittances/remittances';
+import { resumeFundedRuns } from './auto-resume';
 
 export interface BalanceWatchDeps {
   db: Db;
   gateway: GatewayClient;
+  /** DECISION_SIGNING_KEY: signs the watcher's own resumes (activities/payouts/auto-resume.ts). */
+  decisionKey: string;
+  /** PAYOUT_AUTO_RESUME_FUNDED: resume runs waiting for funds once the VND balance covers them. */
+  autoResumeFunded?: boolean;
 }
 
 export const createBalanceWatchActivities = (deps: BalanceWatchDeps): BalanceWatchActivities =>
@@ -40,9 +46,14 @@ async function readBalance(gateway: GatewayClient, currency: string): Promise<nu
 const waitingOn = (db: Db, currency: string) =>
   currency === 'VND' ? waitingForFunds(db) : Promise.resolve({ amount: 0, runs: 0 });
 
-export async function watchBalances({ db, gateway }: BalanceWatchDeps): Promise<BalanceReading[]> {
+export async function watchBalances(deps: BalanceWatchDeps): Promise<BalanceReading[]> {
+  const { db, gateway } = deps;
   const readings: BalanceReading[] = [];
   for (const row of await listThresholds(db)) {
+    // The waiting runs are read before the balance: a batch that draws on the balance in between is then
+    // both still counted and already gone from the balance, so the watcher errs towards resuming less.
+    const resumable =
+      row.currency === 'VND' && deps.autoResumeFunded ? await runsWaitingForFunds(db) : undefined;
     const balance = await readBalance(gateway, row.currency);
     const reading = await recordReading(db, {
       currency: row.currency,
@@ -50,6 +61,8 @@ export async function watchBalances({ db, gateway }: BalanceWatchDeps): Promise<
       waiting: await waitingOn(db, row.currency),
     });
     if (reading) readings.push(reading);
+    // Only the timer's reading resumes: the reading before a batch is taken by a run that is not waiting.
+    if (resumable) await resumeFundedRuns(deps, resumable, balance);
   }
   return readings;
 }
@@ -58,7 +71,10 @@ export async function watchBalances({ db, gateway }: BalanceWatchDeps): Promise<
  * The check before a batch of `amount` VND is created, when a VND threshold is set. It never stops the
  * batch: a reading that fails is logged and the gateway's own check at creation decides, as before.
  */
-export async function watchBeforeBatch(deps: BalanceWatchDeps, amount: number): Promise<void> {
+export async function watchBeforeBatch(
+  deps: Pick<BalanceWatchDeps, 'db' | 'gateway'>,
+  amount: number,
+): Promise<void> {
   try {
     if (!(await thresholdOf(deps.db, 'VND'))) return;
     const balance = await readBalance(deps.gateway, 'VND');

@@ -17,6 +17,8 @@ import {
   type DecisionClaim,
   type DecisionProof,
   type DecisionRefusal,
+  isSystemSubject,
+  systemMayDecide,
 } from '../../contracts/shared';
 import { bindActivities } from './bind';
 
@@ -34,6 +36,7 @@ const WHY: Record<DecisionRefusal, string> = {
   wrong_signature: 'its proof is not signed with the API’s key for this decision',
   stale: 'its proof is too old (or from the future)',
   replayed: 'its proof was used before',
+  system_not_allowed: 'payrun itself may not take this decision, only a person',
 };
 
 function isProof(value: unknown): value is DecisionProof {
@@ -69,20 +72,26 @@ export function checkDecisionProof(
   return undefined;
 }
 
+/** Why a decision is refused, or undefined when it is admitted: pure, so the rules are tested alone. */
+export function decisionRefusal(
+  key: string,
+  input: AdmitDecisionInput,
+  now: number,
+): DecisionRefusal | undefined {
+  const { subject, decision, proof } = input;
+  if (input.replayed) return 'replayed';
+  // Checked before the signature: a system subject is only trusted for what it is listed for.
+  if (isSystemSubject(decision.by) && !systemMayDecide(decision.by.keyId, decision.action))
+    return 'system_not_allowed';
+  return checkDecisionProof(key, { subject, ...decision }, proof, now, input.maxAgeMs);
+}
+
 export async function admitDecision(
   deps: DecisionProofDeps,
   input: AdmitDecisionInput,
 ): Promise<DecisionAdmission> {
-  const { subject, decision, proof } = input;
-  const reason: DecisionRefusal | undefined = input.replayed
-    ? 'replayed'
-    : checkDecisionProof(
-        deps.decisionKey,
-        { subject, ...decision },
-        proof,
-        (deps.now ?? Date.now)(),
-        input.maxAgeMs,
-      );
+  const { subject, decision } = input;
+  const reason = decisionRefusal(deps.decisionKey, input, (deps.now ?? Date.now)());
   if (!reason) return { admitted: true };
   const message = `A decision to ${decision.action} ${subject} was refused: ${WHY[reason]}. Decisions come only from the payrun API.`;
   await recordAudit(deps.db, {

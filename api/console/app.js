@@ -29,6 +29,7 @@ import { subscriptions } from './subscriptions.js';
 import { savedMethodPayments } from './saved-method-payments.js';
 import { errorBox, pageHeading } from './ui.js';
 import { webhookEndpoints } from './webhook-endpoints.js';
+import { payees } from './payees.js';
 
 /** @typedef {import('./types.js').Ctx} Ctx */
 /** @typedef {import('./types.js').Duty} Duty */
@@ -75,6 +76,7 @@ const RESOURCES = {
   payments,
   disbursements,
   'webhook-endpoints': webhookEndpoints,
+  payees,
 };
 
 /**
@@ -171,6 +173,7 @@ function navLinks() {
   if (ctx.can('approve')) links.push(['#/approvals', t('Approvals')]);
   if (ctx.can('upload')) links.push(['#/upload', t('Upload payouts')]);
   if (ctx.can('readRuns')) links.push(['#/disbursements', t('Disbursements')]);
+  if (ctx.can('readRuns')) links.push(['#/payees', t('Payees')]);
   if (ctx.can('payments')) links.push(['#/payments', t('Payments')]);
   if (ctx.can('subscriptions')) links.push(['#/subscriptions', t('Subscriptions')]);
   if (ctx.can('savedMethodPayments')) links.push(['#/saved-method-payments', t('Saved-method payments')]);

@@ -6,6 +6,7 @@
  * the roles that may read its list.
  */
 import { request } from './api.js';
+import { balanceWatch } from './balance-thresholds.js';
 import { failureReasonsChart, forecastChart, moneyOutChart, showCharts, successRateChart } from './charts.js';
 import { fill, fillIfChanged, h } from './dom.js';
 import { age, count, dateTime, vnd } from './format.js';
@@ -242,11 +243,15 @@ async function lineOf(check) {
 export function dashboardPage(main, ctx) {
   const body = h('ul', { id: 'dashboard', class: 'dashboard' });
   const charts = h('section', { id: 'dashboard-charts', class: 'charts', 'aria-label': t('Charts') });
+  // Balances are readable by those who read runs; a low one is the first thing on the page.
+  const balances = ctx.can('readRuns') ? balanceWatch(ctx) : null;
   fill(
     main,
     pageHeading(t('What needs you now')),
+    balances?.banners ?? null,
     h('p', {}, t('Each line opens the list, filtered. This page refreshes by itself.')),
     body,
+    balances?.panel ?? null,
     h('h2', {}, t('The last 30 days')),
     h('p', { class: 'hint' }, t("Days in Vietnam time (GMT+7). Open a chart's numbers below it.")),
     charts,
@@ -254,6 +259,7 @@ export function dashboardPage(main, ctx) {
   let freeCharts = () => {};
   void drawDashboardCharts(charts).then((free) => (freeCharts = free));
   const load = async () => {
+    void balances?.load();
     const lines = await Promise.all(CHECKS.filter((check) => ctx.can(check.duty)).map(lineOf));
     fillIfChanged(
       body,

@@ -626,6 +626,52 @@ export const VI = {
   Recovered: 'Đã thu lại',
   'Share recovered': 'Tỷ lệ thu lại',
   'The revenue figures could not be loaded': 'Không tải được số liệu doanh thu',
+  // Balance warnings on the dashboard (issue 36)
+  'The {currency} balance is low: {balance}, below its threshold {threshold} or short of the runs waiting for funds. Top up before the next batch.':
+    'Số dư {currency} đang thấp: {balance}, dưới ngưỡng {threshold} hoặc không đủ cho các đợt chi trả đang chờ tiền. Hãy nạp thêm trước lô tiếp theo.',
+  'No balance threshold is set.': 'Chưa đặt ngưỡng số dư nào.',
+  'Balance thresholds': 'Ngưỡng số dư',
+  Threshold: 'Ngưỡng',
+  'Last balance': 'Số dư đọc gần nhất',
+  'Checked at': 'Thời điểm đọc',
+  'Not read yet': 'Chưa đọc',
+  Low: 'Thấp',
+  Enough: 'Đủ',
+  'Threshold (major units)': 'Ngưỡng (đơn vị tiền chính)',
+  'Threshold saved.': 'Đã lưu ngưỡng.',
+  'The threshold was not saved': 'Ngưỡng chưa được lưu',
+  'Set threshold': 'Đặt ngưỡng',
+  'The balance thresholds could not be loaded': 'Không tải được ngưỡng số dư',
+  'Below its threshold, or short of the runs waiting for funds, a balance raises a warning before the gateway refuses a batch.':
+    'Khi số dư xuống dưới ngưỡng, hoặc không đủ cho các đợt chi trả đang chờ tiền, bảng điều khiển cảnh báo trước khi cổng thanh toán từ chối một lô.',
+  // The payee directory (issue 36)
+  'Approve the change': 'Duyệt thay đổi',
+  Archive: 'Lưu trữ',
+  'Change approved: the details hold from now.': 'Đã duyệt thay đổi: thông tin mới có hiệu lực từ bây giờ.',
+  'Change decided': 'Thay đổi đã được quyết định',
+  'Change proposed': 'Thay đổi được đề xuất',
+  'Change rejected: the payee stays as it was.': 'Đã từ chối thay đổi: người nhận giữ nguyên như cũ.',
+  'Change waiting for a second person': 'Thay đổi đang chờ người thứ hai',
+  'Details changed': 'Thông tin đổi lúc',
+  'Every version of the details, newest first': 'Mọi phiên bản thông tin, mới nhất trước',
+  Name: 'Tên',
+  'Name check': 'Kiểm tra tên',
+  'Name does not match: registered as {name}': 'Tên không khớp: tên đăng ký là {name}',
+  'Name matches': 'Tên khớp',
+  'Not checked': 'Chưa kiểm tra',
+  Payee: 'Người nhận',
+  Payees: 'Danh bạ người nhận',
+  'Proposed by': 'Người đề xuất',
+  Reference: 'Mã tham chiếu',
+  'Reject the change': 'Từ chối thay đổi',
+  'Search by name, id, wallet, account or reference': 'Tìm theo tên, mã, ví, tài khoản hoặc mã tham chiếu',
+  'The proposed details': 'Thông tin được đề xuất',
+  Update: 'Cập nhật',
+  Version: 'Phiên bản',
+  Versions: 'Các phiên bản',
+  'wallet {wallet}': 'ví {wallet}',
+  'Receivers saved once, their wallet checked with the gateway when saved. A file names one by payee_id; a change holds only once a second person approves it.':
+    'Người nhận được lưu một lần, ví được kiểm tra với cổng thanh toán khi lưu. Tệp chi trả gọi người nhận bằng payee_id; mọi thay đổi chỉ có hiệu lực khi người thứ hai duyệt.',
 };
 
 /** @type {Record<string, string>} */
@@ -699,6 +745,7 @@ export const VI_STATUS = {
   held: 'Đang tạm giữ',
   release_proposed: 'Đã đề xuất mở lại',
   releasing: 'Đang mở lại',
+  archived: 'Đã lưu trữ',
 };
 
 /** @type {Record<string, string>} */

@@ -87,7 +87,9 @@ export type DecisionRefusal =
   /** Issued too long ago, or in the future. */
   | 'stale'
   /** This workflow saw this proof before. */
-  | 'replayed';
+  | 'replayed'
+  /** Signed for a `system:` subject (contracts/shared/system-decisions.ts) that may not take this action. */
+  | 'system_not_allowed';
 
 export type DecisionAdmission =
   { admitted: true } | { admitted: false; reason: DecisionRefusal; message: string };

@@ -9,3 +9,4 @@ export * from './stack-check';
 export * from './workflow-types';
 export * from './decision-proof';
 export * from './persons';
+export * from './system-decisions';

@@ -85,3 +85,43 @@ export async function recordReading(
     return { currency: input.currency, balance: input.balance, threshold, low, told };
   });
 }
+
+/** Batch statuses that have not drawn on the balance yet: what a waiting run still needs. */
+const NOT_YET_DRAWN = [
+  'queued',
+  'initiating',
+  'creating',
+  'validating',
+  'checking_balance',
+  'awaiting_funds',
+];
+
+export interface WaitingRun {
+  runId: string;
+  workflowId: string;
+  remaining: number;
+}
+
+/** Runs waiting for funds, oldest upload first, each with the amount its batches still need. */
+export async function runsWaitingForFunds(db: Db): Promise<WaitingRun[]> {
+  const rows = (await db('payout_runs as r')
+    .leftJoin('payout_batches as b', function () {
+      this.on('b.run_id', 'r.run_id').onIn('b.status', NOT_YET_DRAWN);
+    })
+    .where('r.status', 'awaiting_funds')
+    .groupBy('r.run_id', 'r.workflow_id', 'r.uploaded_at')
+    .orderBy([
+      { column: 'r.uploaded_at', order: 'asc' },
+      { column: 'r.run_id', order: 'asc' },
+    ])
+    .select(
+      'r.run_id',
+      'r.workflow_id',
+      db.raw('coalesce(sum(b.total_amount), 0)::bigint as remaining'),
+    )) as Array<{ run_id: string; workflow_id: string; remaining: string }>;
+  return rows.map((row) => ({
+    runId: row.run_id,
+    workflowId: row.workflow_id,
+    remaining: Number(row.remaining),
+  }));
+}

@@ -903,6 +903,65 @@ for (const language of ['vi', 'en'] as const) {
       await poll(() => rowOf(`paused${tag}`).count()).toBe(1);
     });
 
+    it('payees: a name mismatch stands out; the proposer cannot approve their own change, another person can', async () => {
+      const walletId = `09${String(Math.floor(Math.random() * 1e6)).padStart(6, '0')}5555`;
+      sandbox.admin.registerWalletHolder(walletId, 'NGUYEN VAN BINH');
+      const saved = await api$(people.maker.key, 'POST', '/v1/payees', {
+        name: `Tran Thi Hoa ${tag}`,
+        wallet: { walletId },
+      });
+      expect(saved.status, JSON.stringify(saved.body)).toBe(201);
+      const payeeId = saved.body.payeeId as string;
+      const proposed = await api$(people.maker.key, 'POST', `/v1/payees/${payeeId}/changes`, {
+        name: 'Nguyen Van Binh',
+        wallet: { walletId },
+      });
+      expect(proposed.status, JSON.stringify(proposed.body)).toBe(201);
+
+      await signIn(people.maker);
+      await page.goto(`${api.baseUrl}/console#/payees?q=${encodeURIComponent(payeeId)}`);
+      await poll(() => rowOf(payeeId).count()).toBe(1);
+      expect(await rowOf(payeeId).locator('.name-mismatch').count()).toBe(1);
+      await rowOf(payeeId).getByRole('link', { name: payeeId, exact: true }).click();
+      await page.locator('#name-check .name-mismatch').waitFor();
+      expect(await page.locator('#open-change').textContent()).toContain('Nguyen Van Binh');
+      await shot(page, 'payee');
+      // The proposer's own approval is refused, in the page's language, and nothing changes.
+      await page.locator('#approve-change').click();
+      await poll(() => page.locator('.error, [role="alert"]').first().textContent()).toContain(
+        language === 'vi' ? 'không thể tự duyệt' : 'cannot approve it',
+      );
+      await shot(page, 'payee-own-approval-refused');
+
+      await signIn(people.approver);
+      await page.goto(`${api.baseUrl}/console#/payees/${encodeURIComponent(payeeId)}`);
+      await page.locator('#approve-change').click();
+      await poll(
+        async () => (await api$(people.approver.key, 'GET', `/v1/payees/${payeeId}`)).body.version,
+      ).toBe(2);
+      await poll(() => page.locator('#open-change').count()).toBe(0);
+      expect(await page.locator('#name-check .name-match').count()).toBe(1);
+    });
+
+    it('dashboard: an approver sets a balance threshold; a low balance shows as a banner', async () => {
+      await signIn(people.approver);
+      await page.goto(`${api.baseUrl}/console#/dashboard`);
+      await page.locator('#threshold-form').waitFor();
+      // The sandbox holds 10,000 USD: a threshold of 1,000,000 makes the watcher's first reading low.
+      await page.locator('#threshold-currency').selectOption('USD');
+      await page.locator('#threshold-amount').fill('1000000');
+      await page.locator('#threshold-form button[type="submit"]').click();
+      await poll(() => page.locator('#threshold-feedback').textContent()).toContain(tr('Threshold saved.'));
+      const banner = page.locator('#balance-banners .balance-low[data-currency="USD"]');
+      await banner.waitFor({ timeout: 20_000 });
+      expect(await banner.getAttribute('role')).toBe('alert');
+      expect(await banner.textContent()).toContain(
+        language === 'vi' ? 'Số dư USD đang thấp' : 'The USD balance is low',
+      );
+      expect(await page.locator('#threshold-list').textContent()).toContain(tr('Low'));
+      await shot(page, 'dashboard-balance-low');
+    });
+
     it('subscriptions (billing): the next amount of a real VARIABLE subscription set from its page', async () => {
       await signIn(people.billing);
       const subscriptionId = `var${tag}`;

@@ -60,7 +60,9 @@ export interface StackOptions<K extends string> {
   /** Points the sandbox's unbind notifications at the API's receiver. */
   unbindToApi?: boolean;
   /** Merchant secret, token keyring and webhook delivery; unset: the test merchant's, the public test keyring. */
-  activities?: Partial<Pick<ActivityDependencies, 'merchantSecrets' | 'webhooks' | 'notices'>>;
+  activities?: Partial<
+    Pick<ActivityDependencies, 'merchantSecrets' | 'webhooks' | 'notices' | 'autoResumeFunded'>
+  >;
   workerTuning?: PayrunWorkerOptions['tuning'];
   /** Per-operation rate limits of the workers' operation queues (GATEWAY_RATE_LIMITS). */
   operationRateLimits?: PayrunWorkerOptions['operationRateLimits'];

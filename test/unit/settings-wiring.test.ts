@@ -87,6 +87,7 @@ const PROOFS: Record<keyof Config, string> = {
   IDENTITY_TEMPORAL_UI_CLIENT_SECRET: 'test/identity/temporal-ui-client.test.ts',
   PAYEE_CHANGED_WINDOW_DAYS: 'test/payees/payees.test.ts',
   BALANCE_WATCH_INTERVAL: 'test/payouts/balance-watch.test.ts',
+  PAYOUT_AUTO_RESUME_FUNDED: 'test/payouts/auto-resume.test.ts',
   SMTP_URL: 'test/subscriptions/notices.test.ts',
   NOTICE_FROM: 'test/subscriptions/notices.test.ts',
   MAIL_CATCHER_PORT: 'test/subscriptions/notices.test.ts',
