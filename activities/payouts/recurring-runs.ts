@@ -5,11 +5,10 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import type { Db } from '../../db/shared/knex';
-import { reserveOrderIds } from '../../db/shared/gateway-order-ids';
 import {
   findLivePayoutIds,
-  insertBatches,
-  insertItems,
+  batchesOf,
+  insertRunBatches,
   insertRun,
   listBatches,
   getRun,
@@ -17,8 +16,6 @@ import {
 import { getSchedule, runOfOccurrence } from '../../db/payouts/schedules';
 import {
   occurrencePayoutId,
-  payoutBatchId,
-  payoutBatchWorkflowId,
   payoutRunWorkflowId,
   type PayoutRunInput,
   type RecurringOccurrenceInput,
@@ -66,12 +63,7 @@ export async function recordRecurringRun(
   if (live.size) return inFlight([...live.keys()]);
 
   const runId = newRunId(occurrenceAt);
-  const batches = chunk(rows, input.batchSize).map((batchRows, index) => ({
-    batchId: payoutBatchId(runId, index + 1),
-    seq: index + 1,
-    rows: batchRows,
-    totalAmount: batchRows.reduce((sum, row) => sum + row.amount, 0),
-  }));
+  const batches = batchesOf(runId, rows, input.batchSize);
   const total = rows.reduce((sum, row) => sum + row.amount, 0);
   try {
     await db.transaction(async (trx) => {
@@ -95,41 +87,7 @@ export async function recordRecurringRun(
         schedule_id: schedule.schedule_id,
         occurrence_at: occurrenceAt,
       });
-      await reserveOrderIds(
-        trx,
-        batches.map((batch) => ({ orderId: batch.batchId, kind: 'payout_batch', objectId: batch.batchId })),
-      );
-      await insertBatches(
-        trx,
-        batches.map((batch) => ({
-          batch_id: batch.batchId,
-          run_id: runId,
-          seq: batch.seq,
-          order_id: batch.batchId,
-          workflow_id: payoutBatchWorkflowId(batch.batchId),
-          item_count: batch.rows.length,
-          total_amount: batch.totalAmount,
-          status: 'queued',
-        })),
-      );
-      for (const batch of batches)
-        await insertItems(
-          trx,
-          batch.rows.map((row) => ({
-            run_id: runId,
-            batch_id: batch.batchId,
-            payout_id: row.payoutId,
-            row_number: row.rowNumber,
-            wallet_id: row.walletId,
-            wallet_name: row.walletName,
-            personal_id: row.personalId,
-            amount: row.amount,
-            description: row.description,
-            store_id: row.storeId,
-            payee_id: row.payeeId ?? null,
-            state: 'QUEUED',
-          })),
-        );
+      await insertRunBatches(trx, runId, batches, { reserveOrderIds: true });
     });
   } catch (error) {
     const constraint = (error as { constraint?: string }).constraint;
@@ -174,9 +132,3 @@ async function runInputOf(db: Db, runId: string, input: RecurringOccurrenceInput
 }
 
 const sha256Of = (text: string) => createHash('sha256').update(text).digest('hex');
-
-function chunk<T>(list: readonly T[], size: number): T[][] {
-  const chunks: T[][] = [];
-  for (let start = 0; start < list.length; start += size) chunks.push(list.slice(start, start + size));
-  return chunks;
-}

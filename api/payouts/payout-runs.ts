@@ -7,15 +7,15 @@ import type { ReadPayoutFile } from './payout-file-stream';
 import { WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import { WorkflowIdReusePolicy } from '@temporalio/common';
 import type { Db } from '../../db/shared/knex';
-import { OrderIdTaken, reserveOrderIds } from '../../db/shared/gateway-order-ids';
+import { OrderIdTaken } from '../../db/shared/gateway-order-ids';
 import type { ListFilter } from '../../db/shared/list-filter';
 import {
   abandonUnstartedRun,
   findLivePayoutIds,
   findRunIdByRequestKey,
   getRun,
-  insertBatches,
-  insertItems,
+  batchesOf,
+  insertRunBatches,
   insertRun,
   itemCounts,
   itemCountsByBatch,
@@ -23,7 +23,6 @@ import {
   listRuns as listRunRows,
   runItems,
   runsCountingToday,
-  type NewPayoutItem,
   type PayoutItemRow,
   type PayoutRunRow,
 } from '../../db/payouts/runs';
@@ -32,8 +31,6 @@ import {
   canMoveRun,
   cancelScheduledUpdate,
   decideUpdate,
-  payoutBatchId,
-  payoutBatchWorkflowId,
   payoutRunWorkflowId,
   resumeSignal,
   type Actor,
@@ -64,7 +61,7 @@ import type { CreateRequest } from '../http/idempotency';
 import { maskName, maskNumber, seesReceiversInFull } from '../http/masking';
 import { certainlyNotStarted, startOnce, workflowNotStarted } from '../http/resumable';
 import { toCsv } from '../http/csv';
-import { markAlreadyPaid, type PayoutFileReport, type PayoutRow } from './payout-file';
+import { markAlreadyPaid, type PayoutFileReport } from './payout-file';
 import { payeeIdsOf, resolvePayees } from './payout-payees';
 import { payeeFlagsOfRun, payeesByIds } from '../../db/payees/payees';
 import { startWorkflow } from '../workflow-starts';
@@ -183,12 +180,7 @@ export async function uploadPayoutRun(
   if (report.fileErrors.length || report.rowErrors.length) throw invalidFile(report);
 
   const runId = newRunId();
-  const batches = chunk(report.rows, settings.batchSize).map((rows, index) => ({
-    batchId: payoutBatchId(runId, index + 1),
-    seq: index + 1,
-    rows,
-    totalAmount: rows.reduce((sum, row) => sum + row.amount, 0),
-  }));
+  const batches = batchesOf(runId, report.rows, settings.batchSize);
   const expiresAt = new Date(Date.now() + settings.approvalTtlHours * 3600_000);
   const actor = actorOf(input.principal);
   // What the policy in effect asks of a run of this total, recorded with the run: a later change of the
@@ -225,29 +217,7 @@ export async function uploadPayoutRun(
         expires_at: expiresAt,
         request_key: input.create?.requestKey ?? null,
       });
-      // Every batch's gateway orderId (its id), reserved with the run: one orderId names one order.
-      await reserveOrderIds(
-        trx,
-        batches.map((batch) => ({ orderId: batch.batchId, kind: 'payout_batch', objectId: batch.batchId })),
-      );
-      await insertBatches(
-        trx,
-        batches.map((batch) => ({
-          batch_id: batch.batchId,
-          run_id: runId,
-          seq: batch.seq,
-          order_id: batch.batchId,
-          workflow_id: payoutBatchWorkflowId(batch.batchId),
-          item_count: batch.rows.length,
-          total_amount: batch.totalAmount,
-          status: 'queued',
-        })),
-      );
-      for (const batch of batches)
-        await insertItems(
-          trx,
-          batch.rows.map((row) => itemRecord(runId, batch.batchId, row)),
-        );
+      await insertRunBatches(trx, runId, batches, { reserveOrderIds: true });
       // The upload is in the audit log exactly when its run exists.
       input.audit?.note({
         targetId: runId,
@@ -335,29 +305,6 @@ export async function startRunWorkflow(deps: PayoutDeps, runId: string): Promise
       typedSearchAttributes: [{ key: payrunRunId, value: runId }],
     }),
   );
-}
-
-export function itemRecord(runId: string, batchId: string, row: PayoutRow): NewPayoutItem {
-  return {
-    run_id: runId,
-    batch_id: batchId,
-    payout_id: row.payoutId,
-    row_number: row.rowNumber,
-    wallet_id: row.walletId,
-    wallet_name: row.walletName,
-    personal_id: row.personalId,
-    amount: row.amount,
-    description: row.description,
-    store_id: row.storeId,
-    payee_id: row.payeeId ?? null,
-    state: 'QUEUED',
-  };
-}
-
-export function chunk<T>(list: readonly T[], size: number): T[][] {
-  const chunks: T[][] = [];
-  for (let start = 0; start < list.length; start += size) chunks.push(list.slice(start, start + size));
-  return chunks;
 }
 
 export async function requireRun(db: Db, runId: string): Promise<PayoutRunRow> {

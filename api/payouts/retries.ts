@@ -15,8 +15,8 @@ import type { Db } from '../../db/shared/knex';
 import { OrderIdTaken, reserveOrderIds } from '../../db/shared/gateway-order-ids';
 import {
   abandonUnstartedRun,
-  insertBatches,
-  insertItems,
+  batchesOf,
+  insertRunBatches,
   runItems,
   runsCountingToday,
   setRunStatus,
@@ -38,13 +38,7 @@ import {
   updateDraftItem,
   type DraftItemPatch,
 } from '../../db/payouts/retries';
-import {
-  canMoveRun,
-  payoutBatchId,
-  payoutBatchWorkflowId,
-  payoutRunWorkflowId,
-  type ItemState,
-} from '../../contracts/payouts';
+import { canMoveRun, payoutRunWorkflowId, type ItemState } from '../../contracts/payouts';
 import { requirementIn } from '../../contracts/approvals';
 import { isSamePerson } from '../../contracts/shared';
 import { itemFailureReason } from '../../gateway';
@@ -58,8 +52,6 @@ import { PayoutRowChecker, type PayoutRow } from './payout-file-rows';
 import { PAYOUT_COLUMNS } from './payout-columns';
 import {
   actorOf,
-  chunk,
-  itemRecord,
   newRunId,
   requireRun,
   runCapBreach,
@@ -125,11 +117,7 @@ export async function retryFailedRows(
           'no_failed_rows',
           `Run ${input.runId} has no failed row left to retry: every row was paid, or is paid or being paid by a retry.`,
         );
-      const batches = chunk(rows, settings.batchSize).map((batchRows, index) => ({
-        batchId: payoutBatchId(childId, index + 1),
-        seq: index + 1,
-        rows: batchRows.map(asPayoutRow),
-      }));
+      const batches = batchesOf(childId, rows.map(asPayoutRow), settings.batchSize);
       await insertDraftRun(trx, {
         run_id: childId,
         parent_run_id: parent.run_id,
@@ -145,25 +133,8 @@ export async function retryFailedRows(
         // Set again when it is submitted; a draft waits for nobody.
         expires_at: new Date(Date.now() + settings.approvalTtlHours * 3600_000),
       });
-      await insertBatches(
-        trx,
-        batches.map((batch) => ({
-          batch_id: batch.batchId,
-          run_id: childId,
-          seq: batch.seq,
-          order_id: batch.batchId,
-          workflow_id: payoutBatchWorkflowId(batch.batchId),
-          item_count: batch.rows.length,
-          total_amount: batch.rows.reduce((sum, row) => sum + row.amount, 0),
-          status: 'queued',
-        })),
-      );
       // Queued from now on: the payout ids are this draft's until it is submitted and paid, or discarded.
-      for (const batch of batches)
-        await insertItems(
-          trx,
-          batch.rows.map((row) => itemRecord(childId, batch.batchId, row)),
-        );
+      await insertRunBatches(trx, childId, batches, { reserveOrderIds: false });
       input.audit?.note({ details: { childRunId: childId, rowCount: rows.length } });
       await input.audit?.recordIn(trx);
     });

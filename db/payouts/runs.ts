@@ -1,6 +1,14 @@
 import type { Knex } from 'knex';
 import type { Db } from '../shared/knex';
-import type { BatchStatus, ItemState, RunStatus, StateCounts } from '../../contracts/payouts';
+import {
+  payoutBatchId,
+  payoutBatchWorkflowId,
+  type BatchStatus,
+  type ItemState,
+  type RunStatus,
+  type StateCounts,
+} from '../../contracts/payouts';
+import { reserveOrderIds } from '../shared/gateway-order-ids';
 import type {
   EventType,
   FundsShortSnapshot,
@@ -175,6 +183,91 @@ export async function insertBatches(
   batches: readonly NewPayoutBatch[],
 ): Promise<void> {
   await trx('payout_batches').insert(batches);
+}
+
+/** What every run's row (an upload's, a retry's, a schedule's) carries into its payout_items record. */
+export interface RunRow {
+  rowNumber: number;
+  payoutId: string;
+  walletId: string;
+  walletName: string;
+  personalId: string | null;
+  amount: number;
+  description: string;
+  storeId: string | null;
+  payeeId?: string | null;
+}
+
+export interface RunBatch<R extends RunRow = RunRow> {
+  batchId: string;
+  seq: number;
+  rows: R[];
+  totalAmount: number;
+}
+
+/** Rows in file order, cut into batches of `size`: batch n of a run is payoutBatchId(runId, n). */
+export function batchesOf<R extends RunRow>(runId: string, rows: readonly R[], size: number): RunBatch<R>[] {
+  const batches: RunBatch<R>[] = [];
+  for (let start = 0; start < rows.length; start += size) {
+    const batchRows = rows.slice(start, start + size);
+    const seq = batches.length + 1;
+    batches.push({
+      batchId: payoutBatchId(runId, seq),
+      seq,
+      rows: batchRows,
+      totalAmount: batchRows.reduce((sum, row) => sum + row.amount, 0),
+    });
+  }
+  return batches;
+}
+
+/**
+ * A run's batches and their rows (QUEUED: their payout ids are the run's from now on), in the run's own
+ * transaction. With `reserveOrderIds`, each batch's gateway orderId (its id) is reserved with them, so one
+ * orderId names one order; a retry draft reserves its orderIds only when it is submitted.
+ */
+export async function insertRunBatches(
+  trx: Knex.Transaction,
+  runId: string,
+  batches: readonly RunBatch[],
+  options: { reserveOrderIds: boolean },
+): Promise<void> {
+  if (options.reserveOrderIds)
+    await reserveOrderIds(
+      trx,
+      batches.map((batch) => ({ orderId: batch.batchId, kind: 'payout_batch', objectId: batch.batchId })),
+    );
+  await insertBatches(
+    trx,
+    batches.map((batch) => ({
+      batch_id: batch.batchId,
+      run_id: runId,
+      seq: batch.seq,
+      order_id: batch.batchId,
+      workflow_id: payoutBatchWorkflowId(batch.batchId),
+      item_count: batch.rows.length,
+      total_amount: batch.totalAmount,
+      status: 'queued',
+    })),
+  );
+  for (const batch of batches)
+    await insertItems(
+      trx,
+      batch.rows.map((row) => ({
+        run_id: runId,
+        batch_id: batch.batchId,
+        payout_id: row.payoutId,
+        row_number: row.rowNumber,
+        wallet_id: row.walletId,
+        wallet_name: row.walletName,
+        personal_id: row.personalId,
+        amount: row.amount,
+        description: row.description,
+        store_id: row.storeId,
+        payee_id: row.payeeId ?? null,
+        state: 'QUEUED',
+      })),
+    );
 }
 
 /** In chunks, so a large file stays within the bound parameters one statement may carry. */
