@@ -96,6 +96,9 @@ async function uploadFile(csv: string): Promise<string> {
 
 for (const language of ['vi', 'en'] as const) {
   const tr = (english: string) => (language === 'vi' ? (messages.VI[english] ?? english) : english);
+  /** A status as its badge says it: Vietnamese from the catalogue, English capitalised (format.js label). */
+  const statusWord = (status: string) =>
+    language === 'vi' ? messages.VI_STATUS[status] : status[0]!.toUpperCase() + status.slice(1);
   /** Names typed into the pages: data, not words of the console. */
   const typed = (...more: string[]) => [MAKER, APPROVER, 'Tran Thi Binh', 'Le Van Moi', ...more];
   const noEnglish = async (page: Page, pageName: string, data: string[]) => {
@@ -141,7 +144,7 @@ for (const language of ['vi', 'en'] as const) {
       if (language === 'vi') {
         expect(await refusal.locator('.error-message').textContent()).toBe(messages.VI_ERRORS.self_approval);
       }
-      await maker.context().close();
+      await maker.goto(`${t.stack.api.baseUrl}/console#/payees`);
 
       // The approver approves it on the payee's page; the name is still another than the wallet's.
       const approver = await signedIn(language, t.stack.approver, APPROVER);
@@ -155,6 +158,8 @@ for (const language of ['vi', 'en'] as const) {
       await expect.poll(() => versions.count(), { timeout: WAIT_LIMIT_MS }).toBe(2);
       expect(await versions.first().innerText()).toContain(APPROVER);
       expect(await approver.locator('#name-check .name-mismatch').count()).toBe(1);
+      // Proposing is the maker's duty, as the API's roles say: the approver is offered no proposal forms.
+      expect(await approver.locator('#propose-change-section, #propose-archive-section').count()).toBe(0);
       await noEnglish(approver, `#/payees/${payeeId}`, typed(payeeId, walletId));
       await approver.screenshot({ path: path.join(SHOTS, `payees-${language}.png`), fullPage: true });
 
@@ -196,6 +201,21 @@ for (const language of ['vi', 'en'] as const) {
       expect(await inboxRow.locator('.payee-counts').innerText()).toBe(counts);
       await noEnglish(approver, '#/approvals', typed(runId, 'payees.csv'));
       await approver.screenshot({ path: path.join(SHOTS, `payees-inbox-${language}.png`), fullPage: true });
+
+      // Archiving is a change like any other: proposed by the maker, holding once the approver approves it.
+      await maker.goto(`${t.stack.api.baseUrl}/console#/payees/${encodeURIComponent(payeeId)}`);
+      await maker.locator('#propose-archive-section summary').click();
+      await maker.locator('#archive-reason').fill('Left the company');
+      await maker.locator('#propose-archive').click();
+      await expect.poll(() => maker.locator('#open-change').count(), { timeout: WAIT_LIMIT_MS }).toBe(1);
+      expect(await maker.locator('#open-change').innerText()).toContain(tr('Archive'));
+      expect(await maker.locator('#detail-status').innerText()).toBe(statusWord('active'));
+      await approver.goto(`${t.stack.api.baseUrl}/console#/payees/${encodeURIComponent(payeeId)}`);
+      await approver.locator('#approve-change').click();
+      await expect
+        .poll(() => approver.locator('#detail-status').innerText(), { timeout: WAIT_LIMIT_MS })
+        .toBe(statusWord('archived'));
+      await maker.context().close();
       await approver.context().close();
     });
   });
