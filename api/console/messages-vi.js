@@ -667,6 +667,7 @@ export const VI = {
   'Payee changed lately': 'Người nhận vừa thay đổi',
   'Name mismatch': 'Tên không khớp',
   'Known payee': 'Người nhận đã biết',
+  'Name not checked': 'Tên chưa được kiểm tra',
   'Name matches: registered as {name}': 'Tên khớp: tên đăng ký là {name}',
   'the gateway offers no check of a bank account':
     'cổng thanh toán không có phép kiểm tra tài khoản ngân hàng',

@@ -26,6 +26,10 @@ export function payeeFlagsOf(item) {
   if (item.payeeNameCheck === 'mismatch') {
     flags.push(h('span', { class: 'badge badge-bad payee-mismatch' }, t('Name mismatch')));
   }
+  if (item.payeeNameCheck === 'unchecked') {
+    // The payee's wallet could not be checked, or the row carries another name than the payee's.
+    flags.push(h('span', { class: 'badge badge-warn payee-unchecked' }, t('Name not checked')));
+  }
   if (!flags.length) flags.push(h('span', { class: 'badge badge-muted payee-known' }, t('Known payee')));
   return h(
     'span',

@@ -209,13 +209,15 @@ describe('payout files name payees by payee_id', () => {
       `${prefix}-1,${mismatched.payeeId},,,50000`,
       `${prefix}-2,${matched.payeeId},,,60000`,
       `${prefix}-3,,${walletEnding()},Someone Else,70000`,
+      // The matched payee's wallet under another name: the payee's check says nothing of this row's name.
+      `${prefix}-4,,${matchedWallet},Ly Van Khac,80000`,
     ].join('\n');
     const uploaded = await upload(csv);
     expect(uploaded.status, JSON.stringify(uploaded.body)).toBe(201);
     const runId = uploaded.body.runId as string;
 
     const run = await get(t.stack.approver, `/v1/payout-runs/${runId}`);
-    expect(run.body.payees).toMatchObject({ known: 2, new: 1, mismatched: 1 });
+    expect(run.body.payees).toMatchObject({ known: 3, new: 1, mismatched: 1 });
     const items = await get(t.stack.viewer, `/v1/payout-runs/${runId}/items`);
     expect(
       items.body.items.map((item: { payeeId: string | null; payeeNameCheck: string | null }) => [
@@ -226,6 +228,7 @@ describe('payout files name payees by payee_id', () => {
       [mismatched.payeeId, 'mismatch'],
       [matched.payeeId, 'match'],
       [null, null],
+      [matched.payeeId, 'unchecked'],
     ]);
   });
 
