@@ -205,6 +205,30 @@ for (const language of ['vi', 'en'] as const) {
       await noEnglish(approver, '#/approvals', typed(runId, 'payees.csv'));
       await approver.screenshot({ path: path.join(SHOTS, `payees-inbox-${language}.png`), fullPage: true });
 
+      // A bank payee: a bad account number is refused naming the field, nothing saved; the saved payee says
+      // why it was not checked (the gateway has no bank account check).
+      await maker.goto(`${t.stack.api.baseUrl}/console#/payees/new`);
+      await maker.locator('#payee-kind').selectOption('bank');
+      expect(await maker.locator('#payee-wallet-id').isVisible()).toBe(false);
+      await maker.locator('#payee-name').fill('Pham Van Son');
+      await maker.locator('#payee-bank-code').fill('970436');
+      await maker.locator('#payee-bank-number').fill('12');
+      await maker.locator('#payee-form-submit').click();
+      const problems = maker.locator('#payee-form-feedback .error-box li');
+      await expect
+        .poll(() => problems.first().textContent(), { timeout: WAIT_LIMIT_MS })
+        .toContain('bankAccountNo');
+      await noEnglish(maker, '#/payees/new (refused)', typed('Pham Van Son', '970436'));
+      expect(new URL(maker.url()).hash).toBe('#/payees/new');
+      await maker.locator('#payee-bank-number').fill('0123456789');
+      await maker.locator('#payee-form-submit').click();
+      await expect
+        .poll(() => new URL(maker.url()).hash, { timeout: WAIT_LIMIT_MS })
+        .toMatch(/^#\/payees\/pe_/);
+      await expect
+        .poll(() => maker.locator('#name-check').innerText(), { timeout: WAIT_LIMIT_MS })
+        .toBe(`${tr('Not checked')} ${tr('the gateway offers no check of a bank account')}`);
+
       // Archiving is a change like any other: proposed by the maker, holding once the approver approves it.
       await maker.goto(`${t.stack.api.baseUrl}/console#/payees/${encodeURIComponent(payeeId)}`);
       await maker.locator('#propose-archive-section summary').click();
