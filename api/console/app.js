@@ -29,7 +29,7 @@ import { subscriptions } from './subscriptions.js';
 import { savedMethodPayments } from './saved-method-payments.js';
 import { errorBox, pageHeading } from './ui.js';
 import { webhookEndpoints } from './webhook-endpoints.js';
-import { payees } from './payees.js';
+import { newPayeePage, payees } from './payees.js';
 
 /** @typedef {import('./types.js').Ctx} Ctx */
 /** @typedef {import('./types.js').Duty} Duty */
@@ -282,6 +282,7 @@ function route(parts, query) {
     return [t('New disbursement'), (main) => newDisbursementPage(main, ctx)];
   if (name === 'remittances' && id === 'new')
     return [t('New remittance'), (main) => newRemittancePage(main, ctx)];
+  if (name === 'payees' && id === 'new') return [t('New payee'), (main) => newPayeePage(main, ctx)];
   // Addresses of earlier versions keep working.
   if (name === 'authorized-payments') {
     return [

@@ -12,6 +12,7 @@ import { dateTime, label, vnd } from './format.js';
 import { t } from './i18n.js';
 import { actionButton, errorBox, pageHeading, statusBadge } from './ui.js';
 import { serverText } from './server-text.js';
+import { payeeCountsOf } from './payee-flags.js';
 
 /** @typedef {import('./types.js').ApiRecord} ApiRecord */
 /** @typedef {import('./types.js').Ctx} Ctx */
@@ -119,6 +120,7 @@ export function approvalsPage(main, ctx, query) {
     return `#/approvals${text ? `?${text}` : ''}`;
   };
   const feedback = h('div', { id: 'approvals-feedback' });
+  const runsSection = runsAwaitingApproval();
   const body = h('div', { id: 'approvals-body' }, h('p', {}, t('Loading…')));
   /** @type {HTMLSelectElement} */
   const choice = h(
@@ -148,6 +150,8 @@ export function approvalsPage(main, ctx, query) {
     ),
     feedback,
     body,
+    // Payout runs are decided on their own page, where each row's payee flags are; here, how many to look at.
+    kind === '' && ctx.can('readRuns') ? runsSection.element : null,
   );
 
   /**
@@ -278,7 +282,71 @@ export function approvalsPage(main, ctx, query) {
       );
     }
   }
-  void load();
-  const timer = setInterval(() => void load(), 5000);
+  const loadAll = () => Promise.all([load(), kind === '' && ctx.can('readRuns') ? runsSection.load() : null]);
+  void loadAll();
+  const timer = setInterval(() => void loadAll(), 5000);
   return () => clearInterval(timer);
+}
+
+/** Runs the inbox reads the payee counts of at once: the oldest waiting, a page further is on #/runs. */
+const RUNS_SHOWN = 20;
+
+/**
+ * Payout runs awaiting approval, oldest first, each with how many of its rows pay a receiver new to the
+ * payee directory, a payee changed lately, or a payee whose wallet holds another name, so an approver
+ * knows before opening a run what to look at twice.
+ */
+function runsAwaitingApproval() {
+  const body = h('div', { id: 'approval-runs-body' }, h('p', {}, t('Loading…')));
+  const element = h(
+    'section',
+    { id: 'approval-runs', 'aria-labelledby': 'approval-runs-heading' },
+    h('h2', { id: 'approval-runs-heading' }, t('Payout runs waiting for approval')),
+    body,
+  );
+  /** @param {ApiRecord[]} runs */
+  const render = (runs) => {
+    if (!runs.length) return h('p', { id: 'approval-runs-empty' }, t('No payout run waits for approval.'));
+    return table({
+      caption: t('Payout runs waiting for approval, oldest first; each is decided on its own page'),
+      columns: [
+        t('Run'),
+        t('File'),
+        t('Rows'),
+        t('Amount'),
+        t('Uploaded by'),
+        t('Approvals'),
+        t('Receivers to check'),
+      ],
+      numeric: [2, 3],
+      className: 'approval-runs',
+      rows: runs.map((run) => [
+        h('a', { href: `#/runs/${encodeURIComponent(run.runId)}`, 'data-run': run.runId }, run.runId),
+        run.fileName,
+        String(run.rowCount),
+        vnd(run.totalAmount),
+        h('span', {}, run.uploadedBy, h('span', { class: 'hint' }, ` · ${dateTime(run.uploadedAt)}`)),
+        t('{given} of {needed}', { given: run.approvals?.given ?? 0, needed: run.approvals?.required ?? 0 }),
+        run.payees ? payeeCountsOf(run.payees) : '—',
+      ]),
+    });
+  };
+  async function load() {
+    try {
+      const params = new URLSearchParams({ status: 'awaiting_approval', limit: '200' });
+      const { runs } = await request(`/v1/payout-runs?${params}`);
+      // The list is newest first; the inbox reads oldest first, as it does every other approval.
+      const oldest = /** @type {ApiRecord[]} */ (runs).slice(-RUNS_SHOWN).reverse();
+      // The counts are in each run's own answer (GET /v1/payout-runs/:runId, `payees`).
+      const views = await Promise.all(
+        oldest.map((run) => request(`/v1/payout-runs/${encodeURIComponent(run.runId)}`)),
+      );
+      fillIfChanged(body, views, () => render(views));
+    } catch (error) {
+      fillIfChanged(body, { error: String(error) }, () =>
+        errorBox(error, t('The payout runs could not be loaded')),
+      );
+    }
+  }
+  return { element, load };
 }

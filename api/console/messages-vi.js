@@ -662,6 +662,48 @@ export const VI = {
   Payee: 'Người nhận',
   Payees: 'Danh bạ người nhận',
   'Proposed by': 'Người đề xuất',
+  // The payee directory in the console: the new-payee form, proposals, and the approver's flags
+  'New receiver': 'Người nhận mới',
+  'Payee changed lately': 'Người nhận vừa thay đổi',
+  'Name mismatch': 'Tên không khớp',
+  'Known payee': 'Người nhận đã biết',
+  'Name not checked': 'Tên chưa được kiểm tra',
+  'Name matches: registered as {name}': 'Tên khớp: tên đăng ký là {name}',
+  'the gateway offers no check of a bank account':
+    'cổng thanh toán không có phép kiểm tra tài khoản ngân hàng',
+  'In the payee directory': 'Trong danh bạ người nhận',
+  '{new} new, {changed} changed in the last {changedWindowDays} days, {mismatched} with a name mismatch':
+    '{new} mới, {changed} thay đổi trong {changedWindowDays} ngày qua, {mismatched} tên không khớp',
+  'Name does not match the name the wallet is registered under': 'Tên không khớp với tên đăng ký của ví',
+  'New payee': 'Thêm người nhận',
+  'Name as registered with the wallet or bank': 'Tên như đã đăng ký với ví hoặc ngân hàng',
+  'Paid to': 'Nhận tiền qua',
+  'Bank account or card': 'Tài khoản hoặc thẻ ngân hàng',
+  'Bank number is': 'Số ngân hàng là',
+  'An account number': 'Số tài khoản',
+  'A card number': 'Số thẻ',
+  'Account or card number': 'Số tài khoản hoặc số thẻ',
+  'Reference (optional: an employee or supplier code)':
+    'Mã tham chiếu (không bắt buộc: mã nhân viên hoặc nhà cung cấp)',
+  'Change proposed: it holds once another person approves it.':
+    'Đã đề xuất thay đổi: thay đổi có hiệu lực khi người khác duyệt.',
+  'Propose the change': 'Gửi đề xuất thay đổi',
+  'Why archive this payee': 'Lý do lưu trữ người nhận này',
+  'Archive proposed: files can still name this payee until another person approves it.':
+    'Đã đề xuất lưu trữ: tệp chi trả vẫn có thể gọi người nhận này cho đến khi người khác duyệt.',
+  'Propose archiving': 'Đề xuất lưu trữ',
+  'Propose a change': 'Đề xuất thay đổi',
+  'Archive this payee': 'Lưu trữ người nhận này',
+  'Nothing was proposed': 'Chưa gửi được đề xuất',
+  'Save and check the wallet': 'Lưu và kiểm tra ví',
+  'Payee {id} saved.': 'Đã lưu người nhận {id}.',
+  'A wallet is checked with the gateway when saved and its registered name compared with the name given; the payee’s page shows the result. A bank account or card cannot be checked: the gateway offers no such check.':
+    'Ví được kiểm tra với cổng thanh toán khi lưu và tên đăng ký được so với tên đã nhập; trang của người nhận cho thấy kết quả. Tài khoản hoặc thẻ ngân hàng không kiểm tra được: cổng thanh toán không có phép kiểm tra này.',
+  'Payout runs waiting for approval': 'Đợt chi trả chờ duyệt',
+  'No payout run waits for approval.': 'Không có đợt chi trả nào chờ duyệt.',
+  'Payout runs waiting for approval, oldest first; each is decided on its own page':
+    'Đợt chi trả chờ duyệt, cũ nhất trước; mỗi đợt được quyết định trên trang riêng',
+  'The payout runs could not be loaded': 'Không tải được các đợt chi trả',
   Reference: 'Mã tham chiếu',
   'Reject the change': 'Từ chối thay đổi',
   'Search by name, id, wallet, account or reference': 'Tìm theo tên, mã, ví, tài khoản hoặc mã tham chiếu',

@@ -7,6 +7,7 @@ import { t } from './i18n.js';
 import { errorBox, statusBadge } from './ui.js';
 import { resultText } from './result-codes.js';
 import { reasonText } from './payout-run-retries.js';
+import { payeeFlagsOf } from './payee-flags.js';
 
 /** @typedef {import('./types.js').ApiRecord} ApiRecord */
 
@@ -93,17 +94,20 @@ export function itemsSection(runId) {
           t('Row'),
           t('Payout id'),
           t('Receiver'),
+          t('In the payee directory'),
           t('Amount'),
           t('State'),
           t('Result'),
           t('Gateway transaction'),
         ],
-        numeric: [0, 3],
+        numeric: [0, 4],
         className: 'items',
         rows: items.map((item) => [
           String(item.row),
           item.payoutId,
           item.walletName,
+          // Read before approving: a receiver new to the directory, a payee changed lately, a name mismatch.
+          payeeFlagsOf(item),
           vnd(item.amount),
           statusBadge(item.state),
           // A failed row says why in payrun's words (its own reason table), in the page's language.

@@ -13,6 +13,7 @@ import { ITEM_STATES, itemsSection } from './payout-run-items.js';
 import { errorBox, facts, pageHeading, poll, statusBadge, workflowLink } from './ui.js';
 import { serverText } from './server-text.js';
 import { draftEditor, familySection, retryAction } from './payout-run-retries.js';
+import { payeeCountsOf } from './payee-flags.js';
 
 /** @typedef {import('./types.js').ApiRecord} ApiRecord */
 /** @typedef {import('./types.js').Ctx} Ctx */
@@ -147,17 +148,8 @@ function summaryOf(ctx, view) {
       ],
       [
         t('Receivers to check'),
-        // The approver's flags: receivers not in the payee directory, and payees changed lately.
-        view.payees
-          ? h(
-              'span',
-              { id: 'run-payees' },
-              t(
-                '{new} not in the payee directory, {changed} changed in the last {changedWindowDays} days',
-                view.payees,
-              ),
-            )
-          : null,
+        // The approver's flags: receivers not in the payee directory, payees changed lately, name mismatches.
+        view.payees ? h('span', { id: 'run-payees' }, payeeCountsOf(view.payees)) : null,
       ],
       [decidedTerm, h('span', { id: 'decided-by' }, view.decidedBy ?? t('not yet'))],
       [t('Decided'), view.decidedAt ? dateTime(view.decidedAt) : null],

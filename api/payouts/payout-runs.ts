@@ -48,7 +48,7 @@ import {
 import { requirementIn, type KindPolicy } from '../../contracts/approvals';
 import { childRuns } from '../../db/payouts/retries';
 import { itemFailureReason } from '../../gateway';
-import type { PayeeFlag } from '../../contracts/payees';
+import type { NameCheck, PayeeFlag } from '../../contracts/payees';
 import { CONFIG_DEFAULTS } from '../../platform/config';
 import type { CapBreach } from '../../db/approvals/approvals';
 import { dailyCapExceeded } from '../approvals/approvals';
@@ -470,8 +470,12 @@ export async function runView(deps: ViewDeps, runId: string) {
     childRuns(db, runId),
     payeeFlagsOfRun(db, runId, windowOf(deps)),
   ]);
-  const flagged = { known: 0, new: 0, changed: 0 };
-  for (const { flag } of payeeFlags.values()) flagged[flag] += 1;
+  const flagged = { known: 0, new: 0, changed: 0, mismatched: 0 };
+  for (const { flag, nameCheck } of payeeFlags.values()) {
+    flagged[flag] += 1;
+    // Counted apart from the flag: a known payee can still be one whose wallet holds another name.
+    if (nameCheck === 'mismatch') flagged.mismatched += 1;
+  }
   const finished = (states: Partial<Record<ItemState, { count: number }>>) =>
     (['SUCCEEDED', 'FAILED', 'INELIGIBLE', 'CANCELLED'] as ItemState[]).reduce(
       (sum, state) => sum + (states[state]?.count ?? 0),
@@ -558,11 +562,12 @@ export async function listRuns(db: Db, filter: ListFilter) {
 const itemView = (
   item: PayoutItemRow,
   full: boolean,
-  payee: { flag: PayeeFlag; payeeId: string | null } | undefined,
+  payee: { flag: PayeeFlag; payeeId: string | null; nameCheck: NameCheck | null } | undefined,
 ) => ({
   payoutId: item.payout_id,
   payeeId: payee?.payeeId ?? null,
   payeeStatus: payee?.flag ?? 'new',
+  payeeNameCheck: payee?.nameCheck ?? null,
   row: item.row_number,
   batchId: item.batch_id,
   walletId: full ? item.wallet_id : maskNumber(item.wallet_id),

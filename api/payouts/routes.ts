@@ -180,7 +180,8 @@ export function payoutRunRoutes(
     defineRoute({
       method: 'get',
       path: '/v1/payout-runs/:runId',
-      summary: 'A run: status, counts and amounts per state, per-batch progress, reconciliation.',
+      summary:
+        "A run: status, counts and amounts per state, per-batch progress, reconciliation; `payees` counts rows whose receiver is new to the payee directory, whose payee changed lately, and whose payee's wallet holds another name (`{known, new, changed, mismatched, changedWindowDays}`).",
       tag: 'payouts',
       access: { roles: READERS },
       params: runParams,
@@ -190,7 +191,7 @@ export function payoutRunRoutes(
       method: 'get',
       path: '/v1/payout-runs/:runId/items',
       summary:
-        "A run's items with state, gateway transId and message; filter by state. Wallet ids and names in full for payouts-maker/approver and admin, masked (****5678, N. V. A.) for other readers.",
+        "A run's items with state, gateway transId and message; filter by state. Each item's payee: `payeeId`, `payeeStatus` (known, new, changed) and `payeeNameCheck` (match, mismatch, unchecked; null without a payee). Wallet ids and names in full for payouts-maker/approver and admin, masked (****5678, N. V. A.) for other readers.",
       tag: 'payouts',
       access: { roles: READERS },
       params: runParams,

@@ -305,33 +305,52 @@ export async function payeesByIds(db: Db, payeeIds: readonly string[]): Promise<
 /**
  * Each item's standing in the directory: its payee (named by the file, else the active wallet payee with
  * the item's wallet) `changed` when an approved change altered it within the window, `known` otherwise;
- * `new` when no active payee has the item's wallet.
+ * `new` when no active payee has the item's wallet. `nameCheck` is that payee's wallet check (null for a row
+ * with no payee), so the approver sees a row whose wallet is registered under another name. The check was of
+ * the payee's own wallet and name; it speaks for the row only while the row carries exactly those (the item
+ * keeps what was copied in at upload, or what the file typed): otherwise the row's name was never checked,
+ * and it says `unchecked` rather than lend the row a `match` it does not have.
  */
 export async function payeeFlagsOfRun(
   db: Db,
   runId: string,
   windowDays: number,
-): Promise<Map<string, { flag: PayeeFlag; payeeId: string | null }>> {
+): Promise<Map<string, { flag: PayeeFlag; payeeId: string | null; nameCheck: NameCheck | null }>> {
   const rows = (await db.raw(
     `select i.payout_id,
             coalesce(named.payee_id, by_wallet.payee_id) as payee_id,
-            coalesce(named.details_changed_at, by_wallet.details_changed_at) as changed_at
+            coalesce(named.details_changed_at, by_wallet.details_changed_at) as changed_at,
+            coalesce(named.name_check, by_wallet.name_check) as name_check,
+            i.wallet_id = coalesce(named.wallet_id, by_wallet.wallet_id)
+              and i.wallet_name in (coalesce(named.name, by_wallet.name),
+                                    coalesce(named.registered_name, by_wallet.registered_name, ''))
+              as carries_payee
        from payout_items i
        left join payees named on named.payee_id = i.payee_id and named.status = 'active'
        left join lateral (
-         select p.payee_id, p.details_changed_at from payees p
+         select p.payee_id, p.details_changed_at, p.name_check, p.wallet_id, p.name, p.registered_name
+           from payees p
           where i.payee_id is null and p.wallet_id = i.wallet_id and p.status = 'active'
           order by p.details_changed_at desc nulls last limit 1
        ) by_wallet on true
       where i.run_id = ?`,
     [runId],
-  )) as { rows: Array<{ payout_id: string; payee_id: string | null; changed_at: Date | null }> };
+  )) as {
+    rows: Array<{
+      payout_id: string;
+      payee_id: string | null;
+      changed_at: Date | null;
+      name_check: NameCheck | null;
+      carries_payee: boolean | null;
+    }>;
+  };
   const since = Date.now() - windowDays * 86_400_000;
   return new Map(
     rows.rows.map((row) => [
       row.payout_id,
       {
         payeeId: row.payee_id,
+        nameCheck: row.payee_id === null ? null : row.carries_payee ? row.name_check : 'unchecked',
         flag:
           row.payee_id === null
             ? 'new'

@@ -194,6 +194,44 @@ describe('payout files name payees by payee_id', () => {
     ]);
   });
 
+  it('tells the approver which rows pay a payee whose wallet is registered under another name', async () => {
+    const mismatchedWallet = walletEnding();
+    t.stack.sandbox.admin.registerWalletHolder(mismatchedWallet, 'NGUYEN VAN AN');
+    const mismatched = await savePayee('Tran Thi Binh', mismatchedWallet);
+    expect(mismatched.nameCheck).toBe('mismatch');
+    const matchedWallet = walletEnding();
+    t.stack.sandbox.admin.registerWalletHolder(matchedWallet, 'LY VAN K');
+    const matched = await savePayee('Ly Van K', matchedWallet);
+
+    const prefix = freshId('pm-');
+    const csv = [
+      'payout_id,payee_id,wallet_id,wallet_name,amount',
+      `${prefix}-1,${mismatched.payeeId},,,50000`,
+      `${prefix}-2,${matched.payeeId},,,60000`,
+      `${prefix}-3,,${walletEnding()},Someone Else,70000`,
+      // The matched payee's wallet under another name: the payee's check says nothing of this row's name.
+      `${prefix}-4,,${matchedWallet},Ly Van Khac,80000`,
+    ].join('\n');
+    const uploaded = await upload(csv);
+    expect(uploaded.status, JSON.stringify(uploaded.body)).toBe(201);
+    const runId = uploaded.body.runId as string;
+
+    const run = await get(t.stack.approver, `/v1/payout-runs/${runId}`);
+    expect(run.body.payees).toMatchObject({ known: 3, new: 1, mismatched: 1 });
+    const items = await get(t.stack.viewer, `/v1/payout-runs/${runId}/items`);
+    expect(
+      items.body.items.map((item: { payeeId: string | null; payeeNameCheck: string | null }) => [
+        item.payeeId,
+        item.payeeNameCheck,
+      ]),
+    ).toEqual([
+      [mismatched.payeeId, 'mismatch'],
+      [matched.payeeId, 'match'],
+      [null, null],
+      [matched.payeeId, 'unchecked'],
+    ]);
+  });
+
   it('refuses a file naming an unknown payee, or another receiver than its payee, naming row and column', async () => {
     const payee = await savePayee('Ho Van H', walletEnding());
     const prefix = freshId('pu-');
