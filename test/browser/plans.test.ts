@@ -31,10 +31,13 @@ const CHARTS = ['chart-revenue-mrr', 'chart-revenue-movement', 'chart-revenue-re
 const taskQueue = `plans-ui-${freshId('', 8)}`;
 const subscriptions = subscriptionSettingsFrom(loadConfig({}), taskQueue);
 
-const t = useScratchStack<'billing'>('plans-ui', {
+const t = useScratchStack<'billing' | 'viewer'>('plans-ui', {
   taskQueue,
   clock: 'server',
-  keys: { billing: { name: 'Bao Billing', roles: ['billing'] } },
+  keys: {
+    billing: { name: 'Bao Billing', roles: ['billing'] },
+    viewer: { name: 'Vy Viewer', roles: ['viewer'] },
+  },
   app: { subscriptions: { ...subscriptions, linksWaitMs: 5_000 } },
 });
 
@@ -55,7 +58,7 @@ afterAll(async () => {
 const api = (method: string, route: string, body?: unknown) =>
   callApi(t.stack.api, t.stack.billing, method, route, body);
 
-async function signedIn(language: 'vi' | 'en'): Promise<Page> {
+async function signedIn(language: 'vi' | 'en', as: 'billing' | 'viewer' = 'billing'): Promise<Page> {
   if (!fs.existsSync(CHROMIUM))
     throw new Error(`${CHROMIUM} is missing: install it with scripts/install-browser.sh`);
   browser ??= await chromium.launch({
@@ -71,11 +74,11 @@ async function signedIn(language: 'vi' | 'en'): Promise<Page> {
   await context.addInitScript(`localStorage.setItem('payrun.console.language', '${language}')`);
   const page = await context.newPage();
   await page.goto(`${t.stack.api.baseUrl}/console`);
-  await page.locator('#api-key').fill(t.stack.billing);
+  await page.locator('#api-key').fill(t.stack[as]);
   await page.locator('#sign-in').click();
   await expect
     .poll(() => page.locator('#signed-in-name').textContent(), { timeout: WAIT_LIMIT_MS })
-    .toMatch(/^Bao Billing/);
+    .toMatch(as === 'billing' ? /^Bao Billing/ : /^Vy Viewer/);
   return page;
 }
 
@@ -256,3 +259,33 @@ for (const language of ['vi', 'en'] as const) {
     });
   });
 }
+
+describe('plans as a viewer', () => {
+  it('reads the plans and a plan, with no form to create, re-price or archive', async () => {
+    const code = freshId('READ', 6);
+    const made = await api('POST', '/v1/plans', {
+      code,
+      name: { vi: 'Gói chỉ xem', en: 'Read only plan' },
+      amount: 120_000,
+      currency: 'VND',
+      frequency: 'MONTHLY',
+      type: 'FIXED',
+    });
+    expect(made.status).toBe(201);
+    const page = await signedIn('en', 'viewer');
+    await page.locator('nav a[href="#/plans"]').click();
+    await expect
+      .poll(async () => (await rowsOf(page, '.list-plans')).some((row) => row[0] === code), {
+        timeout: WAIT_LIMIT_MS,
+      })
+      .toBe(true);
+    expect(await page.locator('#plan-form').count()).toBe(0);
+    await page.locator(`.list-plans a[href="#/plans/${code}"]`).click();
+    await expect
+      .poll(() => page.locator('#plan-amount').textContent(), { timeout: WAIT_LIMIT_MS })
+      .toBe('120.000\u00a0₫');
+    await expect.poll(() => page.locator('#price-changes-empty').count(), { timeout: WAIT_LIMIT_MS }).toBe(1);
+    expect(await page.locator('#price-form, #archive').count()).toBe(0);
+    await page.context().close();
+  });
+});
