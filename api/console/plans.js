@@ -528,10 +528,9 @@ export function planPage(main, ctx, planId) {
         [t('Archived'), plan.archivedAt ? dateTime(plan.archivedAt) : null],
       ]),
     );
-    // Built once per state: a poll must not wipe what the operator is typing.
-    const state = `${plan.status}`;
-    if (ctx.can('plans') && actionsShown !== state) {
-      actionsShown = state;
+    // Built once per plan status: a poll must not wipe what the operator is typing.
+    if (ctx.can('plans') && actionsShown !== plan.status) {
+      actionsShown = plan.status;
       fill(
         actions,
         h('h2', {}, t('Change the price')),

@@ -10,7 +10,7 @@ import {
   subscriptionCountsByPlan,
 } from '../../db/subscriptions/plan-overview';
 import { plansView, requirePlan } from './plans';
-import { summary, type SubscriptionDeps } from './subscriptions';
+import { summary as subscriptionSummary, type SubscriptionDeps } from './subscriptions';
 
 /**
  * Still open: the subscription's workflow holds the change and will decide its cycle. The rest are settled
@@ -35,7 +35,7 @@ export async function plansWithCounts(deps: SubscriptionDeps) {
 export async function planSubscriptions(deps: SubscriptionDeps, planId: string, filter: ListFilter) {
   await requirePlan(deps, planId);
   const page = await listPlanSubscriptions(deps.db, planId, filter);
-  return { planId, rows: page.rows.map(summary), nextOffset: page.nextOffset };
+  return { planId, rows: page.rows.map(subscriptionSummary), nextOffset: page.nextOffset };
 }
 
 export async function planPriceChanges(deps: SubscriptionDeps, planId: string) {
