@@ -58,7 +58,11 @@ afterAll(async () => {
 const api = (method: string, route: string, body?: unknown) =>
   callApi(t.stack.api, t.stack.billing, method, route, body);
 
-async function signedIn(language: 'vi' | 'en', as: 'billing' | 'viewer' = 'billing'): Promise<Page> {
+async function signedIn(
+  language: 'vi' | 'en',
+  as: 'billing' | 'viewer' = 'billing',
+  zoom = 1,
+): Promise<Page> {
   if (!fs.existsSync(CHROMIUM))
     throw new Error(`${CHROMIUM} is missing: install it with scripts/install-browser.sh`);
   browser ??= await chromium.launch({
@@ -67,7 +71,8 @@ async function signedIn(language: 'vi' | 'en', as: 'billing' | 'viewer' = 'billi
     args: process.getuid?.() === 0 ? ['--no-sandbox'] : [],
   });
   const context = await browser.newContext({
-    viewport: { width: 1280, height: 900 },
+    viewport: { width: Math.round(1280 / zoom), height: 900 },
+    deviceScaleFactor: zoom,
     locale: 'en-US',
     timezoneId: 'UTC',
   });
@@ -261,7 +266,7 @@ for (const language of ['vi', 'en'] as const) {
 }
 
 describe('plans as a viewer', () => {
-  it('reads the plans and a plan, with no form to create, re-price or archive', async () => {
+  it('reads the plans and a plan, with no form to create, re-price or archive, and both fit at 200% zoom', async () => {
     const code = freshId('READ', 6);
     const made = await api('POST', '/v1/plans', {
       code,
@@ -272,7 +277,9 @@ describe('plans as a viewer', () => {
       type: 'FIXED',
     });
     expect(made.status).toBe(201);
-    const page = await signedIn('en', 'viewer');
+    const page = await signedIn('en', 'viewer', 2);
+    const overflow = () =>
+      page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth');
     await page.locator('nav a[href="#/plans"]').click();
     await expect
       .poll(async () => (await rowsOf(page, '.list-plans')).some((row) => row[0] === code), {
@@ -280,12 +287,14 @@ describe('plans as a viewer', () => {
       })
       .toBe(true);
     expect(await page.locator('#plan-form').count()).toBe(0);
+    expect(await overflow()).toBeLessThanOrEqual(0);
     await page.locator(`.list-plans a[href="#/plans/${code}"]`).click();
     await expect
       .poll(() => page.locator('#plan-amount').textContent(), { timeout: WAIT_LIMIT_MS })
       .toBe('120.000\u00a0₫');
     await expect.poll(() => page.locator('#price-changes-empty').count(), { timeout: WAIT_LIMIT_MS }).toBe(1);
     expect(await page.locator('#price-form, #archive').count()).toBe(0);
+    expect(await overflow()).toBeLessThanOrEqual(0);
     await page.context().close();
   });
 });
