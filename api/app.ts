@@ -37,6 +37,7 @@ import { approvalPolicyRoutes } from './approvals/policy-routes';
 import { approvalPolicyReader } from './approvals/policy-reader';
 import { subscriptionRoutes } from './subscriptions/routes';
 import { planRoutes } from './subscriptions/plan-routes';
+import { planOverviewRoutes } from './subscriptions/plan-overview-routes';
 import { subscriptionNotifications } from './subscriptions/notifications';
 import { dunningRoutes } from './subscriptions/dunning-routes';
 import { devMailRoutes, type DevMailbox } from './subscriptions/dev-mail-routes';
@@ -250,6 +251,14 @@ export function apiRoutes(deps: ApiDependencies, limits?: RateLimits): AnyRoute[
       settings: deps.subscriptions,
       customerKeyOf: deps.customers.keyOf,
       ...(deps.now && { now: deps.now }),
+    }),
+  );
+  routes.push(
+    ...planOverviewRoutes({
+      db: deps.db,
+      temporal: deps.temporal,
+      settings: deps.subscriptions,
+      customerKeyOf: deps.customers.keyOf,
     }),
   );
   routes.push(

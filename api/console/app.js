@@ -17,6 +17,7 @@ import { LANGUAGES, language, setLanguage, t } from './i18n.js';
 import { listPage } from './list-page.js';
 import { mailPage } from './mail.js';
 import { payments } from './payments.js';
+import { planPage, plansPage } from './plans.js';
 import { runPage } from './payout-run.js';
 import { payoutRuns } from './payout-runs.js';
 import { uploadPage } from './payout-upload.js';
@@ -49,6 +50,8 @@ const DUTIES = {
   approve: ['payouts-approver', 'billing', 'remittance', 'payments'],
   subscriptions: ['billing', 'viewer'],
   reactivate: ['billing'],
+  // Creating, re-pricing and archiving plans (the API's plan routes); reading them is `subscriptions`.
+  plans: ['billing'],
   savedMethodPayments: ['payments', 'viewer'],
   // A customer's saved methods are looked up by their id: only the duty that sees customers in full.
   savedMethods: ['payments'],
@@ -176,6 +179,7 @@ function navLinks() {
   if (ctx.can('readRuns')) links.push(['#/payees', t('Payees')]);
   if (ctx.can('payments')) links.push(['#/payments', t('Payments')]);
   if (ctx.can('subscriptions')) links.push(['#/subscriptions', t('Subscriptions')]);
+  if (ctx.can('subscriptions')) links.push(['#/plans', t('Plans')]);
   if (ctx.can('savedMethodPayments')) links.push(['#/saved-method-payments', t('Saved-method payments')]);
   if (ctx.can('savedMethods')) links.push(['#/methods', t('Saved methods')]);
   if (ctx.can('remittances')) links.push(['#/remittances', t('Remittances')]);
@@ -275,6 +279,8 @@ function route(parts, query) {
   if (name === 'holds') return [t('Holds'), (main) => holdsPage(main, ctx)];
   if (name === 'reports') return [t('Reports'), (main) => reportsPage(main, ctx, query)];
   if (name === 'mail') return [t('Mail'), (main) => mailPage(main)];
+  if (name === 'plans' && id) return [t('Plan {id}', { id }), (main) => planPage(main, ctx, id)];
+  if (name === 'plans') return [t('Plans'), (main) => plansPage(main, ctx)];
   if (name === 'revenue') return [t('Revenue'), (main) => revenuePage(main)];
   if (name === 'audit') return [t('Audit log'), (main) => auditPage(main, ctx, query)];
   if (name === 'methods') return [t('Saved methods'), (main) => methodsPage(main, ctx, query)];

@@ -20,7 +20,7 @@
  * What each role may do in the console (admin may do everything), mirroring the API's route roles.
  * @typedef {'readRuns' | 'upload' | 'decide' | 'subscriptions' | 'reactivate' | 'savedMethodPayments'
  *   | 'remittances' | 'sendRemittance' | 'payments' | 'confirmPayments' | 'audit' | 'webhooks'
- *   | 'savedMethods' | 'approve' | 'holds' | 'mail'} Duty
+ *   | 'savedMethods' | 'approve' | 'holds' | 'mail' | 'plans'} Duty
  */
 
 /** [smallest, largest] in VND. @typedef {[number, number]} AmountRange */

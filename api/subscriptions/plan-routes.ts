@@ -12,10 +12,10 @@ import {
   assignPlanDunningSchedule,
   createPlan,
   planView,
-  plansView,
   requirePlan,
   subscribeToPlan,
 } from './plans';
+import { plansWithCounts } from './plan-overview';
 import { previewPriceChange, priceChangesView, schedulePriceChange } from './price-changes';
 import { revenueView } from './revenue';
 import type { SubscriptionDeps } from './subscriptions';
@@ -167,10 +167,11 @@ export function planRoutes(deps: SubscriptionDeps & { now?: () => number }): Any
     defineRoute({
       method: 'get',
       path: '/v1/plans',
-      summary: 'Every plan, active first.',
+      summary:
+        'Every plan, active first, with subscriptionCount: total (every subscription created from it) and billing (those not ended).',
       tag: 'subscriptions',
       access: { roles: READERS },
-      handler: async () => ({ body: await plansView(deps) }),
+      handler: async () => ({ body: await plansWithCounts(deps) }),
     }),
     defineRoute({
       method: 'get',

@@ -158,7 +158,8 @@ function nextChargeAmount(row: SubscriptionRow): number | null {
   return row.reported_amounts[String(row.next_cycle ?? 1)] ?? null;
 }
 
-function summary(row: SubscriptionRow) {
+/** A subscription as every list shows it (GET /v1/subscriptions, GET /v1/plans/:planId/subscriptions). */
+export function summary(row: SubscriptionRow) {
   return {
     subscriptionId: row.subscription_id,
     status: row.status,
