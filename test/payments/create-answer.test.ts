@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import { afterEach, describe, expect, it } from 'vitest';
 import { paymentWorkflowId } from '../../contracts/payments';
+import { captureHistory } from '../support/history-capture';
 import { createTimeSkippingEnv } from '../support/temporal';
 import { eventually } from '../support/wait';
 import { useStack } from '../support/stack';
@@ -87,6 +88,12 @@ describe('a payment create waits on the workflow, not on its record', () => {
     expect(created.body.payUrl).toMatch(/^http/);
     // The worker reads it before calling the gateway and locks it to write the answer; the API reads it once.
     expect(reads()).toBeLessThanOrEqual(3);
+    // Paid and closed: a history with the update, for the replay tests (npm run histories:capture).
+    fixture.sandbox.admin.approvePayment(paymentId);
+    await eventually(async () =>
+      expect((await call(fixture, 'GET', `/v1/payments/${paymentId}`)).body.status).toBe('succeeded'),
+    );
+    await captureHistory(fixture.env.client, paymentWorkflowId(paymentId), 'answered-by-update');
   });
 
   it('answers a retry of an interrupted create the same, joining the first update: one create at the gateway', async () => {
