@@ -54,7 +54,10 @@ export function apiSettingsFrom(config: Config): ApiSettings {
     payouts,
     remittance: remittanceSettingsFrom(config),
     subscriptions: subscriptionSettingsFrom(config, taskQueue),
-    payments: defaultPaymentSettings(taskQueue, hoursAsDuration(config.PAYMENT_RESULT_WAIT_HOURS)),
+    payments: {
+      ...defaultPaymentSettings(taskQueue, hoursAsDuration(config.PAYMENT_RESULT_WAIT_HOURS)),
+      ...(config.PAYMENT_ANSWER_BY_POLLING && { answerBy: 'polling' as const }),
+    },
     savedMethods: defaultSavedMethodSettings(taskQueue, String(payouts.timing.gatewayAttemptTimeout)),
     customers: customerSettingsFrom(config),
     notifications: notificationSettingsFrom(config),

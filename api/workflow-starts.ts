@@ -1,3 +1,4 @@
+import { WithStartWorkflowOperation } from '@temporalio/client';
 import type {
   Client,
   WithWorkflowArgs,
@@ -6,7 +7,7 @@ import type {
   WorkflowSignalWithStartOptions,
   WorkflowStartOptions,
 } from '@temporalio/client';
-import type { SearchAttributePair } from '@temporalio/common';
+import type { SearchAttributePair, UpdateDefinition, WorkflowIdConflictPolicy } from '@temporalio/common';
 import { kindOf, payrunKind, type StartableWorkflowName, type StartableWorkflows } from '../contracts/shared';
 
 /**
@@ -31,6 +32,30 @@ export function signalWithStartWorkflow<Name extends StartableWorkflowName, Sign
   options: WithWorkflowArgs<StartableWorkflows[Name], WorkflowSignalWithStartOptions<SignalArgs>>,
 ): Promise<WorkflowHandle<StartableWorkflows[Name]>> {
   return client.workflow.signalWithStart<StartableWorkflows[Name], SignalArgs>(name, named(name, options));
+}
+
+/**
+ * `startWorkflow` and an update in one call (update-with-start), answering the update's result: the
+ * caller waits on the workflow's own event instead of reading a record again and again. On a running
+ * workflow of that id (`USE_EXISTING`: an interrupted create's retry) it only sends the update; the same
+ * `updateId` on the same run answers the first update's outcome, so a retry adds nothing to the history.
+ */
+export function executeUpdateWithStartWorkflow<Name extends StartableWorkflowName, Ret>(
+  client: Client,
+  name: Name,
+  options: WorkflowStartOptions<StartableWorkflows[Name]> & {
+    workflowIdConflictPolicy: WorkflowIdConflictPolicy;
+  },
+  update: { definition: UpdateDefinition<Ret, []>; updateId: string },
+): Promise<Ret> {
+  const startWorkflowOperation = new WithStartWorkflowOperation<StartableWorkflows[Name]>(
+    name,
+    named(name, options),
+  );
+  return client.workflow.executeUpdateWithStart(update.definition, {
+    updateId: update.updateId,
+    startWorkflowOperation,
+  });
 }
 
 /** `startWorkflow`, then its result: for the short workflows the API waits on. */

@@ -179,6 +179,12 @@ export const configSchema = z.object({
   PAYMENT_RESULT_WAIT_HOURS: hours(24).describe(
     'How long a payment waits for a final result before it is expired (payrun listens on)',
   ),
+  PAYMENT_ANSWER_BY_POLLING: optionalText
+    .pipe(z.enum(['true', 'false'], { error: 'true or false' }).optional())
+    .transform((value) => value === 'true')
+    .describe(
+      'Benchmark comparison only (npm run bench -- payments --previous): a payment create reads its record every 50 ms for the gateway answer, as before update-with-start',
+    ),
   REMITTANCE_QUOTE_TTL_SECONDS: z.coerce
     .number()
     .positive()

@@ -1,7 +1,12 @@
 /** Payment stories: take a payment, read it, refund it, settle a terminal. Routes stay thin. */
 import { randomUUID } from 'node:crypto';
-import { WorkflowUpdateFailedError, type Client } from '@temporalio/client';
-import { ApplicationFailure, WorkflowIdReusePolicy } from '@temporalio/common';
+import {
+  WorkflowUpdateFailedError,
+  WorkflowUpdateRPCTimeoutOrCancelledError,
+  type Client,
+  type WorkflowStartOptions,
+} from '@temporalio/client';
+import { ApplicationFailure, WorkflowIdConflictPolicy, WorkflowIdReusePolicy } from '@temporalio/common';
 import { AUTHORIZATION_HOLD_MS, REFUND_AMOUNT_RANGES } from '../../gateway';
 import type { Db } from '../../db/shared/knex';
 import type { ListFilter } from '../../db/shared/list-filter';
@@ -21,6 +26,7 @@ import {
 import {
   CONFIRM_REFUSED,
   confirmPaymentUpdate,
+  paymentAnsweredUpdate,
   paymentWorkflowId,
   type ConfirmAction,
   type PaymentInput,
@@ -32,12 +38,12 @@ import {
   terminalSettlementWorkflowId,
   type TerminalSettlementResult,
 } from '../../contracts/payments';
-import { failureTypeOf, payrunOrderId } from '../../contracts/shared';
+import { failureTypeOf, payrunOrderId, type StartableWorkflows } from '../../contracts/shared';
 import type { Principal } from '../auth/roles';
 import { ApiError, conflict, notFound } from '../http/errors';
 import type { CreateRequest } from '../http/idempotency';
 import { createOrResume, startOnce } from '../http/resumable';
-import { executeWorkflow, startWorkflow } from '../workflow-starts';
+import { executeUpdateWithStartWorkflow, executeWorkflow, startWorkflow } from '../workflow-starts';
 import { requirementFor } from '../../contracts/approvals';
 import { approvalRequestOf, requestApprovalIn } from '../approvals/approvals';
 import type { ApprovalPolicyReader } from '../approvals/policy-reader';
@@ -49,6 +55,12 @@ export interface PaymentSettings {
   refund: RefundTiming;
   /** How long a create call waits for the gateway's answer (links) before answering 202. */
   answerWaitMs: number;
+  /**
+   * How a create call waits for that answer: `update` (default) sends `paymentAnsweredUpdate` with the
+   * workflow's start and reads the record once; `polling` reads the record every 50 ms, the design before
+   * it, kept only so the payments benchmark can compare (PAYMENT_ANSWER_BY_POLLING).
+   */
+  answerBy?: 'update' | 'polling';
 }
 
 /** `resultWait`: PAYMENT_RESULT_WAIT_HOURS (platform/config.ts). */
@@ -112,6 +124,42 @@ async function waitWhile<T>(read: () => Promise<T>, busy: (value: T) => boolean,
   return value;
 }
 
+/**
+ * Starts the payment workflow with `paymentAnsweredUpdate` and waits, until `deadline`, for the workflow to
+ * say its record holds the gateway's answer. Nothing is read meanwhile: the workflow's own event ends the
+ * wait. The payment is never created twice: the start and the update are one call on one workflow id
+ * (REJECT_DUPLICATE for a finished one, USE_EXISTING joins a running one), and only the workflow's
+ * activity ever sends api/create.
+ */
+async function startAwaitingAnswer(
+  temporal: Client,
+  options: WorkflowStartOptions<PaymentWorkflow>,
+  deadline: number,
+): Promise<void> {
+  try {
+    await temporal.withDeadline(deadline, () =>
+      executeUpdateWithStartWorkflow(
+        temporal,
+        'payment',
+        { ...options, workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING },
+        // One update id per payment: a retried create joins the first one's outcome, adding no event.
+        { definition: paymentAnsweredUpdate, updateId: 'answered' },
+      ),
+    );
+  } catch (error) {
+    // The answer is late (answered 202, as before). The deadline may have cut the call before the start
+    // was stored: a plain start (a no-op when it was) makes sure the workflow exists and the payment goes on.
+    if (error instanceof WorkflowUpdateRPCTimeoutOrCancelledError)
+      return startOnce(() => startWorkflow(temporal, 'payment', options));
+    // Started, but the update could not finish (a worker without its handler mid-deploy, or the run ended
+    // before the answer): the record read next answers, 202 while it is still `created`.
+    if (error instanceof WorkflowUpdateFailedError) return;
+    throw error;
+  }
+}
+
+type PaymentWorkflow = StartableWorkflows['payment'];
+
 export async function createPayment(deps: PaymentDeps, input: NewPayment) {
   const { db, temporal, settings } = deps;
   const workflowId = paymentWorkflowId(input.paymentId);
@@ -122,6 +170,15 @@ export async function createPayment(deps: PaymentDeps, input: NewPayment) {
     timing: settings.payment,
     ...(input.paymentCode !== undefined ? { paymentCode: input.paymentCode } : {}),
   };
+  const startOptions: WorkflowStartOptions<PaymentWorkflow> = {
+    taskQueue: settings.taskQueue,
+    workflowId,
+    args: [workflowInput],
+    workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+    staticSummary: `Payment ${input.paymentId}: ${input.amount} VND by ${input.requestType}`,
+    typedSearchAttributes: [{ key: payrunOrderId, value: input.paymentId }],
+  };
+  const polling = settings.answerBy === 'polling';
   await createOrResume({
     insert: () =>
       insertPayment(db, {
@@ -146,22 +203,19 @@ export async function createPayment(deps: PaymentDeps, input: NewPayment) {
     request: input,
     exists: () =>
       conflict('payment_exists', `Payment ${input.paymentId} already exists; a payment id is used once.`),
+    // The customer needs the links from the gateway's answer: wait for it (bounded by answerWaitMs).
     start: () =>
-      startWorkflow(temporal, 'payment', {
-        taskQueue: settings.taskQueue,
-        workflowId,
-        args: [workflowInput],
-        workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
-        staticSummary: `Payment ${input.paymentId}: ${input.amount} VND by ${input.requestType}`,
-        typedSearchAttributes: [{ key: payrunOrderId, value: input.paymentId }],
-      }),
+      polling
+        ? startWorkflow(temporal, 'payment', startOptions)
+        : startAwaitingAnswer(temporal, startOptions, Date.now() + settings.answerWaitMs),
   });
-  // The customer needs the links from the gateway's answer: wait for it (bounded).
-  const row = await waitWhile(
-    () => findPayment(db, input.paymentId),
-    (found) => found?.status === 'created',
-    settings.answerWaitMs,
-  );
+  const row = polling
+    ? await waitWhile(
+        () => findPayment(db, input.paymentId),
+        (found) => found?.status === 'created',
+        settings.answerWaitMs,
+      )
+    : await findPayment(db, input.paymentId);
   return { status: row?.status === 'created' ? 202 : 201, body: paymentView(row!) };
 }
 

@@ -131,6 +131,13 @@ export const confirmedStatus: Readonly<
 };
 export const paymentStatusQuery = defineQuery<PaymentStatus>('paymentStatus');
 
+/**
+ * Completes once the payment's record has left `created` (the gateway's answer to the create, with the
+ * customer's links, or a result, is written): the create call sends it with the workflow's start
+ * (update-with-start) and reads the record once afterwards, instead of reading it again and again.
+ */
+export const paymentAnsweredUpdate = defineUpdate<PaymentStatus, []>('paymentAnswered');
+
 /** Pending, waiting for the customer, a customer step or connection trouble are not an outcome yet. */
 export const isFinalPaymentCode = (code: number) => !isUndecided(outcomeOf(code));
 

@@ -14,9 +14,18 @@ import { buildActivities } from '../../workers/build';
 import { startClusterOnFreePorts } from '../cluster/cluster';
 import { sandboxAdminClient } from '../cluster/sandbox-admin';
 import { BENCH_SANDBOX_TIMING, summarizeHistory, type BenchStack } from './harness';
+import { queryCounter, transactionsOf } from './costs';
+import { PAYRUN_DATABASE } from '../cluster/cluster';
+import { TEMPORAL_DATABASES } from '../cluster/temporal-server';
+import type { ApiTunables } from '../cluster/environment';
 
+/** PostgreSQL 15+ backends report their counts when idle, at most every 10 s. */
+const STATISTICS_SETTLE_MS = 11_000;
+
+/** `switches`: the API's configuration for a benchmark's previous design (`--previous`). */
 export async function startClusterBenchStack(
   workers = Number(process.env.BENCH_WORKERS ?? 2),
+  switches: Record<string, string> = {},
 ): Promise<BenchStack> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'payrun-bench-cluster-'));
   const cluster = await startClusterOnFreePorts({
@@ -31,9 +40,13 @@ export async function startClusterBenchStack(
       RATE_LIMIT_AUTH_FAILURES_PER_MINUTE: 0,
       RATE_LIMIT_NOTIFICATIONS_PER_MINUTE: 0,
       RATE_LIMIT_FORGERIES_PER_MINUTE: 0,
+      // A comparison switch reaches the API process's environment as any tunable does.
+      ...(switches as Partial<ApiTunables>),
     },
   });
   const db = createDb(cluster.urls.database, { poolMax: 20 });
+  // Subtracted from payrun's transactions: the benchmark's own queries (one transaction each).
+  const benchQueries = queryCounter(db);
   // Histories are only counted, never decoded: no data converter needed.
   const connection = await Connection.connect({ address: cluster.urls.temporal });
   const temporal = new Client({ connection });
@@ -58,6 +71,26 @@ export async function startClusterBenchStack(
     }),
     processes: () => cluster.records().map(({ name, pid }) => ({ name, pid })),
     history: (workflowId) => summarizeHistory(temporal, workflowId),
+    costs: {
+      temporal,
+      database: {
+        method:
+          "pg_stat_database transactions: payrun's API and workers (the benchmark's own subtracted), the Temporal server's history and visibility stores",
+        read: async () => {
+          const xacts = await transactionsOf(db, [
+            PAYRUN_DATABASE,
+            TEMPORAL_DATABASES.history,
+            TEMPORAL_DATABASES.visibility,
+          ]);
+          return {
+            'payrun DB transactions': (xacts[PAYRUN_DATABASE] ?? 0) - benchQueries(),
+            'Temporal history-store transactions': xacts[TEMPORAL_DATABASES.history] ?? 0,
+            'Temporal visibility-store transactions': xacts[TEMPORAL_DATABASES.visibility] ?? 0,
+          };
+        },
+      },
+      settleMs: STATISTICS_SETTLE_MS,
+    },
     apiUrl: cluster.urls.api,
     makerKey: (await createApiKey(db, 'bench-maker', ['payouts-maker'])).key,
     approverKey: (await createApiKey(db, 'bench-approver', ['payouts-approver'])).key,

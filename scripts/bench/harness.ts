@@ -27,6 +27,7 @@ import { PAYRUN_SEARCH_ATTRIBUTES } from '../../contracts/shared';
 import { createDatabaseIfMissing } from '../stack';
 import { freePort } from '../cluster/readiness';
 import { resolveDevServer } from '../temporal-binaries';
+import { queryCounter, type CostProbe } from './costs';
 
 /** The sandbox's side, in process or over its HTTP admin API. */
 export interface BenchGateway {
@@ -63,6 +64,8 @@ export interface BenchStack {
   processes(): BenchProcess[];
   /** One workflow's history, where the time of a process goes in events and activities. */
   history(workflowId: string): Promise<HistorySummary>;
+  /** What the writes-per-item figures read (scripts/bench/costs.ts); `settleMs`: wait before reading. */
+  costs: CostProbe & { settleMs: number };
   close(): Promise<void>;
 }
 
@@ -108,7 +111,11 @@ export const BENCH_SANDBOX_TIMING = {
   linkValidityMs: 30 * 60_000,
 };
 
-export async function startBenchStack(): Promise<BenchStack> {
+/**
+ * `switches`: configuration over the bench's own, for a benchmark's previous design (`--previous`,
+ * scripts/bench/main.ts).
+ */
+export async function startBenchStack(switches: Record<string, string> = {}): Promise<BenchStack> {
   Runtime.install({ logger: new DefaultLogger('ERROR') });
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'payrun-bench-'));
   fs.chmodSync(scratch, 0o755);
@@ -120,6 +127,9 @@ export async function startBenchStack(): Promise<BenchStack> {
   await createDatabaseIfMissing(cluster.url, 'bench');
   const db = createDb(withDatabaseName(cluster.url, 'bench'), { poolMax: 20 });
   await migrateLatest(db);
+  // The API's and the worker's round trips are counted; the benchmark's own reads go through `benchDb`.
+  const appQueries = queryCounter(db);
+  const benchDb = createDb(withDatabaseName(cluster.url, 'bench'), { poolMax: 5 });
 
   const keyring = { currentKeyId: 'bench', keys: new Map([['bench', randomBytes(32)]]) };
   const dataConverter = createDataConverter(keyring);
@@ -160,6 +170,7 @@ export async function startBenchStack(): Promise<BenchStack> {
         /^(PAYOUT|RATE_LIMIT|REMITTANCE)_|^GATEWAY_RATE_LIMITS$/.test(name),
       ),
     ),
+    ...switches,
   });
   const logger = createLogger('silent');
   const { app, relay } = buildApi(config, { db, temporal: env.client, logger, merchant, keyring });
@@ -177,16 +188,24 @@ export async function startBenchStack(): Promise<BenchStack> {
   const running = worker.run();
   return {
     shape: 'dev',
-    db,
+    db: benchDb,
     gateway: {
       ledger: async () => sandbox.admin.ledger(),
       setAutoApprove: async (enabled) => sandbox.admin.setAutoApprove(enabled),
       approve: async (orderId) => void sandbox.admin.approvePayment(orderId),
     },
-    activities: buildActivities(config, services),
+    activities: buildActivities(config, { ...services, db: benchDb }),
     // One process: the API, the worker and the sandbox (the dev server is the SDK's child, not measured).
     processes: () => [{ name: 'payrun (API + worker + sandbox)', pid: process.pid }],
     history: (workflowId) => summarizeHistory(env.client, workflowId),
+    costs: {
+      temporal: env.client,
+      database: {
+        method: "knex 'query' events of the API and the worker: every round trip",
+        read: async () => ({ 'DB round trips': appQueries() }),
+      },
+      settleMs: 0,
+    },
     apiUrl,
     makerKey: (await createApiKey(db, 'bench-maker', ['payouts-maker'])).key,
     approverKey: (await createApiKey(db, 'bench-approver', ['payouts-approver'])).key,
@@ -201,6 +220,7 @@ export async function startBenchStack(): Promise<BenchStack> {
       await sandbox.close();
       await env.teardown();
       await db.destroy();
+      await benchDb.destroy();
       await cluster.stop();
       fs.rmSync(scratch, { recursive: true, force: true });
     },

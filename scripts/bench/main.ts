@@ -1,5 +1,8 @@
 /**
- * `npm run bench -- [NAME …|all] [--shape dev|cluster|both]`. Prints figures; never fails on a duration.
+ * `npm run bench -- [NAME …|all] [--shape dev|cluster|both] [--previous]`. Prints figures; never fails on
+ * a duration. After each benchmark it prints what an item cost in writes (scripts/bench/costs.ts);
+ * `--previous` runs each benchmark that has a comparison switch again on a stack of its own with the
+ * switch set (the design before), and prints the same figures for it.
  * The dev shape is one process on the dev server; the cluster shape is `npm run cluster` (separate
  * processes, the Temporal server on PostgreSQL); both runs one after the other. A name the issue lists
  * whose benchmark does not exist yet is reported as such, never with a figure, and the exit code is 2.
@@ -16,8 +19,9 @@ import { benchPayouts } from './payouts';
 import { benchSubscriptions } from './subscriptions';
 import { benchUploads } from './uploads';
 import { benchRateLimits } from './rate-limits';
+import { costLines, measureCosts, type BenchItems } from './costs';
 
-const suites: Record<string, (stack: BenchStack) => Promise<void>> = {
+const suites: Record<string, (stack: BenchStack) => Promise<void | BenchItems>> = {
   'billing-day': benchBillingDay,
   'held-billing-day': benchHeldBillingDay,
   payouts: benchPayouts,
@@ -30,18 +34,54 @@ const suites: Record<string, (stack: BenchStack) => Promise<void>> = {
   'rate-limits': benchRateLimits,
 };
 
+/**
+ * A benchmark's previous design, selectable by configuration only for this comparison (`--previous`):
+ * the settings that switch it back, given to the API and workers of a second stack. One line per switch.
+ */
+const previousDesigns: Record<string, { switches: Record<string, string>; what: string }> = {
+  payments: {
+    switches: { PAYMENT_ANSWER_BY_POLLING: 'true' },
+    what: 'the create call reads the record every 50 ms (PAYMENT_ANSWER_BY_POLLING)',
+  },
+};
+
 /** Benchmarks issue 19 asks for that are not written yet, and the nearest figure that exists. */
 const notYet: Record<string, string> = {};
 
 const EXIT_NOT_IMPLEMENTED = 2;
 
-async function runShape(shape: 'dev' | 'cluster', names: string[]): Promise<void> {
-  const stack = shape === 'cluster' ? await startClusterBenchStack() : await startBenchStack();
+const startStack = (shape: 'dev' | 'cluster', switches: Record<string, string> = {}) =>
+  shape === 'cluster' ? startClusterBenchStack(undefined, switches) : startBenchStack(switches);
+
+/** One benchmark, then what its items cost. */
+async function runMeasured(stack: BenchStack, name: string, label: string): Promise<void> {
+  const measured = await measureCosts(stack.costs, () => suites[name]!(stack), stack.costs.settleMs);
+  for (const line of costLines(label, measured)) console.log(line);
+}
+
+async function runShape(shape: 'dev' | 'cluster', names: string[], previous: boolean): Promise<void> {
+  const stack = await startStack(shape);
   console.log(`Shape: ${stack.shape}`);
   try {
-    for (const name of names) await suites[name]!(stack);
+    for (const name of names) await runMeasured(stack, name, 'this design');
   } finally {
     await stack.close();
+  }
+  if (!previous) return;
+  for (const name of names) {
+    const design = previousDesigns[name];
+    if (!design) {
+      console.log(`${name}: no previous design to compare (no comparison switch)`);
+      continue;
+    }
+    // A stack of its own: the switch is configuration the API and workers read at start.
+    const old = await startStack(shape, design.switches);
+    console.log(`Shape: ${old.shape}, previous design of ${name}: ${design.what}`);
+    try {
+      await runMeasured(old, name, 'previous design');
+    } finally {
+      await old.close();
+    }
   }
 }
 
@@ -54,6 +94,7 @@ async function main(): Promise<number> {
   const shapes: ('dev' | 'cluster')[] = given === 'both' ? ['dev', 'cluster'] : [given];
   const shapeValueAt = shapeAt === -1 ? -1 : shapeAt + 1;
   const requested = args.filter((arg, index) => !arg.startsWith('--') && index !== shapeValueAt);
+  const previous = args.includes('--previous');
   const all = requested.length === 0 || requested.includes('all');
   const names = all ? [...Object.keys(suites), ...Object.keys(notYet)] : requested;
   const unknown = names.filter((name) => !suites[name] && !notYet[name]);
@@ -64,7 +105,7 @@ async function main(): Promise<number> {
   const missing = names.filter((name) => notYet[name]);
   for (const name of missing) console.log(`${name}: ${notYet[name]}`);
   const runnable = names.filter((name) => suites[name]);
-  for (const shape of shapes) if (runnable.length) await runShape(shape, runnable);
+  for (const shape of shapes) if (runnable.length) await runShape(shape, runnable, previous);
   return missing.length ? EXIT_NOT_IMPLEMENTED : 0;
 }
 

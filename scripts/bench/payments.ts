@@ -11,6 +11,7 @@ import { createGatewayClient } from '../../gateway';
 import { ipnPaths, paymentReturnPath } from '../../platform/ipn-paths';
 import { paymentWorkflowId } from '../../contracts/payments';
 import type { BenchStack } from './harness';
+import type { BenchItems } from './costs';
 import { describeRun, timedInParallel } from './load';
 import { peakRssLines } from './process-memory';
 
@@ -20,7 +21,7 @@ const IN_FLIGHT = 32;
 const AMOUNT = 25_000;
 const DONE_WAIT_MS = 120_000;
 
-export async function benchPayments(stack: BenchStack): Promise<void> {
+export async function benchPayments(stack: BenchStack): Promise<BenchItems> {
   // The customers pay after the measurement: their notifications would otherwise load the timed window.
   await stack.gateway.setAutoApprove(false);
   const tag = `p${randomUUID().slice(0, 6)}`;
@@ -97,6 +98,7 @@ export async function benchPayments(stack: BenchStack): Promise<void> {
   );
   const recorded = await succeededWithin(stack, ids, DONE_WAIT_MS);
   console.log(`  payrun recorded ${recorded} of ${COUNT} succeeded after the customers paid`);
+  return { count: COUNT, noun: 'payment' };
 }
 
 /** How many of `ids` payrun records succeeded, waiting for all of them up to `ms` (quiet for the next bench). */

@@ -13,13 +13,23 @@ import { call, usePaymentStack } from './payment-stack';
 
 const fixture = usePaymentStack(createTimeSkippingEnv);
 
-/** The next workflow start fails as if the Temporal server were down. */
+/**
+ * The next workflow start fails as if the Temporal server were down: a plain start, or the update-with-start
+ * a payment create sends (api/payments/payments.ts), whichever comes first.
+ */
 function failNextStart(client: Client) {
   const start = client.workflow.start.bind(client.workflow);
-  client.workflow.start = (async () => {
+  const updateWithStart = client.workflow.executeUpdateWithStart.bind(client.workflow);
+  const restore = () => {
     client.workflow.start = start;
+    client.workflow.executeUpdateWithStart = updateWithStart;
+  };
+  const down = async (): Promise<never> => {
+    restore();
     throw new Error('14 UNAVAILABLE: the Temporal server is down');
-  }) as typeof client.workflow.start;
+  };
+  client.workflow.start = down as typeof client.workflow.start;
+  client.workflow.executeUpdateWithStart = down as typeof client.workflow.executeUpdateWithStart;
 }
 
 const post = (path: string, body: unknown, idempotencyKey: string) =>

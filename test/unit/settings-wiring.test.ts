@@ -51,6 +51,7 @@ const PROOFS: Record<keyof Config, string> = {
   DISBURSEMENT_RESULT_WAIT_HOURS: 'test/unit/settings-wiring.test.ts',
   REMITTANCE_IPN_TIMEOUT_SECONDS: 'test/unit/settings-wiring.test.ts',
   PAYMENT_RESULT_WAIT_HOURS: 'test/unit/settings-wiring.test.ts',
+  PAYMENT_ANSWER_BY_POLLING: 'test/unit/settings-wiring.test.ts',
   PAYOUT_GATEWAY_ATTEMPT_SECONDS: 'test/unit/settings-wiring.test.ts',
   REMITTANCE_QUOTE_TTL_SECONDS: 'test/unit/settings-wiring.test.ts',
   WORKER_METRICS_PORT: CLUSTER,
@@ -210,6 +211,20 @@ describe('every setting reaches its process', () => {
   ])('%s refuses a wait that is not a positive number, naming the variable', (name) => {
     expect(() => loadConfig({ [name]: '0' })).toThrow(new RegExp(`${name}: must be above 0`));
     expect(() => loadConfig({ [name]: 'soon' })).toThrow(new RegExp(`${name}: must be a number of`));
+  });
+
+  it('PAYMENT_ANSWER_BY_POLLING selects the old wait of a payment create, for the benchmark (the behaviour: test/payments/create-answer.test.ts)', () => {
+    const settingsWith = (value?: string) =>
+      apiSettingsFrom(
+        loadConfig({
+          CUSTOMER_KEY_SECRET: 'a'.repeat(32),
+          DECISION_SIGNING_KEY: 'd'.repeat(32),
+          ...(value !== undefined && { PAYMENT_ANSWER_BY_POLLING: value }),
+        }),
+      ).payments.answerBy;
+    expect(settingsWith('true')).toBe('polling');
+    expect(settingsWith('false')).toBeUndefined();
+    expect(settingsWith()).toBeUndefined();
   });
 
   it('rate limits are built from the configuration (the behaviour: test/api/rate-limits.test.ts)', () => {

@@ -15,6 +15,7 @@ import {
   confirmPaymentUpdate,
   decidedStatus,
   isFinalPaymentCode,
+  paymentAnsweredUpdate,
   paymentResultSignal,
   paymentStatusQuery,
   type ConfirmOutcome,
@@ -44,10 +45,14 @@ const records = recordsOf<PaymentActivities>();
 export async function payment(input: PaymentInput): Promise<PaymentResult> {
   const run = openRun(input);
   answerStatus(run);
+  answerWhenRecorded(run);
   acceptDecisions(run);
   listenForResult(run);
   const created = await run.gateway.createPayment({ paymentId: run.id, paymentCode: input.paymentCode });
   run.status = created.status;
+  // The activity writes the record itself only when it has no result to hand over (links, or pending);
+  // a result (a refusal, a POS success, a query's answer) is written by `record` below.
+  if (created.notice === undefined) run.recorded = true;
   if (created.notice && isFinalPaymentCode(created.notice.resultCode))
     return afterDecision(run, await record(run, await completedAtOnce(run, created.notice)));
   const heard = await hearResult(run);
@@ -81,6 +86,8 @@ interface Run {
   confirmed?: ConfirmResult;
   /** Decisions sent so far: each has a requestId of its own. */
   decisions: number;
+  /** The record has left `created`: what a create call waiting on `paymentAnsweredUpdate` reads is there. */
+  recorded: boolean;
 }
 
 function openRun(input: PaymentInput): Run {
@@ -92,11 +99,24 @@ function openRun(input: PaymentInput): Run {
     status: 'created',
     pendingNotices: 0,
     decisions: 0,
+    recorded: false,
   };
 }
 
 function answerStatus(run: Run) {
   setHandler(paymentStatusQuery, () => run.status);
+}
+
+/**
+ * The create call's wait for the gateway's answer. A handler adds no command to the history (only an
+ * update that is sent does), so runs started before it replay unchanged without a `patched()`, whose
+ * marker would cost every new payment an event.
+ */
+function answerWhenRecorded(run: Run) {
+  setHandler(paymentAnsweredUpdate, async () => {
+    await condition(() => run.recorded);
+    return run.status;
+  });
 }
 
 /** An operator's capture or cancel, accepted only while the payment is authorized and undecided. */
@@ -199,6 +219,7 @@ async function markPending(run: Run) {
   if (run.status === 'pending') return;
   run.status = 'pending';
   await records.recordPaymentStatus({ paymentId: run.id, status: run.status });
+  run.recorded = true;
 }
 
 /** No final result in time: the payment is expired, with the last answer the gateway gave. */
@@ -215,6 +236,7 @@ async function expire(run: Run, lastAsked: QueriedPayment | undefined): Promise<
         ? `No final result after ${waited}; the last answer told nothing: ${message}`
         : `No final result after ${waited}; the gateway still answers ${resultCode}.`,
   });
+  run.recorded = true;
   return { status: run.status, resultCode, message };
 }
 
@@ -238,6 +260,7 @@ async function record(run: Run, notice: PaymentNotice): Promise<PaymentResult> {
   await records.recordPaymentResult({ paymentId: run.id, status: next, notice, holdExpiresAt });
   // Only now can an operator decide: the record they decide on exists.
   run.status = next;
+  run.recorded = true;
   return { status: run.status, resultCode: notice.resultCode, message: notice.message };
 }
 

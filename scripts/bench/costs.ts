@@ -1,0 +1,190 @@
+/**
+ * What one item of a benchmark cost, apart from how fast this machine is: Temporal's history events,
+ * workflow tasks and activities of the workflows the benchmark started, and payrun's round trips to
+ * PostgreSQL (on the cluster shape also the Temporal server's own transactions). Printed after every
+ * benchmark by scripts/bench/main.ts; docs/performance.md says how to read the figures.
+ */
+import type { Client } from '@temporalio/client';
+import type { Db } from '../../db/shared/knex';
+
+/** What a benchmark says it pushed through: the figures are divided by `count`. */
+export interface BenchItems {
+  count: number;
+  /** Singular noun for the figures' heading ("payment", "disbursement"). */
+  noun: string;
+}
+
+/**
+ * Counters that only grow, read before and after a benchmark. `method` names how they were taken: a knex
+ * `query` counter is every round trip; pg_stat_database counts transactions (one per statement outside a
+ * transaction, one per BEGIN…COMMIT), which is what a process outside this one lets us see.
+ */
+export interface DatabaseCounters {
+  method: string;
+  read(): Promise<Record<string, number>>;
+}
+
+export interface CostProbe {
+  temporal: Client;
+  database: DatabaseCounters;
+}
+
+/** Counts every query `db` sends from now on (its `query` event fires once per round trip). */
+export function queryCounter(db: Db): () => number {
+  let queries = 0;
+  db.on('query', () => {
+    queries += 1;
+  });
+  return () => queries;
+}
+
+/**
+ * Committed plus rolled-back transactions of each named database, after making the statistics current:
+ * PostgreSQL 15+ backends flush their counts when idle at most every 10 s, so the caller waits that long
+ * after the load (`settleMs`) before reading.
+ */
+export async function transactionsOf(db: Db, databases: readonly string[]): Promise<Record<string, number>> {
+  await db.raw('select pg_stat_force_next_flush()');
+  const rows = await db('pg_stat_database')
+    .whereIn('datname', databases)
+    .select('datname', db.raw('xact_commit + xact_rollback as xacts'));
+  return Object.fromEntries(
+    (rows as Array<{ datname: string; xacts: string }>).map((row) => [row.datname, Number(row.xacts)]),
+  );
+}
+
+interface WorkflowCost {
+  type: string;
+  events: number;
+  workflowTasks: number;
+  activities: number;
+}
+
+/** Histories fetched at most; above it a random sample stands for all (and the figures say so). */
+const HISTORY_SAMPLE = Number(process.env.BENCH_HISTORY_SAMPLE ?? 300);
+
+async function costOf(
+  client: Client,
+  workflowId: string,
+  runId: string,
+  type: string,
+): Promise<WorkflowCost> {
+  const history = await client.workflow.getHandle(workflowId, runId).fetchHistory();
+  const events = history.events ?? [];
+  return {
+    type,
+    events: events.length,
+    workflowTasks: events.filter((event) => event.workflowTaskCompletedEventAttributes).length,
+    activities: events.filter((event) => event.activityTaskScheduledEventAttributes).length,
+  };
+}
+
+function sample<T>(items: T[], size: number): T[] {
+  const copy = [...items];
+  for (let i = copy.length - 1; i > 0; i -= 1) {
+    const j = Math.floor(Math.random() * (i + 1));
+    [copy[i], copy[j]] = [copy[j]!, copy[i]!];
+  }
+  return copy.slice(0, size);
+}
+
+/** Every workflow started since `since` (visibility), then the histories of all or a sample of them. */
+async function workflowCostsSince(client: Client, since: Date) {
+  const started: Array<{ workflowId: string; runId: string; type: string }> = [];
+  for await (const execution of client.workflow.list({ query: `StartTime >= '${since.toISOString()}'` }))
+    started.push({ workflowId: execution.workflowId, runId: execution.runId, type: execution.type });
+  const chosen = started.length > HISTORY_SAMPLE ? sample(started, HISTORY_SAMPLE) : started;
+  const costs: WorkflowCost[] = [];
+  // A few at a time: the server is the one measured, not to be flooded after the run.
+  for (let i = 0; i < chosen.length; i += 16)
+    costs.push(
+      ...(await Promise.all(
+        chosen.slice(i, i + 16).map((one) => costOf(client, one.workflowId, one.runId, one.type)),
+      )),
+    );
+  return { started: started.length, costs };
+}
+
+export interface Measured {
+  items?: BenchItems;
+  workflows: number;
+  sampled: number;
+  /** By workflow type: how many were started, and the mean of each figure over the fetched histories. */
+  byType: Array<{ type: string; started: number } & Omit<WorkflowCost, 'type'>>;
+  /** Database counter deltas by counter name. */
+  database: Record<string, number>;
+  databaseMethod: string;
+}
+
+/**
+ * Runs one benchmark between two readings of the counters. The workflows are found by their start time,
+ * so what the same stack ran before is not counted; histories are read when the benchmark returns (a
+ * workflow still waiting then, e.g. for a customer, is counted as far as it got).
+ */
+export async function measureCosts(
+  probe: CostProbe,
+  run: () => Promise<BenchItems | void>,
+  settleMs = 0,
+): Promise<Measured> {
+  const since = new Date(Date.now() - 1000);
+  const before = await probe.database.read();
+  const items = (await run()) ?? undefined;
+  if (settleMs) await new Promise((resolve) => setTimeout(resolve, settleMs));
+  const after = await probe.database.read();
+  const { started, costs } = await workflowCostsSince(probe.temporal, since);
+  const types = [...new Set(costs.map((cost) => cost.type))].sort();
+  const scale = costs.length ? started / costs.length : 0;
+  const byType = types.map((type) => {
+    const ofType = costs.filter((cost) => cost.type === type);
+    const mean = (pick: (cost: WorkflowCost) => number) =>
+      ofType.reduce((sum, cost) => sum + pick(cost), 0) / ofType.length;
+    return {
+      type,
+      started: Math.round(ofType.length * scale),
+      events: mean((cost) => cost.events),
+      workflowTasks: mean((cost) => cost.workflowTasks),
+      activities: mean((cost) => cost.activities),
+    };
+  });
+  const database = Object.fromEntries(
+    Object.entries(after).map(([name, value]) => [name, value - (before[name] ?? 0)]),
+  );
+  return {
+    ...(items && { items }),
+    workflows: started,
+    sampled: costs.length,
+    byType,
+    database,
+    databaseMethod: probe.database.method,
+  };
+}
+
+const fixed = (value: number) => (Number.isInteger(value) ? String(value) : value.toFixed(1));
+
+/** The figures as lines: per item when the benchmark named its items, per workflow otherwise. */
+export function costLines(label: string, measured: Measured): string[] {
+  const { items } = measured;
+  const per = items ? items.noun : 'workflow';
+  const divisor = items?.count ?? measured.workflows;
+  const lines = [`  writes per ${per} (${label}):`];
+  if (!divisor) return [...lines, '    nothing was started or counted'];
+  const total = (pick: (type: Measured['byType'][number]) => number) =>
+    measured.byType.reduce((sum, type) => sum + pick(type) * type.started, 0) / divisor;
+  const sampledNote =
+    measured.sampled < measured.workflows ? `, histories of a random ${measured.sampled} of them` : '';
+  lines.push(
+    `    Temporal: ${fixed(total((type) => type.events))} history events, ` +
+      `${fixed(total((type) => type.workflowTasks))} workflow tasks, ` +
+      `${fixed(total((type) => type.activities))} activities ` +
+      `(${measured.workflows} workflows started${sampledNote}${items ? `, ${items.count} ${items.noun}s` : ''})`,
+  );
+  for (const type of measured.byType)
+    lines.push(
+      `      ${type.type} ×${type.started}: ${fixed(type.events)} events, ${fixed(type.workflowTasks)} workflow tasks, ${fixed(type.activities)} activities each`,
+    );
+  const database = Object.entries(measured.database)
+    .map(([name, value]) => `${fixed(value / divisor)} ${name}`)
+    .join(', ');
+  lines.push(`    PostgreSQL: ${database} (${measured.databaseMethod})`);
+  return lines;
+}

@@ -1,0 +1,139 @@
+/**
+ * How a payment create waits for the gateway's answer (the customer's links): on the payment workflow's
+ * own event (update-with-start, api/payments/payments.ts), not by reading the record every 50 ms as before
+ * (PAYMENT_ANSWER_BY_POLLING, kept for the benchmark's comparison only). On the time-skipping server,
+ * against the sandbox with its answer slowed down.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Client } from '@temporalio/client';
+import { afterEach, describe, expect, it } from 'vitest';
+import { paymentWorkflowId } from '../../contracts/payments';
+import { captureHistory } from '../support/history-capture';
+import { createTimeSkippingEnv } from '../support/temporal';
+import { eventually } from '../support/wait';
+import { useStack } from '../support/stack';
+import { call, testPaymentSettings, type PaymentFixture } from './payment-stack';
+
+const taskQueue = `payment-answers-${randomUUID()}`;
+/** Long enough for a loaded machine to answer in time; a slower gateway is still quick to arrange. */
+const ANSWER_WAIT_MS = 12_000;
+
+const fixture: PaymentFixture = useStack(createTimeSkippingEnv, {
+  taskQueue,
+  app: {
+    payments: {
+      ...testPaymentSettings(taskQueue),
+      answerWaitMs: ANSWER_WAIT_MS,
+      // Longer than the slow gateway below: its one attempt answers, rather than timing out and losing the links.
+      payment: { ...testPaymentSettings(taskQueue).payment, gatewayAttemptTimeout: '60 seconds' },
+    },
+  },
+  keys: {
+    key: { name: 'payments', roles: ['payments'] },
+    viewerKey: { name: 'viewer', roles: ['viewer'] },
+  },
+});
+
+const newId = () => `pa_${randomUUID().replaceAll('-', '').slice(0, 12)}`;
+const body = (paymentId: string) => ({
+  paymentId,
+  requestType: 'captureWallet',
+  amount: 150_000,
+  orderInfo: 'Tea',
+});
+const slowGateway = (latencyMs: number) =>
+  fixture.sandbox.admin.setFaults({ operation: 'payment.captureWallet', latencyMs, times: 1 });
+
+/** Reads of this payment's record, by anyone (API or worker), while `during` runs. */
+async function recordReadsDuring<T>(paymentId: string, during: () => Promise<T>) {
+  let reads = 0;
+  const count = (query: { sql: string; bindings?: unknown[] }) => {
+    if (/^select\b/i.test(query.sql) && /"payments"/.test(query.sql) && query.bindings?.includes(paymentId))
+      reads += 1;
+  };
+  fixture.db.on('query', count);
+  try {
+    return { result: await during(), reads: () => reads };
+  } finally {
+    fixture.db.off('query', count);
+  }
+}
+
+async function historyOf(client: Client, paymentId: string) {
+  const events = (await client.workflow.getHandle(paymentWorkflowId(paymentId)).fetchHistory()).events ?? [];
+  return {
+    updatesAccepted: events.filter((event) => event.workflowExecutionUpdateAcceptedEventAttributes).length,
+    creates: events.filter(
+      (event) => event.activityTaskScheduledEventAttributes?.activityType?.name === 'createPayment',
+    ).length,
+  };
+}
+
+afterEach(() => {
+  fixture.sandbox.admin.clearFaults();
+});
+
+describe('a payment create waits on the workflow, not on its record', () => {
+  it('answers the links once the gateway answered, reading the record once, however slow the gateway', async () => {
+    const paymentId = newId();
+    // 600 ms: a 50 ms poll would read the record a dozen times meanwhile.
+    // A first payment warms the worker up (its first workflow task loads the workflow code).
+    expect((await call(fixture, 'POST', '/v1/payments', body(newId()))).status).toBe(201);
+    slowGateway(600);
+    const { result: created, reads } = await recordReadsDuring(paymentId, () =>
+      call(fixture, 'POST', '/v1/payments', body(paymentId)),
+    );
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    expect(created.body).toMatchObject({ paymentId, status: 'awaiting_customer' });
+    expect(created.body.payUrl).toMatch(/^http/);
+    // The worker reads it before calling the gateway and locks it to write the answer; the API reads it once.
+    expect(reads()).toBeLessThanOrEqual(3);
+    // Paid and closed: a history with the update, for the replay tests (npm run histories:capture).
+    fixture.sandbox.admin.approvePayment(paymentId);
+    await eventually(async () =>
+      expect((await call(fixture, 'GET', `/v1/payments/${paymentId}`)).body.status).toBe('succeeded'),
+    );
+    await captureHistory(fixture.env.client, paymentWorkflowId(paymentId), 'answered-by-update');
+  });
+
+  it('answers a retry of an interrupted create the same, joining the first update: one create at the gateway', async () => {
+    const paymentId = newId();
+    const client = fixture.env.client;
+    const updateWithStart = client.workflow.executeUpdateWithStart.bind(client.workflow);
+    // The first attempt starts the payment and is answered, then its process loses the answer (500).
+    client.workflow.executeUpdateWithStart = (async (...args: Parameters<typeof updateWithStart>) => {
+      client.workflow.executeUpdateWithStart = updateWithStart;
+      await updateWithStart(...args);
+      throw new Error('the API process lost the answer');
+    }) as typeof updateWithStart;
+    const headers = { 'idempotency-key': `key-${paymentId}` };
+    const first = await call(fixture, 'POST', '/v1/payments', body(paymentId), undefined, headers);
+    expect(first.status).toBe(500);
+
+    const retried = await call(fixture, 'POST', '/v1/payments', body(paymentId), undefined, headers);
+    expect(retried.status, JSON.stringify(retried.body)).toBe(201);
+    const read = await call(fixture, 'GET', `/v1/payments/${paymentId}`);
+    expect(retried.body).toMatchObject({ paymentId, status: 'awaiting_customer', payUrl: read.body.payUrl });
+    // The retry joined the first update (same update id): nothing new in the history, one api/create.
+    expect(await historyOf(client, paymentId)).toEqual({ updatesAccepted: 1, creates: 1 });
+    const again = await call(fixture, 'POST', '/v1/payments', body(paymentId), undefined, headers);
+    expect({ status: again.status, body: again.body }).toEqual({ status: 201, body: retried.body });
+  });
+
+  it('answers 202 with the record as it is when the gateway is slower than the wait, and the payment goes on', async () => {
+    const paymentId = newId();
+    slowGateway(ANSWER_WAIT_MS + 4_000);
+    const startedAt = Date.now();
+    const created = await call(fixture, 'POST', '/v1/payments', body(paymentId));
+    const tookMs = Date.now() - startedAt;
+    expect(created.status, JSON.stringify(created.body)).toBe(202);
+    expect(created.body).toMatchObject({ paymentId, status: 'created', payUrl: null });
+    expect(tookMs).toBeLessThan(ANSWER_WAIT_MS + 3_000);
+    // Not lost: the workflow had started, and the links arrive in the record once the gateway answers.
+    await eventually(async () => {
+      const { body: view } = await call(fixture, 'GET', `/v1/payments/${paymentId}`);
+      expect(view).toMatchObject({ status: 'awaiting_customer', payUrl: expect.stringMatching(/^http/) });
+    });
+    expect((await historyOf(fixture.env.client, paymentId)).creates).toBe(1);
+  });
+});
