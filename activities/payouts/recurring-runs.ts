@@ -91,11 +91,10 @@ export async function recordRecurringRun(
       if (breach) {
         // Never skipped in silence, never paid past the cap: the run is recorded refused (no batches, no items,
         // no workflow), which raises payout_run.refused and shows on the schedule's page.
+        // One sentence the console knows in Vietnamese (VI_SERVER_TEXTS): the cap's own name says whose it is.
         refusal =
-          `daily_cap_exceeded: this occurrence of ${total} VND would take ` +
-          `${breach.cap === 'perMakerDailyVnd' ? `${schedule.created_by}'s` : "the merchant's"} daily payout run cap ` +
-          `(approvalPolicy.payoutRun.${breach.cap}: ${breach.limitVnd} VND, ${breach.requestedTodayVnd} VND requested today) ` +
-          'past its limit; nothing was paid.';
+          `daily_cap_exceeded: this occurrence of ${total} VND would take approvalPolicy.payoutRun.${breach.cap} ` +
+          `(${breach.limitVnd} VND a day, ${breach.requestedTodayVnd} VND already asked today) past its limit; nothing was paid.`;
         await insertRun(trx, {
           ...runRecord(runId, schedule, rows, total, occurrenceAt, input),
           status: 'refused',

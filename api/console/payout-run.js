@@ -130,6 +130,23 @@ function summaryOf(ctx, view) {
             )
           : null,
       ],
+      [
+        t('Recurring payout'),
+        // A run an occurrence made leads back to its schedule, with the occurrence it paid for.
+        view.scheduleId
+          ? h(
+              'span',
+              {},
+              h(
+                'a',
+                { href: `#/payout-schedules/${encodeURIComponent(view.scheduleId)}`, id: 'run-schedule' },
+                view.scheduleId,
+              ),
+              ' · ',
+              t('occurrence of {at}', { at: dateTime(view.occurrenceAt) }),
+            )
+          : null,
+      ],
       [t('Rows'), count(view.rowCount)],
       [t('Total'), vnd(view.totalAmount)],
       [t('Uploaded by'), h('span', { id: 'uploaded-by' }, view.uploadedBy)],
