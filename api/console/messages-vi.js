@@ -729,6 +729,9 @@ export const VI = {
   'Save the recurring payout': 'Lưu chi trả định kỳ',
   'occurrence of {at}': 'lần đến hạn {at}',
   'Recurring payout': 'Chi trả định kỳ',
+  'schedule {name}': 'lịch {name}',
+  'What it pays': 'Các khoản sẽ chi',
+  'Directory payee': 'Mã trong danh bạ',
   // Audit log actions (api/console/audit-actions.js).
   'Create an API key': 'Tạo khóa API',
   'Revoke an API key': 'Thu hồi khóa API',

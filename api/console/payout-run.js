@@ -118,7 +118,10 @@ function summaryOf(ctx, view) {
         t('File'),
         view.parentRunId && String(view.fileName).startsWith('retry of ')
           ? t('retry of {file}', { file: String(view.fileName).slice('retry of '.length) })
-          : view.fileName,
+          : // An occurrence's run is named by the server (activities/payouts/recurring-runs.ts) after its schedule.
+            view.scheduleId && String(view.fileName).startsWith('schedule ')
+            ? t('schedule {name}', { name: String(view.fileName).slice('schedule '.length) })
+            : view.fileName,
       ],
       [
         t('Retry of'),

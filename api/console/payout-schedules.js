@@ -297,10 +297,10 @@ function scheduleSections(view) {
           ]),
         })
       : h('p', { id: 'no-occurrences' }, t('No occurrence has made a run yet.')),
-    h('h2', {}, t('Rows')),
+    h('h2', {}, t('What it pays')),
     table({
       caption: t('Paid at every occurrence, each payout id with the month added'),
-      columns: [t('Payout id'), t('Payee'), t('Receiver'), t('Amount'), t('Description')],
+      columns: [t('Payout id'), t('Directory payee'), t('Receiver'), t('Amount'), t('Description')],
       numeric: [3],
       className: 'schedule-rows compact',
       rows: rows.map((row) => [
