@@ -449,18 +449,22 @@ export function newSchedulePage(main, ctx) {
     ),
     h('button', { type: 'button', id: 'add-payee-line', onclick: addLine }, t('Add a payee')),
   );
-  mode.input.addEventListener('change', () => {
-    fileRows.hidden = mode.input.value !== 'file';
-    payeeRows.hidden = mode.input.value !== 'payees';
-    if (mode.input.value === 'payees' && !payeeLines.children.length) addLine();
-  });
-  request('/v1/payees?status=active&limit=100')
+  const directoryRead = request('/v1/payees?status=active&limit=100')
     .then((answer) => {
       directory = answer.rows;
     })
     .catch(() => {
       // Without the directory the lines offer no payees; rows can still be given as a file.
     });
+  mode.input.addEventListener('change', () => {
+    fileRows.hidden = mode.input.value !== 'file';
+    payeeRows.hidden = mode.input.value !== 'payees';
+    // The first line waits for the directory, so its payee list is complete.
+    if (mode.input.value === 'payees')
+      void directoryRead.then(() => {
+        if (!payeeLines.children.length) addLine();
+      });
+  });
 
   /** The payee lines as a payout file's rows: the directory fills in each receiver. */
   const payeeCsv = () =>

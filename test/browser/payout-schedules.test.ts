@@ -182,6 +182,34 @@ for (const language of ['vi', 'en'] as const) {
       await expect
         .poll(() => page.locator('#schedule-name').textContent(), { timeout: WAIT_LIMIT_MS })
         .toBe(name);
+
+      // Rows by payee: a line names a directory payee and an amount; the directory gives the wallet.
+      const payee = await callApi(stack.api, stack.maker, 'POST', '/v1/payees', {
+        name: 'Le Van C',
+        wallet: { walletId: '0912345678' },
+      });
+      expect(payee.status, JSON.stringify(payee.body)).toBe(201);
+      const payeeId = payee.body.payeeId as string;
+      const byPayee = `Thuong ${freshId('', 6)}`;
+      await page.goto(`${stack.api.baseUrl}/console#/payout-schedules/new`);
+      await page.locator('#schedule-name-input').fill(byPayee);
+      await page.locator('#schedule-day').selectOption('last');
+      await page.locator('#schedule-rows-mode').selectOption('payees');
+      await page.locator('.line-payee').first().selectOption(payeeId);
+      expect(await page.locator('.line-payout-id').first().inputValue()).toBe(payeeId);
+      await page.locator('.line-amount').first().fill('50000');
+      await page.locator('.line-description').first().fill('Thuong');
+      await page.locator('#schedule-form-submit').click();
+      await expect
+        .poll(() => page.locator('#schedule-name').textContent(), { timeout: WAIT_LIMIT_MS })
+        .toBe(byPayee);
+      made.push(decodeURIComponent(new URL(page.url()).hash.split('/')[2] ?? ''));
+      expect(await page.locator('#schedule-calendar').innerText()).toBe(
+        tr('Last day of each month, {time} GMT+7').replace('{time}', '09:00'),
+      );
+      const paid = await page.locator('table.schedule-rows').innerText();
+      expect(paid).toContain(payeeId);
+      expect(paid).toContain('50.000');
       await page.context().close();
     });
   });
