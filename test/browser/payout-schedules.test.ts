@@ -183,6 +183,29 @@ for (const language of ['vi', 'en'] as const) {
         .poll(() => page.locator('#schedule-name').textContent(), { timeout: WAIT_LIMIT_MS })
         .toBe(name);
 
+      // Pausing asks first; kept as it is nothing changes, confirmed the schedule is paused.
+      await page.locator('#pause-schedule').click();
+      expect(await page.locator('#pause-schedule-question').innerText()).toBe(
+        tr('Pause it? No occurrence makes a run until it is resumed.'),
+      );
+      await page.locator('#pause-schedule-keep').click();
+      expect(
+        (await callApi(stack.api, stack.maker, 'GET', `/v1/payout-schedules/${scheduleId}`)).body.status,
+      ).toBe('active');
+      await page.locator('#pause-schedule').click();
+      await page.locator('#pause-schedule-confirm').click();
+      await expect
+        .poll(() => page.locator('#schedule-status [data-status]').getAttribute('data-status'), {
+          timeout: WAIT_LIMIT_MS,
+        })
+        .toBe('paused');
+      expect(
+        (await callApi(stack.api, stack.maker, 'GET', `/v1/payout-schedules/${scheduleId}`)).body,
+      ).toMatchObject({
+        status: 'paused',
+        nextOccurrences: [],
+      });
+
       // Rows by payee: a line names a directory payee and an amount; the directory gives the wallet.
       const payee = await callApi(stack.api, stack.maker, 'POST', '/v1/payees', {
         name: 'Le Van C',
