@@ -17,6 +17,7 @@ import { createPriceChangeActivities } from './subscriptions/price-changes';
 import { createSavedMethodActivities } from './saved-methods/saved-methods';
 import { createWebhookActivities, type WebhookDeliverySettings } from './events/webhooks';
 import type { NoticeChannel } from '../platform/notice-channel';
+import type { ApprovalPolicy } from '../contracts/approvals';
 
 export interface ActivityDependencies {
   db: Db;
@@ -39,6 +40,11 @@ export interface ActivityDependencies {
    * Required: a worker that could not check would have to refuse every decision, or take any.
    */
   decisionKey: string;
+  /**
+   * APPROVAL_POLICY: a schedule's occurrence weighs its run against the daily caps of the policy in effect (an
+   * approved version, else this); unset, the default policy. The API reads the same setting.
+   */
+  approvalPolicy?: ApprovalPolicy;
   /** PAYOUT_AUTO_RESUME_FUNDED: the balance watcher resumes runs waiting for funds it covers (default off). */
   autoResumeFunded?: boolean;
   /** Notices to subscribers (SMTP_URL); absent, each notice is recorded failed (docs/when-paged.md). */

@@ -26,6 +26,8 @@ export const EVENT_CATALOGUE = {
     'Ahead of its time, the balance is short of the run plus every run scheduled before it; it still pays then.',
   'payout_run.scheduled_check_failed':
     'Ahead of its time, the gateway refused some receivers of a scheduled run (or could not be asked).',
+  'payout_run.refused':
+    "A schedule's occurrence would take a daily cap past its limit: its run is recorded refused and never paid.",
   'disbursement.succeeded': 'A single disbursement reached the receiver.',
   'disbursement.failed': 'A single disbursement was refused; nothing was paid.',
   'remittance.succeeded': 'A remittance reached the receiver.',
@@ -347,6 +349,7 @@ export interface EventSnapshots {
   'payout_run.cancelled': ScheduledPayoutRunSnapshot;
   'payout_run.funds_short': FundsShortSnapshot;
   'payout_run.scheduled_check_failed': ScheduledCheckFailedSnapshot;
+  'payout_run.refused': PayoutRunSnapshot;
   'disbursement.succeeded': DisbursementSnapshot;
   'disbursement.failed': DisbursementSnapshot;
   'remittance.succeeded': RemittanceSnapshot;

@@ -12,8 +12,13 @@ import {
   insertRun,
   listBatches,
   getRun,
+  runCapBreach,
+  runsCountingToday,
 } from '../../db/payouts/runs';
-import { getSchedule, runOfOccurrence } from '../../db/payouts/schedules';
+import { approvedPolicyVersions } from '../../db/approvals/policy-versions';
+import { DEFAULT_APPROVAL_POLICY, type ApprovalPolicy } from '../../contracts/approvals';
+import { inEffectOf } from '../../platform/approval-policy-in-effect';
+import { getSchedule, runOfOccurrence, type PayoutScheduleRow } from '../../db/payouts/schedules';
 import {
   occurrencePayoutId,
   payoutRunWorkflowId,
@@ -28,17 +33,27 @@ const ONE_RUN_PER_OCCURRENCE = 'payout_runs_one_per_occurrence';
 const newRunId = (now: Date) =>
   `run-${now.toISOString().slice(0, 10).replaceAll('-', '')}-${randomBytes(3).toString('hex')}`;
 
-export function createRecurringRunActivities({ db }: { db: Db }): RecurringRunActivities {
-  return { recordRecurringRun: (input) => recordRecurringRun(db, input) };
+export function createRecurringRunActivities({
+  db,
+  approvalPolicy = DEFAULT_APPROVAL_POLICY,
+}: {
+  db: Db;
+  approvalPolicy?: ApprovalPolicy;
+}): RecurringRunActivities {
+  return { recordRecurringRun: (input) => recordRecurringRun(db, input, approvalPolicy) };
 }
 
 export async function recordRecurringRun(
   db: Db,
   input: RecurringOccurrenceInput & { occurrenceAt: string },
+  /** APPROVAL_POLICY, which applies until an approved version of the policy replaces it. */
+  configuredPolicy: ApprovalPolicy = DEFAULT_APPROVAL_POLICY,
 ): ReturnType<RecurringRunActivities['recordRecurringRun']> {
   const occurrenceAt = new Date(input.occurrenceAt);
   // A retried activity, or the same occurrence started again, finds the run it made: one run per occurrence.
   const earlier = await runOfOccurrence(db, input.scheduleId, occurrenceAt);
+  // A refused run has no workflow and must never get one: started again, the occurrence is still refused.
+  if (earlier?.status === 'refused') return overCap(earlier.run_id, earlier.status_reason ?? '');
   if (earlier)
     return { runId: earlier.run_id, created: false, runInput: await runInputOf(db, earlier.run_id, input) };
 
@@ -65,27 +80,33 @@ export async function recordRecurringRun(
   const runId = newRunId(occurrenceAt);
   const batches = batchesOf(runId, rows, input.batchSize);
   const total = rows.reduce((sum, row) => sum + row.amount, 0);
+  // The caps of the policy in effect now, as an upload made now would meet them.
+  const runPolicy = inEffectOf(await approvedPolicyVersions(db), configuredPolicy, new Date()).policy
+    .payoutRun;
+  let refusal: string | undefined;
   try {
     await db.transaction(async (trx) => {
+      // Under the day's lock uploads take turns on; counted with the schedule's maker as the run's maker.
+      const breach = runCapBreach(await runsCountingToday(trx), schedule.created_by, total, runPolicy);
+      if (breach) {
+        // Never skipped in silence, never paid past the cap: the run is recorded refused (no batches, no items,
+        // no workflow), which raises payout_run.refused and shows on the schedule's page.
+        // One sentence the console knows in Vietnamese (VI_SERVER_TEXTS): the cap's own name says whose it is.
+        refusal =
+          `daily_cap_exceeded: this occurrence of ${total} VND would take approvalPolicy.payoutRun.${breach.cap} ` +
+          `(${breach.limitVnd} VND a day, ${breach.requestedTodayVnd} VND already asked today) past its limit; nothing was paid.`;
+        await insertRun(trx, {
+          ...runRecord(runId, schedule, rows, total, occurrenceAt, input),
+          status: 'refused',
+          status_reason: refusal,
+          batch_count: 0,
+        });
+        return;
+      }
       await insertRun(trx, {
-        run_id: runId,
+        ...runRecord(runId, schedule, rows, total, occurrenceAt, input),
         status: 'awaiting_approval',
-        file_name: `schedule ${schedule.name}`,
-        // The run's "file" is the schedule's rows for this occurrence: its hash is theirs.
-        file_sha256: sha256Of(JSON.stringify(rows)),
-        row_count: rows.length,
-        total_amount: total,
         batch_count: batches.length,
-        workflow_id: payoutRunWorkflowId(runId),
-        // The schedule's maker is the run's maker, so four eyes still means someone else approves it.
-        uploaded_by_key: schedule.created_by_key,
-        uploaded_by: schedule.created_by,
-        expires_at: new Date(Date.now() + input.approvalTtlHours * 3600_000),
-        request_key: null,
-        required_approvers: schedule.required_approvers,
-        approver_roles: schedule.approver_roles,
-        schedule_id: schedule.schedule_id,
-        occurrence_at: occurrenceAt,
       });
       await insertRunBatches(trx, runId, batches, { reserveOrderIds: true });
     });
@@ -94,13 +115,48 @@ export async function recordRecurringRun(
     // The same occurrence, run twice at once: the other attempt's run is the occurrence's run.
     if (constraint === ONE_RUN_PER_OCCURRENCE) {
       const made = await runOfOccurrence(db, input.scheduleId, occurrenceAt);
+      if (made?.status === 'refused') return overCap(made.run_id, made.status_reason ?? '');
       if (made)
         return { runId: made.run_id, created: false, runInput: await runInputOf(db, made.run_id, input) };
     }
     if (constraint === ONE_LIVE_PAYOUT) return inFlight([]);
     throw error;
   }
+  if (refusal !== undefined) return overCap(runId, refusal);
   return { runId, created: true, runInput: await runInputOf(db, runId, input) };
+}
+
+/** What every run of an occurrence records, made or refused. */
+function runRecord(
+  runId: string,
+  schedule: PayoutScheduleRow,
+  rows: ReadonlyArray<{ payoutId: string; amount: number }>,
+  total: number,
+  occurrenceAt: Date,
+  input: RecurringOccurrenceInput,
+) {
+  return {
+    run_id: runId,
+    file_name: `schedule ${schedule.name}`,
+    // The run's "file" is the schedule's rows for this occurrence: its hash is theirs.
+    file_sha256: sha256Of(JSON.stringify(rows)),
+    row_count: rows.length,
+    total_amount: total,
+    workflow_id: payoutRunWorkflowId(runId),
+    // The schedule's maker is the run's maker, so four eyes still means someone else approves it.
+    uploaded_by_key: schedule.created_by_key,
+    uploaded_by: schedule.created_by,
+    expires_at: new Date(Date.now() + input.approvalTtlHours * 3600_000),
+    request_key: null,
+    required_approvers: schedule.required_approvers,
+    approver_roles: schedule.approver_roles,
+    schedule_id: schedule.schedule_id,
+    occurrence_at: occurrenceAt,
+  };
+}
+
+function overCap(runId: string, reason: string) {
+  return { runId: null, skipped: 'daily_cap_exceeded' as const, reason, refusedRunId: runId };
 }
 
 function inFlight(payoutIds: string[]) {

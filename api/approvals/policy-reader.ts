@@ -7,7 +7,10 @@
 import type { ApprovalPolicy } from '../../contracts/approvals';
 import { approvedPolicyVersions, type PolicyVersionRow } from '../../db/approvals/policy-versions';
 import type { Db } from '../../db/shared/knex';
-import { checkApprovalPolicy } from '../../platform/approval-policy';
+import { inEffectOf, type PolicyInEffect } from '../../platform/approval-policy-in-effect';
+
+// Moved so a worker's activities pick the policy the same way; kept here for the API's importers.
+export { inEffectOf, storedPolicy, type PolicyInEffect } from '../../platform/approval-policy-in-effect';
 
 /**
  * How long one process keeps the list of approved versions. A version approved in this process is seen at
@@ -16,15 +19,6 @@ import { checkApprovalPolicy } from '../../platform/approval-policy';
  */
 export const POLICY_CACHE_MS = 5_000;
 
-export interface PolicyInEffect {
-  /** The version in effect; null when no version was ever approved and the configuration applies. */
-  version: number | null;
-  source: 'configuration' | 'api';
-  /** When the version took effect; null for the configuration. */
-  effectiveFrom: string | null;
-  policy: ApprovalPolicy;
-}
-
 export interface ApprovalPolicyReader {
   /** The policy in effect at `now`. */
   policyAt(now: Date): Promise<ApprovalPolicy>;
@@ -32,32 +26,6 @@ export interface ApprovalPolicyReader {
   inEffectAt(now: Date): Promise<PolicyInEffect>;
   /** Forgets the cached versions: a version was approved in this process. */
   invalidate(): void;
-}
-
-/** A stored version as a policy: the same checks as APPROVAL_POLICY, which fill in what a version predates. */
-export function storedPolicy(row: PolicyVersionRow): ApprovalPolicy {
-  const { policy, problems } = checkApprovalPolicy(row.policy);
-  if (!policy)
-    throw new Error(
-      `Approval policy version ${row.version} no longer reads: ${problems.map((problem) => `${problem.path}: ${problem.message}`).join('; ')}`,
-    );
-  return policy;
-}
-
-/** Picks the version in effect at `now` from approved versions, latest effective first. */
-export function inEffectOf(
-  versions: readonly PolicyVersionRow[],
-  configured: ApprovalPolicy,
-  now: Date,
-): PolicyInEffect {
-  const row = versions.find((candidate) => candidate.effective_at && candidate.effective_at <= now);
-  if (!row) return { version: null, source: 'configuration', effectiveFrom: null, policy: configured };
-  return {
-    version: Number(row.version),
-    source: 'api',
-    effectiveFrom: new Date(row.effective_at!).toISOString(),
-    policy: storedPolicy(row),
-  };
 }
 
 export function approvalPolicyReader(deps: {

@@ -31,6 +31,7 @@ import { savedMethodPayments } from './saved-method-payments.js';
 import { errorBox, pageHeading } from './ui.js';
 import { webhookEndpoints } from './webhook-endpoints.js';
 import { newPayeePage, payees } from './payees.js';
+import { newSchedulePage, schedulePage, schedulesPage } from './payout-schedules.js';
 
 /** @typedef {import('./types.js').Ctx} Ctx */
 /** @typedef {import('./types.js').Duty} Duty */
@@ -177,6 +178,7 @@ function navLinks() {
   if (ctx.can('upload')) links.push(['#/upload', t('Upload payouts')]);
   if (ctx.can('readRuns')) links.push(['#/disbursements', t('Disbursements')]);
   if (ctx.can('readRuns')) links.push(['#/payees', t('Payees')]);
+  if (ctx.can('readRuns')) links.push(['#/payout-schedules', t('Recurring payouts')]);
   if (ctx.can('payments')) links.push(['#/payments', t('Payments')]);
   if (ctx.can('subscriptions')) links.push(['#/subscriptions', t('Subscriptions')]);
   if (ctx.can('subscriptions')) links.push(['#/plans', t('Plans')]);
@@ -284,6 +286,11 @@ function route(parts, query) {
   if (name === 'revenue') return [t('Revenue'), (main) => revenuePage(main)];
   if (name === 'audit') return [t('Audit log'), (main) => auditPage(main, ctx, query)];
   if (name === 'methods') return [t('Saved methods'), (main) => methodsPage(main, ctx, query)];
+  if (name === 'payout-schedules' && id === 'new')
+    return [t('New recurring payout'), (main) => newSchedulePage(main, ctx)];
+  if (name === 'payout-schedules' && id)
+    return [t('Recurring payout {id}', { id }), (main) => schedulePage(main, ctx, id)];
+  if (name === 'payout-schedules') return [t('Recurring payouts'), (main) => schedulesPage(main, ctx)];
   if (name === 'disbursements' && id === 'new')
     return [t('New disbursement'), (main) => newDisbursementPage(main, ctx)];
   if (name === 'remittances' && id === 'new')

@@ -4,45 +4,22 @@ import { request } from './api.js';
 import { announce, fill, fillIfChanged, h, saveBlob, table } from './dom.js';
 import { dateTime, recordKind } from './format.js';
 import { t } from './i18n.js';
+import { AUDIT_ACTIONS } from './audit-actions.js';
 import { errorBox, pageHeading, statusBadge } from './ui.js';
 
 /** @typedef {import('./types.js').ApiRecord} ApiRecord */
 
 const PAGE_SIZE = 50;
-const ACTIONS = [
-  'payout_run.upload',
-  'payout_run.approve',
-  'payout_run.reject',
-  'payout_run.resume',
-  'payout_run.retry_failed',
-  'payout_run.edit_item',
-  'payout_run.submit',
-  'payout_run.discard',
-  'payment.create',
-  'payment.create_pos',
-  'payment.refund',
-  'payment.capture',
-  'payment.cancel',
-  'terminal.settle',
-  'subscription.create',
-  'subscription.pause',
-  'subscription.cancel',
-  'subscription.reactivate',
-  'subscription.set_amount',
-  'binding.create',
-  'saved_method.revoke',
-  'token_payment.create',
-  'token_payment.submit_otp',
-  'remittance.create',
-  'disbursement.create',
-  'api_key.create',
-  'api_key.revoke',
-  'webhook_endpoint.create',
-  'webhook_endpoint.delete',
-  'webhook_endpoint.rotate_secret',
-  'webhook_endpoint.enable',
-  'webhook_endpoint.resend',
-];
+/** The audited actions, by what the console calls them in the page's language. */
+const actionOptions = () =>
+  Object.entries(AUDIT_ACTIONS)
+    .map(([action, english]) => /** @type {[string, string]} */ ([action, t(english)]))
+    .sort(([, one], [, other]) => one.localeCompare(other));
+/**
+ * An action in the page's language; one no longer audited (an older entry) as it was recorded.
+ * @param {string} action
+ */
+const actionName = (action) => (AUDIT_ACTIONS[action] ? t(AUDIT_ACTIONS[action]) : action);
 const FIELDS = /** @type {const} */ (['action', 'actor', 'outcome', 'from', 'to', 'q']);
 /** @typedef {(typeof FIELDS)[number]} Field */
 /** @typedef {Record<Field, string>} AuditFilter */
@@ -63,7 +40,7 @@ export function auditPage(main, ctx, query) {
       'select',
       { id: 'audit-action' },
       h('option', { value: '' }, t('All actions')),
-      ACTIONS.map((value) => h('option', { value, selected: value === filter.action }, value)),
+      actionOptions().map(([value, text]) => h('option', { value, selected: value === filter.action }, text)),
     ),
     actor: h('input', { id: 'audit-actor', type: 'search', value: filter.actor, maxlength: '100' }),
     outcome: h(
@@ -174,7 +151,7 @@ export function auditPage(main, ctx, query) {
                 rows: entries.map((/** @type {ApiRecord} */ entry) => [
                   dateTime(entry.at),
                   entry.actor,
-                  entry.action,
+                  h('span', { title: entry.action, 'data-action': entry.action }, actionName(entry.action)),
                   entry.targetId
                     ? `${recordKind(entry.targetType)} ${entry.targetId}`
                     : recordKind(entry.targetType),

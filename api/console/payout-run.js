@@ -119,7 +119,10 @@ function summaryOf(ctx, view) {
         t('File'),
         view.parentRunId && String(view.fileName).startsWith('retry of ')
           ? t('retry of {file}', { file: String(view.fileName).slice('retry of '.length) })
-          : view.fileName,
+          : // An occurrence's run is named by the server (activities/payouts/recurring-runs.ts) after its schedule.
+            view.scheduleId && String(view.fileName).startsWith('schedule ')
+            ? t('schedule {name}', { name: String(view.fileName).slice('schedule '.length) })
+            : view.fileName,
       ],
       [
         t('Retry of'),
@@ -128,6 +131,23 @@ function summaryOf(ctx, view) {
               'a',
               { href: `#/runs/${encodeURIComponent(view.parentRunId)}`, id: 'parent-run' },
               view.parentRunId,
+            )
+          : null,
+      ],
+      [
+        t('Recurring payout'),
+        // A run an occurrence made leads back to its schedule, with the occurrence it paid for.
+        view.scheduleId
+          ? h(
+              'span',
+              {},
+              h(
+                'a',
+                { href: `#/payout-schedules/${encodeURIComponent(view.scheduleId)}`, id: 'run-schedule' },
+                view.scheduleId,
+              ),
+              ' · ',
+              t('occurrence of {at}', { at: dateTime(view.occurrenceAt) }),
             )
           : null,
       ],

@@ -23,6 +23,7 @@ export const payoutRuns = {
     'rejected',
     'expired',
     'cancelled',
+    'refused',
   ],
   idOf: (run) => run.runId,
   listExtras: (ctx) =>

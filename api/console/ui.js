@@ -87,6 +87,7 @@ const TONES = {
   needs_attention: 'bad',
   failed: 'bad',
   rejected: 'bad',
+  refused: 'bad',
   ineligible: 'bad',
   expired: 'muted',
   cancelled: 'muted',

@@ -22,6 +22,7 @@ import {
   listBatches,
   listRuns as listRunRows,
   runItems,
+  runCapBreach,
   runsCountingToday,
   type PayoutItemRow,
   type PayoutRunRow,
@@ -38,19 +39,12 @@ import {
   type PayoutRunInput,
   type PayoutTiming,
 } from '../../contracts/payouts';
-import {
-  DECISION_REFUSED,
-  failureTypeOf,
-  isSamePerson,
-  payrunRunId,
-  personKey,
-} from '../../contracts/shared';
-import { requirementIn, type KindPolicy } from '../../contracts/approvals';
+import { DECISION_REFUSED, failureTypeOf, isSamePerson, payrunRunId } from '../../contracts/shared';
+import { requirementIn } from '../../contracts/approvals';
 import { childRuns } from '../../db/payouts/retries';
 import { itemFailureReason } from '../../gateway';
 import type { NameCheck, PayeeFlag } from '../../contracts/payees';
 import { CONFIG_DEFAULTS } from '../../platform/config';
-import type { CapBreach } from '../../db/approvals/approvals';
 import { dailyCapExceeded } from '../approvals/approvals';
 import type { ApprovalPolicyReader } from '../approvals/policy-reader';
 import type { SignDecision } from '../http/decision-signer';
@@ -252,24 +246,8 @@ export async function uploadPayoutRun(
   return runView(deps, runId);
 }
 
-/** The cap a new run would break, counting today's runs (rejected and expired ones do not count). */
-export function runCapBreach(
-  today: ReadonlyArray<{ uploaded_by: string; total_amount: string }>,
-  maker: string,
-  amount: number,
-  caps: Pick<KindPolicy, 'perMakerDailyVnd' | 'perMerchantDailyVnd'>,
-): CapBreach | undefined {
-  const person = personKey(maker);
-  const merchant = today.reduce((sum, run) => sum + Number(run.total_amount), 0);
-  const byMaker = today
-    .filter((run) => personKey(run.uploaded_by) === person)
-    .reduce((sum, run) => sum + Number(run.total_amount), 0);
-  if (byMaker + amount > caps.perMakerDailyVnd)
-    return { cap: 'perMakerDailyVnd', limitVnd: caps.perMakerDailyVnd, requestedTodayVnd: byMaker };
-  if (merchant + amount > caps.perMerchantDailyVnd)
-    return { cap: 'perMerchantDailyVnd', limitVnd: caps.perMerchantDailyVnd, requestedTodayVnd: merchant };
-  return undefined;
-}
+// Uploads, retries and a schedule's occurrences (a worker's activity) weigh a run against the caps alike.
+export { runCapBreach } from '../../db/payouts/runs';
 
 /**
  * Starts a recorded run's workflow, its input read back from the records (so a resumed upload starts
@@ -512,6 +490,9 @@ export async function runView(deps: ViewDeps, runId: string) {
     // A retry names the run it retries and its family's first run; a run lists the retries made from it.
     parentRunId: run.parent_run_id,
     rootRunId: run.root_run_id ?? run.run_id,
+    // A run a recurring schedule's occurrence made names its schedule and occurrence; an uploaded run, null.
+    scheduleId: run.schedule_id ?? null,
+    occurrenceAt: run.occurrence_at ?? null,
     children: children.map((child) => ({
       runId: child.run_id,
       status: child.status,
@@ -554,6 +535,7 @@ export async function listRuns(db: Db, filter: ListFilter) {
     workflowId: run.workflow_id,
     executeAt: run.execute_at ?? null,
     scheduleWarning: Boolean(run.funds_warning || run.receivers_warning),
+    scheduleId: run.schedule_id ?? null,
   }));
   return { rows, nextOffset: page.nextOffset };
 }

@@ -30,6 +30,27 @@ const READERS = ['viewer', 'payouts-maker', 'payouts-approver'] as const;
 const runParams = z.object({
   runId: z.string().regex(/^run-\d{8}-[0-9a-f]{6}$/, 'a run id like run-20261122-a1b2c3'),
 });
+/**
+ * What a run answer always carries (the rest is described in docs/payout-runs.md): stated so a client can rely
+ * on `scheduleId`, the recurring schedule whose occurrence made the run (null for an uploaded run).
+ */
+const runFields = {
+  runId: z.string(),
+  status: z.string(),
+  scheduleId: z.string().nullable().meta({
+    description: 'The recurring schedule whose occurrence made the run; null for an uploaded run or a retry.',
+  }),
+};
+const runAnswer = z.looseObject({
+  ...runFields,
+  occurrenceAt: z.string().nullable().meta({
+    description: "When the schedule's occurrence was due (ISO, UTC); null when no schedule made the run.",
+  }),
+});
+const runListAnswer = z.looseObject({
+  runs: z.array(z.looseObject(runFields)),
+  nextOffset: z.number().int().nullable(),
+});
 const itemParams = runParams.extend({
   itemNo: z.coerce.number().int().min(1).max(1_000_000).meta({ description: "The row's number in its file" }),
 });
@@ -172,6 +193,7 @@ export function payoutRunRoutes(
       tag: 'payouts',
       access: { roles: READERS },
       query: listQuery,
+      response: runListAnswer,
       handler: async ({ query }) => {
         const page = await listRuns(deps.db, query);
         return { body: { runs: page.rows, nextOffset: page.nextOffset } };
@@ -181,10 +203,11 @@ export function payoutRunRoutes(
       method: 'get',
       path: '/v1/payout-runs/:runId',
       summary:
-        "A run: status, counts and amounts per state, per-batch progress, reconciliation; `payees` counts rows whose receiver is new to the payee directory, whose payee changed lately, and whose payee's wallet holds another name (`{known, new, changed, mismatched, changedWindowDays}`).",
+        "A run: status, counts and amounts per state, per-batch progress, reconciliation; `payees` counts rows whose receiver is new to the payee directory, whose payee changed lately, and whose payee's wallet holds another name (`{known, new, changed, mismatched, changedWindowDays}`); `scheduleId` and `occurrenceAt` when a recurring schedule made it.",
       tag: 'payouts',
       access: { roles: READERS },
       params: runParams,
+      response: runAnswer,
       handler: async ({ params }) => ({ body: await runView(deps, params.runId) }),
     }),
     defineRoute({

@@ -64,8 +64,10 @@ export interface RecurringOccurrenceInput {
 /** An occurrence that made no run says why (the workflow's result, shown in Temporal's UI). */
 export interface SkippedOccurrence {
   runId: null;
-  skipped: 'schedule_not_active' | 'payout_in_flight';
+  skipped: 'schedule_not_active' | 'payout_in_flight' | 'daily_cap_exceeded';
   reason: string;
+  /** daily_cap_exceeded: the run recorded `refused` so the missed occurrence shows (never started, never paid). */
+  refusedRunId?: string;
 }
 
 export type RecurringOccurrenceResult = { runId: string; created: boolean } | SkippedOccurrence;

@@ -28,7 +28,12 @@ export type RunStatus =
   | 'running'
   | 'awaiting_funds'
   | 'reconciled'
-  | 'needs_attention';
+  | 'needs_attention'
+  /**
+   * A schedule's occurrence over a daily cap of the approval policy (docs/payout-runs.md): recorded so the
+   * month's salaries are not silently missing, never started, never paid.
+   */
+  | 'refused';
 
 /**
  * Where a run's record may go from each status: forward only (db/ reads it); awaiting funds and back. A later
@@ -56,6 +61,7 @@ const RUN_MOVES: Readonly<Record<RunStatus, readonly RunStatus[]>> = {
   rejected: [],
   expired: [],
   cancelled: [],
+  refused: [],
 };
 export const canMoveRun = (from: string, to: string) =>
   from === to || (RUN_MOVES[from as RunStatus]?.includes(to as RunStatus) ?? false);

@@ -9,6 +9,9 @@ import {
   type StateCounts,
 } from '../../contracts/payouts';
 import { reserveOrderIds } from '../shared/gateway-order-ids';
+import { personKey } from '../../contracts/shared';
+import type { KindPolicy } from '../../contracts/approvals';
+import type { CapBreach } from '../approvals/approvals';
 import type {
   EventType,
   FundsShortSnapshot,
@@ -149,6 +152,9 @@ export type NewPayoutRun = Pick<
   occurrence_at?: Date;
 };
 
+/** A schedule's occurrence over a daily cap: recorded with why, and never given batches, items or a workflow. */
+export type RefusedPayoutRun = Omit<NewPayoutRun, 'status'> & { status: 'refused'; status_reason: string };
+
 export type NewPayoutBatch = Pick<
   PayoutBatchRow,
   'batch_id' | 'run_id' | 'seq' | 'order_id' | 'workflow_id' | 'item_count'
@@ -172,7 +178,10 @@ export type NewPayoutItem = Pick<
  * Writes a new run and the event of its arrival, in the caller's transaction, which writes its batches and
  * items too: a run exists with all its rows or not at all.
  */
-export async function insertRun(trx: Knex.Transaction, run: NewPayoutRun): Promise<PayoutRunRow> {
+export async function insertRun(
+  trx: Knex.Transaction,
+  run: NewPayoutRun | RefusedPayoutRun,
+): Promise<PayoutRunRow> {
   const [row] = (await trx('payout_runs').insert(run).returning('*')) as PayoutRunRow[];
   await recordRunEvent(trx, row!);
   return row!;
@@ -336,9 +345,29 @@ export async function runsCountingToday(
         `(uploaded_at at time zone 'Asia/Ho_Chi_Minh')::date = (now() at time zone 'Asia/Ho_Chi_Minh')::date`,
       )
       // A draft retry counts from its submission (api/payouts/retries.ts checks the caps then).
-      .whereNotIn('status', ['rejected', 'expired', 'draft'])
+      // A refused occurrence (over a cap) never pays, so it takes nothing from the day's caps.
+      .whereNotIn('status', ['rejected', 'expired', 'draft', 'refused'])
       .select('uploaded_by', 'total_amount')
   );
+}
+
+/** The cap a new run would break, counting today's runs (rejected, expired and refused ones do not count). */
+export function runCapBreach(
+  today: ReadonlyArray<{ uploaded_by: string; total_amount: string }>,
+  maker: string,
+  amount: number,
+  caps: Pick<KindPolicy, 'perMakerDailyVnd' | 'perMerchantDailyVnd'>,
+): CapBreach | undefined {
+  const person = personKey(maker);
+  const merchant = today.reduce((sum, run) => sum + Number(run.total_amount), 0);
+  const byMaker = today
+    .filter((run) => personKey(run.uploaded_by) === person)
+    .reduce((sum, run) => sum + Number(run.total_amount), 0);
+  if (byMaker + amount > caps.perMakerDailyVnd)
+    return { cap: 'perMakerDailyVnd', limitVnd: caps.perMakerDailyVnd, requestedTodayVnd: byMaker };
+  if (merchant + amount > caps.perMerchantDailyVnd)
+    return { cap: 'perMerchantDailyVnd', limitVnd: caps.perMerchantDailyVnd, requestedTodayVnd: merchant };
+  return undefined;
 }
 
 export async function getBatch(db: Db, batchId: string): Promise<PayoutBatchRow | undefined> {
@@ -408,6 +437,7 @@ const RUN_EVENTS: Partial<Record<RunStatus, EventType & `payout_run.${string}`>>
   needs_attention: 'payout_run.needs_attention',
   scheduled: 'payout_run.scheduled',
   cancelled: 'payout_run.cancelled',
+  refused: 'payout_run.refused',
 };
 
 /** The event a run's arrival in `status` causes (within the caller's transaction), if any. */

@@ -77,10 +77,11 @@ export async function runOfOccurrence(
   db: Db | Knex.Transaction,
   scheduleId: string,
   occurrenceAt: Date,
-): Promise<{ run_id: string } | undefined> {
+): Promise<{ run_id: string; status: string; status_reason: string | null } | undefined> {
   return (await db('payout_runs')
     .where({ schedule_id: scheduleId, occurrence_at: occurrenceAt })
-    .first('run_id')) as { run_id: string } | undefined;
+    .first('run_id', 'status', 'status_reason')) as
+    { run_id: string; status: string; status_reason: string | null } | undefined;
 }
 
 /** The runs a schedule's occurrences made, newest occurrence first. */

@@ -1125,8 +1125,14 @@ for (const language of ['vi', 'en'] as const) {
       );
       const rows = page.locator('#audit-body table tbody tr');
       await poll(() => rows.count()).toBe(3);
-      const actions = await rows.locator('td:nth-child(3)').allTextContents();
-      expect(actions).toEqual(['payment.refund', 'payment.capture', 'payment.create']);
+      // Each action in the page's language (api/console/audit-actions.js); the recorded code in data-action.
+      const actions = rows.locator('td:nth-child(3) [data-action]');
+      expect(
+        await actions.evaluateAll((cells) => cells.map((cell) => cell.getAttribute('data-action'))),
+      ).toEqual(['payment.refund', 'payment.capture', 'payment.create']);
+      expect(await actions.allTextContents()).toEqual(
+        ['Refund a payment', 'Capture a payment', 'Create a payment'].map((english) => tr(english)),
+      );
       await shot(page, 'audit-log');
       const csv = await downloadText(page, () => page.locator('#download-audit').click());
       expect(csv.name).toBe('payrun-audit-log.csv');

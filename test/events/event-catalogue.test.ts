@@ -553,6 +553,8 @@ describe('the catalogue at the receiver', () => {
       'payout_run.cancelled',
       'payout_run.funds_short',
       'payout_run.scheduled_check_failed',
+      // A schedule's occurrence over a daily cap: test/payouts/recurring-runs.test.ts drives it.
+      'payout_run.refused',
     ]);
     expect(new Set(ours.map((row) => row.type))).toEqual(
       new Set(

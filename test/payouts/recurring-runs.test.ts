@@ -2,10 +2,11 @@
  * Recurring payout runs (docs/payout-runs.md, "Recurring runs"): an occurrence of a schedule makes one ordinary
  * run awaiting its own approval, with the schedule's rows under this occurrence's payout ids; the same
  * occurrence started again finds that run; an approved occurrence pays each row once; the next month's
- * occurrence is a run of its own that cannot touch the first one's rows.
+ * occurrence is a run of its own that cannot touch the first one's rows; an occurrence over a daily cap of the
+ * approval policy is recorded refused, with its event, and is never started or paid.
  */
 import { describe, expect, it } from 'vitest';
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { Client } from '@temporalio/client';
 import { apiCall, waitForRunStatus } from '../support/payout-stack';
 import { useStack } from '../support/stack';
@@ -15,8 +16,18 @@ import { captureHistory } from '../support/history-capture';
 import { testPayoutSettings } from '../support/settings';
 import { insertSchedule } from '../../db/payouts/schedules';
 import { recurringPayoutOccurrenceWorkflowId, type RecurringOccurrenceResult } from '../../contracts/payouts';
+import { DEFAULT_APPROVAL_POLICY, type ApprovalPolicy } from '../../contracts/approvals';
 
 const taskQueue = `recurring-runs-${randomUUID()}`;
+/**
+ * The workers' APPROVAL_POLICY: 150,000 VND of runs per maker a day. Every schedule here has a maker of its own,
+ * so only what a test asks for counts against its cap.
+ */
+const MAKER_DAILY_CAP = 150_000;
+const workerPolicy: ApprovalPolicy = {
+  ...DEFAULT_APPROVAL_POLICY,
+  payoutRun: { ...DEFAULT_APPROVAL_POLICY.payoutRun, perMakerDailyVnd: MAKER_DAILY_CAP },
+};
 // Only plain clients (the API's and this file's): nothing here may let the time-skipping server jump to a run's
 // approval deadline while a test waits.
 const stack = useStack(createTimeSkippingEnv, {
@@ -27,6 +38,7 @@ const stack = useStack(createTimeSkippingEnv, {
     approverKey: { name: 'approver', roles: ['payouts-approver'] },
   },
   workerTuning: { maxCachedWorkflows: 0 },
+  activities: { approvalPolicy: workerPolicy },
   plainApiClient: true,
   app: { payouts: testPayoutSettings(taskQueue) },
 });
@@ -43,7 +55,8 @@ const plainClient = () =>
   new Client({ connection: fixture.env.connection, dataConverter: testDataConverter });
 
 async function savedSchedule(prefix: string, amounts: number[]) {
-  const scheduleId = freshId('sch');
+  // The API's form of a schedule id, so the schedule's page can be read.
+  const scheduleId = `sch-${randomBytes(5).toString('hex')}`;
   await insertSchedule(fixture.db, {
     schedule_id: scheduleId,
     name: `salaries ${prefix}`,
@@ -60,7 +73,7 @@ async function savedSchedule(prefix: string, amounts: number[]) {
     row_count: amounts.length,
     total_amount: amounts.reduce((sum, amount) => sum + amount, 0),
     created_by_key: 'maker-key',
-    created_by: 'maker',
+    created_by: `maker ${prefix}`,
     required_approvers: 1,
     approver_roles: ['payouts-approver'],
   });
@@ -170,5 +183,72 @@ describe('recurring payout runs', () => {
       skipped: 'schedule_not_active',
     });
     expect(await runsOf(scheduleId)).toHaveLength(0);
+  });
+
+  it('an occurrence over a daily cap is recorded refused with its event, never started, never paid, and stays refused', async () => {
+    const prefix = freshId('cap');
+    const scheduleId = await savedSchedule(prefix, [40_000, 60_000]);
+
+    // 100,000 VND fits the maker's 150,000 a day; the next occurrence recorded today would take 200,000.
+    const december = await occurrence(scheduleId, '2026-12-25T02:00:00.000Z');
+    expect(december).toMatchObject({ created: true });
+    const january = '2027-01-25T02:00:00.000Z';
+    const refused = await occurrence(scheduleId, january);
+    expect(refused).toMatchObject({ runId: null, skipped: 'daily_cap_exceeded' });
+    const refusedRunId = (refused as { refusedRunId: string }).refusedRunId;
+
+    // The missed occurrence shows: a run of the schedule, refused, naming the cap; the schedule lists it.
+    const view = await apiCall(
+      fixture.stack,
+      fixture.stack.approverKey,
+      'GET',
+      `/v1/payout-runs/${refusedRunId}`,
+    );
+    expect(view.status).toBe(200);
+    expect(view.body).toMatchObject({
+      status: 'refused',
+      scheduleId,
+      occurrenceAt: january,
+      totalAmount: 100_000,
+      counts: {},
+      batches: [],
+    });
+    expect(view.body.statusReason).toContain('approvalPolicy.payoutRun.perMakerDailyVnd');
+    const schedule = await apiCall(
+      fixture.stack,
+      fixture.stack.approverKey,
+      'GET',
+      `/v1/payout-schedules/${scheduleId}`,
+    );
+    expect(schedule.body.runs).toContainEqual(
+      expect.objectContaining({ runId: refusedRunId, status: 'refused' }),
+    );
+    const events = await fixture.db('events').where({ object_id: refusedRunId }).select('type', 'snapshot');
+    expect(events).toEqual([
+      expect.objectContaining({
+        type: 'payout_run.refused',
+        snapshot: expect.objectContaining({ status: 'refused', totalAmount: 100_000 }),
+      }),
+    ]);
+
+    // Started again it is the same refused run, still without a workflow; an approver cannot bring it to life.
+    expect(await occurrence(scheduleId, january, 'b')).toMatchObject({
+      skipped: 'daily_cap_exceeded',
+      refusedRunId,
+    });
+    expect(await runsOf(scheduleId)).toHaveLength(2);
+    const approve = await apiCall(
+      fixture.stack,
+      fixture.stack.approverKey,
+      'POST',
+      `/v1/payout-runs/${refusedRunId}/approve`,
+      '{}',
+    );
+    expect(approve.status).toBe(409);
+    expect(approve.body.error.code).toBe('run_not_awaiting_approval');
+    expect(await itemsOf(refusedRunId)).toEqual([]);
+    expect(
+      fixture.stack.sandbox.admin.ledger().filter((entry) => entry.orderId.startsWith(refusedRunId)),
+    ).toHaveLength(0);
   });
 });

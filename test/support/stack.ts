@@ -61,7 +61,10 @@ export interface StackOptions<K extends string> {
   unbindToApi?: boolean;
   /** Merchant secret, token keyring and webhook delivery; unset: the test merchant's, the public test keyring. */
   activities?: Partial<
-    Pick<ActivityDependencies, 'merchantSecrets' | 'webhooks' | 'notices' | 'autoResumeFunded'>
+    Pick<
+      ActivityDependencies,
+      'merchantSecrets' | 'webhooks' | 'notices' | 'autoResumeFunded' | 'approvalPolicy'
+    >
   >;
   workerTuning?: PayrunWorkerOptions['tuning'];
   /** Per-operation rate limits of the workers' operation queues (GATEWAY_RATE_LIMITS). */
