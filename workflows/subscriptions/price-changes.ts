@@ -17,6 +17,7 @@ import {
   decideCycleAmount,
   FINAL_SUBSCRIPTION_STATUSES,
   instantOf,
+  planPriceChangeSignal,
   priceChangeUpdate,
   PRICE_CHANGE_UNAUTHORIZED,
   reauthorizationOrderId,
@@ -61,6 +62,33 @@ export function acceptPriceChanges(run: PriceRun) {
     validator: (order) => refusePriceChange(run, order),
   });
   setHandler(reauthorizationSignal, (notice) => takeReauthorization(run, notice));
+  setHandler(planPriceChangeSignal, (order) => takePlanPriceChange(run, order));
+}
+
+/** Plan changes remembered: a plan changes its price a few times a year, a delivery is repeated within minutes. */
+const PLAN_CHANGES_REMEMBERED = 10;
+
+/**
+ * A plan's change, handed over by its planPriceChange workflow: the update's rules and steps, with the
+ * refusal recorded on the change's row (a signal has no caller to answer). Taken once per id, so a page
+ * handed over again never asks the customer twice nor supersedes a change that came after it.
+ */
+async function takePlanPriceChange(run: PriceRun, order: PriceChangeOrder) {
+  const taken = run.state.planPriceChangesTaken ?? [];
+  if (taken.includes(order.priceChangeId)) return;
+  run.state.planPriceChangesTaken = [...taken, order.priceChangeId].slice(-PLAN_CHANGES_REMEMBERED);
+  try {
+    refusePriceChange(run, order);
+  } catch (error) {
+    await records.recordPriceChange({
+      subscriptionId: run.id,
+      priceChangeId: order.priceChangeId,
+      status: 'refused',
+      statusReason: (error as Error).message,
+    });
+    return;
+  }
+  await schedulePriceChange(run, order);
 }
 
 function refusePriceChange(run: PriceRun, { newAmount, effectiveDate }: PriceChangeOrder) {
