@@ -16,6 +16,7 @@ import {
   planPriceChangeWorkflowId,
   planSubscriptionPriceChangeId,
 } from '../../contracts/subscriptions';
+import { captureHistory } from '../support/history-capture';
 import { freshId } from '../support/ids';
 import { createTimeSkippingEnv } from '../support/temporal';
 import { eventually } from '../support/wait';
@@ -150,6 +151,15 @@ describe("a plan's price change, applied by its workflow", () => {
       });
     }
     expect(await changesOf(elsewhere)).toEqual([]);
+    await captureHistory(
+      t.env.client,
+      planPriceChangeWorkflowId(planPriceChangeId),
+      'plan-price-change-done',
+    );
+    await captureHistory(t.env.client, rerun.workflowId, 'plan-price-change-paged', { everyRun: true });
+    await captureHistory(t.env.client, `subscription/${reached[0]}`, 'plan-price-change-taken-twice', {
+      stillOpen: true,
+    });
     const notices = await t
       .db('subscription_notice_requests')
       .whereIn('subscription_id', reached)
