@@ -125,7 +125,11 @@ async function callbackTokenOf(
   orderId: string,
 ): Promise<{ callbackToken?: string; orderClosed: boolean }> {
   const checked = await askGateway(deps.gateway, 'payment.query', { orderId, requestId: lookupId(orderId) });
-  if (!checked.accepted || checked.body.orderId !== orderId || outcomeOf(checked.resultCode) !== 'succeeded') {
+  if (
+    !checked.accepted ||
+    checked.body.orderId !== orderId ||
+    outcomeOf(checked.resultCode) !== 'succeeded'
+  ) {
     const evidence = orderStatusEvidence(checked.body, { orderId, amount: 0, kind: 'payment' });
     return { orderClosed: evidence.state === 'decided' && evidence.outcome !== 'succeeded' };
   }
