@@ -14,6 +14,7 @@ import { createDecisionActivities } from './shared/decision-proofs';
 import { createStackCheckActivities } from './shared/stack-check';
 import { createSubscriptionActivities, type SubscriptionSecrets } from './subscriptions/subscriptions';
 import { createPriceChangeActivities } from './subscriptions/price-changes';
+import { createPlanPriceChangeActivities } from './subscriptions/plan-price-changes';
 import { createSavedMethodActivities } from './saved-methods/saved-methods';
 import { createWebhookActivities, type WebhookDeliverySettings } from './events/webhooks';
 import type { NoticeChannel } from '../platform/notice-channel';
@@ -71,6 +72,7 @@ export function createActivities(deps: ActivityDependencies) {
       subscriptionIpnUrl: `${deps.publicBaseUrl}${ipnPaths.subscription}`,
       secrets: deps.merchantSecrets,
     }),
+    ...createPlanPriceChangeActivities(deps),
     ...createDisbursementActivities({
       ...deps,
       disbursementIpnUrl: `${deps.publicBaseUrl}${ipnPaths.disbursement}`,

@@ -12,7 +12,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/activity';
-import { decryptAesToken, isAlreadySubmitted, outcomeOf } from '../../gateway';
+import { decryptAesToken, isAlreadySubmitted, orderStatusEvidence, outcomeOf } from '../../gateway';
 import { reserveOrderIds } from '../../db/shared/gateway-order-ids';
 import {
   getSubscriptionPriceChange,
@@ -115,17 +115,31 @@ export async function announcePriceChange(
   return { resultCode: started.resultCode, message: started.message, ...(payUrl && { payUrl }) };
 }
 
-/** Whether the customer authorized the `-p<n>` order, and its callbackToken when they did. */
-async function callbackTokenOf(deps: Deps, row: SubscriptionRow, orderId: string) {
+/**
+ * Whether the customer authorized the `-p<n>` order (its callbackToken when they did), and whether the
+ * gateway says it never will be (`orderClosed`: a decided failure of this very order, not a refused query).
+ */
+async function callbackTokenOf(
+  deps: Deps,
+  row: SubscriptionRow,
+  orderId: string,
+): Promise<{ callbackToken?: string; orderClosed: boolean }> {
   const checked = await askGateway(deps.gateway, 'payment.query', { orderId, requestId: lookupId(orderId) });
-  if (!checked.accepted || checked.body.orderId !== orderId || outcomeOf(checked.resultCode) !== 'succeeded')
-    return undefined;
+  if (
+    !checked.accepted ||
+    checked.body.orderId !== orderId ||
+    outcomeOf(checked.resultCode) !== 'succeeded'
+  ) {
+    const evidence = orderStatusEvidence(checked.body, { orderId, amount: 0, kind: 'payment' });
+    return { orderClosed: evidence.state === 'decided' && evidence.outcome !== 'succeeded' };
+  }
   const found = await ask(deps.gateway, 'tokenization.cbQuery', {
     orderId,
     requestId: lookupId(orderId),
     partnerClientId: row.partner_client_id,
   });
-  return text(found.body.callbackToken);
+  const callbackToken = text(found.body.callbackToken);
+  return { orderClosed: false, ...(callbackToken && { callbackToken }) };
 }
 
 export async function activateReauthorization(
@@ -136,8 +150,14 @@ export async function activateReauthorization(
   const row = await requireSubscription(db, input.subscriptionId);
   const change = await getSubscriptionPriceChange(db, input.priceChangeId);
   if (change?.pending_token_ciphertext) return { authorized: true, message: 'Authorized already' };
-  const callbackToken = input.callbackToken ?? (await callbackTokenOf(deps, row, input.orderId));
-  if (!callbackToken) return { authorized: false, message: 'The customer has not authorized the new amount' };
+  const asked = input.callbackToken ? undefined : await callbackTokenOf(deps, row, input.orderId);
+  const callbackToken = input.callbackToken ?? asked?.callbackToken;
+  if (!callbackToken)
+    return {
+      authorized: false,
+      message: 'The customer has not authorized the new amount',
+      orderClosed: asked?.orderClosed === true,
+    };
   // The exchange creates nothing and may be repeated (as activateSubscription's).
   const created = await ask(gateway, 'subscription.create', {
     orderId: input.orderId,

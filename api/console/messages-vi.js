@@ -1071,6 +1071,7 @@ export const VI_ERRORS = {
   subscription_finished: 'Thuê bao đã kết thúc; không thể thay đổi.',
   plan_exists: 'Đã có gói cước với mã này.',
   plan_archived: 'Gói cước đã ngừng; không nhận thêm thuê bao mới.',
+  plan_price_change_running: 'Một thay đổi giá khác của gói cước vẫn đang được áp dụng cho các thuê bao.',
   charge_above_authorized:
     'Khoản thu vượt số tiền định kỳ khách hàng đã cho phép; đã từ chối, chưa gửi gì tới cổng thanh toán.',
   price_change_not_authorized: 'Thay đổi giá chưa có token từ lần cho phép mới của khách hàng.',

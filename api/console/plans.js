@@ -9,7 +9,7 @@
  * never more than the customer authorized; the preview shows what they will do, and the confirmation
  * sends exactly the values previewed (changing any of them withdraws the confirmation).
  */
-import { post, request } from './api.js';
+import { newIdempotencyKey, post, request } from './api.js';
 import { announce, fill, fillIfChanged, h, table } from './dom.js';
 import { count, dateOnly, dateTime, label, vnd } from './format.js';
 import { language, t } from './i18n.js';
@@ -340,8 +340,11 @@ function priceChangeForm(planId, refresh) {
   /** The body the shown preview was made from; null once a field changes. */
   /** @type {ApiRecord | null} */
   let previewed = null;
+  /** One key per previewed change: confirming again after an error finds the change the first try recorded. */
+  let previewKey = newIdempotencyKey();
   const withdraw = () => {
     previewed = null;
+    previewKey = newIdempotencyKey();
     fill(preview);
   };
   const confirm = async (/** @type {Event} */ event) => {
@@ -350,7 +353,7 @@ function priceChangeForm(planId, refresh) {
     button.disabled = true;
     fill(feedback, h('p', { role: 'status' }, t('Sending…')));
     try {
-      await post(base, previewed);
+      await post(base, previewed, { 'idempotency-key': previewKey });
       withdraw();
       fill(
         feedback,

@@ -64,7 +64,8 @@ export async function createOrResume(steps: {
   request: { create?: CreateRequest; principal: Principal };
   /** The answer when the id belongs to another request. */
   exists: () => ApiError;
-  start: () => Promise<unknown>;
+  /** `adopted`: the record is the interrupted attempt's, whose workflow may be running already. */
+  start: (adopted: boolean) => Promise<unknown>;
 }): Promise<void> {
   const inserted = await reservingOrderIds(steps.insert);
   if (
@@ -72,5 +73,16 @@ export async function createOrResume(steps: {
     !isOwnInterruptedRecord(steps.request.create, await steps.createdByKeyOf(), steps.request.principal.keyId)
   )
     throw steps.exists();
-  await startOnce(steps.start);
+  await startOnce(() => steps.start(!inserted));
+}
+
+/** Whether a workflow of this id exists; an unreachable Temporal is an error, not an answer. */
+export async function workflowExists(temporal: Client, workflowId: string): Promise<boolean> {
+  try {
+    await temporal.workflow.getHandle(workflowId).describe();
+    return true;
+  } catch (error) {
+    if (error instanceof WorkflowNotFoundError) return false;
+    throw error;
+  }
 }

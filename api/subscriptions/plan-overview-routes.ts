@@ -38,7 +38,7 @@ export function planOverviewRoutes(deps: SubscriptionDeps): AnyRoute[] {
       method: 'get',
       path: '/v1/plans/:planId/price-changes',
       summary:
-        "The plan's price changes, newest first, each with how many of its subscriptions it reached (subscriptions), how many the workflow still holds open (pending: scheduled, awaiting_authorization, authorized), how many are settled, and the count per status.",
+        "The plan's price changes, newest first, each with its status (applying, then done), its workflow's progress (total, applied, failed, waiting), how many of its subscriptions it reached (subscriptions), how many the workflow still holds open (pending: scheduled, awaiting_authorization, authorized), how many are settled, and the count per status.",
       tag: 'subscriptions',
       access: { roles: READERS },
       params: planParams,

@@ -10,6 +10,7 @@ import {
   subscriptionCountsByPlan,
 } from '../../db/subscriptions/plan-overview';
 import { plansView, requirePlan } from './plans';
+import { planPriceChangeView } from './price-changes';
 import { summary as subscriptionSummary, type SubscriptionDeps } from './subscriptions';
 
 /**
@@ -43,22 +44,20 @@ export async function planPriceChanges(deps: SubscriptionDeps, planId: string) {
   const changes = await planPriceChangesWithProgress(deps.db, planId);
   return {
     planId,
-    priceChanges: changes.map((change) => {
-      const counts = Object.entries(change.statuses) as Array<[PriceChangeStatus, number]>;
-      const total = counts.reduce((sum, [, n]) => sum + n, 0);
-      const pending = counts.reduce((sum, [status, n]) => sum + (PENDING.includes(status) ? n : 0), 0);
-      return {
-        planPriceChangeId: change.plan_price_change_id,
-        newAmount: Number(change.new_amount),
-        effectiveCycle: change.effective_date,
-        ifNotReauthorized: change.if_not_reauthorized,
-        createdBy: change.created_by,
-        createdAt: change.created_at,
-        subscriptions: total,
-        pending,
-        settled: total - pending,
-        statuses: change.statuses,
-      };
-    }),
+    priceChanges: await Promise.all(
+      changes.map(async (change) => {
+        const counts = Object.entries(change.statuses) as Array<[PriceChangeStatus, number]>;
+        const total = counts.reduce((sum, [, n]) => sum + n, 0);
+        const pending = counts.reduce((sum, [status, n]) => sum + (PENDING.includes(status) ? n : 0), 0);
+        return {
+          // The change's own record and its workflow's progress, then what its subscriptions hold now.
+          ...(await planPriceChangeView(deps, change)),
+          subscriptions: total,
+          pending,
+          settled: total - pending,
+          statuses: change.statuses,
+        };
+      }),
+    ),
   };
 }

@@ -16,7 +16,13 @@ import {
   subscribeToPlan,
 } from './plans';
 import { plansWithCounts } from './plan-overview';
-import { previewPriceChange, priceChangesView, schedulePriceChange } from './price-changes';
+import {
+  planPriceChangeOf,
+  previewPriceChange,
+  priceChangesView,
+  schedulePriceChange,
+  startPlanPriceChange,
+} from './price-changes';
 import { revenueView } from './revenue';
 import type { SubscriptionDeps } from './subscriptions';
 
@@ -119,33 +125,69 @@ export function planRoutes(deps: SubscriptionDeps & { now?: () => number }): Any
           return { body: await previewPriceChange(deps, scopeOf(path), request) };
         },
       }),
-      defineRoute({
-        method: 'post',
-        path: `${base}/price-changes`,
-        summary: `Schedule a price change for ${reached}: a decrease (or a rise within the authorized recurringAmount) applies from its cycle; a rise above it asks the customer to authorize again (link, notice, reminders), and without it charges the old amount or flags the subscription (ifNotReauthorized).`,
-        tag: 'subscriptions',
-        access: { roles: WRITERS },
-        audit: {
-          action: `${scope}.price_change`,
-          target: scope,
-          targetOf: (path: Record<string, string>) => path.planId ?? path.subscriptionId ?? '',
-        },
-        params,
-        body,
-        responseStatus: 201,
-        handler: async ({ params: path, body: request, principal, audit, req }) => {
-          refuseMissingBody(req, 'a JSON object');
-          const scheduled = await schedulePriceChange(deps, scopeOf(path), request, principal);
-          audit.note({
-            details: {
-              newAmount: request.newAmount,
-              effectiveCycle: request.effectiveCycle,
-              subscriptions: scheduled.subscriptions.length,
+      scope === 'plan'
+        ? defineRoute({
+            method: 'post',
+            path: `${base}/price-changes`,
+            summary:
+              "Change a plan's price from a cycle (its FIXED subscriptions still billed then, and new subscriptions from now on): recorded and handed to a workflow that applies it to each subscription as a one-subscription change would be (a rise or a fall above or below the authorized recurringAmount asks the customer to authorize again; without it, ifNotReauthorized). Answers 202 with the change's id and progress (total, applied, failed, waiting); GET it to follow. An Idempotency-Key is required: its retry starts nothing twice. 409 plan_price_change_running while another change of the plan is being applied.",
+            tag: 'subscriptions',
+            access: { roles: WRITERS },
+            audit: {
+              action: 'plan.price_change',
+              target: 'plan',
+              targetOf: (path: Record<string, string>) => path.planId ?? '',
             },
-          });
-          return { body: scheduled };
-        },
-      }),
+            idempotent: 'required',
+            params: planParams,
+            body,
+            responseStatus: 202,
+            handler: async ({ params: path, body: request, principal, audit, req, create }) => {
+              refuseMissingBody(req, 'a JSON object');
+              const started = await startPlanPriceChange(deps, path.planId, request, principal, create!);
+              audit.note({
+                details: {
+                  planPriceChangeId: started.planPriceChangeId,
+                  newAmount: request.newAmount,
+                  effectiveCycle: request.effectiveCycle,
+                  subscriptions: started.total,
+                },
+              });
+              return { body: started };
+            },
+          })
+        : defineRoute({
+            method: 'post',
+            path: `${base}/price-changes`,
+            summary: `Schedule a price change for ${reached}: a decrease (or a rise within the authorized recurringAmount) applies from its cycle; a rise above it asks the customer to authorize again (link, notice, reminders), and without it charges the old amount or flags the subscription (ifNotReauthorized).`,
+            tag: 'subscriptions',
+            access: { roles: WRITERS },
+            audit: {
+              action: 'subscription.price_change',
+              target: 'subscription',
+              targetOf: (path: Record<string, string>) => path.subscriptionId ?? '',
+            },
+            params: subscriptionParams,
+            body,
+            responseStatus: 201,
+            handler: async ({ params: path, body: request, principal, audit, req }) => {
+              refuseMissingBody(req, 'a JSON object');
+              const scheduled = await schedulePriceChange(
+                deps,
+                { subscriptionId: path.subscriptionId },
+                request,
+                principal,
+              );
+              audit.note({
+                details: {
+                  newAmount: request.newAmount,
+                  effectiveCycle: request.effectiveCycle,
+                  subscriptions: scheduled.subscriptions.length,
+                },
+              });
+              return { body: scheduled };
+            },
+          }),
     ];
   };
   return [
@@ -246,6 +288,18 @@ export function planRoutes(deps: SubscriptionDeps & { now?: () => number }): Any
       handler: async ({ query }) => ({ body: await revenueView(deps.db, query) }),
     }),
     ...priceChangeRoutes('plan'),
+    defineRoute({
+      method: 'get',
+      path: '/v1/plans/:planId/price-changes/:planPriceChangeId',
+      summary:
+        "One price change of a plan and how far it got: total subscriptions it reaches, applied (taken by the subscription's workflow), failed (refused by it), waiting; status applying, then done.",
+      tag: 'subscriptions',
+      access: { roles: READERS },
+      params: z.object({ planId: z.string().max(40), planPriceChangeId: z.string().max(60) }),
+      handler: async ({ params: path }) => ({
+        body: await planPriceChangeOf(deps, path.planId, path.planPriceChangeId),
+      }),
+    }),
     ...priceChangeRoutes('subscription'),
     defineRoute({
       method: 'get',

@@ -4,14 +4,21 @@
  * charges and never above what the customer authorized).
  */
 import { randomBytes } from 'node:crypto';
+import { WorkflowIdReusePolicy } from '@temporalio/client';
 import {
-  cycleDate,
-  firstCycleOnOrAfter,
+  firstCycleDateFrom,
+  planPriceChangeWorkflowId,
   priceChangeUpdate,
+  reachedFrom,
   type IfNotReauthorized,
 } from '../../contracts/subscriptions';
 import {
-  insertPlanPriceChange,
+  getPlanPriceChange,
+  progressOf,
+  recordPlanPriceChange,
+  type PlanPriceChangeRow,
+} from '../../db/subscriptions/plan-price-changes';
+import {
   insertSubscriptionPriceChange,
   noticesOf,
   priceableSubscriptions,
@@ -20,8 +27,11 @@ import {
 } from '../../db/subscriptions/price-changes';
 import { getSubscription, type SubscriptionRow } from '../../db/subscriptions/subscriptions';
 import type { Principal } from '../auth/roles';
-import { notFound } from '../http/errors';
+import { conflict, notFound } from '../http/errors';
+import type { CreateRequest } from '../http/idempotency';
 import { maskId } from '../http/masking';
+import { certainlyNotStarted, startOnce, workflowNotStarted } from '../http/resumable';
+import { startWorkflow } from '../workflow-starts';
 import { requirePlan } from './plans';
 import type { SubscriptionDeps } from './subscriptions';
 
@@ -39,17 +49,6 @@ const newId = (prefix: string) => `${prefix}_${randomBytes(8).toString('hex')}`;
 /** A FIXED subscription is charged exactly the recurringAmount the customer authorized. */
 const currentOf = (row: SubscriptionRow) => Number(row.recurring_amount);
 
-/** The first cycle of `row` on or after the day; null before the subscription has an anchor. */
-function firstCycleDateFrom(row: SubscriptionRow, day: string): string | null {
-  if (!row.anchor_date) return null;
-  const anchor = {
-    anchorDate: row.anchor_date,
-    anchorCycle: row.anchor_cycle ?? 1,
-    frequency: row.frequency,
-  };
-  return cycleDate(anchor, firstCycleOnOrAfter(anchor, row.next_cycle ?? 1, day));
-}
-
 /** FIXED, not ended, and still billed on or after the day (a subscription expiring first is not reached). */
 async function affected(deps: SubscriptionDeps, scope: Scope, day: string): Promise<SubscriptionRow[]> {
   if ('planId' in scope) await requirePlan(deps, scope.planId);
@@ -59,10 +58,7 @@ async function affected(deps: SubscriptionDeps, scope: Scope, day: string): Prom
     deps.db,
     'planId' in scope ? { plan_id: scope.planId } : { subscription_id: scope.subscriptionId },
   );
-  return rows.filter((row) => {
-    const first = firstCycleDateFrom(row, day);
-    return first !== null && (!row.expiry_date || first < row.expiry_date);
-  });
+  return rows.filter((row) => reachedFrom(row, day));
 }
 
 function previewOf(row: SubscriptionRow, request: PriceChangeRequest) {
@@ -107,21 +103,11 @@ export async function previewPriceChange(deps: SubscriptionDeps, scope: Scope, r
  */
 export async function schedulePriceChange(
   deps: SubscriptionDeps,
-  scope: Scope,
+  scope: { subscriptionId: string },
   request: PriceChangeRequest,
   principal: Principal,
 ) {
   const rows = await affected(deps, scope, request.effectiveCycle);
-  const planPriceChangeId = 'planId' in scope ? newId('ppc') : null;
-  if ('planId' in scope)
-    await insertPlanPriceChange(deps.db, {
-      plan_price_change_id: planPriceChangeId!,
-      plan_id: scope.planId,
-      new_amount: request.newAmount,
-      effective_date: request.effectiveCycle,
-      if_not_reauthorized: request.ifNotReauthorized,
-      created_by: principal.name,
-    });
   const results = [];
   for (const row of rows) {
     const preview = previewOf(row, request);
@@ -129,7 +115,7 @@ export async function schedulePriceChange(
     await insertSubscriptionPriceChange(deps.db, {
       price_change_id: priceChangeId,
       subscription_id: row.subscription_id,
-      plan_price_change_id: planPriceChangeId,
+      plan_price_change_id: null,
       old_amount: preview.currentAmount,
       new_amount: request.newAmount,
       authorized_amount: preview.authorizedAmount,
@@ -167,7 +153,79 @@ export async function schedulePriceChange(
       results.push({ ...preview, priceChangeId, accepted: false, refusedBecause: reason });
     }
   }
-  return { ...scope, ...(planPriceChangeId && { planPriceChangeId }), ...request, subscriptions: results };
+  return { ...scope, ...request, subscriptions: results };
+}
+
+export const planPriceChangeView = async (deps: SubscriptionDeps, row: PlanPriceChangeRow) => ({
+  planPriceChangeId: row.plan_price_change_id,
+  planId: row.plan_id,
+  newAmount: Number(row.new_amount),
+  effectiveCycle: row.effective_date,
+  ifNotReauthorized: row.if_not_reauthorized,
+  /** `applying` until every subscription it reaches took it or refused it; then `done`. */
+  status: row.status,
+  ...(await progressOf(deps.db, row)),
+  workflowId: planPriceChangeWorkflowId(row.plan_price_change_id),
+  createdBy: row.created_by,
+  createdAt: row.created_at,
+  completedAt: row.completed_at,
+});
+
+/**
+ * A plan's change, recorded and handed to its workflow in one idempotent step: the change's id comes
+ * from the request's Idempotency-Key and the workflow's id from the change's, so a retried request finds
+ * the change it recorded and starts its workflow at most once (REJECT_DUPLICATE). The workflow hands the
+ * change to each subscription through that subscription's own workflow, which alone decides what a
+ * cycle charges, never above what its customer authorized: a crash midway leaves the rest to the
+ * workflow, never a half-changed plan.
+ */
+export async function startPlanPriceChange(
+  deps: SubscriptionDeps,
+  planId: string,
+  request: PriceChangeRequest,
+  principal: Principal,
+  create: CreateRequest,
+) {
+  const reached = await affected(deps, { planId }, request.effectiveCycle);
+  const planPriceChangeId = `ppc_${create.requestKey.slice(0, 20)}`;
+  const recorded = await recordPlanPriceChange(deps.db, {
+    plan_price_change_id: planPriceChangeId,
+    plan_id: planId,
+    new_amount: request.newAmount,
+    effective_date: request.effectiveCycle,
+    if_not_reauthorized: request.ifNotReauthorized,
+    created_by: principal.name,
+    total: reached.length,
+  });
+  if (recorded === 'running')
+    throw conflict(
+      'plan_price_change_running',
+      `Another price change of plan ${planId} is still being applied; send this one once it is done.`,
+    );
+  const workflowId = planPriceChangeWorkflowId(planPriceChangeId);
+  try {
+    await startOnce(() =>
+      startWorkflow(deps.temporal, 'planPriceChange', {
+        taskQueue: deps.settings.taskQueue,
+        workflowId,
+        args: [{ planPriceChangeId }],
+        workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+        staticSummary: `Plan ${planId}: ${request.newAmount} VND from ${request.effectiveCycle}`,
+      }),
+    );
+  } catch (error) {
+    // Recorded, not started: the same request with the same Idempotency-Key starts it.
+    if (await certainlyNotStarted(deps.temporal, workflowId)) throw workflowNotStarted('The price change');
+    throw error;
+  }
+  return planPriceChangeView(deps, (await getPlanPriceChange(deps.db, planPriceChangeId))!);
+}
+
+export async function planPriceChangeOf(deps: SubscriptionDeps, planId: string, planPriceChangeId: string) {
+  await requirePlan(deps, planId);
+  const row = await getPlanPriceChange(deps.db, planPriceChangeId);
+  if (!row || row.plan_id !== planId) throw notFound(`Price change ${planPriceChangeId} of plan ${planId}`);
+  return planPriceChangeView(deps, row);
 }
 
 export async function priceChangesView(deps: SubscriptionDeps, subscriptionId: string) {

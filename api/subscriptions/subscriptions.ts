@@ -28,7 +28,7 @@ import { payrunCustomer, payrunOrderId } from '../../contracts/shared';
 import type { Principal } from '../auth/roles';
 import { ApiError, conflict, notFound } from '../http/errors';
 import type { CreateRequest } from '../http/idempotency';
-import { createOrResume } from '../http/resumable';
+import { createOrResume, workflowExists } from '../http/resumable';
 import type { SubscriptionSettings } from './settings';
 import type { CustomerKeyOf } from '../../platform/customer-key';
 import { signalWithStartWorkflow, startWorkflow } from '../workflow-starts';
@@ -108,7 +108,7 @@ export async function createSubscription(
     createdByKeyOf: async () => (await getSubscription(db, input.subscriptionId))?.created_by_key,
     request: input,
     exists: () => conflict('subscription_exists', `Subscription ${input.subscriptionId} already exists.`),
-    start: () => {
+    start: async (adopted) => {
       const options = {
         taskQueue: settings.taskQueue,
         workflowId,
@@ -120,6 +120,10 @@ export async function createSubscription(
           { key: payrunCustomer, value: deps.customerKeyOf(input.partnerClientId) },
         ],
       };
+      // A retry that adopts its interrupted attempt's record finds the workflow running, perhaps with a
+      // schedule an operator chose since (PUT …/dunning-schedule): signalling the plan's again would undo
+      // that choice. Only a workflow that never started gets the schedule, in the call that starts it.
+      if (adopted && input.dunningSchedule && (await workflowExists(temporal, workflowId))) return;
       return input.dunningSchedule
         ? signalWithStartWorkflow(temporal, 'subscription', {
             ...options,

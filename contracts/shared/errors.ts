@@ -140,6 +140,10 @@ export const ERRORS = {
   subscription_state: { status: 409, meaning: 'The subscription is not in a state that allows this.' },
   plan_exists: { status: 409, meaning: 'A plan with this code exists already.' },
   plan_archived: { status: 409, meaning: 'The plan is archived: it takes no new subscriptions.' },
+  plan_price_change_running: {
+    status: 409,
+    meaning: 'Another price change of the plan is still being applied to its subscriptions.',
+  },
   charge_above_authorized: {
     status: 500,
     meaning: 'A charge above the recurringAmount the customer authorized was refused before it was sent.',

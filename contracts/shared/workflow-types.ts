@@ -12,6 +12,7 @@ import type { RefundInput, RefundOutcome } from '../payments/refunds';
 import type { BaseCurrency, RemittanceInput, RemittanceStatus } from '../remittances/remittances';
 import type { SubscriptionInput, SubscriptionView } from '../subscriptions/subscriptions';
 import type { NoticeOutcome, NoticeRequest } from '../subscriptions/notices';
+import type { PlanPriceChangeInput, PlanPriceChangeProgress } from '../subscriptions/price-changes';
 import type { TerminalSettlementInput, TerminalSettlementResult } from '../payments/terminal-settlements';
 import type { SavedMethodPaymentInput, SavedMethodPaymentSnapshot } from '../saved-methods/payments';
 import type { WebhookEndpointInput, WebhookResendInput } from '../events/webhooks';
@@ -31,6 +32,7 @@ export interface StartableWorkflows {
   terminalSettlement: (input: TerminalSettlementInput) => Promise<TerminalSettlementResult>;
   subscription: (input: SubscriptionInput) => Promise<SubscriptionView>;
   subscriptionNotice: (input: NoticeRequest) => Promise<NoticeOutcome>;
+  planPriceChange: (input: PlanPriceChangeInput) => Promise<PlanPriceChangeProgress>;
   savedMethodBinding: (input: BindingInput) => Promise<BindingResult>;
   savedMethodDeletion: (
     input: SavedMethodDeletionInput,

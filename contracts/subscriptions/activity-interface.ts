@@ -133,7 +133,15 @@ export interface PriceChangeActivities {
     priceChangeId: string;
     orderId: string;
     callbackToken?: string;
-  }): Promise<{ authorized: boolean; message: string }>;
+  }): Promise<{
+    authorized: boolean;
+    message: string;
+    /**
+     * The gateway says this order will never be authorized (declined, its link expired): only then may a
+     * reminder ask on a new order without the customer ending up with two authorizations of one change.
+     */
+    orderClosed?: boolean;
+  }>;
   /**
    * At the change's cycle: the old authorization cancelled at the gateway, the new token and its
    * recurringAmount made the subscription's. Repeatable.

@@ -9,6 +9,7 @@
  * activity refuses anything above the authorized amount as well.
  */
 import { defineSignal, defineUpdate } from '@temporalio/workflow';
+import { cycleDate, firstCycleOnOrAfter, type Frequency } from './billing-calendar';
 
 /** What a customer who has not authorized a price rise by its date gets: the old price, or no charge. */
 export const IF_NOT_REAUTHORIZED = ['charge_old', 'flag'] as const;
@@ -94,3 +95,91 @@ export const reauthorizationSignal =
   defineSignal<[{ orderId: string; resultCode: number; message?: string; callbackToken?: string }]>(
     'subscriptionReauthorized',
   );
+
+/**
+ * A plan's price change handed to one of its subscriptions by the planPriceChange workflow: the same order
+ * as the update's, as a signal (a workflow cannot send an update). The subscription takes a given
+ * priceChangeId once: a second delivery (a restarted page) changes nothing.
+ */
+export const planPriceChangeSignal = defineSignal<[PriceChangeOrder]>('planPriceChange');
+
+/** One workflow per plan price change, its id from the change's: a retried request starts nothing twice. */
+export const planPriceChangeWorkflowId = (planPriceChangeId: string) =>
+  `plan-price-change/${planPriceChangeId}`;
+
+/** The price change of one subscription made by a plan's change: one per (change, subscription), always the same. */
+export const planSubscriptionPriceChangeId = (planPriceChangeId: string, subscriptionId: string) =>
+  `${planPriceChangeId}.${subscriptionId}`;
+
+/** Where a plan's change stands: `applying` until every subscription it reaches took it or refused it. */
+export type PlanPriceChangeStatus = 'applying' | 'done';
+
+export interface PlanPriceChangeInput {
+  planPriceChangeId: string;
+  /** Carried by continue-as-new: the last subscription handed the change (subscriptions go in id order). */
+  after?: string;
+  /** Carried by continue-as-new: every page was handed over; only the answers are awaited. */
+  handedOut?: boolean;
+  /** Subscriptions per page (default 200) and pages per run (default 10): smaller in tests of paging. */
+  pageSize?: number;
+  pagesPerRun?: number;
+}
+
+/** A subscription a page hands the change to, with its price change row (made before the signal). */
+export interface PlanPriceChangeTarget {
+  subscriptionId: string;
+  workflowId: string;
+  order: PriceChangeOrder;
+}
+
+export interface PlanPriceChangeProgress {
+  total: number;
+  /** Accepted by the subscription's workflow (awaiting authorization, authorized, applied, …). */
+  applied: number;
+  /** Refused by the subscription's workflow (ended meanwhile, expiring first, …). */
+  failed: number;
+  /** Handed over, not yet answered by the subscription's workflow. */
+  waiting: number;
+}
+
+export interface PlanPriceChangeActivities {
+  /**
+   * The next page of the plan's subscriptions the change reaches (after `after`, in id order), each with its
+   * row made once (a page read again makes none twice); `targets` are those whose workflow has not answered.
+   */
+  planPriceChangePage(input: {
+    planPriceChangeId: string;
+    after?: string;
+    limit: number;
+  }): Promise<{ targets: PlanPriceChangeTarget[]; last?: string }>;
+  /** A subscription whose workflow could not be told (it ended): its row refused with the reason. */
+  refusePlanPriceChange(input: { priceChangeId: string; reason: string }): Promise<void>;
+  planPriceChangeProgress(input: { planPriceChangeId: string }): Promise<PlanPriceChangeProgress>;
+  finishPlanPriceChange(input: { planPriceChangeId: string }): Promise<PlanPriceChangeProgress>;
+}
+
+/** What of a subscription's record decides whether a dated change reaches it. */
+export interface PriceableSchedule {
+  anchor_date: string | null;
+  anchor_cycle: number | null;
+  frequency: Frequency;
+  next_cycle: number | null;
+  expiry_date: string | null;
+}
+
+/** The subscription's first cycle on or after `day`; null before it has an anchor (it is still authorizing). */
+export function firstCycleDateFrom(row: PriceableSchedule, day: string): string | null {
+  if (!row.anchor_date) return null;
+  const anchor = {
+    anchorDate: row.anchor_date,
+    anchorCycle: row.anchor_cycle ?? 1,
+    frequency: row.frequency,
+  };
+  return cycleDate(anchor, firstCycleOnOrAfter(anchor, row.next_cycle ?? 1, day));
+}
+
+/** A change from `day` reaches a subscription still billed then: one expiring first is left alone. */
+export function reachedFrom(row: PriceableSchedule, day: string): boolean {
+  const first = firstCycleDateFrom(row, day);
+  return first !== null && (!row.expiry_date || first < row.expiry_date);
+}

@@ -124,6 +124,8 @@ export interface SubscriptionState {
   priceChange?: ScheduledPriceChange;
   /** How many new authorizations were asked for: numbers their gateway orders. */
   reauthorizations?: number;
+  /** The newest plan price changes it took (planPriceChange signal): one delivered again changes nothing. */
+  planPriceChangesTaken?: string[];
   /** The subscription's dunning schedule; absent: the default (one retry after the configured delay, no notices). */
   dunning?: DunningSchedule;
   /** A pause after insufficient funds that the schedule follows up (link, reminders, cancellation). */

@@ -5,7 +5,7 @@
 import type { Db } from '../shared/knex';
 import { FINAL_SUBSCRIPTION_STATUSES, type PriceChangeStatus } from '../../contracts/subscriptions';
 import { applyListFilter, pageOf, type ListFilter } from '../shared/list-filter';
-import type { PlanPriceChangeRow } from './price-changes';
+import { planPriceChangesOf, type PlanPriceChangeRow } from './plan-price-changes';
 import type { SubscriptionRow } from './subscriptions';
 
 export interface PlanSubscriptionCount {
@@ -34,7 +34,7 @@ export async function subscriptionCountsByPlan(db: Db): Promise<PlanSubscription
   }));
 }
 
-export interface PlanPriceChangeProgress extends PlanPriceChangeRow {
+export interface PlanPriceChangeWithStatuses extends PlanPriceChangeRow {
   /** Per-subscription rows of the change, by status (a status no row has is absent). */
   statuses: Partial<Record<PriceChangeStatus, number>>;
 }
@@ -43,13 +43,8 @@ export interface PlanPriceChangeProgress extends PlanPriceChangeRow {
 export async function planPriceChangesWithProgress(
   db: Db,
   planId: string,
-): Promise<PlanPriceChangeProgress[]> {
-  const changes: PlanPriceChangeRow[] = await db('plan_price_changes')
-    .where({ plan_id: planId })
-    .orderBy([
-      { column: 'created_at', order: 'desc' },
-      { column: 'plan_price_change_id', order: 'desc' },
-    ]);
+): Promise<PlanPriceChangeWithStatuses[]> {
+  const changes = await planPriceChangesOf(db, planId);
   if (changes.length === 0) return [];
   const counted: Array<{ plan_price_change_id: string; status: PriceChangeStatus; n: string | number }> =
     await db('subscription_price_changes')

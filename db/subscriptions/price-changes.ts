@@ -75,27 +75,6 @@ export function priceableSubscriptions(
     .orderBy('subscription_id');
 }
 
-export interface PlanPriceChangeRow {
-  plan_price_change_id: string;
-  plan_id: string;
-  new_amount: string;
-  effective_date: string;
-  if_not_reauthorized: IfNotReauthorized;
-  created_by: string;
-  created_at: Date;
-}
-
-export async function insertPlanPriceChange(
-  db: Db,
-  row: Omit<PlanPriceChangeRow, 'new_amount' | 'created_at'> & { new_amount: number },
-): Promise<void> {
-  await db.transaction(async (trx) => {
-    await trx('plan_price_changes').insert(row);
-    // New subscriptions of the plan take the new amount from now on: their authorization carries it.
-    await trx('plans').where({ plan_id: row.plan_id }).update({ amount: row.new_amount });
-  });
-}
-
 export interface SubscriptionPriceChangeRow {
   price_change_id: string;
   subscription_id: string;

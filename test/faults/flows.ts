@@ -854,6 +854,8 @@ export const NOT_MONEY_FLOWS: Readonly<Record<string, string>> = {
   balanceWatch: 'reads the merchant balance against its thresholds and raises balance events; moves no money',
   merchantBalance: "one balance read for the dashboard's forecast; moves no money",
   subscriptionNotice: 'sends one mail to a subscriber; no gateway call',
+  planPriceChange:
+    "hands a plan's price change to each of its subscriptions (a signal); each subscription's own workflow makes the gateway calls",
   recurringPayoutOccurrence:
     'records one run of a schedule and starts its payoutRun (a flow of the matrix, which pays); no gateway call of its own',
 };

@@ -148,9 +148,22 @@ describe('dated price changes', () => {
     );
 
     const scheduled = await priceChange(`/v1/plans/${plan.planId}/price-changes`, body);
-    expect(scheduled.status, JSON.stringify(scheduled.body)).toBe(201);
-    expect(scheduled.body.subscriptions.map((s: { accepted: boolean }) => s.accepted)).toEqual([true, true]);
-    for (const s of scheduled.body.subscriptions) expect(s.reauthorizationPayUrl).toContain('/pay/');
+    expect(scheduled.status, JSON.stringify(scheduled.body)).toBe(202);
+    // Its workflow hands it to each subscription; each one's workflow asks its customer.
+    await eventually(async () => {
+      const seen = await call(
+        t,
+        'GET',
+        `/v1/plans/${plan.planId}/price-changes/${scheduled.body.planPriceChangeId}`,
+        undefined,
+        t.viewerKey,
+      );
+      expect(seen.body).toMatchObject({ status: 'done', total: 2, applied: 2, failed: 0 });
+    });
+    for (const id of [agrees, ignores]) {
+      const changes = await call(t, 'GET', `/v1/subscriptions/${id}/price-changes`, undefined, t.viewerKey);
+      expect(changes.body.priceChanges[0].reauthorizationPayUrl).toContain('/pay/');
+    }
     // The customer who agrees authorizes the new amount at the gateway (its -p1 order).
     t.sandbox.admin.approvePayment(reauthorizationOrderId(agrees, 1));
     await eventually(async () => {

@@ -26,7 +26,8 @@ const priceFakes: Fakes = {
     message: 'ok',
     payUrl: `https://pay.example/${orderId}`,
   }),
-  activateReauthorization: async () => ({ authorized: false, message: 'not yet' }),
+  // Not authorized, and the gateway says so of the order (its link expired): a reminder may ask on a new one.
+  activateReauthorization: async () => ({ authorized: false, message: 'not yet', orderClosed: true }),
   adoptReauthorization: ok,
   recordPriceChange: ok,
 };
@@ -103,18 +104,19 @@ describe('subscription: dated price changes', () => {
     await skipTo(instantOf(due(10), 10));
     await run.reached('chargeSubscriptionCycle', 10);
     expect(charged(run).map(([, amount]) => amount)).toEqual(Array(10).fill(50_000));
-    // Asked the gateway at each cycle from the change's date (a notification may be lost), then fell back.
-    const asked = {
+    // Asked the gateway before each reminder and at each cycle from the change's date (a notification may
+    // be lost), then fell back.
+    const asked = (n: number) => ({
       subscriptionId,
       priceChangeId: 'pc-1',
-      orderId: reauthorizationOrderId(subscriptionId, 3),
-    };
-    expect(run.inputs('activateReauthorization')).toEqual([asked, asked]);
+      orderId: reauthorizationOrderId(subscriptionId, n),
+    });
+    expect(run.inputs('activateReauthorization')).toEqual([asked(1), asked(2), asked(3), asked(3)]);
     expect(run.calls('adoptReauthorization')).toEqual([]);
     expect(run.inputs('recordPriceChange')).toEqual([
       expect.objectContaining({ priceChangeId: 'pc-1', status: 'charged_old' }),
     ]);
-    // Each reminder asks again with a fresh order (the link of the one before expired long ago).
+    // Each reminder asks again with a fresh order (the gateway says the one before never will be authorized).
     const reminders = run.calls('announcePriceChange').slice(1);
     expect(reminders.map((call) => call.input)).toEqual([
       expect.objectContaining({

@@ -15,7 +15,11 @@ import {
 } from '../../contracts/saved-methods';
 import { kindOf, type StartableWorkflowName, type StartableWorkflows } from '../../contracts/shared';
 import { stackCheckWorkflowId } from '../../contracts/shared';
-import { subscriptionNoticeWorkflowId, subscriptionWorkflowId } from '../../contracts/subscriptions';
+import {
+  planPriceChangeWorkflowId,
+  subscriptionNoticeWorkflowId,
+  subscriptionWorkflowId,
+} from '../../contracts/subscriptions';
 import { webhookEndpointWorkflowId, webhookResendWorkflowId } from '../../contracts/events';
 import { holdReleaseWorkflowId } from '../../contracts/holds';
 import { payeeCheckWorkflowId } from '../../contracts/payees';
@@ -39,6 +43,7 @@ const ID_OF: Record<StartableWorkflowName, (id: string) => string> = {
   terminalSettlement: terminalSettlementWorkflowId,
   subscription: subscriptionWorkflowId,
   subscriptionNotice: subscriptionNoticeWorkflowId,
+  planPriceChange: planPriceChangeWorkflowId,
   savedMethodBinding: savedMethodBindingWorkflowId,
   savedMethodDeletion: savedMethodDeletionWorkflowId,
   savedMethodPayment: savedMethodPaymentWorkflowId,

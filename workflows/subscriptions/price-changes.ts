@@ -9,7 +9,7 @@
  * charging activity refuses anything above the authorized amount again. The charge's orderId stays the
  * cycle's, so a price change never makes a second order for a cycle.
  */
-import { ApplicationFailure, condition, setHandler } from '@temporalio/workflow';
+import { ApplicationFailure, condition, patched, setHandler } from '@temporalio/workflow';
 import { recordsOf } from '../shared/activity-profiles';
 import {
   addDays,
@@ -17,6 +17,7 @@ import {
   decideCycleAmount,
   FINAL_SUBSCRIPTION_STATUSES,
   instantOf,
+  planPriceChangeSignal,
   priceChangeUpdate,
   PRICE_CHANGE_UNAUTHORIZED,
   reauthorizationOrderId,
@@ -61,6 +62,33 @@ export function acceptPriceChanges(run: PriceRun) {
     validator: (order) => refusePriceChange(run, order),
   });
   setHandler(reauthorizationSignal, (notice) => takeReauthorization(run, notice));
+  setHandler(planPriceChangeSignal, (order) => takePlanPriceChange(run, order));
+}
+
+/** Plan changes remembered: a plan changes its price a few times a year, a delivery is repeated within minutes. */
+const PLAN_CHANGES_REMEMBERED = 10;
+
+/**
+ * A plan's change, handed over by its planPriceChange workflow: the update's rules and steps, with the
+ * refusal recorded on the change's row (a signal has no caller to answer). Taken once per id, so a page
+ * handed over again never asks the customer twice nor supersedes a change that came after it.
+ */
+async function takePlanPriceChange(run: PriceRun, order: PriceChangeOrder) {
+  const taken = run.state.planPriceChangesTaken ?? [];
+  if (taken.includes(order.priceChangeId)) return;
+  run.state.planPriceChangesTaken = [...taken, order.priceChangeId].slice(-PLAN_CHANGES_REMEMBERED);
+  try {
+    refusePriceChange(run, order);
+  } catch (error) {
+    await records.recordPriceChange({
+      subscriptionId: run.id,
+      priceChangeId: order.priceChangeId,
+      status: 'refused',
+      statusReason: (error as Error).message,
+    });
+    return;
+  }
+  await schedulePriceChange(run, order);
 }
 
 function refusePriceChange(run: PriceRun, { newAmount, effectiveDate }: PriceChangeOrder) {
@@ -134,7 +162,7 @@ async function takeReauthorization(
 /** One exchange at a time; the change is marked authorized only when the gateway handed out its token. */
 async function activateReauthorization(run: PriceRun, change: ScheduledPriceChange, callbackToken?: string) {
   await condition(() => !run.reauthorizing);
-  if (change.authorized) return;
+  if (change.authorized) return undefined;
   run.reauthorizing = true;
   try {
     const answer = await run.gateway.activateReauthorization({
@@ -144,6 +172,7 @@ async function activateReauthorization(run: PriceRun, change: ScheduledPriceChan
       ...(callbackToken && { callbackToken }),
     });
     if (answer.authorized) change.authorized = true;
+    return answer;
   } finally {
     run.reauthorizing = false;
   }
@@ -164,10 +193,21 @@ export async function remindOfReauthorization(run: PriceRun, until: number) {
     await sleepUntil(run, at, waiting);
     if (!waiting() || Date.now() < at) return;
     change.remindersSent = [...(change.remindersSent ?? []), days];
-    // A fresh order and link: the one sent with the notice expired long ago. Its notification is the one
-    // that counts from now on.
-    run.state.reauthorizations = (run.state.reauthorizations ?? 0) + 1;
-    change.reauthorizationOrderId = reauthorizationOrderId(run.id, run.state.reauthorizations);
+    let freshOrder = true;
+    if (patched('reminder-asks-first')) {
+      // The customer may have authorized the open order and its notification been lost: ask first. A new
+      // order only when the gateway says the open one never will be (declined, link expired); otherwise the
+      // reminder goes with the same order, so no customer holds two authorizations of one change.
+      const answer = await activateReauthorization(run, change);
+      if (!waiting()) return;
+      freshOrder = answer?.orderClosed === true;
+    }
+    if (freshOrder) {
+      // A fresh order and link: the one sent with the notice expired long ago. Its notification is the one
+      // that counts from now on.
+      run.state.reauthorizations = (run.state.reauthorizations ?? 0) + 1;
+      change.reauthorizationOrderId = reauthorizationOrderId(run.id, run.state.reauthorizations);
+    }
     await run.gateway.announcePriceChange({
       subscriptionId: run.id,
       priceChangeId: change.priceChangeId,
