@@ -27,6 +27,7 @@ import { payeesByIds } from '../../db/payees/payees';
 import type { Principal } from '../auth/roles';
 import type { AuditTrail } from '../http/audit-trail';
 import { ApiError, conflict, notFound } from '../http/errors';
+import { maskName, maskNumber, seesReceiversInFull } from '../http/masking';
 import { parsePayoutFile } from './payout-file';
 import { payeeIdsOf, resolvePayees } from './payout-payees';
 import { actorOf, type PayoutDeps } from './payout-runs';
@@ -140,7 +141,7 @@ export async function createSchedule(
     throw error;
   }
   input.audit.note({ targetId: scheduleId, details: { rowCount: rows.length, totalAmount: total } });
-  return scheduleView(deps, scheduleId);
+  return scheduleView(deps, scheduleId, input.principal);
 }
 
 function summaryOf(row: Omit<PayoutScheduleRow, 'rows'>, now = Date.now()) {
@@ -162,13 +163,24 @@ export async function schedulesView(deps: Pick<PayoutDeps, 'db'>) {
   return { schedules: (await listSchedules(deps.db)).map((row) => summaryOf(row)) };
 }
 
-export async function scheduleView(deps: Pick<PayoutDeps, 'db'>, scheduleId: string) {
+/** A schedule's rows as a run's items are shown: receivers masked unless the reader sees them in full. */
+const rowView = (row: RecurringRow, full: boolean): RecurringRow =>
+  full
+    ? row
+    : {
+        ...row,
+        walletId: maskNumber(row.walletId),
+        walletName: maskName(row.walletName),
+        personalId: row.personalId === null ? null : maskNumber(row.personalId),
+      };
+
+export async function scheduleView(deps: Pick<PayoutDeps, 'db'>, scheduleId: string, reader: Principal) {
   const row = await getSchedule(deps.db, scheduleId);
   if (!row || row.status === 'deleted') throw notFound(`Payout schedule ${scheduleId}`);
   const runs = await runsOfSchedule(deps.db, scheduleId);
   return {
     ...summaryOf(row),
-    rows: row.rows,
+    rows: row.rows.map((recurring) => rowView(recurring, seesReceiversInFull(reader))),
     runs: runs.map((run) => ({
       runId: run.run_id,
       status: run.status,
@@ -188,6 +200,7 @@ export async function changeSchedule(
   scheduleId: string,
   action: 'pause' | 'resume' | 'delete',
   audit: AuditTrail,
+  principal: Principal,
 ) {
   const row = await getSchedule(deps.db, scheduleId);
   if (!row) throw notFound(`Payout schedule ${scheduleId}`);
@@ -206,5 +219,5 @@ export async function changeSchedule(
   await setScheduleStatus(deps.db, scheduleId, status);
   audit.note({ targetId: scheduleId, details: { status } });
   if (status === 'deleted') return { scheduleId, status };
-  return scheduleView(deps, scheduleId);
+  return scheduleView(deps, scheduleId, principal);
 }

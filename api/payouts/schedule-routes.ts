@@ -50,8 +50,8 @@ export function payoutScheduleRoutes(deps: PayoutDeps): AnyRoute[] {
       audit: auditOf(action),
       params: scheduleParams,
       responseStatus: 200,
-      handler: async ({ params, audit }) => ({
-        body: await changeSchedule(deps, params.scheduleId, action, audit),
+      handler: async ({ params, audit, principal }) => ({
+        body: await changeSchedule(deps, params.scheduleId, action, audit, principal),
       }),
     });
   return [
@@ -84,7 +84,9 @@ export function payoutScheduleRoutes(deps: PayoutDeps): AnyRoute[] {
       tag: 'payouts',
       access: { roles: READERS },
       params: scheduleParams,
-      handler: async ({ params }) => ({ body: await scheduleView(deps, params.scheduleId) }),
+      handler: async ({ params, principal }) => ({
+        body: await scheduleView(deps, params.scheduleId, principal),
+      }),
     }),
     change('pause', 'Pause a recurring payout schedule: no occurrence makes a run until it is resumed.'),
     change('resume', 'Resume a paused recurring payout schedule.'),

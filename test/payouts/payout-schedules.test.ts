@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { apiCall, PAYOUT_HEADER, usePayoutStack } from '../support/payout-stack';
 import { connectDevServer } from '../support/temporal';
 import { freshId } from '../support/ids';
+import { newKey } from '../support/api';
 import { eventually } from '../support/wait';
 import { dayOfGmt7 } from '../../contracts/subscriptions';
 import { payoutScheduleTemporalId } from '../../contracts/payouts';
@@ -95,6 +96,13 @@ describe('recurring payout schedules', () => {
     expect(shown.body.runs).toEqual([
       expect.objectContaining({ runId: run.run_id, status: 'awaiting_approval' }),
     ]);
+    expect(shown.body.rows[0]).toMatchObject({ walletId: '0912345678', walletName: 'Receiver 1' });
+    // A viewer reads the schedule's receivers as a run's items show them: masked.
+    const viewerKey = await newKey(fixture.db, ['viewer']);
+    const asViewer = await call('GET', `/v1/payout-schedules/${scheduleId}`, undefined, viewerKey);
+    expect(asViewer.status).toBe(200);
+    expect(asViewer.body.rows[0].walletId).toBe('****5678');
+    expect(JSON.stringify(asViewer.body)).not.toContain('Receiver 1');
 
     const paused = await call('POST', `/v1/payout-schedules/${scheduleId}/pause`, {});
     expect(paused.body).toMatchObject({ status: 'paused', nextOccurrences: [] });

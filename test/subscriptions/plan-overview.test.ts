@@ -117,7 +117,9 @@ describe("the plans page's reads", () => {
       expect(answer.status).toBe(200);
       return answer.body.priceChanges;
     };
-    t.sandbox.admin.approvePayment(reauthorizationOrderId(agrees.subscriptionId, 1));
+    // The plan's change reaches each subscription through its own workflow (planPriceChange), so the
+    // re-authorization order exists a moment after the 202.
+    await eventually(() => t.sandbox.admin.approvePayment(reauthorizationOrderId(agrees.subscriptionId, 1)));
     await eventually(async () => {
       expect(await changesOf()).toEqual([
         expect.objectContaining({
