@@ -113,6 +113,27 @@ export function createNotificationRelay(deps: RelayDependencies): NotificationRe
     return undefined;
   }
 
+  /**
+   * A signal that has not returned within the claim's lease is given up (a hung connection, a process
+   * half gone): the claim lapses then anyway and another relay may take the row, so waiting longer would
+   * only stall this relay's lane. Should the abandoned call land after all, the workflow hears the
+   * notification twice, which it takes as once (decision 3).
+   */
+  async function withinLease<T>(call: Promise<T>): Promise<T> {
+    let timer: NodeJS.Timeout | undefined;
+    const limit = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new Error(`No answer from Temporal within the ${settings.claimLeaseSeconds} s lease`)),
+        settings.claimLeaseSeconds * 1000,
+      );
+    });
+    try {
+      return await Promise.race([call, limit]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
   async function relay(row: StoredNotification): Promise<RelayOutcome> {
     const about = { kind: row.kind, orderId: row.order_id, workflowId: row.workflow_id };
     if (!isKind(row.kind)) {
@@ -127,7 +148,7 @@ export function createNotificationRelay(deps: RelayDependencies): NotificationRe
     }
     let outcome: 'signalled' | 'workflow_gone';
     try {
-      outcome = await deliver(target, temporal, notification, log);
+      outcome = await withinLease(deliver(target, temporal, notification, log));
     } catch (error) {
       log.warn({ ...about, err: error }, 'Could not signal a stored notification; tried again shortly');
       return 'failed';

@@ -13,7 +13,9 @@ import { resolveCodecKeyring } from '../../platform/payload-codec';
 import { buildActivities } from '../../workers/build';
 import { startClusterOnFreePorts } from '../cluster/cluster';
 import { sandboxAdminClient } from '../cluster/sandbox-admin';
-import { BENCH_SANDBOX_TIMING, summarizeHistory, type BenchStack } from './harness';
+import { BENCH_SANDBOX_TIMING, listenApi, summarizeHistory, type BenchStack } from './harness';
+import { createDataConverter } from '../../platform/data-converter';
+import { createLogger } from '../../platform/logger';
 
 export async function startClusterBenchStack(
   workers = Number(process.env.BENCH_WORKERS ?? 2),
@@ -38,6 +40,7 @@ export async function startClusterBenchStack(
   const connection = await Connection.connect({ address: cluster.urls.temporal });
   const temporal = new Client({ connection });
   const admin = sandboxAdminClient(cluster.urls.sandbox);
+  const extraApis: Array<() => Promise<void>> = [];
   return {
     shape: 'cluster',
     db,
@@ -58,6 +61,26 @@ export async function startClusterBenchStack(
     }),
     processes: () => cluster.records().map(({ name, pid }) => ({ name, pid })),
     history: (workflowId) => summarizeHistory(temporal, workflowId),
+    // In the bench process, not a process of the cluster's own: its figures share a core with the load.
+    startApi: async (settings) => {
+      const environment = { ...cluster.environment.api, ...settings };
+      const keyring = resolveCodecKeyring({
+        keysText: environment.PAYLOAD_CODEC_KEYS,
+        currentId: environment.PAYLOAD_CODEC_KEY_ID,
+      });
+      const sealing = new Client({ connection, dataConverter: createDataConverter(keyring) });
+      return listenApi(
+        loadConfig(environment),
+        {
+          db,
+          temporal: sealing,
+          logger: createLogger('silent'),
+          merchant: cluster.gateway,
+          keyring,
+        },
+        extraApis,
+      );
+    },
     apiUrl: cluster.urls.api,
     makerKey: (await createApiKey(db, 'bench-maker', ['payouts-maker'])).key,
     approverKey: (await createApiKey(db, 'bench-approver', ['payouts-approver'])).key,
@@ -65,6 +88,7 @@ export async function startClusterBenchStack(
     paymentsKey: (await createApiKey(db, 'bench-payments', ['payments'])).key,
     gatewaySettings: cluster.gateway,
     async close() {
+      for (const closeApi of extraApis) await closeApi();
       await db.destroy();
       await connection.close();
       await cluster.stop();

@@ -53,7 +53,10 @@ async function main(): Promise<number> {
     throw new Error(`--shape must be dev, cluster or both, got "${given ?? ''}"`);
   const shapes: ('dev' | 'cluster')[] = given === 'both' ? ['dev', 'cluster'] : [given];
   const shapeValueAt = shapeAt === -1 ? -1 : shapeAt + 1;
-  const requested = args.filter((arg, index) => !arg.startsWith('--') && index !== shapeValueAt);
+  // A number is a flag's value (`ipn --rate 500 --seconds 60`), never a benchmark's name.
+  const requested = args.filter(
+    (arg, index) => !arg.startsWith('--') && index !== shapeValueAt && !/^\d+(\.\d+)?$/.test(arg),
+  );
   const all = requested.length === 0 || requested.includes('all');
   const names = all ? [...Object.keys(suites), ...Object.keys(notYet)] : requested;
   const unknown = names.filter((name) => !suites[name] && !notYet[name]);

@@ -179,8 +179,8 @@ describe('the gateway is never throttled as a client', () => {
     expect(rows).toHaveLength(700);
     expect(new Set(rows.map((row) => row.dedupe_key as string)).size).toBe(700);
     // The relay signals one workflow's notifications one at a time, in the order they were stored.
-    await eventually(async () => expect(await signals()).toHaveLength(700), { timeout: 90_000 });
-  });
+    await eventually(async () => expect(await signals()).toHaveLength(700), { timeout: 150_000 });
+  }, 180_000);
 
   it('answers forged notifications 429 past their budget, and a signed one from the same address still passes', async () => {
     const api = await apiWith({
