@@ -201,6 +201,16 @@ export function createNotificationRelay(deps: RelayDependencies): NotificationRe
   }
 
   let metricUpdatedAt = 0;
+  /**
+   * The backlog's age for `payrun_ipn_oldest_unsignalled_seconds`. It costs a query: at most once per
+   * interval however often the relay is woken, and also between rounds, since under steady arrivals a
+   * sweep may never end.
+   */
+  async function reportBacklogAge(): Promise<void> {
+    if (Date.now() - metricUpdatedAt < settings.relayIntervalMs) return;
+    metricUpdatedAt = Date.now();
+    oldestUnsignalledIpn.set(await oldestUnsignalledAgeSeconds(db));
+  }
   async function sweep(): Promise<Record<RelayOutcome, number>> {
     const counts: Record<RelayOutcome, number> = { signalled: 0, workflow_gone: 0, failed: 0, unlocated: 0 };
     for (;;) {
@@ -228,12 +238,9 @@ export function createNotificationRelay(deps: RelayDependencies): NotificationRe
       // signalled nothing would only find the same rows again.
       const progressed = (ended.get('signalled')?.length ?? 0) + (ended.get('workflow_gone')?.length ?? 0);
       if (rows.length === 0 || progressed === 0) break;
+      await reportBacklogAge();
     }
-    // The metric costs a query: at most once per interval, however often the relay is woken.
-    if (Date.now() - metricUpdatedAt >= settings.relayIntervalMs) {
-      metricUpdatedAt = Date.now();
-      oldestUnsignalledIpn.set(await oldestUnsignalledAgeSeconds(db));
-    }
+    await reportBacklogAge();
     return counts;
   }
 
