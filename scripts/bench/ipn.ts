@@ -180,6 +180,25 @@ export async function benchIpn(stack: BenchStack): Promise<void> {
       ).n,
     );
 
+  /** Waits until every stored row of these orders is signalled (or the wait's limit); how many are left. */
+  const drained = async () => {
+    const started = Date.now();
+    for (;;) {
+      const left = Number(
+        (
+          (await stack
+            .db('ipn_notifications')
+            .whereIn('order_id', ids)
+            .whereNull('signalled_at')
+            .count({ n: '*' })
+            .first()) as { n: string }
+        ).n,
+      );
+      if (left === 0 || Date.now() - started >= DRAIN_WAIT_MS) return left;
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  };
+
   const designs: Array<{ name: string; url: string }> = [
     { name: 'inbox (store and answer; the relay signals)', url: stack.apiUrl },
   ];
@@ -204,21 +223,7 @@ export async function benchIpn(stack: BenchStack): Promise<void> {
       `    answer time (from when due): p50 ${percentile(sent.latenciesMs, 50).toFixed(1)} ms, p99 ${percentile(sent.latenciesMs, 99).toFixed(1)} ms; by status: ${statusText(sent.statuses)}`,
     );
     // The relay's drain: until every row of this run is signalled.
-    const drainStarted = Date.now();
-    let unsignalled = Infinity;
-    while (unsignalled > 0 && Date.now() - drainStarted < DRAIN_WAIT_MS) {
-      unsignalled = Number(
-        (
-          (await stack
-            .db('ipn_notifications')
-            .whereIn('order_id', ids)
-            .whereNull('signalled_at')
-            .count({ n: '*' })
-            .first()) as { n: string }
-        ).n,
-      );
-      if (unsignalled > 0) await new Promise((resolve) => setTimeout(resolve, 250));
-    }
+    const unsignalled = await drained();
     const stored = (await rowsNow()) - before;
     const span = (await stack
       .db('ipn_notifications')
@@ -254,6 +259,11 @@ export async function benchIpn(stack: BenchStack): Promise<void> {
       highest = rate;
     }
     console.log(`    highest rate answered in full: ${highest}/s`);
+    const drainStarted = Date.now();
+    const left = await drained();
+    console.log(
+      `    relay: backlog after the steps empty ${((Date.now() - drainStarted) / 1000).toFixed(1)} s after the last answer (${left} left)`,
+    );
   }
 
   if (!options.rate) {
