@@ -274,6 +274,21 @@ export const configSchema = z.object({
     .describe(
       'How often each API process looks for stored notifications nobody signalled (their claim lapsed)',
     ),
+  IPN_RELAY_CONCURRENCY: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(256)
+    .default(16)
+    .describe(
+      'How many workflows one API process signals at once from the notification inbox (one at a time per workflow, in order)',
+    ),
+  IPN_SIGNAL_BEFORE_ANSWER: optionalText
+    .pipe(z.enum(['true', 'false'], { error: 'true or false' }).optional())
+    .transform((value) => value === 'true')
+    .describe(
+      'Comparison switch for the ipn benchmark only: the previous design, which signals Temporal before answering the gateway',
+    ),
   WEBHOOK_ALLOW_LOOPBACK_HTTP: optionalText
     .pipe(z.enum(['true', 'false'], { error: 'true or false' }).optional())
     .transform((value) => value === 'true')

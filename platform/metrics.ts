@@ -32,8 +32,8 @@ export const ipnsReceived = new Counter({
 export const ipnsRelayed = new Counter({
   name: 'payrun_ipn_relayed_total',
   help:
-    'Stored notifications nobody had signalled (their claim lapsed), taken by the relay, by kind and outcome ' +
-    '(signalled; workflow_gone: finished, counted as delivered; failed and unlocated: tried again after the lease)',
+    'Stored notifications the relay took from the inbox, by kind and outcome (signalled; workflow_gone: ' +
+    'finished, counted as delivered; failed: tried again after the relay interval; unlocated: after the lease)',
   labelNames: ['kind', 'outcome'] as const,
   registers: [metricsRegistry],
 });

@@ -3,10 +3,15 @@
  * time over the values as received, make its text storable (a NUL or a lone surrogate, which PostgreSQL
  * refuses, is normalised and the row says so: a notification is never refused for what it carries),
  * check partnerCode and that orderId and amount match payrun's own record, store the notification once
- * (its uniqueness key makes a redelivery a no-op), signal the workflow, and acknowledge in the spec's
- * format. A forged, altered or unknown notification changes nothing and is logged without its secrets.
- * A notification stored but not signalled (the process died mid-signal) is signalled by the relay
- * (`relay.ts`) once its claim lapses.
+ * (its uniqueness key makes a redelivery a no-op) and acknowledge in the spec's format. A forged, altered
+ * or unknown notification changes nothing and is logged without its secrets.
+ *
+ * No Temporal call stands before the answer: the answer depends on the signature, payrun's record of the
+ * order and the stored row, so it is given once the row is committed, and the relay (`relay.ts`) signals
+ * the workflow from the stored row, woken at once by the commit. Two database round trips per
+ * notification: the order's record, and one statement that inserts and announces the row. Temporal being
+ * slow or down delays signals, never answers: the gateway's 2xx means the row is committed, and a
+ * committed row is signalled in the end.
  */
 import type { Client } from '@temporalio/client';
 import {
@@ -21,10 +26,14 @@ import {
 } from '../../gateway';
 import type { NotificationKind, NotificationSpec } from '../../gateway/operations/types';
 import { kindOf, readNotice, type Located, type NotificationChannel } from './channel';
+import { ringInbox } from './doorbell';
+import type { NotificationSettings } from './settings';
 import {
   markNotificationSignalled,
   releaseNotificationClaim,
   storeAndClaimNotification,
+  storeNotification,
+  type NewNotification,
 } from '../../db/shared/ipn-notifications';
 import type { Db } from '../../db/shared/knex';
 import { storableJson } from '../../db/shared/storable-text';
@@ -39,8 +48,11 @@ export interface IpnDependencies {
   db: Db;
   temporal: Client;
   merchant: SigningKeys & { partnerCode: string };
-  /** How long a claim to signal holds before a redelivery or the relay may take it (IPN_CLAIM_LEASE_SECONDS). */
-  notifications: { claimLeaseSeconds: number };
+  /**
+   * The claim lease (IPN_CLAIM_LEASE_SECONDS), and the previous design, kept for the ipn benchmark's
+   * comparison only (IPN_SIGNAL_BEFORE_ANSWER).
+   */
+  notifications: Pick<NotificationSettings, 'claimLeaseSeconds' | 'signalBeforeAnswer' | 'relayScope'>;
   /**
    * The notification limits (RATE_LIMIT_*NOTIFICATIONS_PER_MINUTE); unset: none. The signature is checked
    * first, so a forgery spends only the forged budget and a flood of them never refuses a real one.
@@ -213,32 +225,26 @@ export function ipnRoute(channel: NotificationChannel, deps: IpnDependencies): A
         const name = path.split('.')[0]!;
         return name in record.signed || name in record.unverified;
       };
-      const claimed = await storeAndClaimNotification(
-        deps.db,
-        {
-          kind,
-          orderId,
-          dedupeKey,
-          resultCode: storableResultCode(fields.resultCode),
-          signedFields: record.signed,
-          unverifiedFields: record.unverified,
-          workflowId: target.workflowId,
-          normalisedFields: storable.normalised.filter(kept),
-        },
-        deps.notifications.claimLeaseSeconds,
-      );
-      if (claimed) {
-        try {
-          await deliver(target, deps.temporal, withListedFieldsOnly(notification), log);
-        } catch (error) {
-          // Redelivered by the gateway (answered 500), or signalled by the relay, whichever comes first.
-          await releaseNotificationClaim(deps.db, dedupeKey);
-          throw error;
-        }
-        await markNotificationSignalled(deps.db, dedupeKey);
+      const row: NewNotification = {
+        kind,
+        orderId,
+        dedupeKey,
+        resultCode: storableResultCode(fields.resultCode),
+        signedFields: record.signed,
+        unverifiedFields: record.unverified,
+        workflowId: target.workflowId,
+        normalisedFields: storable.normalised.filter(kept),
+        ...(deps.notifications.relayScope !== undefined && { relayScope: deps.notifications.relayScope }),
+      };
+      const stored = deps.notifications.signalBeforeAnswer
+        ? await signalBeforeAnswering(deps, row, target, withListedFieldsOnly(notification), log)
+        : await storeNotification(deps.db, row);
+      if (stored) {
+        // This process's relay sweeps now; other processes' relays hear the row's NOTIFY.
+        if (!deps.notifications.signalBeforeAnswer) ringInbox(deps.db);
         ipnsReceived.inc({ kind, verdict: 'accepted' });
       } else {
-        // Signalled already, or being signalled by the copy that claimed it.
+        // Stored before: the relay signals it, or has; a redelivery changes nothing.
         ipnsReceived.inc({ kind, verdict: 'duplicate' });
       }
       // The acknowledgement echoes the values as the gateway sent and signed them.
@@ -252,4 +258,28 @@ export function ipnRoute(channel: NotificationChannel, deps: IpnDependencies): A
           };
     },
   });
+}
+
+/**
+ * The previous design, for the ipn benchmark's comparison only (IPN_SIGNAL_BEFORE_ANSWER=true): store the
+ * row already claimed, signal, mark, and only then answer; a failed signal answers 500 and releases the
+ * claim for a redelivery or the relay. True: this copy stored and signalled it.
+ */
+async function signalBeforeAnswering(
+  deps: IpnDependencies,
+  row: NewNotification,
+  target: Located,
+  notification: VerifiedNotification<NotificationKind>,
+  log: Logger,
+): Promise<boolean> {
+  const claimed = await storeAndClaimNotification(deps.db, row, deps.notifications.claimLeaseSeconds);
+  if (!claimed) return false;
+  try {
+    await deliver(target, deps.temporal, notification, log);
+  } catch (error) {
+    await releaseNotificationClaim(deps.db, row.dedupeKey);
+    throw error;
+  }
+  await markNotificationSignalled(deps.db, row.dedupeKey);
+  return true;
 }

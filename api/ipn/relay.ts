@@ -1,12 +1,20 @@
 /**
- * The notification relay: nothing acknowledged is lost (DESIGN decision 4). The receiver stores a
- * notification already claimed and then signals; if its process dies in between, copies arriving within
- * the claim's lease are answered as duplicates and the gateway stops sending. Every API process runs a
- * relay that finds stored notifications nobody signalled whose claim lapsed (or was released, or never
- * taken), claims each atomically (several API processes may sweep at once), rebuilds the signal from the
- * stored row, finds the workflow through the channel that serves the row's kind, signals and marks the
- * row signalled. A finished workflow counts as delivered, as at the receiver. A row it cannot signal now
- * (Temporal unreachable, the order not found) keeps its claim and is tried again when the lease lapses.
+ * The notification relay: the only code that signals a stored notification (DESIGN decision 4). The
+ * receiver stores a notification and answers without calling Temporal; the relay of every API process
+ * takes it from there. It sweeps when woken (at once, in process, by the receiver's commit; by
+ * PostgreSQL's NOTIFY when another API process stored it) and every `relayIntervalMs` as a safety net.
+ * A sweep claims rows atomically (several API processes relay at once, each row goes to one), of each
+ * workflow only its oldest unsignalled notification, so one workflow's notifications are signalled in the
+ * order they were stored and different workflows in parallel (`relayConcurrency` at once). It rebuilds the
+ * signal from the stored row, finds the workflow through the channel that serves the row's kind, signals,
+ * and marks the batch signalled. A finished workflow counts as delivered. A row it cannot signal now
+ * (Temporal unreachable) is tried again after the interval; one whose order is not found, after the lease.
+ *
+ * Nothing acknowledged is lost: the 2xx the gateway got means the row is committed, and a committed row
+ * is unsignalled until a relay marks it, which it does only after the signal returned. A relay that dies
+ * between the two leaves a claim that lapses, and another relay signals the row again: a workflow may hear
+ * a notification twice (decision 3 makes that harmless), never zero times. Money moves only in workflows,
+ * which take a result once whatever number of copies arrives, so no copy pays twice.
  */
 import type { Client } from '@temporalio/client';
 import {
@@ -17,9 +25,11 @@ import {
   type VerifiedNotification,
 } from '../../gateway';
 import {
-  claimUnsignalledNotifications,
-  markNotificationSignalled,
+  claimOldestPerObject,
+  INBOX_CHANNEL,
+  markNotificationsSignalled,
   oldestUnsignalledAgeSeconds,
+  retryNotificationsAfter,
   type StoredNotification,
 } from '../../db/shared/ipn-notifications';
 import type { Db } from '../../db/shared/knex';
@@ -27,6 +37,7 @@ import { storableJson } from '../../db/shared/storable-text';
 import type { Logger } from '../../platform/logger';
 import { ipnsRelayed, oldestUnsignalledIpn } from '../../platform/metrics';
 import { kindOf, type Located, type NotificationChannel } from './channel';
+import { onInboxRing } from './doorbell';
 import { deliver } from './receiver';
 import type { NotificationSettings } from './settings';
 
@@ -42,9 +53,12 @@ export interface RelayDependencies {
 export type RelayOutcome = 'signalled' | 'workflow_gone' | 'failed' | 'unlocated';
 
 export interface NotificationRelay {
-  /** One pass over what is due now; how many rows ended each way. */
+  /** One pass over what is due now, until nothing claimable is left; how many rows ended each way. */
   sweep(): Promise<Record<RelayOutcome, number>>;
-  /** Sweeps every `relayIntervalMs` until stopped. */
+  /**
+   * Sweeps when woken (a commit in this process, a NOTIFY from another) and every `relayIntervalMs`,
+   * until stopped.
+   */
   start(): void;
   /** Stops sweeping; resolves when a sweep under way has finished. */
   stop(): Promise<void>;
@@ -99,6 +113,27 @@ export function createNotificationRelay(deps: RelayDependencies): NotificationRe
     return undefined;
   }
 
+  /**
+   * A signal that has not returned within the claim's lease is given up (a hung connection, a process
+   * half gone): the claim lapses then anyway and another relay may take the row, so waiting longer would
+   * only stall this relay's lane. Should the abandoned call land after all, the workflow hears the
+   * notification twice, which it takes as once (decision 3).
+   */
+  async function withinLease<T>(call: Promise<T>): Promise<T> {
+    let timer: NodeJS.Timeout | undefined;
+    const limit = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new Error(`No answer from Temporal within the ${settings.claimLeaseSeconds} s lease`)),
+        settings.claimLeaseSeconds * 1000,
+      );
+    });
+    try {
+      return await Promise.race([call, limit]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
   async function relay(row: StoredNotification): Promise<RelayOutcome> {
     const about = { kind: row.kind, orderId: row.order_id, workflowId: row.workflow_id };
     if (!isKind(row.kind)) {
@@ -113,67 +148,192 @@ export function createNotificationRelay(deps: RelayDependencies): NotificationRe
     }
     let outcome: 'signalled' | 'workflow_gone';
     try {
-      outcome = await deliver(target, temporal, notification, log);
+      outcome = await withinLease(deliver(target, temporal, notification, log));
     } catch (error) {
-      log.warn(
-        { ...about, err: error },
-        'Could not signal a stored notification; tried again after the lease',
-      );
+      log.warn({ ...about, err: error }, 'Could not signal a stored notification; tried again shortly');
       return 'failed';
     }
-    await markNotificationSignalled(db, row.dedupe_key);
-    log.info(
-      { ...about, waitedSeconds: Math.round((Date.now() - row.received_at.getTime()) / 1000), outcome },
-      'Relayed a stored notification nobody had signalled',
+    const waitedMs = Date.now() - row.received_at.getTime();
+    // Every notification passes here: only the unusual is worth an info line.
+    (outcome === 'workflow_gone' || waitedMs > settings.claimLeaseSeconds * 1000 ? log.info : log.debug).call(
+      log,
+      { ...about, waitedSeconds: Math.round(waitedMs / 1000), outcome },
+      'Relayed a stored notification',
     );
     return outcome;
   }
 
+  /**
+   * Signals a claimed batch, `relayConcurrency` workflows at once and each workflow's rows one after
+   * another in the order they were stored. A row that cannot be signalled stops its workflow's lane: the
+   * rows behind it are not tried, so none overtakes it.
+   */
+  async function relayBatch(
+    rows: readonly StoredNotification[],
+  ): Promise<{ ended: Map<RelayOutcome, string[]>; untried: string[] }> {
+    const ended = new Map<RelayOutcome, string[]>();
+    const untried: string[] = [];
+    const note = (outcome: RelayOutcome, ids: string[]) =>
+      ended.set(outcome, [...(ended.get(outcome) ?? []), ...ids]);
+    const byObject = new Map<string, StoredNotification[]>();
+    for (const row of rows) {
+      const object = row.workflow_id ?? row.order_id;
+      byObject.set(object, [...(byObject.get(object) ?? []), row]);
+    }
+    const queues = [...byObject.values()];
+    let next = 0;
+    const lane = async () => {
+      while (next < queues.length) {
+        const queue = queues[next++]!;
+        for (const [index, row] of queue.entries()) {
+          const outcome = await relay(row);
+          note(outcome, [row.id]);
+          ipnsRelayed.inc({ kind: row.kind, outcome });
+          if (outcome === 'failed' || outcome === 'unlocated') {
+            untried.push(...queue.slice(index + 1).map((later) => later.id));
+            break;
+          }
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(settings.relayConcurrency, queues.length) }, lane));
+    return { ended, untried };
+  }
+
+  let metricUpdatedAt = 0;
+  /**
+   * The backlog's age for `payrun_ipn_oldest_unsignalled_seconds`. It costs a query: at most once per
+   * interval however often the relay is woken, and also between rounds, since under steady arrivals a
+   * sweep may never end.
+   */
+  async function reportBacklogAge(): Promise<void> {
+    if (Date.now() - metricUpdatedAt < settings.relayIntervalMs) return;
+    metricUpdatedAt = Date.now();
+    oldestUnsignalledIpn.set(await oldestUnsignalledAgeSeconds(db));
+  }
   async function sweep(): Promise<Record<RelayOutcome, number>> {
     const counts: Record<RelayOutcome, number> = { signalled: 0, workflow_gone: 0, failed: 0, unlocated: 0 };
     for (;;) {
-      const rows = await claimUnsignalledNotifications(db, {
+      const rows = await claimOldestPerObject(db, {
         leaseSeconds: settings.claimLeaseSeconds,
-        limit: settings.relayBatchSize,
+        objects: settings.relayBatchSize,
+        perObject: settings.relayBatchSize,
+        ...(settings.relayScope !== undefined && { scope: settings.relayScope }),
       });
-      for (const row of rows) {
-        const outcome = await relay(row);
-        counts[outcome] += 1;
-        ipnsRelayed.inc({ kind: row.kind, outcome });
-      }
-      // A row it could not signal keeps its claim, so the next round takes only rows not seen yet.
-      if (rows.length < settings.relayBatchSize) break;
+      const { ended, untried } = await relayBatch(rows);
+      for (const [outcome, ids] of ended) counts[outcome] += ids.length;
+      // Marked only after every signal of the batch returned: a relay that dies before this line leaves
+      // claims that lapse, and the rows are signalled again, never lost.
+      await markNotificationsSignalled(db, [
+        ...(ended.get('signalled') ?? []),
+        ...(ended.get('workflow_gone') ?? []),
+      ]);
+      // A failed signal (Temporal unreachable) and the rows queued behind it: again after the interval.
+      await retryNotificationsAfter(
+        db,
+        [...(ended.get('failed') ?? []), ...untried],
+        settings.relayIntervalMs / 1000,
+      );
+      // Rows stored meanwhile, and more objects than one batch holds, are for the next round; a round that
+      // signalled nothing would only find the same rows again.
+      const progressed = (ended.get('signalled')?.length ?? 0) + (ended.get('workflow_gone')?.length ?? 0);
+      if (rows.length === 0 || progressed === 0) break;
+      await reportBacklogAge();
     }
-    oldestUnsignalledIpn.set(await oldestUnsignalledAgeSeconds(db));
+    await reportBacklogAge();
     return counts;
   }
 
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<unknown> | undefined;
   let stopped = false;
-  const schedule = () => {
-    timer = setTimeout(() => {
-      running = sweep()
-        .catch((error: unknown) => log.error({ err: error }, 'A relay sweep failed; the next one retries'))
-        .finally(() => {
-          running = undefined;
-          if (!stopped) schedule();
-        });
-    }, settings.relayIntervalMs);
-    // The relay never keeps a process alive on its own: the server does, and stop() ends it.
-    timer.unref();
+  let sweeping: Promise<void> | undefined;
+  let wokenWhileSweeping = false;
+  /** Sweeps now, or once more after the sweep under way: wake-ups arriving meanwhile are one more sweep. */
+  const wake = () => {
+    if (stopped) return;
+    if (sweeping) {
+      wokenWhileSweeping = true;
+      return;
+    }
+    sweeping = (async () => {
+      do {
+        wokenWhileSweeping = false;
+        await sweep().catch((error: unknown) =>
+          log.error({ err: error }, 'A relay sweep failed; the next one retries'),
+        );
+      } while (wokenWhileSweeping && !stopped);
+    })().finally(() => {
+      sweeping = undefined;
+    });
   };
 
+  /**
+   * Other API processes' commits, heard through LISTEN on a connection of the relay's own (outside the
+   * pool: a listening connection must stay open). A lost connection is opened again after an interval;
+   * meanwhile the interval's sweeps find what was missed.
+   */
+  type Listener = {
+    query(sql: string): Promise<unknown>;
+    on(event: string, handler: (...args: unknown[]) => void): void;
+    end(): Promise<void>;
+  };
+  let listener: Listener | undefined;
+  let relisten: NodeJS.Timeout | undefined;
+  const listen = async () => {
+    if (stopped) return;
+    let connection: Listener | undefined;
+    try {
+      connection = (await (
+        db.client as { acquireRawConnection(): Promise<Listener> }
+      ).acquireRawConnection()) as Listener;
+      const lost = (error?: unknown) => {
+        if (listener !== connection) return;
+        listener = undefined;
+        if (error) log.warn({ err: error }, 'The relay lost its LISTEN connection; listening again shortly');
+        void connection?.end().catch(() => undefined);
+        if (!stopped) relisten = setTimeout(() => void listen(), settings.relayIntervalMs).unref();
+      };
+      connection.on('notification', wake);
+      connection.on('error', lost);
+      connection.on('end', () => lost());
+      await connection.query(`listen ${INBOX_CHANNEL}`);
+      if (stopped) {
+        await connection.end();
+        return;
+      }
+      listener = connection;
+      // What was committed while nobody listened.
+      wake();
+    } catch (error) {
+      void connection?.end().catch(() => undefined);
+      log.warn(
+        { err: error },
+        'The relay could not LISTEN; sweeping on its interval, listening again shortly',
+      );
+      if (!stopped) relisten = setTimeout(() => void listen(), settings.relayIntervalMs).unref();
+    }
+  };
+
+  let timer: NodeJS.Timeout | undefined;
+  let unring: (() => void) | undefined;
   return {
     sweep,
     start() {
       if (stopped || timer) return;
-      schedule();
+      unring = onInboxRing(db, wake);
+      // The relay never keeps a process alive on its own: the server does, and stop() ends it.
+      timer = setInterval(wake, settings.relayIntervalMs).unref();
+      void listen();
+      wake();
     },
     async stop() {
       stopped = true;
-      clearTimeout(timer);
-      await running;
+      clearInterval(timer);
+      clearTimeout(relisten);
+      unring?.();
+      const open = listener;
+      listener = undefined;
+      await open?.end().catch(() => undefined);
+      await sweeping;
     },
   };
 }

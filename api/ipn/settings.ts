@@ -1,22 +1,41 @@
 import type { Config } from '../../platform/config';
 
-/** How notifications are claimed and relayed (receiver.ts, relay.ts). */
+/** How notifications are stored, claimed and relayed (receiver.ts, relay.ts). */
 export interface NotificationSettings {
   /**
-   * How long the process that claimed a notification has to signal it before a redelivery or the relay
-   * may take it: a process that died mid-signal holds it this long at most.
+   * How long the relay that claimed a notification has to signal it before another relay may take it: a
+   * process that died mid-signal holds it this long at most.
    */
   claimLeaseSeconds: number;
-  /** How often each API process's relay looks for stored notifications nobody signalled. */
+  /**
+   * How often each API process's relay sweeps the inbox on its own: the safety net under the wake-ups a
+   * commit sends (in process, and to other processes by LISTEN/NOTIFY), and the pause before a row whose
+   * signal failed (Temporal unreachable) is tried again.
+   */
   relayIntervalMs: number;
-  /** Notifications one sweep claims at most; a full sweep is followed by another at once. */
+  /** Workflows one claim takes at most, and notifications of each; a round that signalled some is followed by another. */
   relayBatchSize: number;
+  /** Workflows one relay signals at once (IPN_RELAY_CONCURRENCY); one workflow's notifications go one by one. */
+  relayConcurrency: number;
+  /**
+   * The previous design, kept for the ipn benchmark's comparison only (IPN_SIGNAL_BEFORE_ANSWER): the
+   * receiver claims, signals Temporal and only then answers.
+   */
+  signalBeforeAnswer: boolean;
+  /**
+   * Which rows this API's receiver stamps and its relay takes. A deployment leaves it unset: every relay
+   * takes every row. Tests that run several Temporal servers over one database give each API its own, so
+   * no relay signals a workflow through a server that does not hold it (which it would count as finished).
+   */
+  relayScope?: string;
 }
 
 export function notificationSettingsFrom(config: Config): NotificationSettings {
   return {
     claimLeaseSeconds: config.IPN_CLAIM_LEASE_SECONDS,
     relayIntervalMs: Math.round(config.IPN_RELAY_INTERVAL_SECONDS * 1000),
-    relayBatchSize: 50,
+    relayBatchSize: Math.max(50, config.IPN_RELAY_CONCURRENCY * 4),
+    relayConcurrency: config.IPN_RELAY_CONCURRENCY,
+    signalBeforeAnswer: config.IPN_SIGNAL_BEFORE_ANSWER,
   };
 }

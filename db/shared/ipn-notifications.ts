@@ -1,8 +1,13 @@
 /**
- * The gateway's verified notifications, stored once each, and who signals them. A claim is a lease
- * (`signal_claimed_until`): the receiver that stores a notification takes it, and so may a redelivery or
- * the relay once it lapsed, because whoever held it died before signalling. A row is done when
- * `signalled_at` is set; until then it is always someone's to signal (DESIGN decision 4).
+ * The gateway's verified notifications: the inbox. The receiver stores a notification and answers; the
+ * relay is the only one that signals. A row is done when `signalled_at` is set; until then it is always
+ * someone's to signal (DESIGN decision 4). A claim is a lease (`signal_claimed_until`): the relay that
+ * takes a row holds it while it signals, and another relay may take it once it lapses, because whoever
+ * held it died before marking it. One workflow's notifications are claimed one at a time, oldest first,
+ * so they are signalled in the order they were stored.
+ *
+ * The previous design (the receiver claims and signals before answering) stays selectable for the ipn
+ * benchmark's comparison (`storeAndClaimNotification`); its rows are the relay's like any other.
  */
 import type { Db } from './knex';
 
@@ -16,6 +21,8 @@ export interface NewNotification {
   workflowId: string;
   /** Fields whose text was made storable before storing (a NUL, a lone surrogate); empty: none. */
   normalisedFields: string[];
+  /** The relays that may take it (`NotificationSettings.relayScope`); unset: every relay. */
+  relayScope?: string;
 }
 
 /** A stored notification, as the relay rebuilds its signal from it. */
@@ -30,6 +37,8 @@ export interface StoredNotification {
   /** Rows stored before migration 0012 kept the raw body instead of the fields. */
   raw_body: string | null;
   received_at: Date;
+  /** `received_at` to the microsecond, as text: the order the relay signals a workflow's rows in. */
+  received_us?: string;
 }
 
 const claimUntil = (db: Db, leaseSeconds: number) =>
@@ -59,6 +68,7 @@ export async function storeAndClaimNotification(
       unverified_fields: JSON.stringify(notification.unverifiedFields),
       workflow_id: notification.workflowId,
       normalised_fields: notification.normalisedFields.length ? notification.normalisedFields : null,
+      relay_scope: notification.relayScope ?? null,
       signal_claimed_until: until,
     })
     .onConflict('dedupe_key')
@@ -69,6 +79,44 @@ export async function storeAndClaimNotification(
     )
     .returning(['id']);
   return claimed.length === 1;
+}
+
+/**
+ * The channel a commit to the inbox is announced on (LISTEN/NOTIFY), so the relays of other API processes
+ * wake for it at once rather than at their next sweep.
+ */
+export const INBOX_CHANNEL = 'payrun_ipn_inbox';
+
+/**
+ * Stores a notification unclaimed, for the relay, and announces it, in one statement and so one round
+ * trip: the insert and the NOTIFY commit together (PostgreSQL delivers a NOTIFY only on commit), so no
+ * relay is woken for a row it cannot see, and a redelivery (the same dedupe key) inserts and announces
+ * nothing. True: stored now; false: stored before.
+ */
+export async function storeNotification(db: Db, notification: NewNotification): Promise<boolean> {
+  const result = await db.raw(
+    `with stored as (
+       insert into ipn_notifications
+         (kind, order_id, dedupe_key, result_code, raw_body, signed_fields, unverified_fields, workflow_id,
+          normalised_fields, relay_scope)
+       values (?, ?, ?, ?, null, ?::jsonb, ?::jsonb, ?, ?::text[], ?)
+       on conflict (dedupe_key) do nothing
+       returning id)
+     select id, pg_notify(?, '') from stored`,
+    [
+      notification.kind,
+      notification.orderId,
+      notification.dedupeKey,
+      notification.resultCode,
+      JSON.stringify(notification.signedFields),
+      JSON.stringify(notification.unverifiedFields),
+      notification.workflowId,
+      notification.normalisedFields.length ? notification.normalisedFields : null,
+      notification.relayScope ?? null,
+      INBOX_CHANNEL,
+    ],
+  );
+  return (result.rows as unknown[]).length === 1;
 }
 
 /** The claimer could not signal (and will say so): the next copy, or the relay, may take it at once. */
@@ -83,30 +131,87 @@ export async function markNotificationSignalled(db: Db, dedupeKey: string): Prom
 }
 
 /**
- * Claims up to `limit` stored notifications nobody signalled and nobody holds (the claim lapsed, or was
- * released, or never taken), oldest first. Rows another relay is claiming at this moment are skipped
- * (`for update skip locked`) and the claim is re-checked on the row's newest version, so of relays
- * racing, and of a relay racing a redelivery, each row goes to one.
+ * The object a notification is about, for ordering: its workflow (a row stored without one goes by its
+ * order). Notifications of one object are signalled one after another; different objects, in parallel.
+ * Migration 0032 indexes this very expression.
  */
-export async function claimUnsignalledNotifications(
+const OBJECT_OF = (alias: string) => `coalesce(${alias}.workflow_id, ${alias}.order_id)`;
+
+/**
+ * Claims stored notifications nobody signalled and nobody holds (the claim lapsed, or was never taken),
+ * whole objects at a time: up to `objects` workflows whose oldest unsignalled notification is free, oldest
+ * first, and with it up to `perObject - 1` of that workflow's later free ones. A workflow's oldest
+ * unsignalled row is its lock: only the relay that locked it (`for update skip locked`, re-checked on the
+ * row's newest version) claims the rows behind it, and while its claim lives no relay sees another row of
+ * that workflow as oldest. So one workflow's rows are claimed by one relay, in the order they were stored,
+ * and never behind an earlier one left unsignalled; different workflows go to whichever relay comes. The
+ * partial index of migration 0032 keeps "is an earlier one unsignalled?" one probe however large the table.
+ */
+export async function claimOldestPerObject(
   db: Db,
-  options: { leaseSeconds: number; limit: number },
+  options: { leaseSeconds: number; objects: number; perObject: number; scope?: string },
 ): Promise<StoredNotification[]> {
+  const scope = options.scope ?? null;
+  const free = (alias: string) =>
+    `${alias}.signalled_at is null
+     and (${alias}.signal_claimed_until is null or ${alias}.signal_claimed_until < now())
+     and (?::text is null or ${alias}.relay_scope = ?::text)`;
   const result = await db.raw(
-    `update ipn_notifications set signal_claimed_until = now() + make_interval(secs => ?)
-     where id in (
-       select id from ipn_notifications
-       where signalled_at is null and (signal_claimed_until is null or signal_claimed_until < now())
-       order by received_at, id
+    `with heads as (
+       select c.id, ${OBJECT_OF('c')} as object from ipn_notifications c
+       where ${free('c')}
+         and not exists (
+           select 1 from ipn_notifications e
+           where e.signalled_at is null
+             and ${OBJECT_OF('e')} = ${OBJECT_OF('c')}
+             and (e.received_at, e.id) < (c.received_at, c.id))
+       order by c.received_at, c.id
        limit ?
-       for update skip locked)
+       for update of c skip locked),
+     followers as (
+       select later.id from heads h
+       cross join lateral (
+         select f.id from ipn_notifications f
+         where ${free('f')} and ${OBJECT_OF('f')} = h.object and f.id <> h.id
+         order by f.received_at, f.id
+         limit ?) later)
+     update ipn_notifications set signal_claimed_until = now() + make_interval(secs => ?)
+     where id in (select id from heads union all select id from followers)
      returning id, kind, order_id, dedupe_key, workflow_id, signed_fields, unverified_fields, raw_body,
-       received_at`,
-    [options.leaseSeconds, options.limit],
+       received_at, (extract(epoch from received_at) * 1000000)::bigint::text as received_us`,
+    [scope, scope, options.objects, scope, scope, Math.max(0, options.perObject - 1), options.leaseSeconds],
   );
-  return (result.rows as StoredNotification[]).sort(
-    (a, b) => a.received_at.getTime() - b.received_at.getTime(),
-  );
+  // In the database's order (microseconds, then id): a JavaScript Date keeps only milliseconds.
+  const key = (row: StoredNotification) => [BigInt(row.received_us ?? 0), BigInt(row.id)] as const;
+  return (result.rows as StoredNotification[]).sort((a, b) => {
+    const [[at, aid], [bt, bid]] = [key(a), key(b)];
+    return at === bt ? (aid < bid ? -1 : aid > bid ? 1 : 0) : at < bt ? -1 : 1;
+  });
+}
+
+/** Rows the relay signalled (or found their workflow finished): done, in one statement for a batch. */
+export async function markNotificationsSignalled(db: Db, ids: readonly string[]): Promise<void> {
+  if (!ids.length) return;
+  await db('ipn_notifications')
+    .whereIn('id', ids)
+    .update({ signalled_at: db.fn.now(), signal_claimed_until: null });
+}
+
+/**
+ * Rows the relay could not signal now (Temporal unreachable): their claim is shortened to `seconds`, so
+ * the next sweep after that tries them again, not one a whole lease later. Their workflows' later
+ * notifications keep waiting behind them.
+ */
+export async function retryNotificationsAfter(
+  db: Db,
+  ids: readonly string[],
+  seconds: number,
+): Promise<void> {
+  if (!ids.length) return;
+  await db('ipn_notifications')
+    .whereIn('id', ids)
+    .whereNull('signalled_at')
+    .update({ signal_claimed_until: claimUntil(db, seconds) });
 }
 
 /** How long the oldest stored notification has waited for its signal, in seconds (0: none waits). */

@@ -13,11 +13,13 @@ import { resolveCodecKeyring } from '../../platform/payload-codec';
 import { buildActivities } from '../../workers/build';
 import { startClusterOnFreePorts } from '../cluster/cluster';
 import { sandboxAdminClient } from '../cluster/sandbox-admin';
-import { BENCH_SANDBOX_TIMING, summarizeHistory, type BenchStack } from './harness';
+import { BENCH_SANDBOX_TIMING, listenApi, summarizeHistory, type BenchStack } from './harness';
 import { queryCounter, transactionsOf } from './costs';
 import { PAYRUN_DATABASE } from '../cluster/cluster';
 import { TEMPORAL_DATABASES } from '../cluster/temporal-server';
 import type { ApiTunables } from '../cluster/environment';
+import { createDataConverter } from '../../platform/data-converter';
+import { createLogger } from '../../platform/logger';
 
 /** PostgreSQL 15+ backends report their counts when idle, at most every 10 s. */
 const STATISTICS_SETTLE_MS = 11_000;
@@ -51,6 +53,7 @@ export async function startClusterBenchStack(
   const connection = await Connection.connect({ address: cluster.urls.temporal });
   const temporal = new Client({ connection });
   const admin = sandboxAdminClient(cluster.urls.sandbox);
+  const extraApis: Array<() => Promise<void>> = [];
   return {
     shape: 'cluster',
     db,
@@ -91,6 +94,26 @@ export async function startClusterBenchStack(
       },
       settleMs: STATISTICS_SETTLE_MS,
     },
+    // In the bench process, not a process of the cluster's own: its figures share a core with the load.
+    startApi: async (settings) => {
+      const environment = { ...cluster.environment.api, ...settings };
+      const keyring = resolveCodecKeyring({
+        keysText: environment.PAYLOAD_CODEC_KEYS,
+        currentId: environment.PAYLOAD_CODEC_KEY_ID,
+      });
+      const sealing = new Client({ connection, dataConverter: createDataConverter(keyring) });
+      return listenApi(
+        loadConfig(environment),
+        {
+          db,
+          temporal: sealing,
+          logger: createLogger('silent'),
+          merchant: cluster.gateway,
+          keyring,
+        },
+        extraApis,
+      );
+    },
     apiUrl: cluster.urls.api,
     makerKey: (await createApiKey(db, 'bench-maker', ['payouts-maker'])).key,
     approverKey: (await createApiKey(db, 'bench-approver', ['payouts-approver'])).key,
@@ -98,6 +121,7 @@ export async function startClusterBenchStack(
     paymentsKey: (await createApiKey(db, 'bench-payments', ['payments'])).key,
     gatewaySettings: cluster.gateway,
     async close() {
+      for (const closeApi of extraApis) await closeApi();
       await db.destroy();
       await connection.close();
       await cluster.stop();

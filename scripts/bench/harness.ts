@@ -10,12 +10,12 @@ import type { AddressInfo } from 'node:net';
 import type { Client } from '@temporalio/client';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
-import { buildApi } from '../../api/build';
+import { buildApi, type ApiServices } from '../../api/build';
 import { createApiKey } from '../../db/shared/api-keys';
 import { startEmbeddedPostgres } from '../../db/shared/embedded-postgres';
 import { createDb, withDatabaseName, type Db } from '../../db/shared/knex';
 import { migrateLatest } from '../../db/shared/migrator';
-import { loadConfig } from '../../platform/config';
+import { loadConfig, type Config } from '../../platform/config';
 import { createDataConverter } from '../../platform/data-converter';
 import { createLogger } from '../../platform/logger';
 import type { GatewaySettings } from '../../platform/require-services';
@@ -66,7 +66,34 @@ export interface BenchStack {
   history(workflowId: string): Promise<HistorySummary>;
   /** What the writes-per-item figures read (scripts/bench/costs.ts); `settleMs`: wait before reading. */
   costs: CostProbe & { settleMs: number };
+  /**
+   * Another API process of this stack, built in the bench process as `buildApi` builds every one, with
+   * these settings over the stack's (a comparison switch such as IPN_SIGNAL_BEFORE_ANSWER); its relay
+   * runs. Closed with the stack at the latest.
+   */
+  startApi(settings: Record<string, string>): Promise<{ url: string; close(): Promise<void> }>;
   close(): Promise<void>;
+}
+
+/** An API process inside the bench process: the app on a free loopback port, and its relay. */
+export async function listenApi(
+  config: Config,
+  services: ApiServices,
+  opened: Array<() => Promise<void>>,
+): Promise<{ url: string; close(): Promise<void> }> {
+  const { app, relay } = buildApi(config, services);
+  const server = app.listen(0, '127.0.0.1');
+  await new Promise((resolve) => server.once('listening', resolve));
+  relay.start();
+  let closed = false;
+  const close = async () => {
+    if (closed) return;
+    closed = true;
+    await new Promise((resolve) => server.close(resolve));
+    await relay.stop();
+  };
+  opened.push(close);
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close };
 }
 
 export interface HistorySummary {
@@ -160,7 +187,7 @@ export async function startBenchStack(switches: Record<string, string> = {}): Pr
   });
   // Benchmarks measure throughput, so no rate limit unless asked; PAYOUT_, RATE_LIMIT_ and REMITTANCE_
   // settings come from the environment (the uploads and rate-limit benches set them).
-  const config = loadConfig({
+  const configInput = {
     TEMPORAL_TASK_QUEUE: 'bench',
     CUSTOMER_KEY_SECRET: randomBytes(32).toString('base64url'),
     DECISION_SIGNING_KEY: randomBytes(32).toString('base64url'),
@@ -171,7 +198,9 @@ export async function startBenchStack(switches: Record<string, string> = {}): Pr
       ),
     ),
     ...switches,
-  });
+  };
+  const config = loadConfig(configInput);
+  const extraApis: Array<() => Promise<void>> = [];
   const logger = createLogger('silent');
   const { app, relay } = buildApi(config, { db, temporal: env.client, logger, merchant, keyring });
   const server = app.listen(0, '127.0.0.1');
@@ -206,6 +235,12 @@ export async function startBenchStack(switches: Record<string, string> = {}): Pr
       },
       settleMs: 0,
     },
+    startApi: (settings) =>
+      listenApi(
+        loadConfig({ ...configInput, ...settings }),
+        { db, temporal: env.client, logger, merchant, keyring },
+        extraApis,
+      ),
     apiUrl,
     makerKey: (await createApiKey(db, 'bench-maker', ['payouts-maker'])).key,
     approverKey: (await createApiKey(db, 'bench-approver', ['payouts-approver'])).key,
@@ -213,6 +248,7 @@ export async function startBenchStack(switches: Record<string, string> = {}): Pr
     paymentsKey: (await createApiKey(db, 'bench-payments', ['payments'])).key,
     gatewaySettings: services.gateway,
     async close() {
+      for (const closeApi of extraApis) await closeApi();
       worker.shutdown();
       await running;
       await new Promise((resolve) => server.close(resolve));

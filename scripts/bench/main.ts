@@ -45,6 +45,12 @@ const previousDesigns: Record<string, { switches: Record<string, string>; what: 
   },
 };
 
+/**
+ * Benchmarks that compare the previous design themselves, on a second API process of the same stack under
+ * the same load (`ipn`: IPN_SIGNAL_BEFORE_ANSWER), so `--previous` starts no second stack for them.
+ */
+const comparesItself = new Set(['ipn']);
+
 /** Benchmarks issue 19 asks for that are not written yet, and the nearest figure that exists. */
 const notYet: Record<string, string> = {};
 
@@ -70,6 +76,7 @@ async function runShape(shape: 'dev' | 'cluster', names: string[], previous: boo
   if (!previous) return;
   for (const name of names) {
     const design = previousDesigns[name];
+    if (comparesItself.has(name)) continue;
     if (!design) {
       console.log(`${name}: no previous design to compare (no comparison switch)`);
       continue;
@@ -93,7 +100,10 @@ async function main(): Promise<number> {
     throw new Error(`--shape must be dev, cluster or both, got "${given ?? ''}"`);
   const shapes: ('dev' | 'cluster')[] = given === 'both' ? ['dev', 'cluster'] : [given];
   const shapeValueAt = shapeAt === -1 ? -1 : shapeAt + 1;
-  const requested = args.filter((arg, index) => !arg.startsWith('--') && index !== shapeValueAt);
+  // A number is a flag's value (`ipn --rate 500 --seconds 60`), never a benchmark's name.
+  const requested = args.filter(
+    (arg, index) => !arg.startsWith('--') && index !== shapeValueAt && !/^\d+(\.\d+)?$/.test(arg),
+  );
   const previous = args.includes('--previous');
   const all = requested.length === 0 || requested.includes('all');
   const names = all ? [...Object.keys(suites), ...Object.keys(notYet)] : requested;

@@ -8,6 +8,11 @@
  * redeliveries are answered 204 "duplicate" while the claim holds. The relays run on the file's own
  * database: a relay signals every row it finds, and other files' rows are not this file's to touch.
  * The lease and the relay's pace come from IPN_CLAIM_LEASE_SECONDS and IPN_RELAY_INTERVAL_SECONDS.
+ *
+ * The receivers here run the previous design (IPN_SIGNAL_BEFORE_ANSWER=true: claim, signal, then answer),
+ * the one the ipn benchmark compares against and the one API processes of the release before the inbox
+ * ran during a rolling upgrade: their claimed rows are the relay's too. The inbox itself (store, answer,
+ * the relay signals) is test/api/notification-inbox.test.ts.
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -42,6 +47,7 @@ const notifications = apiSettingsFrom(
     DECISION_SIGNING_KEY: TEST_DECISION_SIGNING_KEY,
     IPN_CLAIM_LEASE_SECONDS: '4',
     IPN_RELAY_INTERVAL_SECONDS: '0.2',
+    IPN_SIGNAL_BEFORE_ANSWER: 'true',
   }),
 ).notifications;
 
@@ -81,6 +87,7 @@ beforeAll(async () => {
       payments: { ...payments, payment: { ...payments.payment, ipnTimeout: '1 hour' } },
     },
     apiTemporal: signalsNeverSettle,
+    withoutRelay: true,
   });
 }, 60_000);
 

@@ -4,6 +4,7 @@ import type { Express } from 'express';
 import { createApiKey } from '../../db/shared/api-keys';
 import type { Db } from '../../db/shared/knex';
 import type { Role } from '../../api/auth/roles';
+import { createApp, notificationRelay, type ApiDependencies } from '../../api/app';
 
 export interface RunningApi {
   baseUrl: string;
@@ -17,6 +18,23 @@ export async function listen(app: Express): Promise<RunningApi> {
   return {
     baseUrl: `http://127.0.0.1:${port}`,
     close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
+/**
+ * An API process as production runs one: its routes and its notification relay, the only signaller of
+ * the notifications its receivers store. Closing it stops the relay after the server.
+ */
+export async function serveApi(deps: ApiDependencies): Promise<RunningApi> {
+  const running = await listen(createApp(deps));
+  const relay = notificationRelay(deps);
+  relay.start();
+  return {
+    baseUrl: running.baseUrl,
+    async close() {
+      await running.close();
+      await relay.stop();
+    },
   };
 }
 

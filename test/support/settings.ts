@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { PayoutSettings } from '../../api/payouts/payout-runs';
 import { apiSettingsFrom, type ApiSettings } from '../../api/settings';
 import { loadConfig } from '../../platform/config';
@@ -34,19 +35,25 @@ export const testMerchant = {
 
 /**
  * Every capability's settings as production builds them (`apiSettingsFrom` over the defaults), on the
- * test's task queue, with the test payout timing; a test overrides what it exercises.
+ * test's task queue, with the test payout timing; a test overrides what it exercises. Test files share
+ * one database but not one Temporal server, so each API gets a relay scope of its own: its relay signals
+ * only what its receivers stored (a test that overrides `notifications` runs on a database of its own).
  */
 export const testApiSettings = (
   taskQueue = 'payrun-test',
   overrides: Partial<ApiSettings> = {},
-): ApiSettings => ({
-  ...apiSettingsFrom(
+): ApiSettings => {
+  const settings = apiSettingsFrom(
     loadConfig({
       TEMPORAL_TASK_QUEUE: taskQueue,
       CUSTOMER_KEY_SECRET: TEST_CUSTOMER_KEY_SECRET,
       DECISION_SIGNING_KEY: TEST_DECISION_SIGNING_KEY,
     }),
-  ),
-  payouts: testPayoutSettings(taskQueue),
-  ...overrides,
-});
+  );
+  return {
+    ...settings,
+    notifications: { ...settings.notifications, relayScope: `test-${randomUUID()}` },
+    payouts: testPayoutSettings(taskQueue),
+    ...overrides,
+  };
+};

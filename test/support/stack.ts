@@ -20,7 +20,7 @@ import { generateSandboxKeyPair, startSandbox, type Sandbox, type SandboxOptions
 import type { PayrunWorkerOptions } from '../../workers/worker';
 import { createInstrumentedGateway } from '../../workers/gateway';
 import { durationMs } from '../../contracts/shared';
-import { listen, newKey, type RunningApi } from './api';
+import { listen, newKey, serveApi, type RunningApi } from './api';
 import { connectTestDatabase, useScratchDatabase } from './database';
 import { testApiSettings, TEST_DECISION_SIGNING_KEY, testMerchant } from './settings';
 import { createTestWorker, createTimeSkippingEnv, testCodecKeyring, testDataConverter } from './temporal';
@@ -53,6 +53,11 @@ export interface StackOptions<K extends string> {
       | 'approvals'
     >
   >;
+  /**
+   * The API process runs no notification relay (its Temporal client hangs on signals, say): its stored
+   * notifications wait for another process's relay. Unset: it runs one, as every API process does.
+   */
+  withoutRelay?: boolean;
   /** What the API's Temporal client becomes (a process that hangs on signals, say); unset: as is. */
   apiTemporal?: (client: Client) => Client;
   /** The API gets a client that does not skip time, so only `advance()` moves workflow time. */
@@ -107,20 +112,19 @@ export async function startStack<K extends string>(
     timing: { ipnDelayMs: 5, pendingSettleMs: 300, ...options.sandbox?.timing },
     ...(now && { now }),
   });
-  const api = await listen(
-    createApp({
-      db,
-      temporal: (options.apiTemporal ?? ((client: Client) => client))(
-        options.plainApiClient
-          ? new Client({ connection: env.connection, dataConverter: testDataConverter })
-          : env.client,
-      ),
-      logger,
-      merchant: testMerchant,
-      ...testApiSettings(taskQueue, options.app),
-      ...(now && { now }),
-    }),
-  );
+  const apiDeps: ApiDependencies = {
+    db,
+    temporal: (options.apiTemporal ?? ((client: Client) => client))(
+      options.plainApiClient
+        ? new Client({ connection: env.connection, dataConverter: testDataConverter })
+        : env.client,
+    ),
+    logger,
+    merchant: testMerchant,
+    ...testApiSettings(taskQueue, options.app),
+    ...(now && { now }),
+  };
+  const api = options.withoutRelay ? await listen(createApp(apiDeps)) : await serveApi(apiDeps);
   if (options.unbindToApi) sandbox.admin.setUnbindUrl(`${api.baseUrl}${ipnPaths.unbind}`);
   const real = createInstrumentedGateway(
     { baseUrl: sandbox.url, ...testMerchant, publicKey: keyPair.publicKeyPem },

@@ -73,6 +73,8 @@ const PROOFS: Record<keyof Config, string> = {
   GATEWAY_RATE_LIMITS: 'test/subscriptions/gateway-rate-limit.test.ts',
   IPN_CLAIM_LEASE_SECONDS: 'test/api/notification-relay.test.ts',
   IPN_RELAY_INTERVAL_SECONDS: 'test/api/notification-relay.test.ts',
+  IPN_RELAY_CONCURRENCY: 'test/api/notification-inbox.test.ts',
+  IPN_SIGNAL_BEFORE_ANSWER: 'test/api/notification-relay.test.ts',
   APPROVAL_POLICY: 'test/approvals/approvals.test.ts',
   OIDC_ISSUER: 'test/identity/identity-settings.test.ts',
   OIDC_CLIENT_ID: 'test/identity/identity-settings.test.ts',
@@ -120,6 +122,8 @@ describe('every setting reaches its process', () => {
         DECISION_SIGNING_KEY: 'd'.repeat(32),
         IPN_CLAIM_LEASE_SECONDS: '7',
         IPN_RELAY_INTERVAL_SECONDS: '0.5',
+        IPN_RELAY_CONCURRENCY: '5',
+        IPN_SIGNAL_BEFORE_ANSWER: 'true',
       }),
     );
     expect(settings.payouts).toMatchObject({
@@ -143,7 +147,12 @@ describe('every setting reaches its process', () => {
       taskQueue: 'q-custom',
       timing: { billingHourGmt7: 10, insufficientFundsRetryDelay: '6 hours' },
     });
-    expect(settings.notifications).toMatchObject({ claimLeaseSeconds: 7, relayIntervalMs: 500 });
+    expect(settings.notifications).toMatchObject({
+      claimLeaseSeconds: 7,
+      relayIntervalMs: 500,
+      relayConcurrency: 5,
+      signalBeforeAnswer: true,
+    });
     expect(settings.payments.taskQueue).toBe('q-custom');
     expect(settings.payments.payment.resultWait).toBe('2 days');
     expect(settings.savedMethods.taskQueue).toBe('q-custom');
