@@ -46,6 +46,7 @@ declare module 'oidc-provider' {
       token: { kind: string; accountId?: string },
     ) => Promise<Record<string, unknown> | undefined>;
     issueRefreshToken?: (ctx: KoaContextWithOIDC, client: ClientLike) => Promise<boolean>;
+    expiresWithSession?: (ctx: KoaContextWithOIDC) => Promise<boolean>;
     loadExistingGrant?: (ctx: KoaContextWithOIDC) => Promise<Grant | undefined>;
     clientBasedCORS?: () => boolean;
     features?: Record<string, unknown>;

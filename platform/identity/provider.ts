@@ -112,6 +112,9 @@ export function createProvider(options: IdentityProviderOptions): Provider {
     // Every refresh looks the person up again (findAccount): a person removed from the directory gets no
     // new tokens, and the console's session ends at its next refresh.
     issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
+    // payrun keeps the console's latest refresh token to ask later whether the person is still here
+    // (api/identity/recheck.ts): it must outlive the sign-in session, or signing out would read as removal.
+    expiresWithSession: async (ctx: KoaContextWithOIDC) => withoutPkce.has(ctx.oidc.client?.clientId ?? ''),
     loadExistingGrant: consentedGrant(audience),
     clientBasedCORS: () => false,
     features: {
@@ -149,8 +152,10 @@ i.type='hidden';i.name='logout';i.value='yes';f.appendChild(i);f.submit();</scri
       IdToken: 3600,
       Interaction: 600,
       Session: 12 * 3600,
-      Grant: 12 * 3600,
-      RefreshToken: 12 * 3600,
+      // Long enough that a key owner who does not sign in for weeks is still confirmable; a refresh token
+      // used past 70% of its life is rotated (the library's default), so the sweep keeps it alive.
+      Grant: 365 * 24 * 3600,
+      RefreshToken: 30 * 24 * 3600,
     },
     renderError: async (ctx, out) => {
       ctx.type = 'html';

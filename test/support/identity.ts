@@ -12,6 +12,7 @@ import { startIdentityServer, type IdentityServer } from '../../platform/identit
 import { resolveProviderKeys, type ProviderKeys } from '../../platform/identity/signing-keys';
 import { providerClient } from '../../api/identity/provider-client';
 import type { IdentitySettings } from '../../api/identity/settings';
+import { testCodecKeyring } from './temporal';
 
 export const TEST_PASSWORD = 'test-password-of-the-demo-people';
 export const CONSOLE_CLIENT = { clientId: 'payrun-console', clientSecret: 'console-secret-for-tests' };
@@ -50,6 +51,8 @@ export async function prepareTestIdentity(): Promise<TestIdentity> {
     roleMap: 'identity',
     idleSeconds: 1800,
     maxSeconds: 12 * 3600,
+    recheckSeconds: 300,
+    sweepSeconds: 900,
     publicBaseUrl: 'http://127.0.0.1:1',
     allowHttpIssuer: true,
   };
@@ -214,6 +217,7 @@ export async function accessTokenFor(identity: TestIdentity, subject: string): P
 export const identityDependencies = (identity: TestIdentity) => ({
   settings: identity.settings,
   provider: providerClient(identity.settings),
+  keyring: testCodecKeyring,
 });
 
 /**
