@@ -786,6 +786,7 @@ export const VI_ERRORS = {
   workflow_not_started:
     'Đã ghi nhận yêu cầu nhưng chưa khởi chạy được quy trình (Temporal không sẵn sàng); hãy gửi lại đúng yêu cầu với cùng Idempotency-Key.',
   own_key: 'Một khóa không thể tự thu hồi: hãy thu hồi bằng khóa quản trị khác.',
+  api_key_owned: 'Khóa này đã có chủ sở hữu; hãy tạo khóa mới cho người hoặc dịch vụ khác.',
   missing_body: 'Yêu cầu không kèm file: hãy gửi file chi trả (CSV hoặc .xlsx).',
   payment_exists: 'Mã thanh toán này đã tồn tại.',
   method_deleted: 'Phương thức đã bị xóa; không dùng được nữa.',
