@@ -7,14 +7,6 @@
 /** @type {Record<string, string>} */
 export const VI = {
   'Signed out.': 'Đã đăng xuất.',
-  'Signing in…': 'Đang đăng nhập…',
-  'Signed in as {name}.': 'Đã đăng nhập với tên {name}.',
-  'That key was not accepted. Check it, or ask an admin for a new one.':
-    'Khóa này không được chấp nhận. Hãy kiểm tra lại, hoặc xin quản trị viên một khóa mới.',
-  'Not signed in': 'Chưa đăng nhập',
-  'API key': 'Khóa API',
-  'Your personal key (prk_…). It is kept only in this browser tab and forgotten when the tab closes.':
-    'Khóa cá nhân của bạn (prk_…). Khóa chỉ được giữ trong thẻ trình duyệt này và bị xóa khi đóng thẻ.',
   'Sign in': 'Đăng nhập',
   'Sign in with your company account': 'Đăng nhập bằng tài khoản công ty',
   'Your company’s sign-in page opens; you come back here signed in.':

@@ -53,6 +53,11 @@ export interface StackOptions<K extends string> {
       | 'approvals'
     >
   >;
+  /**
+   * People sign in through this provider (`identityDependencies(prepareTestIdentity())`); read when the API
+   * is built, so a getter may hand over what an earlier beforeAll prepared.
+   */
+  identity?: ApiDependencies['identity'];
   /** What the API's Temporal client becomes (a process that hangs on signals, say); unset: as is. */
   apiTemporal?: (client: Client) => Client;
   /** The API gets a client that does not skip time, so only `advance()` moves workflow time. */
@@ -116,6 +121,7 @@ export async function startStack<K extends string>(
       merchant: testMerchant,
       ...testApiSettings(taskQueue, options.app),
       ...(now && { now }),
+      ...(options.identity && { identity: options.identity }),
     }),
   );
   if (options.unbindToApi) sandbox.admin.setUnbindUrl(`${api.baseUrl}${ipnPaths.unbind}`);
