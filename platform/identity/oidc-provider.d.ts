@@ -34,6 +34,7 @@ declare module 'oidc-provider' {
   }
   export interface Configuration {
     clients?: Array<Record<string, unknown>>;
+    adapter?: new (model: string) => unknown;
     jwks?: { keys: Array<Record<string, unknown>> };
     cookies?: { keys: string[] };
     claims?: Record<string, string[]>;

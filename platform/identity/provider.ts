@@ -11,6 +11,7 @@ import Provider, { type Configuration, type KoaContextWithOIDC } from 'oidc-prov
 import type { PeopleDirectory } from './people';
 import type { ProviderKeys } from './signing-keys';
 import { escapeHtml, renderSignInPage } from './sign-in-page';
+import { tokenStore } from './token-store';
 
 export interface ProviderClient {
   clientId: string;
@@ -36,6 +37,11 @@ export interface IdentityProviderOptions {
   keys: ProviderKeys;
   /** Lifetime of an access token, in seconds. */
   accessTokenSeconds?: number;
+  /**
+   * The file grants and refresh tokens are kept in across restarts (platform/identity/token-store.ts);
+   * unset: memory only.
+   */
+  tokenFile?: string;
 }
 
 /** Everything a token says about a person, from the directory at the moment it is issued. */
@@ -67,6 +73,7 @@ export function createProvider(options: IdentityProviderOptions): Provider {
   const { directory, audience } = options;
   const withoutPkce = new Set(options.clients.filter((c) => c.withoutPkce).map((c) => c.clientId));
   const configuration: Configuration = {
+    adapter: tokenStore(options.tokenFile),
     clients: options.clients.map((client) => ({
       client_id: client.clientId,
       client_secret: client.clientSecret,

@@ -105,6 +105,27 @@ describe('a person removed at the provider', () => {
   });
 });
 
+describe('payrun’s own provider restarted', () => {
+  it('forgets nobody: the refresh tokens it issued still confirm their people', async () => {
+    const subject = 'hoa.payments';
+    const session = await signInToConsole(t.api.baseUrl, subject);
+    const key = await ownedKey(subject, ['payments']);
+    const confirmed = (await personRow(subject)).rechecked_at as Date;
+    await provider!.close();
+    provider = await identity.start();
+
+    await eventually(async () => {
+      expect((await me({ cookie: session.cookie! })).status).toBe(200);
+      expect(((await personRow(subject)).rechecked_at as Date).getTime()).toBeGreaterThan(
+        confirmed.getTime(),
+      );
+    });
+    expect((await sweepKeyOwners(sweepDeps())).removed).toBe(0);
+    expect((await me({ authorization: `Bearer ${key}` })).status).toBe(200);
+    expect((await personRow(subject)).removed_at).toBeNull();
+  });
+});
+
 describe('a provider that is down', () => {
   it('changes nothing: sessions and keys keep working past the recheck window, nobody is offboarded', async () => {
     const subject = 'lan.viewer';

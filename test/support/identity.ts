@@ -41,7 +41,8 @@ export async function prepareTestIdentity(): Promise<TestIdentity> {
     find: (subject) => people.find((person) => person.subject === subject),
     list: () => [...people],
   };
-  const keys = await resolveProviderKeys(fs.mkdtempSync(path.join(os.tmpdir(), 'payrun-identity-')));
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'payrun-identity-'));
+  const keys = await resolveProviderKeys(dataDir);
   const issuer = `http://127.0.0.1:${await freePort()}`;
   const settings: IdentitySettings = {
     issuer,
@@ -73,6 +74,8 @@ export async function prepareTestIdentity(): Promise<TestIdentity> {
         directory,
         password: TEST_PASSWORD,
         keys,
+        // As deployed: started again after `close()`, the provider still knows the refresh tokens it issued.
+        tokenFile: path.join(dataDir, 'identity-tokens.json'),
         clients: [
           {
             ...CONSOLE_CLIENT,
