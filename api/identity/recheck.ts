@@ -4,7 +4,8 @@
  * confirmed `recheckSeconds` ago, and for every owner of an active API key every `sweepSeconds`.
  *
  * Only a definite answer removes anyone: the provider's `invalid_grant` (the person is removed or disabled,
- * or their grant revoked) offboards them exactly as `POST /v1/people/:subject/offboard` does. A network
+ * or their grant revoked) offboards them as `POST /v1/people/:subject/offboard` does (for the
+ * configured issuer's person of that subject only: one provider speaks for its own people). A network
  * error, a timeout or a 5xx changes nothing but a log line and a metric: a provider outage must never lock
  * everyone out of payrun.
  */
@@ -106,6 +107,7 @@ export async function recheckPerson(
         subject: person.subject,
         issuer: person.issuer,
         removedBy: RECHECK_ACTOR,
+        onlyIssuer: true,
       });
       await recordAudit(trx, {
         actorKeyId: RECHECK_ACTOR,

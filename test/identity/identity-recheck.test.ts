@@ -107,9 +107,10 @@ describe('a person removed at the provider', () => {
 
 describe('payrun’s own provider restarted', () => {
   it('forgets nobody: the refresh tokens it issued still confirm their people', async () => {
-    const subject = 'hoa.payments';
+    // Not a subject another file offboards (offboarding by hand reaches every issuer's person of a subject).
+    const subject = 'binh.maker';
     const session = await signInToConsole(t.api.baseUrl, subject);
-    const key = await ownedKey(subject, ['payments']);
+    const key = await ownedKey(subject, ['payouts-maker']);
     const confirmed = (await personRow(subject)).rechecked_at as Date;
     await provider!.close();
     provider = await identity.start();
