@@ -56,6 +56,8 @@ import { payloadsFor } from './identity/payload-view';
 import { peopleRoutes } from './identity/people-routes';
 import type { ProviderClient } from './identity/provider-client';
 import type { IdentitySettings } from './identity/settings';
+import { keyOwnerSweep, sessionRecheck } from './identity/recheck';
+import type { CodecKeyring } from '../platform/payload-codec';
 
 export interface ApiDependencies extends ApiSettings {
   db: Db;
@@ -89,7 +91,7 @@ export interface ApiDependencies extends ApiSettings {
    * People sign in through this OpenID Connect provider (console sessions; the Temporal UI's access tokens
    * at the codec); unset: API keys only.
    */
-  identity?: { settings: IdentitySettings; provider: ProviderClient };
+  identity?: { settings: IdentitySettings; provider: ProviderClient; keyring: CodecKeyring };
   /** The finance console's links to workflows; without it the console shows none. */
   console?: ConsoleSettings;
   /** The dev mail catcher (npm run dev, npm run cluster): mounts GET /v1/dev/mail; absent, no such route. */
@@ -151,14 +153,17 @@ export function notificationRelay(deps: ApiDependencies): NotificationRelay {
     taskQueue: deps.subscriptions.taskQueue,
     intervalMs: deps.notifications.relayIntervalMs,
   });
+  // Owners of API keys are confirmed at the provider on the same start and stop.
+  const keyOwners = deps.identity && keyOwnerSweep({ db: deps.db, logger: deps.logger, ...deps.identity });
   return {
     sweep: relay.sweep,
     start: () => {
       relay.start();
       noticeRequests.start();
+      keyOwners?.start();
     },
     stop: async () => {
-      await Promise.all([relay.stop(), noticeRequests.stop()]);
+      await Promise.all([relay.stop(), noticeRequests.stop(), keyOwners?.stop()]);
     },
   };
 }
@@ -311,6 +316,8 @@ export function createApp(deps: ApiDependencies): Express {
   if (deps.trustedProxies !== undefined) app.set('trust proxy', deps.trustedProxies);
   const limits = deps.rateLimits ? new RateLimits(deps.rateLimits) : undefined;
   if (limits) app.use(limits.perAddress(notificationPaths()));
+  // A person removed at the provider is found out before their session is read, on this very request.
+  if (deps.identity) app.use(sessionRecheck({ db: deps.db, logger: deps.logger, ...deps.identity }));
   if (deps.identity) app.use(authRoutes({ db: deps.db, logger: deps.logger, ...deps.identity }));
   if (deps.codec) {
     // Keys (machines) decode only as admins, whole; people (access token or session) see what their role may.

@@ -62,7 +62,9 @@ export function buildApi(config: Config, services: ApiServices): ApiProcess {
         uiToken: ui.uiToken,
       },
     }),
-    ...(identity && { identity: { settings: identity, provider: providerClient(identity) } }),
+    ...(identity && {
+      identity: { settings: identity, provider: providerClient(identity), keyring: services.keyring },
+    }),
     console: { temporalUiUrl: ui?.url ?? config.TEMPORAL_UI_URL, namespace: config.TEMPORAL_NAMESPACE },
     ...(services.devMailbox && { devMailbox: services.devMailbox }),
   };

@@ -28,6 +28,7 @@ import * as dunningAndNotices from './20261127_0027_dunning_and_notices';
 import * as identity from './20261127_0028_identity';
 import * as payoutSchedules from './20261127_0029_payout_schedules';
 import * as planDunning from './20261127_0030_plan_dunning';
+import * as identityRecheck from './20261127_0031_identity_recheck';
 import * as notificationInbox from './20261127_0032_notification_inbox';
 import * as planPriceChangeRuns from './20261127_0034_plan_price_change_runs';
 
@@ -68,6 +69,7 @@ export const migrations: Migration[] = [
   { name: '20261127_0028_identity', ...identity },
   { name: '20261127_0029_payout_schedules', ...payoutSchedules },
   { name: '20261127_0030_plan_dunning', ...planDunning },
+  { name: '20261127_0031_identity_recheck', ...identityRecheck },
   { name: '20261127_0032_notification_inbox', ...notificationInbox },
   { name: '20261127_0034_plan_price_change_runs', ...planPriceChangeRuns },
 ];

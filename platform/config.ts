@@ -344,6 +344,20 @@ export const configSchema = z.object({
     .positive()
     .default(12)
     .describe('A console session ends this long after sign-in'),
+  SESSION_RECHECK_MINUTES: z.coerce
+    .number()
+    .positive()
+    .default(5)
+    .describe(
+      'A console session whose person was last confirmed at the provider this long ago is confirmed again (a token refresh) on its next request; refused: the person is offboarded',
+    ),
+  IDENTITY_RECHECK_MINUTES: z.coerce
+    .number()
+    .positive()
+    .default(15)
+    .describe(
+      'Every this often, every person owning an active API key is confirmed at the provider (a token refresh); refused: the person is offboarded',
+    ),
   IDENTITY_PORT: port
     .default(8955)
     .describe("Port of payrun's own identity provider (npm run dev, cluster, compose)"),

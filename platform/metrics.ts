@@ -58,3 +58,13 @@ export const gatewayCallDuration = new Histogram({
   buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
   registers: [metricsRegistry],
 });
+
+export const identityRechecks = new Counter({
+  name: 'payrun_identity_rechecks_total',
+  help:
+    'People confirmed again at the identity provider (a token refresh), by trigger (session, sweep) and outcome ' +
+    '(confirmed; removed: invalid_grant, offboarded; unavailable: network error or 5xx, nothing changed; ' +
+    'unchecked: no refresh token kept for the person)',
+  labelNames: ['trigger', 'outcome'] as const,
+  registers: [metricsRegistry],
+});

@@ -1,13 +1,16 @@
 /**
- * `npm run keys -- create --name alice --roles payouts-maker,viewer`  prints the new key once
- * `npm run keys -- list`                                             names, roles, last use
- * `npm run keys -- revoke <keyId>`                                   the key stops working at once
+ * `npm run keys -- create --name export --roles viewer --owner service:payroll-export`  prints the key once
+ * `npm run keys -- list`                                  names, owners (UNOWNED flagged), roles, last use
+ * `npm run keys -- own <keyId> --owner <owner>`           gives an owner to a key made before owners existed
+ * `npm run keys -- revoke <keyId>`                        the key stops working at once
+ * An owner is a person's identity `<issuer>#<sub>` or `service:<name>` (docs/identity.md).
  * Uses DATABASE_URL, or the dev stack's embedded PostgreSQL (shared if `npm run dev` is running).
  */
 import { userInfo } from 'node:os';
 import { parseArgs } from 'node:util';
 import { ROLES, isRole } from '../api/auth/roles';
-import { createApiKey, listApiKeys, revokeApiKey } from '../db/shared/api-keys';
+import { createApiKey, listApiKeys, revokeApiKey, setApiKeyOwner } from '../db/shared/api-keys';
+import { keyOwnerText, parseKeyOwner } from '../api/auth/key-owner';
 import { recordAudit } from '../db/shared/audit-log';
 import { createDb } from '../db/shared/knex';
 import { migrateLatest } from '../db/shared/migrator';
@@ -16,17 +19,22 @@ import { createLogger } from '../platform/logger';
 import { startDatabase } from './stack';
 
 const usage = `Usage:
-  npm run keys -- create --name <name> --roles <role,role>   (roles: ${ROLES.join(', ')})
+  npm run keys -- create --name <name> --roles <role,role> --owner <owner>   (roles: ${ROLES.join(', ')})
   npm run keys -- list
-  npm run keys -- revoke <keyId>`;
+  npm run keys -- own <keyId> --owner <owner>
+  npm run keys -- revoke <keyId>
+An owner is a person's identity <issuer>#<sub> or service:<name>.`;
 
 async function main(): Promise<void> {
   const { positionals, values } = parseArgs({
     allowPositionals: true,
-    options: { name: { type: 'string' }, roles: { type: 'string' } },
+    options: { name: { type: 'string' }, roles: { type: 'string' }, owner: { type: 'string' } },
   });
   const [command, argument] = positionals;
-  if (!command || !['create', 'list', 'revoke'].includes(command)) throw new Error(usage);
+  if (!command || !['create', 'list', 'own', 'revoke'].includes(command)) throw new Error(usage);
+  const owner = values.owner === undefined ? undefined : parseKeyOwner(values.owner.trim());
+  if (values.owner !== undefined && !owner)
+    throw new Error(`--owner is neither <issuer>#<sub> nor service:<name>.\n${usage}`);
 
   const config = loadConfig();
   const database = await startDatabase(config, createLogger('warn', 'payrun-keys'));
@@ -40,6 +48,7 @@ async function main(): Promise<void> {
         .map((role) => role.trim())
         .filter(Boolean);
       if (!name) throw new Error(`--name is required.\n${usage}`);
+      if (!owner) throw new Error(`--owner is required: keys are for machines, each owned.\n${usage}`);
       const unknown = roles.filter((role) => !isRole(role));
       if (!roles.length || unknown.length) {
         throw new Error(
@@ -48,14 +57,14 @@ async function main(): Promise<void> {
       }
       // The key and its audit entry are committed together: a key never exists unrecorded.
       const { key, row } = await db.transaction(async (trx) => {
-        const created = await createApiKey(trx, name, roles);
+        const created = await createApiKey(trx, name, roles, owner);
         await recordAudit(trx, {
           ...byShellUser(),
           action: 'api_key.create',
           targetType: 'api_key',
           targetId: created.row.key_id,
           outcome: 'succeeded',
-          details: { name, roles },
+          details: { name, roles, owner: values.owner },
         });
         return created;
       });
@@ -69,10 +78,34 @@ async function main(): Promise<void> {
       for (const row of rows) {
         const state = row.revoked_at ? `revoked ${row.revoked_at.toISOString()}` : 'active';
         const used = row.last_used_at ? `last used ${row.last_used_at.toISOString()}` : 'never used';
+        const ownedBy = keyOwnerText(row.owner_kind, row.owner) ?? 'UNOWNED';
         console.log(
-          `${row.key_id}  ${row.name.padEnd(20)} ${row.roles.join(',').padEnd(32)} ${state}, ${used}`,
+          `${row.key_id}  ${row.name.padEnd(20)} ${ownedBy.padEnd(40)} ${row.roles.join(',').padEnd(32)} ${state}, ${used}`,
         );
       }
+    } else if (command === 'own') {
+      if (!argument || !owner) throw new Error(`own needs a key id and --owner.\n${usage}`);
+      const result = await db.transaction(async (trx) => {
+        const outcome = await setApiKeyOwner(trx, argument, owner);
+        await recordAudit(trx, {
+          ...byShellUser(),
+          action: 'api_key.owner',
+          targetType: 'api_key',
+          targetId: argument,
+          outcome: outcome === 'set' ? 'succeeded' : 'refused',
+          ...(outcome === 'set' ? { details: { owner: values.owner } } : {}),
+          ...(outcome === 'owned' ? { errorCode: 'api_key_owned' } : {}),
+          ...(outcome === 'unknown' ? { errorCode: 'not_found' } : {}),
+        });
+        return outcome;
+      });
+      console.log(
+        result === 'set'
+          ? `Key ${argument} is now owned by ${values.owner}.`
+          : result === 'owned'
+            ? `Key ${argument} already has an owner; it keeps it.`
+            : `No active key ${argument}.`,
+      );
     } else {
       if (!argument) throw new Error(`revoke needs a key id.\n${usage}`);
       const revoked = await db.transaction(async (trx) => {

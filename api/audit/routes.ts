@@ -3,7 +3,8 @@
  * revocation are recorded with the change in one transaction.
  */
 import { z } from 'zod';
-import { createApiKey, listApiKeys, revokeApiKey } from '../../db/shared/api-keys';
+import { createApiKey, listApiKeys, revokeApiKey, setApiKeyOwner } from '../../db/shared/api-keys';
+import { keyOwnerField, keyOwnerText, parseKeyOwner } from '../auth/key-owner';
 import { AUDIT_OUTCOMES, listAudit, type AuditFilter, type AuditRow } from '../../db/shared/audit-log';
 import { AUDIT_READERS } from './readers';
 import type { Db } from '../../db/shared/knex';
@@ -12,6 +13,7 @@ import { conflict, notFound } from '../http/errors';
 import { listQueryFields } from '../http/list-query';
 import { NOT_BLANK } from '../http/openapi';
 import { defineRoute, type AnyRoute } from '../http/routes';
+import { refuseMissingBody } from '../http/missing-body';
 import { toCsv } from '../http/csv';
 
 const auditQuery = z.object({
@@ -111,7 +113,7 @@ export function auditRoutes(db: Db): AnyRoute[] {
       method: 'get',
       path: '/v1/api-keys',
       summary:
-        'API keys: id, holder, owner (a person `<issuer>#<sub>` or a service), roles, created, revoked, last used (never the key).',
+        'API keys: id, holder, owner (a person `<issuer>#<sub>` or `service:<name>`; null and `unowned: true` for keys made before owners existed), roles, created, revoked, last used (never the key).',
       tag: 'audit',
       access: { roles: ['admin'] },
       handler: async () => ({
@@ -120,7 +122,8 @@ export function auditRoutes(db: Db): AnyRoute[] {
             keyId: row.key_id,
             name: row.name,
             roles: row.roles,
-            owner: row.owner_kind && row.owner ? { kind: row.owner_kind, id: row.owner } : null,
+            owner: keyOwnerText(row.owner_kind, row.owner),
+            unowned: keyOwnerText(row.owner_kind, row.owner) === null,
             createdAt: row.created_at,
             revokedAt: row.revoked_at,
             lastUsedAt: row.last_used_at,
@@ -139,17 +142,11 @@ export function auditRoutes(db: Db): AnyRoute[] {
         name: z.string().trim().min(1).max(100).meta(NOT_BLANK),
         roles: z.array(z.enum(ROLES)).min(1),
         // Keys are for machines: the person or service answerable for one; a person's keys end with them.
-        owner: z
-          .object({
-            kind: z.enum(['person', 'service']),
-            id: z.string().trim().min(1).max(300).meta(NOT_BLANK),
-          })
-          .strict()
-          .optional(),
+        owner: keyOwnerField,
       }),
       handler: async ({ body, audit }) => {
         const created = await db.transaction(async (trx) => {
-          const made = await createApiKey(trx, body.name, body.roles, body.owner);
+          const made = await createApiKey(trx, body.name, body.roles, parseKeyOwner(body.owner));
           audit.note({ targetId: made.row.key_id });
           await audit.recordIn(trx);
           return made;
@@ -160,10 +157,34 @@ export function auditRoutes(db: Db): AnyRoute[] {
             keyId: created.row.key_id,
             name: created.row.name,
             roles: created.row.roles,
-            owner: body.owner ?? null,
+            owner: body.owner,
             key: created.key,
           },
         };
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/v1/api-keys/:keyId/owner',
+      summary:
+        'Give an owner to a key made before owners existed (`unowned: true` in the list); a key that has one keeps it (409 api_key_owned).',
+      tag: 'audit',
+      access: { roles: ['admin'] },
+      audit: { action: 'api_key.owner', target: 'api_key' },
+      params: z.object({ keyId: z.string().regex(/^[0-9a-f]{12}$/, 'a key id of 12 hex digits') }),
+      body: z.object({ owner: keyOwnerField }),
+      responseStatus: 200,
+      handler: async ({ params, body, audit, req }) => {
+        refuseMissingBody(req, 'a JSON object with an owner');
+        await db.transaction(async (trx) => {
+          const result = await setApiKeyOwner(trx, params.keyId, parseKeyOwner(body.owner)!);
+          if (result === 'unknown') throw notFound(`Active API key ${params.keyId}`);
+          // Moving a key from one owner to another would let it outlive the person it was made for.
+          if (result === 'owned') throw conflict('api_key_owned', 'This key already has an owner.');
+          audit.note({ details: { owner: body.owner } });
+          await audit.recordIn(trx, 200);
+        });
+        return { body: { keyId: params.keyId, owner: body.owner } };
       },
     }),
     defineRoute({

@@ -1,13 +1,11 @@
 // @ts-check
 /**
- * Calls to payrun's API with the signed-in key. The key lives in sessionStorage: it is gone when the
- * tab closes, is never sent as a cookie (so no other site can make the browser use it), and is
- * never written to localStorage, which outlives the session.
+ * Calls to payrun's API as the person signed in through the identity provider: the browser sends payrun's
+ * HttpOnly session cookie, and every mutating call carries the session's CSRF token. The console holds
+ * no API key (keys are for machines).
  */
 
 /** @typedef {import('./types.js').ApiRecord} ApiRecord */
-
-const KEY_STORAGE = 'payrun.console.apiKey';
 
 /** A refusal by the API, with its stable code, its message, the request id and each problem. */
 export class ApiProblem extends Error {
@@ -34,15 +32,7 @@ export class ApiProblem extends Error {
  */
 export const providerSession = { csrfToken: null };
 
-export const session = {
-  /** @returns {string | null} */
-  key: () => sessionStorage.getItem(KEY_STORAGE),
-  /** @param {string} key */
-  save: (key) => sessionStorage.setItem(KEY_STORAGE, key),
-  clear: () => sessionStorage.removeItem(KEY_STORAGE),
-};
-
-/** Called when the API refuses the key (revoked, expired): the app sends the user to sign in. */
+/** Called when the API refuses the session (ended, timed out): the app sends the user to sign in. */
 /** @type {(problem: ApiProblem) => void} */
 let onUnauthorized = () => {};
 /** @param {(problem: ApiProblem) => void} handler */
@@ -57,7 +47,6 @@ export function whenUnauthorized(handler) {
  * @property {string} [contentType]
  * @property {Record<string, string>} [headers]
  * @property {'json' | 'blob'} [as]
- * @property {string} [key] A key to try instead of the signed-in one (sign-in).
  */
 
 /**
@@ -79,16 +68,11 @@ export function whenUnauthorized(handler) {
  * @param {RequestOptions} [options]
  * @returns {Promise<ApiRecord | Blob>}
  */
-export async function request(
-  path,
-  { method = 'GET', body, contentType, headers = {}, as = 'json', key } = {},
-) {
-  const apiKey = key ?? session.key();
+export async function request(path, { method = 'GET', body, contentType, headers = {}, as = 'json' } = {}) {
   const response = await fetch(path, {
     method,
     headers: {
-      ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}),
-      ...(!apiKey && providerSession.csrfToken && method !== 'GET' && method !== 'HEAD'
+      ...(providerSession.csrfToken && method !== 'GET' && method !== 'HEAD'
         ? { 'x-csrf-token': providerSession.csrfToken }
         : {}),
       ...(body !== undefined ? { 'content-type': contentType ?? 'application/json' } : {}),
@@ -106,7 +90,7 @@ export async function request(
       error = undefined;
     }
     const problem = new ApiProblem(response.status, error);
-    if (response.status === 401 && key === undefined) onUnauthorized(problem);
+    if (response.status === 401) onUnauthorized(problem);
     throw problem;
   }
   if (as === 'blob') return response.blob();

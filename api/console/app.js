@@ -4,7 +4,7 @@
  * #/payments/<id>, #/payments?status=…), so the server serves one page and every view has its own
  * address to bookmark or share. Each page is a module of its own; this one only chooses which.
  */
-import { request, session, whenUnauthorized, providerSession } from './api.js';
+import { request, whenUnauthorized, providerSession } from './api.js';
 import { approvalsPage } from './approvals.js';
 import { auditPage } from './audit.js';
 import { dashboardPage } from './dashboard.js';
@@ -104,25 +104,6 @@ const ctx = {
 let leavePage = () => {};
 
 /**
- * @param {string} key
- * @returns {Promise<void>}
- */
-async function signIn(key) {
-  const me = await request('/v1/me', { key });
-  session.save(key);
-  ctx.me = { name: me.name, roles: me.roles };
-  await loadConsoleConfig();
-}
-
-/** @param {string} key */
-async function signInFromPage(key) {
-  await signIn(key);
-  renderChrome();
-  announce(t('Signed in as {name}.', { name: ctx.me?.name ?? '' }));
-  ctx.navigate(defaultPage());
-}
-
-/**
  * The person's session at payrun, opened by a sign-in through the identity provider (an HttpOnly cookie
  * the page never reads); false when there is none.
  * @returns {Promise<boolean>}
@@ -162,7 +143,6 @@ function signOut() {
       })
       .catch(() => {});
   }
-  session.clear();
   ctx.me = null;
   renderChrome();
   ctx.navigate('#/sign-in');
@@ -322,15 +302,7 @@ async function render() {
   const parts = path.split('/').map(decodeURIComponent);
   const query = new URLSearchParams(search);
 
-  const storedKey = session.key();
-  if (!ctx.me && storedKey) {
-    try {
-      await signIn(storedKey);
-    } catch {
-      session.clear();
-    }
-  }
-  if (!ctx.me && !storedKey) {
+  if (!ctx.me) {
     try {
       await resumeProviderSession();
     } catch {
@@ -341,7 +313,7 @@ async function render() {
   if (!ctx.me) {
     if (hash !== '#/sign-in') history.replaceState(null, '', '#/sign-in');
     document.title = `${t('Sign in')} · payrun`;
-    signInPage(main, signInFromPage);
+    signInPage(main);
     return;
   }
   if (parts[0] === '' || parts[0] === 'sign-in') {
@@ -367,9 +339,8 @@ async function render() {
 }
 
 whenUnauthorized(() => {
-  // The key stopped working (revoked while signed in), or the session ended: start over at sign-in.
+  // The session ended (signed out elsewhere, timed out, the person removed): start over at sign-in.
   providerSession.csrfToken = null;
-  session.clear();
   ctx.me = null;
   ctx.navigate('#/sign-in');
 });

@@ -7,14 +7,6 @@
 /** @type {Record<string, string>} */
 export const VI = {
   'Signed out.': 'Đã đăng xuất.',
-  'Signing in…': 'Đang đăng nhập…',
-  'Signed in as {name}.': 'Đã đăng nhập với tên {name}.',
-  'That key was not accepted. Check it, or ask an admin for a new one.':
-    'Khóa này không được chấp nhận. Hãy kiểm tra lại, hoặc xin quản trị viên một khóa mới.',
-  'Not signed in': 'Chưa đăng nhập',
-  'API key': 'Khóa API',
-  'Your personal key (prk_…). It is kept only in this browser tab and forgotten when the tab closes.':
-    'Khóa cá nhân của bạn (prk_…). Khóa chỉ được giữ trong thẻ trình duyệt này và bị xóa khi đóng thẻ.',
   'Sign in': 'Đăng nhập',
   'Sign in with your company account': 'Đăng nhập bằng tài khoản công ty',
   'Your company’s sign-in page opens; you come back here signed in.':
@@ -1046,6 +1038,7 @@ export const VI_ERRORS = {
   workflow_not_started:
     'Đã ghi nhận yêu cầu nhưng chưa khởi chạy được quy trình (Temporal không sẵn sàng); hãy gửi lại đúng yêu cầu với cùng Idempotency-Key.',
   own_key: 'Một khóa không thể tự thu hồi: hãy thu hồi bằng khóa quản trị khác.',
+  api_key_owned: 'Khóa này đã có chủ sở hữu; hãy tạo khóa mới cho người hoặc dịch vụ khác.',
   missing_body: 'Yêu cầu không kèm file: hãy gửi file chi trả (CSV hoặc .xlsx).',
   payment_exists: 'Mã thanh toán này đã tồn tại.',
   method_deleted: 'Phương thức đã bị xóa; không dùng được nữa.',

@@ -14,6 +14,8 @@ import type { ErrorCode } from '../../contracts/shared';
 import type { Db } from '../../db/shared/knex';
 import type { Logger } from '../../platform/logger';
 import { recordSignIn } from '../../db/identity/people';
+import { keepConfirmation } from '../../db/identity/rechecks';
+import type { CodecKeyring } from '../../platform/payload-codec';
 import {
   createSession,
   endSession,
@@ -23,6 +25,7 @@ import {
 } from '../../db/identity/sessions';
 import { rolesFromClaims } from './role-mapping';
 import type { ProviderClient } from './provider-client';
+import { sealRefreshToken } from './recheck';
 import { clearSessionCookie, CSRF_HEADER, sessionIdOf, setSessionCookie } from './session-cookie';
 import type { IdentitySettings } from './settings';
 
@@ -36,6 +39,7 @@ export function authRoutes(deps: {
   db: Db;
   settings: IdentitySettings;
   provider: ProviderClient;
+  keyring: CodecKeyring;
   logger: Logger;
 }): Router {
   const { db, settings, provider } = deps;
@@ -85,6 +89,7 @@ export function authRoutes(deps: {
     }
     let claims: Record<string, unknown>;
     let idToken: string | undefined;
+    let refreshToken: string | undefined;
     try {
       const configuration = await provider.configuration();
       const currentUrl = new URL(req.originalUrl, settings.publicBaseUrl);
@@ -96,6 +101,7 @@ export function authRoutes(deps: {
       });
       claims = (tokens.claims() ?? {}) as Record<string, unknown>;
       idToken = tokens.id_token;
+      refreshToken = tokens.refresh_token;
     } catch (error) {
       deps.logger.warn({ err: error }, 'A sign-in was refused by the provider or failed its checks');
       refuse(res, 401, 'sign_in_failed', 'The identity provider did not confirm this sign-in.');
@@ -113,6 +119,12 @@ export function authRoutes(deps: {
       refuse(res, 403, 'person_removed', 'This person was offboarded from payrun and cannot sign in.');
       return;
     }
+    // The latest refresh token is what lets payrun learn later that the provider removed this person.
+    await keepConfirmation(
+      db,
+      person.person_id,
+      refreshToken ? sealRefreshToken(deps.keyring, person.person_id, refreshToken) : undefined,
+    );
     const { sessionId } = await createSession(db, {
       personId: person.person_id,
       roles: person.roles,

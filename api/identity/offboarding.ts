@@ -17,10 +17,18 @@ export interface Offboarded {
 
 export async function offboardPerson(
   db: Db,
-  input: { subject: string; issuer?: string; removedBy: string },
+  input: {
+    subject: string;
+    issuer?: string;
+    removedBy: string;
+    /** Only the person of `issuer`: one provider's answer speaks for its own people, not another's. */
+    onlyIssuer?: boolean;
+  },
 ): Promise<Offboarded> {
   return db.transaction(async (trx) => {
-    const known = (await peopleWithSubject(trx, input.subject)).map((person) => person.person_id);
+    const known = (await peopleWithSubject(trx, input.subject))
+      .filter((person) => !input.onlyIssuer || person.issuer === input.issuer)
+      .map((person) => person.person_id);
     // Someone who never signed in is recorded as removed too, so their first sign-in is refused.
     if (input.issuer && !known.includes(personIdOf(input.issuer, input.subject))) {
       await recordSignIn(trx, {

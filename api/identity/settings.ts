@@ -12,6 +12,12 @@ export interface IdentitySettings {
   roleMap: RoleMap;
   idleSeconds: number;
   maxSeconds: number;
+  /**
+   * A session whose person was confirmed at the provider longer ago than this is confirmed again (a token
+   * refresh) on its next request; the sweep confirms every owner of an active key every `sweepSeconds`.
+   */
+  recheckSeconds: number;
+  sweepSeconds: number;
   /** payrun's own public address: the provider sends the browser back to `<base>/auth/callback`. */
   publicBaseUrl: string;
   /** Development only: the issuer is plain http (the embedded provider on this machine). */
@@ -36,6 +42,8 @@ export function identitySettingsFrom(config: Config, publicBaseUrl: string): Ide
     roleMap: map,
     idleSeconds: config.SESSION_IDLE_MINUTES * 60,
     maxSeconds: config.SESSION_MAX_HOURS * 3600,
+    recheckSeconds: config.SESSION_RECHECK_MINUTES * 60,
+    sweepSeconds: config.IDENTITY_RECHECK_MINUTES * 60,
     publicBaseUrl,
     allowHttpIssuer: issuerUrl.protocol === 'http:',
   };

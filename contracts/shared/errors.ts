@@ -167,6 +167,7 @@ export const ERRORS = {
   unknown_event: { status: 404, meaning: 'The event does not exist.' },
   // Audit and keys.
   own_key: { status: 409, meaning: 'A key cannot revoke itself.' },
+  api_key_owned: { status: 409, meaning: 'The key already has an owner; make a new key for another.' },
   // People signing in through the identity provider (docs/identity.md).
   sign_in_failed: {
     status: [400, 401],

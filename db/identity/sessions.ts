@@ -20,6 +20,8 @@ export interface LiveSession extends SessionRow {
 }
 
 const hashOf = (sessionId: string): Buffer => createHash('sha256').update(sessionId, 'utf8').digest();
+/** How a cookie's value is found in `console_sessions` (only its SHA-256 is kept). */
+export const sessionHashOf = hashOf;
 
 export async function createSession(
   db: Db,

@@ -100,3 +100,22 @@ export async function revokeKeysOwnedBy(db: Db, personIds: readonly string[]): P
     .returning(['key_id']);
   return rows.map((row: { key_id: string }) => row.key_id);
 }
+
+/**
+ * Gives an owner to an active key that has none. 'owned' when it already has one (an owner is never
+ * replaced), 'unknown' when no active key has this id.
+ */
+export async function setApiKeyOwner(
+  db: Db,
+  keyId: string,
+  owner: { kind: 'person' | 'service'; id: string },
+): Promise<'set' | 'owned' | 'unknown'> {
+  const changed = await db('api_keys')
+    .where({ key_id: keyId })
+    .whereNull('revoked_at')
+    .whereNull('owner')
+    .update({ owner_kind: owner.kind, owner: owner.id });
+  if (changed > 0) return 'set';
+  const row = await db('api_keys').where({ key_id: keyId }).whereNull('revoked_at').first('key_id');
+  return row ? 'owned' : 'unknown';
+}

@@ -3,6 +3,7 @@
  * its people (IDENTITY_PEOPLE_FILE, or the demo people), their password (IDENTITY_DEMO_PASSWORD, or one
  * generated into the data folder) and payrun's console as its client (OIDC_CLIENT_ID / OIDC_CLIENT_SECRET).
  */
+import path from 'node:path';
 import type { Config } from '../config';
 import { resolveDevSecret } from '../dev-secret';
 import { DEMO_PEOPLE, fileDirectory, memoryDirectory } from './people';
@@ -74,6 +75,8 @@ export async function launchIdentity(
       : memoryDirectory(DEMO_PEOPLE),
     password,
     keys: await resolveProviderKeys(config.PAYRUN_DATA_DIR),
+    // Beside its keys: a restart must not forget refresh tokens (a forgotten one reads as a person removed).
+    tokenFile: path.join(config.PAYRUN_DATA_DIR, 'identity-tokens.json'),
     clients: [
       {
         clientId: config.OIDC_CLIENT_ID,

@@ -34,6 +34,7 @@ declare module 'oidc-provider' {
   }
   export interface Configuration {
     clients?: Array<Record<string, unknown>>;
+    adapter?: new (model: string) => unknown;
     jwks?: { keys: Array<Record<string, unknown>> };
     cookies?: { keys: string[] };
     claims?: Record<string, string[]>;
@@ -46,6 +47,7 @@ declare module 'oidc-provider' {
       token: { kind: string; accountId?: string },
     ) => Promise<Record<string, unknown> | undefined>;
     issueRefreshToken?: (ctx: KoaContextWithOIDC, client: ClientLike) => Promise<boolean>;
+    expiresWithSession?: (ctx: KoaContextWithOIDC) => Promise<boolean>;
     loadExistingGrant?: (ctx: KoaContextWithOIDC) => Promise<Grant | undefined>;
     clientBasedCORS?: () => boolean;
     features?: Record<string, unknown>;

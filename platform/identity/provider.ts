@@ -11,6 +11,7 @@ import Provider, { type Configuration, type KoaContextWithOIDC } from 'oidc-prov
 import type { PeopleDirectory } from './people';
 import type { ProviderKeys } from './signing-keys';
 import { escapeHtml, renderSignInPage } from './sign-in-page';
+import { tokenStore } from './token-store';
 
 export interface ProviderClient {
   clientId: string;
@@ -36,6 +37,11 @@ export interface IdentityProviderOptions {
   keys: ProviderKeys;
   /** Lifetime of an access token, in seconds. */
   accessTokenSeconds?: number;
+  /**
+   * The file grants and refresh tokens are kept in across restarts (platform/identity/token-store.ts);
+   * unset: memory only.
+   */
+  tokenFile?: string;
 }
 
 /** Everything a token says about a person, from the directory at the moment it is issued. */
@@ -67,6 +73,7 @@ export function createProvider(options: IdentityProviderOptions): Provider {
   const { directory, audience } = options;
   const withoutPkce = new Set(options.clients.filter((c) => c.withoutPkce).map((c) => c.clientId));
   const configuration: Configuration = {
+    adapter: tokenStore(options.tokenFile),
     clients: options.clients.map((client) => ({
       client_id: client.clientId,
       client_secret: client.clientSecret,
@@ -112,6 +119,9 @@ export function createProvider(options: IdentityProviderOptions): Provider {
     // Every refresh looks the person up again (findAccount): a person removed from the directory gets no
     // new tokens, and the console's session ends at its next refresh.
     issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
+    // payrun keeps the console's latest refresh token to ask later whether the person is still here
+    // (api/identity/recheck.ts): it must outlive the sign-in session, or signing out would read as removal.
+    expiresWithSession: async (ctx: KoaContextWithOIDC) => withoutPkce.has(ctx.oidc.client?.clientId ?? ''),
     loadExistingGrant: consentedGrant(audience),
     clientBasedCORS: () => false,
     features: {
@@ -149,8 +159,10 @@ i.type='hidden';i.name='logout';i.value='yes';f.appendChild(i);f.submit();</scri
       IdToken: 3600,
       Interaction: 600,
       Session: 12 * 3600,
-      Grant: 12 * 3600,
-      RefreshToken: 12 * 3600,
+      // Long enough that a key owner who does not sign in for weeks is still confirmable; a refresh token
+      // used past 70% of its life is rotated (the library's default), so the sweep keeps it alive.
+      Grant: 365 * 24 * 3600,
+      RefreshToken: 30 * 24 * 3600,
     },
     renderError: async (ctx, out) => {
       ctx.type = 'html';

@@ -321,9 +321,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
       cwd: repoRoot,
       env: {
         ...baseEnv(),
-        CODEC_TLS_PORT: String(ports.codecTls),
-        CODEC_TLS_TARGET: apiUrl,
-        CODEC_TLS_DIR: path.join(dataDir, 'codec-tls'),
+        ...environment.codecTls(ports.codecTls, path.join(dataDir, 'codec-tls')),
       },
       port: ports.codecTls,
       ready: () =>

@@ -4,7 +4,13 @@
  * behind TLS anyway; on one machine this process terminates it with a self-signed certificate made once
  * into the data folder, and forwards `/codec/*` (nothing else) to the API unchanged.
  *
- *   CODEC_TLS_PORT, CODEC_TLS_TARGET (the API's address), CODEC_TLS_DIR (certificate and key)
+ * The API counts its rate limits per client address, and every request from here comes from this process:
+ * so this front names the client in X-Forwarded-For (replacing whatever the client sent, which it could
+ * choose), and the API believes that header only from loopback (TRUSTED_PROXIES=loopback), where this front
+ * reaches it: on the same machine in the cluster, in the API container's own network in compose.
+ *
+ *   CODEC_TLS_PORT, CODEC_TLS_TARGET (the API's address), CODEC_TLS_DIR (certificate and key),
+ *   CODEC_TLS_HOST (the address it listens on; unset: 127.0.0.1)
  */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -50,8 +56,13 @@ const server = https.createServer(certificate(process.env.CODEC_TLS_DIR ?? '.'),
     res.writeHead(404).end();
     return;
   }
+  const headers = {
+    ...req.headers,
+    'x-forwarded-for': req.socket.remoteAddress ?? '',
+    'x-forwarded-proto': 'https',
+  };
   const upstream = http.request(
-    { host: target.hostname, port: target.port, path: req.url, method: req.method, headers: req.headers },
+    { host: target.hostname, port: target.port, path: req.url, method: req.method, headers },
     (answer) => {
       res.writeHead(answer.statusCode ?? 502, answer.headers);
       answer.pipe(res);
@@ -60,6 +71,6 @@ const server = https.createServer(certificate(process.env.CODEC_TLS_DIR ?? '.'),
   upstream.on('error', () => res.headersSent || res.writeHead(502).end());
   req.pipe(upstream);
 });
-server.listen(port, '127.0.0.1');
+server.listen(port, process.env.CODEC_TLS_HOST || '127.0.0.1');
 for (const signal of ['SIGINT', 'SIGTERM'] as const)
   process.on(signal, () => server.close(() => process.exit(0)));

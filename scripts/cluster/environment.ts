@@ -67,7 +67,7 @@ export interface ClusterEnvironmentInput {
   metricsPort: (workerIndex: number) => number;
   /** GATEWAY_RATE_LIMITS of every worker; unset: no limit (docker-compose passes it through). */
   gatewayRateLimits?: string;
-  /** TRUSTED_PROXIES of the API (the proxies whose X-Forwarded-For is believed); unset: none. */
+  /** TRUSTED_PROXIES of the API (the proxies whose X-Forwarded-For is believed); unset: loopback (codec-tls). */
   trustedProxies?: string;
   /** Rehearsals only (docker-compose never sets it): webhooks to a receiver on this machine. */
   loopbackWebhooks?: boolean;
@@ -95,6 +95,8 @@ export interface ClusterEnvironment {
   temporalUi(port: number): Record<string, string>;
   /** docker-compose's `identity` service. */
   identity(port: number, dataDir: string): Record<string, string>;
+  /** docker-compose's `codec-tls` service: the codec over TLS in front of the API (scripts/cluster/codec-tls.ts). */
+  codecTls(port: number, dataDir: string, host?: string): Record<string, string>;
 }
 
 export function clusterEnvironment(input: ClusterEnvironmentInput): ClusterEnvironment {
@@ -124,7 +126,8 @@ export function clusterEnvironment(input: ClusterEnvironmentInput): ClusterEnvir
       TEMPORAL_UI_URL: input.uiUrl,
       CUSTOMER_KEY_SECRET: input.customerKeySecret,
       DECISION_SIGNING_KEY: input.decisionKey,
-      TRUSTED_PROXIES: input.trustedProxies ?? '',
+      // Loopback is where the codec's TLS front reaches the API: its X-Forwarded-For names the browser.
+      TRUSTED_PROXIES: input.trustedProxies ?? 'loopback',
       OIDC_ISSUER: input.identity.issuer,
       OIDC_CLIENT_ID: CONFIG_DEFAULTS.OIDC_CLIENT_ID,
       OIDC_CLIENT_SECRET: input.identity.consoleClientSecret,
@@ -166,6 +169,12 @@ export function clusterEnvironment(input: ClusterEnvironmentInput): ClusterEnvir
       PUBLIC_BASE_URL: input.publicBaseUrl,
       TEMPORAL_UI_URL: input.uiUrl,
       PAYRUN_DATA_DIR: dataDir,
+    }),
+    codecTls: (port, dataDir, host = '127.0.0.1') => ({
+      CODEC_TLS_PORT: String(port),
+      CODEC_TLS_TARGET: `http://127.0.0.1:${input.apiPort}`,
+      CODEC_TLS_DIR: dataDir,
+      CODEC_TLS_HOST: host,
     }),
   };
 }

@@ -161,7 +161,7 @@ async function main(): Promise<void> {
       `  Logs         ${path.join(dataDir, 'logs')}`,
       `Processes (${path.join(dataDir, 'processes.json')}):`,
       ...table,
-      'Create an API key: npm run keys -- create --name <name> --roles <role,role> with DATABASE_URL set to the cluster database.',
+      'Create an API key: npm run keys -- create --name <name> --roles <role,role> --owner service:<name> with DATABASE_URL set to the cluster database.',
       'Press Ctrl-C to stop everything.',
       '',
     ].join('\n'),

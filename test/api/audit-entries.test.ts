@@ -130,7 +130,12 @@ describe('an audited action', () => {
     const answer = await withAuditTrigger(
       admin.name,
       { fail: true },
-      () => post(admin.key, '/v1/api-keys', JSON.stringify({ name: keyName, roles: ['viewer'] })),
+      () =>
+        post(
+          admin.key,
+          '/v1/api-keys',
+          JSON.stringify({ name: keyName, roles: ['viewer'], owner: 'service:never' }),
+        ),
       'succeeded',
     );
     expect(answer.status).toBe(500);

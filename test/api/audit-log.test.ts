@@ -148,7 +148,7 @@ describe('audit log', () => {
       admin,
       'POST',
       '/v1/api-keys',
-      JSON.stringify({ name: `Temp ${tag}`, roles: ['viewer'] }),
+      JSON.stringify({ name: `Temp ${tag}`, roles: ['viewer'], owner: `service:temp-${tag}` }),
     );
     expect(created.status).toBe(201);
     const keyId = created.body.keyId as string;

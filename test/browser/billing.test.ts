@@ -20,6 +20,13 @@ import {
   type ConsoleCatalogue,
 } from '../support/english-on-page';
 import { freshId } from '../support/ids';
+import {
+  identityDependencies,
+  prepareTestIdentity,
+  signInThroughProvider,
+  type TestIdentity,
+} from '../support/identity';
+import type { IdentityServer } from '../../platform/identity/server';
 import { useScratchStack } from '../support/stack';
 import { eventually, WAIT_LIMIT_MS } from '../support/wait';
 
@@ -29,6 +36,12 @@ const CHARTS = ['chart-revenue-mrr', 'chart-revenue-movement', 'chart-revenue-re
 const taskQueue = `billing-ui-${freshId('', 8)}`;
 const subscriptions = subscriptionSettingsFrom(loadConfig({}), taskQueue);
 
+/** People sign in through the provider (payrun's own, in this process); keys stay for the test's machines. */
+let identity: TestIdentity;
+let provider: IdentityServer | undefined;
+beforeAll(async () => {
+  identity = await prepareTestIdentity();
+});
 const t = useScratchStack<'billing' | 'viewer'>('billing-ui', {
   taskQueue,
   clock: 'server',
@@ -37,6 +50,16 @@ const t = useScratchStack<'billing' | 'viewer'>('billing-ui', {
     viewer: { name: 'Vy Viewer', roles: ['viewer'] },
   },
   app: { subscriptions: { ...subscriptions, linksWaitMs: 5_000 } },
+  get identity() {
+    return identityDependencies(identity);
+  },
+});
+beforeAll(async () => {
+  identity.settings.publicBaseUrl = t.stack.api.baseUrl;
+  provider = await identity.start();
+});
+afterAll(async () => {
+  await provider?.close();
 });
 
 let browser: Browser | undefined;
@@ -91,12 +114,10 @@ async function openPage(language: 'vi' | 'en', zoom = 1): Promise<Page> {
   });
   await context.addInitScript(`localStorage.setItem('payrun.console.language', '${language}')`);
   const page = await context.newPage();
-  await page.goto(`${t.stack.api.baseUrl}/console`);
-  await page.locator('#api-key').fill(t.stack.viewer);
-  await page.locator('#sign-in').click();
+  await signInThroughProvider(page, t.stack.api.baseUrl, 'lan.viewer');
   await expect
     .poll(() => page.locator('#signed-in-name').textContent(), { timeout: WAIT_LIMIT_MS })
-    .toMatch(/^Vy Viewer/);
+    .toMatch(/^Ngô Lan/);
   await page.goto(`${t.stack.api.baseUrl}/console#/revenue`);
   return page;
 }

@@ -24,7 +24,16 @@ import { createLogger } from '../../platform/logger';
 import { DEFAULT_WEBHOOK_TIMING } from '../../contracts/events';
 import { generateSandboxKeyPair, startSandbox, type Sandbox } from '../../sandbox';
 import { createInstrumentedGateway } from '../../workers/gateway';
-import { callApi, listen, newKey, type RunningApi } from '../support/api';
+import { callApi, listen, type RunningApi } from '../support/api';
+import { createApiKey } from '../../db/shared/api-keys';
+import { personIdOf } from '../../db/identity/people';
+import type { IdentityServer } from '../../platform/identity/server';
+import {
+  identityDependencies,
+  prepareTestIdentity,
+  signInThroughProvider,
+  type TestIdentity,
+} from '../support/identity';
 import { useScratchDatabase } from '../support/database';
 import {
   testApiSettings,
@@ -55,21 +64,30 @@ let browser: Browser | undefined;
 let messages: ConsoleCatalogue;
 let englishWords: Set<string>;
 const run = randomUUID().slice(0, 6);
+/**
+ * People sign in through the provider (payrun's own, in this process) as its demo people; each also owns
+ * a key, which the test uses for what a machine would do, so a key's request and a session's are one
+ * person wherever four eyes compare.
+ */
 const people = {
-  maker: { name: `Mai Maker ${run}`, roles: ['payouts-maker'], key: '' },
-  approver: { name: `An Approver ${run}`, roles: ['payouts-approver'], key: '' },
-  admin: { name: `Ada Admin ${run}`, roles: ['admin'], key: '' },
-  billing: { name: `Bao Billing ${run}`, roles: ['billing'], key: '' },
-  payments: { name: `Phuong Payments ${run}`, roles: ['payments'], key: '' },
+  maker: { subject: 'binh.maker', name: 'Lê Văn Bình', roles: ['payouts-maker'], key: '' },
+  approver: { subject: 'chi.approver', name: 'Phạm Minh Chi', roles: ['payouts-approver'], key: '' },
+  admin: { subject: 'an.admin', name: 'Trần Thị An', roles: ['admin'], key: '' },
+  billing: { subject: 'dung.billing', name: 'Hoàng Dung', roles: ['billing'], key: '' },
+  payments: { subject: 'hoa.payments', name: 'Đỗ Thanh Hoa', roles: ['payments'], key: '' },
   // A maker who is also an approver: only the rule that nobody approves their own request stops them.
+  // Not a demo person: added to this test's provider, as a company's directory would list them.
   requester: {
+    subject: 'minh.requester',
     name: `Minh Requester ${run}`,
     roles: ['payouts-maker', 'payments', 'remittance', 'payouts-approver'],
     key: '',
   },
-  // The second admin a hold and a release need.
-  admin2: { name: `Ben Admin ${run}`, roles: ['admin'], key: '' },
+  // The second admin a hold and a release need: another person, so also added to this test's provider.
+  admin2: { subject: 'ben.admin', name: `Ben Admin ${run}`, roles: ['admin'], key: '' },
 } as const;
+let identity: TestIdentity;
+let provider: IdentityServer | undefined;
 
 /**
  * A database of this file's own: it holds charges (the hold switch), which would stop every other file's
@@ -93,6 +111,15 @@ beforeAll(async () => {
   const taskQueue = `console-${randomUUID()}`;
   // Ten rows a batch, so a 25-row file shows three batches, each with its own progress bar.
   const payouts = { ...testPayoutSettings(taskQueue), batchSize: 10 };
+  identity = await prepareTestIdentity();
+  for (const person of [people.requester, people.admin2]) {
+    identity.people.push({
+      subject: person.subject,
+      name: person.name,
+      email: `${person.subject}@payrun.test`,
+      groups: [...person.roles],
+    });
+  }
   api = await listen(
     createApp({
       db,
@@ -107,8 +134,11 @@ beforeAll(async () => {
         allowLoopbackHttp: true,
       },
       console: { temporalUiUrl: 'http://127.0.0.1:8233', namespace: env.namespace ?? 'default' },
+      identity: identityDependencies(identity),
     }),
   );
+  identity.settings.publicBaseUrl = api.baseUrl;
+  provider = await identity.start();
   const activities = createActivities({
     db,
     gateway: createInstrumentedGateway({
@@ -124,7 +154,8 @@ beforeAll(async () => {
   worker = (await createTestWorker(env, activities, taskQueue)).worker;
   workerRun = worker.run();
   for (const person of Object.values(people)) {
-    (person as { key: string }).key = await newKey(db, [...person.roles], person.name);
+    const owner = { kind: 'person' as const, id: personIdOf(identity.settings.issuer, person.subject) };
+    (person as { key: string }).key = (await createApiKey(db, person.name, [...person.roles], owner)).key;
   }
   fs.rmSync(SHOTS, { recursive: true, force: true });
   fs.mkdirSync(SHOTS, { recursive: true });
@@ -135,6 +166,7 @@ afterAll(async () => {
   if (worker?.getState() === 'RUNNING') worker.shutdown();
   await workerRun;
   await api?.close();
+  await provider?.close();
   await sandbox?.close();
   await env?.teardown();
 });
@@ -252,18 +284,15 @@ for (const language of ['vi', 'en'] as const) {
     const pageErrors: string[] = [];
     const text = (selector: string) => page.locator(selector).first().innerText();
 
-    async function signIn(who: { name: string; key: string }) {
-      // Whoever was signed in (a test that failed half-way) is signed out first.
-      await page.goto(`${api.baseUrl}/console#/sign-in`);
-      await page.evaluate('sessionStorage.clear()');
-      await page.reload();
-      await page.locator('#api-key').fill(who.key);
-      await page.locator('#sign-in').click();
+    async function signIn(who: { subject: string; name: string }) {
+      // Whoever was signed in (a test that failed half-way) is signed out first: their session cookie goes.
+      await page.context().clearCookies();
+      await signInThroughProvider(page, api.baseUrl, who.subject);
       await poll(() => page.locator('#signed-in-name').textContent()).toBe(who.name);
     }
     async function signOut() {
       await page.locator('#sign-out').click();
-      await page.locator('#api-key').waitFor();
+      await page.locator('#sign-in-provider').waitFor();
     }
     const rowOf = (id: string) => page.locator('#list-body table tbody tr', { hasText: id });
 
@@ -272,9 +301,9 @@ for (const language of ['vi', 'en'] as const) {
       page.on('pageerror', (error) => pageErrors.push(error.message));
     });
 
-    it('signs in in the chosen language, remembered across visits', async () => {
+    it('signs in in the chosen language, remembered across visits, only through the provider', async () => {
       await page.goto(`${api.baseUrl}/console`);
-      await page.locator('#api-key').waitFor();
+      await page.locator('#sign-in-provider').waitFor();
       // Vietnamese by default, whatever the browser's own language.
       expect(await page.locator('html').getAttribute('lang')).toBe('vi');
       expect(await text('#page-heading')).toBe('Đăng nhập');
@@ -285,12 +314,13 @@ for (const language of ['vi', 'en'] as const) {
         await poll(() => text('#page-heading')).toBe('Sign in');
         expect(await page.locator('html').getAttribute('lang')).toBe('en');
       }
-      await page.locator('#api-key').fill('prk_000000000000_' + 'x'.repeat(43));
-      await page.locator('#sign-in').click();
-      await poll(() => text('#sign-in-feedback')).toContain(
-        tr('That key was not accepted. Check it, or ask an admin for a new one.'),
-      );
+      // People never type a key into the console: the company's sign-in is the only way in.
+      expect(await text('#sign-in-provider')).toBe(tr('Sign in with your company account'));
+      expect(await page.locator('input[type=password], #api-key').count()).toBe(0);
       await shot(page, 'sign-in');
+      await signIn(people.maker);
+      expect(await page.locator('html').getAttribute('lang')).toBe(language);
+      await signOut();
     });
 
     it('upload: a `;` file with errors, an .xlsx on its second sheet, templates; a run to reconciled', async () => {

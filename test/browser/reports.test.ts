@@ -20,6 +20,13 @@ import {
   englishWordList,
   type ConsoleCatalogue,
 } from '../support/english-on-page';
+import {
+  identityDependencies,
+  prepareTestIdentity,
+  signInThroughProvider,
+  type TestIdentity,
+} from '../support/identity';
+import type { IdentityServer } from '../../platform/identity/server';
 import { useScratchStack } from '../support/stack';
 import { eventually, WAIT_LIMIT_MS } from '../support/wait';
 
@@ -27,6 +34,12 @@ const CHROMIUM = '/usr/bin/chromium';
 const SHOTS = path.resolve('test-output/screenshots');
 const CHARTS = ['chart-money-out', 'chart-success-rate', 'chart-failure-reasons'];
 
+/** People sign in through the provider (payrun's own, in this process); keys stay for the test's machines. */
+let identity: TestIdentity;
+let provider: IdentityServer | undefined;
+beforeAll(async () => {
+  identity = await prepareTestIdentity();
+});
 const t = useScratchStack<'maker' | 'approver' | 'viewer'>('report-charts', {
   taskQueue: `report-charts-${freshId('', 8)}`,
   keys: {
@@ -36,6 +49,16 @@ const t = useScratchStack<'maker' | 'approver' | 'viewer'>('report-charts', {
   },
   sandbox: { timing: { batchValidationMs: 20, batchPaymentMs: 20 }, balances: { VND: 100_000_000_000 } },
   app: { approvals: { policy: TEST_APPROVAL_POLICY } },
+  get identity() {
+    return identityDependencies(identity);
+  },
+});
+beforeAll(async () => {
+  identity.settings.publicBaseUrl = t.stack.api.baseUrl;
+  provider = await identity.start();
+});
+afterAll(async () => {
+  await provider?.close();
 });
 
 let browser: Browser | undefined;
@@ -104,12 +127,10 @@ async function openPage(language: 'vi' | 'en', zoom = 1): Promise<Page> {
   });
   await context.addInitScript(`localStorage.setItem('payrun.console.language', '${language}')`);
   const page = await context.newPage();
-  await page.goto(`${t.stack.api.baseUrl}/console`);
-  await page.locator('#api-key').fill(t.stack.viewer);
-  await page.locator('#sign-in').click();
+  await signInThroughProvider(page, t.stack.api.baseUrl, 'lan.viewer');
   await expect
     .poll(() => page.locator('#signed-in-name').textContent(), { timeout: WAIT_LIMIT_MS })
-    .toMatch(/^Vy Viewer/);
+    .toMatch(/^Ngô Lan/);
   return page;
 }
 

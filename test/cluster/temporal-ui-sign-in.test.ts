@@ -2,7 +2,7 @@
  * In the deployed shape an engineer signs in to the Temporal UI through payrun's provider and reads a
  * disbursement's workflow decoded, masked for their role by payrun's codec: the viewer sees the receiver's
  * wallet as `****5678`, an admin sees it whole. The cluster is what `npm run cluster` runs; the browser is
- * Chromium. Screenshot: test-output/screenshots/temporal-ui-decoded.png (the viewer's page).
+ * Chromium. Screenshots: test-output/screenshots/temporal-ui-decoded-<role>.png (viewer, admin).
  */
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
@@ -69,7 +69,7 @@ describe('the Temporal UI of the cluster signs in through the provider and decod
     const viewer = await openWorkflowAs('lan.viewer', workflowId);
     await viewer.getByText('****5678').first().waitFor({ timeout: 60_000 });
     expect(await viewer.content()).not.toContain(WALLET);
-    await viewer.screenshot({ path: path.join(SHOTS, 'temporal-ui-decoded.png'), fullPage: true });
+    await viewer.screenshot({ path: path.join(SHOTS, 'temporal-ui-decoded-viewer.png'), fullPage: true });
 
     const admin = await openWorkflowAs('an.admin', workflowId);
     await admin.getByText(WALLET).first().waitFor({ timeout: 60_000 });

@@ -26,6 +26,8 @@ describe('identity settings', () => {
         OIDC_ROLE_MAP: 'finance-admins=admin, finance-makers=payouts-maker,finance-makers=viewer',
         SESSION_IDLE_MINUTES: '15',
         SESSION_MAX_HOURS: '8',
+        SESSION_RECHECK_MINUTES: '2',
+        IDENTITY_RECHECK_MINUTES: '20',
       }),
       'https://payrun.example.com',
     );
@@ -37,6 +39,8 @@ describe('identity settings', () => {
       roleClaim: 'roles',
       idleSeconds: 900,
       maxSeconds: 8 * 3600,
+      recheckSeconds: 120,
+      sweepSeconds: 1200,
       allowHttpIssuer: false,
     });
     expect(

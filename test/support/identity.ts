@@ -12,6 +12,7 @@ import { startIdentityServer, type IdentityServer } from '../../platform/identit
 import { resolveProviderKeys, type ProviderKeys } from '../../platform/identity/signing-keys';
 import { providerClient } from '../../api/identity/provider-client';
 import type { IdentitySettings } from '../../api/identity/settings';
+import { testCodecKeyring } from './temporal';
 
 export const TEST_PASSWORD = 'test-password-of-the-demo-people';
 export const CONSOLE_CLIENT = { clientId: 'payrun-console', clientSecret: 'console-secret-for-tests' };
@@ -40,7 +41,8 @@ export async function prepareTestIdentity(): Promise<TestIdentity> {
     find: (subject) => people.find((person) => person.subject === subject),
     list: () => [...people],
   };
-  const keys = await resolveProviderKeys(fs.mkdtempSync(path.join(os.tmpdir(), 'payrun-identity-')));
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'payrun-identity-'));
+  const keys = await resolveProviderKeys(dataDir);
   const issuer = `http://127.0.0.1:${await freePort()}`;
   const settings: IdentitySettings = {
     issuer,
@@ -50,6 +52,8 @@ export async function prepareTestIdentity(): Promise<TestIdentity> {
     roleMap: 'identity',
     idleSeconds: 1800,
     maxSeconds: 12 * 3600,
+    recheckSeconds: 300,
+    sweepSeconds: 900,
     publicBaseUrl: 'http://127.0.0.1:1',
     allowHttpIssuer: true,
   };
@@ -70,6 +74,8 @@ export async function prepareTestIdentity(): Promise<TestIdentity> {
         directory,
         password: TEST_PASSWORD,
         keys,
+        // As deployed: started again after `close()`, the provider still knows the refresh tokens it issued.
+        tokenFile: path.join(dataDir, 'identity-tokens.json'),
         clients: [
           {
             ...CONSOLE_CLIENT,
@@ -214,6 +220,7 @@ export async function accessTokenFor(identity: TestIdentity, subject: string): P
 export const identityDependencies = (identity: TestIdentity) => ({
   settings: identity.settings,
   provider: providerClient(identity.settings),
+  keyring: testCodecKeyring,
 });
 
 /**

@@ -58,6 +58,11 @@ export interface StackOptions<K extends string> {
    * notifications wait for another process's relay. Unset: it runs one, as every API process does.
    */
   withoutRelay?: boolean;
+  /**
+   * People sign in through this provider (`identityDependencies(prepareTestIdentity())`); read when the API
+   * is built, so a getter may hand over what an earlier beforeAll prepared.
+   */
+  identity?: ApiDependencies['identity'];
   /** What the API's Temporal client becomes (a process that hangs on signals, say); unset: as is. */
   apiTemporal?: (client: Client) => Client;
   /** The API gets a client that does not skip time, so only `advance()` moves workflow time. */
@@ -123,6 +128,7 @@ export async function startStack<K extends string>(
     merchant: testMerchant,
     ...testApiSettings(taskQueue, options.app),
     ...(now && { now }),
+    ...(options.identity && { identity: options.identity }),
   };
   const api = options.withoutRelay ? await listen(createApp(apiDeps)) : await serveApi(apiDeps);
   if (options.unbindToApi) sandbox.admin.setUnbindUrl(`${api.baseUrl}${ipnPaths.unbind}`);

@@ -45,6 +45,7 @@ describe('docker-compose.yml and npm run cluster pass the same variables', () =>
     ['worker', Object.keys(cluster.worker(0))],
     ['temporal-ui', Object.keys(cluster.temporalUi(8080))],
     ['identity', Object.keys(cluster.identity(8955, '/data'))],
+    ['codec-tls', Object.keys(cluster.codecTls(3343, '/data', '0.0.0.0'))],
   ])('%s', (service, fromCluster) => {
     expect(variablesOf(service).length).toBeGreaterThan(0);
     expect(variablesOf(service)).toEqual([...fromCluster].sort());

@@ -84,6 +84,8 @@ const PROOFS: Record<keyof Config, string> = {
   OIDC_ROLE_MAP: 'test/identity/identity-settings.test.ts',
   SESSION_IDLE_MINUTES: 'test/identity/identity-settings.test.ts',
   SESSION_MAX_HOURS: 'test/identity/identity-settings.test.ts',
+  SESSION_RECHECK_MINUTES: 'test/identity/identity-settings.test.ts',
+  IDENTITY_RECHECK_MINUTES: 'test/identity/identity-settings.test.ts',
   IDENTITY_PORT: 'test/identity/identity-settings.test.ts',
   IDENTITY_PEOPLE_FILE: 'test/identity/identity-settings.test.ts',
   IDENTITY_DEMO_PASSWORD: 'test/identity/identity-settings.test.ts',
