@@ -14,6 +14,7 @@ import { createDecisionActivities } from './shared/decision-proofs';
 import { createStackCheckActivities } from './shared/stack-check';
 import { createSubscriptionActivities, type SubscriptionSecrets } from './subscriptions/subscriptions';
 import { createPriceChangeActivities } from './subscriptions/price-changes';
+import { createBillingRunActivities } from './subscriptions/billing-runs';
 import { createSavedMethodActivities } from './saved-methods/saved-methods';
 import { createWebhookActivities, type WebhookDeliverySettings } from './events/webhooks';
 import type { NoticeChannel } from '../platform/notice-channel';
@@ -61,6 +62,11 @@ export function createActivities(deps: ActivityDependencies) {
       secrets: deps.merchantSecrets,
     }),
     ...createPriceChangeActivities({
+      ...deps,
+      subscriptionIpnUrl: `${deps.publicBaseUrl}${ipnPaths.subscription}`,
+      secrets: deps.merchantSecrets,
+    }),
+    ...createBillingRunActivities({
       ...deps,
       subscriptionIpnUrl: `${deps.publicBaseUrl}${ipnPaths.subscription}`,
       secrets: deps.merchantSecrets,

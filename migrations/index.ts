@@ -28,6 +28,7 @@ import * as dunningAndNotices from './20261127_0027_dunning_and_notices';
 import * as identity from './20261127_0028_identity';
 import * as payoutSchedules from './20261127_0029_payout_schedules';
 import * as planDunning from './20261127_0030_plan_dunning';
+import * as billingRuns from './20261127_0035_billing_runs';
 
 export interface Migration {
   name: string;
@@ -66,4 +67,5 @@ export const migrations: Migration[] = [
   { name: '20261127_0028_identity', ...identity },
   { name: '20261127_0029_payout_schedules', ...payoutSchedules },
   { name: '20261127_0030_plan_dunning', ...planDunning },
+  { name: '20261127_0035_billing_runs', ...billingRuns },
 ];

@@ -9,6 +9,7 @@ export { refund } from './payments/refund';
 export { terminalSettlement } from './payments/terminal-settlement';
 export { subscription } from './subscriptions/subscription';
 export { subscriptionNotice } from './subscriptions/subscription-notice';
+export { billingRun } from './subscriptions/billing-run';
 export { savedMethodBinding, savedMethodDeletion } from './saved-methods/saved-method-binding';
 export { savedMethodPayment } from './saved-methods/saved-method-payment';
 export { webhookEndpoint, webhookResend } from './events/webhook-endpoint';
