@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { addDays, billingRunWorkflowId, subscriptionWorkflowId } from '../../contracts/subscriptions';
 import { createTimeSkippingEnv } from '../support/temporal';
 import { eventually } from '../support/wait';
+import { captureHistory } from '../support/history-capture';
 import { call, useSubscriptionStack } from './stack';
 import { subscriptionSteps } from './steps';
 
@@ -56,6 +57,8 @@ describe('a billing day through the billing run', () => {
     await until(subscriptionId, () => true, 'settled');
     expect(await activitiesOf(workflowId)).not.toContain('chargeSubscriptionCycle');
     expect(await signalsOf(workflowId)).toContain('billingRunCharge');
+    await captureHistory(t.env.client, billingRunWorkflowId(due), 'one-chunk');
+    await captureHistory(t.env.client, workflowId, 'billing-run-charged', { stillOpen: true });
   });
 
   it('insufficient funds from the run: the workflow retries as -r1, and the second failure pauses', async () => {
@@ -76,6 +79,12 @@ describe('a billing day through the billing run', () => {
       .where({ order_id: `${subscriptionId}-c1` })
       .first();
     expect(first.billing_run_id).toBe(billingRunWorkflowId(due));
+    await captureHistory(
+      t.env.client,
+      subscriptionWorkflowId(subscriptionId),
+      'billing-run-insufficient-funds-paused',
+      { stillOpen: true },
+    );
   });
 
   it('a subscription paused before its date is not charged by the run, and its hand-over is taken back', async () => {
