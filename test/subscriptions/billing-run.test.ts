@@ -101,6 +101,7 @@ describe('a billing day through the billing run', () => {
     // Another subscription due the same day is charged by the run: the run did come.
     await until(other.subscriptionId, (s) => s.nextCycle === 2, 'the other one charged');
     expect(ledgerOf(subscriptionId)).toEqual([]);
+    expect(await t.db('subscription_charges').where({ subscription_id: subscriptionId })).toEqual([]);
     const row = await t.db('subscriptions').where({ subscription_id: subscriptionId }).first();
     expect(row).toMatchObject({ status: 'paused', run_cycle: null });
   });
