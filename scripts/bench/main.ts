@@ -1,8 +1,9 @@
 /**
- * `npm run bench -- [NAME …|all] [--shape dev|cluster|both]`. Prints figures; never fails on a duration.
+ * `npm run bench -- [NAME …|all] [--shape dev|cluster|both] [--previous]`. Prints figures; never fails on a duration.
  * The dev shape is one process on the dev server; the cluster shape is `npm run cluster` (separate
  * processes, the Temporal server on PostgreSQL); both runs one after the other. A name the issue lists
  * whose benchmark does not exist yet is reported as such, never with a figure, and the exit code is 2.
+ * --previous runs them first with SUBSCRIPTION_BILLING_PATH=self (each subscription charges itself).
  */
 import { benchBillingDay } from './billing-day';
 import { benchHeldBillingDay } from './held-billing-day';
@@ -64,7 +65,19 @@ async function main(): Promise<number> {
   const missing = names.filter((name) => notYet[name]);
   for (const name of missing) console.log(`${name}: ${notYet[name]}`);
   const runnable = names.filter((name) => suites[name]);
-  for (const shape of shapes) if (runnable.length) await runShape(shape, runnable);
+  // --previous: the billing day also on the design before the billing run, in the same run, first.
+  const designs = args.includes('--previous') ? ['self', 'run'] : [undefined];
+  for (const shape of shapes)
+    for (const design of designs) {
+      if (!runnable.length) continue;
+      if (design) {
+        process.env.SUBSCRIPTION_BILLING_PATH = design;
+        console.log(
+          `SUBSCRIPTION_BILLING_PATH=${design}${design === 'self' ? ' (the previous design)' : ''}`,
+        );
+      }
+      await runShape(shape, runnable);
+    }
   return missing.length ? EXIT_NOT_IMPLEMENTED : 0;
 }
 
