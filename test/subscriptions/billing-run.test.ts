@@ -87,6 +87,38 @@ describe('a billing day through the billing run', () => {
     );
   });
 
+  it('the run loses the gateway’s answer: its retried chunk sends the same order, settles it by query, charges once', async () => {
+    const due = addDays(await today(), 2);
+    const { subscriptionId } = await subscribe(fixed(due));
+    t.sandbox.admin.setFaults({
+      operation: 'subscription.pay',
+      orderIdPrefix: `${subscriptionId}-c1`,
+      latencyMs: 400,
+      dropResponse: true,
+      times: 1,
+    });
+    try {
+      await skipTo(due);
+      await until(
+        subscriptionId,
+        (s) => s.nextCycle === 2 && s.charges.some((c: { status: string }) => c.status === 'succeeded'),
+        'cycle 1 charged once the chunk was retried',
+      );
+    } finally {
+      t.sandbox.admin.clearFaults();
+    }
+    const paid = ledgerOf(subscriptionId).filter((entry) => entry.outcome === 'succeeded');
+    expect(paid.map((entry) => entry.orderId)).toEqual([`${subscriptionId}-c1`]);
+    const charge = await t
+      .db('subscription_charges')
+      .where({ order_id: `${subscriptionId}-c1` })
+      .first();
+    expect(charge).toMatchObject({ status: 'succeeded', billing_run_id: billingRunWorkflowId(due) });
+    expect(await activitiesOf(subscriptionWorkflowId(subscriptionId))).not.toContain(
+      'chargeSubscriptionCycle',
+    );
+  });
+
   it('a subscription paused before its date is not charged by the run, and its hand-over is taken back', async () => {
     const due = addDays(await today(), 2);
     const { subscriptionId } = await subscribe(fixed(due));
