@@ -5,7 +5,12 @@
  * retry and the gateway's pause; a paused subscription is not charged by the run.
  */
 import { describe, expect, it } from 'vitest';
-import { addDays, billingRunWorkflowId, subscriptionWorkflowId } from '../../contracts/subscriptions';
+import {
+  addDays,
+  billingRunWorkflowId,
+  instantOf,
+  subscriptionWorkflowId,
+} from '../../contracts/subscriptions';
 import { createTimeSkippingEnv } from '../support/temporal';
 import { eventually } from '../support/wait';
 import { captureHistory } from '../support/history-capture';
@@ -117,6 +122,30 @@ describe('a billing day through the billing run', () => {
     expect(await activitiesOf(subscriptionWorkflowId(subscriptionId))).not.toContain(
       'chargeSubscriptionCycle',
     );
+  });
+
+  it('a cycle the run never charges is charged by its workflow after the grace, once, as the same order', async () => {
+    const due = addDays(await today(), 2);
+    const { subscriptionId } = await subscribe(fixed(due));
+    await eventually(async () => {
+      const handed = await t.db('subscriptions').where({ subscription_id: subscriptionId }).first();
+      expect(handed).toMatchObject({ run_cycle: 1 });
+    });
+    // The run misses it (as if it had stopped): nothing is handed over any more.
+    await t.db('subscriptions').where({ subscription_id: subscriptionId }).update({ run_cycle: null });
+    await skipTo(due);
+    expect(ledgerOf(subscriptionId)).toEqual([]);
+    // 09:00 + 120 minutes of grace: the workflow takes the cycle back and charges it itself.
+    const ms = instantOf(due, 11) + 60_000 - (await t.env.currentTimeMs());
+    await t.env.sleep(ms);
+    await until(subscriptionId, (s) => s.nextCycle === 2, 'cycle 1 charged by the workflow');
+    expect(ledgerOf(subscriptionId).map((entry) => entry.orderId)).toEqual([`${subscriptionId}-c1`]);
+    const charge = await t
+      .db('subscription_charges')
+      .where({ order_id: `${subscriptionId}-c1` })
+      .first();
+    expect(charge).toMatchObject({ status: 'succeeded', billing_run_id: null });
+    expect(await activitiesOf(subscriptionWorkflowId(subscriptionId))).toContain('chargeSubscriptionCycle');
   });
 
   it('a subscription paused before its date is not charged by the run, and its hand-over is taken back', async () => {
