@@ -15,6 +15,7 @@ import { createStackCheckActivities } from './shared/stack-check';
 import { createSubscriptionActivities, type SubscriptionSecrets } from './subscriptions/subscriptions';
 import { createPriceChangeActivities } from './subscriptions/price-changes';
 import { createPlanPriceChangeActivities } from './subscriptions/plan-price-changes';
+import { createBillingRunActivities } from './subscriptions/billing-runs';
 import { createSavedMethodActivities } from './saved-methods/saved-methods';
 import { createWebhookActivities, type WebhookDeliverySettings } from './events/webhooks';
 import type { NoticeChannel } from '../platform/notice-channel';
@@ -73,6 +74,11 @@ export function createActivities(deps: ActivityDependencies) {
       secrets: deps.merchantSecrets,
     }),
     ...createPlanPriceChangeActivities(deps),
+    ...createBillingRunActivities({
+      ...deps,
+      subscriptionIpnUrl: `${deps.publicBaseUrl}${ipnPaths.subscription}`,
+      secrets: deps.merchantSecrets,
+    }),
     ...createDisbursementActivities({
       ...deps,
       disbursementIpnUrl: `${deps.publicBaseUrl}${ipnPaths.disbursement}`,

@@ -31,6 +31,7 @@ import * as planDunning from './20261127_0030_plan_dunning';
 import * as identityRecheck from './20261127_0031_identity_recheck';
 import * as notificationInbox from './20261127_0032_notification_inbox';
 import * as planPriceChangeRuns from './20261127_0034_plan_price_change_runs';
+import * as billingRuns from './20261127_0035_billing_runs';
 
 export interface Migration {
   name: string;
@@ -72,4 +73,5 @@ export const migrations: Migration[] = [
   { name: '20261127_0031_identity_recheck', ...identityRecheck },
   { name: '20261127_0032_notification_inbox', ...notificationInbox },
   { name: '20261127_0034_plan_price_change_runs', ...planPriceChangeRuns },
+  { name: '20261127_0035_billing_runs', ...billingRuns },
 ];

@@ -203,6 +203,20 @@ export const configSchema = z.object({
     .max(23)
     .default(9)
     .describe('Hour (GMT+7) at which subscription cycles are charged on their date'),
+  SUBSCRIPTION_BILLING_PATH: z
+    .enum(['run', 'self'])
+    .default('run')
+    .describe(
+      "run: new subscriptions hand plain cycles to the day's billing run; self: each workflow charges its own cycles",
+    ),
+  SUBSCRIPTION_RUN_GRACE_MINUTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(180)
+    .describe(
+      'A handed-over cycle the billing run has not charged this long after its hour is charged by its workflow',
+    ),
   RATE_LIMIT_PER_ADDRESS_PER_MINUTE: z.coerce
     .number()
     .int()

@@ -10,6 +10,7 @@ export { terminalSettlement } from './payments/terminal-settlement';
 export { subscription } from './subscriptions/subscription';
 export { subscriptionNotice } from './subscriptions/subscription-notice';
 export { planPriceChange } from './subscriptions/plan-price-change';
+export { billingRun } from './subscriptions/billing-run';
 export { savedMethodBinding, savedMethodDeletion } from './saved-methods/saved-method-binding';
 export { savedMethodPayment } from './saved-methods/saved-method-payment';
 export { webhookEndpoint, webhookResend } from './events/webhook-endpoint';

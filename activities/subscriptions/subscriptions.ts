@@ -41,6 +41,7 @@ import {
   type CycleChargeResult,
   type ManageRequestSent,
   type PriceChangeActivities,
+  type BillingRunActivities,
   type NoticeRequest,
   type SubscriptionActivities,
   type SubscriptionGatewayAnswer,
@@ -504,7 +505,7 @@ export async function recordSubscriptionCharge({ db }: Deps, input: ChargeRecord
 /** The subscription activities, bound to their dependencies for the worker. */
 export const createSubscriptionActivities = (
   deps: Deps,
-): Omit<SubscriptionActivities, keyof PriceChangeActivities> =>
+): Omit<SubscriptionActivities, keyof PriceChangeActivities | keyof BillingRunActivities> =>
   bindActivities(deps, {
     startSubscriptionAuthorization,
     checkSubscriptionAuthorization,

@@ -15,6 +15,16 @@ export function subscriptionSettingsFrom(config: Config, taskQueue: string): Sub
       ...DEFAULT_SUBSCRIPTION_TIMING,
       billingHourGmt7: config.SUBSCRIPTION_BILLING_HOUR,
       insufficientFundsRetryDelay: `${config.SUBSCRIPTION_RETRY_DELAY_HOURS} hours`,
+      ...(byBillingRun(config) && {
+        billingRunGrace: `${config.SUBSCRIPTION_RUN_GRACE_MINUTES} minutes`,
+      }),
     },
   };
 }
+
+/**
+ * The billing run charges from its chunk, outside the subscription.pay queue whose rate limit spreads a
+ * billing day: with that limit set, each workflow keeps charging itself on that queue, spread as configured.
+ */
+const byBillingRun = (config: Config) =>
+  config.SUBSCRIPTION_BILLING_PATH === 'run' && config.GATEWAY_RATE_LIMITS['subscription.pay'] === undefined;

@@ -27,6 +27,7 @@ export interface PriceChangeRecord {
   priceFlag?: string | null;
 }
 import type { NoticeOutcome, NoticeRequest } from './notices';
+import type { BillingRunActivities } from './billing-runs';
 
 /** The gateway's answer, in its words. */
 export interface SubscriptionGatewayAnswer {
@@ -154,7 +155,7 @@ export interface PriceChangeActivities {
   recordPriceChange(input: PriceChangeRecord): Promise<void>;
 }
 
-export interface SubscriptionActivities extends PriceChangeActivities {
+export interface SubscriptionActivities extends PriceChangeActivities, BillingRunActivities {
   /** api/create, requestType subscription: the customer's links are stored for the API to answer with. */
   startSubscriptionAuthorization(input: { subscriptionId: string }): Promise<AuthorizationStart>;
   /** api/query on the authorization's order, when its notification is late. */

@@ -6,3 +6,4 @@ export * from './price-changes';
 export * from './revenue';
 export * from './dunning';
 export * from './notices';
+export * from './billing-runs';

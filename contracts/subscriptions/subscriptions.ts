@@ -87,6 +87,12 @@ export interface SubscriptionTiming {
    * for it) before an operator is told (needs_attention). Absent in runs started before it existed.
    */
   reactivationWait?: Duration;
+  /**
+   * Present: the workflow hands each plain cycle to the day's billing run and charges it itself only when
+   * the run has not answered this long after the cycle's hour (docs/subscriptions.md). Absent (runs started
+   * before the billing run, or SUBSCRIPTION_BILLING_PATH=self): every cycle is charged by its workflow.
+   */
+  billingRunGrace?: Duration;
 }
 
 export const DEFAULT_SUBSCRIPTION_TIMING: SubscriptionTiming = {
@@ -130,6 +136,8 @@ export interface SubscriptionState {
   dunning?: DunningSchedule;
   /** A pause after insufficient funds that the schedule follows up (link, reminders, cancellation). */
   dunningPause?: DunningPause;
+  /** The cycle handed over to the billing run (written on the record as run_cycle), if any. */
+  handedCycle?: number;
 }
 
 /** Progress of the follow-up of one pause, carried by continue-as-new so no step is taken twice. */

@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import type { Db } from '../shared/knex';
 import { insertOwningOrderIds, reserveOrderIds } from '../shared/gateway-order-ids';
 import { applyListFilter, pageOf, type ListFilter } from '../shared/list-filter';
@@ -53,6 +54,10 @@ export interface SubscriptionRow {
   plan_id: string | null;
   /** `price_change_unauthorized` while a flagged price rise keeps it from being charged. */
   price_flag: string | null;
+  /** The cycle handed over to the billing run, its amount and date (null: the workflow charges itself). */
+  run_cycle: number | null;
+  run_amount: string | null;
+  run_due_date: string | null;
   created_by_key: string;
   created_by: string;
   created_at: Date;
@@ -73,6 +78,9 @@ export interface SubscriptionChargeRow {
   request_id: string | null;
   next_payment_date_sent: string | null;
   gateway_next_payment_date: string | null;
+  /** The billing run (its workflow id) and chunk that charged it; null when its workflow charged it. */
+  billing_run_id: string | null;
+  billing_chunk: number | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -142,8 +150,10 @@ export type SubscriptionUpdate = Partial<
     | 'reactivation_pay_url'
     | 'reported_amounts'
     | 'price_flag'
+    | 'run_cycle'
+    | 'run_due_date'
   >
-> & { recurring_amount?: number };
+> & { recurring_amount?: number; run_amount?: number | null };
 
 /** The event a status change causes: the customer's authorization (or reactivation), a pause, a cancellation. */
 function subscriptionEventOf(
@@ -239,6 +249,8 @@ export type ChargeRecord = Pick<
       | 'request_id'
       | 'next_payment_date_sent'
       | 'gateway_next_payment_date'
+      | 'billing_run_id'
+      | 'billing_chunk'
     >
   > & { amount: number };
 
@@ -261,40 +273,97 @@ export async function upsertCharge(
   nextCycle?: { next_cycle: number; next_payment_date: string },
 ): Promise<boolean> {
   return db.transaction(async (trx) => {
-    // The subscription row is the lock: every change to one subscription's billing passes through it.
-    const subscription: SubscriptionRow | undefined = await trx('subscriptions')
-      .where({ subscription_id: charge.subscription_id })
-      .forUpdate()
-      .first();
-    const before: Pick<SubscriptionChargeRow, 'status'> | undefined = await trx('subscription_charges')
-      .where({ order_id: charge.order_id })
-      .forUpdate()
-      .first('status');
-    if (!chargeMayMove(before?.status, charge.status)) return false;
-    // A charge's orderId is the subscription's before the gateway hears of it (OrderIdTaken: another's).
-    if (!before)
-      await reserveOrderIds(trx, [
-        { orderId: charge.order_id, kind: 'subscription', objectId: charge.subscription_id },
-      ]);
-    const [after] = (await trx('subscription_charges')
-      .insert(charge)
-      .onConflict('order_id')
-      .merge({ ...charge, updated_at: trx.fn.now() })
-      .returning('*')) as SubscriptionChargeRow[];
-    const type = CHARGE_EVENTS[after!.status];
-    if (subscription && type && before?.status !== after!.status) {
-      await recordEvent(trx, type, subscription.subscription_id, {
-        ...subscriptionSnapshot(subscription),
-        charge: subscriptionChargeSnapshot(after!),
-      });
-    }
-    if (!nextCycle || subscription?.status !== 'active') return false;
-    // The status stays active: no event.
-    await trx('subscriptions')
-      .where({ subscription_id: charge.subscription_id })
-      .update({ ...nextCycle, failures: 0, updated_at: trx.fn.now() });
+    const subscription = await lockSubscription(trx, charge.subscription_id);
+    return (await writeCharge(trx, subscription, charge, nextCycle)).billed;
+  });
+}
+
+/**
+ * A billing run's claim of a handed-over cycle: its charge recorded `submitted` only while the row is
+ * active and still hands over this cycle, under the row's lock, so a workflow's take-back (or a pause,
+ * a cancel) and the claim never both win. False: not claimed, nothing written.
+ */
+export async function claimHandedCycle(db: Db, charge: ChargeRecord): Promise<boolean> {
+  return db.transaction(async (trx) => {
+    const subscription = await lockSubscription(trx, charge.subscription_id);
+    if (
+      subscription?.status !== 'active' ||
+      subscription.run_cycle !== charge.cycle ||
+      // A hand-over left from before a pause is not the cycle the workflow bills next: never charged.
+      subscription.next_cycle !== charge.cycle
+    )
+      return false;
+    // Claimed already (another day's run found it too): one sender per order.
+    if (await trx('subscription_charges').where({ order_id: charge.order_id }).first('order_id'))
+      return false;
+    await writeCharge(trx, subscription, charge);
     return true;
   });
+}
+
+/** The outcome of a run's charge, with whether it also handed the next cycle over. */
+export async function recordRunCharge(
+  db: Db,
+  charge: ChargeRecord,
+  nextCycle?: { next_cycle: number; next_payment_date: string },
+): Promise<{ billed: boolean; handedNext: boolean }> {
+  return db.transaction(async (trx) =>
+    writeCharge(trx, await lockSubscription(trx, charge.subscription_id), charge, nextCycle),
+  );
+}
+
+/** The subscription row is the lock: every change to one subscription's billing passes through it. */
+const lockSubscription = async (trx: Knex.Transaction, subscriptionId: string) =>
+  (await trx('subscriptions').where({ subscription_id: subscriptionId }).forUpdate().first()) as
+    SubscriptionRow | undefined;
+
+async function writeCharge(
+  trx: Knex.Transaction,
+  subscription: SubscriptionRow | undefined,
+  charge: ChargeRecord,
+  nextCycle?: { next_cycle: number; next_payment_date: string },
+): Promise<{ billed: boolean; handedNext: boolean }> {
+  const refused = { billed: false, handedNext: false };
+  const before: Pick<SubscriptionChargeRow, 'status'> | undefined = await trx('subscription_charges')
+    .where({ order_id: charge.order_id })
+    .forUpdate()
+    .first('status');
+  if (!chargeMayMove(before?.status, charge.status)) return refused;
+  // A charge's orderId is the subscription's before the gateway hears of it (OrderIdTaken: another's).
+  if (!before)
+    await reserveOrderIds(trx, [
+      { orderId: charge.order_id, kind: 'subscription', objectId: charge.subscription_id },
+    ]);
+  const [after] = (await trx('subscription_charges')
+    .insert(charge)
+    .onConflict('order_id')
+    .merge({ ...charge, updated_at: trx.fn.now() })
+    .returning('*')) as SubscriptionChargeRow[];
+  const type = CHARGE_EVENTS[after!.status];
+  if (subscription && type && before?.status !== after!.status) {
+    await recordEvent(trx, type, subscription.subscription_id, {
+      ...subscriptionSnapshot(subscription),
+      charge: subscriptionChargeSnapshot(after!),
+    });
+  }
+  if (!nextCycle || subscription?.status !== 'active') return refused;
+  // A cycle the run charged hands the next one over in the same write (same amount), unless the next
+  // date is on or after the expiry: the workflow ends the subscription there, nothing is charged.
+  const handedNext =
+    subscription.run_cycle === charge.cycle &&
+    (subscription.expiry_date === null || nextCycle.next_payment_date < subscription.expiry_date);
+  // The status stays active: no event.
+  await trx('subscriptions')
+    .where({ subscription_id: charge.subscription_id })
+    .update({
+      ...nextCycle,
+      failures: 0,
+      ...(handedNext
+        ? { run_cycle: nextCycle.next_cycle, run_due_date: nextCycle.next_payment_date }
+        : { run_cycle: null, run_due_date: null, run_amount: null }),
+      updated_at: trx.fn.now(),
+    });
+  return { billed: true, handedNext };
 }
 
 export async function getCharge(db: Db, orderId: string): Promise<SubscriptionChargeRow | undefined> {

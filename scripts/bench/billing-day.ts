@@ -16,6 +16,7 @@ import {
   cycleDate,
   dayOfGmt7,
   type BillingAnchor,
+  billingRunWorkflowId,
   subscriptionWorkflowId,
 } from '../../contracts/subscriptions';
 import type { BenchStack } from './harness';
@@ -167,11 +168,30 @@ export async function benchBillingDay(stack: BenchStack): Promise<void> {
   console.log(
     `  one subscription's history to its first charge: ${history.events} events, ${history.workflowTasks} workflow tasks, activities: ${activities}`,
   );
+  await printBillingRunCost(stack, firstDate, COUNT);
   for (const line of peakRssLines(stack.processes())) console.log(line);
   const ledger = (await stack.gateway.ledger()).filter((entry) => entry.orderId.startsWith(`${tag}-`));
   const paid = ledger.filter((entry) => entry.outcome === 'succeeded');
   const distinct = new Set(paid.map((entry) => entry.orderId)).size;
   console.log(
     `  sandbox ledger: ${paid.length} charges, ${distinct} distinct orders (each paid at most once: ${distinct === paid.length}; expected ${2 * COUNT})`,
+  );
+}
+
+/**
+ * The billing run's own writes, shared by the charges it made (its latest execution of the day; a day
+ * whose run closed and started again for late hand-overs counts only the last). None on the previous design.
+ */
+async function printBillingRunCost(stack: BenchStack, day: string, charges: number) {
+  const run = await stack.history(billingRunWorkflowId(day)).catch(() => undefined);
+  if (!run) {
+    console.log('  billing run: none (each subscription charged its own cycle)');
+    return;
+  }
+  const activities = Object.values(run.activities).reduce((sum, times) => sum + times, 0);
+  console.log(
+    `  billing run ${billingRunWorkflowId(day)}: ${run.events} events, ${run.workflowTasks} workflow tasks, ` +
+      `${activities} activities; per charge ${(run.events / charges).toFixed(2)} events, ` +
+      `${(run.workflowTasks / charges).toFixed(3)} workflow tasks, ${(activities / charges).toFixed(3)} activities`,
   );
 }

@@ -194,7 +194,7 @@ export async function startBenchStack(switches: Record<string, string> = {}): Pr
     ...NO_RATE_LIMITS,
     ...Object.fromEntries(
       Object.entries(process.env).filter(([name]) =>
-        /^(PAYOUT|RATE_LIMIT|REMITTANCE)_|^GATEWAY_RATE_LIMITS$/.test(name),
+        /^(PAYOUT|RATE_LIMIT|REMITTANCE)_|^GATEWAY_RATE_LIMITS$|^SUBSCRIPTION_BILLING_PATH$/.test(name),
       ),
     ),
     ...switches,

@@ -43,6 +43,10 @@ const previousDesigns: Record<string, { switches: Record<string, string>; what: 
     switches: { PAYMENT_ANSWER_BY_POLLING: 'true' },
     what: 'the create call reads the record every 50 ms (PAYMENT_ANSWER_BY_POLLING)',
   },
+  'billing-day': {
+    switches: { SUBSCRIPTION_BILLING_PATH: 'self' },
+    what: 'each subscription charges itself, no billing run (SUBSCRIPTION_BILLING_PATH=self)',
+  },
 };
 
 /**

@@ -25,8 +25,11 @@ const WINDOW_S = 2;
 const MOST_IN_WINDOW = LIMIT * (WINDOW_S + 1);
 /** A pending charge's first query comes a pendingCheckInterval (1 minute here) after its answer, plus margin. */
 const PENDING_SETTLED_MS = 100_000;
-const config = loadConfig({ GATEWAY_RATE_LIMITS: `subscription.pay=${LIMIT}` });
+const environment = { GATEWAY_RATE_LIMITS: `subscription.pay=${LIMIT}` };
+const config = loadConfig(environment);
+// The API reads the same setting: with subscription.pay limited, workflows charge on that queue, not the billing run.
 const t = useSubscriptionStack(connectDevServer, {
+  environment,
   sandbox: { autoApprove: true, timing: { customerDelayMs: 0 } },
   workers: { workers: 2, operationRateLimits: operationRateLimitsOf(config) },
 });

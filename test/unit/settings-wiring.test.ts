@@ -57,6 +57,8 @@ const PROOFS: Record<keyof Config, string> = {
   WORKER_METRICS_PORT: CLUSTER,
   SUBSCRIPTION_RETRY_DELAY_HOURS: 'test/subscriptions/billing-settings.test.ts',
   SUBSCRIPTION_BILLING_HOUR: 'test/subscriptions/billing-settings.test.ts',
+  SUBSCRIPTION_BILLING_PATH: 'test/subscriptions/billing-run.test.ts',
+  SUBSCRIPTION_RUN_GRACE_MINUTES: 'test/subscriptions/billing-run.test.ts',
   LOG_LEVEL: CLUSTER,
   TEMPORAL_UI_CODEC_TOKEN: 'test/unit/config.test.ts',
   PAYOUT_UPLOAD_CONCURRENCY: 'test/unit/settings-wiring.test.ts',

@@ -28,6 +28,8 @@ import {
   instantOf,
   type BillingAnchor,
   authorizationSignal,
+  billingRunChargeSignal,
+  type BillingRunCharge,
   cancelUpdate,
   chargeOrderId,
   chargeResultSignal,
@@ -102,6 +104,8 @@ interface Run {
   authorization?: AuthorizationResult;
   reactivation?: { resultCode: number; message?: string };
   readonly chargeResults: Map<string, ChargeNotice>;
+  /** The billing run's word on each cycle handed over to it, by cycle. */
+  readonly runCharges: Map<number, BillingRunCharge>;
   /** One gateway conversation at a time: manage calls wait for a charge to finish. */
   busy: boolean;
   /**
@@ -139,6 +143,7 @@ function openRun(input: SubscriptionInput): Run {
     ),
     expiryInstant: input.expiryDate ? instantOf(input.expiryDate, 0) : Number.POSITIVE_INFINITY,
     chargeResults: new Map(),
+    runCharges: new Map(),
     busy: false,
     recordingAmounts: false,
   };
@@ -200,6 +205,9 @@ function noteNotifications(run: Run) {
   });
   setHandler(reactivationSignal, (result) => {
     if (result.orderId === run.state.reactivationOrderId) run.reactivation ??= result;
+  });
+  setHandler(billingRunChargeSignal, (notice) => {
+    run.runCharges.set(notice.cycle, notice);
   });
   setHandler(chargeResultSignal, (result) => {
     if (!isPending(outcomeOf(result.resultCode))) run.chargeResults.set(result.orderId, result);
@@ -636,16 +644,24 @@ async function billNextCycle(run: Run): Promise<boolean> {
   // Only subscriptions whose schedule asks for it: the default path (and every older history) is unchanged.
   if (run.state.dunning?.noticeBeforeAttemptHours && patched('notices-before-charge'))
     await noticeBeforeCharge(run, run.state.dunning, state.nextCycle, chargeAt);
-  await sleepUntil(run, chargeAt, () => status(run) === 'active');
-  if (status(run) !== 'active') return false; // paused or cancelled meanwhile
-  if (expired(run)) {
-    await move(run, 'expired', `Expired on ${input.expiryDate}`);
-    return false;
+  // Only subscriptions started with a billing-run grace come here (older histories never do); the patch
+  // keeps any execution that ran this code before a later change on its recorded path.
+  const fromRun =
+    run.timing.billingRunGrace && patched('billing-run-handover')
+      ? await leaveToBillingRun(run, state.nextCycle, due, chargeAt)
+      : undefined;
+  if (!fromRun) {
+    await sleepUntil(run, chargeAt, () => status(run) === 'active');
+    if (status(run) !== 'active') return false; // paused or cancelled meanwhile
+    if (expired(run)) {
+      await move(run, 'expired', `Expired on ${input.expiryDate}`);
+      return false;
+    }
   }
   const cycle = state.nextCycle;
   run.chargingCycle = cycle;
   try {
-    await chargeCycle(run, cycle);
+    await chargeCycle(run, cycle, fromRun);
   } finally {
     run.chargingCycle = undefined;
   }
@@ -697,8 +713,78 @@ interface CycleCharge {
 }
 type ChargeAnswer = { resultCode?: number; message?: string };
 
+// ---- the billing run (docs/subscriptions.md "A billing day")
+
+/**
+ * A plain cycle: FIXED (its amount known now), no price change pending, no notice before the charge.
+ * Anything else stays with the workflow, which alone knows the amount and the notices.
+ */
+const handable = ({ input, state }: Run) =>
+  input.type === 'FIXED' &&
+  state.status === 'active' &&
+  !state.priceChange &&
+  !state.dunning?.noticeBeforeAttemptHours;
+
+/**
+ * The cycle handed to the day's billing run, and its word on the first attempt waited for (one signal);
+ * undefined when the workflow charges the cycle itself: not a plain cycle, paused or cancelled meanwhile,
+ * or no word within the grace after the cycle's hour. Before charging itself, the workflow takes the
+ * cycle back; a run that claimed it first sent the same order (`<id>-c<cycle>`, same requestId), which the
+ * workflow's own charge then finds recorded, or the gateway answers 40/41 and api/query settles it: the
+ * cycle is never charged twice. The retry, dunning and the gateway's pause stay with the workflow.
+ */
+async function leaveToBillingRun(
+  run: Run,
+  cycle: number,
+  dueDate: string,
+  chargeAt: number,
+): Promise<BillingRunCharge | undefined> {
+  const { state } = run;
+  if (!handable(run)) {
+    if (state.handedCycle !== undefined) await takeBackFromRun(run, Math.min(state.handedCycle, cycle));
+    return undefined;
+  }
+  if (state.handedCycle !== cycle) {
+    await records.handOverCycle({
+      subscriptionId: run.id,
+      cycle,
+      amount: state.authorizedAmount ?? run.input.recurringAmount,
+      dueDate,
+      runStartsInMs: Math.max(0, chargeAt - Date.now()),
+    });
+    state.handedCycle = cycle;
+  }
+  const heard = () => run.runCharges.get(cycle);
+  const giveUpAt = Math.max(chargeAt, Date.now()) + durationMs(run.timing.billingRunGrace!);
+  await sleepUntil(run, giveUpAt, () => handable(run) && !heard());
+  const notice = heard();
+  if (notice) {
+    state.handedCycle = notice.handedNext?.cycle;
+    return notice;
+  }
+  await takeBackFromRun(run, cycle);
+  return undefined;
+}
+
+async function takeBackFromRun(run: Run, cycle: number) {
+  run.state.handedCycle = undefined;
+  await records.takeBackCycle({ subscriptionId: run.id, cycle });
+}
+
+/** The run's answer taken as the first attempt's; a pending one is followed here, as after chargeOnce. */
+async function answerFromRun(run: Run, charge: CycleCharge, notice: BillingRunCharge): Promise<ChargeAnswer> {
+  run.billedByCharge = notice.billed;
+  if (notice.outcome !== 'pending') return { resultCode: notice.resultCode, message: notice.message };
+  run.busy = true;
+  try {
+    return { resultCode: await settlePendingCharge(run, charge), message: notice.message };
+  } finally {
+    run.busy = false;
+  }
+}
+
 /** At most two attempts: one retry after insufficient funds. */
-async function chargeCycle(run: Run, cycle: number) {
+async function chargeCycle(run: Run, cycle: number, fromRun?: BillingRunCharge) {
   run.billedByCharge = undefined;
   const dueDate = cycleDate(anchor(run), cycle);
   // Only a subscription with a price change pending takes this path: the others replay as before.
@@ -710,7 +796,11 @@ async function chargeCycle(run: Run, cycle: number) {
   if (amount === undefined) return recordSkippedCycle(run, cycle, dueDate, priced.skipReason);
   const nextPaymentDate = cycleDate(anchor(run), cycle + 1);
   for (let attempt = 0; attempt <= 1; attempt++) {
-    const answer = await chargeOnce(run, { cycle, attempt, amount, dueDate }, nextPaymentDate);
+    const charge = { cycle, attempt, amount, dueDate };
+    const answer =
+      attempt === 0 && fromRun
+        ? await answerFromRun(run, charge, fromRun)
+        : await chargeOnce(run, charge, nextPaymentDate);
     if (!(await retryAfter(run, { cycle, attempt, amount }, answer))) return;
   }
 }

@@ -1,0 +1,207 @@
+/**
+ * The billing run's activities: the hand-over written by a subscription's workflow, and the chunk that
+ * charges handed-over cycles. A chunk charges with the same order (`<id>-c<cycle>`, same requestId) the
+ * workflow would have sent, so a retried chunk, a crash between the gateway's answer and the write, or a
+ * workflow that charges after its grace are all the same order: the gateway answers 40/41 and the charge
+ * is settled by api/query, never sent as a second payment.
+ */
+import { ApplicationFailure, Context } from '@temporalio/activity';
+import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
+import {
+  billingRunWorkflowId,
+  chargeOrderId,
+  cycleDate,
+  dayOfGmt7,
+  DEFAULT_BILLING_RUN,
+  billingRunChargeSignal,
+  subscriptionWorkflowId,
+  type BillingRunActivities,
+  type BillingRunCharge,
+  type ChargeChunk,
+  type ChunkOutcome,
+  type CycleChargeResult,
+  type HandedCycle,
+  type HandOver,
+} from '../../contracts/subscriptions';
+import { requestIdFor } from '../../contracts/shared';
+import { findHanded, handOver, takeBack } from '../../db/subscriptions/billing-runs';
+import {
+  claimHandedCycle,
+  getCharge,
+  requireSubscription,
+  type SubscriptionRow,
+} from '../../db/subscriptions/subscriptions';
+import { holdStopping } from '../holds/holds';
+import { bindActivities } from '../shared/bind';
+import { chargeSubscriptionCycle, type SubscriptionActivityDependencies } from './subscriptions';
+
+type Deps = SubscriptionActivityDependencies;
+
+export async function handOverCycle({ db }: Deps, input: HandOver): Promise<void> {
+  await handOver(db, input);
+  await startDaysRun(input.dueDate, input.runStartsInMs);
+}
+
+/**
+ * The due day's run, started at the billing hour (now, when that has passed). Started already: it picks
+ * this cycle up on its next search. Closed already: a run of the same id starts again for the late ones.
+ */
+async function startDaysRun(day: string, delay: number) {
+  const { client, info } = Context.current();
+  try {
+    await client.workflow.start('billingRun', {
+      workflowId: billingRunWorkflowId(day),
+      taskQueue: info.taskQueue,
+      args: [{ day, ...DEFAULT_BILLING_RUN }],
+      ...(delay > 0 && { startDelay: delay }),
+    });
+  } catch (error) {
+    if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+  }
+}
+
+export async function takeBackCycle(
+  { db }: Deps,
+  input: { subscriptionId: string; cycle: number },
+): Promise<void> {
+  await takeBack(db, input.subscriptionId, input.cycle);
+}
+
+export async function findHandedCycles(
+  { db }: Deps,
+  input: { day: string; limit: number },
+): Promise<HandedCycle[]> {
+  return findHanded(db, input.day, input.limit);
+}
+
+/**
+ * Charges the chunk's cycles, `concurrency` at once. The heartbeat carries how many leading cycles are
+ * done (charged and their workflow told): a retried chunk starts after them; the ones after that mark
+ * find their charge row and answer from it, or send the same order again.
+ */
+export async function chargeHandedChunk(deps: Deps, input: ChargeChunk): Promise<ChunkOutcome> {
+  const context = Context.current();
+  const doneBefore = Number(context.info.heartbeatDetails ?? 0);
+  // Held: nothing claimed; each workflow charges after its grace through its own hold check.
+  if (await holdStopping(deps.db, 'charge')) return { charged: 0, skipped: 0, held: true };
+  const finished = input.cycles.map((_, index) => index < doneBefore);
+  let mark = doneBefore;
+  const outcome: ChunkOutcome = { charged: doneBefore, skipped: 0, held: false };
+  let next = doneBefore;
+  const worker = async () => {
+    for (let index = next++; index < input.cycles.length; index = next++) {
+      const done = await chargeHanded(deps, input, input.cycles[index]!);
+      if (done) outcome.charged += 1;
+      else outcome.skipped += 1;
+      finished[index] = true;
+      while (mark < finished.length && finished[mark]) mark += 1;
+      context.heartbeat(mark);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, input.concurrency) }, worker));
+  return outcome;
+}
+
+/** One handed-over cycle: claimed (or found claimed by this run), charged, its workflow told. */
+async function chargeHanded(deps: Deps, chunk: ChargeChunk, handed: HandedCycle): Promise<boolean> {
+  const { db } = deps;
+  const orderId = chargeOrderId(handed.subscriptionId, handed.cycle, 0);
+  const before = await requireSubscription(db, handed.subscriptionId);
+  const nextPaymentDate = nextDateOf(before, handed.cycle);
+  const recorded = await getCharge(db, orderId);
+  if (recorded && recorded.billing_run_id !== chunk.runId) return false; // another run's, or the workflow's
+  if (!recorded) {
+    const claimed = await claimHandedCycle(db, {
+      order_id: orderId,
+      subscription_id: handed.subscriptionId,
+      cycle: handed.cycle,
+      attempt: 0,
+      due_date: handed.dueDate,
+      amount: handed.amount,
+      status: 'submitted',
+      request_id: requestIdFor(orderId, 'pay'),
+      next_payment_date_sent: nextPaymentDate,
+      billing_run_id: chunk.runId,
+      billing_chunk: chunk.chunk,
+    });
+    if (!claimed) return false; // taken back, paused or cancelled before the run reached it
+  }
+  // The workflow's own charge path from here: a `submitted` row is sent again as the same order, a
+  // recorded answer is answered again, and success moves the next cycle (and its hand-over) with it.
+  const paid = await chargeOwnPath(deps, {
+    subscriptionId: handed.subscriptionId,
+    cycle: handed.cycle,
+    attempt: 0,
+    amount: handed.amount,
+    dueDate: handed.dueDate,
+    nextPaymentDate,
+    chargedOn: dayOfGmt7(Date.now()),
+    frequency: before.frequency,
+    nextCycleOnSuccess: handed.cycle + 1,
+  });
+  if (!paid) return false;
+  await tellWorkflow(await noticeOf(deps, chunk, handed, paid));
+  return true;
+}
+
+/**
+ * A refusal that concerns one subscription only (above its authorized amount, no token) is not the
+ * chunk's failure: that cycle is left to its workflow, which meets the refusal after its grace and
+ * records it where an operator sees it. Anything else (the gateway or the database away) fails the
+ * attempt, and the retried chunk starts after its heartbeat.
+ */
+async function chargeOwnPath(
+  deps: Deps,
+  charge: Parameters<typeof chargeSubscriptionCycle>[1],
+): Promise<CycleChargeResult | undefined> {
+  try {
+    return await chargeSubscriptionCycle(deps, charge);
+  } catch (error) {
+    if (error instanceof ApplicationFailure && error.nonRetryable) return undefined;
+    throw error;
+  }
+}
+
+const nextDateOf = (row: SubscriptionRow, cycle: number) =>
+  cycleDate(
+    { anchorDate: row.anchor_date!, anchorCycle: Number(row.anchor_cycle), frequency: row.frequency },
+    cycle + 1,
+  );
+
+/** What the row says after the charge: whether the next cycle was recorded and handed over with it. */
+async function noticeOf(
+  { db }: Deps,
+  chunk: ChargeChunk,
+  handed: HandedCycle,
+  paid: CycleChargeResult,
+): Promise<BillingRunCharge> {
+  const after = await requireSubscription(db, handed.subscriptionId);
+  const billed =
+    paid.outcome === 'succeeded' && Number(after.next_cycle) === handed.cycle + 1 && after.next_payment_date
+      ? { nextCycle: handed.cycle + 1, nextPaymentDate: after.next_payment_date }
+      : undefined;
+  return {
+    ...paid,
+    ...(billed && { billed }),
+    subscriptionId: handed.subscriptionId,
+    cycle: handed.cycle,
+    billingRunId: chunk.runId,
+    chunk: chunk.chunk,
+    ...(billed &&
+      after.run_cycle === handed.cycle + 1 &&
+      after.run_due_date && { handedNext: { cycle: handed.cycle + 1, dueDate: after.run_due_date } }),
+  };
+}
+
+/** One signal per charge; a workflow that has ended meanwhile has nothing left to learn. */
+async function tellWorkflow(notice: BillingRunCharge) {
+  const handle = Context.current().client.workflow.getHandle(subscriptionWorkflowId(notice.subscriptionId));
+  try {
+    await handle.signal(billingRunChargeSignal, notice);
+  } catch (error) {
+    if (!(error instanceof WorkflowNotFoundError)) throw error;
+  }
+}
+
+export const createBillingRunActivities = (deps: Deps): BillingRunActivities =>
+  bindActivities(deps, { handOverCycle, takeBackCycle, findHandedCycles, chargeHandedChunk });

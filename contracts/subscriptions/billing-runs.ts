@@ -1,0 +1,96 @@
+/**
+ * The billing run: one workflow per billing day charges, in chunks, the cycles that subscriptions'
+ * workflows handed over to it, and tells each workflow its cycle's outcome by one signal
+ * (docs/subscriptions.md "A billing day").
+ */
+import { defineSignal } from '@temporalio/workflow';
+
+export const billingRunWorkflowId = (dueDate: string) => `billing-run/${dueDate}`;
+
+export interface BillingRunInput {
+  /** Charges the cycles handed over whose date is this day or earlier (GMT+7, YYYY-MM-DD). */
+  day: string;
+  /** Subscriptions per chunk activity. */
+  chunkSize: number;
+  /** Charges at once inside one chunk. */
+  concurrency: number;
+  /** Carried by continue-as-new: the chunks charged by earlier runs of this workflow. */
+  chunksDone?: number;
+  charged?: number;
+}
+
+export interface BillingRunSummary {
+  day: string;
+  chunks: number;
+  charged: number;
+}
+
+/** One cycle handed over, as the run reads it from the subscription's row. */
+export interface HandedCycle {
+  subscriptionId: string;
+  cycle: number;
+  amount: number;
+  dueDate: string;
+}
+
+export interface ChargeChunk {
+  day: string;
+  runId: string;
+  chunk: number;
+  cycles: HandedCycle[];
+  concurrency: number;
+}
+
+export interface ChunkOutcome {
+  /** Cycles this chunk charged (or found charged by an earlier attempt of it). */
+  charged: number;
+  /** Cycles no longer handed over when the chunk reached them (paused, cancelled, taken back). */
+  skipped: number;
+  /** Charges are held: nothing was claimed, the workflows charge after their grace, honouring the hold. */
+  held: boolean;
+}
+
+/** What the run tells a subscription's workflow about the cycle it handed over. */
+export interface BillingRunCharge {
+  /** The charge's answer, as subscription/pay's activity gives it (CycleChargeResult). */
+  outcome: 'succeeded' | 'failed' | 'pending';
+  resultCode: number;
+  message: string;
+  transId?: string;
+  /** Present when the success also recorded the subscription's next cycle. */
+  billed?: { nextCycle: number; nextPaymentDate: string };
+  subscriptionId: string;
+  cycle: number;
+  billingRunId: string;
+  chunk: number;
+  /** The run's success also handed the next cycle over (same amount), in the same transaction. */
+  handedNext?: { cycle: number; dueDate: string };
+}
+
+export const billingRunChargeSignal = defineSignal<[BillingRunCharge]>('billingRunCharge');
+
+export interface HandOver {
+  subscriptionId: string;
+  cycle: number;
+  amount: number;
+  dueDate: string;
+  /**
+   * How long from now (workflow time, when the hand-over was decided) the day's run starts: the cycle's
+   * billing hour, 0 when it has passed. Measured by the workflow, whose clock is the one its timers keep.
+   */
+  runStartsInMs: number;
+}
+
+export interface BillingRunActivities {
+  /** Writes the hand-over on the subscription's row and makes sure the due day's run exists. */
+  handOverCycle(input: HandOver): Promise<void>;
+  /** Clears a hand-over of this cycle; a run that claimed it first charged the same order. */
+  takeBackCycle(input: { subscriptionId: string; cycle: number }): Promise<void>;
+  /** The next cycles handed over, due by the day and not yet claimed. */
+  findHandedCycles(input: { day: string; limit: number }): Promise<HandedCycle[]>;
+  /** Charges one chunk, heartbeating progress; signals each workflow its outcome. */
+  chargeHandedChunk(input: ChargeChunk): Promise<ChunkOutcome>;
+}
+
+/** Chunks of 200 charged 32 at once: the gateway client's own pool, one chunk's heartbeat well inside a minute. */
+export const DEFAULT_BILLING_RUN = { chunkSize: 200, concurrency: 32 } as const;

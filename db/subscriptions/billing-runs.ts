@@ -1,0 +1,56 @@
+/** The billing run's reads and the hand-over writes on the subscription row (docs/subscriptions.md). */
+import type { Db } from '../shared/knex';
+import type { HandedCycle } from '../../contracts/subscriptions';
+
+/** The workflow hands one cycle over; it is the only writer of a hand-over, apart from the run's success. */
+export async function handOver(db: Db, cycle: HandedCycle): Promise<void> {
+  await db('subscriptions').where({ subscription_id: cycle.subscriptionId }).update({
+    run_cycle: cycle.cycle,
+    run_amount: cycle.amount,
+    run_due_date: cycle.dueDate,
+    updated_at: db.fn.now(),
+  });
+}
+
+/**
+ * Clears the hand-over of this cycle, and of a later one the run's success wrote on the workflow's behalf
+ * (the workflow may not have heard of it). Under the row's lock like the run's claim: whichever comes
+ * first wins, and a claim that won sent the very order the workflow then sends itself.
+ */
+export async function takeBack(db: Db, subscriptionId: string, cycle: number): Promise<void> {
+  await db('subscriptions')
+    .where({ subscription_id: subscriptionId })
+    .where('run_cycle', '>=', cycle)
+    .update({ run_cycle: null, run_amount: null, run_due_date: null, updated_at: db.fn.now() });
+}
+
+/**
+ * Cycles handed over, due by `day`, on active subscriptions, whose charge has not been claimed yet (no
+ * charge row for its order), oldest date first. A claimed one never comes back: the run moves on.
+ */
+export async function findHanded(db: Db, day: string, limit: number): Promise<HandedCycle[]> {
+  const rows: { subscription_id: string; run_cycle: number; run_amount: string; run_due_date: string }[] =
+    await db('subscriptions as s')
+      .whereNotNull('s.run_cycle')
+      .whereRaw('s.run_cycle = s.next_cycle')
+      .where('s.run_due_date', '<=', day)
+      .where('s.status', 'active')
+      .whereRaw('(s.expiry_date is null or s.expiry_date > ?)', [day])
+      .whereNotExists(
+        db('subscription_charges as c')
+          .whereRaw("c.order_id = s.subscription_id || '-c' || s.run_cycle")
+          .select(db.raw('1')),
+      )
+      .orderBy([
+        { column: 's.run_due_date', order: 'asc' },
+        { column: 's.subscription_id', order: 'asc' },
+      ])
+      .limit(limit)
+      .select('s.subscription_id', 's.run_cycle', 's.run_amount', 's.run_due_date');
+  return rows.map((row) => ({
+    subscriptionId: row.subscription_id,
+    cycle: Number(row.run_cycle),
+    amount: Number(row.run_amount),
+    dueDate: row.run_due_date,
+  }));
+}

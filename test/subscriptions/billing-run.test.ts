@@ -1,0 +1,169 @@
+/**
+ * A billing day through the billing run (SUBSCRIPTION_BILLING_PATH=run, the default;
+ * SUBSCRIPTION_RUN_GRACE_MINUTES sets the workflow's fallback): a plain cycle is charged once by
+ * the day's run, named on its charge row, and its workflow learns the outcome by one signal, keeping the
+ * retry and the gateway's pause; a paused subscription is not charged by the run.
+ */
+import { describe, expect, it } from 'vitest';
+import {
+  addDays,
+  billingRunWorkflowId,
+  instantOf,
+  subscriptionWorkflowId,
+} from '../../contracts/subscriptions';
+import { createTimeSkippingEnv } from '../support/temporal';
+import { eventually } from '../support/wait';
+import { captureHistory } from '../support/history-capture';
+import { call, useSubscriptionStack } from './stack';
+import { subscriptionSteps } from './steps';
+
+const t = useSubscriptionStack(createTimeSkippingEnv, {
+  environment: { SUBSCRIPTION_BILLING_PATH: 'run', SUBSCRIPTION_RUN_GRACE_MINUTES: '120' },
+});
+const { today, skipTo, until, subscribe, ledgerOf, activitiesOf } = subscriptionSteps(t);
+
+const fixed = (due: string) => ({
+  amount: 0,
+  subscriptionInfo: { type: 'FIXED', recurringAmount: 30_000, frequency: 'MONTHLY', nextPaymentDate: due },
+});
+
+async function signalsOf(workflowId: string) {
+  const history = await t.env.client.workflow.getHandle(workflowId).fetchHistory();
+  return (history.events ?? []).flatMap((event) => {
+    const name = event.workflowExecutionSignaledEventAttributes?.signalName;
+    return name ? [name] : [];
+  });
+}
+
+describe('a billing day through the billing run', () => {
+  it('charges a plain cycle once from the run, named on the charge row; the workflow hears by one signal', async () => {
+    const due = addDays(await today(), 2);
+    const { subscriptionId } = await subscribe(fixed(due));
+    await skipTo(due);
+    const after = await until(
+      subscriptionId,
+      (s) => s.nextCycle === 2 && s.charges.some((c: { status: string }) => c.status === 'succeeded'),
+      'cycle 1 charged and the next cycle recorded',
+    );
+    expect(after.status).toBe('active');
+    expect(ledgerOf(subscriptionId).map((entry) => entry.orderId)).toEqual([`${subscriptionId}-c1`]);
+
+    const charge = await t
+      .db('subscription_charges')
+      .where({ order_id: `${subscriptionId}-c1` })
+      .first();
+    expect(charge).toMatchObject({ status: 'succeeded', billing_run_id: billingRunWorkflowId(due) });
+    expect(charge.billing_chunk).toBeGreaterThanOrEqual(1);
+    // The next cycle is handed over in the same write as the success: nothing left for the workflow to do.
+    const row = await t.db('subscriptions').where({ subscription_id: subscriptionId }).first();
+    expect(row).toMatchObject({ run_cycle: 2, next_cycle: 2 });
+
+    const workflowId = subscriptionWorkflowId(subscriptionId);
+    await until(subscriptionId, () => true, 'settled');
+    expect(await activitiesOf(workflowId)).not.toContain('chargeSubscriptionCycle');
+    expect(await signalsOf(workflowId)).toContain('billingRunCharge');
+    await captureHistory(t.env.client, billingRunWorkflowId(due), 'one-chunk');
+    await captureHistory(t.env.client, workflowId, 'billing-run-charged', { stillOpen: true });
+  });
+
+  it('insufficient funds from the run: the workflow retries as -r1, and the second failure pauses', async () => {
+    const due = addDays(await today(), 2);
+    const { subscriptionId, partnerClientId } = await subscribe(fixed(due));
+    t.sandbox.admin.setCustomerFunds(partnerClientId, 10_000);
+    await skipTo(due);
+    await until(subscriptionId, (s) => s.status === 'retrying', 'retrying after the run’s 1001');
+    await skipTo(addDays(due, 2));
+    const paused = await until(subscriptionId, (s) => s.status === 'paused', 'paused after the retry');
+    expect(paused.statusReason).toContain('Insufficient funds twice');
+    expect(ledgerOf(subscriptionId).map((entry) => entry.orderId)).toEqual([
+      `${subscriptionId}-c1`,
+      `${subscriptionId}-c1-r1`,
+    ]);
+    const first = await t
+      .db('subscription_charges')
+      .where({ order_id: `${subscriptionId}-c1` })
+      .first();
+    expect(first.billing_run_id).toBe(billingRunWorkflowId(due));
+    await captureHistory(
+      t.env.client,
+      subscriptionWorkflowId(subscriptionId),
+      'billing-run-insufficient-funds-paused',
+      { stillOpen: true },
+    );
+  });
+
+  it('the run loses the gateway’s answer: its retried chunk sends the same order, settles it by query, charges once', async () => {
+    const due = addDays(await today(), 2);
+    const { subscriptionId } = await subscribe(fixed(due));
+    t.sandbox.admin.setFaults({
+      operation: 'subscription.pay',
+      orderIdPrefix: `${subscriptionId}-c1`,
+      latencyMs: 400,
+      dropResponse: true,
+      times: 1,
+    });
+    try {
+      await skipTo(due);
+      await until(
+        subscriptionId,
+        (s) => s.nextCycle === 2 && s.charges.some((c: { status: string }) => c.status === 'succeeded'),
+        'cycle 1 charged once the chunk was retried',
+      );
+    } finally {
+      t.sandbox.admin.clearFaults();
+    }
+    const paid = ledgerOf(subscriptionId).filter((entry) => entry.outcome === 'succeeded');
+    expect(paid.map((entry) => entry.orderId)).toEqual([`${subscriptionId}-c1`]);
+    const charge = await t
+      .db('subscription_charges')
+      .where({ order_id: `${subscriptionId}-c1` })
+      .first();
+    expect(charge).toMatchObject({ status: 'succeeded', billing_run_id: billingRunWorkflowId(due) });
+    expect(await activitiesOf(subscriptionWorkflowId(subscriptionId))).not.toContain(
+      'chargeSubscriptionCycle',
+    );
+  });
+
+  it('a cycle the run never charges is charged by its workflow after the grace, once, as the same order', async () => {
+    const due = addDays(await today(), 2);
+    const { subscriptionId } = await subscribe(fixed(due));
+    await eventually(async () => {
+      const handed = await t.db('subscriptions').where({ subscription_id: subscriptionId }).first();
+      expect(handed).toMatchObject({ run_cycle: 1 });
+    });
+    // The run misses it (as if it had stopped): nothing is handed over any more.
+    await t.db('subscriptions').where({ subscription_id: subscriptionId }).update({ run_cycle: null });
+    await skipTo(due);
+    expect(ledgerOf(subscriptionId)).toEqual([]);
+    // 09:00 + 120 minutes of grace: the workflow takes the cycle back and charges it itself.
+    const ms = instantOf(due, 11) + 60_000 - (await t.env.currentTimeMs());
+    await t.env.sleep(ms);
+    await until(subscriptionId, (s) => s.nextCycle === 2, 'cycle 1 charged by the workflow');
+    expect(ledgerOf(subscriptionId).map((entry) => entry.orderId)).toEqual([`${subscriptionId}-c1`]);
+    const charge = await t
+      .db('subscription_charges')
+      .where({ order_id: `${subscriptionId}-c1` })
+      .first();
+    expect(charge).toMatchObject({ status: 'succeeded', billing_run_id: null });
+    expect(await activitiesOf(subscriptionWorkflowId(subscriptionId))).toContain('chargeSubscriptionCycle');
+  });
+
+  it('a subscription paused before its date is not charged by the run, and its hand-over is taken back', async () => {
+    const due = addDays(await today(), 2);
+    const { subscriptionId } = await subscribe(fixed(due));
+    await eventually(async () => {
+      const handed = await t.db('subscriptions').where({ subscription_id: subscriptionId }).first();
+      expect(handed).toMatchObject({ run_cycle: 1, run_due_date: due });
+    });
+    const paused = await call(t, 'POST', `/v1/subscriptions/${subscriptionId}/pause`, { reason: 'holiday' });
+    expect(paused.status).toBe(200);
+    const other = await subscribe(fixed(due));
+    await skipTo(addDays(due, 1));
+    // Another subscription due the same day is charged by the run: the run did come.
+    await until(other.subscriptionId, (s) => s.nextCycle === 2, 'the other one charged');
+    expect(ledgerOf(subscriptionId)).toEqual([]);
+    expect(await t.db('subscription_charges').where({ subscription_id: subscriptionId })).toEqual([]);
+    const row = await t.db('subscriptions').where({ subscription_id: subscriptionId }).first();
+    expect(row).toMatchObject({ status: 'paused', run_cycle: null });
+  });
+});
