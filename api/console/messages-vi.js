@@ -1152,6 +1152,8 @@ export const VI_RULES = {
   payee_mismatch:
     'Thông tin người nhận trong dòng khác với người nhận trong danh bạ; hãy để trống hoặc ghi đúng.',
   pattern: 'Giá trị không đúng định dạng.',
+  // zod's code for a value its pattern refuses (a bank account number that is not digits, say).
+  invalid_format: 'Giá trị không đúng định dạng.',
   min: 'Giá trị nhỏ hơn mức tối thiểu.',
   max: 'Giá trị lớn hơn mức tối đa.',
   max_length: 'Giá trị dài hơn mức cho phép.',

@@ -20,6 +20,13 @@ import {
   type ConsoleCatalogue,
 } from '../support/english-on-page';
 import { freshId } from '../support/ids';
+import {
+  identityDependencies,
+  prepareTestIdentity,
+  signInThroughProvider,
+  type TestIdentity,
+} from '../support/identity';
+import type { IdentityServer } from '../../platform/identity/server';
 import { testPayoutSettings } from '../support/settings';
 import { useScratchStack } from '../support/stack';
 import { WAIT_LIMIT_MS } from '../support/wait';
@@ -27,20 +34,39 @@ import { WAIT_LIMIT_MS } from '../support/wait';
 const CHROMIUM = '/usr/bin/chromium';
 const SHOTS = path.resolve('test-output/screenshots');
 const taskQueue = `payees-ui-${freshId('', 8)}`;
-const MAKER = 'Mai Nguyen';
-const APPROVER = 'An Tran';
+/**
+ * People sign in through the provider (payrun's own, in this process) as two different demo people, so
+ * four eyes see two identities; the keys stay for the test's machine (the file upload).
+ */
+const MAKER = { subject: 'binh.maker', name: 'Lê Văn Bình' };
+const APPROVER = { subject: 'chi.approver', name: 'Phạm Minh Chi' };
+let identity: TestIdentity;
+let provider: IdentityServer | undefined;
+beforeAll(async () => {
+  identity = await prepareTestIdentity();
+});
 
 const t = useScratchStack<'maker' | 'approver'>('payees-ui', {
   taskQueue,
   keys: {
-    maker: { name: MAKER, roles: ['payouts-maker'] },
-    approver: { name: APPROVER, roles: ['payouts-approver'] },
+    maker: { name: 'Mai Nguyen', roles: ['payouts-maker'] },
+    approver: { name: 'An Tran', roles: ['payouts-approver'] },
   },
   sandbox: { balances: { VND: 100_000_000_000 } },
   app: { payouts: { ...testPayoutSettings(taskQueue), payeeChangedWindowDays: 30 } },
   // The wallet check has 30 s of workflow time; a client that skips time let it run out before a busy worker
   // took the task, and the payee came out `unchecked`. Nothing here needs time skipped.
   plainApiClient: true,
+  get identity() {
+    return identityDependencies(identity);
+  },
+});
+beforeAll(async () => {
+  identity.settings.publicBaseUrl = t.stack.api.baseUrl;
+  provider = await identity.start();
+});
+afterAll(async () => {
+  await provider?.close();
 });
 
 let browser: Browser | undefined;
@@ -62,7 +88,7 @@ let wallets = 0;
 const walletNumber = () =>
   `09${String(Math.floor(Math.random() * 10_000)).padStart(4, '0')}${String(++wallets).padStart(2, '0')}5555`;
 
-async function signedIn(language: 'vi' | 'en', key: string, name: string): Promise<Page> {
+async function signedIn(language: 'vi' | 'en', person: { subject: string; name: string }): Promise<Page> {
   if (!fs.existsSync(CHROMIUM))
     throw new Error(`${CHROMIUM} is missing: install it with scripts/install-browser.sh`);
   browser ??= await chromium.launch({
@@ -77,12 +103,10 @@ async function signedIn(language: 'vi' | 'en', key: string, name: string): Promi
   });
   await context.addInitScript(`localStorage.setItem('payrun.console.language', '${language}')`);
   const page = await context.newPage();
-  await page.goto(`${t.stack.api.baseUrl}/console`);
-  await page.locator('#api-key').fill(key);
-  await page.locator('#sign-in').click();
+  await signInThroughProvider(page, t.stack.api.baseUrl, person.subject);
   await expect
     .poll(() => page.locator('#signed-in-name').textContent(), { timeout: WAIT_LIMIT_MS })
-    .toContain(name);
+    .toContain(person.name);
   return page;
 }
 
@@ -102,8 +126,16 @@ for (const language of ['vi', 'en'] as const) {
   /** A status as its badge says it: Vietnamese from the catalogue, English capitalised (format.js label). */
   const statusWord = (status: string) =>
     language === 'vi' ? messages.VI_STATUS[status] : status[0]!.toUpperCase() + status.slice(1);
-  /** Names typed into the pages: data, not words of the console. */
-  const typed = (...more: string[]) => [MAKER, APPROVER, 'Tran Thi Binh', 'Le Van Moi', ...more];
+  /** Names typed into the pages (and the people's and keys' names): data, not words of the console. */
+  const typed = (...more: string[]) => [
+    MAKER.name,
+    APPROVER.name,
+    'Mai Nguyen',
+    'An Tran',
+    'Tran Thi Binh',
+    'Le Van Moi',
+    ...more,
+  ];
   const noEnglish = async (page: Page, pageName: string, data: string[]) => {
     if (language !== 'vi') return;
     const found = await englishOnPage(page, englishWords, data);
@@ -116,7 +148,7 @@ for (const language of ['vi', 'en'] as const) {
       t.stack.sandbox.admin.registerWalletHolder(walletId, 'NGUYEN VAN AN');
 
       // The maker saves a payee under a name the wallet is not registered under.
-      const maker = await signedIn(language, t.stack.maker, MAKER);
+      const maker = await signedIn(language, MAKER);
       await maker.goto(`${t.stack.api.baseUrl}/console#/payees`);
       await maker.locator('#create-link').click();
       await maker.locator('#payee-name').fill('Tran Thi Binh');
@@ -138,7 +170,7 @@ for (const language of ['vi', 'en'] as const) {
       await maker.locator('#change-reference').fill('EMP-042');
       await maker.locator('#propose-change').click();
       await expect.poll(() => maker.locator('#open-change').count(), { timeout: WAIT_LIMIT_MS }).toBe(1);
-      expect(await maker.locator('#open-change').innerText()).toContain(MAKER);
+      expect(await maker.locator('#open-change').innerText()).toContain(MAKER.name);
       await maker.locator('#approve-change').click();
       const refusal = maker.locator('#action-feedback .error-box');
       await expect
@@ -150,7 +182,7 @@ for (const language of ['vi', 'en'] as const) {
       await maker.goto(`${t.stack.api.baseUrl}/console#/payees`);
 
       // The approver approves it on the payee's page; the name is still another than the wallet's.
-      const approver = await signedIn(language, t.stack.approver, APPROVER);
+      const approver = await signedIn(language, APPROVER);
       await approver.goto(`${t.stack.api.baseUrl}/console#/payees/${encodeURIComponent(payeeId)}`);
       await approver.locator('#approve-change').click();
       await expect
@@ -159,7 +191,7 @@ for (const language of ['vi', 'en'] as const) {
       await expect.poll(() => approver.locator('#open-change').count(), { timeout: WAIT_LIMIT_MS }).toBe(0);
       const versions = approver.locator('table.payee-versions tbody tr');
       await expect.poll(() => versions.count(), { timeout: WAIT_LIMIT_MS }).toBe(2);
-      expect(await versions.first().innerText()).toContain(APPROVER);
+      expect(await versions.first().innerText()).toContain(APPROVER.name);
       expect(await approver.locator('#name-check .name-mismatch').count()).toBe(1);
       // Proposing is the maker's duty, as the API's roles say: the approver is offered no proposal forms.
       expect(await approver.locator('#propose-change-section, #propose-archive-section').count()).toBe(0);

@@ -23,6 +23,13 @@ import {
   type ConsoleCatalogue,
 } from '../support/english-on-page';
 import { freshId } from '../support/ids';
+import {
+  identityDependencies,
+  prepareTestIdentity,
+  signInThroughProvider,
+  type TestIdentity,
+} from '../support/identity';
+import type { IdentityServer } from '../../platform/identity/server';
 import { PAYOUT_HEADER } from '../support/payout-stack';
 import { startStack, type Stack } from '../support/stack';
 import { connectDevServer } from '../support/temporal';
@@ -40,9 +47,13 @@ let browser: Browser | undefined;
 let messages: ConsoleCatalogue;
 let englishWords: Set<string>;
 const made: string[] = [];
+/** People sign in through the provider (payrun's own, in this process); keys stay for the test's machines. */
+let identity: TestIdentity;
+let provider: IdentityServer | undefined;
 
 beforeAll(async () => {
   env = await connectDevServer();
+  identity = await prepareTestIdentity();
   stack = await startStack(env, scratch.db, {
     taskQueue: `schedules-ui-${freshId('', 8)}`,
     sandbox: { balances: { VND: 100_000_000_000 } },
@@ -50,7 +61,10 @@ beforeAll(async () => {
       maker: { name: 'Mai Maker', roles: ['payouts-maker'] },
       approver: { name: 'An Approver', roles: ['payouts-approver'] },
     },
+    identity: identityDependencies(identity),
   });
+  identity.settings.publicBaseUrl = stack.api.baseUrl;
+  provider = await identity.start();
   messages = await import(pathToFileURL(path.resolve('api/console/messages-vi.js')).href);
   englishWords = englishWordList(messages);
   fs.mkdirSync(SHOTS, { recursive: true });
@@ -62,6 +76,7 @@ afterAll(async () => {
   for (const scheduleId of made)
     await callApi(stack.api, stack.maker, 'POST', `/v1/payout-schedules/${scheduleId}/delete`, {});
   await stack?.close();
+  await provider?.close();
 });
 
 async function openConsole(language: 'vi' | 'en'): Promise<Page> {
@@ -79,12 +94,10 @@ async function openConsole(language: 'vi' | 'en'): Promise<Page> {
   });
   await context.addInitScript(`localStorage.setItem('payrun.console.language', '${language}')`);
   const page = await context.newPage();
-  await page.goto(`${stack.api.baseUrl}/console`);
-  await page.locator('#api-key').fill(stack.maker);
-  await page.locator('#sign-in').click();
+  await signInThroughProvider(page, stack.api.baseUrl, 'binh.maker');
   await expect
     .poll(() => page.locator('#signed-in-name').textContent(), { timeout: WAIT_LIMIT_MS })
-    .toMatch(/^Mai Maker/);
+    .toMatch(/^Lê Văn Bình/);
   return page;
 }
 

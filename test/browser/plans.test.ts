@@ -22,6 +22,13 @@ import {
   type ConsoleCatalogue,
 } from '../support/english-on-page';
 import { freshId } from '../support/ids';
+import {
+  identityDependencies,
+  prepareTestIdentity,
+  signInThroughProvider,
+  type TestIdentity,
+} from '../support/identity';
+import type { IdentityServer } from '../../platform/identity/server';
 import { useScratchStack } from '../support/stack';
 import { eventually, WAIT_LIMIT_MS } from '../support/wait';
 
@@ -31,6 +38,16 @@ const CHARTS = ['chart-revenue-mrr', 'chart-revenue-movement', 'chart-revenue-re
 const taskQueue = `plans-ui-${freshId('', 8)}`;
 const subscriptions = subscriptionSettingsFrom(loadConfig({}), taskQueue);
 
+/** People sign in through the provider (payrun's own, in this process); keys stay for the test's machines. */
+const PEOPLE = {
+  billing: { subject: 'dung.billing', name: 'Hoàng Dung' },
+  viewer: { subject: 'lan.viewer', name: 'Ngô Lan' },
+};
+let identity: TestIdentity;
+let provider: IdentityServer | undefined;
+beforeAll(async () => {
+  identity = await prepareTestIdentity();
+});
 const t = useScratchStack<'billing' | 'viewer'>('plans-ui', {
   taskQueue,
   clock: 'server',
@@ -39,6 +56,16 @@ const t = useScratchStack<'billing' | 'viewer'>('plans-ui', {
     viewer: { name: 'Vy Viewer', roles: ['viewer'] },
   },
   app: { subscriptions: { ...subscriptions, linksWaitMs: 5_000 } },
+  get identity() {
+    return identityDependencies(identity);
+  },
+});
+beforeAll(async () => {
+  identity.settings.publicBaseUrl = t.stack.api.baseUrl;
+  provider = await identity.start();
+});
+afterAll(async () => {
+  await provider?.close();
 });
 
 let browser: Browser | undefined;
@@ -78,12 +105,10 @@ async function signedIn(
   });
   await context.addInitScript(`localStorage.setItem('payrun.console.language', '${language}')`);
   const page = await context.newPage();
-  await page.goto(`${t.stack.api.baseUrl}/console`);
-  await page.locator('#api-key').fill(t.stack[as]);
-  await page.locator('#sign-in').click();
+  await signInThroughProvider(page, t.stack.api.baseUrl, PEOPLE[as].subject);
   await expect
     .poll(() => page.locator('#signed-in-name').textContent(), { timeout: WAIT_LIMIT_MS })
-    .toMatch(as === 'billing' ? /^Bao Billing/ : /^Vy Viewer/);
+    .toMatch(new RegExp(`^${PEOPLE[as].name}`));
   return page;
 }
 
@@ -195,7 +220,7 @@ for (const language of ['vi', 'en'] as const) {
           customer,
           `****${customer.slice(-4)}`,
           names.en,
-          'Bao Billing',
+          PEOPLE.billing.name,
         ]);
       // A value changed after the preview withdraws the confirmation: what is confirmed is what was previewed.
       await page.locator('#price-amount').fill('260000');
@@ -227,7 +252,7 @@ for (const language of ['vi', 'en'] as const) {
           customer,
           `****${customer.slice(-4)}`,
           names.en,
-          'Bao Billing',
+          PEOPLE.billing.name,
         ]);
 
       const spare = freshId('SPARE', 6);
