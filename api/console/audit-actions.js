@@ -1,13 +1,14 @@
 // @ts-check
 /**
  * Every action the audit log records (each API route's `audit.action`), with the words the console shows for it
- * (English, the catalogue's key; messages-vi.js has the Vietnamese). test/console/audit-actions.test.ts fails
+ * (English, the catalogue's key; messages-vi.js has the Vietnamese). test/unit/console-audit-actions.test.ts fails
  * when a route audits an action missing here, or one here that no route audits any more.
  */
 
 /** @type {Record<string, string>} */
 export const AUDIT_ACTIONS = {
   'api_key.create': 'Create an API key',
+  'api_key.owner': 'Give an API key its owner',
   'api_key.revoke': 'Revoke an API key',
   'approval.approve': 'Approve an item',
   'approval.reject': 'Reject an item',

@@ -858,6 +858,7 @@ export const VI = {
   // Audit log actions (api/console/audit-actions.js).
   'Create an API key': 'Tạo khóa API',
   'Revoke an API key': 'Thu hồi khóa API',
+  'Give an API key its owner': 'Gán người sở hữu cho khóa API',
   'Approve an item': 'Duyệt một khoản',
   'Reject an item': 'Từ chối một khoản',
   'Approve an approval policy': 'Duyệt chính sách phê duyệt',
