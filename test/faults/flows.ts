@@ -585,7 +585,8 @@ async function chargeOfCycle1(ctx: CellContext, id: string) {
 
 const subscription: Flow = {
   name: 'subscription',
-  workflows: ['subscription'],
+  // Cycle 1 is a plain cycle: its workflow hands it to the day's billing run, which charges it.
+  workflows: ['subscription', 'billingRun'],
   operations: {
     'subscription.start': 'moves-money',
     'tokenization.cbQuery': 'query',
