@@ -20,13 +20,7 @@ import {
   type ConsoleCatalogue,
 } from '../support/english-on-page';
 import { freshId } from '../support/ids';
-import {
-  identityDependencies,
-  prepareTestIdentity,
-  signInThroughProvider,
-  type TestIdentity,
-} from '../support/identity';
-import type { IdentityServer } from '../../platform/identity/server';
+import { signInThroughProvider, useTestProvider } from '../support/identity';
 import { useScratchStack } from '../support/stack';
 import { eventually, WAIT_LIMIT_MS } from '../support/wait';
 
@@ -37,11 +31,7 @@ const taskQueue = `billing-ui-${freshId('', 8)}`;
 const subscriptions = subscriptionSettingsFrom(loadConfig({}), taskQueue);
 
 /** People sign in through the provider (payrun's own, in this process); keys stay for the test's machines. */
-let identity: TestIdentity;
-let provider: IdentityServer | undefined;
-beforeAll(async () => {
-  identity = await prepareTestIdentity();
-});
+const people = useTestProvider();
 const t = useScratchStack<'billing' | 'viewer'>('billing-ui', {
   taskQueue,
   clock: 'server',
@@ -51,16 +41,10 @@ const t = useScratchStack<'billing' | 'viewer'>('billing-ui', {
   },
   app: { subscriptions: { ...subscriptions, linksWaitMs: 5_000 } },
   get identity() {
-    return identityDependencies(identity);
+    return people.dependencies;
   },
 });
-beforeAll(async () => {
-  identity.settings.publicBaseUrl = t.stack.api.baseUrl;
-  provider = await identity.start();
-});
-afterAll(async () => {
-  await provider?.close();
-});
+people.startFor(() => t.stack.api.baseUrl);
 
 let browser: Browser | undefined;
 let messages: ConsoleCatalogue;

@@ -20,13 +20,7 @@ import {
   type ConsoleCatalogue,
 } from '../support/english-on-page';
 import { freshId } from '../support/ids';
-import {
-  identityDependencies,
-  prepareTestIdentity,
-  signInThroughProvider,
-  type TestIdentity,
-} from '../support/identity';
-import type { IdentityServer } from '../../platform/identity/server';
+import { signInThroughProvider, useTestProvider } from '../support/identity';
 import { testPayoutSettings } from '../support/settings';
 import { useScratchStack } from '../support/stack';
 import { WAIT_LIMIT_MS } from '../support/wait';
@@ -40,11 +34,7 @@ const taskQueue = `payees-ui-${freshId('', 8)}`;
  */
 const MAKER = { subject: 'binh.maker', name: 'Lê Văn Bình' };
 const APPROVER = { subject: 'chi.approver', name: 'Phạm Minh Chi' };
-let identity: TestIdentity;
-let provider: IdentityServer | undefined;
-beforeAll(async () => {
-  identity = await prepareTestIdentity();
-});
+const people = useTestProvider();
 
 const t = useScratchStack<'maker' | 'approver'>('payees-ui', {
   taskQueue,
@@ -58,16 +48,10 @@ const t = useScratchStack<'maker' | 'approver'>('payees-ui', {
   // took the task, and the payee came out `unchecked`. Nothing here needs time skipped.
   plainApiClient: true,
   get identity() {
-    return identityDependencies(identity);
+    return people.dependencies;
   },
 });
-beforeAll(async () => {
-  identity.settings.publicBaseUrl = t.stack.api.baseUrl;
-  provider = await identity.start();
-});
-afterAll(async () => {
-  await provider?.close();
-});
+people.startFor(() => t.stack.api.baseUrl);
 
 let browser: Browser | undefined;
 let messages: ConsoleCatalogue;

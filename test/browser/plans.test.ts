@@ -22,13 +22,7 @@ import {
   type ConsoleCatalogue,
 } from '../support/english-on-page';
 import { freshId } from '../support/ids';
-import {
-  identityDependencies,
-  prepareTestIdentity,
-  signInThroughProvider,
-  type TestIdentity,
-} from '../support/identity';
-import type { IdentityServer } from '../../platform/identity/server';
+import { signInThroughProvider, useTestProvider } from '../support/identity';
 import { useScratchStack } from '../support/stack';
 import { eventually, WAIT_LIMIT_MS } from '../support/wait';
 
@@ -43,11 +37,7 @@ const PEOPLE = {
   billing: { subject: 'dung.billing', name: 'Hoàng Dung' },
   viewer: { subject: 'lan.viewer', name: 'Ngô Lan' },
 };
-let identity: TestIdentity;
-let provider: IdentityServer | undefined;
-beforeAll(async () => {
-  identity = await prepareTestIdentity();
-});
+const people = useTestProvider();
 const t = useScratchStack<'billing' | 'viewer'>('plans-ui', {
   taskQueue,
   clock: 'server',
@@ -57,16 +47,10 @@ const t = useScratchStack<'billing' | 'viewer'>('plans-ui', {
   },
   app: { subscriptions: { ...subscriptions, linksWaitMs: 5_000 } },
   get identity() {
-    return identityDependencies(identity);
+    return people.dependencies;
   },
 });
-beforeAll(async () => {
-  identity.settings.publicBaseUrl = t.stack.api.baseUrl;
-  provider = await identity.start();
-});
-afterAll(async () => {
-  await provider?.close();
-});
+people.startFor(() => t.stack.api.baseUrl);
 
 let browser: Browser | undefined;
 let messages: ConsoleCatalogue;

@@ -20,13 +20,7 @@ import {
   englishWordList,
   type ConsoleCatalogue,
 } from '../support/english-on-page';
-import {
-  identityDependencies,
-  prepareTestIdentity,
-  signInThroughProvider,
-  type TestIdentity,
-} from '../support/identity';
-import type { IdentityServer } from '../../platform/identity/server';
+import { signInThroughProvider, useTestProvider } from '../support/identity';
 import { useScratchStack } from '../support/stack';
 import { eventually, WAIT_LIMIT_MS } from '../support/wait';
 
@@ -35,11 +29,7 @@ const SHOTS = path.resolve('test-output/screenshots');
 const CHARTS = ['chart-money-out', 'chart-success-rate', 'chart-failure-reasons'];
 
 /** People sign in through the provider (payrun's own, in this process); keys stay for the test's machines. */
-let identity: TestIdentity;
-let provider: IdentityServer | undefined;
-beforeAll(async () => {
-  identity = await prepareTestIdentity();
-});
+const people = useTestProvider();
 const t = useScratchStack<'maker' | 'approver' | 'viewer'>('report-charts', {
   taskQueue: `report-charts-${freshId('', 8)}`,
   keys: {
@@ -50,16 +40,10 @@ const t = useScratchStack<'maker' | 'approver' | 'viewer'>('report-charts', {
   sandbox: { timing: { batchValidationMs: 20, batchPaymentMs: 20 }, balances: { VND: 100_000_000_000 } },
   app: { approvals: { policy: TEST_APPROVAL_POLICY } },
   get identity() {
-    return identityDependencies(identity);
+    return people.dependencies;
   },
 });
-beforeAll(async () => {
-  identity.settings.publicBaseUrl = t.stack.api.baseUrl;
-  provider = await identity.start();
-});
-afterAll(async () => {
-  await provider?.close();
-});
+people.startFor(() => t.stack.api.baseUrl);
 
 let browser: Browser | undefined;
 let VI: Record<string, string>;

@@ -12,6 +12,7 @@ import { startIdentityServer, type IdentityServer } from '../../platform/identit
 import { resolveProviderKeys, type ProviderKeys } from '../../platform/identity/signing-keys';
 import { providerClient } from '../../api/identity/provider-client';
 import type { IdentitySettings } from '../../api/identity/settings';
+import { afterAll, beforeAll } from 'vitest';
 import { testCodecKeyring } from './temporal';
 
 export const TEST_PASSWORD = 'test-password-of-the-demo-people';
@@ -222,6 +223,37 @@ export const identityDependencies = (identity: TestIdentity) => ({
   provider: providerClient(identity.settings),
   keyring: testCodecKeyring,
 });
+
+/**
+ * The provider a test file's people sign in through (payrun's own, in this process), in two steps around
+ * the stack: made before it (the stack's API reads `dependencies` when it is built), started once the API
+ * listens (`startFor`: the provider's redirect addresses are the API's). Closed after the file.
+ */
+export function useTestProvider() {
+  let identity: TestIdentity | undefined;
+  let provider: IdentityServer | undefined;
+  beforeAll(async () => {
+    identity = await prepareTestIdentity();
+  });
+  afterAll(async () => {
+    await provider?.close();
+  });
+  const prepared = () => {
+    if (!identity) throw new Error('the test provider is not prepared yet: call useTestProvider() first');
+    return identity;
+  };
+  return {
+    get dependencies() {
+      return identityDependencies(prepared());
+    },
+    startFor(apiBaseUrl: () => string) {
+      beforeAll(async () => {
+        prepared().settings.publicBaseUrl = apiBaseUrl();
+        provider = await prepared().start();
+      });
+    },
+  };
+}
 
 /**
  * In a browser page: from the console's sign-in page through the provider's sign-in form and back,
