@@ -8,7 +8,7 @@ import { post } from './api.js';
 import { h, table } from './dom.js';
 import { count, dateOnly, dateTime, label, vnd } from './format.js';
 import { t } from './i18n.js';
-import { actionButton, field, statusBadge, statusCell } from './ui.js';
+import { actionButton, field, statusBadge, statusCell, workflowLink } from './ui.js';
 import { resultText } from './result-codes.js';
 import { serverText } from './server-text.js';
 
@@ -16,6 +16,30 @@ import { serverText } from './server-text.js';
 
 /** Billing has ended: there is no next charge to show (the API's FINAL_SUBSCRIPTION_STATUSES). */
 const ENDED = ['cancelled', 'expired', 'not_authorized', 'needs_reauthorization'];
+
+/**
+ * Who charged it (issue 35): the day's billing run, named with its chunk and its Temporal workflow id as
+ * text an engineer can copy into the Temporal UI (and a link when the console knows the UI), or the
+ * subscription's own workflow. The run's id is `billing-run/<day>`, its workflow id.
+ * @param {ApiRecord} charge
+ * @param {import('./types.js').Ctx} ctx
+ */
+function chargedByCell(charge, ctx) {
+  if (charge.chargedBy !== 'billing_run') return t('Its own workflow');
+  const workflowId = String(charge.billingRunWorkflowId);
+  return h(
+    'span',
+    { class: 'charged-by' },
+    t('Charged by the billing run of {day} (chunk {chunk})', {
+      day: dateOnly(workflowId.replace(/^billing-run\//, '')),
+      chunk: charge.billingChunk ?? '—',
+    }),
+    ' ',
+    h('code', { class: 'billing-run-id' }, workflowId),
+    ' ',
+    workflowLink(ctx.config, workflowId),
+  );
+}
 
 /** @type {import('./types.js').Resource} */
 export const subscriptions = {
@@ -93,12 +117,20 @@ export const subscriptions = {
       who: t('billing'),
     })),
   ],
-  sections: (view) => [
+  sections: (view, ctx) => [
     h('h2', {}, t('Charges')),
     view.charges?.length
       ? table({
           caption: t('Every charge and its result'),
-          columns: [t('Cycle'), t('Due'), t('Amount'), t('Status'), t('Result'), t('Gateway transaction')],
+          columns: [
+            t('Cycle'),
+            t('Due'),
+            t('Amount'),
+            t('Status'),
+            t('Result'),
+            t('Gateway transaction'),
+            t('Charged by'),
+          ],
           numeric: [2],
           className: 'charges compact',
           rows: view.charges.map((/** @type {ApiRecord} */ charge) => [
@@ -108,6 +140,7 @@ export const subscriptions = {
             statusBadge(charge.status),
             resultText(charge.resultCode, charge.message) ?? '—',
             charge.transId ?? '—',
+            chargedByCell(charge, ctx),
           ]),
         })
       : h('p', {}, t('No charge yet.')),

@@ -146,7 +146,7 @@ export function subscriptionRoutes(deps: SubscriptionDeps): AnyRoute[] {
       method: 'get',
       path: '/v1/subscriptions/:subscriptionId',
       summary:
-        'A subscription with the amount of its next charge (nextChargeAmount: null when a VARIABLE cycle has none reported, or billing has ended) and every charge (cycle, date, amount, result code, transId).',
+        'A subscription with the amount of its next charge (nextChargeAmount: null when a VARIABLE cycle has none reported, or billing has ended) and every charge (cycle, date, amount, result code, transId, and who charged it: chargedBy `billing_run` with billingRunId, billingChunk and billingRunWorkflowId, the Temporal workflow id of the run, or `subscription` with those null).',
       tag: 'subscriptions',
       access: { roles: READERS },
       params,

@@ -198,6 +198,22 @@ export function summary(row: SubscriptionRow) {
   };
 }
 
+/**
+ * Who sent a charge: the day's billing run (its row names the run, `billing-run/<day>`, which is the run's
+ * Temporal workflow id, and the chunk) or the subscription's own workflow (nulls). Issue 35: every charge
+ * findable from its subscription.
+ */
+function chargedBy(charge: { billing_run_id: string | null; billing_chunk: number | null }) {
+  const runId = charge.billing_run_id;
+  return {
+    chargedBy: runId ? ('billing_run' as const) : ('subscription' as const),
+    billingRunId: runId ?? null,
+    billingChunk: runId ? charge.billing_chunk : null,
+    /** The run's workflow id, to open in the Temporal UI (the run's id is its workflow id). */
+    billingRunWorkflowId: runId ?? null,
+  };
+}
+
 export async function subscriptionView(db: Db, subscriptionId: string) {
   const row = await getSubscription(db, subscriptionId);
   if (!row) throw notFound(`Subscription ${subscriptionId}`);
@@ -217,6 +233,7 @@ export async function subscriptionView(db: Db, subscriptionId: string) {
       nextPaymentDateSent: charge.next_payment_date_sent,
       gatewayNextPaymentDate: charge.gateway_next_payment_date,
       updatedAt: charge.updated_at,
+      ...chargedBy(charge),
     })),
   };
 }

@@ -11,7 +11,8 @@ import {
   instantOf,
   subscriptionWorkflowId,
 } from '../../contracts/subscriptions';
-import { createTimeSkippingEnv } from '../support/temporal';
+import { defaultPayloadConverter } from '@temporalio/common';
+import { createTimeSkippingEnv, testDataConverter } from '../support/temporal';
 import { eventually } from '../support/wait';
 import { captureHistory } from '../support/history-capture';
 import { call, useSubscriptionStack } from './stack';
@@ -20,7 +21,7 @@ import { subscriptionSteps } from './steps';
 const t = useSubscriptionStack(createTimeSkippingEnv, {
   environment: { SUBSCRIPTION_BILLING_PATH: 'run', SUBSCRIPTION_RUN_GRACE_MINUTES: '120' },
 });
-const { today, skipTo, until, subscribe, ledgerOf, activitiesOf } = subscriptionSteps(t);
+const { today, skipTo, view, until, subscribe, ledgerOf, activitiesOf } = subscriptionSteps(t);
 
 const fixed = (due: string) => ({
   amount: 0,
@@ -33,6 +34,20 @@ async function signalsOf(workflowId: string) {
     const name = event.workflowExecutionSignaledEventAttributes?.signalName;
     return name ? [name] : [];
   });
+}
+
+/** The `billingRunCharge` signals' inputs, opened as the Temporal UI's codec server opens them. */
+async function billingRunSignalsOf(workflowId: string) {
+  const history = await t.env.client.workflow.getHandle(workflowId).fetchHistory();
+  const [codec] = testDataConverter.payloadCodecs!;
+  const inputs = [];
+  for (const event of history.events ?? []) {
+    const signal = event.workflowExecutionSignaledEventAttributes;
+    if (signal?.signalName !== 'billingRunCharge') continue;
+    const [payload] = await codec!.decode(signal.input?.payloads ?? []);
+    inputs.push(defaultPayloadConverter.fromPayload<{ billingRunId: string; chunk: number }>(payload!));
+  }
+  return inputs;
 }
 
 describe('a billing day through the billing run', () => {
@@ -54,6 +69,16 @@ describe('a billing day through the billing run', () => {
       .first();
     expect(charge).toMatchObject({ status: 'succeeded', billing_run_id: billingRunWorkflowId(due) });
     expect(charge.billing_chunk).toBeGreaterThanOrEqual(1);
+    // Findable from the subscription (issue 35): the API's charge names the run, its chunk and its workflow id.
+    const viewed = (await view(subscriptionId)).charges.find(
+      (c: { orderId: string }) => c.orderId === `${subscriptionId}-c1`,
+    );
+    expect(viewed).toMatchObject({
+      chargedBy: 'billing_run',
+      billingRunId: billingRunWorkflowId(due),
+      billingChunk: charge.billing_chunk,
+      billingRunWorkflowId: `billing-run/${due}`,
+    });
     // The next cycle is handed over in the same write as the success: nothing left for the workflow to do.
     const row = await t.db('subscriptions').where({ subscription_id: subscriptionId }).first();
     expect(row).toMatchObject({ run_cycle: 2, next_cycle: 2 });
@@ -62,6 +87,10 @@ describe('a billing day through the billing run', () => {
     await until(subscriptionId, () => true, 'settled');
     expect(await activitiesOf(workflowId)).not.toContain('chargeSubscriptionCycle');
     expect(await signalsOf(workflowId)).toContain('billingRunCharge');
+    // The subscription's history names the run and the chunk too (no search attribute needed).
+    expect(await billingRunSignalsOf(workflowId)).toEqual([
+      expect.objectContaining({ billingRunId: billingRunWorkflowId(due), chunk: charge.billing_chunk }),
+    ]);
     await captureHistory(t.env.client, billingRunWorkflowId(due), 'one-chunk');
     await captureHistory(t.env.client, workflowId, 'billing-run-charged', { stillOpen: true });
   });
@@ -145,6 +174,15 @@ describe('a billing day through the billing run', () => {
       .where({ order_id: `${subscriptionId}-c1` })
       .first();
     expect(charge).toMatchObject({ status: 'succeeded', billing_run_id: null });
+    const viewed = (await view(subscriptionId)).charges.find(
+      (c: { orderId: string }) => c.orderId === `${subscriptionId}-c1`,
+    );
+    expect(viewed).toMatchObject({
+      chargedBy: 'subscription',
+      billingRunId: null,
+      billingChunk: null,
+      billingRunWorkflowId: null,
+    });
     expect(await activitiesOf(subscriptionWorkflowId(subscriptionId))).toContain('chargeSubscriptionCycle');
   });
 
