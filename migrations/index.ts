@@ -32,6 +32,7 @@ import * as identityRecheck from './20261127_0031_identity_recheck';
 import * as notificationInbox from './20261127_0032_notification_inbox';
 import * as planPriceChangeRuns from './20261127_0034_plan_price_change_runs';
 import * as billingRuns from './20261127_0035_billing_runs';
+import * as billingRunScope from './20261127_0036_billing_run_scope';
 
 export interface Migration {
   name: string;
@@ -74,4 +75,5 @@ export const migrations: Migration[] = [
   { name: '20261127_0032_notification_inbox', ...notificationInbox },
   { name: '20261127_0034_plan_price_change_runs', ...planPriceChangeRuns },
   { name: '20261127_0035_billing_runs', ...billingRuns },
+  { name: '20261127_0036_billing_run_scope', ...billingRunScope },
 ];

@@ -38,7 +38,8 @@ import { chargeSubscriptionCycle, type SubscriptionActivityDependencies } from '
 type Deps = SubscriptionActivityDependencies;
 
 export async function handOverCycle({ db }: Deps, input: HandOver): Promise<void> {
-  await handOver(db, input);
+  const { taskQueue } = Context.current().info;
+  await handOver(db, input, taskQueue);
   await startDaysRun(input.dueDate, input.runStartsInMs);
 }
 
@@ -50,7 +51,7 @@ async function startDaysRun(day: string, delay: number) {
   const { client, info } = Context.current();
   try {
     await client.workflow.start('billingRun', {
-      workflowId: billingRunWorkflowId(day),
+      workflowId: billingRunWorkflowId(day, info.taskQueue),
       taskQueue: info.taskQueue,
       args: [{ day, ...DEFAULT_BILLING_RUN }],
       ...(delay > 0 && { startDelay: delay }),
@@ -71,7 +72,8 @@ export async function findHandedCycles(
   { db }: Deps,
   input: { day: string; limit: number },
 ): Promise<HandedCycle[]> {
-  return findHanded(db, input.day, input.limit);
+  // The run's own queue: it charges only what workflows of its deployment handed over.
+  return findHanded(db, input.day, input.limit, Context.current().info.taskQueue);
 }
 
 /**

@@ -20,7 +20,7 @@ const ENDED = ['cancelled', 'expired', 'not_authorized', 'needs_reauthorization'
 /**
  * Who charged it (issue 35): the day's billing run, named with its chunk and its Temporal workflow id as
  * text an engineer can copy into the Temporal UI (and a link when the console knows the UI), or the
- * subscription's own workflow. The run's id is `billing-run/<day>`, its workflow id.
+ * subscription's own workflow. The run's id is `billing-run/<task queue>/<day>`, its workflow id.
  * @param {ApiRecord} charge
  * @param {import('./types.js').Ctx} ctx
  */
@@ -31,7 +31,7 @@ function chargedByCell(charge, ctx) {
     'span',
     { class: 'charged-by' },
     t('Charged by the billing run of {day} (chunk {chunk})', {
-      day: dateOnly(workflowId.replace(/^billing-run\//, '')),
+      day: dateOnly(workflowId.slice(workflowId.lastIndexOf('/') + 1)),
       chunk: charge.billingChunk ?? '—',
     }),
     ' ',

@@ -199,7 +199,7 @@ export function summary(row: SubscriptionRow) {
 }
 
 /**
- * Who sent a charge: the day's billing run (its row names the run, `billing-run/<day>`, which is the run's
+ * Who sent a charge: the day's billing run (its row names the run, `billing-run/<task queue>/<day>`, which is the run's
  * Temporal workflow id, and the chunk) or the subscription's own workflow (nulls). Issue 35: every charge
  * findable from its subscription.
  */

@@ -13,6 +13,7 @@ import type { BaseCurrency, RemittanceInput, RemittanceStatus } from '../remitta
 import type { SubscriptionInput, SubscriptionView } from '../subscriptions/subscriptions';
 import type { NoticeOutcome, NoticeRequest } from '../subscriptions/notices';
 import type { PlanPriceChangeInput, PlanPriceChangeProgress } from '../subscriptions/price-changes';
+import type { BillingRunInput, BillingRunSummary } from '../subscriptions/billing-runs';
 import type { TerminalSettlementInput, TerminalSettlementResult } from '../payments/terminal-settlements';
 import type { SavedMethodPaymentInput, SavedMethodPaymentSnapshot } from '../saved-methods/payments';
 import type { WebhookEndpointInput, WebhookResendInput } from '../events/webhooks';
@@ -33,6 +34,7 @@ export interface StartableWorkflows {
   subscription: (input: SubscriptionInput) => Promise<SubscriptionView>;
   subscriptionNotice: (input: NoticeRequest) => Promise<NoticeOutcome>;
   planPriceChange: (input: PlanPriceChangeInput) => Promise<PlanPriceChangeProgress>;
+  billingRun: (input: BillingRunInput) => Promise<BillingRunSummary>;
   savedMethodBinding: (input: BindingInput) => Promise<BindingResult>;
   savedMethodDeletion: (
     input: SavedMethodDeletionInput,

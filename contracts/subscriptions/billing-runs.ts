@@ -5,7 +5,9 @@
  */
 import { defineSignal } from '@temporalio/workflow';
 
-export const billingRunWorkflowId = (dueDate: string) => `billing-run/${dueDate}`;
+/** One run per task queue (a deployment's workers) and day: deployments sharing a Temporal namespace never share one. */
+export const billingRunWorkflowId = (dueDate: string, taskQueue: string) =>
+  `billing-run/${taskQueue}/${dueDate}`;
 
 export interface BillingRunInput {
   /** Charges the cycles handed over whose date is this day or earlier (GMT+7, YYYY-MM-DD). */

@@ -3,8 +3,10 @@ import type { Db } from '../shared/knex';
 import type { HandedCycle } from '../../contracts/subscriptions';
 
 /** The workflow hands one cycle over; it is the only writer of a hand-over, apart from the run's success. */
-export async function handOver(db: Db, cycle: HandedCycle): Promise<void> {
+/** `scope`: the task queue of the workflow handing over; only that queue's run charges it. */
+export async function handOver(db: Db, cycle: HandedCycle, scope: string): Promise<void> {
   await db('subscriptions').where({ subscription_id: cycle.subscriptionId }).update({
+    run_scope: scope,
     run_cycle: cycle.cycle,
     run_amount: cycle.amount,
     run_due_date: cycle.dueDate,
@@ -28,10 +30,11 @@ export async function takeBack(db: Db, subscriptionId: string, cycle: number): P
  * Cycles handed over, due by `day`, on active subscriptions, whose charge has not been claimed yet (no
  * charge row for its order), oldest date first. A claimed one never comes back: the run moves on.
  */
-export async function findHanded(db: Db, day: string, limit: number): Promise<HandedCycle[]> {
+export async function findHanded(db: Db, day: string, limit: number, scope: string): Promise<HandedCycle[]> {
   const rows: { subscription_id: string; run_cycle: number; run_amount: string; run_due_date: string }[] =
     await db('subscriptions as s')
       .whereNotNull('s.run_cycle')
+      .where('s.run_scope', scope)
       .whereRaw('s.run_cycle = s.next_cycle')
       .where('s.run_due_date', '<=', day)
       .where('s.status', 'active')

@@ -19,7 +19,8 @@ import {
   billingRunWorkflowId,
   subscriptionWorkflowId,
 } from '../../contracts/subscriptions';
-import type { BenchStack } from './harness';
+import { BENCH_TASK_QUEUE, type BenchStack } from './harness';
+import { loadConfig } from '../../platform/config';
 import { peakRssLines } from './process-memory';
 
 const COUNT = Number(process.env.BENCH_SUBSCRIPTIONS ?? 1000);
@@ -183,14 +184,16 @@ export async function benchBillingDay(stack: BenchStack): Promise<void> {
  * whose run closed and started again for late hand-overs counts only the last). None on the previous design.
  */
 async function printBillingRunCost(stack: BenchStack, day: string, charges: number) {
-  const run = await stack.history(billingRunWorkflowId(day)).catch(() => undefined);
+  const taskQueue = stack.shape === 'dev' ? BENCH_TASK_QUEUE : loadConfig({}).TEMPORAL_TASK_QUEUE;
+  const runId = billingRunWorkflowId(day, taskQueue);
+  const run = await stack.history(runId).catch(() => undefined);
   if (!run) {
     console.log('  billing run: none (each subscription charged its own cycle)');
     return;
   }
   const activities = Object.values(run.activities).reduce((sum, times) => sum + times, 0);
   console.log(
-    `  billing run ${billingRunWorkflowId(day)}: ${run.events} events, ${run.workflowTasks} workflow tasks, ` +
+    `  billing run ${runId}: ${run.events} events, ${run.workflowTasks} workflow tasks, ` +
       `${activities} activities; per charge ${(run.events / charges).toFixed(2)} events, ` +
       `${(run.workflowTasks / charges).toFixed(3)} workflow tasks, ${(activities / charges).toFixed(3)} activities`,
   );

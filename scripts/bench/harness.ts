@@ -30,6 +30,9 @@ import { resolveDevServer } from '../temporal-binaries';
 import { queryCounter, type CostProbe } from './costs';
 
 /** The sandbox's side, in process or over its HTTP admin API. */
+
+/** The dev shape's task queue (the cluster shape runs on the configured one, `payrun` by default). */
+export const BENCH_TASK_QUEUE = 'bench';
 export interface BenchGateway {
   ledger(): Promise<LedgerEntry[]>;
   setAutoApprove(enabled: boolean): Promise<void>;
@@ -188,7 +191,7 @@ export async function startBenchStack(switches: Record<string, string> = {}): Pr
   // Benchmarks measure throughput, so no rate limit unless asked; PAYOUT_, RATE_LIMIT_ and REMITTANCE_
   // settings come from the environment (the uploads and rate-limit benches set them).
   const configInput = {
-    TEMPORAL_TASK_QUEUE: 'bench',
+    TEMPORAL_TASK_QUEUE: BENCH_TASK_QUEUE,
     CUSTOMER_KEY_SECRET: randomBytes(32).toString('base64url'),
     DECISION_SIGNING_KEY: randomBytes(32).toString('base64url'),
     ...NO_RATE_LIMITS,

@@ -16,7 +16,6 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { PayrunWorker as Worker } from '../../workers/worker';
 import { createActivities } from '../../activities';
-import { createApp } from '../../api/app';
 import { DISBURSEMENT_AMOUNT_RANGES, itemFailureReason } from '../../gateway';
 import type { Db } from '../../db/shared/knex';
 import { disableEndpoint } from '../../db/events/webhooks';
@@ -24,7 +23,7 @@ import { createLogger } from '../../platform/logger';
 import { DEFAULT_WEBHOOK_TIMING } from '../../contracts/events';
 import { generateSandboxKeyPair, startSandbox, type Sandbox } from '../../sandbox';
 import { createInstrumentedGateway } from '../../workers/gateway';
-import { callApi, listen, type RunningApi } from '../support/api';
+import { callApi, serveApi, type RunningApi } from '../support/api';
 import { createApiKey } from '../../db/shared/api-keys';
 import { personIdOf } from '../../db/identity/people';
 import type { IdentityServer } from '../../platform/identity/server';
@@ -120,23 +119,22 @@ beforeAll(async () => {
       groups: [...person.roles],
     });
   }
-  api = await listen(
-    createApp({
-      db,
-      temporal: env.client,
-      logger: createLogger('silent'),
-      merchant: testMerchant,
-      ...testApiSettings(taskQueue, { payouts }),
-      webhooks: {
-        taskQueue,
-        timing: DEFAULT_WEBHOOK_TIMING,
-        keyring: testCodecKeyring,
-        allowLoopbackHttp: true,
-      },
-      console: { temporalUiUrl: 'http://127.0.0.1:8233', namespace: env.namespace ?? 'default' },
-      identity: identityDependencies(identity),
-    }),
-  );
+  // serveApi: with its notification relay, the only signaller of the gateway's notifications.
+  api = await serveApi({
+    db,
+    temporal: env.client,
+    logger: createLogger('silent'),
+    merchant: testMerchant,
+    ...testApiSettings(taskQueue, { payouts }),
+    webhooks: {
+      taskQueue,
+      timing: DEFAULT_WEBHOOK_TIMING,
+      keyring: testCodecKeyring,
+      allowLoopbackHttp: true,
+    },
+    console: { temporalUiUrl: 'http://127.0.0.1:8233', namespace: env.namespace ?? 'default' },
+    identity: identityDependencies(identity),
+  });
   identity.settings.publicBaseUrl = api.baseUrl;
   provider = await identity.start();
   const activities = createActivities({

@@ -6,7 +6,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { temporal } from '@temporalio/proto';
-import { subscriptionWorkflowId } from '../../contracts/subscriptions';
+import { billingRunWorkflowId, subscriptionWorkflowId } from '../../contracts/subscriptions';
+import { loadConfig } from '../../platform/config';
 import { payoutFile } from '../support/payout-stack';
 import { eventually } from '../support/wait';
 import type { IpnLogEntry } from '../../sandbox/ipn';
@@ -132,7 +133,11 @@ describe('the production shape under hard faults', () => {
     // The charge takes 4 s at the gateway, so the worker surely holds it when it dies.
     await t.sandbox('PUT', '/faults', { operation: 'subscription.pay', latencyMs: 4000, times: 1 });
     await eventually(() => t.sandbox('POST', `/payments/${subscriptionId}/approve`, {}));
-    const { victim, survivorIdentity } = await killWorker(await heldActivity([workflowId]));
+    // A plain cycle is charged by the day's billing run (docs/subscriptions.md), a self-charging one by the
+    // subscription's workflow: the worker to kill holds the charge in either.
+    const { victim, survivorIdentity } = await killWorker(
+      await heldActivity([billingRunWorkflowId(today, loadConfig({}).TEMPORAL_TASK_QUEUE), workflowId]),
+    );
 
     const charged = await eventually(
       async () => {

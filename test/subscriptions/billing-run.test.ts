@@ -67,7 +67,10 @@ describe('a billing day through the billing run', () => {
       .db('subscription_charges')
       .where({ order_id: `${subscriptionId}-c1` })
       .first();
-    expect(charge).toMatchObject({ status: 'succeeded', billing_run_id: billingRunWorkflowId(due) });
+    expect(charge).toMatchObject({
+      status: 'succeeded',
+      billing_run_id: billingRunWorkflowId(due, t.taskQueue),
+    });
     expect(charge.billing_chunk).toBeGreaterThanOrEqual(1);
     // Findable from the subscription (issue 35): the API's charge names the run, its chunk and its workflow id.
     const viewed = (await view(subscriptionId)).charges.find(
@@ -75,9 +78,9 @@ describe('a billing day through the billing run', () => {
     );
     expect(viewed).toMatchObject({
       chargedBy: 'billing_run',
-      billingRunId: billingRunWorkflowId(due),
+      billingRunId: billingRunWorkflowId(due, t.taskQueue),
       billingChunk: charge.billing_chunk,
-      billingRunWorkflowId: `billing-run/${due}`,
+      billingRunWorkflowId: `billing-run/${t.taskQueue}/${due}`,
     });
     // The next cycle is handed over in the same write as the success: nothing left for the workflow to do.
     const row = await t.db('subscriptions').where({ subscription_id: subscriptionId }).first();
@@ -89,9 +92,12 @@ describe('a billing day through the billing run', () => {
     expect(await signalsOf(workflowId)).toContain('billingRunCharge');
     // The subscription's history names the run and the chunk too (no search attribute needed).
     expect(await billingRunSignalsOf(workflowId)).toEqual([
-      expect.objectContaining({ billingRunId: billingRunWorkflowId(due), chunk: charge.billing_chunk }),
+      expect.objectContaining({
+        billingRunId: billingRunWorkflowId(due, t.taskQueue),
+        chunk: charge.billing_chunk,
+      }),
     ]);
-    await captureHistory(t.env.client, billingRunWorkflowId(due), 'one-chunk');
+    await captureHistory(t.env.client, billingRunWorkflowId(due, t.taskQueue), 'one-chunk');
     await captureHistory(t.env.client, workflowId, 'billing-run-charged', { stillOpen: true });
   });
 
@@ -112,7 +118,7 @@ describe('a billing day through the billing run', () => {
       .db('subscription_charges')
       .where({ order_id: `${subscriptionId}-c1` })
       .first();
-    expect(first.billing_run_id).toBe(billingRunWorkflowId(due));
+    expect(first.billing_run_id).toBe(billingRunWorkflowId(due, t.taskQueue));
     await captureHistory(
       t.env.client,
       subscriptionWorkflowId(subscriptionId),
@@ -147,7 +153,10 @@ describe('a billing day through the billing run', () => {
       .db('subscription_charges')
       .where({ order_id: `${subscriptionId}-c1` })
       .first();
-    expect(charge).toMatchObject({ status: 'succeeded', billing_run_id: billingRunWorkflowId(due) });
+    expect(charge).toMatchObject({
+      status: 'succeeded',
+      billing_run_id: billingRunWorkflowId(due, t.taskQueue),
+    });
     expect(await activitiesOf(subscriptionWorkflowId(subscriptionId))).not.toContain(
       'chargeSubscriptionCycle',
     );

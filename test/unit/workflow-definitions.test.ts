@@ -16,6 +16,7 @@ import {
 import { kindOf, type StartableWorkflowName, type StartableWorkflows } from '../../contracts/shared';
 import { stackCheckWorkflowId } from '../../contracts/shared';
 import {
+  billingRunWorkflowId,
   planPriceChangeWorkflowId,
   subscriptionNoticeWorkflowId,
   subscriptionWorkflowId,
@@ -44,6 +45,7 @@ const ID_OF: Record<StartableWorkflowName, (id: string) => string> = {
   subscription: subscriptionWorkflowId,
   subscriptionNotice: subscriptionNoticeWorkflowId,
   planPriceChange: planPriceChangeWorkflowId,
+  billingRun: (day) => billingRunWorkflowId(day, 'payrun'),
   savedMethodBinding: savedMethodBindingWorkflowId,
   savedMethodDeletion: savedMethodDeletionWorkflowId,
   savedMethodPayment: savedMethodPaymentWorkflowId,
