@@ -74,7 +74,9 @@ async function main(): Promise<void> {
     } else if (command === 'list') {
       const rows = await listApiKeys(db);
       if (!rows.length)
-        console.log('No API keys yet. Create one with: npm run keys -- create --name <name> --roles admin');
+        console.log(
+          'No API keys yet. Create one with: npm run keys -- create --name <name> --roles admin --owner service:<name>',
+        );
       for (const row of rows) {
         const state = row.revoked_at ? `revoked ${row.revoked_at.toISOString()}` : 'active';
         const used = row.last_used_at ? `last used ${row.last_used_at.toISOString()}` : 'never used';

@@ -106,7 +106,18 @@ async function main(): Promise<number> {
     );
     const keys = spawnSync(
       process.execPath,
-      ['--import', 'tsx', 'scripts/api-keys.ts', 'create', '--name', 'schemathesis', '--roles', 'admin'],
+      [
+        '--import',
+        'tsx',
+        'scripts/api-keys.ts',
+        'create',
+        '--name',
+        'schemathesis',
+        '--roles',
+        'admin',
+        '--owner',
+        'service:schemathesis',
+      ],
       { env, encoding: 'utf8' },
     );
     const key = /^\s+(\S+)\s*$/m.exec(keys.stdout)?.[1];
