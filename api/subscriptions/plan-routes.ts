@@ -290,7 +290,7 @@ export function planRoutes(deps: SubscriptionDeps & { now?: () => number }): Any
     ...priceChangeRoutes('plan'),
     defineRoute({
       method: 'get',
-      path: '/v1/plans/:planId/price-changes/:planPriceChangeId',
+      path: '/v1/plans/:planId/price-changes/:planPriceChangeId/progress',
       summary:
         "One price change of a plan and how far it got: total subscriptions it reaches, applied (taken by the subscription's workflow), failed (refused by it), waiting; status applying, then done.",
       tag: 'subscriptions',

@@ -154,7 +154,7 @@ describe('dated price changes', () => {
       const seen = await call(
         t,
         'GET',
-        `/v1/plans/${plan.planId}/price-changes/${scheduled.body.planPriceChangeId}`,
+        `/v1/plans/${plan.planId}/price-changes/${scheduled.body.planPriceChangeId}/progress`,
         undefined,
         t.viewerKey,
       );
