@@ -35,11 +35,16 @@ afterAll(async () => {
 });
 
 /**
- * Waits for decoded text on the workflow's page. The UI keeps a payload it could not decode (a decode
- * call that timed out on a busy machine) as ciphertext until the page is loaded again, so a page that
- * shows none after 20 s is reloaded, three times at most: a codec that refuses the person still fails.
+ * Waits for decoded text on the workflow's page, opening the page again (three times at most) when it
+ * shows none after 20 s. Two things on a busy machine call for that, neither of them payrun's codec:
+ * - The UI keeps a payload whose decode call timed out as ciphertext until the page is loaded again.
+ * - The Temporal UI (2.42) can sign a person out right after the provider sent them back: the page the
+ *   callback lands on asks the UI server for the workflow before the UI has taken the person's token from
+ *   the callback's cookies, gets 401 and goes to `/login?error=unauthorized`. The token is kept by then,
+ *   so opening the workflow again (what a person would do) shows it.
+ * A codec that refuses the person still fails here: the trail in the error says what each call answered.
  */
-async function shownAfterReloads(page: Page, text: string) {
+async function waitForDecoded(page: Page, text: string, workflowUrl: string) {
   for (let attempt = 1; ; attempt += 1) {
     try {
       await page.getByText(text).first().waitFor({ timeout: 20_000 });
@@ -47,12 +52,48 @@ async function shownAfterReloads(page: Page, text: string) {
     } catch (error) {
       if (attempt >= 3) {
         await page.screenshot({ path: path.join(SHOTS, 'temporal-ui-not-decoded.png'), fullPage: true });
-        throw error;
+        throw new Error(
+          `${(error as Error).message}\nOn ${page.url()}, what the page's codec calls and console saw:\n${codecTrail.get(page)?.join('\n')}`,
+        );
       }
-      await page.reload();
+      await page.goto(workflowUrl);
     }
   }
 }
+
+/** Per page: each codec call's answer or failure, and the console's errors, for the failure message. */
+const codecTrail = new WeakMap<Page, string[]>();
+
+function watchCodec(page: Page): void {
+  const trail: string[] = [];
+  codecTrail.set(page, trail);
+  const at = () => new Date().toISOString().slice(11, 23);
+  page.on('response', (response) => {
+    if (!response.url().includes('/codec/') && response.status() < 400) return;
+    const request = response.request();
+    const timing = request.timing();
+    void response
+      .text()
+      .catch(() => '')
+      .then((body) =>
+        trail.push(
+          `${at()} ${request.method()} ${response.url()} ${response.status()} after ${Math.round(timing.responseEnd)} ms` +
+            (response.status() >= 400 ? ` ${body.slice(0, 300)}` : ''),
+        ),
+      );
+  });
+  page.on('requestfailed', (request) => {
+    if (request.url().includes('/codec/'))
+      trail.push(`${at()} ${request.method()} ${request.url()} failed: ${request.failure()?.errorText}`);
+  });
+  page.on('console', (message) => {
+    if (message.type() === 'error' || message.type() === 'warning')
+      trail.push(`${at()} console ${message.type()}: ${message.text().slice(0, 300)}`);
+  });
+}
+
+const workflowPathOf = (workflowId: string) =>
+  `/namespaces/default/workflows/${encodeURIComponent(workflowId)}`;
 
 /** From the UI's SSO entry through the provider's sign-in form, back on the workflow's page. */
 async function openWorkflowAs(subject: string, workflowId: string): Promise<Page> {
@@ -62,14 +103,19 @@ async function openWorkflowAs(subject: string, workflowId: string): Promise<Page
     ignoreHTTPSErrors: true,
   });
   const page = await context.newPage();
-  const workflowPath = `/namespaces/default/workflows/${encodeURIComponent(workflowId)}`;
+  watchCodec(page);
+  const workflowPath = workflowPathOf(workflowId);
   await page.goto(`${t.cluster.urls.ui}/auth/sso?returnUrl=${encodeURIComponent(workflowPath)}`);
   await page.waitForURL(`${t.cluster.urls.identity}/**`);
   await page.locator('select#subject').selectOption(subject);
   await page.locator('input#password').fill(t.cluster.identityPassword);
   await page.locator('button#sign-in').click();
-  await page.waitForURL(`${t.cluster.urls.ui}/**`);
-  await page.goto(`${t.cluster.urls.ui}${workflowPath}`);
+  // The UI's callback hands the person over in short-lived cookies and sends the browser on to the
+  // workflow; the page that arrives there keeps them. Navigating away before it has (what this test once
+  // did) can leave the UI signed out for good.
+  await page.waitForURL(
+    (url) => url.origin === new URL(t.cluster.urls.ui).origin && url.pathname.startsWith(workflowPath),
+  );
   return page;
 }
 
@@ -87,12 +133,13 @@ describe('the Temporal UI of the cluster signs in through the provider and decod
     await eventually(() => t.temporal.workflow.getHandle(workflowId).describe());
 
     const viewer = await openWorkflowAs('lan.viewer', workflowId);
-    await shownAfterReloads(viewer, '****5678');
+    const workflowUrl = `${t.cluster.urls.ui}${workflowPathOf(workflowId)}`;
+    await waitForDecoded(viewer, '****5678', workflowUrl);
     expect(await viewer.content()).not.toContain(WALLET);
     await viewer.screenshot({ path: path.join(SHOTS, 'temporal-ui-decoded-viewer.png'), fullPage: true });
 
     const admin = await openWorkflowAs('an.admin', workflowId);
-    await shownAfterReloads(admin, WALLET);
+    await waitForDecoded(admin, WALLET, workflowUrl);
     await admin.screenshot({ path: path.join(SHOTS, 'temporal-ui-decoded-admin.png'), fullPage: true });
   }, 240_000);
 });
