@@ -6,7 +6,13 @@ import {
   type Client,
   type WorkflowStartOptions,
 } from '@temporalio/client';
-import { ApplicationFailure, WorkflowIdConflictPolicy, WorkflowIdReusePolicy } from '@temporalio/common';
+import {
+  ApplicationFailure,
+  WorkflowExecutionAlreadyStartedError,
+  WorkflowIdConflictPolicy,
+  WorkflowIdReusePolicy,
+  type UpdateDefinition,
+} from '@temporalio/common';
 import { AUTHORIZATION_HOLD_MS, REFUND_AMOUNT_RANGES } from '../../gateway';
 import type { Db } from '../../db/shared/knex';
 import type { ListFilter } from '../../db/shared/list-filter';
@@ -27,6 +33,7 @@ import {
   CONFIRM_REFUSED,
   confirmPaymentUpdate,
   paymentAnsweredUpdate,
+  refundAnsweredUpdate,
   paymentWorkflowId,
   type ConfirmAction,
   type PaymentInput,
@@ -56,9 +63,9 @@ export interface PaymentSettings {
   /** How long a create call waits for the gateway's answer (links) before answering 202. */
   answerWaitMs: number;
   /**
-   * How a create call waits for that answer: `update` (default) sends `paymentAnsweredUpdate` with the
-   * workflow's start and reads the record once; `polling` reads the record every 50 ms, the design before
-   * it, kept only so the payments benchmark can compare (PAYMENT_ANSWER_BY_POLLING).
+   * How a create or refund call waits for that answer: `update` (default) sends the workflow's "answered"
+   * update with its start and reads the record once; `polling` reads the record every 50 ms, the design
+   * before it, kept only so the payments benchmark can compare (PAYMENT_ANSWER_BY_POLLING).
    */
   answerBy?: 'update' | 'polling';
 }
@@ -125,35 +132,39 @@ async function waitWhile<T>(read: () => Promise<T>, busy: (value: T) => boolean,
 }
 
 /**
- * Starts the payment workflow with `paymentAnsweredUpdate` and waits, until `deadline`, for the workflow to
- * say its record holds the gateway's answer. Nothing is read meanwhile: the workflow's own event ends the
- * wait. The payment is never created twice: the start and the update are one call on one workflow id
- * (REJECT_DUPLICATE for a finished one, USE_EXISTING joins a running one), and only the workflow's
- * activity ever sends api/create.
+ * Starts a payment's or a refund's workflow with its "answered" update and waits, until `deadline`, for
+ * the workflow to say its record holds the gateway's answer. Nothing is read meanwhile: the workflow's own
+ * event ends the wait. The order is never sent twice: the start and the update are one call on one
+ * workflow id (REJECT_DUPLICATE for a finished one, USE_EXISTING joins a running one), and only the
+ * workflow's activity ever calls the gateway.
  */
-async function startAwaitingAnswer(
+async function startAwaitingAnswer<Name extends 'payment' | 'refund'>(
   temporal: Client,
-  options: WorkflowStartOptions<PaymentWorkflow>,
+  name: Name,
+  options: WorkflowStartOptions<StartableWorkflows[Name]>,
+  answered: UpdateDefinition<unknown, []>,
   deadline: number,
 ): Promise<void> {
   try {
     await temporal.withDeadline(deadline, () =>
       executeUpdateWithStartWorkflow(
         temporal,
-        'payment',
+        name,
         { ...options, workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING },
-        // One update id per payment: a retried create joins the first one's outcome, adding no event.
-        { definition: paymentAnsweredUpdate, updateId: 'answered' },
+        // One update id per workflow: a retried call joins the first one's outcome, adding no event.
+        { definition: answered, updateId: 'answered' },
       ),
     );
   } catch (error) {
     // The answer is late (answered 202, as before). The deadline may have cut the call before the start
-    // was stored: a plain start (a no-op when it was) makes sure the workflow exists and the payment goes on.
+    // was stored: a plain start (a no-op when it was) makes sure the workflow exists and the order goes on.
     if (error instanceof WorkflowUpdateRPCTimeoutOrCancelledError)
-      return startOnce(() => startWorkflow(temporal, 'payment', options));
+      return startOnce(() => startWorkflow(temporal, name, options));
     // Started, but the update could not finish (a worker without its handler mid-deploy, or the run ended
-    // before the answer): the record read next answers, 202 while it is still `created`.
+    // before the answer): the record read next answers.
     if (error instanceof WorkflowUpdateFailedError) return;
+    // A retried call whose workflow has finished: the record read next has its outcome.
+    if (error instanceof WorkflowExecutionAlreadyStartedError) return;
     throw error;
   }
 }
@@ -207,7 +218,13 @@ export async function createPayment(deps: PaymentDeps, input: NewPayment) {
     start: () =>
       polling
         ? startWorkflow(temporal, 'payment', startOptions)
-        : startAwaitingAnswer(temporal, startOptions, Date.now() + settings.answerWaitMs),
+        : startAwaitingAnswer(
+            temporal,
+            'payment',
+            startOptions,
+            paymentAnsweredUpdate,
+            Date.now() + settings.answerWaitMs,
+          ),
   });
   const row = polling
     ? await waitWhile(
@@ -438,21 +455,33 @@ export async function refundPayment(
     timing: settings.refund,
     approval: await approvalRequestOf(db, 'refund', refund.refund_id),
   };
-  await startOnce(() =>
-    startWorkflow(temporal, 'refund', {
-      taskQueue: settings.taskQueue,
-      workflowId: refund.workflow_id,
-      args: [workflowInput],
-      workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
-      staticSummary: `Refund ${refund.refund_id}: ${input.amount} VND of payment ${input.paymentId}`,
-      typedSearchAttributes: [{ key: payrunOrderId, value: refund.order_id }],
-    }),
-  );
-  const row = await waitWhile(
-    () => findRefund(db, refund.refund_id),
-    (found) => found?.status === 'created',
-    settings.answerWaitMs,
-  );
+  const startOptions: WorkflowStartOptions<StartableWorkflows['refund']> = {
+    taskQueue: settings.taskQueue,
+    workflowId: refund.workflow_id,
+    args: [workflowInput],
+    workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+    staticSummary: `Refund ${refund.refund_id}: ${input.amount} VND of payment ${input.paymentId}`,
+    typedSearchAttributes: [{ key: payrunOrderId, value: refund.order_id }],
+  };
+  // Only a refund about to be sent has an answer to wait for; one held for approvers answers at once.
+  if (refund.status !== 'created' || settings.answerBy === 'polling')
+    await startOnce(() => startWorkflow(temporal, 'refund', startOptions));
+  else
+    await startAwaitingAnswer(
+      temporal,
+      'refund',
+      startOptions,
+      refundAnsweredUpdate,
+      Date.now() + settings.answerWaitMs,
+    );
+  const row =
+    settings.answerBy === 'polling'
+      ? await waitWhile(
+          () => findRefund(db, refund.refund_id),
+          (found) => found?.status === 'created',
+          settings.answerWaitMs,
+        )
+      : await findRefund(db, refund.refund_id);
   return refundView(row!);
 }
 

@@ -3,6 +3,7 @@
  * and outcome. Pure code: the API, activities and db/ import it.
  */
 import type { Duration } from '@temporalio/common';
+import { defineUpdate } from '@temporalio/workflow';
 import type { ApprovalRequest } from '../approvals';
 
 export const refundWorkflowId = (refundId: string) => `refund/${refundId}`;
@@ -66,3 +67,10 @@ export interface RefundOutcome {
   resultCode?: number;
   message?: string;
 }
+
+/**
+ * Completes once the refund's record holds the gateway's first answer (or the approvers' refusal): the
+ * refund call sends it with the workflow's start (update-with-start) and reads the record once
+ * afterwards, instead of reading it every 50 ms.
+ */
+export const refundAnsweredUpdate = defineUpdate<void, []>('refundAnswered');

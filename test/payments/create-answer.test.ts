@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import { afterEach, describe, expect, it } from 'vitest';
-import { paymentWorkflowId } from '../../contracts/payments';
+import { paymentWorkflowId, refundWorkflowId } from '../../contracts/payments';
 import { captureHistory } from '../support/history-capture';
 import { createTimeSkippingEnv } from '../support/temporal';
 import { eventually } from '../support/wait';
@@ -44,11 +44,11 @@ const body = (paymentId: string) => ({
 const slowGateway = (latencyMs: number) =>
   fixture.sandbox.admin.setFaults({ operation: 'payment.captureWallet', latencyMs, times: 1 });
 
-/** Reads of this payment's record, by anyone (API or worker), while `during` runs. */
-async function recordReadsDuring<T>(paymentId: string, during: () => Promise<T>) {
+/** Reads of this payment's (or refund's) record, by anyone (API or worker), while `during` runs. */
+async function recordReadsDuring<T>(id: string, during: () => Promise<T>, table = 'payments') {
   let reads = 0;
   const count = (query: { sql: string; bindings?: unknown[] }) => {
-    if (/^select\b/i.test(query.sql) && /"payments"/.test(query.sql) && query.bindings?.includes(paymentId))
+    if (/^select\b/i.test(query.sql) && query.sql.includes(`"${table}"`) && query.bindings?.includes(id))
       reads += 1;
   };
   fixture.db.on('query', count);
@@ -135,5 +135,31 @@ describe('a payment create waits on the workflow, not on its record', () => {
       expect(view).toMatchObject({ status: 'awaiting_customer', payUrl: expect.stringMatching(/^http/) });
     });
     expect((await historyOf(fixture.env.client, paymentId)).creates).toBe(1);
+  });
+});
+
+describe('a refund waits on the workflow, not on its record', () => {
+  it("answers with the gateway's answer, reading the refund's record once, however slow the gateway", async () => {
+    const paymentId = newId();
+    expect((await call(fixture, 'POST', '/v1/payments', body(paymentId))).status).toBe(201);
+    fixture.sandbox.admin.approvePayment(paymentId);
+    await eventually(async () =>
+      expect((await call(fixture, 'GET', `/v1/payments/${paymentId}`)).body.status).toBe('succeeded'),
+    );
+    fixture.sandbox.admin.setFaults({ operation: 'refund.create', latencyMs: 600, times: 1 });
+    const refundId = `${paymentId}-r1`;
+    const { result: refunded, reads } = await recordReadsDuring(
+      refundId,
+      () => call(fixture, 'POST', `/v1/payments/${paymentId}/refunds`, { amount: 50_000 }),
+      'refunds',
+    );
+    expect(refunded.status, JSON.stringify(refunded.body)).toBe(201);
+    expect(refunded.body).toMatchObject({ orderId: refundId, status: 'succeeded', resultCode: 0 });
+    // A 50 ms poll would have read it a dozen times during the 600 ms; the worker's reads and the API's one.
+    expect(reads()).toBeLessThanOrEqual(4);
+    const events =
+      (await fixture.env.client.workflow.getHandle(refundWorkflowId(refunded.body.refundId)).fetchHistory())
+        .events ?? [];
+    expect(events.filter((event) => event.workflowExecutionUpdateAcceptedEventAttributes)).toHaveLength(1);
   });
 });

@@ -1,7 +1,12 @@
-import { patched } from '@temporalio/workflow';
+import { condition, patched, setHandler } from '@temporalio/workflow';
 import { gatewayOf, recordsOf } from '../shared/activity-profiles';
 import type { PaymentActivities } from '../../contracts/payments';
-import { refundTransition, type RefundInput, type RefundOutcome } from '../../contracts/payments';
+import {
+  refundAnsweredUpdate,
+  refundTransition,
+  type RefundInput,
+  type RefundOutcome,
+} from '../../contracts/payments';
 import { waitForNotificationOrAsk, waitOrAskThenAttend, type AskSchedule } from '../shared/wait-or-ask';
 import { awaitApproval } from '../approvals/await-approval';
 import { whileHeld } from '../holds/while-held';
@@ -20,12 +25,17 @@ const noNotification = () => undefined;
 export async function refund(input: RefundInput): Promise<RefundOutcome> {
   const { refundId, timing } = input;
   const gateway = gatewayOf<PaymentActivities>(timing.gatewayAttemptTimeout);
+  // The refund call's wait for the first answer. A handler adds no command (only an update that is sent
+  // does), so runs started before it replay unchanged.
+  let recorded = false;
+  setHandler(refundAnsweredUpdate, () => condition(() => recorded));
   // Before the gateway is asked: a refund held for approvers sends nothing unless they approve. Inputs
   // without `approval` (every run started before it existed) never wait, so their replay is unchanged.
   if (input.approval) {
     const approval = await awaitApproval(input.approval);
     if (approval !== 'approved') {
       await records.recordRefundNotApproved({ refundId, status: approval });
+      recorded = true;
       return { status: approval, message: `The approval was ${approval}; nothing was refunded.` };
     }
   }
@@ -34,6 +44,7 @@ export async function refund(input: RefundInput): Promise<RefundOutcome> {
   let outcome: RefundOutcome = await whileHeld({ kind: 'refund', objectId: refundId }, ({ releasedHold }) =>
     gateway.createRefund({ refundId, ...(releasedHold && { releasedHold }) }),
   );
+  recorded = true;
   if (outcome.status !== 'pending') return outcome;
   const ask = async () => {
     outcome = await gateway.queryRefund({ refundId });
