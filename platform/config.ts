@@ -183,7 +183,7 @@ export const configSchema = z.object({
     .pipe(z.enum(['true', 'false'], { error: 'true or false' }).optional())
     .transform((value) => value === 'true')
     .describe(
-      'Benchmark comparison only (npm run bench -- payments --previous): a payment create reads its record every 50 ms for the gateway answer, as before update-with-start',
+      'Benchmark comparison only (npm run bench -- payments --previous): a payment create or a refund reads its record every 50 ms for the gateway answer, as before update-with-start',
     ),
   REMITTANCE_QUOTE_TTL_SECONDS: z.coerce
     .number()
@@ -191,6 +191,32 @@ export const configSchema = z.object({
     .default(300)
     .describe('A remittance quote older than this is fetched again before buying'),
   WORKER_METRICS_PORT: port.default(9464).describe('Port where a standalone worker serves /metrics'),
+  WORKER_CACHED_WORKFLOWS: z.coerce
+    .number()
+    .int()
+    .min(2, 'must be at least 2')
+    .optional()
+    .describe(
+      "Workflows a worker keeps in memory between their tasks; one evicted is replayed from its history on its next task. Unset: the SDK's choice from the heap limit (about 600 per GiB over 200 MiB; 2,310 with Node's 4 GiB default) (docs/capacity.md)",
+    ),
+  WORKER_WORKFLOW_TASK_SLOTS: z.coerce
+    .number()
+    .int()
+    .positive('must be above 0')
+    .default(40)
+    .describe('Workflow tasks a worker runs at once'),
+  WORKER_ACTIVITY_TASK_SLOTS: z.coerce
+    .number()
+    .int()
+    .positive('must be above 0')
+    .default(100)
+    .describe('Activities a worker runs at once, per task queue it polls'),
+  WORKER_WORKFLOW_TASK_POLLERS: z.coerce
+    .number()
+    .int()
+    .positive('must be above 0')
+    .default(10)
+    .describe('Most workflow-task polls a worker keeps open at once (at most WORKER_WORKFLOW_TASK_SLOTS)'),
   SUBSCRIPTION_RETRY_DELAY_HOURS: z.coerce
     .number()
     .positive()

@@ -13,7 +13,7 @@ import type { CodecKeyring } from '../platform/payload-codec';
 import { requireDecisionKey, type GatewaySettings } from '../platform/require-services';
 import { createInstrumentedGateway } from './gateway';
 import { QUEUED_OPERATIONS, type QueuedOperation } from '../contracts/shared';
-import { createPayrunWorker, type PayrunWorker } from './worker';
+import { createPayrunWorker, type PayrunWorker, type PayrunWorkerOptions } from './worker';
 import {
   DEFAULT_NOTICE_FROM,
   smtpNoticeChannel,
@@ -77,6 +77,22 @@ export async function buildWorker(
     taskQueue: config.TEMPORAL_TASK_QUEUE,
     activities: buildActivities(config, services),
     dataConverter: createDataConverter(services.keyring),
+    tuning: workerTuningOf(config),
     ...(services.workflowBundle && { workflowBundle: services.workflowBundle }),
   });
+}
+
+/** The worker's sizes (docs/capacity.md says how they were chosen). */
+export function workerTuningOf(config: Config): PayrunWorkerOptions['tuning'] {
+  return {
+    ...(config.WORKER_CACHED_WORKFLOWS !== undefined && {
+      maxCachedWorkflows: config.WORKER_CACHED_WORKFLOWS,
+    }),
+    maxConcurrentWorkflowTaskExecutions: config.WORKER_WORKFLOW_TASK_SLOTS,
+    maxConcurrentActivityTaskExecutions: config.WORKER_ACTIVITY_TASK_SLOTS,
+    workflowTaskPollerBehavior: {
+      type: 'simple-maximum',
+      maximum: Math.min(config.WORKER_WORKFLOW_TASK_POLLERS, config.WORKER_WORKFLOW_TASK_SLOTS),
+    },
+  };
 }

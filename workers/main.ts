@@ -8,6 +8,7 @@ import { requireGateway, requireServices } from '../platform/require-services';
 import { createDb } from '../db/shared/knex';
 import { resolveCodecKeyring } from '../platform/payload-codec';
 import { buildWorker } from './build';
+import { installSdkMetrics } from './sdk-metrics';
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -21,6 +22,7 @@ async function main(): Promise<void> {
     currentId: config.PAYLOAD_CODEC_KEY_ID,
   });
   const db = createDb(databaseUrl);
+  const sdkMetrics = await installSdkMetrics();
   const connection = await NativeConnection.connect({ address: temporalAddress });
   const worker = await buildWorker(config, {
     connection,
@@ -30,13 +32,14 @@ async function main(): Promise<void> {
     publicBaseUrl: config.PUBLIC_BASE_URL,
     logger: log,
   });
-  // Prometheus scrapes workers directly: gateway calls by operation and result code live here.
+  // Prometheus scrapes workers directly: gateway calls by operation and result code live here, and the
+  // SDK's figures (workflow cache, slots, latencies).
   const metrics = http
     .createServer((req, res) => {
       if (req.url !== '/metrics') return void res.writeHead(404).end();
-      void metricsRegistry
-        .metrics()
-        .then((text) => res.writeHead(200, { 'content-type': metricsRegistry.contentType }).end(text));
+      void Promise.all([metricsRegistry.metrics(), sdkMetrics()]).then(([own, sdk]) =>
+        res.writeHead(200, { 'content-type': metricsRegistry.contentType }).end(`${own}\n${sdk}`),
+      );
     })
     .listen(config.WORKER_METRICS_PORT, '0.0.0.0');
   log.info(

@@ -24,7 +24,10 @@ export interface PayrunWorkerOptions {
   /** Throughput knobs (measure before changing; see README). */
   tuning?: Pick<
     WorkerOptions,
-    'maxCachedWorkflows' | 'maxConcurrentActivityTaskExecutions' | 'maxConcurrentWorkflowTaskExecutions'
+    | 'maxCachedWorkflows'
+    | 'maxConcurrentActivityTaskExecutions'
+    | 'maxConcurrentWorkflowTaskExecutions'
+    | 'workflowTaskPollerBehavior'
   >;
   /**
    * Calls per second of each operation with a queue of its own (GATEWAY_RATE_LIMITS). The Temporal

@@ -14,10 +14,10 @@ import { buildActivities } from '../../workers/build';
 import { startClusterOnFreePorts } from '../cluster/cluster';
 import { sandboxAdminClient } from '../cluster/sandbox-admin';
 import { BENCH_SANDBOX_TIMING, listenApi, summarizeHistory, type BenchStack } from './harness';
-import { queryCounter, transactionsOf } from './costs';
+import { queryCounter, transactionsOf, workflowCacheCounters } from './costs';
 import { PAYRUN_DATABASE } from '../cluster/cluster';
 import { TEMPORAL_DATABASES } from '../cluster/temporal-server';
-import type { ApiTunables } from '../cluster/environment';
+import { WORKER_SETTINGS, type ApiTunables } from '../cluster/environment';
 import { createDataConverter } from '../../platform/data-converter';
 import { createLogger } from '../../platform/logger';
 
@@ -36,6 +36,11 @@ export async function startClusterBenchStack(
     logLevel: 'warn',
     sandboxTiming: BENCH_SANDBOX_TIMING,
     ...(process.env.GATEWAY_RATE_LIMITS && { gatewayRateLimits: process.env.GATEWAY_RATE_LIMITS }),
+    ...(process.env.BENCH_HISTORY_SHARDS && { historyShards: Number(process.env.BENCH_HISTORY_SHARDS) }),
+    // WORKER_CACHED_WORKFLOWS and the other sizes, from the bench's environment, as npm run cluster does.
+    workerSettings: Object.fromEntries(
+      WORKER_SETTINGS.flatMap((name) => (process.env[name] ? [[name, process.env[name]!]] : [])),
+    ),
     apiSettings: {
       RATE_LIMIT_PER_ADDRESS_PER_MINUTE: 0,
       RATE_LIMIT_PER_KEY_PER_MINUTE: 0,
@@ -46,6 +51,12 @@ export async function startClusterBenchStack(
       ...(switches as Partial<ApiTunables>),
     },
   });
+  const sizes = WORKER_SETTINGS.filter((name) => process.env[name]).map(
+    (name) => `${name}=${process.env[name]}`,
+  );
+  console.log(
+    `Cluster: ${workers} worker process(es), ${process.env.BENCH_HISTORY_SHARDS ?? 4} history shards, worker sizes: ${sizes.join(' ') || 'defaults'}`,
+  );
   const db = createDb(cluster.urls.database, { poolMax: 20 });
   // Subtracted from payrun's transactions: the benchmark's own queries (one transaction each).
   const benchQueries = queryCounter(db);
@@ -76,6 +87,19 @@ export async function startClusterBenchStack(
     history: (workflowId) => summarizeHistory(temporal, workflowId),
     costs: {
       temporal,
+      workers: {
+        method: "the SDK's counters on each worker's /metrics",
+        read: async () => {
+          const totals: Record<string, number> = {};
+          for (let index = 0; index < workers; index += 1) {
+            const port = cluster.environment.worker(index).WORKER_METRICS_PORT;
+            const text = await fetch(`http://127.0.0.1:${port}/metrics`).then((answer) => answer.text());
+            for (const [name, value] of Object.entries(workflowCacheCounters(text)))
+              totals[name] = (totals[name] ?? 0) + value;
+          }
+          return totals;
+        },
+      },
       database: {
         method:
           "pg_stat_database transactions: payrun's API and workers (the benchmark's own subtracted), the Temporal server's history and visibility stores",

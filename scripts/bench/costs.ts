@@ -27,6 +27,26 @@ export interface DatabaseCounters {
 export interface CostProbe {
   temporal: Client;
   database: DatabaseCounters;
+  /** The worker processes' own counters (the SDK's workflow cache), where their /metrics can be read. */
+  workers?: DatabaseCounters;
+}
+
+/**
+ * Sums, over every label set, the SDK counters in Prometheus text that say how the workflow cache did:
+ * a miss is a workflow replayed from its history before its task could run.
+ */
+export function workflowCacheCounters(text: string): Record<string, number> {
+  const sum = (name: string) =>
+    text
+      .split('\n')
+      .filter((line) => line.startsWith(`${name}{`) || line.startsWith(`${name} `))
+      .reduce((total, line) => total + Number(line.slice(line.lastIndexOf(' ') + 1)), 0);
+  return {
+    'sticky-cache hits': sum('temporal_sticky_cache_hit') + sum('temporal_sticky_cache_hit_total'),
+    'sticky-cache misses (replays)':
+      sum('temporal_sticky_cache_miss') + sum('temporal_sticky_cache_miss_total'),
+    'workflow tasks replayed in full': sum('temporal_workflow_task_replay_latency_count'),
+  };
 }
 
 /** Counts every query `db` sends from now on (its `query` event fires once per round trip). */
@@ -114,6 +134,8 @@ export interface Measured {
   /** Database counter deltas by counter name. */
   database: Record<string, number>;
   databaseMethod: string;
+  /** Worker counter deltas (the SDK's workflow cache), when the stack can read them. */
+  workers?: Record<string, number>;
 }
 
 /**
@@ -128,9 +150,11 @@ export async function measureCosts(
 ): Promise<Measured> {
   const since = new Date(Date.now() - 1000);
   const before = await probe.database.read();
+  const workersBefore = await probe.workers?.read();
   const items = (await run()) ?? undefined;
   if (settleMs) await new Promise((resolve) => setTimeout(resolve, settleMs));
   const after = await probe.database.read();
+  const workersAfter = await probe.workers?.read();
   const { started, costs } = await workflowCostsSince(probe.temporal, since);
   const types = [...new Set(costs.map((cost) => cost.type))].sort();
   const scale = costs.length ? started / costs.length : 0;
@@ -156,6 +180,12 @@ export async function measureCosts(
     byType,
     database,
     databaseMethod: probe.database.method,
+    ...(workersBefore &&
+      workersAfter && {
+        workers: Object.fromEntries(
+          Object.entries(workersAfter).map(([name, value]) => [name, value - (workersBefore[name] ?? 0)]),
+        ),
+      }),
   };
 }
 
@@ -186,5 +216,11 @@ export function costLines(label: string, measured: Measured): string[] {
     .map(([name, value]) => `${fixed(value / divisor)} ${name}`)
     .join(', ');
   lines.push(`    PostgreSQL: ${database} (${measured.databaseMethod})`);
+  if (measured.workers)
+    lines.push(
+      `    Workers: ${Object.entries(measured.workers)
+        .map(([name, value]) => `${fixed(value / divisor)} ${name}`)
+        .join(', ')} (the SDK's counters on every worker's /metrics)`,
+    );
   return lines;
 }

@@ -24,6 +24,7 @@ import {
   DEFAULT_API_TUNABLES,
   type ApiTunables,
   type ClusterEnvironment,
+  type WorkerSetting,
 } from './environment';
 import { ProcessGroup, type ProcessRecord, type ProcessSpec } from './process-group';
 import { freePort, freePortBetween, freePortRun, httpAnswers, portIsFree, waitFor } from './readiness';
@@ -131,6 +132,10 @@ export interface ClusterOptions {
   sandboxTiming?: Record<string, number>;
   /** GATEWAY_RATE_LIMITS of the workers; unset: no limit. */
   gatewayRateLimits?: string;
+  /** The workers' sizes (WORKER_CACHED_WORKFLOWS, …); unset: their defaults. */
+  workerSettings?: Partial<Record<WorkerSetting, string>>;
+  /** Temporal history shards, fixed when its databases are first made; unset: 4. */
+  historyShards?: number;
   /** Rehearsals only: webhook endpoints may be http://127.0.0.1 (WEBHOOK_ALLOW_LOOPBACK_HTTP). */
   loopbackWebhooks?: boolean;
   log?: (line: string) => void;
@@ -235,7 +240,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
     const target = postgresTargetOf(serverUrl);
     await prepareTemporalDatabases(binaries, target, log);
     signal.throwIfAborted();
-    writeServerConfig(temporalRoot, ports.temporal, target);
+    writeServerConfig(temporalRoot, ports.temporal, target, options.historyShards);
     const temporalAddress = `127.0.0.1:${ports.temporal.frontend}`;
     const specs = new Map<string, ProcessSpec>();
     const start = async (spec: ProcessSpec) => {
@@ -273,6 +278,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
       codecKeys: keysText(keyring),
       codecKeyId: keyring.currentKeyId,
       ...(options.gatewayRateLimits && { gatewayRateLimits: options.gatewayRateLimits }),
+      ...(options.workerSettings && { workerSettings: options.workerSettings }),
       gateway,
       publicBaseUrl: apiUrl,
       apiPort: ports.api,
@@ -376,7 +382,8 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
       cwd: repoRoot,
       env: { ...baseEnv(), ...environment.api },
       port: ports.api,
-      ready: () => waitFor('the API', httpAnswers(`${apiUrl}/healthz`), undefined, signal),
+      // As long as a worker's: tsx compiles the API's modules at start, which took over 60 s on a loaded CI machine.
+      ready: () => waitFor('the API', httpAnswers(`${apiUrl}/healthz`), 120_000, signal),
     });
     const workerNames = Array.from({ length: options.workers }, (_, i) => `worker-${i + 1}`);
     // Workers bundle their workflows at start: started together, they share the wait.

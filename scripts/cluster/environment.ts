@@ -40,6 +40,15 @@ export const DEFAULT_API_TUNABLES: ApiTunables = {
   RATE_LIMIT_FORGERIES_PER_MINUTE: CONFIG_DEFAULTS.RATE_LIMIT_FORGERIES_PER_MINUTE,
 };
 
+/** What sizes a worker (docs/capacity.md). */
+export const WORKER_SETTINGS = [
+  'WORKER_CACHED_WORKFLOWS',
+  'WORKER_WORKFLOW_TASK_SLOTS',
+  'WORKER_ACTIVITY_TASK_SLOTS',
+  'WORKER_WORKFLOW_TASK_POLLERS',
+] as const;
+export type WorkerSetting = (typeof WORKER_SETTINGS)[number];
+
 export interface ClusterEnvironmentInput {
   databaseUrl: string;
   temporalAddress: string;
@@ -67,6 +76,8 @@ export interface ClusterEnvironmentInput {
   metricsPort: (workerIndex: number) => number;
   /** GATEWAY_RATE_LIMITS of every worker; unset: no limit (docker-compose passes it through). */
   gatewayRateLimits?: string;
+  /** The workers' sizes; unset: platform/config.ts's defaults. */
+  workerSettings?: Partial<Record<WorkerSetting, string>>;
   /** TRUSTED_PROXIES of the API (the proxies whose X-Forwarded-For is believed); unset: loopback (codec-tls). */
   trustedProxies?: string;
   /** Rehearsals only (docker-compose never sets it): webhooks to a receiver on this machine. */
@@ -139,6 +150,8 @@ export function clusterEnvironment(input: ClusterEnvironmentInput): ClusterEnvir
       WORKER_METRICS_PORT: String(input.metricsPort(index)),
       DECISION_SIGNING_KEY: input.decisionKey,
       GATEWAY_RATE_LIMITS: input.gatewayRateLimits ?? '',
+      // Empty: the worker's default (platform/config.ts); benchmarks size the worker through these.
+      ...Object.fromEntries(WORKER_SETTINGS.map((name) => [name, input.workerSettings?.[name] ?? ''])),
     }),
     temporalUi: (port) => ({
       TEMPORAL_ADDRESS: input.temporalAddress,

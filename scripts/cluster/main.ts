@@ -1,5 +1,5 @@
 /**
- * `npm run cluster [-- --workers N] [--free-ports]`: starts the production shape (see cluster.ts), prints the URLs and
+ * `npm run cluster [-- --workers N] [--history-shards N] [--free-ports]`: starts the production shape (see cluster.ts), prints the URLs and
  * the processes, and stops everything it started, newest first, on Ctrl-C: while it runs, and while it
  * still starts (the workers bundle for 15 s or more), when the start-up stops what it has started so far.
  */
@@ -14,19 +14,26 @@ import {
   type ClusterOptions,
   type ClusterPorts,
 } from './cluster';
+import { WORKER_SETTINGS } from './environment';
 import type { ProcessRecord } from './process-group';
 import { portIsFree } from './readiness';
 
 const MAX_WORKERS = 16;
 
-function workersFrom(argv: string[]): number {
-  const index = argv.findIndex((arg) => arg === '--workers' || arg.startsWith('--workers='));
-  if (index === -1) return 2;
+/** `--name N` or `--name=N`, a whole number from 1 to `max`. */
+function wholeFlag<T extends number | undefined>(
+  argv: string[],
+  name: string,
+  fallback: T,
+  max: number,
+): number | T {
+  const index = argv.findIndex((arg) => arg === name || arg.startsWith(`${name}=`));
+  if (index === -1) return fallback;
   const text = argv[index]!.includes('=') ? argv[index]!.split('=')[1] : argv[index + 1];
-  const workers = Number(text);
-  if (!Number.isInteger(workers) || workers < 1 || workers > MAX_WORKERS)
-    throw new ConfigError(`--workers must be a whole number from 1 to ${MAX_WORKERS}, got "${text ?? ''}"`);
-  return workers;
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < 1 || value > max)
+    throw new ConfigError(`${name} must be a whole number from 1 to ${max}, got "${text ?? ''}"`);
+  return value;
 }
 
 function isAlive(pid: number): boolean {
@@ -98,7 +105,10 @@ async function main(): Promise<void> {
   };
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => void stop(signal));
 
-  const workers = workersFrom(process.argv.slice(2));
+  const workers = wholeFlag(process.argv.slice(2), '--workers', 2, MAX_WORKERS);
+  // Fixed when the cluster's Temporal databases are first made (docs/capacity.md); unset: the count this
+  // data folder was made with, or 4 for a new one.
+  const historyShards = wholeFlag(process.argv.slice(2), '--history-shards', undefined, 1024);
   const config = loadConfig();
   const dataDir = path.join(config.PAYRUN_DATA_DIR, 'cluster');
   // --free-ports: any free ports, printed below (tests, or a second cluster from another data folder).
@@ -108,7 +118,12 @@ async function main(): Promise<void> {
   const options: Omit<ClusterOptions, 'ports'> = {
     dataDir,
     workers,
+    ...(historyShards !== undefined && { historyShards }),
     databaseUrl: config.DATABASE_URL,
+    // The workers are sized as this process is configured (README, Configuration).
+    workerSettings: Object.fromEntries(
+      WORKER_SETTINGS.flatMap((name) => (process.env[name] ? [[name, process.env[name]]] : [])),
+    ),
     logLevel: config.LOG_LEVEL,
     apiSettings: {
       SUBSCRIPTION_BILLING_HOUR: config.SUBSCRIPTION_BILLING_HOUR,

@@ -124,10 +124,36 @@ export async function prepareTemporalDatabases(
   }
 }
 
+/**
+ * History shards are fixed when the server first writes its databases: a later start with another count
+ * is refused by the server. The count is kept beside the configuration so the refusal names it first.
+ */
+function historyShardsFor(root: string, requested: number | undefined): number {
+  const file = path.join(root, 'history-shards');
+  const kept = fs.existsSync(file) ? Number(fs.readFileSync(file, 'utf8').trim()) : undefined;
+  const shards = requested ?? kept ?? DEFAULT_HISTORY_SHARDS;
+  if (!Number.isInteger(shards) || shards < 1)
+    throw new Error(`History shards must be a whole number above 0, got ${shards}`);
+  if (kept !== undefined && kept !== shards)
+    throw new Error(
+      `This cluster's Temporal databases were made with ${kept} history shards; ${shards} needs a new data folder (the count cannot change afterwards).`,
+    );
+  fs.writeFileSync(file, `${shards}\n`);
+  return shards;
+}
+
+export const DEFAULT_HISTORY_SHARDS = 4;
+
 /** The server's configuration for one machine: every service in one process, on the given ports. */
-export function writeServerConfig(root: string, ports: TemporalPorts, target: PostgresTarget): void {
+export function writeServerConfig(
+  root: string,
+  ports: TemporalPorts,
+  target: PostgresTarget,
+  historyShards?: number,
+): void {
   const configDir = path.join(root, 'config');
   fs.mkdirSync(path.join(configDir, 'dynamicconfig'), { recursive: true });
+  const shards = historyShardsFor(root, historyShards);
   const store = (database: string, maxConns: number) => `
       sql:
         pluginName: "postgres12"
@@ -153,7 +179,7 @@ log:
 persistence:
   defaultStore: postgres-default
   visibilityStore: postgres-visibility
-  numHistoryShards: 4
+  numHistoryShards: ${shards}
   datastores:
     postgres-default:${store(TEMPORAL_DATABASES.history, 20)}
     postgres-visibility:${store(TEMPORAL_DATABASES.visibility, 10)}

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { rateLimitSettingsFrom } from '../../api/http/rate-limit-settings';
 import { apiSettingsFrom } from '../../api/settings';
 import { checkDecisionProof } from '../../activities/shared/decision-proofs';
-import { buildActivities } from '../../workers/build';
+import { buildActivities, workerTuningOf } from '../../workers/build';
 import { testCodecKeyring } from '../support/temporal';
 import { configSchema, loadConfig, type Config } from '../../platform/config';
 
@@ -98,6 +98,10 @@ const PROOFS: Record<keyof Config, string> = {
   SMTP_URL: 'test/subscriptions/notices.test.ts',
   NOTICE_FROM: 'test/subscriptions/notices.test.ts',
   MAIL_CATCHER_PORT: 'test/subscriptions/notices.test.ts',
+  WORKER_CACHED_WORKFLOWS: 'test/unit/settings-wiring.test.ts',
+  WORKER_WORKFLOW_TASK_SLOTS: 'test/unit/settings-wiring.test.ts',
+  WORKER_ACTIVITY_TASK_SLOTS: 'test/unit/settings-wiring.test.ts',
+  WORKER_WORKFLOW_TASK_POLLERS: 'test/unit/settings-wiring.test.ts',
 };
 
 describe('every setting reaches its process', () => {
@@ -258,6 +262,33 @@ describe('every setting reaches its process', () => {
       notificationsPerMinute: 14,
       forgedNotificationsPerMinute: 15,
     });
+  });
+
+  it('the worker is sized from the configuration, and unset leaves the cache to the SDK', () => {
+    expect(
+      workerTuningOf(
+        loadConfig({
+          WORKER_CACHED_WORKFLOWS: '5000',
+          WORKER_WORKFLOW_TASK_SLOTS: '8',
+          WORKER_ACTIVITY_TASK_SLOTS: '64',
+          WORKER_WORKFLOW_TASK_POLLERS: '12',
+        }),
+      ),
+    ).toEqual({
+      maxCachedWorkflows: 5000,
+      maxConcurrentWorkflowTaskExecutions: 8,
+      maxConcurrentActivityTaskExecutions: 64,
+      // No more polls than slots to run what they bring.
+      workflowTaskPollerBehavior: { type: 'simple-maximum', maximum: 8 },
+    });
+    expect(workerTuningOf(loadConfig({}))).toEqual({
+      maxConcurrentWorkflowTaskExecutions: 40,
+      maxConcurrentActivityTaskExecutions: 100,
+      workflowTaskPollerBehavior: { type: 'simple-maximum', maximum: 10 },
+    });
+    expect(() => loadConfig({ WORKER_CACHED_WORKFLOWS: '1' })).toThrow(
+      /WORKER_CACHED_WORKFLOWS: must be at least 2/,
+    );
   });
 
   it.each(Object.keys(configSchema.shape) as (keyof Config)[])('%s has a test that proves it', (name) => {
