@@ -30,6 +30,8 @@ export interface EmbeddedPostgresOptions {
   port: number;
   /** Keep the data directory when stopped (dev) or delete it (tests). */
   persistent: boolean;
+  /** PostgreSQL's `max_connections`; unset: its default, 100. */
+  maxConnections?: number;
   onLog?: (line: string) => void;
 }
 
@@ -98,6 +100,9 @@ async function startInThisProcess(
     password: PASSWORD,
     persistent: options.persistent,
     createPostgresUser: true,
+    ...(options.maxConnections !== undefined && {
+      postgresFlags: ['-c', `max_connections=${options.maxConnections}`],
+    }),
     onLog: (message) => options.onLog(String(message).trim()),
     onError: (message) => options.onLog(String(message).trim()),
   });

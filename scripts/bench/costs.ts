@@ -45,7 +45,8 @@ export function workflowCacheCounters(text: string): Record<string, number> {
     'sticky-cache hits': sum('temporal_sticky_cache_hit') + sum('temporal_sticky_cache_hit_total'),
     'sticky-cache misses (replays)':
       sum('temporal_sticky_cache_miss') + sum('temporal_sticky_cache_miss_total'),
-    'workflow tasks replayed in full': sum('temporal_workflow_task_replay_latency_count'),
+    // Evicted to make room (the cache was full): each such workflow is replayed on its next task.
+    'forced evictions': sum('temporal_sticky_cache_total_forced_eviction'),
   };
 }
 

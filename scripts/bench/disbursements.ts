@@ -54,6 +54,7 @@ export async function benchDisbursements(stack: BenchStack): Promise<void> {
   );
   if (succeeded !== COUNT)
     console.log(`  outcomes: ${[...outcomes].map(([status, n]) => `${status} ×${n}`).join(', ')}`);
+  console.log(`  ${await recordedLatencies(stack, ids)}`);
   console.log(
     `  floor (checkWallet + balance + pay signed and sent directly with the gateway client, ${IN_FLIGHT} at once): ${describeRun(COUNT, floor, 'payouts')}`,
   );
@@ -142,4 +143,25 @@ async function terminalWithin(stack: BenchStack, ids: string[], ms: number): Pro
     if (terminal >= ids.length || Date.now() > deadline) return counts;
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
+}
+
+/**
+ * From each record's creation to its last write (the recorded result), p50 / p99 / max, and over what span
+ * the records were created: where a disbursement's time goes once the create call has answered.
+ */
+async function recordedLatencies(stack: BenchStack, ids: string[]): Promise<string> {
+  const rows = (await stack
+    .db('disbursements')
+    .whereIn('disbursement_id', ids)
+    .select(
+      stack.db.raw(
+        `percentile_cont(0.5) within group (order by extract(epoch from updated_at - created_at)) as p50,
+         percentile_cont(0.99) within group (order by extract(epoch from updated_at - created_at)) as p99,
+         max(extract(epoch from updated_at - created_at)) as worst,
+         extract(epoch from max(created_at) - min(created_at)) as created_over`,
+      ),
+    )) as Array<Record<'p50' | 'p99' | 'worst' | 'created_over', string | number>>;
+  const [row] = rows;
+  const s = (value: string | number | undefined) => `${Number(value ?? 0).toFixed(1)} s`;
+  return `record created → result recorded: p50 ${s(row?.p50)}, p99 ${s(row?.p99)}, worst ${s(row?.worst)}; records created over ${s(row?.created_over)}`;
 }

@@ -118,6 +118,13 @@ export async function startClusterOnFreePorts(
   }
 }
 
+/**
+ * The embedded PostgreSQL's connection limit. Its default (100) was exceeded with 3 workers ("too many
+ * clients already"): each Temporal service opens its own pools (up to 30 connections each, four services),
+ * the API and every worker up to 10 and 1 listening, a benchmark 20 more.
+ */
+export const connectionsFor = (workers: number) => 200 + 20 * workers;
+
 export interface ClusterOptions {
   /** Everything the cluster keeps: databases, logs, keys, processes.json. */
   dataDir: string;
@@ -215,6 +222,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
         dataDir: path.join(dataDir, 'postgres'),
         port: ports.postgres,
         persistent: true,
+        maxConnections: connectionsFor(options.workers),
       });
       const pidFile = path.join(dataDir, 'postgres', 'postmaster.pid');
       const pid = Number(fs.readFileSync(pidFile, 'utf8').split('\n')[0]);
