@@ -55,6 +55,7 @@ export async function benchDisbursements(stack: BenchStack): Promise<void> {
   if (succeeded !== COUNT)
     console.log(`  outcomes: ${[...outcomes].map(([status, n]) => `${status} ×${n}`).join(', ')}`);
   console.log(`  ${await recordedLatencies(stack, ids)}`);
+  for (const line of await slowestStory(stack, ids)) console.log(line);
   console.log(
     `  floor (checkWallet + balance + pay signed and sent directly with the gateway client, ${IN_FLIGHT} at once): ${describeRun(COUNT, floor, 'payouts')}`,
   );
@@ -164,4 +165,44 @@ async function recordedLatencies(stack: BenchStack, ids: string[]): Promise<stri
   const [row] = rows;
   const s = (value: string | number | undefined) => `${Number(value ?? 0).toFixed(1)} s`;
   return `record created → result recorded: p50 ${s(row?.p50)}, p99 ${s(row?.p99)}, worst ${s(row?.worst)}; records created over ${s(row?.created_over)}`;
+}
+
+/** The slowest disbursement's notifications and history, from its record's creation: where its time went. */
+async function slowestStory(stack: BenchStack, ids: string[]): Promise<string[]> {
+  const slowest = (await stack
+    .db('disbursements')
+    .whereIn('disbursement_id', ids)
+    .orderByRaw('updated_at - created_at desc')
+    .first('disbursement_id', 'order_id', 'created_at', 'updated_at', 'status')) as
+    | { disbursement_id: string; order_id: string; created_at: Date; updated_at: Date; status: string }
+    | undefined;
+  if (!slowest) return [];
+  const since = (at: Date | string | null | undefined) =>
+    at ? `+${((new Date(at).getTime() - slowest.created_at.getTime()) / 1000).toFixed(1)} s` : 'never';
+  const workflowId = disbursementWorkflowId(slowest.disbursement_id);
+  const notifications = (await stack
+    .db('ipn_notifications')
+    .where({ order_id: slowest.order_id })
+    .orWhere({ workflow_id: workflowId })
+    .orderBy('received_at')
+    .select('kind', 'result_code', 'received_at', 'signalled_at')) as Array<{
+    kind: string;
+    result_code: number | null;
+    received_at: Date;
+    signalled_at: Date | null;
+  }>;
+  const history = await stack.costs.temporal.workflow.getHandle(workflowId).fetchHistory();
+  const events = (history.events ?? []).map((event) => {
+    const type = Object.keys(event)
+      .find((key) => key.endsWith('EventAttributes'))
+      ?.replace('EventAttributes', '');
+    const seconds =
+      Number(event.eventTime?.seconds ?? 0) * 1000 + Math.round((event.eventTime?.nanos ?? 0) / 1e6);
+    return `${type} ${since(new Date(seconds))}`;
+  });
+  return [
+    `  slowest: ${slowest.disbursement_id} (${slowest.status}) recorded ${since(slowest.updated_at)} after its record`,
+    `    notifications: ${notifications.map((n) => `${n.kind} ${n.result_code} received ${since(n.received_at)}, signalled ${since(n.signalled_at)}`).join('; ') || 'none'}`,
+    `    history: ${events.join(', ')}`,
+  ];
 }
