@@ -17,7 +17,7 @@ import { BENCH_SANDBOX_TIMING, listenApi, summarizeHistory, type BenchStack } fr
 import { queryCounter, transactionsOf, workflowCacheCounters } from './costs';
 import { PAYRUN_DATABASE } from '../cluster/cluster';
 import { TEMPORAL_DATABASES } from '../cluster/temporal-server';
-import { WORKER_SETTINGS, type ApiTunables } from '../cluster/environment';
+import { workerSettingsFrom, type ApiTunables } from '../cluster/environment';
 import { createDataConverter } from '../../platform/data-converter';
 import { createLogger } from '../../platform/logger';
 
@@ -30,6 +30,7 @@ export async function startClusterBenchStack(
   switches: Record<string, string> = {},
 ): Promise<BenchStack> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'payrun-bench-cluster-'));
+  const workerSizes = workerSettingsFrom(process.env);
   const cluster = await startClusterOnFreePorts({
     dataDir,
     workers,
@@ -38,9 +39,7 @@ export async function startClusterBenchStack(
     ...(process.env.GATEWAY_RATE_LIMITS && { gatewayRateLimits: process.env.GATEWAY_RATE_LIMITS }),
     ...(process.env.BENCH_HISTORY_SHARDS && { historyShards: Number(process.env.BENCH_HISTORY_SHARDS) }),
     // WORKER_CACHED_WORKFLOWS and the other sizes, from the bench's environment, as npm run cluster does.
-    workerSettings: Object.fromEntries(
-      WORKER_SETTINGS.flatMap((name) => (process.env[name] ? [[name, process.env[name]!]] : [])),
-    ),
+    workerSettings: workerSizes,
     apiSettings: {
       RATE_LIMIT_PER_ADDRESS_PER_MINUTE: 0,
       RATE_LIMIT_PER_KEY_PER_MINUTE: 0,
@@ -51,9 +50,7 @@ export async function startClusterBenchStack(
       ...(switches as Partial<ApiTunables>),
     },
   });
-  const sizes = WORKER_SETTINGS.filter((name) => process.env[name]).map(
-    (name) => `${name}=${process.env[name]}`,
-  );
+  const sizes = Object.entries(workerSizes).map(([name, value]) => `${name}=${value}`);
   console.log(
     `Cluster: ${workers} worker process(es), ${process.env.BENCH_HISTORY_SHARDS ?? 4} history shards, worker sizes: ${sizes.join(' ') || 'defaults'}`,
   );

@@ -49,6 +49,10 @@ export const WORKER_SETTINGS = [
 ] as const;
 export type WorkerSetting = (typeof WORKER_SETTINGS)[number];
 
+/** The worker sizes set in `env` (unset and empty ones left out: the workers' defaults apply). */
+export const workerSettingsFrom = (env: NodeJS.ProcessEnv): Partial<Record<WorkerSetting, string>> =>
+  Object.fromEntries(WORKER_SETTINGS.flatMap((name) => (env[name] ? [[name, env[name]]] : [])));
+
 export interface ClusterEnvironmentInput {
   databaseUrl: string;
   temporalAddress: string;

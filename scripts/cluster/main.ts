@@ -14,7 +14,7 @@ import {
   type ClusterOptions,
   type ClusterPorts,
 } from './cluster';
-import { WORKER_SETTINGS } from './environment';
+import { workerSettingsFrom } from './environment';
 import type { ProcessRecord } from './process-group';
 import { portIsFree } from './readiness';
 
@@ -121,9 +121,7 @@ async function main(): Promise<void> {
     ...(historyShards !== undefined && { historyShards }),
     databaseUrl: config.DATABASE_URL,
     // The workers are sized as this process is configured (README, Configuration).
-    workerSettings: Object.fromEntries(
-      WORKER_SETTINGS.flatMap((name) => (process.env[name] ? [[name, process.env[name]]] : [])),
-    ),
+    workerSettings: workerSettingsFrom(process.env),
     logLevel: config.LOG_LEVEL,
     apiSettings: {
       SUBSCRIPTION_BILLING_HOUR: config.SUBSCRIPTION_BILLING_HOUR,
