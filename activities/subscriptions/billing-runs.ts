@@ -13,6 +13,8 @@ import {
   cycleDate,
   dayOfGmt7,
   DEFAULT_BILLING_RUN,
+  DEFAULT_SUBSCRIPTION_TIMING,
+  instantOf,
   billingRunChargeSignal,
   subscriptionWorkflowId,
   type BillingRunActivities,
@@ -40,20 +42,20 @@ type Deps = SubscriptionActivityDependencies;
 export async function handOverCycle({ db }: Deps, input: HandOver): Promise<void> {
   const { taskQueue } = Context.current().info;
   await handOver(db, input, taskQueue);
-  await startDaysRun(input.dueDate, input.runStartsInMs);
+  await startDaysRun(input.dueDate, input.runStartsInMs, input.billingHourGmt7);
 }
 
 /**
  * The due day's run, started at the billing hour (now, when that has passed). Started already: it picks
  * this cycle up on its next search. Closed already: a run of the same id starts again for the late ones.
  */
-async function startDaysRun(day: string, delay: number) {
+async function startDaysRun(day: string, delay: number, billingHourGmt7: number | undefined) {
   const { client, info } = Context.current();
   try {
     await client.workflow.start('billingRun', {
       workflowId: billingRunWorkflowId(day, info.taskQueue),
       taskQueue: info.taskQueue,
-      args: [{ day, ...DEFAULT_BILLING_RUN }],
+      args: [{ day, ...DEFAULT_BILLING_RUN, ...(billingHourGmt7 !== undefined && { billingHourGmt7 }) }],
       ...(delay > 0 && { startDelay: delay }),
     });
   } catch (error) {
@@ -86,13 +88,14 @@ export async function chargeHandedChunk(deps: Deps, input: ChargeChunk): Promise
   const doneBefore = Number(context.info.heartbeatDetails ?? 0);
   // Held: nothing claimed; each workflow charges after its grace through its own hold check.
   if (await holdStopping(deps.db, 'charge')) return { charged: 0, skipped: 0, held: true };
+  const nextRuns = nextDaysRuns(input);
   const finished = input.cycles.map((_, index) => index < doneBefore);
   let mark = doneBefore;
   const outcome: ChunkOutcome = { charged: doneBefore, skipped: 0, held: false };
   let next = doneBefore;
   const worker = async () => {
     for (let index = next++; index < input.cycles.length; index = next++) {
-      const done = await chargeHanded(deps, input, input.cycles[index]!);
+      const done = await chargeHanded(deps, input, input.cycles[index]!, nextRuns);
       if (done) outcome.charged += 1;
       else outcome.skipped += 1;
       finished[index] = true;
@@ -104,8 +107,39 @@ export async function chargeHandedChunk(deps: Deps, input: ChargeChunk): Promise
   return outcome;
 }
 
+/**
+ * A success hands the next cycle over in its own write, so no workflow does: the day of that cycle needs its
+ * run started here, once per day per chunk attempt (the chunk's cycles mostly share one next day). Started
+ * before the workflow is told, so a chunk retried after a crash (which starts after the last cycle told)
+ * starts it again; a day whose run is never started still has each workflow's fallback after its grace.
+ */
+function nextDaysRuns(chunk: ChargeChunk) {
+  const started = new Map<string, Promise<void>>();
+  const hour = chunk.billingHourGmt7 ?? DEFAULT_SUBSCRIPTION_TIMING.billingHourGmt7;
+  // The delay is counted on the Temporal server's clock (the one its timers keep, and a test server's
+  // skipped time): when this attempt was scheduled there, plus what has passed here since it began.
+  const scheduledAt = Context.current().info.currentAttemptScheduledTimestampMs;
+  const begunAt = Date.now();
+  const serverNow = () => scheduledAt + (Date.now() - begunAt);
+  return (day: string) => {
+    let starting = started.get(day);
+    if (!starting) {
+      starting = startDaysRun(day, instantOf(day, hour) - serverNow(), hour);
+      // A failed start is tried again by the next success, or fails the chunk attempt there.
+      starting.catch(() => started.delete(day));
+      started.set(day, starting);
+    }
+    return starting;
+  };
+}
+
 /** One handed-over cycle: claimed (or found claimed by this run), charged, its workflow told. */
-async function chargeHanded(deps: Deps, chunk: ChargeChunk, handed: HandedCycle): Promise<boolean> {
+async function chargeHanded(
+  deps: Deps,
+  chunk: ChargeChunk,
+  handed: HandedCycle,
+  startRunOf: (day: string) => Promise<void>,
+): Promise<boolean> {
   const { db } = deps;
   const orderId = chargeOrderId(handed.subscriptionId, handed.cycle, 0);
   const before = await requireSubscription(db, handed.subscriptionId);
@@ -142,7 +176,9 @@ async function chargeHanded(deps: Deps, chunk: ChargeChunk, handed: HandedCycle)
     nextCycleOnSuccess: handed.cycle + 1,
   });
   if (!paid) return false;
-  await tellWorkflow(await noticeOf(deps, chunk, handed, paid));
+  const notice = await noticeOf(deps, chunk, handed, paid);
+  if (notice.handedNext) await startRunOf(notice.handedNext.dueDate);
+  await tellWorkflow(notice);
   return true;
 }
 

@@ -16,6 +16,12 @@ export interface BillingRunInput {
   chunkSize: number;
   /** Charges at once inside one chunk. */
   concurrency: number;
+  /**
+   * The billing hour (GMT+7) of the subscriptions it charges: the next day's run, which this run's
+   * successes hand the next cycles to, starts at it. Absent in runs started before it was carried:
+   * DEFAULT_SUBSCRIPTION_TIMING's.
+   */
+  billingHourGmt7?: number;
   /** Carried by continue-as-new: the chunks charged by earlier runs of this workflow. */
   chunksDone?: number;
   charged?: number;
@@ -41,6 +47,8 @@ export interface ChargeChunk {
   chunk: number;
   cycles: HandedCycle[];
   concurrency: number;
+  /** The run's billing hour: the next cycles' day's run starts at it (BillingRunInput). */
+  billingHourGmt7?: number;
 }
 
 export interface ChunkOutcome {
@@ -81,6 +89,8 @@ export interface HandOver {
    * billing hour, 0 when it has passed. Measured by the workflow, whose clock is the one its timers keep.
    */
   runStartsInMs: number;
+  /** The subscription's billing hour (GMT+7), carried by the day's run to the runs after it. */
+  billingHourGmt7?: number;
 }
 
 export interface BillingRunActivities {

@@ -101,6 +101,36 @@ describe('a billing day through the billing run', () => {
     await captureHistory(t.env.client, workflowId, 'billing-run-charged', { stillOpen: true });
   });
 
+  it('the next cycle, handed over by the run’s success, is charged by its own day’s run, not by the fallback', async () => {
+    const due = addDays(await today(), 2);
+    const { subscriptionId } = await subscribe(fixed(due));
+    await skipTo(due);
+    const first = await until(subscriptionId, (s) => s.nextCycle === 2, 'cycle 1 charged');
+    const secondDue = first.nextPaymentDate as string;
+    // Past the second day's hour and the workflow's grace (120 minutes): whoever charges cycle 2 has by now.
+    await t.env.sleep(instantOf(secondDue, 11) + 60_000 - (await t.env.currentTimeMs()));
+    await until(subscriptionId, (s) => s.nextCycle === 3, 'cycle 2 charged');
+    const second = await t
+      .db('subscription_charges')
+      .where({ order_id: `${subscriptionId}-c2` })
+      .first();
+    expect(second).toMatchObject({
+      status: 'succeeded',
+      billing_run_id: billingRunWorkflowId(secondDue, t.taskQueue),
+    });
+    expect(ledgerOf(subscriptionId).map((entry) => entry.orderId)).toEqual([
+      `${subscriptionId}-c1`,
+      `${subscriptionId}-c2`,
+    ]);
+    expect(await activitiesOf(subscriptionWorkflowId(subscriptionId))).not.toContain(
+      'chargeSubscriptionCycle',
+    );
+    await captureHistory(t.env.client, billingRunWorkflowId(secondDue, t.taskQueue), 'next-day-run');
+    await captureHistory(t.env.client, subscriptionWorkflowId(subscriptionId), 'billing-run-next-cycle', {
+      stillOpen: true,
+    });
+  });
+
   it('insufficient funds from the run: the workflow retries as -r1, and the second failure pauses', async () => {
     const due = addDays(await today(), 2);
     const { subscriptionId, partnerClientId } = await subscribe(fixed(due));

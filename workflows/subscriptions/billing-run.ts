@@ -38,6 +38,7 @@ export async function billingRun(input: BillingRunInput): Promise<BillingRunSumm
       chunk,
       cycles,
       concurrency: input.concurrency,
+      ...(input.billingHourGmt7 !== undefined && { billingHourGmt7: input.billingHourGmt7 }),
     });
     charged += outcome.charged;
     // Held, or nothing could be claimed: the workflows charge after their grace, through their own checks.

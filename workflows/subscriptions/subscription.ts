@@ -751,6 +751,7 @@ async function leaveToBillingRun(
       amount: state.authorizedAmount ?? run.input.recurringAmount,
       dueDate,
       runStartsInMs: Math.max(0, chargeAt - Date.now()),
+      billingHourGmt7: run.timing.billingHourGmt7,
     });
     state.handedCycle = cycle;
   }
