@@ -183,9 +183,8 @@ export async function benchBillingDay(stack: BenchStack): Promise<void> {
  * The billing run's own writes, shared by the charges it made (its latest execution of the day; a day
  * whose run closed and started again for late hand-overs counts only the last). None on the previous design.
  */
-async function printBillingRunCost(stack: BenchStack, day: string, charges: number) {
-  const taskQueue = stack.shape === 'dev' ? BENCH_TASK_QUEUE : loadConfig({}).TEMPORAL_TASK_QUEUE;
-  const runId = billingRunWorkflowId(day, taskQueue);
+export async function printBillingRunCost(stack: BenchStack, day: string, charges: number) {
+  const runId = billingRunWorkflowId(day, billingRunQueueOf(stack));
   const run = await stack.history(runId).catch(() => undefined);
   if (!run) {
     console.log('  billing run: none (each subscription charged its own cycle)');
@@ -198,3 +197,7 @@ async function printBillingRunCost(stack: BenchStack, day: string, charges: numb
       `${(run.workflowTasks / charges).toFixed(3)} workflow tasks, ${(activities / charges).toFixed(3)} activities`,
   );
 }
+
+/** The task queue of the stack's workers, which names its billing runs. */
+export const billingRunQueueOf = (stack: BenchStack) =>
+  stack.shape === 'dev' ? BENCH_TASK_QUEUE : loadConfig({}).TEMPORAL_TASK_QUEUE;

@@ -12,6 +12,11 @@ export interface BenchItems {
   count: number;
   /** Singular noun for the figures' heading ("payment", "disbursement"). */
   noun: string;
+  /**
+   * Workflows started before the measured window (in a benchmark's `prepare`) that worked in it: their
+   * events from the window's start on count too, under their type marked "(already running)".
+   */
+  running?: { workflowIds: string[]; type: string };
 }
 
 /**
@@ -87,11 +92,16 @@ const HISTORY_SAMPLE = Number(process.env.BENCH_HISTORY_SAMPLE ?? 300);
 async function costOf(
   client: Client,
   workflowId: string,
-  runId: string,
+  runId: string | undefined,
   type: string,
+  since?: Date,
 ): Promise<WorkflowCost> {
   const history = await client.workflow.getHandle(workflowId, runId).fetchHistory();
-  const events = history.events ?? [];
+  const events = (history.events ?? []).filter(
+    (event) =>
+      !since ||
+      Number(event.eventTime?.seconds ?? 0) * 1000 + (event.eventTime?.nanos ?? 0) / 1e6 >= since.getTime(),
+  );
   return {
     type,
     events: events.length,
@@ -149,35 +159,53 @@ export async function measureCosts(
   run: () => Promise<BenchItems | void>,
   settleMs = 0,
 ): Promise<Measured> {
-  const since = new Date(Date.now() - 1000);
+  const windowStart = new Date();
+  // Workflows started in the window are found by start time, with a second's slack for clock rounding.
+  const since = new Date(windowStart.getTime() - 1000);
   const before = await probe.database.read();
   const workersBefore = await probe.workers?.read();
   const items = (await run()) ?? undefined;
   if (settleMs) await new Promise((resolve) => setTimeout(resolve, settleMs));
   const after = await probe.database.read();
   const workersAfter = await probe.workers?.read();
-  const { started, costs } = await workflowCostsSince(probe.temporal, since);
-  const types = [...new Set(costs.map((cost) => cost.type))].sort();
-  const scale = costs.length ? started / costs.length : 0;
-  const byType = types.map((type) => {
-    const ofType = costs.filter((cost) => cost.type === type);
-    const mean = (pick: (cost: WorkflowCost) => number) =>
-      ofType.reduce((sum, cost) => sum + pick(cost), 0) / ofType.length;
-    return {
-      type,
-      started: Math.round(ofType.length * scale),
-      events: mean((cost) => cost.events),
-      workflowTasks: mean((cost) => cost.workflowTasks),
-      activities: mean((cost) => cost.activities),
-    };
+  const inWindow = await workflowCostsSince(probe.temporal, since);
+  const groups = [{ total: inWindow.started, costs: inWindow.costs }];
+  if (items?.running) {
+    const { workflowIds, type } = items.running;
+    const chosen = sample(workflowIds, HISTORY_SAMPLE);
+    const costs: WorkflowCost[] = [];
+    for (let i = 0; i < chosen.length; i += 16)
+      costs.push(
+        ...(await Promise.all(
+          chosen
+            .slice(i, i + 16)
+            .map((id) => costOf(probe.temporal, id, undefined, `${type} (already running)`, windowStart)),
+        )),
+      );
+    groups.push({ total: workflowIds.length, costs });
+  }
+  const byType = groups.flatMap(({ total, costs }) => {
+    const scale = costs.length ? total / costs.length : 0;
+    return [...new Set(costs.map((cost) => cost.type))].sort().map((type) => {
+      const ofType = costs.filter((cost) => cost.type === type);
+      const mean = (pick: (cost: WorkflowCost) => number) =>
+        ofType.reduce((sum, cost) => sum + pick(cost), 0) / ofType.length;
+      return {
+        type,
+        started: Math.round(ofType.length * scale),
+        events: mean((cost) => cost.events),
+        workflowTasks: mean((cost) => cost.workflowTasks),
+        activities: mean((cost) => cost.activities),
+      };
+    });
   });
   const database = Object.fromEntries(
     Object.entries(after).map(([name, value]) => [name, value - (before[name] ?? 0)]),
   );
   return {
     ...(items && { items }),
-    workflows: started,
-    sampled: costs.length,
+    workflows: groups.reduce((sum, group) => sum + group.total, 0),
+    sampled: groups.reduce((sum, group) => sum + group.costs.length, 0),
     byType,
     database,
     databaseMethod: probe.database.method,
@@ -207,7 +235,7 @@ export function costLines(label: string, measured: Measured): string[] {
     `    Temporal: ${fixed(total((type) => type.events))} history events, ` +
       `${fixed(total((type) => type.workflowTasks))} workflow tasks, ` +
       `${fixed(total((type) => type.activities))} activities ` +
-      `(${measured.workflows} workflows started${sampledNote}${items ? `, ${items.count} ${items.noun}s` : ''})`,
+      `(${measured.workflows} workflows ${items?.running ? 'started or already running' : 'started'}${sampledNote}${items ? `, ${items.count} ${items.noun}s` : ''})`,
   );
   for (const type of measured.byType)
     lines.push(

@@ -1,0 +1,178 @@
+/**
+ * A billing day of active subscriptions (issue 35): N subscriptions that the billing run already charged
+ * once, whose next cycle falls due on the same day. That day is a month away and these servers keep real
+ * time, so the benchmark brings it forward: the day's run, which the first cycles' chunks started to begin
+ * at that day's billing hour, is replaced by the same run started now. The run charges the cycles handed
+ * over for its day; nothing in it depends on the clock's date. Measured (the only part counted in writes
+ * per billed cycle): the run's start to every cycle 2 recorded succeeded, the subscription/pay calls the
+ * sandbox saw, the run's own history. Not measured: the set-up, N customers who authorize at once (sandbox
+ * auto-approve) and their first cycles. A benchmark, not a test: nothing here asserts a duration.
+ */
+import { randomUUID } from 'node:crypto';
+import { WorkflowNotFoundError } from '@temporalio/client';
+import proto from '@temporalio/proto';
+import { createApiKey } from '../../db/shared/api-keys';
+import { mostWithin } from '../../sandbox/ledger';
+import {
+  addDays,
+  billingRunWorkflowId,
+  dayOfGmt7,
+  DEFAULT_BILLING_RUN,
+  subscriptionViewQuery,
+  subscriptionWorkflowId,
+} from '../../contracts/subscriptions';
+import type { BenchItems } from './costs';
+import type { BenchStack } from './harness';
+import { billingRunQueueOf, inParallel, printBillingRunCost } from './billing-day';
+import { peakRssLines } from './process-memory';
+
+const COUNT = Number(process.env.BENCH_SUBSCRIPTIONS ?? 1000);
+const AMOUNT = 25_000;
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** How many of `ids` have this cycle recorded succeeded; throws when one of them left `active`. */
+async function chargedCount(stack: BenchStack, ids: string[], cycle: number): Promise<number> {
+  const row = await stack
+    .db('subscription_charges')
+    .whereIn('subscription_id', ids)
+    .where({ cycle, status: 'succeeded' })
+    .count({ n: '*' })
+    .first();
+  const stopped = await stack
+    .db('subscriptions')
+    .whereIn('subscription_id', ids)
+    .whereNotIn('status', ['authorizing', 'active'])
+    .first('subscription_id', 'status', 'status_reason');
+  if (stopped)
+    throw new Error(`${stopped.subscription_id} ended ${stopped.status}: ${stopped.status_reason}`);
+  return Number(row?.n);
+}
+
+async function onboard(stack: BenchStack, ids: string[]) {
+  const key = (await createApiKey(stack.db, `bench-active-day-${randomUUID().slice(0, 6)}`, ['billing'])).key;
+  await stack.gateway.setAutoApprove(true);
+  const firstDate = addDays(dayOfGmt7(Date.now()), -1);
+  const began = performance.now();
+  const minutes = () => ((performance.now() - began) / 60_000).toFixed(1);
+  let created = 0;
+  await inParallel(ids.length, async (i) => {
+    const response = await fetch(`${stack.apiUrl}/v1/subscriptions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        subscriptionId: ids[i],
+        partnerClientId: `active${i}`,
+        amount: 0,
+        subscriptionInfo: {
+          name: 'Bench',
+          type: 'FIXED',
+          recurringAmount: AMOUNT,
+          frequency: 'MONTHLY',
+          nextPaymentDate: firstDate,
+        },
+      }),
+    });
+    if (response.status !== 201) throw new Error(`create ${i}: ${response.status} ${await response.text()}`);
+    created += 1;
+    if (created % Math.max(1, Math.round(ids.length / 10)) === 0 && created < ids.length)
+      console.log(`  set-up: created ${created} of ${ids.length} in ${minutes()} min`);
+  });
+  while ((await chargedCount(stack, ids, 1)) < ids.length) await pause(500);
+  // The rows are written before each workflow takes the run's signal: wait until every workflow has, so
+  // the measured window holds cycle 2's work only.
+  await inParallel(ids.length, async (i) => {
+    const handle = stack.costs.temporal.workflow.getHandle(subscriptionWorkflowId(ids[i]!));
+    while ((await handle.query(subscriptionViewQuery)).nextCycle !== 2) await pause(250);
+  });
+  // The first cycle's success hands the second over in the same write: every row names the same day.
+  const days = await stack
+    .db('subscriptions')
+    .whereIn('subscription_id', ids)
+    .where({ run_cycle: 2 })
+    .groupBy('run_due_date')
+    .select('run_due_date', stack.db.raw('count(*)::int as n'));
+  const handed = days.reduce((sum, day) => sum + Number(day.n), 0);
+  if (days.length !== 1 || handed !== ids.length)
+    throw new Error(`cycle 2 handed over: ${JSON.stringify(days)}, expected all ${ids.length} on one day`);
+  console.log(
+    `  set-up: ${ids.length} subscriptions active, cycle 1 charged, in ${minutes()} min; every cycle 2 handed over to ${days[0].run_due_date}`,
+  );
+  return String(days[0].run_due_date);
+}
+
+/** Replaces the day's waiting run (started to begin at that day's billing hour) by the same run, now. */
+async function bringForward(stack: BenchStack, day: string): Promise<string> {
+  const client = stack.costs.temporal;
+  const workflowId = billingRunWorkflowId(day, billingRunQueueOf(stack));
+  const handle = client.workflow.getHandle(workflowId);
+  try {
+    const waiting = await handle.describe();
+    if (waiting.status.name !== 'RUNNING')
+      console.log(`  the run of ${day} had already ended (${waiting.status.name}): started again`);
+    else await handle.terminate('benchmark: the billing day brought forward');
+  } catch (error) {
+    if (!(error instanceof WorkflowNotFoundError)) throw error;
+    console.log(`  no run of ${day} was waiting: the first cycles' chunks did not start it`);
+  }
+  await client.workflow.start('billingRun', {
+    workflowId,
+    taskQueue: billingRunQueueOf(stack),
+    args: [{ day, ...DEFAULT_BILLING_RUN }],
+  });
+  return workflowId;
+}
+
+/** What one subscription's history gained in the window, event by event: where a billed cycle's writes go. */
+async function printEventsSince(stack: BenchStack, workflowId: string, since: number) {
+  const history = await stack.costs.temporal.workflow.getHandle(workflowId).fetchHistory();
+  const names = (history.events ?? [])
+    .filter(
+      (event) => Number(event.eventTime?.seconds ?? 0) * 1000 + (event.eventTime?.nanos ?? 0) / 1e6 >= since,
+    )
+    .map((event) => {
+      const type = proto.temporal.api.enums.v1.EventType[event.eventType ?? 0] ?? String(event.eventType);
+      const name = event.workflowExecutionSignaledEventAttributes?.signalName;
+      return type.replace(/^EVENT_TYPE_/, '').toLowerCase() + (name ? `(${name})` : '');
+    });
+  console.log(`  ${workflowId} in the window: ${names.length} events: ${names.join(', ')}`);
+}
+
+export const activeBillingDay = {
+  async prepare(stack: BenchStack): Promise<() => Promise<BenchItems>> {
+    const tag = `a${randomUUID().slice(0, 6)}`;
+    const ids = Array.from({ length: COUNT }, (_, i) => `${tag}-${i}`);
+    console.log(
+      `active-billing-day: ${COUNT} active subscriptions whose cycle 2 falls due on one day (its run brought forward), GATEWAY_RATE_LIMITS=${process.env.GATEWAY_RATE_LIMITS || 'none'}`,
+    );
+    const day = await onboard(stack, ids);
+    return async () => {
+      const started = performance.now();
+      const startedAt = Date.now();
+      await bringForward(stack, day);
+      while ((await chargedCount(stack, ids, 2)) < COUNT) await pause(250);
+      const seconds = (performance.now() - started) / 1000;
+      const ledger = (await stack.gateway.ledger()).filter((entry) => entry.orderId.startsWith(`${tag}-`));
+      const cycleTwo = ledger.filter((entry) => entry.orderId.endsWith('-c2'));
+      const times = cycleTwo.map((entry) => Date.parse(entry.at));
+      console.log(
+        `  the run's start → every cycle 2 charged and recorded: ${seconds.toFixed(1)} s (${(COUNT / seconds).toFixed(1)} charges/s)`,
+      );
+      console.log(
+        `  subscription/pay calls at the sandbox: first to last ${((Math.max(...times) - Math.min(...times)) / 1000).toFixed(1)} s, at most ${mostWithin(cycleTwo, 1000)} in one second`,
+      );
+      await printBillingRunCost(stack, day, COUNT);
+      await printEventsSince(stack, subscriptionWorkflowId(ids[0]!), startedAt);
+      for (const line of peakRssLines(stack.processes())) console.log(line);
+      const paid = ledger.filter((entry) => entry.outcome === 'succeeded');
+      const distinct = new Set(paid.map((entry) => entry.orderId)).size;
+      console.log(
+        `  sandbox ledger: ${paid.length} charges, ${distinct} distinct orders (each paid at most once: ${distinct === paid.length}; expected ${2 * COUNT})`,
+      );
+      return {
+        count: COUNT,
+        noun: 'billed cycle',
+        running: { workflowIds: ids.map(subscriptionWorkflowId), type: 'subscription' },
+      };
+    };
+  },
+};
