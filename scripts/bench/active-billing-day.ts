@@ -18,7 +18,7 @@ import {
   billingRunWorkflowId,
   dayOfGmt7,
   DEFAULT_BILLING_RUN,
-  subscriptionViewQuery,
+  billingRunChargeSignal,
   subscriptionWorkflowId,
 } from '../../contracts/subscriptions';
 import type { BenchItems } from './costs';
@@ -78,11 +78,11 @@ async function onboard(stack: BenchStack, ids: string[]) {
       console.log(`  set-up: created ${created} of ${ids.length} in ${minutes()} min`);
   });
   while ((await chargedCount(stack, ids, 1)) < ids.length) await pause(500);
-  // The rows are written before each workflow takes the run's signal: wait until every workflow has, so
-  // the measured window holds cycle 2's work only.
+  // The rows are written before each workflow takes the run's signal: wait until every workflow has
+  // (a workflow task completed after it), so the measured window holds cycle 2's work only. Read from the
+  // histories: they need no payload codec.
   await inParallel(ids.length, async (i) => {
-    const handle = stack.costs.temporal.workflow.getHandle(subscriptionWorkflowId(ids[i]!));
-    while ((await handle.query(subscriptionViewQuery)).nextCycle !== 2) await pause(250);
+    while (!(await tookRunSignal(stack, subscriptionWorkflowId(ids[i]!)))) await pause(250);
   });
   // The first cycle's success hands the second over in the same write: every row names the same day.
   const days = await stack
@@ -98,6 +98,17 @@ async function onboard(stack: BenchStack, ids: string[]) {
     `  set-up: ${ids.length} subscriptions active, cycle 1 charged, in ${minutes()} min; every cycle 2 handed over to ${days[0].run_due_date}`,
   );
   return String(days[0].run_due_date);
+}
+
+async function tookRunSignal(stack: BenchStack, workflowId: string): Promise<boolean> {
+  const history = await stack.costs.temporal.workflow.getHandle(workflowId).fetchHistory();
+  const events = history.events ?? [];
+  const signalled = events.findIndex(
+    (event) => event.workflowExecutionSignaledEventAttributes?.signalName === billingRunChargeSignal.name,
+  );
+  return (
+    signalled >= 0 && events.slice(signalled).some((event) => event.workflowTaskCompletedEventAttributes)
+  );
 }
 
 /** Replaces the day's waiting run (started to begin at that day's billing hour) by the same run, now. */

@@ -27,13 +27,25 @@ const COUNT = Number(process.env.BENCH_SUBSCRIPTIONS ?? 1000);
 const IN_FLIGHT = 32;
 const AMOUNT = 25_000;
 
+/**
+ * `each` for 0…count-1, IN_FLIGHT at once. The first failure stops the lanes taking more, and is thrown once
+ * every call under way has ended: nothing is left running against a stack the caller then closes.
+ */
 export async function inParallel(count: number, each: (index: number) => Promise<void>): Promise<void> {
   let next = 0;
+  let failure: { error: unknown } | undefined;
   await Promise.all(
     Array.from({ length: Math.min(IN_FLIGHT, count) }, async () => {
-      for (let i = next++; i < count; i = next++) await each(i);
+      for (let i = next++; i < count && !failure; i = next++) {
+        try {
+          await each(i);
+        } catch (error) {
+          failure ??= { error };
+        }
+      }
     }),
   );
+  if (failure) throw failure.error;
 }
 
 /**
