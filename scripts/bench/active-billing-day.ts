@@ -125,7 +125,7 @@ async function bringForward(stack: BenchStack, day: string): Promise<string> {
     if (!(error instanceof WorkflowNotFoundError)) throw error;
     console.log(`  no run of ${day} was waiting: the first cycles' chunks did not start it`);
   }
-  await client.workflow.start('billingRun', {
+  await stack.sealed.workflow.start('billingRun', {
     workflowId,
     taskQueue: billingRunQueueOf(stack),
     args: [{ day, ...DEFAULT_BILLING_RUN }],
@@ -160,7 +160,17 @@ export const activeBillingDay = {
       const started = performance.now();
       const startedAt = Date.now();
       await bringForward(stack, day);
-      while ((await chargedCount(stack, ids, 2)) < COUNT) await pause(250);
+      const run = stack.costs.temporal.workflow.getHandle(
+        billingRunWorkflowId(day, billingRunQueueOf(stack)),
+      );
+      for (let polls = 1; (await chargedCount(stack, ids, 2)) < COUNT; polls += 1) {
+        await pause(250);
+        if (polls % 20 !== 0) continue;
+        // Its last chunk's rows are written before it completes: an ended run with cycles left is a failure.
+        const { status } = await run.describe();
+        if (status.name !== 'RUNNING' && (await chargedCount(stack, ids, 2)) < COUNT)
+          throw new Error(`The run of ${day} ended ${status.name} before every cycle 2 was charged`);
+      }
       const seconds = (performance.now() - started) / 1000;
       const ledger = (await stack.gateway.ledger()).filter((entry) => entry.orderId.startsWith(`${tag}-`));
       const cycleTwo = ledger.filter((entry) => entry.orderId.endsWith('-c2'));

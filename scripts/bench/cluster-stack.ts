@@ -61,6 +61,10 @@ export async function startClusterBenchStack(
   const connection = await Connection.connect({ address: cluster.urls.temporal });
   const temporal = new Client({ connection });
   const admin = sandboxAdminClient(cluster.urls.sandbox);
+  const workerKeyring = resolveCodecKeyring({
+    keysText: cluster.environment.worker(0).PAYLOAD_CODEC_KEYS,
+    currentId: cluster.environment.worker(0).PAYLOAD_CODEC_KEY_ID,
+  });
   const extraApis: Array<() => Promise<void>> = [];
   return {
     shape: 'cluster',
@@ -74,14 +78,12 @@ export async function startClusterBenchStack(
     activities: buildActivities(loadConfig(cluster.environment.worker(0)), {
       db,
       gateway: cluster.gateway,
-      keyring: resolveCodecKeyring({
-        keysText: cluster.environment.worker(0).PAYLOAD_CODEC_KEYS,
-        currentId: cluster.environment.worker(0).PAYLOAD_CODEC_KEY_ID,
-      }),
+      keyring: workerKeyring,
       publicBaseUrl: cluster.environment.worker(0).PUBLIC_BASE_URL ?? cluster.urls.api,
     }),
     processes: () => cluster.records().map(({ name, pid }) => ({ name, pid })),
     history: (workflowId) => summarizeHistory(temporal, workflowId),
+    sealed: new Client({ connection, dataConverter: createDataConverter(workerKeyring) }),
     costs: {
       temporal,
       workers: {

@@ -67,6 +67,8 @@ export interface BenchStack {
   processes(): BenchProcess[];
   /** One workflow's history, where the time of a process goes in events and activities. */
   history(workflowId: string): Promise<HistorySummary>;
+  /** A Temporal client with payrun's data converter: what starts or signals a workflow as the API does. */
+  sealed: Client;
   /** What the writes-per-item figures read (scripts/bench/costs.ts); `settleMs`: wait before reading. */
   costs: CostProbe & { settleMs: number };
   /**
@@ -230,6 +232,7 @@ export async function startBenchStack(switches: Record<string, string> = {}): Pr
     // One process: the API, the worker and the sandbox (the dev server is the SDK's child, not measured).
     processes: () => [{ name: 'payrun (API + worker + sandbox)', pid: process.pid }],
     history: (workflowId) => summarizeHistory(env.client, workflowId),
+    sealed: env.client,
     costs: {
       temporal: env.client,
       database: {
