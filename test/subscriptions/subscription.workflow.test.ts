@@ -126,11 +126,12 @@ describe('subscription: authorization', () => {
     const [start] = run.calls('startSubscriptionAuthorization');
     const [first, second] = run.calls('checkSubscriptionAuthorization');
     expect(run.gap(start!, first!)).toBeGreaterThanOrEqual(2 * MINUTE);
-    expect(run.gap(first!, second!)).toBeGreaterThanOrEqual(2 * MINUTE);
+    // The checks grow apart: the second waits twice the first wait.
+    expect(run.gap(first!, second!)).toBeGreaterThanOrEqual(4 * MINUTE);
     // No callbackToken from a query: the activity finds it with cbQuery.
     expect(run.inputs('activateSubscription')).toEqual([{ subscriptionId, callbackToken: undefined }]);
     if (code === 7002)
-      await captureHistory(h.env.client, run.workflowId, 'authorization-undecided-then-authorized', {
+      await captureHistory(h.env.client, run.workflowId, 'authorization-checks-grow-then-authorized', {
         stillOpen: true,
       });
   });
@@ -143,7 +144,8 @@ describe('subscription: authorization', () => {
     expect(result).toMatchObject({
       status: 'not_authorized',
       statusReason: expect.stringContaining(
-        `${codeOf('link_expired')} The customer did not authorize (checked 15 times)`,
+        // After 2, 6, 14, 22 and 30 minutes: 5 checks over the 30-minute link, not one every 2 minutes.
+        `${codeOf('link_expired')} The customer did not authorize (checked 5 times)`,
       ),
     });
     expect(run.calls('activateSubscription')).toEqual([]);

@@ -393,8 +393,16 @@ const stillAuthorizing = (answer: { resultCode: number; known?: false }) =>
   (isUndecided(outcomeOf(answer.resultCode)) && patched('subscription-authorization-undecided'));
 
 /**
- * The IPN, else a check with the gateway every authorizationIpnWait; an undecided check after
- * authorizationGiveUpAfter counts as an expired link.
+ * Checks with the gateway while a customer has not answered grow apart (2, 4, 8, 8… minutes with the default
+ * wait): a sign-up burst of thousands waiting at once asks the gateway, and Temporal, a third as often as a
+ * steady 2-minute rhythm would over a 30-minute link (5 checks, not 15), for at most 8 minutes' delay when the
+ * notification was lost.
+ */
+const AUTHORIZATION_CHECKS_GROW = { growth: 2, maxWait: '8 minutes' } as const;
+
+/**
+ * The IPN, else a check with the gateway after authorizationIpnWait, then further apart
+ * (AUTHORIZATION_CHECKS_GROW); an undecided check after authorizationGiveUpAfter counts as an expired link.
  */
 async function customersAnswer(run: Run): Promise<AuthorizationResult> {
   const { timing } = run;
@@ -406,7 +414,11 @@ async function customersAnswer(run: Run): Promise<AuthorizationResult> {
     (checks) => checkAuthorization(run, checks, giveUpAt),
     // Not giveUpAt here: the helper would cut the last wait short at it, a timer running subscriptions
     // never recorded; the check itself answers the expired link.
-    { firstWait: timing.authorizationIpnWait },
+    {
+      firstWait: timing.authorizationIpnWait,
+      // Runs that started waiting before the patch keep their steady rhythm on replay.
+      ...(patched('authorization-checks-grow') && AUTHORIZATION_CHECKS_GROW),
+    },
   );
   return heard.decided!; // the schedule sets no limit: the wait ends only with an answer
 }
