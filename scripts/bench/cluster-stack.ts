@@ -71,6 +71,7 @@ export async function startClusterBenchStack(
     db,
     gateway: {
       ledger: admin.ledger,
+      ipnLog: admin.ipnLog,
       setAutoApprove: admin.setAutoApprove,
       approve: async (orderId) => void (await admin.call('POST', `/payments/${orderId}/approve`, {})),
     },

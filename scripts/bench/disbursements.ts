@@ -200,8 +200,18 @@ async function slowestStory(stack: BenchStack, ids: string[]): Promise<string[]>
       Number(event.eventTime?.seconds ?? 0) * 1000 + Math.round((event.eventTime?.nanos ?? 0) / 1e6);
     return `${type} ${since(new Date(seconds))}`;
   });
+  // What the gateway side did: each attempt to deliver its notifications, and how it ended.
+  const deliveries = (await stack.gateway.ipnLog())
+    .filter((entry) => entry.orderId === slowest.order_id)
+    .map(
+      (entry) =>
+        `${entry.kind} attempt ${entry.attempt} ${since(entry.at)} ${entry.outcome}` +
+        (entry.httpStatus ? ` ${entry.httpStatus}` : '') +
+        (entry.error ? ` (${entry.error})` : ''),
+    );
   return [
     `  slowest: ${slowest.disbursement_id} (${slowest.status}) recorded ${since(slowest.updated_at)} after its record`,
+    `    sandbox deliveries: ${deliveries.join('; ') || 'none'}`,
     `    notifications: ${notifications.map((n) => `${n.kind} ${n.result_code} received ${since(n.received_at)}, signalled ${since(n.signalled_at)}`).join('; ') || 'none'}`,
     `    history: ${events.join(', ')}`,
   ];

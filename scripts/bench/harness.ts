@@ -21,6 +21,7 @@ import { createLogger } from '../../platform/logger';
 import type { GatewaySettings } from '../../platform/require-services';
 import { generateSandboxKeyPair, startSandbox } from '../../sandbox';
 import type { LedgerEntry } from '../../sandbox/ledger';
+import type { IpnLogEntry } from '../../sandbox/ipn';
 import type { Activities } from '../../activities';
 import { buildActivities, buildWorker } from '../../workers/build';
 import { PAYRUN_SEARCH_ATTRIBUTES } from '../../contracts/shared';
@@ -35,6 +36,8 @@ import { queryCounter, type CostProbe } from './costs';
 export const BENCH_TASK_QUEUE = 'bench';
 export interface BenchGateway {
   ledger(): Promise<LedgerEntry[]>;
+  /** Every notification the sandbox sent, each attempt with its outcome. */
+  ipnLog(): Promise<IpnLogEntry[]>;
   setAutoApprove(enabled: boolean): Promise<void>;
   /** The simulated customer approves an order waiting for them. */
   approve(orderId: string): Promise<void>;
@@ -225,6 +228,7 @@ export async function startBenchStack(switches: Record<string, string> = {}): Pr
     db: benchDb,
     gateway: {
       ledger: async () => sandbox.admin.ledger(),
+      ipnLog: async () => sandbox.admin.ipnLog(),
       setAutoApprove: async (enabled) => sandbox.admin.setAutoApprove(enabled),
       approve: async (orderId) => void sandbox.admin.approvePayment(orderId),
     },
