@@ -29,6 +29,11 @@ import { peakRssLines } from './process-memory';
 const COUNT = Number(process.env.BENCH_SUBSCRIPTIONS ?? 1000);
 const AMOUNT = 25_000;
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** The brought-forward run's chunk size and charges at once: the defaults, or BENCH_RUN_* to try others. */
+const RUN_SIZES = {
+  chunkSize: Number(process.env.BENCH_RUN_CHUNK_SIZE ?? DEFAULT_BILLING_RUN.chunkSize),
+  concurrency: Number(process.env.BENCH_RUN_CONCURRENCY ?? DEFAULT_BILLING_RUN.concurrency),
+};
 
 /** How many of `ids` have this cycle recorded succeeded; throws when one of them left `active`. */
 async function chargedCount(stack: BenchStack, ids: string[], cycle: number): Promise<number> {
@@ -128,7 +133,7 @@ async function bringForward(stack: BenchStack, day: string): Promise<string> {
   await stack.sealed.workflow.start('billingRun', {
     workflowId,
     taskQueue: billingRunQueueOf(stack),
-    args: [{ day, ...DEFAULT_BILLING_RUN }],
+    args: [{ day, ...RUN_SIZES }],
   });
   return workflowId;
 }
@@ -153,7 +158,7 @@ export const activeBillingDay = {
     const tag = `a${randomUUID().slice(0, 6)}`;
     const ids = Array.from({ length: COUNT }, (_, i) => `${tag}-${i}`);
     console.log(
-      `active-billing-day: ${COUNT} active subscriptions whose cycle 2 falls due on one day (its run brought forward), GATEWAY_RATE_LIMITS=${process.env.GATEWAY_RATE_LIMITS || 'none'}`,
+      `active-billing-day: ${COUNT} active subscriptions whose cycle 2 falls due on one day (its run brought forward: chunks of ${RUN_SIZES.chunkSize}, ${RUN_SIZES.concurrency} at once), GATEWAY_RATE_LIMITS=${process.env.GATEWAY_RATE_LIMITS || 'none'}`,
     );
     const day = await onboard(stack, ids);
     return async () => {
