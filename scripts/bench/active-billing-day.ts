@@ -23,11 +23,10 @@ import {
 } from '../../contracts/subscriptions';
 import type { BenchItems } from './costs';
 import type { BenchStack } from './harness';
-import { billingRunQueueOf, inParallel, printBillingRunCost } from './billing-day';
+import { billingRunQueueOf, createSubscriptions, inParallel, printBillingRunCost } from './billing-day';
 import { peakRssLines } from './process-memory';
 
 const COUNT = Number(process.env.BENCH_SUBSCRIPTIONS ?? 1000);
-const AMOUNT = 25_000;
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** The brought-forward run's chunk size and charges at once: the defaults, or BENCH_RUN_* to try others. */
 const RUN_SIZES = {
@@ -59,29 +58,7 @@ async function onboard(stack: BenchStack, ids: string[]) {
   const firstDate = addDays(dayOfGmt7(Date.now()), -1);
   const began = performance.now();
   const minutes = () => ((performance.now() - began) / 60_000).toFixed(1);
-  let created = 0;
-  await inParallel(ids.length, async (i) => {
-    const response = await fetch(`${stack.apiUrl}/v1/subscriptions`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-      body: JSON.stringify({
-        subscriptionId: ids[i],
-        partnerClientId: `active${i}`,
-        amount: 0,
-        subscriptionInfo: {
-          name: 'Bench',
-          type: 'FIXED',
-          recurringAmount: AMOUNT,
-          frequency: 'MONTHLY',
-          nextPaymentDate: firstDate,
-        },
-      }),
-    });
-    if (response.status !== 201) throw new Error(`create ${i}: ${response.status} ${await response.text()}`);
-    created += 1;
-    if (created % Math.max(1, Math.round(ids.length / 10)) === 0 && created < ids.length)
-      console.log(`  set-up: created ${created} of ${ids.length} in ${minutes()} min`);
-  });
+  await createSubscriptions(stack, key, ids, firstDate, '  set-up: ');
   while ((await chargedCount(stack, ids, 1)) < ids.length) await pause(500);
   // The rows are written before each workflow takes the run's signal: wait until every workflow has
   // (a workflow task completed after it), so the measured window holds cycle 2's work only. Read from the

@@ -49,6 +49,45 @@ export async function inParallel(count: number, each: (index: number) => Promise
 }
 
 /**
+ * Monthly FIXED subscriptions with these ids, their first cycle on `firstDate`, created through the API
+ * IN_FLIGHT at once; creating thousands takes minutes, so every tenth is reported (`prefix` leads the line).
+ */
+export async function createSubscriptions(
+  stack: BenchStack,
+  key: string,
+  ids: readonly string[],
+  firstDate: string,
+  prefix: string,
+): Promise<void> {
+  const began = performance.now();
+  let created = 0;
+  await inParallel(ids.length, async (i) => {
+    const response = await fetch(`${stack.apiUrl}/v1/subscriptions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        subscriptionId: ids[i],
+        partnerClientId: `bench${i}`,
+        amount: 0,
+        subscriptionInfo: {
+          name: 'Bench',
+          type: 'FIXED',
+          recurringAmount: AMOUNT,
+          frequency: 'MONTHLY',
+          nextPaymentDate: firstDate,
+        },
+      }),
+    });
+    if (response.status !== 201) throw new Error(`create ${i}: ${response.status} ${await response.text()}`);
+    created += 1;
+    if (created % Math.max(1, Math.round(ids.length / 10)) === 0 && created < ids.length) {
+      const minutes = (performance.now() - began) / 60_000;
+      console.log(`${prefix}created ${created} of ${ids.length} in ${minutes.toFixed(1)} min`);
+    }
+  });
+}
+
+/**
  * N subscriptions due at once, created through the API, then every customer's authorization in one burst:
  * answers when the burst is over (the charges are on their way), with `started` just before it.
  */
@@ -63,32 +102,7 @@ export async function startBillingDay(stack: BenchStack, COUNT: number) {
   console.log(`billing-day: ${COUNT} subscriptions due at once, GATEWAY_RATE_LIMITS=${limits}`);
 
   const creating = performance.now();
-  let created = 0;
-  await inParallel(COUNT, async (i) => {
-    const response = await fetch(`${stack.apiUrl}/v1/subscriptions`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-      body: JSON.stringify({
-        subscriptionId: ids[i],
-        partnerClientId: `billing${i}`,
-        amount: 0,
-        subscriptionInfo: {
-          name: 'Bench',
-          type: 'FIXED',
-          recurringAmount: AMOUNT,
-          frequency: 'MONTHLY',
-          nextPaymentDate: firstDate,
-        },
-      }),
-    });
-    if (response.status !== 201) throw new Error(`create ${i}: ${response.status} ${await response.text()}`);
-    created += 1;
-    // Creating thousands takes minutes: say how far it is, and how close the first links are to expiring.
-    if (created % Math.max(1, Math.round(COUNT / 10)) === 0 && created < COUNT) {
-      const minutes = (performance.now() - creating) / 60_000;
-      console.log(`  created ${created} of ${COUNT} in ${minutes.toFixed(1)} min`);
-    }
-  });
+  await createSubscriptions(stack, key, ids, firstDate, '  ');
   console.log(
     `  created ${COUNT} subscriptions waiting for their customer in ${((performance.now() - creating) / 60_000).toFixed(1)} min (links live 30 min here)`,
   );
