@@ -1,17 +1,32 @@
 /** The billing run's reads and the hand-over writes on the subscription row (docs/subscriptions.md). */
 import type { Db } from '../shared/knex';
-import type { HandedCycle } from '../../contracts/subscriptions';
+import { chargeOrderId, type HandedCycle } from '../../contracts/subscriptions';
 
-/** The workflow hands one cycle over; it is the only writer of a hand-over, apart from the run's success. */
-/** `scope`: the task queue of the workflow handing over; only that queue's run charges it. */
+/**
+ * The workflow hands one cycle over; it is the only writer of a hand-over, apart from the run's success.
+ * `scope`: the task queue of the workflow handing over; only that queue's run charges it. Never backwards: an
+ * attempt retried after the run already charged this cycle (and handed the next one over in its success)
+ * changes nothing. The row's own condition is re-checked under its lock, so a success committing meanwhile
+ * wins; without it the row would name the charged cycle again and the next one would go to the fallback.
+ */
 export async function handOver(db: Db, cycle: HandedCycle, scope: string): Promise<void> {
-  await db('subscriptions').where({ subscription_id: cycle.subscriptionId }).update({
-    run_scope: scope,
-    run_cycle: cycle.cycle,
-    run_amount: cycle.amount,
-    run_due_date: cycle.dueDate,
-    updated_at: db.fn.now(),
-  });
+  await db('subscriptions')
+    .where({ subscription_id: cycle.subscriptionId })
+    .where((row) => {
+      row.whereNull('run_cycle').orWhere('run_cycle', '<=', cycle.cycle);
+    })
+    .whereNotExists(
+      db('subscription_charges')
+        .where({ order_id: chargeOrderId(cycle.subscriptionId, cycle.cycle, 0) })
+        .select(db.raw('1')),
+    )
+    .update({
+      run_scope: scope,
+      run_cycle: cycle.cycle,
+      run_amount: cycle.amount,
+      run_due_date: cycle.dueDate,
+      updated_at: db.fn.now(),
+    });
 }
 
 /**

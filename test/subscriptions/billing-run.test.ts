@@ -16,6 +16,7 @@ import { createTimeSkippingEnv, testDataConverter } from '../support/temporal';
 import { eventually } from '../support/wait';
 import { captureHistory } from '../support/history-capture';
 import { call, useSubscriptionStack } from './stack';
+import { handOver } from '../../db/subscriptions/billing-runs';
 import { subscriptionSteps } from './steps';
 
 const t = useSubscriptionStack(createTimeSkippingEnv, {
@@ -129,6 +130,18 @@ describe('a billing day through the billing run', () => {
     await captureHistory(t.env.client, subscriptionWorkflowId(subscriptionId), 'billing-run-next-cycle', {
       stillOpen: true,
     });
+  });
+
+  it('a hand-over retried after the run charged its cycle changes nothing: the next cycle stays handed over', async () => {
+    const due = addDays(await today(), 2);
+    const { subscriptionId } = await subscribe(fixed(due));
+    await skipTo(due);
+    const charged = await until(subscriptionId, (s) => s.nextCycle === 2, 'cycle 1 charged');
+    // As when the hand-over activity's first attempt wrote, then timed out while the day's run was started,
+    // and its retry came after the run's success.
+    await handOver(t.db, { subscriptionId, cycle: 1, amount: 30_000, dueDate: due }, t.taskQueue);
+    const row = await t.db('subscriptions').where({ subscription_id: subscriptionId }).first();
+    expect(row).toMatchObject({ run_cycle: 2, run_due_date: charged.nextPaymentDate, next_cycle: 2 });
   });
 
   it('insufficient funds from the run: the workflow retries as -r1, and the second failure pauses', async () => {
