@@ -63,6 +63,31 @@ async function startDaysRun(day: string, delay: number, billingHourGmt7: number 
   }
 }
 
+/**
+ * The end of a workflow's wait for the run. The run does not signal a success: the row holds it, and the
+ * next cycle's hand-over was written with it, so the workflow reads it here when its grace ends (its
+ * billing window costs Temporal nothing). Anything else takes the hand-over back, as takeBackCycle does,
+ * and the workflow charges the same order itself: a run's claim in flight is then the same order twice,
+ * which the gateway answers 40/41 and api/query settles.
+ */
+export async function settleHandedCycle(
+  deps: Deps,
+  input: { subscriptionId: string; cycle: number },
+): Promise<BillingRunCharge | undefined> {
+  const charge = await getCharge(deps.db, chargeOrderId(input.subscriptionId, input.cycle, 0));
+  if (charge?.billing_run_id && charge.status === 'succeeded') {
+    const paid: CycleChargeResult = {
+      outcome: 'succeeded',
+      resultCode: charge.result_code ?? 0,
+      message: charge.message ?? '',
+      ...(charge.trans_id && { transId: charge.trans_id }),
+    };
+    return noticeOf(deps, { runId: charge.billing_run_id, chunk: charge.billing_chunk ?? 0 }, input, paid);
+  }
+  await takeBack(deps.db, input.subscriptionId, input.cycle);
+  return undefined;
+}
+
 export async function takeBackCycle(
   { db }: Deps,
   input: { subscriptionId: string; cycle: number },
@@ -178,7 +203,9 @@ async function chargeHanded(
   if (!paid) return false;
   const notice = await noticeOf(deps, chunk, handed, paid);
   if (notice.handedNext) await startRunOf(notice.handedNext.dueDate);
-  await tellWorkflow(notice);
+  // A success is read from the row when the workflow's grace ends (settleHandedCycle); a failure or a
+  // pending answer is told now, for the retry, the gateway's pause and the follow-up run from the workflow.
+  if (notice.outcome !== 'succeeded') await tellWorkflow(notice);
   return true;
 }
 
@@ -209,8 +236,8 @@ const nextDateOf = (row: SubscriptionRow, cycle: number) =>
 /** What the row says after the charge: whether the next cycle was recorded and handed over with it. */
 async function noticeOf(
   { db }: Deps,
-  chunk: ChargeChunk,
-  handed: HandedCycle,
+  chunk: Pick<ChargeChunk, 'runId' | 'chunk'>,
+  handed: Pick<HandedCycle, 'subscriptionId' | 'cycle'>,
   paid: CycleChargeResult,
 ): Promise<BillingRunCharge> {
   const after = await requireSubscription(db, handed.subscriptionId);
@@ -231,7 +258,7 @@ async function noticeOf(
   };
 }
 
-/** One signal per charge; a workflow that has ended meanwhile has nothing left to learn. */
+/** One signal per charge not paid; a workflow that has ended meanwhile has nothing left to learn. */
 async function tellWorkflow(notice: BillingRunCharge) {
   const handle = Context.current().client.workflow.getHandle(subscriptionWorkflowId(notice.subscriptionId));
   try {
@@ -242,4 +269,10 @@ async function tellWorkflow(notice: BillingRunCharge) {
 }
 
 export const createBillingRunActivities = (deps: Deps): BillingRunActivities =>
-  bindActivities(deps, { handOverCycle, takeBackCycle, findHandedCycles, chargeHandedChunk });
+  bindActivities(deps, {
+    handOverCycle,
+    takeBackCycle,
+    settleHandedCycle,
+    findHandedCycles,
+    chargeHandedChunk,
+  });

@@ -60,7 +60,10 @@ export interface ChunkOutcome {
   held: boolean;
 }
 
-/** What the run tells a subscription's workflow about the cycle it handed over. */
+/**
+ * What the run did with the cycle a workflow handed over: signalled when it did not succeed, read from the
+ * rows at the end of the workflow's grace when it did.
+ */
 export interface BillingRunCharge {
   /** The charge's answer, as subscription/pay's activity gives it (CycleChargeResult). */
   outcome: 'succeeded' | 'failed' | 'pending';
@@ -98,9 +101,14 @@ export interface BillingRunActivities {
   handOverCycle(input: HandOver): Promise<void>;
   /** Clears a hand-over of this cycle; a run that claimed it first charged the same order. */
   takeBackCycle(input: { subscriptionId: string; cycle: number }): Promise<void>;
+  /**
+   * At the end of the workflow's grace: the run's success on this cycle, read from the rows (a success is
+   * not signalled); otherwise the hand-over is taken back and undefined returned.
+   */
+  settleHandedCycle(input: { subscriptionId: string; cycle: number }): Promise<BillingRunCharge | undefined>;
   /** The next cycles handed over, due by the day and not yet claimed. */
   findHandedCycles(input: { day: string; limit: number }): Promise<HandedCycle[]>;
-  /** Charges one chunk, heartbeating progress; signals each workflow its outcome. */
+  /** Charges one chunk, heartbeating progress; signals each workflow a charge that did not succeed. */
   chargeHandedChunk(input: ChargeChunk): Promise<ChunkOutcome>;
 }
 

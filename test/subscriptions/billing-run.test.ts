@@ -37,22 +37,37 @@ async function signalsOf(workflowId: string) {
   });
 }
 
-/** The `billingRunCharge` signals' inputs, opened as the Temporal UI's codec server opens them. */
-async function billingRunSignalsOf(workflowId: string) {
+/**
+ * What the workflow read of the run's success at the end of its grace (settleHandedCycle's result in its
+ * history), opened as the Temporal UI's codec server opens it.
+ */
+async function runSuccessesReadBy(workflowId: string) {
   const history = await t.env.client.workflow.getHandle(workflowId).fetchHistory();
   const [codec] = testDataConverter.payloadCodecs!;
-  const inputs = [];
+  const settles = new Set<string>();
+  const results = [];
   for (const event of history.events ?? []) {
-    const signal = event.workflowExecutionSignaledEventAttributes;
-    if (signal?.signalName !== 'billingRunCharge') continue;
-    const [payload] = await codec!.decode(signal.input?.payloads ?? []);
-    inputs.push(defaultPayloadConverter.fromPayload<{ billingRunId: string; chunk: number }>(payload!));
+    if (event.activityTaskScheduledEventAttributes?.activityType?.name === 'settleHandedCycle')
+      settles.add(String(event.eventId));
+    const completed = event.activityTaskCompletedEventAttributes;
+    if (!completed || !settles.has(String(completed.scheduledEventId))) continue;
+    if (!completed.result?.payloads?.length) continue;
+    const [payload] = await codec!.decode(completed.result.payloads);
+    const read = defaultPayloadConverter.fromPayload<
+      { billingRunId: string; chunk: number; outcome: string } | undefined
+    >(payload!);
+    if (read) results.push(read);
   }
-  return inputs;
+  return results;
+}
+
+/** Past the cycle's hour (09:00) and the workflow's grace (120 minutes), when it reads what the run did. */
+async function pastTheGrace(due: string) {
+  await t.env.sleep(instantOf(due, 11) + 60_000 - (await t.env.currentTimeMs()));
 }
 
 describe('a billing day through the billing run', () => {
-  it('charges a plain cycle once from the run, named on the charge row; the workflow hears by one signal', async () => {
+  it('charges a plain cycle once from the run, named on the charge row; the workflow reads the success at its grace, no signal', async () => {
     const due = addDays(await today(), 2);
     const { subscriptionId } = await subscribe(fixed(due));
     await skipTo(due);
@@ -88,18 +103,31 @@ describe('a billing day through the billing run', () => {
     expect(row).toMatchObject({ run_cycle: 2, next_cycle: 2 });
 
     const workflowId = subscriptionWorkflowId(subscriptionId);
-    await until(subscriptionId, () => true, 'settled');
+    // The billing window costs the workflow nothing: the run told it nothing, and it has not woken.
+    expect(await signalsOf(workflowId)).not.toContain('billingRunCharge');
+    expect(await runSuccessesReadBy(workflowId)).toEqual([]);
+    await pastTheGrace(due);
+    // At its grace it reads the success from the rows; its history names the run and the chunk (no search
+    // attribute needed), and it never charged the cycle itself.
+    await eventually(async () =>
+      expect(await runSuccessesReadBy(workflowId)).toEqual([
+        expect.objectContaining({
+          outcome: 'succeeded',
+          billingRunId: billingRunWorkflowId(due, t.taskQueue),
+          chunk: charge.billing_chunk,
+        }),
+      ]),
+    );
     expect(await activitiesOf(workflowId)).not.toContain('chargeSubscriptionCycle');
-    expect(await signalsOf(workflowId)).toContain('billingRunCharge');
-    // The subscription's history names the run and the chunk too (no search attribute needed).
-    expect(await billingRunSignalsOf(workflowId)).toEqual([
-      expect.objectContaining({
-        billingRunId: billingRunWorkflowId(due, t.taskQueue),
-        chunk: charge.billing_chunk,
-      }),
-    ]);
+    expect(await signalsOf(workflowId)).not.toContain('billingRunCharge');
+    expect(ledgerOf(subscriptionId).map((entry) => entry.orderId)).toEqual([`${subscriptionId}-c1`]);
+    // Cycle 2 is still with the run: the workflow did not take it back.
+    expect(await t.db('subscriptions').where({ subscription_id: subscriptionId }).first()).toMatchObject({
+      run_cycle: 2,
+      next_cycle: 2,
+    });
     await captureHistory(t.env.client, billingRunWorkflowId(due, t.taskQueue), 'one-chunk');
-    await captureHistory(t.env.client, workflowId, 'billing-run-charged', { stillOpen: true });
+    await captureHistory(t.env.client, workflowId, 'billing-run-success-read', { stillOpen: true });
   });
 
   it('the next cycle, handed over by the run’s success, is charged by its own day’s run, not by the fallback', async () => {
@@ -126,8 +154,8 @@ describe('a billing day through the billing run', () => {
     expect(await activitiesOf(subscriptionWorkflowId(subscriptionId))).not.toContain(
       'chargeSubscriptionCycle',
     );
-    await captureHistory(t.env.client, billingRunWorkflowId(secondDue, t.taskQueue), 'next-day-run');
-    await captureHistory(t.env.client, subscriptionWorkflowId(subscriptionId), 'billing-run-next-cycle', {
+    await captureHistory(t.env.client, billingRunWorkflowId(secondDue, t.taskQueue), 'next-day-run-untold');
+    await captureHistory(t.env.client, subscriptionWorkflowId(subscriptionId), 'billing-run-next-cycle-read', {
       stillOpen: true,
     });
   });
@@ -142,6 +170,37 @@ describe('a billing day through the billing run', () => {
     await handOver(t.db, { subscriptionId, cycle: 1, amount: 30_000, dueDate: due }, t.taskQueue);
     const row = await t.db('subscriptions').where({ subscription_id: subscriptionId }).first();
     expect(row).toMatchObject({ run_cycle: 2, run_due_date: charged.nextPaymentDate, next_cycle: 2 });
+  });
+
+  it('paused after the run charged but before the grace: the workflow learns the cycle was paid, and charges nothing more', async () => {
+    const due = addDays(await today(), 2);
+    const { subscriptionId } = await subscribe(fixed(due));
+    await skipTo(due);
+    const charged = await until(subscriptionId, (s) => s.nextCycle === 2, 'cycle 1 charged by the run');
+    const paused = await call(t, 'POST', `/v1/subscriptions/${subscriptionId}/pause`, { reason: 'holiday' });
+    expect(paused.status).toBe(200);
+    const workflowId = subscriptionWorkflowId(subscriptionId);
+    // The pause ended the workflow's wait before its grace: it read the run's success then.
+    await eventually(async () =>
+      expect(await runSuccessesReadBy(workflowId)).toEqual([expect.objectContaining({ outcome: 'succeeded' })]),
+    );
+    // Its pause recorded the cycle it knew then (1); the success it read moves the record to cycle 2.
+    const after = await until(
+      subscriptionId,
+      (s) => s.status === 'paused' && s.nextCycle === 2,
+      'paused, with cycle 1 paid',
+    );
+    expect(after.nextPaymentDate).toBe(charged.nextPaymentDate);
+    // Past cycle 2's date: nothing more is charged on a paused subscription, and cycle 1 stays paid once.
+    await skipTo(addDays(charged.nextPaymentDate as string, 1));
+    expect(ledgerOf(subscriptionId).map((entry) => entry.orderId)).toEqual([`${subscriptionId}-c1`]);
+    expect(await activitiesOf(workflowId)).not.toContain('chargeSubscriptionCycle');
+    // Cycle 2 stays handed over, but the run charges only active subscriptions (findHanded).
+    const charges = await t.db('subscription_charges').where({ subscription_id: subscriptionId });
+    expect(charges.map((c: { order_id: string }) => c.order_id)).toEqual([`${subscriptionId}-c1`]);
+    const row = await t.db('subscriptions').where({ subscription_id: subscriptionId }).first();
+    expect(row).toMatchObject({ status: 'paused', next_cycle: 2 });
+    await captureHistory(t.env.client, workflowId, 'billing-run-paused-before-grace', { stillOpen: true });
   });
 
   it('insufficient funds from the run: the workflow retries as -r1, and the second failure pauses', async () => {
@@ -236,6 +295,11 @@ describe('a billing day through the billing run', () => {
       billingRunWorkflowId: null,
     });
     expect(await activitiesOf(subscriptionWorkflowId(subscriptionId))).toContain('chargeSubscriptionCycle');
+    // It read the rows first (no success there) and took the cycle back in the same activity.
+    expect(await runSuccessesReadBy(subscriptionWorkflowId(subscriptionId))).toEqual([]);
+    await captureHistory(t.env.client, subscriptionWorkflowId(subscriptionId), 'billing-run-fallback-read', {
+      stillOpen: true,
+    });
   });
 
   it('a subscription paused before its date is not charged by the run, and its hand-over is taken back', async () => {

@@ -119,6 +119,13 @@ interface Run {
   billedByCharge?: { nextCycle: number; nextPaymentDate: string };
   /** A price change's new authorization is being exchanged for its token (price-changes.ts). */
   reauthorizing?: boolean;
+  /** Status moves whose record is being written (see move). */
+  moving: number;
+  /**
+   * The cycle's success was read from the rows after its wait, which a pause may have ended while recording
+   * the cycle it knew then: the cycle's record waits for that write, so the later one is last.
+   */
+  successReadLate?: boolean;
 }
 
 function openRun(input: SubscriptionInput): Run {
@@ -146,6 +153,7 @@ function openRun(input: SubscriptionInput): Run {
     runCharges: new Map(),
     busy: false,
     recordingAmounts: false,
+    moving: 0,
   };
 }
 
@@ -177,18 +185,23 @@ async function move(run: Run, to: SubscriptionStatus, reason?: string | null) {
   const { state } = run;
   state.status = subscriptionTransition(state.status, to);
   state.statusReason = reason ?? undefined;
-  await records.recordSubscription({
-    subscriptionId: run.id,
-    status: state.status,
-    statusReason: reason ?? null,
-    failures: state.failures,
-    ...(state.anchorDate
-      ? {
-          nextCycle: state.nextCycle,
-          nextPaymentDate: isFinal(run) ? null : cycleDate(anchor(run), state.nextCycle),
-        }
-      : {}),
-  });
+  run.moving += 1;
+  try {
+    await records.recordSubscription({
+      subscriptionId: run.id,
+      status: state.status,
+      statusReason: reason ?? null,
+      failures: state.failures,
+      ...(state.anchorDate
+        ? {
+            nextCycle: state.nextCycle,
+            nextPaymentDate: isFinal(run) ? null : cycleDate(anchor(run), state.nextCycle),
+          }
+        : {}),
+    });
+  } finally {
+    run.moving -= 1;
+  }
 }
 
 /** Whether the gateway's answer is one of the outcomes the caller expects. */
@@ -682,14 +695,23 @@ async function billNextCycle(run: Run): Promise<boolean> {
   return true;
 }
 
-/** A paused subscription has no next payment date to show; a final one was recorded by its move. */
+/**
+ * A paused subscription's record names the cycle a resume would charge: its move wrote the cycle it knew
+ * then, which a pause that came while the run's success was unread (or the second failure's pause) has
+ * moved past. A final one was recorded by its move.
+ */
 async function recordCycleBilled(run: Run) {
   const { state } = run;
+  if (run.successReadLate) {
+    run.successReadLate = false;
+    await condition(() => run.moving === 0);
+  }
   if (status(run) === 'paused') {
     await records.recordSubscription({
       subscriptionId: run.id,
       status: state.status,
       nextCycle: state.nextCycle,
+      nextPaymentDate: cycleDate(anchor(run), state.nextCycle),
       failures: state.failures,
     });
   } else if (!isFinal(run) && !billedByCharge(run)) {
@@ -770,13 +792,28 @@ async function leaveToBillingRun(
   const heard = () => run.runCharges.get(cycle);
   const giveUpAt = Math.max(chargeAt, Date.now()) + durationMs(run.timing.billingRunGrace!);
   await sleepUntil(run, giveUpAt, () => handable(run) && !heard());
-  const notice = heard();
+  const notice = heard() ?? (await settleWithRun(run, cycle));
   if (notice) {
     state.handedCycle = notice.handedNext?.cycle;
     return notice;
   }
-  await takeBackFromRun(run, cycle);
   return undefined;
+}
+
+/**
+ * The run signals only a charge that did not succeed; a success is read from the rows here, at the end of
+ * the grace (or when a pause, cancel or price change ends the wait first), with the hand-over taken back
+ * when there is none. Older histories took it back without reading.
+ */
+async function settleWithRun(run: Run, cycle: number): Promise<BillingRunCharge | undefined> {
+  if (!patched('billing-run-success-from-row')) {
+    await takeBackFromRun(run, cycle);
+    return undefined;
+  }
+  run.state.handedCycle = undefined;
+  const notice = await records.settleHandedCycle({ subscriptionId: run.id, cycle });
+  run.successReadLate = notice !== undefined;
+  return notice;
 }
 
 async function takeBackFromRun(run: Run, cycle: number) {
