@@ -155,9 +155,14 @@ describe('a billing day through the billing run', () => {
       'chargeSubscriptionCycle',
     );
     await captureHistory(t.env.client, billingRunWorkflowId(secondDue, t.taskQueue), 'next-day-run-untold');
-    await captureHistory(t.env.client, subscriptionWorkflowId(subscriptionId), 'billing-run-next-cycle-read', {
-      stillOpen: true,
-    });
+    await captureHistory(
+      t.env.client,
+      subscriptionWorkflowId(subscriptionId),
+      'billing-run-next-cycle-read',
+      {
+        stillOpen: true,
+      },
+    );
   });
 
   it('a hand-over retried after the run charged its cycle changes nothing: the next cycle stays handed over', async () => {
@@ -182,7 +187,9 @@ describe('a billing day through the billing run', () => {
     const workflowId = subscriptionWorkflowId(subscriptionId);
     // The pause ended the workflow's wait before its grace: it read the run's success then.
     await eventually(async () =>
-      expect(await runSuccessesReadBy(workflowId)).toEqual([expect.objectContaining({ outcome: 'succeeded' })]),
+      expect(await runSuccessesReadBy(workflowId)).toEqual([
+        expect.objectContaining({ outcome: 'succeeded' }),
+      ]),
     );
     // Its pause recorded the cycle it knew then (1); the success it read moves the record to cycle 2.
     const after = await until(
