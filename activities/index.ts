@@ -49,6 +49,8 @@ export interface ActivityDependencies {
   approvalPolicy?: ApprovalPolicy;
   /** PAYOUT_AUTO_RESUME_FUNDED: the balance watcher resumes runs waiting for funds it covers (default off). */
   autoResumeFunded?: boolean;
+  /** BILLING_RUN_SIGNALS_SUCCESS (benchmark comparison only). */
+  billingRunSignalsSuccess?: boolean;
   /** Notices to subscribers (SMTP_URL); absent, each notice is recorded failed (docs/when-paged.md). */
   notices?: NoticeChannel;
 }

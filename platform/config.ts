@@ -185,6 +185,12 @@ export const configSchema = z.object({
     .describe(
       'Benchmark comparison only (npm run bench -- payments --previous): a payment create or a refund reads its record every 50 ms for the gateway answer, as before update-with-start',
     ),
+  BILLING_RUN_SIGNALS_SUCCESS: optionalText
+    .pipe(z.enum(['true', 'false'], { error: 'true or false' }).optional())
+    .transform((value) => value === 'true')
+    .describe(
+      "Benchmark comparison only (npm run bench -- active-billing-day --previous): the billing run signals each success to its subscription's workflow at once, as before the workflow read it at its grace",
+    ),
   REMITTANCE_QUOTE_TTL_SECONDS: z.coerce
     .number()
     .positive()

@@ -39,6 +39,7 @@ export function buildActivities(config: Config, services: WorkerServices): Activ
     webhooks: { keyring: services.keyring, allowLoopbackHttp: config.WEBHOOK_ALLOW_LOOPBACK_HTTP },
     decisionKey,
     autoResumeFunded: config.PAYOUT_AUTO_RESUME_FUNDED,
+    billingRunSignalsSuccess: config.BILLING_RUN_SIGNALS_SUCCESS,
     approvalPolicy: config.APPROVAL_POLICY,
     notices: config.SMTP_URL
       ? smtpNoticeChannel({ url: config.SMTP_URL, from: config.NOTICE_FROM ?? DEFAULT_NOTICE_FROM })

@@ -205,7 +205,7 @@ async function chargeHanded(
   if (notice.handedNext) await startRunOf(notice.handedNext.dueDate);
   // A success is read from the row when the workflow's grace ends (settleHandedCycle); a failure or a
   // pending answer is told now, for the retry, the gateway's pause and the follow-up run from the workflow.
-  if (notice.outcome !== 'succeeded') await tellWorkflow(notice);
+  if (notice.outcome !== 'succeeded' || deps.billingRunSignalsSuccess) await tellWorkflow(notice);
   return true;
 }
 

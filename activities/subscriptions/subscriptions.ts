@@ -90,6 +90,11 @@ export interface SubscriptionActivityDependencies {
    * missing setting, so billing never depends on mail.
    */
   notices?: NoticeChannel;
+  /**
+   * BILLING_RUN_SIGNALS_SUCCESS, for the benchmark's comparison only: the run signals a success at once, as
+   * before each workflow read it at the end of its grace.
+   */
+  billingRunSignalsSuccess?: boolean;
 }
 type Deps = SubscriptionActivityDependencies;
 

@@ -18,6 +18,7 @@ import {
   billingRunWorkflowId,
   dayOfGmt7,
   DEFAULT_BILLING_RUN,
+  billingRunChargeSignal,
   subscriptionWorkflowId,
 } from '../../contracts/subscriptions';
 import type { BenchItems } from './costs';
@@ -126,15 +127,29 @@ async function graceEvents(stack: BenchStack, workflowId: string): Promise<Histo
   return events.slice(fired, waits + 1);
 }
 
-const readCycleOne = async (stack: BenchStack, workflowId: string) =>
-  (await graceEvents(stack, workflowId)) !== undefined;
+/** Cycle 1 taken: read at the grace, or (BILLING_RUN_SIGNALS_SUCCESS) its signal taken by a workflow task. */
+async function readCycleOne(stack: BenchStack, workflowId: string): Promise<boolean> {
+  if ((await graceEvents(stack, workflowId)) !== undefined) return true;
+  const history = await stack.costs.temporal.workflow.getHandle(workflowId).fetchHistory();
+  const events = history.events ?? [];
+  const signalled = events.findIndex(
+    (event) => event.workflowExecutionSignaledEventAttributes?.signalName === billingRunChargeSignal.name,
+  );
+  return signalled >= 0 && events.slice(signalled).some((event) => event.timerStartedEventAttributes);
+}
 
 /**
  * What a billed cycle costs its workflow outside the window: at its grace it wakes, reads the run's success
  * and waits for the next cycle (the signal it used to take in the window cost 6 events, 1 workflow task).
  */
 async function printGraceCost(stack: BenchStack, workflowId: string) {
-  const events = (await graceEvents(stack, workflowId)) ?? [];
+  const events = await graceEvents(stack, workflowId);
+  if (!events) {
+    console.log(
+      `  each workflow took the run's signal for cycle 1 (BILLING_RUN_SIGNALS_SUCCESS): nothing at its grace`,
+    );
+    return;
+  }
   const names = events.map((event) =>
     (proto.temporal.api.enums.v1.EventType[event.eventType ?? 0] ?? String(event.eventType))
       .replace(/^EVENT_TYPE_/, '')

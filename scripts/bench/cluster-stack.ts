@@ -17,7 +17,7 @@ import { BENCH_SANDBOX_TIMING, listenApi, summarizeHistory, type BenchStack } fr
 import { queryCounter, transactionsOf, workflowCacheCounters } from './costs';
 import { PAYRUN_DATABASE } from '../cluster/cluster';
 import { TEMPORAL_DATABASES } from '../cluster/temporal-server';
-import { workerSettingsFrom, type ApiTunables } from '../cluster/environment';
+import { workerSettingsFrom } from '../cluster/environment';
 import { createDataConverter } from '../../platform/data-converter';
 import { createLogger } from '../../platform/logger';
 
@@ -46,9 +46,9 @@ export async function startClusterBenchStack(
       RATE_LIMIT_AUTH_FAILURES_PER_MINUTE: 0,
       RATE_LIMIT_NOTIFICATIONS_PER_MINUTE: 0,
       RATE_LIMIT_FORGERIES_PER_MINUTE: 0,
-      // A comparison switch reaches the API process's environment as any tunable does.
-      ...(switches as Partial<ApiTunables>),
     },
+    // A comparison switch (or a benchmark's own setting) reaches the API and every worker.
+    switches,
   });
   const sizes = Object.entries(workerSizes).map(([name, value]) => `${name}=${value}`);
   console.log(

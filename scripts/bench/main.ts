@@ -58,6 +58,10 @@ const previousDesigns: Record<string, { switches: Record<string, string>; what: 
     switches: { SUBSCRIPTION_BILLING_PATH: 'self' },
     what: 'each subscription charges itself, no billing run (SUBSCRIPTION_BILLING_PATH=self)',
   },
+  'active-billing-day': {
+    switches: { BILLING_RUN_SIGNALS_SUCCESS: 'true' },
+    what: "the run signals each success to its workflow at once (BILLING_RUN_SIGNALS_SUCCESS); the design before it, each cycle charged from its workflow's own timer, cannot be brought forward: from stored histories it costs 11 events, 2 workflow tasks, 1 activity per billed cycle (docs/performance.md)",
+  },
 };
 
 /**
@@ -69,12 +73,7 @@ const ownStacks: Record<string, Record<string, string>> = {
 };
 
 /** Benchmarks whose previous design cannot be run the same way, and where its figures are instead. */
-const notComparable: Record<string, string> = {
-  'active-billing-day':
-    'the previous design (SUBSCRIPTION_BILLING_PATH=self) charges each cycle from a timer in its own workflow, ' +
-    'which no benchmark can bring forward; its cost per billed cycle, read from stored histories, is in ' +
-    'docs/performance.md ("Design change: the billing run"): 11 events, 2 workflow tasks, 1 activity',
-};
+const notComparable: Record<string, string> = {};
 
 /**
  * Benchmarks that compare the previous design themselves, on a second API process of the same stack under

@@ -141,6 +141,8 @@ export interface ClusterOptions {
   gatewayRateLimits?: string;
   /** The workers' sizes (WORKER_CACHED_WORKFLOWS, …); unset: their defaults. */
   workerSettings?: Partial<Record<WorkerSetting, string>>;
+  /** Benchmarks only: comparison switches and a benchmark's own settings, for the API and every worker. */
+  switches?: Record<string, string>;
   /** Temporal history shards, fixed when its databases are first made; unset: 4. */
   historyShards?: number;
   /** Rehearsals only: webhook endpoints may be http://127.0.0.1 (WEBHOOK_ALLOW_LOOPBACK_HTTP). */
@@ -287,6 +289,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
       codecKeyId: keyring.currentKeyId,
       ...(options.gatewayRateLimits && { gatewayRateLimits: options.gatewayRateLimits }),
       ...(options.workerSettings && { workerSettings: options.workerSettings }),
+      ...(options.switches && { switches: options.switches }),
       gateway,
       publicBaseUrl: apiUrl,
       apiPort: ports.api,

@@ -82,6 +82,11 @@ export interface ClusterEnvironmentInput {
   gatewayRateLimits?: string;
   /** The workers' sizes; unset: platform/config.ts's defaults. */
   workerSettings?: Partial<Record<WorkerSetting, string>>;
+  /**
+   * Benchmarks only (docker-compose never sets them): a comparison switch or a benchmark's own setting, given
+   * to the API and to every worker, each process reading what it knows (platform/config.ts).
+   */
+  switches?: Record<string, string>;
   /** TRUSTED_PROXIES of the API (the proxies whose X-Forwarded-For is believed); unset: loopback (codec-tls). */
   trustedProxies?: string;
   /** Rehearsals only (docker-compose never sets it): webhooks to a receiver on this machine. */
@@ -148,6 +153,7 @@ export function clusterEnvironment(input: ClusterEnvironmentInput): ClusterEnvir
       OIDC_CLIENT_SECRET: input.identity.consoleClientSecret,
       OIDC_ROLE_MAP: '',
       ...Object.fromEntries(Object.entries(input.apiSettings).map(([name, value]) => [name, String(value)])),
+      ...input.switches,
     },
     worker: (index) => ({
       ...shared,
@@ -156,6 +162,7 @@ export function clusterEnvironment(input: ClusterEnvironmentInput): ClusterEnvir
       GATEWAY_RATE_LIMITS: input.gatewayRateLimits ?? '',
       // Empty: the worker's default (platform/config.ts); benchmarks size the worker through these.
       ...Object.fromEntries(WORKER_SETTINGS.map((name) => [name, input.workerSettings?.[name] ?? ''])),
+      ...input.switches,
     }),
     temporalUi: (port) => ({
       TEMPORAL_ADDRESS: input.temporalAddress,

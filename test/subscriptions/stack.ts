@@ -35,7 +35,8 @@ export function useSubscriptionStack(
   } = {},
 ): SubscriptionFixture {
   const taskQueue = `subscriptions-${randomUUID()}`;
-  const fromConfig = subscriptionSettingsFrom(loadConfig(options.environment ?? {}), taskQueue);
+  const config = loadConfig(options.environment ?? {});
+  const fromConfig = subscriptionSettingsFrom(config, taskQueue);
   const settings: SubscriptionSettings = {
     ...fromConfig,
     linksWaitMs: 10_000,
@@ -58,6 +59,8 @@ export function useSubscriptionStack(
         keyring: { currentKeyId: 'test', keys: new Map([['test', randomBytes(32)]]) },
       },
       ...(options.notices && { notices: lazyChannel(options.notices) }),
+      // A worker setting, as workers/build.ts passes it.
+      billingRunSignalsSuccess: config.BILLING_RUN_SIGNALS_SUCCESS,
     },
     keys: {
       billingKey: { name: 'billing', roles: ['billing'] },

@@ -73,7 +73,12 @@ export interface StackOptions<K extends string> {
   activities?: Partial<
     Pick<
       ActivityDependencies,
-      'merchantSecrets' | 'webhooks' | 'notices' | 'autoResumeFunded' | 'approvalPolicy'
+      | 'merchantSecrets'
+      | 'webhooks'
+      | 'notices'
+      | 'autoResumeFunded'
+      | 'approvalPolicy'
+      | 'billingRunSignalsSuccess'
     >
   >;
   workerTuning?: PayrunWorkerOptions['tuning'];
