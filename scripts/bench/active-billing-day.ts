@@ -23,6 +23,7 @@ import {
 } from '../../contracts/subscriptions';
 import { costLines, measureCosts, type BenchItems } from './costs';
 import type { BenchStack } from './harness';
+import { parseGatewayRateLimits } from '../../platform/gateway-rate-limits';
 import { billingRunQueueOf, createSubscriptions, inParallel, printBillingRunCost } from './billing-day';
 import { peakRssLines } from './process-memory';
 
@@ -251,6 +252,14 @@ async function printEventsSince(stack: BenchStack, workflowId: string, since: nu
 
 export const activeBillingDay = {
   async prepare(stack: BenchStack): Promise<() => Promise<BenchItems>> {
+    // With subscription.pay limited, new subscriptions charge themselves on that queue and no run is started.
+    if (
+      parseGatewayRateLimits(process.env.GATEWAY_RATE_LIMITS ?? '').limits['subscription.pay'] !== undefined
+    )
+      throw new Error(
+        'active-billing-day measures the billing run, which a subscription.pay limit in GATEWAY_RATE_LIMITS replaces ' +
+          'for new subscriptions (docs/production.md, "Gateway rate limits"): measure a limited day with billing-day',
+      );
     const tag = `a${randomUUID().slice(0, 6)}`;
     const ids = Array.from({ length: COUNT }, (_, i) => `${tag}-${i}`);
     console.log(

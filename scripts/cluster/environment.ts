@@ -78,8 +78,16 @@ export interface ClusterEnvironmentInput {
    */
   apiSettings: ApiTunables;
   metricsPort: (workerIndex: number) => number;
-  /** GATEWAY_RATE_LIMITS of every worker; unset: no limit (docker-compose passes it through). */
+  /**
+   * GATEWAY_RATE_LIMITS of the API and every worker; unset: no limit (docker-compose passes it through). The
+   * workers apply it; the API reads it to choose who charges a new subscription (api/subscriptions/settings.ts).
+   */
   gatewayRateLimits?: string;
+  /**
+   * APPROVAL_POLICY of the API and every worker; unset: the default policy. The API applies it to decisions,
+   * the workers to scheduled runs' caps.
+   */
+  approvalPolicy?: string;
   /** The workers' sizes; unset: platform/config.ts's defaults. */
   workerSettings?: Partial<Record<WorkerSetting, string>>;
   /**
@@ -152,6 +160,8 @@ export function clusterEnvironment(input: ClusterEnvironmentInput): ClusterEnvir
       OIDC_CLIENT_ID: CONFIG_DEFAULTS.OIDC_CLIENT_ID,
       OIDC_CLIENT_SECRET: input.identity.consoleClientSecret,
       OIDC_ROLE_MAP: '',
+      GATEWAY_RATE_LIMITS: input.gatewayRateLimits ?? '',
+      APPROVAL_POLICY: input.approvalPolicy ?? '',
       ...Object.fromEntries(Object.entries(input.apiSettings).map(([name, value]) => [name, String(value)])),
       ...input.switches,
     },
@@ -160,6 +170,7 @@ export function clusterEnvironment(input: ClusterEnvironmentInput): ClusterEnvir
       WORKER_METRICS_PORT: String(input.metricsPort(index)),
       DECISION_SIGNING_KEY: input.decisionKey,
       GATEWAY_RATE_LIMITS: input.gatewayRateLimits ?? '',
+      APPROVAL_POLICY: input.approvalPolicy ?? '',
       // Empty: the worker's default (platform/config.ts); benchmarks size the worker through these.
       ...Object.fromEntries(WORKER_SETTINGS.map((name) => [name, input.workerSettings?.[name] ?? ''])),
       ...input.switches,

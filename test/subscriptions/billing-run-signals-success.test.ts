@@ -14,7 +14,7 @@ import {
 import { createTimeSkippingEnv } from '../support/temporal';
 import { eventually } from '../support/wait';
 import { useSubscriptionStack } from './stack';
-import { subscriptionSteps } from './steps';
+import { fixedMonthly, subscriptionSteps } from './steps';
 
 const t = useSubscriptionStack(createTimeSkippingEnv, {
   environment: {
@@ -33,15 +33,7 @@ async function eventsOf(workflowId: string) {
 describe('the billing run, signalling successes (the benchmark’s previous design)', () => {
   it('tells the workflow of the success by one signal; past the grace it has read nothing from the rows', async () => {
     const due = addDays(await today(), 2);
-    const { subscriptionId } = await subscribe({
-      amount: 0,
-      subscriptionInfo: {
-        type: 'FIXED',
-        recurringAmount: 30_000,
-        frequency: 'MONTHLY',
-        nextPaymentDate: due,
-      },
-    });
+    const { subscriptionId } = await subscribe(fixedMonthly(due));
     await skipTo(due);
     await until(subscriptionId, (s) => s.nextCycle === 2, 'cycle 1 charged by the run');
     const workflowId = subscriptionWorkflowId(subscriptionId);

@@ -1,8 +1,9 @@
 /**
  * A billing day through the billing run (SUBSCRIPTION_BILLING_PATH=run, the default;
  * SUBSCRIPTION_RUN_GRACE_MINUTES sets the workflow's fallback): a plain cycle is charged once by
- * the day's run, named on its charge row, and its workflow learns the outcome by one signal, keeping the
- * retry and the gateway's pause; a paused subscription is not charged by the run.
+ * the day's run, named on its charge row; its workflow reads a success from that row when its grace ends and
+ * hears a failure by one signal, keeping the retry and the gateway's pause; a paused subscription is not
+ * charged by the run.
  */
 import { describe, expect, it } from 'vitest';
 import {
@@ -17,17 +18,12 @@ import { eventually } from '../support/wait';
 import { captureHistory } from '../support/history-capture';
 import { call, useSubscriptionStack } from './stack';
 import { handOver } from '../../db/subscriptions/billing-runs';
-import { subscriptionSteps } from './steps';
+import { fixedMonthly, subscriptionSteps } from './steps';
 
 const t = useSubscriptionStack(createTimeSkippingEnv, {
   environment: { SUBSCRIPTION_BILLING_PATH: 'run', SUBSCRIPTION_RUN_GRACE_MINUTES: '120' },
 });
 const { today, skipTo, view, until, subscribe, ledgerOf, activitiesOf } = subscriptionSteps(t);
-
-const fixed = (due: string) => ({
-  amount: 0,
-  subscriptionInfo: { type: 'FIXED', recurringAmount: 30_000, frequency: 'MONTHLY', nextPaymentDate: due },
-});
 
 async function signalsOf(workflowId: string) {
   const history = await t.env.client.workflow.getHandle(workflowId).fetchHistory();
@@ -69,7 +65,7 @@ async function pastTheGrace(due: string) {
 describe('a billing day through the billing run', () => {
   it('charges a plain cycle once from the run, named on the charge row; the workflow reads the success at its grace, no signal', async () => {
     const due = addDays(await today(), 2);
-    const { subscriptionId } = await subscribe(fixed(due));
+    const { subscriptionId } = await subscribe(fixedMonthly(due));
     await skipTo(due);
     const after = await until(
       subscriptionId,
@@ -132,7 +128,7 @@ describe('a billing day through the billing run', () => {
 
   it('the next cycle, handed over by the run’s success, is charged by its own day’s run, not by the fallback', async () => {
     const due = addDays(await today(), 2);
-    const { subscriptionId } = await subscribe(fixed(due));
+    const { subscriptionId } = await subscribe(fixedMonthly(due));
     await skipTo(due);
     const first = await until(subscriptionId, (s) => s.nextCycle === 2, 'cycle 1 charged');
     const secondDue = first.nextPaymentDate as string;
@@ -167,7 +163,7 @@ describe('a billing day through the billing run', () => {
 
   it('a hand-over retried after the run charged its cycle changes nothing: the next cycle stays handed over', async () => {
     const due = addDays(await today(), 2);
-    const { subscriptionId } = await subscribe(fixed(due));
+    const { subscriptionId } = await subscribe(fixedMonthly(due));
     await skipTo(due);
     const charged = await until(subscriptionId, (s) => s.nextCycle === 2, 'cycle 1 charged');
     // As when the hand-over activity's first attempt wrote, then timed out while the day's run was started,
@@ -179,7 +175,7 @@ describe('a billing day through the billing run', () => {
 
   it('paused after the run charged but before the grace: the workflow learns the cycle was paid, and charges nothing more', async () => {
     const due = addDays(await today(), 2);
-    const { subscriptionId } = await subscribe(fixed(due));
+    const { subscriptionId } = await subscribe(fixedMonthly(due));
     await skipTo(due);
     const charged = await until(subscriptionId, (s) => s.nextCycle === 2, 'cycle 1 charged by the run');
     const paused = await call(t, 'POST', `/v1/subscriptions/${subscriptionId}/pause`, { reason: 'holiday' });
@@ -212,7 +208,7 @@ describe('a billing day through the billing run', () => {
 
   it('insufficient funds from the run: the workflow retries as -r1, and the second failure pauses', async () => {
     const due = addDays(await today(), 2);
-    const { subscriptionId, partnerClientId } = await subscribe(fixed(due));
+    const { subscriptionId, partnerClientId } = await subscribe(fixedMonthly(due));
     t.sandbox.admin.setCustomerFunds(partnerClientId, 10_000);
     await skipTo(due);
     await until(subscriptionId, (s) => s.status === 'retrying', 'retrying after the run’s 1001');
@@ -238,7 +234,7 @@ describe('a billing day through the billing run', () => {
 
   it('the run loses the gateway’s answer: its retried chunk sends the same order, settles it by query, charges once', async () => {
     const due = addDays(await today(), 2);
-    const { subscriptionId } = await subscribe(fixed(due));
+    const { subscriptionId } = await subscribe(fixedMonthly(due));
     t.sandbox.admin.setFaults({
       operation: 'subscription.pay',
       orderIdPrefix: `${subscriptionId}-c1`,
@@ -273,7 +269,7 @@ describe('a billing day through the billing run', () => {
 
   it('a cycle the run never charges is charged by its workflow after the grace, once, as the same order', async () => {
     const due = addDays(await today(), 2);
-    const { subscriptionId } = await subscribe(fixed(due));
+    const { subscriptionId } = await subscribe(fixedMonthly(due));
     await eventually(async () => {
       const handed = await t.db('subscriptions').where({ subscription_id: subscriptionId }).first();
       expect(handed).toMatchObject({ run_cycle: 1 });
@@ -311,14 +307,14 @@ describe('a billing day through the billing run', () => {
 
   it('a subscription paused before its date is not charged by the run, and its hand-over is taken back', async () => {
     const due = addDays(await today(), 2);
-    const { subscriptionId } = await subscribe(fixed(due));
+    const { subscriptionId } = await subscribe(fixedMonthly(due));
     await eventually(async () => {
       const handed = await t.db('subscriptions').where({ subscription_id: subscriptionId }).first();
       expect(handed).toMatchObject({ run_cycle: 1, run_due_date: due });
     });
     const paused = await call(t, 'POST', `/v1/subscriptions/${subscriptionId}/pause`, { reason: 'holiday' });
     expect(paused.status).toBe(200);
-    const other = await subscribe(fixed(due));
+    const other = await subscribe(fixedMonthly(due));
     await skipTo(addDays(due, 1));
     // Another subscription due the same day is charged by the run: the run did come.
     await until(other.subscriptionId, (s) => s.nextCycle === 2, 'the other one charged');

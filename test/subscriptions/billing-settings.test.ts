@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { addDays, instantOf } from '../../contracts/subscriptions';
 import { createTimeSkippingEnv } from '../support/temporal';
-import { subscriptionSteps } from './steps';
+import { fixedMonthly, subscriptionSteps } from './steps';
 import { useSubscriptionStack } from './stack';
 
 const t = useSubscriptionStack(createTimeSkippingEnv, {
@@ -23,15 +23,7 @@ describe('subscription settings from the environment', () => {
   it('charges at SUBSCRIPTION_BILLING_HOUR (GMT+7) and retries SUBSCRIPTION_RETRY_DELAY_HOURS later', async () => {
     const start = await today();
     const due = addDays(start, 2);
-    const { subscriptionId, partnerClientId } = await subscribe({
-      amount: 0,
-      subscriptionInfo: {
-        type: 'FIXED',
-        recurringAmount: 30_000,
-        frequency: 'MONTHLY',
-        nextPaymentDate: due,
-      },
-    });
+    const { subscriptionId, partnerClientId } = await subscribe(fixedMonthly(due));
     t.sandbox.admin.setCustomerFunds(partnerClientId, 10_000);
 
     // 09:00 (the default hour) and 13:00 pass with no charge.

@@ -14,7 +14,7 @@ import { captureHistory } from '../support/history-capture';
 import { createTimeSkippingEnv } from '../support/temporal';
 import { eventually } from '../support/wait';
 import { freshId } from '../support/ids';
-import { subscriptionSteps } from './steps';
+import { fixedMonthly, subscriptionSteps } from './steps';
 import { call, useSubscriptionStack } from './stack';
 
 let catcher: MailCatcher;
@@ -59,15 +59,7 @@ async function subscribeWith(
   scheduleId: string,
   contact: { email: string; lang: 'vi' | 'en' },
 ) {
-  const { subscriptionId, partnerClientId } = await create({
-    amount: 0,
-    subscriptionInfo: {
-      type: 'FIXED',
-      recurringAmount: 30_000,
-      frequency: 'MONTHLY',
-      nextPaymentDate: first,
-    },
-  });
+  const { subscriptionId, partnerClientId } = await create(fixedMonthly(first));
   const contactSet = await call(t, 'PUT', `/v1/subscriptions/${subscriptionId}/notice-contact`, contact);
   expect(contactSet.status, JSON.stringify(contactSet.body)).toBe(200);
   const set = await call(t, 'PUT', `/v1/subscriptions/${subscriptionId}/dunning-schedule`, {
@@ -250,15 +242,7 @@ describe('dunning schedules', () => {
     );
     expect(viewerCreates.status).toBe(403);
 
-    const { subscriptionId } = await create({
-      amount: 0,
-      subscriptionInfo: {
-        type: 'FIXED',
-        recurringAmount: 30_000,
-        frequency: 'MONTHLY',
-        nextPaymentDate: addMonths(await today(), 1),
-      },
-    });
+    const { subscriptionId } = await create(fixedMonthly(addMonths(await today(), 1)));
     const unknown = await call(t, 'PUT', `/v1/subscriptions/${subscriptionId}/dunning-schedule`, {
       dunningScheduleId: 'dun_nope',
     });
@@ -296,15 +280,7 @@ describe('dunning schedules', () => {
   });
 
   it('a notice another flow asks for (subscription.notice_requested) is sent once in the subscriber’s language; an unknown kind is recorded skipped', async () => {
-    const { subscriptionId } = await create({
-      amount: 0,
-      subscriptionInfo: {
-        type: 'FIXED',
-        recurringAmount: 30_000,
-        frequency: 'MONTHLY',
-        nextPaymentDate: addMonths(await today(), 1),
-      },
-    });
+    const { subscriptionId } = await create(fixedMonthly(addMonths(await today(), 1)));
     const email = `${freshId('cu', 6)}@example.vn`;
     await call(t, 'PUT', `/v1/subscriptions/${subscriptionId}/notice-contact`, { email, lang: 'vi' });
     const priceKey = `${subscriptionId}/price_change/2027-01-10`;

@@ -5,6 +5,12 @@ import { call, type SubscriptionFixture } from './stack';
 import { eventually } from '../support/wait';
 import { freshId } from '../support/ids';
 
+/** A fixed monthly subscription of 30,000 VND, no first payment, its first cycle due on `nextPaymentDate`. */
+export const fixedMonthly = (nextPaymentDate: string) => ({
+  amount: 0,
+  subscriptionInfo: { type: 'FIXED', recurringAmount: 30_000, frequency: 'MONTHLY', nextPaymentDate },
+});
+
 export function subscriptionSteps(t: SubscriptionFixture) {
   const today = async () => dayOfGmt7(await t.env.currentTimeMs());
 

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { addDays } from '../../contracts/subscriptions';
 import { captureHistory } from '../support/history-capture';
 import { createTimeSkippingEnv } from '../support/temporal';
-import { subscriptionSteps } from './steps';
+import { fixedMonthly, subscriptionSteps } from './steps';
 import { call, useSubscriptionStack } from './stack';
 
 const t = useSubscriptionStack(createTimeSkippingEnv);
@@ -94,15 +94,7 @@ describe('subscriptions', () => {
 
   it('insufficient funds twice → paused with the reason; reactivated by the customer → billing resumes', async () => {
     const start = await today();
-    const { subscriptionId, partnerClientId } = await subscribe({
-      amount: 0,
-      subscriptionInfo: {
-        type: 'FIXED',
-        recurringAmount: 30_000,
-        frequency: 'MONTHLY',
-        nextPaymentDate: addDays(start, 2),
-      },
-    });
+    const { subscriptionId, partnerClientId } = await subscribe(fixedMonthly(addDays(start, 2)));
     t.sandbox.admin.setCustomerFunds(partnerClientId, 10_000);
     await skipTo(addDays(start, 2));
     await until(subscriptionId, (s) => s.status === 'retrying', 'retrying after the first 1001');

@@ -7,6 +7,12 @@ import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { clusterEnvironment, DEFAULT_API_TUNABLES } from '../../scripts/cluster/environment';
+import { apiSettingsFrom } from '../../api/settings';
+import { loadConfig, type Config } from '../../platform/config';
+import { buildActivities, operationRateLimitsOf, workerTuningOf } from '../../workers/build';
+import { testCodecKeyring } from '../support/temporal';
+import { testMerchant } from '../support/settings';
+import { generateSandboxKeyPair } from '../../sandbox';
 
 interface ComposeFile {
   services: Record<string, { environment?: Record<string, unknown> }>;
@@ -49,5 +55,53 @@ describe('docker-compose.yml and npm run cluster pass the same variables', () =>
   ])('%s', (service, fromCluster) => {
     expect(variablesOf(service).length).toBeGreaterThan(0);
     expect(variablesOf(service)).toEqual([...fromCluster].sort());
+  });
+});
+
+/** The settings `use` reads from a configuration (every key it touches). */
+function settingsRead(use: (config: Config) => unknown): Set<string> {
+  const read = new Set<string>();
+  const config = loadConfig({ CUSTOMER_KEY_SECRET: 'a'.repeat(32), DECISION_SIGNING_KEY: 'd'.repeat(32) });
+  use(
+    new Proxy(config, {
+      get(target, key) {
+        if (typeof key === 'string') read.add(key);
+        return Reflect.get(target, key);
+      },
+    }),
+  );
+  return read;
+}
+
+describe('a setting both the API and the workers read reaches both', () => {
+  // Each process decides from its own copy: GATEWAY_RATE_LIMITS, given to the workers only, once left the API
+  // sending new subscriptions to the billing run, whose charges that limit does not spread.
+  const byWorker = new Set([
+    ...settingsRead(workerTuningOf),
+    ...settingsRead(operationRateLimitsOf),
+    ...settingsRead((config) =>
+      buildActivities(config, {
+        db: undefined as never,
+        gateway: {
+          baseUrl: 'http://127.0.0.1:1',
+          ...testMerchant,
+          publicKey: generateSandboxKeyPair().publicKeyPem,
+        },
+        keyring: testCodecKeyring,
+        publicBaseUrl: 'http://127.0.0.1:3000',
+      }),
+    ),
+  ]);
+  const shared = [...settingsRead((config) => apiSettingsFrom(config))].filter((name) => byWorker.has(name));
+
+  it.each([
+    ['api', Object.keys(cluster.api)],
+    ['worker', Object.keys(cluster.worker(0))],
+  ])('%s, from docker-compose.yml and npm run cluster', (service, fromCluster) => {
+    expect(shared.length).toBeGreaterThan(0);
+    for (const name of shared) {
+      expect(variablesOf(service), `${name} in docker-compose.yml's ${service}`).toContain(name);
+      expect(fromCluster, `${name} in npm run cluster's ${service}`).toContain(name);
+    }
   });
 });
