@@ -40,6 +40,7 @@ export function buildActivities(config: Config, services: WorkerServices): Activ
     decisionKey,
     autoResumeFunded: config.PAYOUT_AUTO_RESUME_FUNDED,
     billingRunSignalsSuccess: config.BILLING_RUN_SIGNALS_SUCCESS,
+    subscriptionPayPerSecond: config.GATEWAY_RATE_LIMITS['subscription.pay'],
     approvalPolicy: config.APPROVAL_POLICY,
     notices: config.SMTP_URL
       ? smtpNoticeChannel({ url: config.SMTP_URL, from: config.NOTICE_FROM ?? DEFAULT_NOTICE_FROM })

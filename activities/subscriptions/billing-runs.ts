@@ -118,8 +118,10 @@ export async function chargeHandedChunk(deps: Deps, input: ChargeChunk): Promise
   let mark = doneBefore;
   const outcome: ChunkOutcome = { charged: doneBefore, skipped: 0, held: false };
   let next = doneBefore;
+  const paced = pacer(deps.subscriptionPayPerSecond);
   const worker = async () => {
     for (let index = next++; index < input.cycles.length; index = next++) {
+      await paced(() => context.heartbeat(mark));
       const done = await chargeHanded(deps, input, input.cycles[index]!, nextRuns);
       if (done) outcome.charged += 1;
       else outcome.skipped += 1;
@@ -130,6 +132,26 @@ export async function chargeHandedChunk(deps: Deps, input: ChargeChunk): Promise
   };
   await Promise.all(Array.from({ length: Math.max(1, input.concurrency) }, worker));
   return outcome;
+}
+
+/**
+ * Spaces the chunk's charges at `perSecond`, evenly (no burst), whichever of its concurrent charges asks next.
+ * A run's chunks follow one another, so this is the run's rate; two days' runs at once would each have it.
+ * `alive` is called before a wait, so that a slow rate never looks like a lost worker.
+ */
+function pacer(perSecond: number | undefined): (alive: () => void) => Promise<void> {
+  if (!perSecond) return async () => {};
+  const gapMs = 1000 / perSecond;
+  let nextAt = 0;
+  return async (alive) => {
+    const now = Date.now();
+    const at = Math.max(nextAt, now);
+    nextAt = at + gapMs;
+    if (at > now) {
+      alive();
+      await Context.current().sleep(at - now);
+    }
+  };
 }
 
 /**

@@ -95,6 +95,12 @@ export interface SubscriptionActivityDependencies {
    * before each workflow read it at the end of its grace.
    */
   billingRunSignalsSuccess?: boolean;
+  /**
+   * The workers' `subscription.pay` limit (GATEWAY_RATE_LIMITS), calls per second: the billing run's chunks
+   * call the gateway from their own activity, outside that operation's rate-limited queue, so they space
+   * their charges at it themselves. Unset: no limit.
+   */
+  subscriptionPayPerSecond?: number;
 }
 type Deps = SubscriptionActivityDependencies;
 
