@@ -117,6 +117,7 @@ async function measureGracePhase(stack: BenchStack, ids: string[]) {
       if (left.length > 0) await pause(5000);
     }
   };
+  const started = Date.now();
   const measured = await measureCosts(stack.costs, async () => {
     await untilAllRead(waiting.slice(-GRACE_WATCHED));
     await untilAllRead(waiting);
@@ -130,7 +131,38 @@ async function measureGracePhase(stack: BenchStack, ids: string[]) {
     `  set-up, not the window: ${waiting.length} of ${ids.length} workflows had not yet taken cycle 1 when every cycle 1 was charged; what taking it cost them (the history store's count includes the ${fetched} histories the wait fetched):`,
   );
   for (const line of costLines('after the charge', measured)) console.log(`  ${line}`);
+  if (waiting.length > 0)
+    await printNetOfIdle(stack, measured.database, (Date.now() - started) / 1000, waiting.length);
 }
+
+/**
+ * The counts above hold the stores' own background work over the whole wait. Measured now, with every
+ * workflow waiting a month for its next cycle, and subtracted: what the reads themselves cost (the wait's
+ * history fetches still included).
+ */
+async function printNetOfIdle(
+  stack: BenchStack,
+  phase: Record<string, number>,
+  phaseSeconds: number,
+  reads: number,
+) {
+  const before = await stack.costs.database.read();
+  const idleStarted = Date.now();
+  await pause(IDLE_MS);
+  const after = await stack.costs.database.read();
+  const idleSeconds = (Date.now() - idleStarted) / 1000;
+  const parts = Object.entries(phase).map(([name, count]) => {
+    const perSecond = ((after[name] ?? 0) - (before[name] ?? 0)) / idleSeconds;
+    const net = (count - perSecond * phaseSeconds) / reads;
+    return `${name}: ${perSecond.toFixed(1)}/s idle, ${net.toFixed(1)} per read net of it`;
+  });
+  console.log(
+    `  the stores idle for ${idleSeconds.toFixed(0)} s after it (the wait took ${phaseSeconds.toFixed(0)} s): ${parts.join('; ')}`,
+  );
+}
+
+/** How long the stores are watched idle, for their background work. */
+const IDLE_MS = 60_000;
 
 /** How many waiting workflows the grace phase watches before it checks them all. */
 const GRACE_WATCHED = 20;
