@@ -8,7 +8,7 @@
  */
 import { post, request } from './api.js';
 import { fill, fillIfChanged, h, table } from './dom.js';
-import { dateTime, label, vnd } from './format.js';
+import { dateTime, label, runFileName, vnd } from './format.js';
 import { t } from './i18n.js';
 import { actionButton, errorBox, pageHeading, statusBadge } from './ui.js';
 import { serverText } from './server-text.js';
@@ -322,7 +322,7 @@ function runsAwaitingApproval() {
       className: 'approval-runs',
       rows: runs.map((run) => [
         h('a', { href: `#/runs/${encodeURIComponent(run.runId)}`, 'data-run': run.runId }, run.runId),
-        run.fileName,
+        runFileName(run),
         String(run.rowCount),
         vnd(run.totalAmount),
         h('span', {}, run.uploadedBy, h('span', { class: 'hint' }, ` · ${dateTime(run.uploadedAt)}`)),

@@ -113,6 +113,21 @@ export function dateOnly(value) {
 }
 
 /**
+ * A payout run's file name in the page's language. The server names a retry (api/payouts/retries.ts) and a
+ * schedule's run (activities/payouts/recurring-runs.ts) in English around a name of the user's; an uploaded
+ * file's own name is shown as it is, whatever it says.
+ * @param {{ fileName?: Value, parentRunId?: Value, scheduleId?: Value }} run
+ */
+export function runFileName(run) {
+  const name = String(run.fileName ?? '');
+  if (run.parentRunId && name.startsWith('retry of '))
+    return t('retry of {file}', { file: name.slice('retry of '.length) });
+  if (run.scheduleId && name.startsWith('schedule '))
+    return t('schedule {name}', { name: name.slice('schedule '.length) });
+  return name;
+}
+
+/**
  * `awaiting_approval` → `Awaiting approval` (English) or `Chờ duyệt` (Vietnamese).
  * @param {Value} value
  */

@@ -7,7 +7,7 @@
  */
 import { ApiProblem, request } from './api.js';
 import { announce, fill, fillIfChanged, h, saveBlob, table } from './dom.js';
-import { count, dateTime, label, percent, vnd } from './format.js';
+import { count, dateTime, label, percent, runFileName, vnd } from './format.js';
 import { t } from './i18n.js';
 import { ITEM_STATES, itemsSection } from './payout-run-items.js';
 import { errorBox, facts, pageHeading, poll, statusBadge, workflowLink } from './ui.js';
@@ -114,16 +114,7 @@ function summaryOf(ctx, view) {
     facts([
       [t('Status'), h('span', { id: 'run-status' }, statusBadge(view.status))],
       [t('Why'), serverText(view.statusReason)],
-      // A retry's name is written by the server (api/payouts/retries.ts) in English around the parent's file name.
-      [
-        t('File'),
-        view.parentRunId && String(view.fileName).startsWith('retry of ')
-          ? t('retry of {file}', { file: String(view.fileName).slice('retry of '.length) })
-          : // An occurrence's run is named by the server (activities/payouts/recurring-runs.ts) after its schedule.
-            view.scheduleId && String(view.fileName).startsWith('schedule ')
-            ? t('schedule {name}', { name: String(view.fileName).slice('schedule '.length) })
-            : view.fileName,
-      ],
+      [t('File'), runFileName(view)],
       [
         t('Retry of'),
         view.parentRunId

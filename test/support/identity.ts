@@ -256,6 +256,23 @@ export function useTestProvider() {
 }
 
 /**
+ * `page.goto`, again if a navigation the page had started itself took over (a sign-out that a test just
+ * clicked still going through the provider's end-session page and back): the goto's target is where the
+ * test means to be, once that navigation has landed.
+ */
+async function gotoAfterPendingNavigation(page: import('playwright-core').Page, url: string): Promise<void> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      await page.goto(url);
+      return;
+    } catch (error) {
+      if (attempt >= 3 || !/interrupted by another navigation/.test(String(error))) throw error;
+      await page.waitForLoadState('load');
+    }
+  }
+}
+
+/**
  * In a browser page: from the console's sign-in page through the provider's sign-in form and back,
  * signed in as `subject`. The one sign-in of the console's browser tests.
  */
@@ -265,7 +282,7 @@ export async function signInThroughProvider(
   subject: string,
   password = TEST_PASSWORD,
 ): Promise<void> {
-  await page.goto(`${apiBaseUrl}/console#/sign-in`);
+  await gotoAfterPendingNavigation(page, `${apiBaseUrl}/console#/sign-in`);
   await page.locator('#sign-in-provider').click();
   await page.locator('select#subject').selectOption(subject);
   await page.locator('input#password').fill(password);
