@@ -139,8 +139,6 @@ export interface ClusterOptions {
   sandboxTiming?: Record<string, number>;
   /** GATEWAY_RATE_LIMITS of the API and the workers; unset: no limit. */
   gatewayRateLimits?: string;
-  /** APPROVAL_POLICY of the API and the workers; unset: the default policy. */
-  approvalPolicy?: string;
   /** The workers' sizes (WORKER_CACHED_WORKFLOWS, …); unset: their defaults. */
   workerSettings?: Partial<Record<WorkerSetting, string>>;
   /** Benchmarks only: comparison switches and a benchmark's own settings, for the API and every worker. */
@@ -290,7 +288,6 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
       codecKeys: keysText(keyring),
       codecKeyId: keyring.currentKeyId,
       ...(options.gatewayRateLimits && { gatewayRateLimits: options.gatewayRateLimits }),
-      ...(options.approvalPolicy && { approvalPolicy: options.approvalPolicy }),
       ...(options.workerSettings && { workerSettings: options.workerSettings }),
       ...(options.switches && { switches: options.switches }),
       gateway,

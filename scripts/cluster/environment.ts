@@ -83,11 +83,6 @@ export interface ClusterEnvironmentInput {
    * workers apply it; the API reads it to choose who charges a new subscription (api/subscriptions/settings.ts).
    */
   gatewayRateLimits?: string;
-  /**
-   * APPROVAL_POLICY of the API and every worker; unset: the default policy. The API applies it to decisions,
-   * the workers to scheduled runs' caps.
-   */
-  approvalPolicy?: string;
   /** The workers' sizes; unset: platform/config.ts's defaults. */
   workerSettings?: Partial<Record<WorkerSetting, string>>;
   /**
@@ -161,7 +156,8 @@ export function clusterEnvironment(input: ClusterEnvironmentInput): ClusterEnvir
       OIDC_CLIENT_SECRET: input.identity.consoleClientSecret,
       OIDC_ROLE_MAP: '',
       GATEWAY_RATE_LIMITS: input.gatewayRateLimits ?? '',
-      APPROVAL_POLICY: input.approvalPolicy ?? '',
+      // The default policy, as for the workers; docker-compose passes a deployment's own to both.
+      APPROVAL_POLICY: '',
       ...Object.fromEntries(Object.entries(input.apiSettings).map(([name, value]) => [name, String(value)])),
       ...input.switches,
     },
@@ -170,7 +166,7 @@ export function clusterEnvironment(input: ClusterEnvironmentInput): ClusterEnvir
       WORKER_METRICS_PORT: String(input.metricsPort(index)),
       DECISION_SIGNING_KEY: input.decisionKey,
       GATEWAY_RATE_LIMITS: input.gatewayRateLimits ?? '',
-      APPROVAL_POLICY: input.approvalPolicy ?? '',
+      APPROVAL_POLICY: '',
       // Empty: the worker's default (platform/config.ts); benchmarks size the worker through these.
       ...Object.fromEntries(WORKER_SETTINGS.map((name) => [name, input.workerSettings?.[name] ?? ''])),
       ...input.switches,
