@@ -1,17 +1,12 @@
 /**
- * The API's side of one gateway orderId namespace (contracts/shared/gateway-ids.ts, db/shared/gateway-order-ids.ts): the
+ * The API's side of one gateway orderId namespace (gateway/ids.ts, db/shared/gateway-order-ids.ts): the
  * rules a caller-supplied id keeps (length, pattern, no ending payrun derives ids with), and the answer when
  * an id already names another object's order.
  */
 import { z } from 'zod';
 import { ORDER_ID_PATTERN } from '../gateway/operations/shared';
 import { OrderIdTaken, type OrderIdOwnerKind } from '../db/shared/gateway-order-ids';
-import {
-  maxUserIdLength,
-  RESERVED_ENDINGS_PATTERN,
-  userIdProblem,
-  type UserIdKind,
-} from '../contracts/shared';
+import { maxUserIdLength, RESERVED_ENDINGS_PATTERN, userIdProblem, type UserIdKind } from '../gateway/ids';
 import { conflict } from './http/errors';
 
 /**

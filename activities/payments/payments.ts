@@ -43,7 +43,7 @@ import {
   type TerminalSettlementInput,
   type TerminalSettlementResult,
 } from '../../contracts/payments';
-import { requestIdFor } from '../../contracts/shared';
+import { requestIdFor } from '../../gateway/ids';
 import { bindActivities } from '../shared/bind';
 import { stopIfHeld } from '../holds/holds';
 import { requireApproved } from '../approvals/approvals';

@@ -44,7 +44,7 @@ import {
   type StateCounts,
   type StateTotals,
 } from '../../contracts/payouts';
-import { requestIdFor } from '../../contracts/shared';
+import { requestIdFor } from '../../gateway/ids';
 import { asActivityFailure, askForEvidence, callGateway, lookupId } from '../shared/gateway-calls';
 import { bindActivities } from '../shared/bind';
 import { stopIfHeld } from '../holds/holds';

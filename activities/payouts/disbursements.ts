@@ -17,7 +17,7 @@ import {
   type DisbursementStatusRecord,
   type WalletReceiver,
 } from '../../contracts/payouts';
-import { requestIdFor } from '../../contracts/shared';
+import { requestIdFor } from '../../gateway/ids';
 import { askForEvidence, askGateway, callGateway, lookupId } from '../shared/gateway-calls';
 import { bindActivities } from '../shared/bind';
 import { requireApproved } from '../approvals/approvals';

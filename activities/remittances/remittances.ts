@@ -23,7 +23,7 @@ import {
   type RemittanceStatusChange,
   type VerifyOutcome,
 } from '../../contracts/remittances';
-import { requestIdFor } from '../../contracts/shared';
+import { requestIdFor } from '../../gateway/ids';
 import { bindActivities } from '../shared/bind';
 import { stopIfHeld } from '../holds/holds';
 import { askForEvidence, askGateway, callGateway, lookupId } from '../shared/gateway-calls';

@@ -57,7 +57,7 @@ import {
   type TokenPaymentQueryAnswer,
   type TokenPaymentRecord,
 } from '../../contracts/saved-methods';
-import { requestIdFor } from '../../contracts/shared';
+import { requestIdFor } from '../../gateway/ids';
 import { bindActivities } from '../shared/bind';
 import { stopIfHeld } from '../holds/holds';
 import { askForEvidence, askGateway, lookupId } from '../shared/gateway-calls';

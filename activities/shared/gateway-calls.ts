@@ -21,7 +21,7 @@ import {
   type RetryPolicy,
 } from '../../gateway';
 import { OrderIdTaken } from '../../db/shared/gateway-order-ids';
-import { lookupIdFor } from '../../contracts/shared';
+import { lookupIdFor } from '../../gateway/ids';
 
 /**
  * Every activity's gateway call goes through here, and gateway/retry.ts decides what a failure means:

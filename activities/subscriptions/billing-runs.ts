@@ -25,7 +25,7 @@ import {
   type HandedCycle,
   type HandOver,
 } from '../../contracts/subscriptions';
-import { requestIdFor } from '../../contracts/shared';
+import { requestIdFor } from '../../gateway/ids';
 import { findHanded, handOver, takeBack } from '../../db/subscriptions/billing-runs';
 import {
   claimHandedCycle,

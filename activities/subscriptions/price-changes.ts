@@ -26,7 +26,7 @@ import {
   type PriceChangeActivities,
   type PriceChangeRecord,
 } from '../../contracts/subscriptions';
-import { requestIdFor } from '../../contracts/shared';
+import { requestIdFor } from '../../gateway/ids';
 import { bindActivities } from '../shared/bind';
 import { asActivityFailure, askGateway, lookupId } from '../shared/gateway-calls';
 import {

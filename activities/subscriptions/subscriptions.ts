@@ -50,7 +50,7 @@ import {
 } from '../../contracts/subscriptions';
 import type { CodecKeyring } from '../../platform/payload-codec';
 import { openSecret, sealSecret } from '../../platform/sealed-secrets';
-import { requestIdFor } from '../../contracts/shared';
+import { requestIdFor } from '../../gateway/ids';
 import { bindActivities } from '../shared/bind';
 import { stopIfHeld } from '../holds/holds';
 import { sendSubscriptionNotice } from './notices';

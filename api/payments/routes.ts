@@ -29,7 +29,7 @@ const WRITERS = ['payments'] as const;
 // payouts-approver approves refunds under the default policy, so it reads payments too (masked, as a viewer).
 const READERS = ['viewer', 'payments', 'payouts-approver'] as const;
 
-/** The payment id is the gateway orderId (its refunds' too, with `-r<seq>`): contracts/shared/gateway-ids.ts. */
+/** The payment id is the gateway orderId (its refunds' too, with `-r<seq>`): gateway/ids.ts. */
 const paymentId = userIdField('payment');
 
 const item = z.strictObject({

@@ -19,7 +19,7 @@ import {
   type MovementOutcome,
   type Period,
 } from '../../contracts/reports';
-import { requestIdFor } from '../../contracts/shared';
+import { requestIdFor } from '../../gateway/ids';
 import {
   batchesWithGatewayTotals,
   movementsBetween,

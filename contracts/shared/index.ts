@@ -2,7 +2,6 @@
 export * from './backoff';
 export * from './durations';
 export * from './errors';
-export * from './gateway-ids';
 export * from './gateway-queues';
 export * from './search-attributes';
 export * from './stack-check';

@@ -38,6 +38,12 @@ export async function startClusterBenchStack(
     sandboxTiming: BENCH_SANDBOX_TIMING,
     ...(process.env.GATEWAY_RATE_LIMITS && { gatewayRateLimits: process.env.GATEWAY_RATE_LIMITS }),
     ...(process.env.BENCH_HISTORY_SHARDS && { historyShards: Number(process.env.BENCH_HISTORY_SHARDS) }),
+    ...(process.env.BENCH_WORKER_CPU_PROFILE && {
+      workerCpuProfileDir: process.env.BENCH_WORKER_CPU_PROFILE,
+    }),
+    ...(process.env.BENCH_TASK_QUEUE_PARTITIONS && {
+      taskQueuePartitions: Number(process.env.BENCH_TASK_QUEUE_PARTITIONS),
+    }),
     // WORKER_CACHED_WORKFLOWS and the other sizes, from the bench's environment, as npm run cluster does.
     workerSettings: workerSizes,
     apiSettings: {
@@ -52,7 +58,7 @@ export async function startClusterBenchStack(
   });
   const sizes = Object.entries(workerSizes).map(([name, value]) => `${name}=${value}`);
   console.log(
-    `Cluster: ${workers} worker process(es), ${process.env.BENCH_HISTORY_SHARDS ?? 4} history shards, worker sizes: ${sizes.join(' ') || 'defaults'}`,
+    `Cluster: ${workers} worker process(es), ${process.env.BENCH_HISTORY_SHARDS ?? 4} history shards, ${process.env.BENCH_TASK_QUEUE_PARTITIONS ?? 'default (4)'} task-queue partitions, worker sizes: ${sizes.join(' ') || 'defaults'}`,
   );
   const db = createDb(cluster.urls.database, { poolMax: 20 });
   // Subtracted from payrun's transactions: the benchmark's own queries (one transaction each).

@@ -4,6 +4,7 @@
  * PostgreSQL (on the cluster shape also the Temporal server's own transactions). Printed after every
  * benchmark by scripts/bench/main.ts; docs/performance.md says how to read the figures.
  */
+import os from 'node:os';
 import type { Client } from '@temporalio/client';
 import type { Db } from '../../db/shared/knex';
 
@@ -34,6 +35,8 @@ export interface CostProbe {
   database: DatabaseCounters;
   /** The worker processes' own counters (the SDK's workflow cache), where their /metrics can be read. */
   workers?: DatabaseCounters;
+  /** CPU seconds by process (scripts/bench/process-cpu.ts), read at the window's end, before the settle. */
+  cpu?: DatabaseCounters;
 }
 
 /**
@@ -147,6 +150,8 @@ export interface Measured {
   databaseMethod: string;
   /** Worker counter deltas (the SDK's workflow cache), when the stack can read them. */
   workers?: Record<string, number>;
+  /** CPU seconds each process spent in the window, and the window's length (Linux only). */
+  cpu?: { seconds: Record<string, number>; windowSeconds: number };
 }
 
 /**
@@ -164,7 +169,10 @@ export async function measureCosts(
   const since = new Date(windowStart.getTime() - 1000);
   const before = await probe.database.read();
   const workersBefore = await probe.workers?.read();
+  const cpuBefore = await probe.cpu?.read();
   const items = (await run()) ?? undefined;
+  const cpuAfter = await probe.cpu?.read();
+  const windowSeconds = (Date.now() - windowStart.getTime()) / 1000;
   if (settleMs) await new Promise((resolve) => setTimeout(resolve, settleMs));
   const after = await probe.database.read();
   const workersAfter = await probe.workers?.read();
@@ -199,9 +207,9 @@ export async function measureCosts(
       };
     });
   });
-  const database = Object.fromEntries(
-    Object.entries(after).map(([name, value]) => [name, value - (before[name] ?? 0)]),
-  );
+  const grown = (later: Record<string, number>, earlier: Record<string, number>) =>
+    Object.fromEntries(Object.entries(later).map(([name, value]) => [name, value - (earlier[name] ?? 0)]));
+  const database = grown(after, before);
   return {
     ...(items && { items }),
     workflows: groups.reduce((sum, group) => sum + group.total, 0),
@@ -209,11 +217,11 @@ export async function measureCosts(
     byType,
     database,
     databaseMethod: probe.database.method,
-    ...(workersBefore &&
-      workersAfter && {
-        workers: Object.fromEntries(
-          Object.entries(workersAfter).map(([name, value]) => [name, value - (workersBefore[name] ?? 0)]),
-        ),
+    ...(workersBefore && workersAfter && { workers: grown(workersAfter, workersBefore) }),
+    ...(cpuBefore &&
+      cpuAfter &&
+      Object.keys(cpuAfter).length > 0 && {
+        cpu: { seconds: grown(cpuAfter, cpuBefore), windowSeconds },
       }),
   };
 }
@@ -251,5 +259,24 @@ export function costLines(label: string, measured: Measured): string[] {
         .map(([name, value]) => `${fixed(value / divisor)} ${name}`)
         .join(', ')} (the SDK's counters on every worker's /metrics)`,
     );
+  if (measured.cpu) lines.push(...cpuLines(measured.cpu, divisor));
   return lines;
+}
+
+/**
+ * CPU per item by process, busiest first, and the share of the machine's cores the window used: a design
+ * that spends less CPU where the sum is highest is the one that moves a rate on shared cores.
+ */
+function cpuLines(cpu: NonNullable<Measured['cpu']>, divisor: number): string[] {
+  const entries = Object.entries(cpu.seconds)
+    .filter(([, seconds]) => seconds >= 0.005)
+    .sort(([, a], [, b]) => b - a);
+  const total = entries.reduce((sum, [, seconds]) => sum + seconds, 0);
+  const cores = os.cpus().length;
+  const busy = (100 * total) / (cpu.windowSeconds * cores);
+  return [
+    `    CPU per item: ${fixed((1000 * total) / divisor)} ms in all (${fixed(busy)} % of ${cores} cores over the ${fixed(cpu.windowSeconds)} s window): ` +
+      entries.map(([name, seconds]) => `${name} ${fixed((1000 * seconds) / divisor)}`).join(', ') +
+      ' ms (/proc, each process with its children)',
+  ];
 }

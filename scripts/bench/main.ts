@@ -20,6 +20,7 @@ import { benchPayouts } from './payouts';
 import { benchSubscriptions } from './subscriptions';
 import { benchUploads } from './uploads';
 import { benchRateLimits } from './rate-limits';
+import { cpuCounters } from './process-cpu';
 import { costLines, measureCosts, type BenchItems } from './costs';
 
 /**
@@ -95,7 +96,11 @@ async function runMeasured(stack: BenchStack, name: string, label: string): Prom
   let run: () => Promise<void | BenchItems>;
   if (typeof suite === 'function') run = () => suite(stack);
   else run = await suite.prepare(stack);
-  const measured = await measureCosts(stack.costs, run, stack.costs.settleMs);
+  // The benchmark's own process: on the dev shape it is also the API, the worker and the sandbox.
+  const self =
+    stack.processes().find(({ pid }) => pid === process.pid)?.name ?? 'benchmark process (its clients)';
+  const cpu = cpuCounters(() => stack.processes(), self);
+  const measured = await measureCosts({ ...stack.costs, cpu }, run, stack.costs.settleMs);
   for (const line of costLines(label, measured)) console.log(line);
 }
 

@@ -145,6 +145,13 @@ export interface ClusterOptions {
   switches?: Record<string, string>;
   /** Temporal history shards, fixed when its databases are first made; unset: 4. */
   historyShards?: number;
+  /** Partitions of the main task queue (workflow and activity tasks); unset: the server's default, 4. */
+  taskQueuePartitions?: number;
+  /**
+   * Benchmarks only: each worker writes V8 CPU profiles of its threads here when it stops (the main thread,
+   * and the workflow thread, where every new workflow evaluates the bundle).
+   */
+  workerCpuProfileDir?: string;
   /** Rehearsals only: webhook endpoints may be http://127.0.0.1 (WEBHOOK_ALLOW_LOOPBACK_HTTP). */
   loopbackWebhooks?: boolean;
   log?: (line: string) => void;
@@ -250,7 +257,13 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
     const target = postgresTargetOf(serverUrl);
     await prepareTemporalDatabases(binaries, target, log);
     signal.throwIfAborted();
-    writeServerConfig(temporalRoot, ports.temporal, target, options.historyShards);
+    writeServerConfig(
+      temporalRoot,
+      ports.temporal,
+      target,
+      options.historyShards,
+      options.taskQueuePartitions,
+    );
     const temporalAddress = `127.0.0.1:${ports.temporal.frontend}`;
     const specs = new Map<string, ProcessSpec>();
     const start = async (spec: ProcessSpec) => {
@@ -404,7 +417,12 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
           name,
           role: 'worker',
           command: process.execPath,
-          args: node('workers/main.ts'),
+          args: [
+            ...(options.workerCpuProfileDir
+              ? ['--cpu-prof', `--cpu-prof-dir=${options.workerCpuProfileDir}`]
+              : []),
+            ...node('workers/main.ts'),
+          ],
           cwd: repoRoot,
           env: { ...baseEnv(), ...environment.worker(index) },
           port: ports.metrics + index,

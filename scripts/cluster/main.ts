@@ -109,6 +109,8 @@ async function main(): Promise<void> {
   // Fixed when the cluster's Temporal databases are first made (docs/capacity.md); unset: the count this
   // data folder was made with, or 4 for a new one.
   const historyShards = wholeFlag(process.argv.slice(2), '--history-shards', undefined, 1024);
+  // Partitions of the main task queue; unset: the server's default (docs/capacity.md).
+  const taskQueuePartitions = wholeFlag(process.argv.slice(2), '--task-queue-partitions', undefined, 64);
   const config = loadConfig();
   const dataDir = path.join(config.PAYRUN_DATA_DIR, 'cluster');
   // --free-ports: any free ports, printed below (tests, or a second cluster from another data folder).
@@ -119,6 +121,7 @@ async function main(): Promise<void> {
     dataDir,
     workers,
     ...(historyShards !== undefined && { historyShards }),
+    ...(taskQueuePartitions !== undefined && { taskQueuePartitions }),
     databaseUrl: config.DATABASE_URL,
     // The workers are sized as this process is configured (README, Configuration).
     workerSettings: workerSettingsFrom(process.env),

@@ -150,6 +150,7 @@ export function writeServerConfig(
   ports: TemporalPorts,
   target: PostgresTarget,
   historyShards?: number,
+  taskQueuePartitions?: number,
 ): void {
   const configDir = path.join(root, 'config');
   fs.mkdirSync(path.join(configDir, 'dynamicconfig'), { recursive: true });
@@ -218,20 +219,23 @@ dynamicConfigClient:
   // Namespaces registered a moment ago become usable within a second, not the default ten.
   fs.writeFileSync(
     path.join(configDir, 'dynamicconfig', 'cluster.yaml'),
-    `system.namespaceCacheRefreshInterval:\n  - value: 1s\nlimit.maxIDLength:\n  - value: 255\n${onePartitionForRateLimitedQueues()}`,
+    `system.namespaceCacheRefreshInterval:\n  - value: 1s\nlimit.maxIDLength:\n  - value: 255\n${taskQueuePartitionsOf(taskQueuePartitions)}`,
   );
 }
 
 /**
  * A rate-limited operation queue (GATEWAY_RATE_LIMITS) gets one partition: the server divides a queue's
  * rate over its partitions (4 by default), and with 4 the measured rate of subscription/pay was well under
- * the configured one (docs/performance.md). The cluster's workers use the default task queue, `payrun`.
+ * the configured one (docs/performance.md). The main queue gets `mainQueue` partitions when given, else
+ * the server's default. The cluster's workers use the default task queue, `payrun`.
  */
-function onePartitionForRateLimitedQueues(taskQueue = 'payrun'): string {
-  const entries = QUEUED_OPERATIONS.map(
-    (operation) =>
-      `  - value: 1\n    constraints:\n      taskQueueName: "${operationQueueOf(taskQueue, operation)}"\n`,
-  ).join('');
+function taskQueuePartitionsOf(mainQueue: number | undefined, taskQueue = 'payrun'): string {
+  const entry = (queue: string, partitions: number) =>
+    `  - value: ${partitions}\n    constraints:\n      taskQueueName: "${queue}"\n`;
+  const entries = [
+    ...(mainQueue !== undefined ? [entry(taskQueue, mainQueue)] : []),
+    ...QUEUED_OPERATIONS.map((operation) => entry(operationQueueOf(taskQueue, operation), 1)),
+  ].join('');
   return `matching.numTaskqueueReadPartitions:\n${entries}matching.numTaskqueueWritePartitions:\n${entries}`;
 }
 

@@ -25,7 +25,7 @@ import {
   userIdProblem,
   type IdKind,
   type UserIdKind,
-} from '../../contracts/shared';
+} from '../../gateway/ids';
 import { PAYOUT_HEADER } from '../support/payout-stack';
 import { walletRemittance } from '../support/remittance-stack';
 import { createTimeSkippingEnv } from '../support/temporal';

@@ -19,7 +19,7 @@ import { freshId } from '../support/ids';
 
 const t = useCluster();
 
-// `_` and hex: no ending payrun derives gateway ids with (contracts/shared/gateway-ids.ts), which the API refuses.
+// `_` and hex: no ending payrun derives gateway ids with (gateway/ids.ts), which the API refuses.
 const newId = (prefix: string) => `${prefix}_${randomUUID().replaceAll('-', '').slice(0, 12)}`;
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Body = any;

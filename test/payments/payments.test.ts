@@ -13,7 +13,7 @@ import { testMerchant } from '../support/settings';
 
 const fixture = usePaymentStack(createTimeSkippingEnv);
 
-// `_` and hex: no ending payrun derives gateway ids with (contracts/shared/gateway-ids.ts), which the API refuses.
+// `_` and hex: no ending payrun derives gateway ids with (gateway/ids.ts), which the API refuses.
 const newId = (prefix = 'p') => `${prefix}_${randomUUID().replaceAll('-', '').slice(0, 12)}`;
 
 async function pay(body: Record<string, unknown>) {

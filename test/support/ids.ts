@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { reservedEndingOf } from '../../contracts/shared';
+import { reservedEndingOf } from '../../gateway/ids';
 
 /**
  * A fresh id: `prefix` and `randomChars` random hex digits, never ending like an orderId payrun derives

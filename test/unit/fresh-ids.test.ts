@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { userIdProblem } from '../../contracts/shared';
+import { userIdProblem } from '../../gateway/ids';
 import { freshId } from '../support/ids';
 
 describe('freshId, the random ids tests send', () => {

@@ -1,5 +1,5 @@
 /**
- * contracts/shared/gateway-ids.ts over thousands of generated ids, the longest and oddest the API accepts (every run
+ * gateway/ids.ts over thousands of generated ids, the longest and oddest the API accepts (every run
  * of separators, digits only, the maximum length, ids that nearly end like a derived id): every requestId and
  * lookup id fits the gateway's limit and alphabet, distinct (orderId, step) pairs never share a requestId,
  * lookup ids are valid orderIds, and every orderId derived from an accepted id fits its operation's limit and
@@ -21,7 +21,7 @@ import {
   userIdProblem,
   DERIVATION_BOUNDS,
   type UserIdKind,
-} from '../../contracts/shared';
+} from '../../gateway/ids';
 import { chargeOrderId, manageOrderId } from '../../contracts/subscriptions';
 import { remittanceOrderIds } from '../../contracts/remittances';
 import { payoutBatchId } from '../../contracts/payouts';

@@ -12,7 +12,7 @@ import { DISBURSEMENT_AMOUNT_RANGES, PAYMENT_AMOUNT_RANGES } from '../../gateway
 import { EVENT_TYPES } from '../../platform/event-catalogue';
 import { PUBLIC_HOST, URL_SYNTAX, webhookUrlProblem } from '../../platform/webhook-url';
 import { listQuery } from '../../api/http/list-query';
-import { maxUserIdLength, RESERVED_ENDINGS_PATTERN, reservedEndingOf } from '../../contracts/shared';
+import { maxUserIdLength, RESERVED_ENDINGS_PATTERN, reservedEndingOf } from '../../gateway/ids';
 import { testApiSettings, testMerchant } from '../support/settings';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any

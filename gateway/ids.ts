@@ -1,6 +1,9 @@
 /**
  * Every id payrun sends the gateway, stated once (issue 31, "one order-id namespace"). Pure code, no Node
- * built-ins: workflow code, activities, the API and the tests import it.
+ * built-ins: activities, the API and the tests import it. Workflow code does not: the limits below are read
+ * from the operation table, and the workflow bundle evaluates its modules again for every new workflow
+ * (`test/unit/workflow-bundle-imports.test.ts`); the ids a workflow derives come to it from its activities
+ * or its contract.
  *
  * - **orderIds**: a business object's own id (a payment's, a disbursement's, a subscription's …) or an id
  *   derived from it by one of the families below (`<subscriptionId>-c<cycle>`, `<remittanceId>-buy` …).
@@ -12,12 +15,7 @@
  * - **requestIds** (`requestIdFor`) and **lookups** (`lookupIdFor`) always fit the table's requestId limit,
  *   whatever the orderId's length.
  */
-import {
-  operationNames,
-  operationSpec,
-  ORDER_ID_PATTERN,
-  type OperationName,
-} from '../../gateway/operations';
+import { operationNames, operationSpec, ORDER_ID_PATTERN, type OperationName } from './operations';
 
 // ---- limits, read from the operation table ----------------------------------------------------------------
 
