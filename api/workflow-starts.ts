@@ -1,4 +1,8 @@
-import { WithStartWorkflowOperation } from '@temporalio/client';
+import {
+  WithStartWorkflowOperation,
+  WorkflowUpdateFailedError,
+  WorkflowUpdateRPCTimeoutOrCancelledError,
+} from '@temporalio/client';
 import type {
   Client,
   WithWorkflowArgs,
@@ -7,8 +11,14 @@ import type {
   WorkflowSignalWithStartOptions,
   WorkflowStartOptions,
 } from '@temporalio/client';
-import type { SearchAttributePair, UpdateDefinition, WorkflowIdConflictPolicy } from '@temporalio/common';
+import {
+  WorkflowExecutionAlreadyStartedError,
+  WorkflowIdConflictPolicy,
+  type SearchAttributePair,
+  type UpdateDefinition,
+} from '@temporalio/common';
 import { kindOf, payrunKind, type StartableWorkflowName, type StartableWorkflows } from '../contracts/shared';
+import { startOnce } from './http/resumable';
 
 /**
  * The API's only way to start a workflow: the name is one the worker registers, and the arguments and
@@ -56,6 +66,74 @@ export function executeUpdateWithStartWorkflow<Name extends StartableWorkflowNam
     updateId: update.updateId,
     startWorkflowOperation,
   });
+}
+
+/** One update id per workflow: a retried call joins the first one's outcome, adding no event. */
+const ANSWERED_UPDATE_ID = 'answered';
+
+/**
+ * Starts a workflow with its "answered" update and waits, until `deadline`, for the workflow to say its
+ * record holds the gateway's answer (a payment's or a subscription's links). Nothing is read meanwhile:
+ * the workflow's own event ends the wait. The order is never sent twice: the start and the update are one
+ * call on one workflow id (the options' reuse policy for a finished one, USE_EXISTING joins a running
+ * one), and only the workflow's activity ever calls the gateway. True when the workflow answered; false
+ * when the caller must read the record to know (late, a worker without the handler mid-deploy, a run that
+ * ended first, or a retried call whose workflow has finished).
+ */
+export async function startAwaitingAnswer<Name extends StartableWorkflowName>(
+  client: Client,
+  name: Name,
+  options: WorkflowStartOptions<StartableWorkflows[Name]>,
+  answered: UpdateDefinition<unknown, []>,
+  deadline: number,
+): Promise<boolean> {
+  try {
+    await client.withDeadline(deadline, () =>
+      executeUpdateWithStartWorkflow(
+        client,
+        name,
+        { ...options, workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING },
+        { definition: answered, updateId: ANSWERED_UPDATE_ID },
+      ),
+    );
+    return true;
+  } catch (error) {
+    // The deadline may have cut the call before the start was stored: a plain start (a no-op when it
+    // was) makes sure the workflow exists and the order goes on.
+    if (error instanceof WorkflowUpdateRPCTimeoutOrCancelledError) {
+      await startOnce(() => startWorkflow(client, name, options));
+      return false;
+    }
+    if (error instanceof WorkflowUpdateFailedError || error instanceof WorkflowExecutionAlreadyStartedError)
+      return false;
+    throw error;
+  }
+}
+
+/**
+ * The same wait on a workflow already started (by a signal-with-start, which cannot carry an update).
+ * False as `startAwaitingAnswer`'s, and when the workflow cannot be reached.
+ */
+export async function awaitAnswer(
+  client: Client,
+  workflowId: string,
+  answered: UpdateDefinition<unknown, []>,
+  deadline: number,
+): Promise<boolean> {
+  try {
+    await client.withDeadline(deadline, () =>
+      client.workflow.getHandle(workflowId).executeUpdate(answered, { updateId: ANSWERED_UPDATE_ID }),
+    );
+    return true;
+  } catch (error) {
+    if (
+      error instanceof WorkflowUpdateRPCTimeoutOrCancelledError ||
+      error instanceof WorkflowUpdateFailedError ||
+      (error as Error).name === 'WorkflowNotFoundError'
+    )
+      return false;
+    throw error;
+  }
 }
 
 /** `startWorkflow`, then its result: for the short workflows the API waits on. */

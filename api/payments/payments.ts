@@ -2,16 +2,12 @@
 import { randomUUID } from 'node:crypto';
 import {
   WorkflowUpdateFailedError,
-  WorkflowUpdateRPCTimeoutOrCancelledError,
   type Client,
   type WorkflowStartOptions,
 } from '@temporalio/client';
 import {
   ApplicationFailure,
-  WorkflowExecutionAlreadyStartedError,
-  WorkflowIdConflictPolicy,
   WorkflowIdReusePolicy,
-  type UpdateDefinition,
 } from '@temporalio/common';
 import { AUTHORIZATION_HOLD_MS, REFUND_AMOUNT_RANGES } from '../../gateway';
 import type { Db } from '../../db/shared/knex';
@@ -50,7 +46,7 @@ import type { Principal } from '../auth/roles';
 import { ApiError, conflict, notFound } from '../http/errors';
 import type { CreateRequest } from '../http/idempotency';
 import { createOrResume, startOnce } from '../http/resumable';
-import { executeUpdateWithStartWorkflow, executeWorkflow, startWorkflow } from '../workflow-starts';
+import { executeWorkflow, startAwaitingAnswer, startWorkflow } from '../workflow-starts';
 import { requirementFor } from '../../contracts/approvals';
 import { approvalRequestOf, requestApprovalIn } from '../approvals/approvals';
 import type { ApprovalPolicyReader } from '../approvals/policy-reader';
@@ -129,44 +125,6 @@ async function waitWhile<T>(read: () => Promise<T>, busy: (value: T) => boolean,
     value = await read();
   }
   return value;
-}
-
-/**
- * Starts a payment's or a refund's workflow with its "answered" update and waits, until `deadline`, for
- * the workflow to say its record holds the gateway's answer. Nothing is read meanwhile: the workflow's own
- * event ends the wait. The order is never sent twice: the start and the update are one call on one
- * workflow id (REJECT_DUPLICATE for a finished one, USE_EXISTING joins a running one), and only the
- * workflow's activity ever calls the gateway.
- */
-async function startAwaitingAnswer<Name extends 'payment' | 'refund'>(
-  temporal: Client,
-  name: Name,
-  options: WorkflowStartOptions<StartableWorkflows[Name]>,
-  answered: UpdateDefinition<unknown, []>,
-  deadline: number,
-): Promise<void> {
-  try {
-    await temporal.withDeadline(deadline, () =>
-      executeUpdateWithStartWorkflow(
-        temporal,
-        name,
-        { ...options, workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING },
-        // One update id per workflow: a retried call joins the first one's outcome, adding no event.
-        { definition: answered, updateId: 'answered' },
-      ),
-    );
-  } catch (error) {
-    // The answer is late (answered 202, as before). The deadline may have cut the call before the start
-    // was stored: a plain start (a no-op when it was) makes sure the workflow exists and the order goes on.
-    if (error instanceof WorkflowUpdateRPCTimeoutOrCancelledError)
-      return startOnce(() => startWorkflow(temporal, name, options));
-    // Started, but the update could not finish (a worker without its handler mid-deploy, or the run ended
-    // before the answer): the record read next answers.
-    if (error instanceof WorkflowUpdateFailedError) return;
-    // A retried call whose workflow has finished: the record read next has its outcome.
-    if (error instanceof WorkflowExecutionAlreadyStartedError) return;
-    throw error;
-  }
 }
 
 type PaymentWorkflow = StartableWorkflows['payment'];

@@ -20,6 +20,7 @@ import {
   FINAL_SUBSCRIPTION_STATUSES,
   pauseUpdate,
   reactivateUpdate,
+  subscriptionStartAnsweredUpdate,
   subscriptionWorkflowId,
   type SubscriptionInput,
   type SubscriptionType,
@@ -31,7 +32,7 @@ import type { CreateRequest } from '../http/idempotency';
 import { createOrResume, workflowExists } from '../http/resumable';
 import type { SubscriptionSettings } from './settings';
 import type { CustomerKeyOf } from '../../platform/customer-key';
-import { signalWithStartWorkflow, startWorkflow } from '../workflow-starts';
+import { awaitAnswer, signalWithStartWorkflow, startAwaitingAnswer } from '../workflow-starts';
 
 export interface SubscriptionDeps {
   db: Db;
@@ -83,6 +84,9 @@ export async function createSubscription(
     ...(info.expiryDate ? { expiryDate: info.expiryDate } : {}),
     timing: settings.timing,
   };
+  // The workflow asks the gateway for the customer's links; the answer carries them once they are recorded.
+  const deadline = Date.now() + (settings.linksWaitMs ?? 15_000);
+  let answered = false;
   await createOrResume({
     insert: () =>
       insertSubscription(db, {
@@ -123,21 +127,35 @@ export async function createSubscription(
       // A retry that adopts its interrupted attempt's record finds the workflow running, perhaps with a
       // schedule an operator chose since (PUT …/dunning-schedule): signalling the plan's again would undo
       // that choice. Only a workflow that never started gets the schedule, in the call that starts it.
-      if (adopted && input.dunningSchedule && (await workflowExists(temporal, workflowId))) return;
-      return input.dunningSchedule
-        ? signalWithStartWorkflow(temporal, 'subscription', {
-            ...options,
-            signal: dunningScheduleSignal,
-            signalArgs: [input.dunningSchedule],
-          })
-        : startWorkflow(temporal, 'subscription', options);
+      if (adopted && input.dunningSchedule && (await workflowExists(temporal, workflowId))) {
+        answered = await awaitAnswer(temporal, workflowId, subscriptionStartAnsweredUpdate, deadline);
+        return;
+      }
+      // A signal-with-start cannot carry an update: the wait for the answer is a call of its own.
+      if (input.dunningSchedule) {
+        await signalWithStartWorkflow(temporal, 'subscription', {
+          ...options,
+          signal: dunningScheduleSignal,
+          signalArgs: [input.dunningSchedule],
+        });
+        answered = await awaitAnswer(temporal, workflowId, subscriptionStartAnsweredUpdate, deadline);
+        return;
+      }
+      answered = await startAwaitingAnswer(
+        temporal,
+        'subscription',
+        options,
+        subscriptionStartAnsweredUpdate,
+        deadline,
+      );
     },
   });
-  // The workflow asks the gateway for the customer's links; answer with them once they are recorded.
-  const deadline = Date.now() + (settings.linksWaitMs ?? 15_000);
+  // The workflow asked the gateway for the customer's links and said when they were recorded: one read.
+  // Without its word (late, or a worker without the update mid-deploy) the record is read until the
+  // deadline, as before the update.
   for (;;) {
     const row = await getSubscription(db, input.subscriptionId);
-    if (row && (row.start_result_code !== null || Date.now() > deadline)) {
+    if (row && (answered || row.start_result_code !== null || Date.now() > deadline)) {
       // 40/41: the gateway holds the order, its first answer (with the customer's link) lost: not a refusal;
       // the record says why there is no link.
       const started = row.start_result_code === null ? undefined : outcomeOf(row.start_result_code);

@@ -197,6 +197,13 @@ export const dunningScheduleSignal = defineSignal<[DunningSchedule | null]>('dun
 
 export const subscriptionViewQuery = defineQuery<SubscriptionView>('subscriptionView');
 
+/**
+ * Completes once the gateway's answer to the subscription's start (the customer's links, or a refusal)
+ * is recorded: the create call sends it with the workflow's start and reads the record once afterwards,
+ * instead of reading it again and again.
+ */
+export const subscriptionStartAnsweredUpdate = defineUpdate<void, []>('subscriptionStartAnswered');
+
 export interface ManageRequest {
   by: string;
   reason?: string;

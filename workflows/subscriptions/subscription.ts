@@ -46,6 +46,7 @@ import {
   reactivateUpdate,
   reactivationSignal,
   SUBSCRIPTION_REFUSED,
+  subscriptionStartAnsweredUpdate,
   subscriptionViewQuery,
   subscriptionTransition,
   type AuthorizationResult,
@@ -78,6 +79,7 @@ async function billSubscription(input: SubscriptionInput): Promise<SubscriptionV
   acceptManagement(run);
   acceptCycleAmounts(run);
   acceptPriceChanges(run);
+  answerWhenStartRecorded(run);
   if (run.state.status === 'authorizing') {
     const authorization = await authorize(run);
     if (!authorization || !(await activate(run, authorization))) return view(run);
@@ -126,6 +128,8 @@ interface Run {
    * the cycle it knew then: the cycle's record waits for that write, so the later one is last.
    */
   successReadLate?: boolean;
+  /** The gateway's answer to the start is recorded (a later run's was long ago). */
+  startRecorded: boolean;
 }
 
 function openRun(input: SubscriptionInput): Run {
@@ -154,6 +158,7 @@ function openRun(input: SubscriptionInput): Run {
     busy: false,
     recordingAmounts: false,
     moving: 0,
+    startRecorded: input.state !== undefined,
   };
 }
 
@@ -209,6 +214,16 @@ const answered = (answer: { resultCode: number }, ...expected: ResultOutcome[]) 
   expected.includes(outcomeOf(answer.resultCode));
 
 // ---- what callers and the gateway tell the workflow
+
+/**
+ * The create call's wait for the gateway's answer to the start. A handler adds no command to the history
+ * (only an update that is sent does), so runs started before it replay unchanged without a `patched()`.
+ */
+function answerWhenStartRecorded(run: Run) {
+  setHandler(subscriptionStartAnsweredUpdate, async () => {
+    await condition(() => run.startRecorded);
+  });
+}
 
 /** Notifications are only noted here; the step waiting for one acts on it, in the workflow's order. */
 function noteNotifications(run: Run) {
@@ -371,6 +386,8 @@ async function recordReportedAmounts(run: Run) {
 /** The customer's authorization; undefined (recorded not_authorized) when there is none. */
 async function authorize(run: Run): Promise<AuthorizationResult | undefined> {
   const started = await run.gateway.startSubscriptionAuthorization({ subscriptionId: run.id });
+  // The activity recorded the answer (links or refusal) before it returned.
+  run.startRecorded = true;
   // 40/41: the order exists (its first answer was lost): the customer's answer is waited for as usual.
   const alreadySubmitted = 'alreadySubmitted' in started && started.alreadySubmitted === true;
   if (outcomeOf(started.resultCode) !== 'succeeded' && !alreadySubmitted) {
