@@ -1,14 +1,7 @@
 /** Payment stories: take a payment, read it, refund it, settle a terminal. Routes stay thin. */
 import { randomUUID } from 'node:crypto';
-import {
-  WorkflowUpdateFailedError,
-  type Client,
-  type WorkflowStartOptions,
-} from '@temporalio/client';
-import {
-  ApplicationFailure,
-  WorkflowIdReusePolicy,
-} from '@temporalio/common';
+import { WorkflowUpdateFailedError, type Client, type WorkflowStartOptions } from '@temporalio/client';
+import { ApplicationFailure, WorkflowIdReusePolicy } from '@temporalio/common';
 import { AUTHORIZATION_HOLD_MS, REFUND_AMOUNT_RANGES } from '../../gateway';
 import type { Db } from '../../db/shared/knex';
 import type { ListFilter } from '../../db/shared/list-filter';
