@@ -38,8 +38,8 @@ export async function startClusterBenchStack(
     sandboxTiming: BENCH_SANDBOX_TIMING,
     ...(process.env.GATEWAY_RATE_LIMITS && { gatewayRateLimits: process.env.GATEWAY_RATE_LIMITS }),
     ...(process.env.BENCH_HISTORY_SHARDS && { historyShards: Number(process.env.BENCH_HISTORY_SHARDS) }),
-    ...(process.env.BENCH_WORKER_CPU_PROFILE && {
-      workerCpuProfileDir: process.env.BENCH_WORKER_CPU_PROFILE,
+    ...(process.env.BENCH_CPU_PROFILE && {
+      cpuProfileDir: process.env.BENCH_CPU_PROFILE,
     }),
     ...(process.env.BENCH_TASK_QUEUE_PARTITIONS && {
       taskQueuePartitions: Number(process.env.BENCH_TASK_QUEUE_PARTITIONS),

@@ -148,10 +148,10 @@ export interface ClusterOptions {
   /** Partitions of the main task queue (workflow and activity tasks); unset: the server's default, 4. */
   taskQueuePartitions?: number;
   /**
-   * Benchmarks only: each worker writes V8 CPU profiles of its threads here when it stops (the main thread,
-   * and the workflow thread, where every new workflow evaluates the bundle).
+   * Benchmarks only: the API and each worker write V8 CPU profiles of their threads here when they stop
+   * (a worker's main thread, and its workflow thread, where every new workflow evaluates the bundle).
    */
-  workerCpuProfileDir?: string;
+  cpuProfileDir?: string;
   /** Rehearsals only: webhook endpoints may be http://127.0.0.1 (WEBHOOK_ALLOW_LOOPBACK_HTTP). */
   loopbackWebhooks?: boolean;
   log?: (line: string) => void;
@@ -265,6 +265,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
       options.taskQueuePartitions,
     );
     const temporalAddress = `127.0.0.1:${ports.temporal.frontend}`;
+    const profiled = options.cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfileDir}`] : [];
     const specs = new Map<string, ProcessSpec>();
     const start = async (spec: ProcessSpec) => {
       signal.throwIfAborted();
@@ -402,7 +403,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
       name: 'api',
       role: 'api',
       command: process.execPath,
-      args: node('api/main.ts'),
+      args: [...profiled, ...node('api/main.ts')],
       cwd: repoRoot,
       env: { ...baseEnv(), ...environment.api },
       port: ports.api,
@@ -417,12 +418,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
           name,
           role: 'worker',
           command: process.execPath,
-          args: [
-            ...(options.workerCpuProfileDir
-              ? ['--cpu-prof', `--cpu-prof-dir=${options.workerCpuProfileDir}`]
-              : []),
-            ...node('workers/main.ts'),
-          ],
+          args: [...profiled, ...node('workers/main.ts')],
           cwd: repoRoot,
           env: { ...baseEnv(), ...environment.worker(index) },
           port: ports.metrics + index,
