@@ -9,6 +9,7 @@ import type { Client } from '@temporalio/client';
 import { afterEach, describe, expect, it } from 'vitest';
 import { paymentWorkflowId, refundWorkflowId } from '../../contracts/payments';
 import { captureHistory } from '../support/history-capture';
+import { recordReadsDuring } from '../support/record-reads';
 import { createTimeSkippingEnv } from '../support/temporal';
 import { eventually } from '../support/wait';
 import { useStack } from '../support/stack';
@@ -44,21 +45,6 @@ const body = (paymentId: string) => ({
 const slowGateway = (latencyMs: number) =>
   fixture.sandbox.admin.setFaults({ operation: 'payment.captureWallet', latencyMs, times: 1 });
 
-/** Reads of this payment's (or refund's) record, by anyone (API or worker), while `during` runs. */
-async function recordReadsDuring<T>(id: string, during: () => Promise<T>, table = 'payments') {
-  let reads = 0;
-  const count = (query: { sql: string; bindings?: unknown[] }) => {
-    if (/^select\b/i.test(query.sql) && query.sql.includes(`"${table}"`) && query.bindings?.includes(id))
-      reads += 1;
-  };
-  fixture.db.on('query', count);
-  try {
-    return { result: await during(), reads: () => reads };
-  } finally {
-    fixture.db.off('query', count);
-  }
-}
-
 async function historyOf(client: Client, paymentId: string) {
   const events = (await client.workflow.getHandle(paymentWorkflowId(paymentId)).fetchHistory()).events ?? [];
   return {
@@ -80,7 +66,7 @@ describe('a payment create waits on the workflow, not on its record', () => {
     // A first payment warms the worker up (its first workflow task loads the workflow code).
     expect((await call(fixture, 'POST', '/v1/payments', body(newId()))).status).toBe(201);
     slowGateway(600);
-    const { result: created, reads } = await recordReadsDuring(paymentId, () =>
+    const { result: created, reads } = await recordReadsDuring(fixture.db, 'payments', paymentId, () =>
       call(fixture, 'POST', '/v1/payments', body(paymentId)),
     );
     expect(created.status, JSON.stringify(created.body)).toBe(201);
@@ -148,10 +134,8 @@ describe('a refund waits on the workflow, not on its record', () => {
     );
     fixture.sandbox.admin.setFaults({ operation: 'refund.create', latencyMs: 600, times: 1 });
     const refundId = `${paymentId}-r1`;
-    const { result: refunded, reads } = await recordReadsDuring(
-      refundId,
-      () => call(fixture, 'POST', `/v1/payments/${paymentId}/refunds`, { amount: 50_000 }),
-      'refunds',
+    const { result: refunded, reads } = await recordReadsDuring(fixture.db, 'refunds', refundId, () =>
+      call(fixture, 'POST', `/v1/payments/${paymentId}/refunds`, { amount: 50_000 }),
     );
     expect(refunded.status, JSON.stringify(refunded.body)).toBe(201);
     expect(refunded.body).toMatchObject({ orderId: refundId, status: 'succeeded', resultCode: 0 });

@@ -8,9 +8,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { subscriptionWorkflowId } from '../../contracts/subscriptions';
 import { captureHistory } from '../support/history-capture';
 import { freshId } from '../support/ids';
+import { recordReadsDuring } from '../support/record-reads';
 import { createTimeSkippingEnv } from '../support/temporal';
 import { call, useSubscriptionStack } from './stack';
-import { fixedMonthly, subscriptionSteps } from './steps';
+import { fixedMonthly, monthlyPlan, sixHoursThenCancel, subscriptionSteps } from './steps';
 
 const t = useSubscriptionStack(createTimeSkippingEnv);
 const { today, create, until } = subscriptionSteps(t);
@@ -18,25 +19,6 @@ const { today, create, until } = subscriptionSteps(t);
 /** 600 ms: a 50 ms poll would read the record a dozen times meanwhile. */
 const slowStart = () =>
   t.sandbox.admin.setFaults({ operation: 'subscription.start', latencyMs: 600, times: 1 });
-
-/** Reads of this subscription's record, by anyone (API or worker), while `during` runs. */
-async function recordReadsDuring<T>(subscriptionId: string, during: () => Promise<T>) {
-  let reads = 0;
-  const count = (query: { sql: string; bindings?: unknown[] }) => {
-    if (
-      /^select\b/i.test(query.sql) &&
-      query.sql.includes('"subscriptions"') &&
-      query.bindings?.includes(subscriptionId)
-    )
-      reads += 1;
-  };
-  t.db.on('query', count);
-  try {
-    return { result: await during(), reads: () => reads };
-  } finally {
-    t.db.off('query', count);
-  }
-}
 
 async function updatesAccepted(subscriptionId: string) {
   const history = await t.env.client.workflow
@@ -57,7 +39,7 @@ describe('a subscription create waits on the workflow, not on its record', () =>
     const terms = fixedMonthly(await today());
     slowStart();
     const subscriptionId = freshId('s', 10);
-    const { result: created, reads } = await recordReadsDuring(subscriptionId, () =>
+    const { result: created, reads } = await recordReadsDuring(t.db, 'subscriptions', subscriptionId, () =>
       call(t, 'POST', '/v1/subscriptions', {
         subscriptionId,
         partnerClientId: freshId('member', 6),
@@ -85,27 +67,18 @@ describe('a subscription create waits on the workflow, not on its record', () =>
   });
 
   it("a plan's subscription (started with its dunning schedule's signal) waits the same way", async () => {
-    const schedule = await call(t, 'POST', '/v1/dunning-schedules', {
-      name: 'Six hours',
-      retry: { afterHours: 6 },
-      noticeBeforeAttemptHours: 0,
-      afterPause: { sendReactivationLink: false, remindEveryDays: 0, cancelAfterDays: 2 },
-    });
+    const schedule = await call(t, 'POST', '/v1/dunning-schedules', sixHoursThenCancel('Six hours'));
     expect(schedule.status, JSON.stringify(schedule.body)).toBe(201);
-    const plan = await call(t, 'POST', '/v1/plans', {
-      dunningScheduleId: schedule.body.dunningScheduleId,
-      code: freshId('PA', 6),
-      name: { en: 'Gym monthly', vi: 'Phòng tập hằng tháng' },
-      amount: 30_000,
-      currency: 'VND',
-      frequency: 'MONTHLY',
-      type: 'FIXED',
-      trialDays: 2,
-    });
+    const plan = await call(
+      t,
+      'POST',
+      '/v1/plans',
+      monthlyPlan({ dunningScheduleId: schedule.body.dunningScheduleId }),
+    );
     expect(plan.status, JSON.stringify(plan.body)).toBe(201);
     slowStart();
     const subscriptionId = freshId('pa', 10);
-    const { result: created, reads } = await recordReadsDuring(subscriptionId, () =>
+    const { result: created, reads } = await recordReadsDuring(t.db, 'subscriptions', subscriptionId, () =>
       call(t, 'POST', `/v1/plans/${plan.body.planId as string}/subscriptions`, {
         subscriptionId,
         partnerClientId: freshId('member', 6),

@@ -9,7 +9,7 @@ import { addDays, instantOf } from '../../contracts/subscriptions';
 import { freshId } from '../support/ids';
 import { createTimeSkippingEnv } from '../support/temporal';
 import { call, useSubscriptionStack } from './stack';
-import { subscriptionSteps } from './steps';
+import { monthlyPlan, subscriptionSteps } from './steps';
 
 const t = useSubscriptionStack(createTimeSkippingEnv);
 const { today, until, ledgerOf } = subscriptionSteps(t);
@@ -26,16 +26,8 @@ async function schedule(body: Record<string, unknown>) {
   return created.body.dunningScheduleId as string;
 }
 
-const planBody = (overrides: Record<string, unknown> = {}) => ({
-  code: freshId('PD', 6),
-  name: { en: 'Gym monthly', vi: 'Phòng tập hằng tháng' },
-  amount: 30_000,
-  currency: 'VND',
-  frequency: 'MONTHLY',
-  type: 'FIXED',
-  trialDays: 2,
-  ...overrides,
-});
+const planBody = (overrides: Record<string, unknown> = {}) =>
+  monthlyPlan({ code: freshId('PD', 6), ...overrides });
 
 const scheduleOf = async (subscriptionId: string) =>
   (await call(t, 'GET', `/v1/subscriptions/${subscriptionId}/notices`, undefined, t.viewerKey)).body

@@ -22,7 +22,7 @@ import { createTimeSkippingEnv } from '../support/temporal';
 import { eventually } from '../support/wait';
 import { callApi } from '../support/api';
 import { call, useSubscriptionStack } from './stack';
-import { subscriptionSteps } from './steps';
+import { sixHoursThenCancel, subscriptionSteps } from './steps';
 
 const t = useSubscriptionStack(createTimeSkippingEnv);
 const { today, until } = subscriptionSteps(t);
@@ -199,12 +199,7 @@ describe("a plan's price change, applied by its workflow", () => {
 
 describe('a retried plan-subscription create', () => {
   it('leaves the dunning schedule an operator chose after the first attempt', async () => {
-    const created = await call(t, 'POST', '/v1/dunning-schedules', {
-      name: 'The plan’s',
-      retry: { afterHours: 6 },
-      noticeBeforeAttemptHours: 0,
-      afterPause: { sendReactivationLink: false, remindEveryDays: 0, cancelAfterDays: 2 },
-    });
+    const created = await call(t, 'POST', '/v1/dunning-schedules', sixHoursThenCancel('The plan’s'));
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     const planSchedule = created.body.dunningScheduleId as string;
     const planId = await createPlan({ dunningScheduleId: planSchedule, trialDays: 2 });

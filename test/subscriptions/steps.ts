@@ -11,6 +11,26 @@ export const fixedMonthly = (nextPaymentDate: string) => ({
   subscriptionInfo: { type: 'FIXED', recurringAmount: 30_000, frequency: 'MONTHLY', nextPaymentDate },
 });
 
+/** A fixed monthly plan of 30,000 VND with a two-day trial; `overrides` for its other fields. */
+export const monthlyPlan = (overrides: Record<string, unknown> = {}) => ({
+  code: freshId('PL', 6),
+  name: { en: 'Gym monthly', vi: 'Phòng tập hằng tháng' },
+  amount: 30_000,
+  currency: 'VND',
+  frequency: 'MONTHLY',
+  type: 'FIXED',
+  trialDays: 2,
+  ...overrides,
+});
+
+/** A dunning schedule that retries six hours later and cancels two days after the pause. */
+export const sixHoursThenCancel = (name: string) => ({
+  name,
+  retry: { afterHours: 6 },
+  noticeBeforeAttemptHours: 0,
+  afterPause: { sendReactivationLink: false, remindEveryDays: 0, cancelAfterDays: 2 },
+});
+
 export function subscriptionSteps(t: SubscriptionFixture) {
   const today = async () => dayOfGmt7(await t.env.currentTimeMs());
 
