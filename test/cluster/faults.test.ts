@@ -64,8 +64,8 @@ async function expectPaidOnce(runId: string, rows: number) {
   expect(items).toHaveLength(rows);
 }
 
-/** The identity of the worker process running a started activity of one of these workflows. */
-function heldActivity(workflowIds: string[]): Promise<string> {
+/** The worker process running a started activity of one of these workflows: its identity, and which workflow. */
+function heldActivity(workflowIds: string[]): Promise<{ identity: string; workflowId: string }> {
   return eventually(
     async () => {
       for (const workflowId of workflowIds) {
@@ -75,7 +75,7 @@ function heldActivity(workflowIds: string[]): Promise<string> {
             activity.state === temporal.api.enums.v1.PendingActivityState.PENDING_ACTIVITY_STATE_STARTED &&
             activity.lastWorkerIdentity,
         );
-        if (held) return held.lastWorkerIdentity!;
+        if (held) return { identity: held.lastWorkerIdentity!, workflowId };
       }
       throw new Error('no activity held by a worker yet');
     },
@@ -99,7 +99,7 @@ describe('the production shape under hard faults', () => {
     await t.sandbox('PUT', '/faults', { operation: 'batch.pay', latencyMs: 4000, times: 2 });
     const runId = await startRun('kill-worker', 1500);
     const holder = await heldActivity((await batchesOf(runId)).map((batch) => batch.workflow_id as string));
-    const { victim, survivorIdentity } = await killWorker(holder);
+    const { victim, survivorIdentity } = await killWorker(holder.identity);
 
     await reconciled(runId);
     await expectPaidOnce(runId, 1500);
@@ -135,9 +135,11 @@ describe('the production shape under hard faults', () => {
     await eventually(() => t.sandbox('POST', `/payments/${subscriptionId}/approve`, {}));
     // A plain cycle is charged by the day's billing run (docs/subscriptions.md), a self-charging one by the
     // subscription's workflow: the worker to kill holds the charge in either.
-    const { victim, survivorIdentity } = await killWorker(
-      await heldActivity([billingRunWorkflowId(today, loadConfig({}).TEMPORAL_TASK_QUEUE), workflowId]),
-    );
+    const holder = await heldActivity([
+      billingRunWorkflowId(today, loadConfig({}).TEMPORAL_TASK_QUEUE),
+      workflowId,
+    ]);
+    const { victim, survivorIdentity } = await killWorker(holder.identity);
 
     const charged = await eventually(
       async () => {
@@ -150,10 +152,13 @@ describe('the production shape under hard faults', () => {
     expect(charged.charges).toHaveLength(1);
     const ledger = (await t.ledger()).filter((entry) => entry.orderId.startsWith(`${subscriptionId}-c1`));
     expect(ledger.map((entry) => entry.outcome)).toEqual(['succeeded']);
+    // The retried charge ran on the survivor, in the workflow that held it: the run's chunk, or the
+    // subscription's own. (A run tells the subscription only a failure or a pending answer: a success it
+    // reads at its grace, hours later, so the subscription's history need not show the survivor by now.)
     // The charge records itself in the database before Temporal writes its completion (and the retried
     // attempt's start) to history: the survivor's identity appears there a moment after the record.
     await eventually(async () =>
-      expect([...(await t.workerIdentities(workflowId))]).toContain(survivorIdentity),
+      expect([...(await t.workerIdentities(holder.workflowId))]).toContain(survivorIdentity),
     );
     await t.cluster.restart(victim);
   }, 300_000);
