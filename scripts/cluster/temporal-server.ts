@@ -216,10 +216,15 @@ dynamicConfigClient:
   pollInterval: "10s"
 `;
   fs.writeFileSync(path.join(configDir, 'cluster.yaml'), yaml);
-  // Namespaces registered a moment ago become usable within a second, not the default ten.
+  // Namespaces registered a moment ago become usable within a second, not the default ten. An activity
+  // scheduled on the queue of the worker that completes the workflow task goes back to that worker in the
+  // completion's answer (eager execution: no matching round trip, no transfer task): 1,000 payments on
+  // the cluster took 88.2 ms of CPU each instead of 96.0, 38.3/s against 35.4/s (docs/performance.md).
+  // Activities on another queue (the rate-limited gateway queues) are dispatched as before.
   fs.writeFileSync(
     path.join(configDir, 'dynamicconfig', 'cluster.yaml'),
-    `system.namespaceCacheRefreshInterval:\n  - value: 1s\nlimit.maxIDLength:\n  - value: 255\n${taskQueuePartitionsOf(taskQueuePartitions)}`,
+    `system.namespaceCacheRefreshInterval:\n  - value: 1s\nlimit.maxIDLength:\n  - value: 255\n` +
+      `system.enableActivityEagerExecution:\n  - value: true\n${taskQueuePartitionsOf(taskQueuePartitions)}`,
   );
 }
 
