@@ -216,15 +216,29 @@ dynamicConfigClient:
   pollInterval: "10s"
 `;
   fs.writeFileSync(path.join(configDir, 'cluster.yaml'), yaml);
-  // Namespaces registered a moment ago become usable within a second, not the default ten. An activity
-  // scheduled on the queue of the worker that completes the workflow task goes back to that worker in the
-  // completion's answer (eager execution: no matching round trip, no transfer task): 1,000 payments on
-  // the cluster took 88.2 ms of CPU each instead of 96.0, 38.3/s against 35.4/s (docs/performance.md).
-  // Activities on another queue (the rate-limited gateway queues) are dispatched as before.
   fs.writeFileSync(
     path.join(configDir, 'dynamicconfig', 'cluster.yaml'),
-    `system.namespaceCacheRefreshInterval:\n  - value: 1s\nlimit.maxIDLength:\n  - value: 255\n` +
-      `system.enableActivityEagerExecution:\n  - value: true\n${taskQueuePartitionsOf(taskQueuePartitions)}`,
+    serverDynamicConfig(taskQueuePartitions),
+  );
+}
+
+/**
+ * The dynamic config payrun's Temporal server runs with: `npm run cluster` writes it on every start, and
+ * `temporal-dynamicconfig.yaml` (mounted by docker-compose.yml) holds the same text for the default queue
+ * (`test/unit/compose-environment.test.ts` compares them).
+ *
+ * - Namespaces registered a moment ago become usable within a second, not the default ten.
+ * - Eager activity execution: an activity scheduled on the queue of the worker that completes the workflow
+ *   task goes back to that worker in the completion's answer (no matching round trip, no transfer task):
+ *   1,000 payments on the cluster took 88.2 ms of CPU each instead of 96.0, 38.3/s against 35.4/s
+ *   (docs/performance.md). Activities on another queue (the rate-limited gateway queues) go as before.
+ */
+export function serverDynamicConfig(taskQueuePartitions?: number, taskQueue = 'payrun'): string {
+  return (
+    '# Written by scripts/cluster/temporal-server.ts (serverDynamicConfig); edit it there.\n' +
+    'system.namespaceCacheRefreshInterval:\n  - value: 1s\nlimit.maxIDLength:\n  - value: 255\n' +
+    'system.enableActivityEagerExecution:\n  - value: true\n' +
+    taskQueuePartitionsOf(taskQueuePartitions, taskQueue)
   );
 }
 
@@ -232,11 +246,11 @@ dynamicConfigClient:
  * A rate-limited operation queue (GATEWAY_RATE_LIMITS) gets one partition: the server divides a queue's
  * rate over its partitions (4 by default), and with 4 the measured rate of subscription/pay was well under
  * the configured one (docs/performance.md). The main queue gets `mainQueue` partitions when given, else
- * the server's default. The cluster's workers use the default task queue, `payrun`.
+ * the server's default.
  */
-function taskQueuePartitionsOf(mainQueue: number | undefined, taskQueue = 'payrun'): string {
+function taskQueuePartitionsOf(mainQueue: number | undefined, taskQueue: string): string {
   const entry = (queue: string, partitions: number) =>
-    `  - value: ${partitions}\n    constraints:\n      taskQueueName: "${queue}"\n`;
+    `  - value: ${partitions}\n    constraints:\n      taskQueueName: '${queue}'\n`;
   const entries = [
     ...(mainQueue !== undefined ? [entry(taskQueue, mainQueue)] : []),
     ...QUEUED_OPERATIONS.map((operation) => entry(operationQueueOf(taskQueue, operation), 1)),

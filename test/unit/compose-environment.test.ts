@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { clusterEnvironment, DEFAULT_API_TUNABLES } from '../../scripts/cluster/environment';
+import { serverDynamicConfig } from '../../scripts/cluster/temporal-server';
 import { apiSettingsFrom } from '../../api/settings';
 import { loadConfig, type Config } from '../../platform/config';
 import { buildActivities, operationRateLimitsOf, workerTuningOf } from '../../workers/build';
@@ -103,5 +104,17 @@ describe('a setting both the API and the workers read reaches both', () => {
       expect(variablesOf(service), `${name} in docker-compose.yml's ${service}`).toContain(name);
       expect(fromCluster, `${name} in npm run cluster's ${service}`).toContain(name);
     }
+  });
+});
+
+describe("the Temporal server's dynamic config", () => {
+  it('is the same in docker-compose.yml as in npm run cluster', () => {
+    const temporal = compose.services.temporal as {
+      environment?: Record<string, string>;
+      volumes?: string[];
+    };
+    const mounted = temporal.volumes?.find((volume) => volume.startsWith('./temporal-dynamicconfig.yaml:'));
+    expect(mounted?.split(':')[1]).toBe(temporal.environment?.DYNAMIC_CONFIG_FILE_PATH);
+    expect(fs.readFileSync('temporal-dynamicconfig.yaml', 'utf8')).toBe(serverDynamicConfig());
   });
 });
