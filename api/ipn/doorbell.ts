@@ -1,17 +1,40 @@
 /**
- * The in-process wake-up from the receiver to the relay: a notification committed to the inbox rings, and
- * the relay of the same process sweeps at once instead of at its next interval. Keyed by the database
- * handle, which each API process builds once and hands to both its routes and its relay, so the two meet
- * without either knowing how the other was built. Relays of other processes hear the same commit through
- * PostgreSQL's NOTIFY (relay.ts).
+ * The wake-up from the receiver to the relays: a notification committed to the inbox rings, and relays
+ * sweep at once instead of at their next interval. The relay of the same process hears it directly, keyed
+ * by the database handle (each API process builds one and hands it to both its routes and its relay, so
+ * the two meet without either knowing how the other was built). Relays of other processes hear it through
+ * PostgreSQL's NOTIFY, sent after the commit and coalesced: one NOTIFY at a time per process, and every
+ * ring that arrives while one is under way makes one more after it. A process receiving hundreds of
+ * notifications a second so sends a few NOTIFYs, not one per row (PostgreSQL serialises notifying commits).
+ * A NOTIFY that fails wakes nobody: the relays' interval sweeps find the row, since it was committed first.
  */
+import { announceInboxCommits } from '../../db/shared/ipn-notifications';
 import type { Db } from '../../db/shared/knex';
 
 const listeners = new WeakMap<Db, Set<() => void>>();
+const announcing = new WeakMap<Db, { again: boolean }>();
 
-/** Tells every relay on this database handle that the inbox has a new row. */
+/** Tells every relay on this database, in this process and others, that the inbox has new rows. */
 export function ringInbox(db: Db): void {
   for (const listener of listeners.get(db) ?? []) listener();
+  announce(db);
+}
+
+function announce(db: Db): void {
+  const under = announcing.get(db);
+  if (under) {
+    under.again = true;
+    return;
+  }
+  const state = { again: false };
+  announcing.set(db, state);
+  void (async () => {
+    do {
+      state.again = false;
+      await announceInboxCommits(db).catch(() => undefined);
+    } while (state.again);
+    announcing.delete(db);
+  })();
 }
 
 /** Calls `listener` on every ring until the returned function is called. */

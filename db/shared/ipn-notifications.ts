@@ -88,21 +88,20 @@ export async function storeAndClaimNotification(
 export const INBOX_CHANNEL = 'payrun_ipn_inbox';
 
 /**
- * Stores a notification unclaimed, for the relay, and announces it, in one statement and so one round
- * trip: the insert and the NOTIFY commit together (PostgreSQL delivers a NOTIFY only on commit), so no
- * relay is woken for a row it cannot see, and a redelivery (the same dedupe key) inserts and announces
- * nothing. True: stored now; false: stored before.
+ * Stores a notification unclaimed, for the relay, in one statement. It does not NOTIFY: PostgreSQL
+ * serialises the commits of every transaction that notifies (one lock for the whole server, held through
+ * the commit's WAL flush), so one NOTIFY per row put every receiver's insert in a single queue. The caller
+ * announces commits instead (`ringInbox`, which sends one NOTIFY at a time per process). True: stored
+ * now; false: stored before (a redelivery of the same dedupe key inserts nothing).
  */
 export async function storeNotification(db: Db, notification: NewNotification): Promise<boolean> {
   const result = await db.raw(
-    `with stored as (
-       insert into ipn_notifications
-         (kind, order_id, dedupe_key, result_code, raw_body, signed_fields, unverified_fields, workflow_id,
-          normalised_fields, relay_scope)
-       values (?, ?, ?, ?, null, ?::jsonb, ?::jsonb, ?, ?::text[], ?)
-       on conflict (dedupe_key) do nothing
-       returning id)
-     select id, pg_notify(?, '') from stored`,
+    `insert into ipn_notifications
+       (kind, order_id, dedupe_key, result_code, raw_body, signed_fields, unverified_fields, workflow_id,
+        normalised_fields, relay_scope)
+     values (?, ?, ?, ?, null, ?::jsonb, ?::jsonb, ?, ?::text[], ?)
+     on conflict (dedupe_key) do nothing
+     returning id`,
     [
       notification.kind,
       notification.orderId,
@@ -113,10 +112,14 @@ export async function storeNotification(db: Db, notification: NewNotification): 
       notification.workflowId,
       notification.normalisedFields.length ? notification.normalisedFields : null,
       notification.relayScope ?? null,
-      INBOX_CHANNEL,
     ],
   );
   return (result.rows as unknown[]).length === 1;
+}
+
+/** Wakes every relay that LISTENs on the inbox's channel, for rows committed before this call. */
+export async function announceInboxCommits(db: Db): Promise<void> {
+  await db.raw('select pg_notify(?, ?)', [INBOX_CHANNEL, '']);
 }
 
 /** The claimer could not signal (and will say so): the next copy, or the relay, may take it at once. */

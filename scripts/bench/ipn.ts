@@ -1,7 +1,7 @@
 /**
  * Notification ingestion through the inbox: signed payment notifications (IPNs) posted to payrun's payment
- * receiver, which verifies, locates the payment, stores the row (one statement that inserts and NOTIFYs)
- * and answers 204; the relay signals each payment's workflow from the stored row. The orders are created
+ * receiver, which verifies, locates the payment, stores the row (one insert; the relays are woken after
+ * the commit) and answers 204; the relay signals each payment's workflow from the stored row. The orders are created
  * through the API first (not timed) and wait for their customer; the bench then plays the gateway: each
  * body is signed by `buildNotification`, the function the sandbox's IPN dispatcher signs with, with the
  * merchant's keys. The notifications say 7000 (pending, not final), so every one is a signal to a live
@@ -319,6 +319,6 @@ export async function benchIpn(stack: BenchStack): Promise<void> {
       `  relayed by outcome (this process's relays): ${relayed.map((value) => `${value.labels.outcome} ${value.value}`).join(', ')}`,
     );
   console.log(
-    `  writes per notification: receiver 2 database round trips before the answer (the order's record; one statement inserting the row and its NOTIFY), no Temporal call; relay 1 round trip (the order's record) and 1 signal per row, plus a claim and a mark per batch of up to 50 workflows; previous design: 3 round trips and the signal before the answer. Temporal: ${(signalCounts.events / Math.max(1, rows)).toFixed(1)} history events and ${(signalCounts.tasks / Math.max(1, rows)).toFixed(2)} workflow tasks per notification over these histories (creation included)`,
+    `  writes per notification: receiver 2 database round trips before the answer (the order's record; the insert; relays woken by one NOTIFY at a time per process after the commits), no Temporal call; relay 1 round trip (the order's record) and 1 signal per row, plus a claim and a mark per batch of up to 50 workflows; previous design: 3 round trips and the signal before the answer. Temporal: ${(signalCounts.events / Math.max(1, rows)).toFixed(1)} history events and ${(signalCounts.tasks / Math.max(1, rows)).toFixed(2)} workflow tasks per notification over these histories (creation included)`,
   );
 }
