@@ -34,11 +34,27 @@ export interface ApiServices {
 
 export interface ApiProcess {
   app: Express;
-  /** Signals stored notifications nobody signalled (a process died mid-signal); every API process runs one. */
+  /**
+   * Signals the stored notifications (and the notice requests, and rechecks API keys' owners); an API process
+   * runs it unless API_RUNS_RELAY=false hands the work to relay processes.
+   */
   relay: NotificationRelay;
 }
 
 export function buildApi(config: Config, services: ApiServices): ApiProcess {
+  const deps = apiDependenciesFrom(config, services);
+  return { app: createApp(deps), relay: notificationRelay(deps) };
+}
+
+/**
+ * A relay process's work (`api/relay-main.ts`): what an API process's relay does, built from the same
+ * configuration, without the app. It runs beside API processes started with API_RUNS_RELAY=false.
+ */
+export function buildRelay(config: Config, services: ApiServices): NotificationRelay {
+  return notificationRelay(apiDependenciesFrom(config, services));
+}
+
+function apiDependenciesFrom(config: Config, services: ApiServices): ApiDependencies {
   const ui = services.temporalUi;
   const apiHost = config.API_HOST === '0.0.0.0' ? '127.0.0.1' : config.API_HOST;
   // The provider sends browsers back to <this>/auth/callback: the address people reach payrun at.
@@ -68,5 +84,5 @@ export function buildApi(config: Config, services: ApiServices): ApiProcess {
     console: { temporalUiUrl: ui?.url ?? config.TEMPORAL_UI_URL, namespace: config.TEMPORAL_NAMESPACE },
     ...(services.devMailbox && { devMailbox: services.devMailbox }),
   };
-  return { app: createApp(deps), relay: notificationRelay(deps) };
+  return deps;
 }

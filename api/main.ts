@@ -1,40 +1,24 @@
 /** A standalone API process (production: docker-compose, `npm run cluster`). */
-import { Client, Connection } from '@temporalio/client';
 import { ConfigError, loadConfig } from '../platform/config';
-import { createLogger } from '../platform/logger';
-import { requireGateway, requireServices } from '../platform/require-services';
-import { createDb } from '../db/shared/knex';
-import { createDataConverter } from '../platform/data-converter';
-import { resolveCodecKeyring } from '../platform/payload-codec';
 import { buildApi } from './build';
+import { connectProcessServices } from './process-services';
 
 async function main(): Promise<void> {
   const config = loadConfig();
-  const { databaseUrl, temporalAddress } = requireServices(config);
-  const merchant = requireGateway(config);
-  const log = createLogger(config.LOG_LEVEL, 'payrun-api');
-  const keyring = resolveCodecKeyring({
-    keysText: config.PAYLOAD_CODEC_KEYS,
-    currentId: config.PAYLOAD_CODEC_KEY_ID,
-  });
-  const db = createDb(databaseUrl);
-  const connection = await Connection.connect({ address: temporalAddress });
-  const temporal = new Client({
-    connection,
-    namespace: config.TEMPORAL_NAMESPACE,
-    dataConverter: createDataConverter(keyring),
-  });
-  const { app, relay } = buildApi(config, {
-    db,
-    temporal,
-    logger: log,
-    merchant,
-    keyring,
-    temporalUi: { origins: config.TEMPORAL_UI_ORIGIN ? [config.TEMPORAL_UI_ORIGIN] : [] },
-  });
+  const services = await connectProcessServices(config, 'payrun-api');
+  const log = services.logger;
+  const { app, relay } = buildApi(config, services);
   const server = app.listen(config.API_PORT, config.API_HOST, () => {
-    log.info({ host: config.API_HOST, port: config.API_PORT }, 'API listening');
-    relay.start();
+    log.info(
+      {
+        host: config.API_HOST,
+        port: config.API_PORT,
+        relay: config.API_RUNS_RELAY ? 'in this process' : 'elsewhere',
+      },
+      'API listening',
+    );
+    // API_RUNS_RELAY=false: relay processes (api/relay-main.ts) signal what this one stores.
+    if (config.API_RUNS_RELAY) relay.start();
   });
   server.once('error', (error) => {
     log.error({ err: error }, 'The API could not listen');
@@ -44,7 +28,7 @@ async function main(): Promise<void> {
     server.close(() => {
       void relay
         .stop()
-        .then(() => Promise.all([connection.close(), db.destroy()]))
+        .then(() => services.close())
         .then(() => process.exit(0));
     });
   };

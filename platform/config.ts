@@ -329,6 +329,15 @@ export const configSchema = z.object({
     .describe(
       'How many workflows one API process signals at once from the notification inbox (one at a time per workflow, in order)',
     ),
+  API_RUNS_RELAY: optionalText
+    .pipe(z.enum(['true', 'false'], { error: 'true or false' }).optional())
+    .transform((value) => value !== 'false')
+    .describe(
+      'false: this API process only answers requests, and a relay process (api/relay-main.ts) signals the stored notifications; default true',
+    ),
+  RELAY_METRICS_PORT: port
+    .default(9465)
+    .describe('Port where a standalone relay process serves /metrics and /healthz'),
   IPN_SIGNAL_BEFORE_ANSWER: optionalText
     .pipe(z.enum(['true', 'false'], { error: 'true or false' }).optional())
     .transform((value) => value === 'true')

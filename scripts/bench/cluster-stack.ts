@@ -41,6 +41,7 @@ export async function startClusterBenchStack(
     ...(process.env.BENCH_CPU_PROFILE && {
       cpuProfileDir: process.env.BENCH_CPU_PROFILE,
     }),
+    ...(process.env.BENCH_RELAY_PROCESS === 'true' && { relayProcess: true }),
     ...(process.env.BENCH_TASK_QUEUE_PARTITIONS && {
       taskQueuePartitions: Number(process.env.BENCH_TASK_QUEUE_PARTITIONS),
     }),
@@ -58,7 +59,7 @@ export async function startClusterBenchStack(
   });
   const sizes = Object.entries(workerSizes).map(([name, value]) => `${name}=${value}`);
   console.log(
-    `Cluster: ${workers} worker process(es), ${process.env.BENCH_HISTORY_SHARDS ?? 4} history shards, ${process.env.BENCH_TASK_QUEUE_PARTITIONS ?? 'default (4)'} task-queue partitions, worker sizes: ${sizes.join(' ') || 'defaults'}`,
+    `Cluster: ${workers} worker process(es), ${process.env.BENCH_HISTORY_SHARDS ?? 4} history shards, ${process.env.BENCH_TASK_QUEUE_PARTITIONS ?? 'default (4)'} task-queue partitions, worker sizes: ${sizes.join(' ') || 'defaults'}, notifications relayed by ${process.env.BENCH_RELAY_PROCESS === 'true' ? 'a relay process' : 'the API'}`,
   );
   const db = createDb(cluster.urls.database, { poolMax: 20 });
   // Subtracted from payrun's transactions: the benchmark's own queries (one transaction each).
@@ -155,7 +156,8 @@ export async function startClusterBenchStack(
       await db.destroy();
       await connection.close();
       await cluster.stop();
-      fs.rmSync(dataDir, { recursive: true, force: true });
+      if (!process.env.BENCH_KEEP_DATA) fs.rmSync(dataDir, { recursive: true, force: true });
+      else console.log(`kept ${dataDir}`);
     },
   };
 }

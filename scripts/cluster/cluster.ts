@@ -51,6 +51,8 @@ export interface ClusterPorts {
   identity: number;
   /** The codec endpoint over TLS (scripts/cluster/codec-tls.ts), where the Temporal UI sends tokens. */
   codecTls: number;
+  /** The relay process's /metrics and /healthz. */
+  relay: number;
   /** Worker i serves /metrics on metrics + i. */
   metrics: number;
 }
@@ -71,6 +73,7 @@ export const DEFAULT_CLUSTER_PORTS: ClusterPorts = {
   api: 3300,
   identity: 8965,
   codecTls: 3343,
+  relay: 9469,
   metrics: 9470,
 };
 
@@ -93,6 +96,7 @@ export async function freeClusterPorts(workers: number): Promise<ClusterPorts> {
     api: await freePort(),
     identity: await freePort(),
     codecTls: await freePort(),
+    relay: await freePort(),
     // Worker i serves metrics on metrics + i.
     metrics: (await freePortRun(workers))[0]!,
   };
@@ -147,6 +151,11 @@ export interface ClusterOptions {
   historyShards?: number;
   /** Partitions of the main task queue (workflow and activity tasks); unset: the server's default, 4. */
   taskQueuePartitions?: number;
+  /**
+   * A relay process beside the API (`api/relay-main.ts`), the API started with API_RUNS_RELAY=false; unset:
+   * the API relays what it stores, in its own process (docs/production.md, "The notification relay").
+   */
+  relayProcess?: boolean;
   /**
    * Benchmarks only: the API and each worker write V8 CPU profiles of their threads here when they stop
    * (a worker's main thread, and its workflow thread, where every new workflow evaluates the bundle).
@@ -307,6 +316,8 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
       gateway,
       publicBaseUrl: apiUrl,
       apiPort: ports.api,
+      relayPort: ports.relay,
+      relayProcess: options.relayProcess ?? false,
       uiUrl,
       codecUrl: `https://127.0.0.1:${ports.codecTls}/codec`,
       customerKeySecret: resolveDevCustomerKeySecret({ configured: undefined, dataDir }),
@@ -410,6 +421,19 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
       // As long as a worker's: tsx compiles the API's modules at start, which took over 60 s on a loaded CI machine.
       ready: () => waitFor('the API', httpAnswers(`${apiUrl}/healthz`), 120_000, signal),
     });
+    // --relay-process: the API answers notifications and stores them, this process signals them.
+    if (options.relayProcess)
+      await start({
+        name: 'relay',
+        role: 'relay',
+        command: process.execPath,
+        args: [...profiled, ...node('api/relay-main.ts')],
+        cwd: repoRoot,
+        env: { ...baseEnv(), ...environment.relay },
+        port: ports.relay,
+        ready: () =>
+          waitFor('the relay', httpAnswers(`http://127.0.0.1:${ports.relay}/healthz`), 120_000, signal),
+      });
     const workerNames = Array.from({ length: options.workers }, (_, i) => `worker-${i + 1}`);
     // Workers bundle their workflows at start: started together, they share the wait.
     await Promise.all(

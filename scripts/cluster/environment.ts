@@ -62,6 +62,10 @@ export interface ClusterEnvironmentInput {
   gateway: GatewaySettings;
   publicBaseUrl: string;
   apiPort: number;
+  /** The relay process's /metrics and /healthz (RELAY_METRICS_PORT). */
+  relayPort: number;
+  /** A relay process signals what the API stores (API_RUNS_RELAY=false); false: the API relays itself. */
+  relayProcess: boolean;
   uiUrl: string;
   /**
    * Where the Temporal UI calls the codec: https, since the UI passes a person's access token to nothing
@@ -112,7 +116,10 @@ export interface IdentitySettings {
 export interface ClusterEnvironment {
   /** docker-compose's `migrate` service (and the base every payrun service shares). */
   migrate: Record<string, string>;
+  /** Answers requests and stores notifications; signals them too unless a relay process does (API_RUNS_RELAY). */
   api: Record<string, string>;
+  /** docker-compose's `relay` service: the API's settings (it reads the same), and its metrics port. */
+  relay: Record<string, string>;
   worker(index: number): Record<string, string>;
   /** docker-compose's `temporal-ui` service. */
   temporalUi(port: number): Record<string, string>;
@@ -139,28 +146,31 @@ export function clusterEnvironment(input: ClusterEnvironmentInput): ClusterEnvir
     ...(input.loopbackWebhooks ? { WEBHOOK_ALLOW_LOOPBACK_HTTP: 'true' } : {}),
   };
   const uiOrigin = new URL(input.uiUrl).origin;
+  const api = {
+    ...shared,
+    API_HOST: '127.0.0.1',
+    API_PORT: String(input.apiPort),
+    TEMPORAL_UI_ORIGIN: uiOrigin,
+    TEMPORAL_UI_URL: input.uiUrl,
+    CUSTOMER_KEY_SECRET: input.customerKeySecret,
+    DECISION_SIGNING_KEY: input.decisionKey,
+    // Loopback is where the codec's TLS front reaches the API: its X-Forwarded-For names the browser.
+    TRUSTED_PROXIES: input.trustedProxies ?? 'loopback',
+    OIDC_ISSUER: input.identity.issuer,
+    OIDC_CLIENT_ID: CONFIG_DEFAULTS.OIDC_CLIENT_ID,
+    OIDC_CLIENT_SECRET: input.identity.consoleClientSecret,
+    OIDC_ROLE_MAP: '',
+    GATEWAY_RATE_LIMITS: input.gatewayRateLimits ?? '',
+    // The default policy, as for the workers; docker-compose passes a deployment's own to both.
+    APPROVAL_POLICY: '',
+    ...Object.fromEntries(Object.entries(input.apiSettings).map(([name, value]) => [name, String(value)])),
+    ...input.switches,
+  };
   return {
     migrate: shared,
-    api: {
-      ...shared,
-      API_HOST: '127.0.0.1',
-      API_PORT: String(input.apiPort),
-      TEMPORAL_UI_ORIGIN: uiOrigin,
-      TEMPORAL_UI_URL: input.uiUrl,
-      CUSTOMER_KEY_SECRET: input.customerKeySecret,
-      DECISION_SIGNING_KEY: input.decisionKey,
-      // Loopback is where the codec's TLS front reaches the API: its X-Forwarded-For names the browser.
-      TRUSTED_PROXIES: input.trustedProxies ?? 'loopback',
-      OIDC_ISSUER: input.identity.issuer,
-      OIDC_CLIENT_ID: CONFIG_DEFAULTS.OIDC_CLIENT_ID,
-      OIDC_CLIENT_SECRET: input.identity.consoleClientSecret,
-      OIDC_ROLE_MAP: '',
-      GATEWAY_RATE_LIMITS: input.gatewayRateLimits ?? '',
-      // The default policy, as for the workers; docker-compose passes a deployment's own to both.
-      APPROVAL_POLICY: '',
-      ...Object.fromEntries(Object.entries(input.apiSettings).map(([name, value]) => [name, String(value)])),
-      ...input.switches,
-    },
+    api: { ...api, API_RUNS_RELAY: input.relayProcess ? 'false' : 'true' },
+    // The relay builds what an API process's relay would from the same settings (api/relay-main.ts).
+    relay: { ...api, API_RUNS_RELAY: 'false', RELAY_METRICS_PORT: String(input.relayPort) },
     worker: (index) => ({
       ...shared,
       WORKER_METRICS_PORT: String(input.metricsPort(index)),

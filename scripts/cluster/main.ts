@@ -1,5 +1,5 @@
 /**
- * `npm run cluster [-- --workers N] [--history-shards N] [--free-ports]`: starts the production shape (see cluster.ts), prints the URLs and
+ * `npm run cluster [-- --workers N] [--history-shards N] [--task-queue-partitions N] [--relay-process] [--free-ports]`: starts the production shape (see cluster.ts), prints the URLs and
  * the processes, and stops everything it started, newest first, on Ctrl-C: while it runs, and while it
  * still starts (the workers bundle for 15 s or more), when the start-up stops what it has started so far.
  */
@@ -73,6 +73,7 @@ async function refuseTakenPorts(ports: ClusterPorts, workers: number): Promise<v
     ['API', ports.api],
     ['identity provider', ports.identity],
     ['codec over TLS', ports.codecTls],
+    ['relay metrics', ports.relay],
     ...Array.from({ length: workers }, (_, i): [string, number] => [
       `worker-${i + 1} metrics`,
       ports.metrics + i,
@@ -111,6 +112,8 @@ async function main(): Promise<void> {
   const historyShards = wholeFlag(process.argv.slice(2), '--history-shards', undefined, 1024);
   // Partitions of the main task queue; unset: the server's default (docs/capacity.md).
   const taskQueuePartitions = wholeFlag(process.argv.slice(2), '--task-queue-partitions', undefined, 64);
+  // A relay process beside the API, which then only stores what it receives (docs/production.md).
+  const relayProcess = process.argv.includes('--relay-process');
   const config = loadConfig();
   const dataDir = path.join(config.PAYRUN_DATA_DIR, 'cluster');
   // --free-ports: any free ports, printed below (tests, or a second cluster from another data folder).
@@ -122,6 +125,7 @@ async function main(): Promise<void> {
     workers,
     ...(historyShards !== undefined && { historyShards }),
     ...(taskQueuePartitions !== undefined && { taskQueuePartitions }),
+    relayProcess,
     databaseUrl: config.DATABASE_URL,
     // The workers are sized as this process is configured (README, Configuration).
     workerSettings: workerSettingsFrom(process.env),

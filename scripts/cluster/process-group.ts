@@ -17,6 +17,7 @@ export type ProcessRole =
   | 'sandbox'
   | 'migrate'
   | 'api'
+  | 'relay'
   | 'worker';
 
 export interface ProcessRecord {

@@ -40,7 +40,7 @@ export interface ClusterFixture {
 let keyCounter = 0;
 
 export function useCluster(
-  options: { workers?: number; sandboxTiming?: Record<string, number> } = {},
+  options: { workers?: number; sandboxTiming?: Record<string, number>; relayProcess?: boolean } = {},
 ): ClusterFixture {
   const fixture = {} as ClusterFixture;
   let dataDir: string;
@@ -53,6 +53,7 @@ export function useCluster(
       workers,
       logLevel: 'info',
       ...(options.sandboxTiming && { sandboxTiming: options.sandboxTiming }),
+      ...(options.relayProcess && { relayProcess: true }),
       // Bill subscriptions due today at once; a killed worker's call and a lost notification are
       // retried or asked about within a test's patience (the production defaults are 2 minutes).
       // Tests poll their runs' status far more often than people do: no rate limits here.

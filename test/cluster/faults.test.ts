@@ -1,9 +1,11 @@
 /**
  * Hard faults on the production shape (`npm run cluster`: separate processes, the Temporal server on
  * PostgreSQL): a worker SIGKILLed while it holds a batch's gateway call, the Temporal server killed in
- * the middle of a run, the API killed while the gateway is sending notifications. In each case the run
- * reconciles, every row is paid exactly once in the sandbox's ledger, and no notification is lost.
+ * the middle of a run, the API killed while the gateway is sending notifications, the relay process killed
+ * while they arrive. In each case the run reconciles, every row is paid exactly once in the sandbox's ledger,
+ * and no notification is lost.
  */
+import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { temporal } from '@temporalio/proto';
 import { billingRunWorkflowId, subscriptionWorkflowId } from '../../contracts/subscriptions';
@@ -17,7 +19,10 @@ import { useCluster } from './cluster-fixture';
 // than a killed API takes to start again on a loaded machine, as a real gateway's retries are. With its
 // default 7 s, a notification can outlast its retries; the workflow then asks, and the test of redelivery
 // would measure the machine's load instead.
-const t = useCluster({ workers: 2, sandboxTiming: { ipnMaxAttempts: 8 } });
+// With a relay process beside the API (npm run cluster --relay-process): the API killed while notifications
+// arrive leaves their signalling to it, and the relay killed leaves the API answering. The other cluster files
+// run the default, the API relaying what it stores.
+const t = useCluster({ workers: 2, sandboxTiming: { ipnMaxAttempts: 8 }, relayProcess: true });
 /** Real time on a real server: a killed worker's gateway call is retried after its 2-minute timeout. */
 const RUN_TIMEOUT = 240_000;
 
@@ -215,5 +220,56 @@ describe('the production shape under hard faults', () => {
     expect(stored.length).toBeGreaterThan(0);
     expect(new Set(stored.map((row) => row.dedupe_key)).size).toBe(stored.length);
     expect(stored.every((row) => row.signalled_at !== null)).toBe(true);
+  }, 300_000);
+
+  it('the relay process killed: notifications are still answered and stored, and signalled once it is back', async () => {
+    const payments = await t.key(['payments']);
+    await t.cluster.kill('relay');
+    const paymentId = `relay_${randomUUID().replaceAll('-', '').slice(0, 12)}`;
+    const created = await t.api(payments, 'POST', '/v1/payments', {
+      paymentId,
+      requestType: 'captureWallet',
+      amount: 90_000,
+      orderInfo: 'Relay down',
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    await t.sandbox('POST', `/payments/${paymentId}/approve`, {});
+    // A payment's order is the merchant's own payment id.
+    const orderId = paymentId;
+    // The gateway's notification is answered (the API never waits on Temporal) and stored...
+    await eventually(
+      async () => {
+        const log = await t.sandbox<IpnLogEntry[]>('GET', '/ipn-log');
+        expect(log.some((entry) => entry.orderId === orderId && entry.outcome === 'delivered')).toBe(true);
+      },
+      { timeout: 60_000 },
+    );
+    const storedRows = () => t.db('ipn_notifications').where({ order_id: orderId });
+    expect((await storedRows()).length).toBeGreaterThan(0);
+    // ...and nobody signals it while the relay is down: the API runs none (API_RUNS_RELAY=false). Watched for
+    // longer than a relay's interval, since an in-process relay would have signalled it at once.
+    const { IPN_RELAY_INTERVAL_SECONDS } = loadConfig(t.cluster.environment.relay);
+    const watchUntil = Date.now() + 2 * IPN_RELAY_INTERVAL_SECONDS * 1000;
+    while (Date.now() < watchUntil) {
+      expect((await storedRows()).every((row) => row.signalled_at === null)).toBe(true);
+      const viewed = await t.api(payments, 'GET', `/v1/payments/${paymentId}`);
+      expect(viewed.body.status).toBe('awaiting_customer');
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+
+    await t.cluster.restart('relay');
+    const paid = await eventually(
+      async () => {
+        const viewed = await t.api(payments, 'GET', `/v1/payments/${paymentId}`);
+        expect(viewed.body.status).toBe('succeeded');
+        return viewed.body;
+      },
+      { timeout: 60_000 },
+    );
+    expect(paid).toMatchObject({ resultCode: 0, amount: 90_000 });
+    const stored = await storedRows();
+    expect(stored.every((row) => row.signalled_at !== null)).toBe(true);
+    const moved = (await t.ledger()).filter((entry) => entry.orderId === orderId);
+    expect(moved).toEqual([expect.objectContaining({ kind: 'payment', outcome: 'succeeded' })]);
   }, 300_000);
 });

@@ -37,6 +37,8 @@ const cluster = clusterEnvironment({
   },
   publicBaseUrl: 'http://127.0.0.1:3000',
   apiPort: 3000,
+  relayPort: 9465,
+  relayProcess: true,
   uiUrl: 'http://127.0.0.1:8080',
   customerKeySecret: 'c'.repeat(32),
   decisionKey: 'd'.repeat(32),
@@ -49,6 +51,7 @@ describe('docker-compose.yml and npm run cluster pass the same variables', () =>
   it.each([
     ['migrate', Object.keys(cluster.migrate)],
     ['api', Object.keys(cluster.api)],
+    ['relay', Object.keys(cluster.relay)],
     ['worker', Object.keys(cluster.worker(0))],
     ['temporal-ui', Object.keys(cluster.temporalUi(8080))],
     ['identity', Object.keys(cluster.identity(8955, '/data'))],

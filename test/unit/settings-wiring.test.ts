@@ -78,6 +78,8 @@ const PROOFS: Record<keyof Config, string> = {
   IPN_RELAY_INTERVAL_SECONDS: 'test/api/notification-relay.test.ts',
   IPN_RELAY_CONCURRENCY: 'test/api/notification-inbox.test.ts',
   IPN_SIGNAL_BEFORE_ANSWER: 'test/api/notification-relay.test.ts',
+  API_RUNS_RELAY: 'test/cluster/faults.test.ts',
+  RELAY_METRICS_PORT: CLUSTER,
   APPROVAL_POLICY: 'test/approvals/approvals.test.ts',
   OIDC_ISSUER: 'test/identity/identity-settings.test.ts',
   OIDC_CLIENT_ID: 'test/identity/identity-settings.test.ts',
