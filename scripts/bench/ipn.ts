@@ -235,11 +235,23 @@ export async function benchIpn(stack: BenchStack): Promise<void> {
       )) as { seconds: string | null; last: Date | null };
     const drainSeconds = Number(span.seconds ?? NaN);
     const emptyAfter = span.last ? Math.max(0, (span.last.getTime() - sentUntil) / 1000) : NaN;
+    // How much of the drain ran beside the load (signals compete with the receiver for the same machine).
+    const duringLoad = Number(
+      (
+        (await stack
+          .db('ipn_notifications')
+          .whereIn('order_id', ids)
+          .where('received_at', '>=', startedAt)
+          .where('signalled_at', '<=', new Date(sentUntil))
+          .count({ count: '*' })
+          .first()) as { count: string }
+      ).count,
+    );
     console.log(
       `    sent ${bodies.length}, answered 204 ${accepted}, stored ${stored}, left unsignalled ${unsignalled}; lost: ${Math.max(0, accepted - stored) + unsignalled}`,
     );
     console.log(
-      `    relay: ${stored} signals in ${drainSeconds.toFixed(1)} s from the first stored (${(stored / drainSeconds).toFixed(0)}/s); backlog empty ${emptyAfter.toFixed(1)} s after the last answer`,
+      `    relay: ${stored} signals in ${drainSeconds.toFixed(1)} s from the first stored (${(stored / drainSeconds).toFixed(0)}/s); backlog empty ${emptyAfter.toFixed(1)} s after the last answer; ${duringLoad} signalled while the load ran (${(duringLoad / sent.seconds).toFixed(0)}/s over its ${sent.seconds.toFixed(1)} s)`,
     );
   }
 
