@@ -329,6 +329,23 @@ export const configSchema = z.object({
     .describe(
       'How many workflows one API process signals at once from the notification inbox (one at a time per workflow, in order)',
     ),
+  IPN_RELAY_YIELD_ABOVE: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(100_000)
+    .default(50)
+    .describe(
+      'Notifications a second arriving faster than the relays signal them above which the relays give way to the receiver, signalling only those older than IPN_RELAY_YIELD_MAX_SECONDS until the burst passes; 0: never',
+    ),
+  IPN_RELAY_YIELD_MAX_SECONDS: z.coerce
+    .number()
+    .min(0)
+    .max(600)
+    .default(60)
+    .describe(
+      'The longest a stored notification waits for a burst to pass before the relays signal it anyway; keep it under the notification timeouts (120 s by default)',
+    ),
   API_RUNS_RELAY: optionalText
     .pipe(z.enum(['true', 'false'], { error: 'true or false' }).optional())
     .transform((value) => value !== 'false')

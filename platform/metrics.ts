@@ -44,6 +44,14 @@ export const oldestUnsignalledIpn = new Gauge({
   registers: [metricsRegistry],
 });
 
+export const ipnRelayGivingWay = new Gauge({
+  name: 'payrun_ipn_relay_giving_way',
+  help:
+    'Whether this process’s relay is giving way to a burst of notifications (1: it signals only those older ' +
+    'than IPN_RELAY_YIELD_MAX_SECONDS), as of its last check',
+  registers: [metricsRegistry],
+});
+
 export const gatewayCalls = new Counter({
   name: 'payrun_gateway_calls_total',
   help: 'Gateway calls by operation and result code (or transport failure)',

@@ -3,14 +3,17 @@
  * sweep at once instead of at their next interval. The relay of the same process hears it directly, keyed
  * by the database handle (each API process builds one and hands it to both its routes and its relay, so
  * the two meet without either knowing how the other was built). Relays of other processes hear it through
- * PostgreSQL's NOTIFY, sent after the commit and coalesced: one NOTIFY at a time per process, and every
- * ring that arrives while one is under way makes one more after it. A process receiving hundreds of
- * notifications a second so sends a few NOTIFYs, not one per row (PostgreSQL serialises notifying commits).
+ * PostgreSQL's NOTIFY, sent after the commit and coalesced: one NOTIFY at a time per process, at most one
+ * per `ANNOUNCE_GAP_MS`, and every ring that arrives meanwhile makes one more after it. A process receiving
+ * hundreds of notifications a second so sends ten NOTIFYs a second, not one per row (PostgreSQL serialises
+ * notifying commits, and each is a round trip the receiver's thread pays for); another process's relay
+ * hears of a row at most that much later, where its interval would be seconds.
  * A NOTIFY that fails wakes nobody: the relays' interval sweeps find the row, since it was committed first.
  */
 import { announceInboxCommits } from '../../db/shared/ipn-notifications';
 import type { Db } from '../../db/shared/knex';
 
+const ANNOUNCE_GAP_MS = 100;
 const listeners = new WeakMap<Db, Set<() => void>>();
 const announcing = new WeakMap<Db, { again: boolean }>();
 
@@ -32,6 +35,7 @@ function announce(db: Db): void {
     do {
       state.again = false;
       await announceInboxCommits(db).catch(() => undefined);
+      await new Promise((resolve) => setTimeout(resolve, ANNOUNCE_GAP_MS).unref());
     } while (state.again);
     announcing.delete(db);
   })();

@@ -10,6 +10,13 @@
  * and marks the batch signalled. A finished workflow counts as delivered. A row it cannot signal now
  * (Temporal unreachable) is tried again after the interval; one whose order is not found, after the lease.
  *
+ * The relay gives way to a burst. A signal costs the machine far more than storing a notification (the
+ * Temporal server's writes and the worker's workflow task, about 15 ms of CPU against the receiver's 1.2),
+ * so while notifications arrive faster than `relayYieldAbove` a second beyond what the relays signal, the
+ * relays signal only rows older than `relayYieldMaxSeconds` and leave the rest to the burst's end: the
+ * gateway's answers stay quick, and no notification waits longer than that bound plus the drain. While it
+ * gives way, a relay checks again once a second and ignores wake-ups meanwhile.
+ *
  * Nothing acknowledged is lost: the 2xx the gateway got means the row is committed, and a committed row
  * is unsignalled until a relay marks it, which it does only after the signal returned. A relay that dies
  * between the two leaves a claim that lapses, and another relay signals the row again: a workflow may hear
@@ -30,12 +37,13 @@ import {
   markNotificationsSignalled,
   oldestUnsignalledAgeSeconds,
   retryNotificationsAfter,
+  unsignalledArrivalsPerSecond,
   type StoredNotification,
 } from '../../db/shared/ipn-notifications';
 import type { Db } from '../../db/shared/knex';
 import { storableJson } from '../../db/shared/storable-text';
 import type { Logger } from '../../platform/logger';
-import { ipnsRelayed, oldestUnsignalledIpn } from '../../platform/metrics';
+import { ipnRelayGivingWay, ipnsRelayed, oldestUnsignalledIpn } from '../../platform/metrics';
 import { kindOf, type Located, type NotificationChannel } from './channel';
 import { onInboxRing } from './doorbell';
 import { deliver } from './receiver';
@@ -211,14 +219,38 @@ export function createNotificationRelay(deps: RelayDependencies): NotificationRe
     metricUpdatedAt = Date.now();
     oldestUnsignalledIpn.set(await oldestUnsignalledAgeSeconds(db));
   }
+  let givingWay = false;
+  /** Whether a burst is on now (one query per round; none when giving way is turned off). */
+  async function burstIsOn(): Promise<boolean> {
+    if (settings.relayYieldAbove <= 0) return false;
+    const perSecond = await unsignalledArrivalsPerSecond(db, {
+      windowSeconds: settings.relayYieldWindowSeconds,
+      ...(settings.relayScope !== undefined && { scope: settings.relayScope }),
+    });
+    const now = perSecond > settings.relayYieldAbove;
+    if (now !== givingWay) {
+      log.info(
+        { unsignalledPerSecond: Math.round(perSecond), above: settings.relayYieldAbove },
+        now
+          ? `A burst of notifications: the relay gives way to the receiver, signalling only those older than ${settings.relayYieldMaxSeconds} s`
+          : 'The burst of notifications has passed: the relay signals everything stored',
+      );
+      givingWay = now;
+      ipnRelayGivingWay.set(now ? 1 : 0);
+    }
+    return now;
+  }
+
   async function sweep(): Promise<Record<RelayOutcome, number>> {
     const counts: Record<RelayOutcome, number> = { signalled: 0, workflow_gone: 0, failed: 0, unlocated: 0 };
     for (;;) {
+      const burst = await burstIsOn();
       const rows = await claimOldestPerObject(db, {
         leaseSeconds: settings.claimLeaseSeconds,
         objects: settings.relayBatchSize,
         perObject: settings.relayBatchSize,
         ...(settings.relayScope !== undefined && { scope: settings.relayScope }),
+        ...(burst && { storedSecondsAgo: settings.relayYieldMaxSeconds }),
       });
       const { ended, untried } = await relayBatch(rows);
       for (const [outcome, ids] of ended) counts[outcome] += ids.length;
@@ -247,9 +279,13 @@ export function createNotificationRelay(deps: RelayDependencies): NotificationRe
   let stopped = false;
   let sweeping: Promise<void> | undefined;
   let wokenWhileSweeping = false;
+  /** While giving way: wake-ups before this time are dropped, and a timer wakes the relay then. */
+  let quietUntil = 0;
+  let recheck: NodeJS.Timeout | undefined;
+  const recheckMs = Math.min(1000, settings.relayIntervalMs);
   /** Sweeps now, or once more after the sweep under way: wake-ups arriving meanwhile are one more sweep. */
   const wake = () => {
-    if (stopped) return;
+    if (stopped || Date.now() < quietUntil) return;
     if (sweeping) {
       wokenWhileSweeping = true;
       return;
@@ -260,9 +296,15 @@ export function createNotificationRelay(deps: RelayDependencies): NotificationRe
         await sweep().catch((error: unknown) =>
           log.error({ err: error }, 'A relay sweep failed; the next one retries'),
         );
-      } while (wokenWhileSweeping && !stopped);
+      } while (wokenWhileSweeping && !stopped && !givingWay);
     })().finally(() => {
       sweeping = undefined;
+      // Every commit of the burst rings: a relay giving way looks again only once a second.
+      if (givingWay && !stopped) {
+        quietUntil = Date.now() + recheckMs;
+        clearTimeout(recheck);
+        recheck = setTimeout(wake, recheckMs).unref();
+      }
     });
   };
 
@@ -328,6 +370,7 @@ export function createNotificationRelay(deps: RelayDependencies): NotificationRe
     async stop() {
       stopped = true;
       clearInterval(timer);
+      clearTimeout(recheck);
       clearTimeout(relisten);
       unring?.();
       const open = listener;

@@ -18,6 +18,20 @@ export interface NotificationSettings {
   /** Workflows one relay signals at once (IPN_RELAY_CONCURRENCY); one workflow's notifications go one by one. */
   relayConcurrency: number;
   /**
+   * Unsignalled arrivals per second (stored in the last `relayYieldWindowSeconds`, not signalled yet) above
+   * which the relays give way to the receiver (IPN_RELAY_YIELD_ABOVE): they signal only rows older than
+   * `relayYieldMaxSeconds` until arrivals fall back. 0: never.
+   */
+  relayYieldAbove: number;
+  /** The longest a notification waits for a burst to pass (IPN_RELAY_YIELD_MAX_SECONDS). */
+  relayYieldMaxSeconds: number;
+  /**
+   * The window arrivals are counted over: a quarter of a second in every deployment (a burst's start is
+   * seen before the relays have signalled many of its rows, which would slow its first answers), longer in
+   * tests.
+   */
+  relayYieldWindowSeconds: number;
+  /**
    * The previous design, kept for the ipn benchmark's comparison only (IPN_SIGNAL_BEFORE_ANSWER): the
    * receiver claims, signals Temporal and only then answers.
    */
@@ -36,6 +50,9 @@ export function notificationSettingsFrom(config: Config): NotificationSettings {
     relayIntervalMs: Math.round(config.IPN_RELAY_INTERVAL_SECONDS * 1000),
     relayBatchSize: Math.max(50, config.IPN_RELAY_CONCURRENCY * 4),
     relayConcurrency: config.IPN_RELAY_CONCURRENCY,
+    relayYieldAbove: config.IPN_RELAY_YIELD_ABOVE,
+    relayYieldMaxSeconds: config.IPN_RELAY_YIELD_MAX_SECONDS,
+    relayYieldWindowSeconds: 0.25,
     signalBeforeAnswer: config.IPN_SIGNAL_BEFORE_ANSWER,
   };
 }

@@ -152,13 +152,22 @@ const OBJECT_OF = (alias: string) => `coalesce(${alias}.workflow_id, ${alias}.or
  */
 export async function claimOldestPerObject(
   db: Db,
-  options: { leaseSeconds: number; objects: number; perObject: number; scope?: string },
+  options: {
+    leaseSeconds: number;
+    objects: number;
+    perObject: number;
+    scope?: string;
+    /** Only rows stored at least this long ago (a relay giving way to a burst); unset: any age. */
+    storedSecondsAgo?: number;
+  },
 ): Promise<StoredNotification[]> {
   const scope = options.scope ?? null;
+  const age = options.storedSecondsAgo ?? null;
   const free = (alias: string) =>
     `${alias}.signalled_at is null
      and (${alias}.signal_claimed_until is null or ${alias}.signal_claimed_until < now())
-     and (?::text is null or ${alias}.relay_scope = ?::text)`;
+     and (?::text is null or ${alias}.relay_scope = ?::text)
+     and (?::float8 is null or ${alias}.received_at < now() - make_interval(secs => ?::float8))`;
   const result = await db.raw(
     `with heads as (
        select c.id, ${OBJECT_OF('c')} as object from ipn_notifications c
@@ -182,7 +191,13 @@ export async function claimOldestPerObject(
      where id in (select id from heads union all select id from followers)
      returning id, kind, order_id, dedupe_key, workflow_id, signed_fields, unverified_fields, raw_body,
        received_at, (extract(epoch from received_at) * 1000000)::bigint::text as received_us`,
-    [scope, scope, options.objects, scope, scope, Math.max(0, options.perObject - 1), options.leaseSeconds],
+    [
+      ...[scope, scope, age, age],
+      options.objects,
+      ...[scope, scope, age, age],
+      Math.max(0, options.perObject - 1),
+      options.leaseSeconds,
+    ],
   );
   // In the database's order (microseconds, then id): a JavaScript Date keeps only milliseconds.
   const key = (row: StoredNotification) => [BigInt(row.received_us ?? 0), BigInt(row.id)] as const;
@@ -223,6 +238,25 @@ export async function oldestUnsignalledAgeSeconds(db: Db): Promise<number> {
     .whereNull('signalled_at')
     .first(db.raw('extract(epoch from now() - min(received_at)) as age'));
   return Math.max(0, Number(row?.age ?? 0));
+}
+
+/**
+ * Notifications stored in the last `windowSeconds` and not signalled yet, per second: how far arrivals are
+ * running ahead of the relays. The partial index on unsignalled rows answers it without touching the rest.
+ */
+export async function unsignalledArrivalsPerSecond(
+  db: Db,
+  options: { windowSeconds: number; scope?: string },
+): Promise<number> {
+  const row = await db('ipn_notifications')
+    .whereNull('signalled_at')
+    .where('received_at', '>', db.raw('now() - make_interval(secs => ?::float8)', [options.windowSeconds]))
+    .modify((query) => {
+      if (options.scope !== undefined) query.where('relay_scope', options.scope);
+    })
+    .count({ count: '*' })
+    .first();
+  return Number((row as { count: string } | undefined)?.count ?? 0) / options.windowSeconds;
 }
 
 /** A record's notifications in the order they came: those about its orders or sent to its workflow. */

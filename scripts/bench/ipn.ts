@@ -112,6 +112,23 @@ async function closedLoop(url: string, bodies: readonly string[]): Promise<Sent>
   return { ...run, statuses };
 }
 
+/**
+ * The open loop's p99 per tenth of the run (by when each notification was due): a slow start, a stall in
+ * the middle and a slow end look alike in one p99 and differ here.
+ */
+function p99BySlice(latenciesMs: readonly number[], rate: number): string {
+  const sliceSize = Math.max(1, Math.ceil(latenciesMs.length / 10));
+  const slices: string[] = [];
+  for (let start = 0; start < latenciesMs.length; start += sliceSize) {
+    const slice = latenciesMs.slice(start, start + sliceSize);
+    const from = start / rate;
+    slices.push(
+      `${from.toFixed(0)}–${((start + slice.length) / rate).toFixed(0)} s ${percentile(slice, 99).toFixed(0)}`,
+    );
+  }
+  return `${slices.join(', ')} ms`;
+}
+
 const statusText = (statuses: Sent['statuses']) =>
   [...statuses].map(([code, n]) => `${code} ×${n}`).join(', ');
 
@@ -222,6 +239,7 @@ export async function benchIpn(stack: BenchStack): Promise<void> {
     console.log(
       `    answer time (from when due): p50 ${percentile(sent.latenciesMs, 50).toFixed(1)} ms, p99 ${percentile(sent.latenciesMs, 99).toFixed(1)} ms; by status: ${statusText(sent.statuses)}`,
     );
+    if (options.rate) console.log(`    p99 by when due: ${p99BySlice(sent.latenciesMs, options.rate)}`);
     // The relay's drain: until every row of this run is signalled.
     const unsignalled = await drained();
     const stored = (await rowsNow()) - before;

@@ -39,6 +39,9 @@ const notifications = apiSettingsFrom(
     IPN_CLAIM_LEASE_SECONDS: '2',
     IPN_RELAY_INTERVAL_SECONDS: '0.2',
     IPN_RELAY_CONCURRENCY: '4',
+    // The tests store notifications faster than a burst's threshold and sweep once: only the burst tests
+    // below have the relays give way.
+    IPN_RELAY_YIELD_ABOVE: '0',
   }),
 ).notifications;
 
@@ -218,6 +221,46 @@ describe('the notification inbox', () => {
       await allSignalled(orderIds);
     });
     for (const { workflowId } of orders) expect(await signalledTransIds(workflowId)).toEqual(expected(1));
+  });
+
+  /** Orders with `count` notifications each, stored by the process whose relay never runs. */
+  async function storedBurst(orderCount: number, count: number) {
+    const orders = await Promise.all(
+      Array.from({ length: orderCount }, () => listeningDisbursement(scratch.db, temporal)),
+    );
+    const orderIds = orders.map((order) => order.disbursementId);
+    for (let n = 0; n < count; n++)
+      for (const orderId of orderIds)
+        expect((await notify(storesOnly, nthResult(orderId, n))).status).toBe(204);
+    return { orders, orderIds };
+  }
+  // Arrivals counted over a minute rather than a second, so the burst is still "on" however slowly the
+  // test stores it: a dozen rows in the window is 0.2 a second, above 0.1.
+  const burst = { relayYieldAbove: 0.1, relayYieldWindowSeconds: 60 };
+
+  it('gives way to a burst: signals none younger than the bound while it lasts, then each once, in order', async () => {
+    const { orders, orderIds } = await storedBurst(3, 4);
+
+    const givingWay = anotherRelay({ ...burst, relayYieldMaxSeconds: 3600 });
+    expect(await givingWay.sweep()).toMatchObject({ signalled: 0, failed: 0 });
+    expect((await rowsOf(orderIds)).filter((row) => row.signalled_at !== null)).toEqual([]);
+
+    // The bound: once older than it, the rows are signalled though the burst is still on.
+    const bounded = anotherRelay({ ...burst, relayYieldMaxSeconds: 1 });
+    await eventually(async () => {
+      await bounded.sweep();
+      await allSignalled(orderIds);
+    });
+    for (const { workflowId } of orders) expect(await signalledTransIds(workflowId)).toEqual(expected(4));
+  });
+
+  it('relays everything once the burst has passed, without another notification to wake it', async () => {
+    const { orders, orderIds } = await storedBurst(2, 3);
+    // Counted over 2 s: a burst while it is stored, passed 2 s after the last row.
+    const relay = anotherRelay({ ...burst, relayYieldWindowSeconds: 2, relayYieldMaxSeconds: 3600 });
+    relay.start();
+    await eventually(() => allSignalled(orderIds), { timeout: 20_000 });
+    for (const { workflowId } of orders) expect(await signalledTransIds(workflowId)).toEqual(expected(3));
   });
 
   it('wakes another process’s relay at once by NOTIFY, long before its interval', async () => {

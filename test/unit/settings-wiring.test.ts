@@ -77,6 +77,8 @@ const PROOFS: Record<keyof Config, string> = {
   IPN_CLAIM_LEASE_SECONDS: 'test/api/notification-relay.test.ts',
   IPN_RELAY_INTERVAL_SECONDS: 'test/api/notification-relay.test.ts',
   IPN_RELAY_CONCURRENCY: 'test/api/notification-inbox.test.ts',
+  IPN_RELAY_YIELD_ABOVE: 'test/unit/settings-wiring.test.ts',
+  IPN_RELAY_YIELD_MAX_SECONDS: 'test/unit/settings-wiring.test.ts',
   IPN_SIGNAL_BEFORE_ANSWER: 'test/api/notification-relay.test.ts',
   API_RUNS_RELAY: 'test/cluster/faults.test.ts',
   RELAY_METRICS_PORT: CLUSTER,
@@ -134,6 +136,8 @@ describe('every setting reaches its process', () => {
         IPN_CLAIM_LEASE_SECONDS: '7',
         IPN_RELAY_INTERVAL_SECONDS: '0.5',
         IPN_RELAY_CONCURRENCY: '5',
+        IPN_RELAY_YIELD_ABOVE: '321',
+        IPN_RELAY_YIELD_MAX_SECONDS: '12.5',
         IPN_SIGNAL_BEFORE_ANSWER: 'true',
       }),
     );
@@ -162,6 +166,8 @@ describe('every setting reaches its process', () => {
       claimLeaseSeconds: 7,
       relayIntervalMs: 500,
       relayConcurrency: 5,
+      relayYieldAbove: 321,
+      relayYieldMaxSeconds: 12.5,
       signalBeforeAnswer: true,
     });
     expect(settings.payments.taskQueue).toBe('q-custom');
