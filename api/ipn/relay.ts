@@ -15,7 +15,8 @@
  * so while notifications arrive faster than `relayYieldAbove` a second beyond what the relays signal, the
  * relays signal only rows older than `relayYieldMaxSeconds` and leave the rest to the burst's end: the
  * gateway's answers stay quick, and no notification waits longer than that bound plus the drain. While it
- * gives way, a relay checks again once a second and ignores wake-ups meanwhile.
+ * gives way, a relay checks again once a second and ignores wake-ups meanwhile; woken from idle, it waits
+ * `WAKE_SETTLE_MS` before its first claim, so a burst is seen before any of its rows is signalled.
  *
  * Nothing acknowledged is lost: the 2xx the gateway got means the row is committed, and a committed row
  * is unsignalled until a relay marks it, which it does only after the signal returned. A relay that dies
@@ -71,6 +72,9 @@ export interface NotificationRelay {
   /** Stops sweeping; resolves when a sweep under way has finished. */
   stop(): Promise<void>;
 }
+
+/** How long a relay woken from idle waits before its first claim. */
+const WAKE_SETTLE_MS = 50;
 
 const isKind = (kind: string): kind is NotificationKind => Object.hasOwn(notificationSpecs, kind);
 
@@ -291,12 +295,19 @@ export function createNotificationRelay(deps: RelayDependencies): NotificationRe
       return;
     }
     sweeping = (async () => {
-      do {
+      // Woken from idle: what arrives in the next moment is claimed with it, and a burst's first rows are
+      // counted before any of them is signalled (signals at a burst's start slowed its first answers).
+      if (settings.relayYieldAbove > 0)
+        await new Promise((resolve) =>
+          setTimeout(resolve, Math.min(WAKE_SETTLE_MS, settings.relayIntervalMs)),
+        );
+      while (!stopped) {
         wokenWhileSweeping = false;
         await sweep().catch((error: unknown) =>
           log.error({ err: error }, 'A relay sweep failed; the next one retries'),
         );
-      } while (wokenWhileSweeping && !stopped && !givingWay);
+        if (!wokenWhileSweeping || givingWay) break;
+      }
     })().finally(() => {
       sweeping = undefined;
       // Every commit of the burst rings: a relay giving way looks again only once a second.

@@ -14,6 +14,8 @@
  *   without waiting for earlier answers; an answer's time counts from when it was due, so a stalled
  *   receiver shows in p99 rather than slowing the senders;
  * - `--step`: open-loop steps of 5 s at rising rates, up to the first the receiver does not keep up with;
+ * - BENCH_IPN_WARMUP=N: N notifications at 40/s, signalled, before each timed load (default 0: a cold
+ *   receiver);
  * - `--previous`: the same load against an API process running the previous design
  *   (IPN_SIGNAL_BEFORE_ANSWER=true: claim, signal Temporal, then answer), in the same run.
  * For each design: answers by status, p50/p99, sent vs stored vs signalled (lost = answered 204 but never
@@ -40,6 +42,12 @@ const KIND = 'payment.resultA';
 const DRAIN_WAIT_MS = 600_000;
 const STEP_SECONDS = 5;
 const STEP_RATES = [250, 500, 750, 1000, 1500, 2000, 3000];
+/**
+ * Notifications sent (at WARMUP_RATE, below the relays' burst threshold, so they are signalled too) and
+ * drained before the timed load: a receiver that has answered before, as a running API has. 0: cold.
+ */
+const WARMUP = Number(process.env.BENCH_IPN_WARMUP ?? 0);
+const WARMUP_RATE = 40;
 
 interface IpnOptions {
   rate?: number;
@@ -225,6 +233,13 @@ export async function benchIpn(stack: BenchStack): Promise<void> {
   }
 
   for (const design of designs) {
+    if (WARMUP > 0) {
+      const warm = await openLoop(design.url, signedBodies(WARMUP), WARMUP_RATE);
+      const left = await drained();
+      console.log(
+        `  warm-up: ${WARMUP} notifications at ${WARMUP_RATE}/s (${statusText(warm.statuses)}), ${left} left unsignalled before the load`,
+      );
+    }
     const bodies = signedBodies(perDesign);
     const before = await rowsNow();
     const startedAt = ((await stack.db.raw('select now() as at')) as { rows: Array<{ at: Date }> }).rows[0]!
