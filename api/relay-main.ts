@@ -2,8 +2,9 @@
  * A standalone relay process: the notification inbox's relay (and the notice requests and API-key owner
  * checks that ride with it) without an HTTP API, for deployments whose API processes run with
  * API_RUNS_RELAY=false, so the receiver's thread never runs signals. On one host shared with Temporal and
- * PostgreSQL this made the receiver slower, not faster: at full speed the relay keeps Temporal writing while
- * the receiver's commits wait (docs/performance.md); it is for API processes on hosts of their own. It reads
+ * PostgreSQL it made the receiver slower while the relays signalled through bursts (Temporal writing while the
+ * receiver's commits waited); since they give way to a burst, both ways meet the receiver's target there
+ * (docs/performance.md). It reads
  * the API's configuration (the same channels, lease and concurrency) and serves /metrics and /healthz on
  * RELAY_METRICS_PORT. Any number may run: a sweep claims rows atomically, so each row goes to one relay,
  * and one that dies leaves claims that lapse.
