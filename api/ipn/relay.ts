@@ -240,8 +240,8 @@ export function createNotificationRelay(deps: RelayDependencies): NotificationRe
           : 'The burst of notifications has passed: the relay signals everything stored',
       );
       givingWay = now;
-      ipnRelayGivingWay.set(now ? 1 : 0);
     }
+    ipnRelayGivingWay.set(now ? 1 : 0);
     return now;
   }
 

@@ -17,6 +17,7 @@ import { apiSettingsFrom } from '../../api/settings';
 import { createDb, type Db } from '../../db/shared/knex';
 import { loadConfig } from '../../platform/config';
 import { ipnPaths } from '../../platform/ipn-paths';
+import { metricsRegistry } from '../../platform/metrics';
 import { createLogger } from '../../platform/logger';
 import { listen, serveApi, type RunningApi } from '../support/api';
 import { useScratchDatabase } from '../support/database';
@@ -234,6 +235,8 @@ describe('the notification inbox', () => {
         expect((await notify(storesOnly, nthResult(orderId, n))).status).toBe(204);
     return { orders, orderIds };
   }
+  const givingWayGauge = async () =>
+    (await metricsRegistry.getSingleMetric('payrun_ipn_relay_giving_way')?.get())?.values[0]?.value;
   // Arrivals counted over a minute rather than a second, so the burst is still "on" however slowly the
   // test stores it: a dozen rows in the window is 0.2 a second, above 0.1.
   const burst = { relayYieldAbove: 0.1, relayYieldWindowSeconds: 60 };
@@ -244,6 +247,8 @@ describe('the notification inbox', () => {
     const givingWay = anotherRelay({ ...burst, relayYieldMaxSeconds: 3600 });
     expect(await givingWay.sweep()).toMatchObject({ signalled: 0, failed: 0 });
     expect((await rowsOf(orderIds)).filter((row) => row.signalled_at !== null)).toEqual([]);
+    // What an operator sees in /metrics meanwhile.
+    expect(await givingWayGauge()).toBe(1);
 
     // The bound: once older than it, the rows are signalled though the burst is still on.
     const bounded = anotherRelay({ ...burst, relayYieldMaxSeconds: 1 });
@@ -261,6 +266,7 @@ describe('the notification inbox', () => {
     relay.start();
     await eventually(() => allSignalled(orderIds), { timeout: 20_000 });
     for (const { workflowId } of orders) expect(await signalledTransIds(workflowId)).toEqual(expected(3));
+    expect(await givingWayGauge()).toBe(0);
   });
 
   it('wakes another process’s relay at once by NOTIFY, long before its interval', async () => {
