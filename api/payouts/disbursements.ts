@@ -28,6 +28,8 @@ export interface DisbursementDeps {
   resultWait: string;
   /** How long a pending disbursement waits for its notification before asking the gateway. */
   ipnTimeout: string;
+  /** Pay as a local activity (no rate limit on disbursement.pay): DisbursementInput.disburseInWorkflowTask. */
+  inWorkflowTask: boolean;
   /** The approval policy in effect when an item is created (api/approvals/policy-reader.ts). */
   approvalPolicies: ApprovalPolicyReader;
 }
@@ -104,6 +106,7 @@ export async function createDisbursement(
         resultWait: deps.resultWait,
         ipnTimeout: deps.ipnTimeout,
         approval: await approvalRequestOf(db, 'disbursement', input.disbursementId),
+        ...(deps.inWorkflowTask && { disburseInWorkflowTask: true as const }),
       };
       return startWorkflow(temporal, 'disbursement', {
         taskQueue: deps.taskQueue,

@@ -88,6 +88,12 @@ export interface DisbursementInput {
   ipnTimeout?: Duration;
   /** Present when the approval policy asks for approvers: nothing moves until they approve. */
   approval?: ApprovalRequest;
+  /**
+   * Set by the API when `disbursement.pay` has no rate limit (GATEWAY_RATE_LIMITS): the payout is made as a
+   * local activity in the workflow task that decides it, not on pay's own queue, whose server-side limit
+   * it would bypass. Absent in runs started before it existed, and whenever a limit is set.
+   */
+  disburseInWorkflowTask?: true;
 }
 
 export interface DisbursementResult {

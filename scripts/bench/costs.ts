@@ -5,7 +5,7 @@
  * benchmark by scripts/bench/main.ts; docs/performance.md says how to read the figures.
  */
 import os from 'node:os';
-import type { Client } from '@temporalio/client';
+import type { Client, WorkflowHandle } from '@temporalio/client';
 import type { Db } from '../../db/shared/knex';
 
 /** What a benchmark says it pushed through: the figures are divided by `count`. */
@@ -86,7 +86,28 @@ interface WorkflowCost {
   type: string;
   events: number;
   workflowTasks: number;
+  /** Queued and local activities together. */
   activities: number;
+  /** Of them, local activities (run inside a workflow task: a marker, no activity task of their own). */
+  localActivities: number;
+}
+
+type HistoryEvent = NonNullable<Awaited<ReturnType<WorkflowHandle['fetchHistory']>>['events']>[number];
+
+/** The SDK records a local activity's result as a marker of this name, in its workflow task's completion. */
+export const isLocalActivity = (event: HistoryEvent) =>
+  event.markerRecordedEventAttributes?.markerName === 'core_local_activity';
+
+/** A local activity's type, from its marker's `data` (JSON written by the SDK's core, not by the codec). */
+export function localActivityType(event: HistoryEvent): string {
+  const data = event.markerRecordedEventAttributes?.details?.data?.payloads?.[0]?.data;
+  try {
+    const type = (JSON.parse(Buffer.from(data ?? []).toString('utf8')) as { activity_type?: unknown })
+      .activity_type;
+    return typeof type === 'string' ? `${type} (local)` : 'local activity';
+  } catch {
+    return 'local activity';
+  }
 }
 
 /** Histories fetched at most; above it a random sample stands for all (and the figures say so). */
@@ -109,7 +130,9 @@ async function costOf(
     type,
     events: events.length,
     workflowTasks: events.filter((event) => event.workflowTaskCompletedEventAttributes).length,
-    activities: events.filter((event) => event.activityTaskScheduledEventAttributes).length,
+    activities: events.filter((event) => event.activityTaskScheduledEventAttributes || isLocalActivity(event))
+      .length,
+    localActivities: events.filter(isLocalActivity).length,
   };
 }
 
@@ -204,6 +227,7 @@ export async function measureCosts(
         events: mean((cost) => cost.events),
         workflowTasks: mean((cost) => cost.workflowTasks),
         activities: mean((cost) => cost.activities),
+        localActivities: mean((cost) => cost.localActivities),
       };
     });
   });
@@ -227,6 +251,7 @@ export async function measureCosts(
 }
 
 const fixed = (value: number) => (Number.isInteger(value) ? String(value) : value.toFixed(1));
+const localNote = (local: number) => (local > 0 ? ` (${fixed(local)} of them local)` : '');
 
 /** The figures as lines: per item when the benchmark named its items, per workflow otherwise. */
 export function costLines(label: string, measured: Measured): string[] {
@@ -242,12 +267,12 @@ export function costLines(label: string, measured: Measured): string[] {
   lines.push(
     `    Temporal: ${fixed(total((type) => type.events))} history events, ` +
       `${fixed(total((type) => type.workflowTasks))} workflow tasks, ` +
-      `${fixed(total((type) => type.activities))} activities ` +
+      `${fixed(total((type) => type.activities))} activities${localNote(total((type) => type.localActivities))} ` +
       `(${measured.workflows} workflows ${items?.running ? 'started or already running' : 'started'}${sampledNote}${items ? `, ${items.count} ${items.noun}s` : ''})`,
   );
   for (const type of measured.byType)
     lines.push(
-      `      ${type.type} ×${type.started}: ${fixed(type.events)} events, ${fixed(type.workflowTasks)} workflow tasks, ${fixed(type.activities)} activities each`,
+      `      ${type.type} ×${type.started}: ${fixed(type.events)} events, ${fixed(type.workflowTasks)} workflow tasks, ${fixed(type.activities)} activities${localNote(type.localActivities)} each`,
     );
   const database = Object.entries(measured.database)
     .map(([name, value]) => `${fixed(value / divisor)} ${name}`)

@@ -96,6 +96,26 @@ describe('one activity makes the payout', () => {
     );
   });
 
+  it('without a rate limit on pay: a local activity in the first workflow task, a lost answer retried with the same input', async () => {
+    const { run } = await disburse(
+      wallet,
+      { disburse: losingFirst('disbursement.pay', paid) },
+      { disburseInWorkflowTask: true },
+    );
+    expect(await run.result()).toMatchObject({ status: 'succeeded' });
+    const [first, second] = run.calls('disburse');
+    expect([first!.attempt, second!.attempt]).toEqual([1, 2]);
+    expect(second!.input).toEqual(first!.input);
+    const events = await run.events();
+    // One workflow task decides and pays; no activity task goes through the server.
+    expect(events.filter((kind) => kind === 'activityTaskScheduled')).toEqual([]);
+    const { events: history } = await run.handle.fetchHistory();
+    const markers = history!.map((event) => event.markerRecordedEventAttributes?.markerName).filter(Boolean);
+    expect(markers).toEqual(['core_patch', 'core_local_activity']);
+    await captureHistory(h.env.client, run.workflowId, 'lost-answer-paid-in-workflow-task');
+    expect(events.filter((kind) => kind === 'workflowTaskCompleted')).toHaveLength(1);
+  });
+
   it('a typed failure (GatewayRejected) fails the workflow with its type and code', async () => {
     const { run } = await disburse(bank, {
       disburse: async () => {

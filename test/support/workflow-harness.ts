@@ -244,7 +244,9 @@ export function useWorkflowHarness() {
           name,
           input: args[0],
           attempt: info.attempt,
-          scheduledAt: info.currentAttemptScheduledTimestampMs,
+          // A local activity's timestamps are the worker's clock; the server's (skipped) clock stands still
+          // while the workflow task that runs it is out.
+          scheduledAt: info.isLocal ? await env.currentTimeMs() : info.currentAttemptScheduledTimestampMs,
           runId: info.workflowExecution?.runId ?? '',
         });
         const fake = route.fakes[name] as ((...a: unknown[]) => Promise<unknown>) | undefined;

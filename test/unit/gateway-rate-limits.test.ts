@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../platform/config';
 import { operationRateLimitsOf } from '../../workers/build';
+import { payoutSettingsFrom } from '../../api/payouts/settings';
 
 describe('GATEWAY_RATE_LIMITS', () => {
   it('reads operation=callsPerSecond pairs; unset or empty means no limit', () => {
@@ -31,5 +32,14 @@ describe('GATEWAY_RATE_LIMITS', () => {
     expect(operationRateLimitsOf(loadConfig({ GATEWAY_RATE_LIMITS: 'disbursement.pay=3' }))).toEqual({
       'disbursement.pay': 3,
     });
+  });
+
+  it("a limit on disbursement.pay keeps each payout on pay's queue; without one it is paid in the workflow task", () => {
+    const inWorkflowTask = (limits?: string) =>
+      payoutSettingsFrom(loadConfig(limits === undefined ? {} : { GATEWAY_RATE_LIMITS: limits })).disbursement
+        .inWorkflowTask;
+    expect(inWorkflowTask()).toBe(true);
+    expect(inWorkflowTask('subscription.pay=50')).toBe(true);
+    expect(inWorkflowTask('disbursement.pay=20')).toBe(false);
   });
 });

@@ -223,7 +223,11 @@ describe('every setting reaches its process', () => {
       loadConfig({ CUSTOMER_KEY_SECRET: 'a'.repeat(32), DECISION_SIGNING_KEY: 'd'.repeat(32) }),
     );
     expect(settings.payouts.timing.ipnTimeout).toBe('120 seconds');
-    expect(settings.payouts.disbursement).toEqual({ ipnTimeout: '120 seconds', resultWait: '1 day' });
+    expect(settings.payouts.disbursement).toEqual({
+      ipnTimeout: '120 seconds',
+      resultWait: '1 day',
+      inWorkflowTask: true,
+    });
     expect(settings.remittance.timing.ipnTimeout).toBe('120 seconds');
     expect(settings.payments.payment.resultWait).toBe('1 day');
   });

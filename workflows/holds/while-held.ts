@@ -72,8 +72,8 @@ export async function whileHeld<T>(
 }
 
 function heldOf(error: unknown): HeldDetails | undefined {
-  if (!(error instanceof ActivityFailure)) return undefined;
-  const cause = error.cause;
+  // A queued activity's failure arrives wrapped in an ActivityFailure; a local activity's as it was thrown.
+  const cause = error instanceof ActivityFailure ? error.cause : error;
   if (!(cause instanceof ApplicationFailure) || cause.type !== HELD) return undefined;
   return cause.details?.[0] as HeldDetails | undefined;
 }

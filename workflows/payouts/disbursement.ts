@@ -9,7 +9,7 @@
  */
 import { condition, patched, setHandler, workflowInfo } from '@temporalio/workflow';
 import type { Duration } from '@temporalio/common';
-import { gatewayOf, gatewayOnQueueOf, recordsOf } from '../shared/activity-profiles';
+import { gatewayLocallyOf, gatewayOf, gatewayOnQueueOf, recordsOf } from '../shared/activity-profiles';
 import { operationQueueOf, durationMs } from '../../contracts/shared';
 import { codeOf, isUndecided, outcomeOf } from '../../gateway/result-codes';
 import { waitForNotificationOrAsk, waitOrAskThenAttend, type AskSchedule } from '../shared/wait-or-ask';
@@ -119,10 +119,12 @@ const payQueue = (attemptTimeout: Duration) =>
 async function disburseInOneActivity(payout: Payout): Promise<DisbursementResult> {
   const { input } = payout;
   // Up to three gateway calls in one attempt; stopped before the first while its kind is held.
+  const attemptTimeout = durationMs(input.gatewayAttemptTimeout) * 3;
+  const disburser = input.disburseInWorkflowTask
+    ? gatewayLocallyOf<DisbursementActivities>(attemptTimeout)
+    : payQueue(attemptTimeout);
   const answer = await whileHeld(holdableOf(input), ({ releasedHold }) =>
-    payQueue(durationMs(input.gatewayAttemptTimeout) * 3).disburse(
-      releasedHold ? { ...input, releasedHold } : input,
-    ),
+    disburser.disburse(releasedHold ? { ...input, releasedHold } : input),
   );
   // The activity moved the record along the transition table; this is the query's view of it.
   payout.status = answer.outcome;

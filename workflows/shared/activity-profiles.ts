@@ -3,7 +3,7 @@
  * Retry decisions of gateway failures are made by the activity (activities/shared/gateway-calls.ts); these
  * profiles say how often and how long Temporal tries again with the same requestId.
  */
-import { proxyActivities, type ActivityOptions } from '@temporalio/workflow';
+import { proxyActivities, proxyLocalActivities, type ActivityOptions } from '@temporalio/workflow';
 import type { Duration } from '@temporalio/common';
 import { GATEWAY_RETRY_BACKOFF } from '../../contracts/shared';
 
@@ -33,6 +33,23 @@ export const gatewayOf = <Activities>(
   attemptTimeout: Duration,
   options?: { firstRetry?: Duration; maxRetryInterval?: Duration },
 ) => proxyActivities<Activities>(gatewayCalls(attemptTimeout, options));
+
+/**
+ * Proxies of `Activities` with the gateway profile, run as local activities: by the worker that holds the
+ * workflow task, inside it. No activity task is scheduled, matched, started and completed through the
+ * server, and no second workflow task follows: the call costs the history one marker instead of three
+ * events and a workflow task (about half the history-store transactions of a one-call step). As at least
+ * once as a queued activity: an attempt whose workflow task is lost (the worker died) runs again with the
+ * same requestId, so only calls that already resolve a duplicate answer by evidence may run this way. Not
+ * for an operation on a queue of its own: the server's rate limit counts queued activities only.
+ */
+export const gatewayLocallyOf = <Activities>(
+  attemptTimeout: Duration,
+  options?: { firstRetry?: Duration; maxRetryInterval?: Duration },
+) => {
+  const { startToCloseTimeout, retry } = gatewayCalls(attemptTimeout, options);
+  return proxyLocalActivities<Activities>({ startToCloseTimeout, retry });
+};
 
 /**
  * Proxies of `Activities` with the gateway profile on another task queue: an operation's own queue
