@@ -5,7 +5,8 @@
  * benchmark by scripts/bench/main.ts; docs/performance.md says how to read the figures.
  */
 import os from 'node:os';
-import type { Client, WorkflowHandle } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
+import { isLocalActivity } from '../../platform/local-activity-markers';
 import type { Db } from '../../db/shared/knex';
 
 /** What a benchmark says it pushed through: the figures are divided by `count`. */
@@ -90,24 +91,6 @@ interface WorkflowCost {
   activities: number;
   /** Of them, local activities (run inside a workflow task: a marker, no activity task of their own). */
   localActivities: number;
-}
-
-type HistoryEvent = NonNullable<Awaited<ReturnType<WorkflowHandle['fetchHistory']>>['events']>[number];
-
-/** The SDK records a local activity's result as a marker of this name, in its workflow task's completion. */
-export const isLocalActivity = (event: HistoryEvent) =>
-  event.markerRecordedEventAttributes?.markerName === 'core_local_activity';
-
-/** A local activity's type, from its marker's `data` (JSON written by the SDK's core, not by the codec). */
-export function localActivityType(event: HistoryEvent): string {
-  const data = event.markerRecordedEventAttributes?.details?.data?.payloads?.[0]?.data;
-  try {
-    const type = (JSON.parse(Buffer.from(data ?? []).toString('utf8')) as { activity_type?: unknown })
-      .activity_type;
-    return typeof type === 'string' ? `${type} (local)` : 'local activity';
-  } catch {
-    return 'local activity';
-  }
 }
 
 /** Histories fetched at most; above it a random sample stands for all (and the figures say so). */

@@ -28,7 +28,8 @@ import { PAYRUN_SEARCH_ATTRIBUTES } from '../../contracts/shared';
 import { createDatabaseIfMissing } from '../stack';
 import { freePort } from '../cluster/readiness';
 import { resolveDevServer } from '../temporal-binaries';
-import { isLocalActivity, localActivityType, queryCounter, type CostProbe } from './costs';
+import { queryCounter, type CostProbe } from './costs';
+import { isLocalActivity, localActivityName } from '../../platform/local-activity-markers';
 
 /** The sandbox's side, in process or over its HTTP admin API. */
 
@@ -119,9 +120,8 @@ export async function summarizeHistory(client: Client, workflowId: string): Prom
   const events = history.events ?? [];
   const activities: Record<string, number> = {};
   for (const event of events) {
-    const name = isLocalActivity(event)
-      ? localActivityType(event)
-      : event.activityTaskScheduledEventAttributes?.activityType?.name;
+    const local = isLocalActivity(event) ? `${localActivityName(event) ?? 'unnamed'} (local)` : undefined;
+    const name = local ?? event.activityTaskScheduledEventAttributes?.activityType?.name;
     if (name) activities[name] = (activities[name] ?? 0) + 1;
   }
   const workflowTasks = events.filter((event) => event.workflowTaskCompletedEventAttributes).length;

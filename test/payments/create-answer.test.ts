@@ -9,6 +9,7 @@ import type { Client } from '@temporalio/client';
 import { afterEach, describe, expect, it } from 'vitest';
 import { paymentWorkflowId, refundWorkflowId } from '../../contracts/payments';
 import { captureHistory } from '../support/history-capture';
+import { localActivityName } from '../../platform/local-activity-markers';
 import { recordReadsDuring } from '../support/record-reads';
 import { createTimeSkippingEnv } from '../support/temporal';
 import { eventually } from '../support/wait';
@@ -53,7 +54,7 @@ async function historyOf(client: Client, paymentId: string) {
     creates: events.filter(
       (event) =>
         event.activityTaskScheduledEventAttributes?.activityType?.name === 'createPayment' ||
-        event.markerRecordedEventAttributes?.markerName === 'core_local_activity',
+        localActivityName(event) === 'createPayment',
     ).length,
   };
 }

@@ -64,6 +64,8 @@ describe('a subscription create waits on the workflow, not on its record', () =>
     });
     expect(cancelled.status, JSON.stringify(cancelled.body)).toBe(200);
     await captureHistory(t.env.client, subscriptionWorkflowId(subscriptionId), 'start-answered-by-update');
+    // The same since the onboarding runs in workflow tasks (patch onboarding-in-workflow-tasks).
+    await captureHistory(t.env.client, subscriptionWorkflowId(subscriptionId), 'onboarded-in-workflow-tasks');
   });
 
   it("a plan's subscription (started with its dunning schedule's signal) waits the same way", async () => {

@@ -32,6 +32,13 @@ export function useSubscriptionStack(
     workers?: Pick<StackOptions<string>, 'operationRateLimits' | 'workers'>;
     /** Where notices to subscribers go (a mail catcher's SMTP channel); unset: recorded failed. */
     notices?: () => NoticeChannel;
+    /**
+     * Workflows the worker caches: by default the smallest production allows (WORKER_CACHED_WORKFLOWS ≥ 2),
+     * since the onboarding's local activities need their run cached until its workflow task completes
+     * (without a cache that task can time out, 10 s, and run them again). 0 for a file that restarts the
+     * worker on the time-skipping server, which holds a stopped worker's sticky tasks without timing them out.
+     */
+    workerCache?: number;
   } = {},
 ): SubscriptionFixture {
   const taskQueue = `subscriptions-${randomUUID()}`;
@@ -68,7 +75,7 @@ export function useSubscriptionStack(
       billingKey: { name: 'billing', roles: ['billing'] },
       viewerKey: { name: 'viewer', roles: ['viewer'] },
     },
-    workerTuning: { maxCachedWorkflows: 0 },
+    workerTuning: { maxCachedWorkflows: options.workerCache ?? 2 },
     ...(options.sandbox && { sandbox: options.sandbox }),
     ...options.workers,
   });

@@ -28,6 +28,16 @@ export const gatewayCalls = (
 
 /** Proxies of `Activities` with the records profile. */
 export const recordsOf = <Activities>() => proxyActivities<Activities>(RECORDS);
+/**
+ * The records profile as local activities, in the workflow task that decides the write (see
+ * gatewayLocallyOf): for writes that follow a local gateway call in the same task, so that the task's
+ * one completion carries both.
+ */
+export const recordsLocallyOf = <Activities>() =>
+  proxyLocalActivities<Activities>({
+    startToCloseTimeout: RECORDS.startToCloseTimeout!,
+    retry: RECORDS.retry!,
+  });
 /** Proxies of `Activities` with the gateway profile. */
 export const gatewayOf = <Activities>(
   attemptTimeout: Duration,

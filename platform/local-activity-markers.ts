@@ -1,0 +1,30 @@
+/**
+ * A local activity leaves no ActivityTaskScheduled event: the SDK records its result as a marker in the
+ * completion of the workflow task that ran it. Benchmarks counting a history's activities and tests naming
+ * a workflow's steps read its type here.
+ */
+import type { temporal } from '@temporalio/proto';
+
+type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
+
+/** The marker name the SDK's core gives a local activity's result. */
+export const LOCAL_ACTIVITY_MARKER = 'core_local_activity';
+
+export const isLocalActivity = (event: HistoryEvent): boolean =>
+  event.markerRecordedEventAttributes?.markerName === LOCAL_ACTIVITY_MARKER;
+
+/**
+ * The activity type of a local activity's marker (from its `data`, JSON the SDK's core writes, outside the
+ * payload codec); undefined for any other event or a marker that does not say.
+ */
+export function localActivityName(event: HistoryEvent): string | undefined {
+  if (!isLocalActivity(event)) return undefined;
+  const data = event.markerRecordedEventAttributes?.details?.data?.payloads?.[0]?.data;
+  try {
+    const type = (JSON.parse(Buffer.from(data ?? []).toString('utf8')) as { activity_type?: unknown })
+      .activity_type;
+    return typeof type === 'string' ? type : undefined;
+  } catch {
+    return undefined;
+  }
+}
