@@ -120,9 +120,12 @@ async function disburseInOneActivity(payout: Payout): Promise<DisbursementResult
   const { input } = payout;
   // Up to three gateway calls in one attempt; stopped before the first while its kind is held.
   const attemptTimeout = durationMs(input.gatewayAttemptTimeout) * 3;
-  const disburser = input.disburseInWorkflowTask
-    ? gatewayLocallyOf<DisbursementActivities>(attemptTimeout)
-    : payQueue(attemptTimeout);
+  // The input asks for it only without a rate limit on pay; the patch keeps a run that a worker from before
+  // it began on pay's queue replaying on that queue (an API upgraded before its workers).
+  const disburser =
+    input.disburseInWorkflowTask && patched('disbursement-pays-in-workflow-task')
+      ? gatewayLocallyOf<DisbursementActivities>(attemptTimeout)
+      : payQueue(attemptTimeout);
   const answer = await whileHeld(holdableOf(input), ({ releasedHold }) =>
     disburser.disburse(releasedHold ? { ...input, releasedHold } : input),
   );
