@@ -1,6 +1,7 @@
 /**
  * Hard faults on the production shape (`npm run cluster`: separate processes, the Temporal server on
- * PostgreSQL): a worker SIGKILLed while it holds a batch's gateway call, the Temporal server killed in
+ * PostgreSQL): a worker SIGKILLed while it holds a batch's gateway call or while its workflow task pays a
+ * disbursement (a local activity, after the gateway moved the money), the Temporal server killed in
  * the middle of a run, the API killed while the gateway is sending notifications, the relay process killed
  * while they arrive. In each case the run reconciles, every row is paid exactly once in the sandbox's ledger,
  * and no notification is lost.
@@ -9,6 +10,8 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { temporal } from '@temporalio/proto';
 import { billingRunWorkflowId, subscriptionWorkflowId } from '../../contracts/subscriptions';
+import { disbursementWorkflowId } from '../../contracts/payouts';
+import { localActivityName } from '../../platform/local-activity-markers';
 import { loadConfig } from '../../platform/config';
 import { payoutFile } from '../support/payout-stack';
 import { eventually } from '../support/wait';
@@ -166,6 +169,58 @@ describe('the production shape under hard faults', () => {
       expect([...(await t.workerIdentities(holder.workflowId))]).toContain(survivorIdentity),
     );
     await t.cluster.restart(victim);
+  }, 300_000);
+
+  it('a worker SIGKILLed while its workflow task pays a disbursement: paid once, by the other worker', async () => {
+    const maker = await t.key(['payouts-maker']);
+    const disbursementId = `kill-d-${randomUUID().slice(0, 8)}`;
+    // The pay runs as a local activity inside a workflow task: nothing in the history says which worker holds
+    // it, so only worker-1 runs while it pays. The gateway moves the money and never answers: the worker dies
+    // after the call and before any record of its answer, in Temporal or in the database.
+    await t.cluster.kill('worker-2');
+    await t.sandbox('PUT', '/faults', { operation: 'disbursement.pay', hang: true, times: 1 });
+    const created = await t.api(maker, 'POST', '/v1/disbursements', {
+      disbursementId,
+      amount: 150_000,
+      wallet: { walletId: '0912345678', walletName: 'Nguyen Van B' },
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const paidAtGateway = () =>
+      t.ledger().then((entries) => entries.filter((entry) => entry.orderId.startsWith(disbursementId)));
+    await eventually(async () => expect(await paidAtGateway()).toHaveLength(1), { timeout: 60_000 });
+    const victimIdentity = t.identityOf('worker-1');
+    await t.cluster.kill('worker-1');
+    await t.cluster.restart('worker-2');
+    const survivorIdentity = t.identityOf('worker-2');
+
+    const done = await eventually(
+      async () => {
+        const view = await t.api(maker, 'GET', `/v1/disbursements/${disbursementId}`);
+        expect(view.body.status).toBe('succeeded');
+        return view.body;
+      },
+      { timeout: RUN_TIMEOUT },
+    );
+    expect(done).toMatchObject({ resultCode: 0, amount: 150_000 });
+    expect(await paidAtGateway()).toEqual([
+      expect.objectContaining({ kind: 'disbursement', amount: 150_000, outcome: 'succeeded' }),
+    ]);
+    // It was the path under test: the pay ran in a workflow task (its marker), never as a queued activity,
+    // and the task that recorded its answer was the survivor's.
+    const history = await t.temporal.workflow
+      .getHandle(disbursementWorkflowId(disbursementId))
+      .fetchHistory();
+    const events = history.events ?? [];
+    expect(events.some((event) => event.activityTaskScheduledEventAttributes)).toBe(false);
+    const marker = events.find((event) => localActivityName(event) === 'disburse');
+    expect(marker, 'the disburse marker').toBeDefined();
+    const recordedBy = events.find(
+      (event) =>
+        Number(event.eventId) === Number(marker!.markerRecordedEventAttributes!.workflowTaskCompletedEventId),
+    )?.workflowTaskCompletedEventAttributes?.identity;
+    expect(recordedBy).toBe(survivorIdentity);
+    expect(recordedBy).not.toBe(victimIdentity);
+    await t.cluster.restart('worker-1');
   }, 300_000);
 
   it('the Temporal server killed and started again in the middle of a run: the run completes', async () => {
