@@ -86,6 +86,8 @@ describe('a payment create waits on the workflow, not on its record', () => {
     await captureHistory(fixture.env.client, paymentWorkflowId(paymentId), 'answered-by-update');
     // The same since the create runs in the first workflow task (patch payment-create-in-first-task).
     await captureHistory(fixture.env.client, paymentWorkflowId(paymentId), 'created-in-first-task');
+    // ...and since the result is written in the task that hears it (patch payment-result-in-workflow-task).
+    await captureHistory(fixture.env.client, paymentWorkflowId(paymentId), 'result-in-workflow-task');
   });
 
   it('answers a retry of an interrupted create the same, joining the first update: one create at the gateway', async () => {

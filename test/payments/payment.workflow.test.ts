@@ -121,7 +121,7 @@ describe('payment: waiting for the outcome', () => {
     [0, 'succeeded'],
     [1006, 'failed'],
     [1005, 'failed'],
-  ] as const)('the IPN says %i → %s, recorded once; later IPNs change nothing', async (code, status) => {
+  ] as const)('the IPN says %i → %s, recorded as such; later IPNs change nothing', async (code, status) => {
     const run = await pay({ createPayment: awaitingCustomer });
     await run.reached('createPayment');
     await eventually(async () =>
@@ -130,7 +130,14 @@ describe('payment: waiting for the outcome', () => {
     await run.handle.signal(paymentResultSignal, ipn(code));
     await run.handle.signal(paymentResultSignal, ipn(code === 0 ? 1006 : 0));
     expect(await run.result()).toEqual({ status, resultCode: code, message: `ipn ${code}` });
-    expect(statusesOf(run)).toEqual([status]);
+    // The write runs in the task that hears the first notification. When the second arrives while that
+    // task completes, the server refuses the completion (new events) and the write's marker with it: the
+    // next task writes the same result again (the record moves forward only; nothing else changes).
+    expect(statusesOf(run).length).toBeGreaterThan(0);
+    expect(new Set(statusesOf(run))).toEqual(new Set([status]));
+    expect(new Set(run.inputs('recordPaymentResult').map((record) => record.notice.resultCode))).toEqual(
+      new Set([code]),
+    );
     expect(run.calls('queryPayment')).toEqual([]);
   });
 

@@ -5,7 +5,7 @@ import {
   patched,
   setHandler,
 } from '@temporalio/workflow';
-import { gatewayLocallyOf, gatewayOf, recordsOf } from '../shared/activity-profiles';
+import { gatewayLocallyOf, gatewayOf, recordsLocallyOf, recordsOf } from '../shared/activity-profiles';
 import { outcomeOf } from '../../gateway/result-codes';
 import { durationMs } from '../../contracts/shared';
 import { ASK_AFTER_ATTENTION, waitForNotificationOrAsk } from '../shared/wait-or-ask';
@@ -31,6 +31,7 @@ import {
 } from '../../contracts/payments';
 
 const records = recordsOf<PaymentActivities>();
+const recordsInTask = recordsLocallyOf<PaymentActivities>();
 
 /**
  * One one-time payment: api/create (or api/pos) → the customer pays → the IPN (list A or B by
@@ -269,12 +270,20 @@ async function hearLateResult(run: Run): Promise<PaymentNotice | undefined> {
 async function record(run: Run, notice: PaymentNotice): Promise<PaymentResult> {
   const next = decidedStatus(notice.resultCode, run.input.autoCapture);
   const holdExpiresAt = next === 'authorized_not_captured' ? Date.now() + durationMs(hold(run)) : undefined;
-  await records.recordPaymentResult({ paymentId: run.id, status: next, notice, holdExpiresAt });
+  await resultRecords().recordPaymentResult({ paymentId: run.id, status: next, notice, holdExpiresAt });
   // Only now can an operator decide: the record they decide on exists.
   run.status = next;
   run.recorded = true;
   return { status: run.status, resultCode: notice.resultCode, message: notice.message };
 }
+
+/**
+ * The result is written in the workflow task that hears it, as a local activity: a paid payment then ends
+ * in that task (two workflow tasks from start to end, was three). Idempotent like the queued write it
+ * replaces (the record moves forward only), so a task lost with its worker writes it again harmlessly.
+ * Runs that recorded a result before the patch replay with the queued write.
+ */
+const resultRecords = () => (patched('payment-result-in-workflow-task') ? recordsInTask : records);
 
 const hold = (run: Run) => run.timing.authorizationHold ?? '7 days';
 
