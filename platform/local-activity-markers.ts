@@ -28,3 +28,12 @@ export function localActivityName(event: HistoryEvent): string | undefined {
     return undefined;
   }
 }
+
+/**
+ * The result a local activity's marker carries (its `result` payloads, still encoded by the payload codec, as
+ * an ActivityTaskCompleted event's are); undefined for any other event.
+ */
+export function localActivityResult(event: HistoryEvent): temporal.api.common.v1.IPayload[] | undefined {
+  if (!isLocalActivity(event)) return undefined;
+  return event.markerRecordedEventAttributes?.details?.result?.payloads ?? undefined;
+}

@@ -5,6 +5,7 @@
  * hears a failure by one signal, keeping the retry and the gateway's pause; a paused subscription is not
  * charged by the run.
  */
+import { localActivityName, localActivityResult } from '../../platform/local-activity-markers';
 import { describe, expect, it } from 'vitest';
 import {
   addDays,
@@ -45,10 +46,16 @@ async function runSuccessesReadBy(workflowId: string) {
   for (const event of history.events ?? []) {
     if (event.activityTaskScheduledEventAttributes?.activityType?.name === 'settleHandedCycle')
       settles.add(String(event.eventId));
+    // Queued (runs from before patch run-word-read-in-workflow-task), or local: its marker carries the result.
     const completed = event.activityTaskCompletedEventAttributes;
-    if (!completed || !settles.has(String(completed.scheduledEventId))) continue;
-    if (!completed.result?.payloads?.length) continue;
-    const [payload] = await codec!.decode(completed.result.payloads);
+    const result =
+      localActivityName(event) === 'settleHandedCycle'
+        ? localActivityResult(event)
+        : completed && settles.has(String(completed.scheduledEventId))
+          ? completed.result?.payloads
+          : undefined;
+    if (!result?.length) continue;
+    const [payload] = await codec!.decode(result);
     const read = defaultPayloadConverter.fromPayload<
       { billingRunId: string; chunk: number; outcome: string } | undefined
     >(payload!);
@@ -124,6 +131,8 @@ describe('a billing day through the billing run', () => {
     });
     await captureHistory(t.env.client, billingRunWorkflowId(due, t.taskQueue), 'one-chunk');
     await captureHistory(t.env.client, workflowId, 'billing-run-success-read', { stillOpen: true });
+    // The same since the hand-over is written in the task that decides it (patch hand-over-in-workflow-task).
+    await captureHistory(t.env.client, workflowId, 'handed-over-in-workflow-task', { stillOpen: true });
   });
 
   it('the next cycle, handed over by the run’s success, is charged by its own day’s run, not by the fallback', async () => {

@@ -805,6 +805,15 @@ const handable = ({ input, state }: Run) =>
  * workflow's own charge then finds recorded, or the gateway answers 40/41 and api/query settles it: the
  * cycle is never charged twice. The retry, dunning and the gateway's pause stay with the workflow.
  */
+/**
+ * The hand-over is written in the workflow task that decides it, as a local activity: the task that hears
+ * the authorization (or the previous cycle's word) then also sets the next wait, with no task of its own.
+ * As repeatable as the queued write it replaces (it never writes backwards, nor for a cycle already
+ * claimed), so a task lost with its worker writes it again harmlessly. Runs that handed a cycle over
+ * before the patch replay with the queued write.
+ */
+const handOverRecords = () => (patched('hand-over-in-workflow-task') ? recordsInTask : records);
+
 async function leaveToBillingRun(
   run: Run,
   cycle: number,
@@ -817,7 +826,7 @@ async function leaveToBillingRun(
     return undefined;
   }
   if (state.handedCycle !== cycle) {
-    await records.handOverCycle({
+    await handOverRecords().handOverCycle({
       subscriptionId: run.id,
       cycle,
       amount: state.authorizedAmount ?? run.input.recurringAmount,
@@ -849,7 +858,11 @@ async function settleWithRun(run: Run, cycle: number): Promise<BillingRunCharge 
     return undefined;
   }
   run.state.handedCycle = undefined;
-  const notice = await records.settleHandedCycle({ subscriptionId: run.id, cycle });
+  // Read in the task the grace timer wakes, as a local activity (patch run-word-read-in-workflow-task): the
+  // cycle then costs the workflow one task after its window, not two. Repeatable: it reads the row, and
+  // otherwise takes the hand-over back, which a second time changes nothing.
+  const reader = patched('run-word-read-in-workflow-task') ? recordsInTask : records;
+  const notice = await reader.settleHandedCycle({ subscriptionId: run.id, cycle });
   run.successReadLate = notice !== undefined;
   return notice;
 }
