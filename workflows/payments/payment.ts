@@ -57,14 +57,15 @@ export async function payment(input: PaymentInput): Promise<PaymentResult> {
   if (created.notice && isFinalPaymentCode(created.notice.resultCode))
     return afterDecision(run, await record(run, await completedAtOnce(run, created.notice)));
   const heard = await hearResult(run);
-  if (heard.decided !== undefined) return afterDecision(run, await record(run, heard.decided));
+  if (heard.decided !== undefined)
+    return afterDecision(run, await record(run, heard.decided, resultRecords()));
   const expired = await expire(run, heard.lastAsked);
   // The order may still be payable: a customer who pays after payrun stopped waiting is heard (the
   // notification, or the query), and recorded, for ASK_AFTER_ATTENTION.for. Runs from before ended here.
   if (!patched('payment-hears-late-results')) return expired;
   const late = await hearLateResult(run);
   if (late === undefined) return expired;
-  return afterDecision(run, await record(run, late));
+  return afterDecision(run, await record(run, late, resultRecords()));
 }
 
 /**
@@ -267,10 +268,11 @@ async function hearLateResult(run: Run): Promise<PaymentNotice | undefined> {
   return late.decided;
 }
 
-async function record(run: Run, notice: PaymentNotice): Promise<PaymentResult> {
+/** The result's write: queued unless told otherwise (see resultRecords). */
+async function record(run: Run, notice: PaymentNotice, writer = records): Promise<PaymentResult> {
   const next = decidedStatus(notice.resultCode, run.input.autoCapture);
   const holdExpiresAt = next === 'authorized_not_captured' ? Date.now() + durationMs(hold(run)) : undefined;
-  await resultRecords().recordPaymentResult({ paymentId: run.id, status: next, notice, holdExpiresAt });
+  await writer.recordPaymentResult({ paymentId: run.id, status: next, notice, holdExpiresAt });
   // Only now can an operator decide: the record they decide on exists.
   run.status = next;
   run.recorded = true;
@@ -278,10 +280,14 @@ async function record(run: Run, notice: PaymentNotice): Promise<PaymentResult> {
 }
 
 /**
- * The result is written in the workflow task that hears it, as a local activity: a paid payment then ends
- * in that task (two workflow tasks from start to end, was three). Idempotent like the queued write it
- * replaces (the record moves forward only), so a task lost with its worker writes it again harmlessly.
- * Runs that recorded a result before the patch replay with the queued write.
+ * A result heard after the create (the notification, or the query) is written in the workflow task that
+ * hears it, as a local activity: a paid payment then ends in that task (two workflow tasks from start to
+ * end, was three). Idempotent like the queued write it replaces (the record moves forward only), so a task
+ * lost with its worker writes it again harmlessly. Runs that recorded a result before the patch replay with
+ * the queued write. A result the create answered (a POS, a refusal) stays queued: written locally, the
+ * workflow would end in its first task together with the create call's update, and a notification arriving
+ * meanwhile has the server refuse that completion; the fault matrix's POS cells (answer lost, hang) then
+ * answered the create 500.
  */
 const resultRecords = () => (patched('payment-result-in-workflow-task') ? recordsInTask : records);
 
