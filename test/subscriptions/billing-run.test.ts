@@ -5,7 +5,6 @@
  * hears a failure by one signal, keeping the retry and the gateway's pause; a paused subscription is not
  * charged by the run.
  */
-import { localActivityName, localActivityResult } from '../../platform/local-activity-markers';
 import { describe, expect, it } from 'vitest';
 import {
   addDays,
@@ -19,6 +18,7 @@ import { eventually } from '../support/wait';
 import { captureHistory } from '../support/history-capture';
 import { call, useSubscriptionStack } from './stack';
 import { handOver } from '../../db/subscriptions/billing-runs';
+import { localActivityName, localActivityResult } from '../../platform/local-activity-markers';
 import { fixedMonthly, subscriptionSteps } from './steps';
 
 const t = useSubscriptionStack(createTimeSkippingEnv, {

@@ -33,11 +33,10 @@ export const recordsOf = <Activities>() => proxyActivities<Activities>(RECORDS);
  * gatewayLocallyOf): for writes that follow a local gateway call in the same task, so that the task's
  * one completion carries both.
  */
-export const recordsLocallyOf = <Activities>() =>
-  proxyLocalActivities<Activities>({
-    startToCloseTimeout: RECORDS.startToCloseTimeout!,
-    retry: RECORDS.retry!,
-  });
+export const recordsLocallyOf = <Activities>() => {
+  const { startToCloseTimeout, retry } = RECORDS;
+  return proxyLocalActivities<Activities>({ startToCloseTimeout, retry });
+};
 /** Proxies of `Activities` with the gateway profile. */
 export const gatewayOf = <Activities>(
   attemptTimeout: Duration,

@@ -798,14 +798,6 @@ const handable = ({ input, state }: Run) =>
   !state.dunning?.noticeBeforeAttemptHours;
 
 /**
- * The cycle handed to the day's billing run, and its word on the first attempt waited for (one signal);
- * undefined when the workflow charges the cycle itself: not a plain cycle, paused or cancelled meanwhile,
- * or no word within the grace after the cycle's hour. Before charging itself, the workflow takes the
- * cycle back; a run that claimed it first sent the same order (`<id>-c<cycle>`, same requestId), which the
- * workflow's own charge then finds recorded, or the gateway answers 40/41 and api/query settles it: the
- * cycle is never charged twice. The retry, dunning and the gateway's pause stay with the workflow.
- */
-/**
  * The hand-over is written in the workflow task that decides it, as a local activity: the task that hears
  * the authorization (or the previous cycle's word) then also sets the next wait, with no task of its own.
  * As repeatable as the queued write it replaces (it never writes backwards, nor for a cycle already
@@ -814,6 +806,14 @@ const handable = ({ input, state }: Run) =>
  */
 const handOverRecords = () => (patched('hand-over-in-workflow-task') ? recordsInTask : records);
 
+/**
+ * The cycle handed to the day's billing run, and its word on the first attempt waited for (one signal);
+ * undefined when the workflow charges the cycle itself: not a plain cycle, paused or cancelled meanwhile,
+ * or no word within the grace after the cycle's hour. Before charging itself, the workflow takes the
+ * cycle back; a run that claimed it first sent the same order (`<id>-c<cycle>`, same requestId), which the
+ * workflow's own charge then finds recorded, or the gateway answers 40/41 and api/query settles it: the
+ * cycle is never charged twice. The retry, dunning and the gateway's pause stay with the workflow.
+ */
 async function leaveToBillingRun(
   run: Run,
   cycle: number,
