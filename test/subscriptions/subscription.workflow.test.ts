@@ -35,6 +35,7 @@ import {
   type Sub,
 } from './subscription-fixtures';
 import { captureHistory } from '../support/history-capture';
+import { isLocalActivity, localActivityName } from '../../platform/local-activity-markers';
 import { inTurn, losingFirst, refusal, useWorkflowHarness } from '../support/workflow-harness';
 
 const h = useWorkflowHarness();
@@ -130,8 +131,17 @@ describe('subscription: authorization', () => {
     expect(run.gap(first!, second!)).toBeGreaterThanOrEqual(4 * MINUTE);
     // No callbackToken from a query: the activity finds it with cbQuery.
     expect(run.inputs('activateSubscription')).toEqual([{ subscriptionId, callbackToken: undefined }]);
+    // Each check ran in the workflow task its timer woke (patch 'authorization-check-in-workflow-task'):
+    // a marker, never a queued activity.
+    const { events } = await run.handle.fetchHistory();
+    const checks = (events ?? []).filter(
+      (event) =>
+        localActivityName(event) === 'checkSubscriptionAuthorization' ||
+        event.activityTaskScheduledEventAttributes?.activityType?.name === 'checkSubscriptionAuthorization',
+    );
+    expect(checks.map((event) => (isLocalActivity(event) ? 'local' : 'queued'))).toEqual(['local', 'local']);
     if (code === 7002)
-      await captureHistory(h.env.client, run.workflowId, 'authorization-checks-grow-then-authorized', {
+      await captureHistory(h.env.client, run.workflowId, 'authorization-checked-in-workflow-task', {
         stillOpen: true,
       });
   });
