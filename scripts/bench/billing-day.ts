@@ -88,6 +88,37 @@ export async function createSubscriptions(
 }
 
 /**
+ * A create answers 201 once its workflow has started; the customer's link comes from the gateway in that
+ * workflow's first task, which under thousands of waiting workflows may sit in the task queue for minutes.
+ * The burst starts when every customer has a link: otherwise its approvals would wait on the set-up's
+ * backlog and time it.
+ */
+async function untilEveryLinkIssued(stack: BenchStack, ids: readonly string[], since: number) {
+  for (let reported = Date.now(); ;) {
+    const waiting = Number(
+      (
+        await stack
+          .db('subscriptions')
+          .whereIn('subscription_id', ids)
+          .whereNull('pay_url')
+          .where({ status: 'authorizing' })
+          .count({ n: '*' })
+          .first()
+      )?.n,
+    );
+    if (waiting === 0) break;
+    if (Date.now() - reported >= 30_000) {
+      reported = Date.now();
+      console.log(`  ${waiting} customers still wait for their link from the gateway`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+  }
+  console.log(
+    `  every customer has a link ${((performance.now() - since) / 60_000).toFixed(1)} min after the first create`,
+  );
+}
+
+/**
  * N subscriptions due at once, created through the API, then every customer's authorization in one burst:
  * answers when the burst is over (the charges are on their way), with `started` just before it.
  */
@@ -106,6 +137,7 @@ export async function startBillingDay(stack: BenchStack, COUNT: number) {
   console.log(
     `  created ${COUNT} subscriptions waiting for their customer in ${((performance.now() - creating) / 60_000).toFixed(1)} min (links live 30 min here)`,
   );
+  await untilEveryLinkIssued(stack, ids, creating);
 
   // The billing hour: every customer's authorization arrives in one burst.
   const started = performance.now();
