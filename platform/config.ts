@@ -203,7 +203,7 @@ export const configSchema = z.object({
     .min(2, 'must be at least 2')
     .optional()
     .describe(
-      "Workflows a worker keeps in memory between their tasks; one evicted is replayed from its history on its next task. Unset: the SDK's choice from the heap limit (about 600 per GiB over 200 MiB; 2,310 with Node's 4 GiB default) (docs/capacity.md)",
+      "Workflows a worker keeps in memory between their tasks; one evicted is replayed from its history on its next task. Unset: one per 0.6 MiB of the heap limit over 200 MiB (6,573 with Node's 4 GiB default; the SDK's own default would be 2,310) (docs/capacity.md)",
     ),
   WORKER_WORKFLOW_TASK_SLOTS: z.coerce
     .number()

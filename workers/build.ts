@@ -3,6 +3,7 @@
  * dependency a capability needs (the merchant secret for aesTokens, the keyring for tokens at rest)
  * cannot be left out of one of them. The tests build activities with the same typed `createActivities`.
  */
+import v8 from 'node:v8';
 import type { NativeConnection, WorkerOptions } from '@temporalio/worker';
 import { createActivities, type Activities } from '../activities';
 import type { Db } from '../db/shared/knex';
@@ -84,12 +85,27 @@ export async function buildWorker(
   });
 }
 
+/** Heap each cached workflow is allowed, and what the worker needs besides (MiB). */
+const MIB_PER_CACHED_WORKFLOW = 0.6;
+const MIB_BESIDES_THE_CACHE = 200;
+
+/**
+ * The workflows a worker caches when WORKER_CACHED_WORKFLOWS is unset: one per 0.6 MiB of the heap limit
+ * above 200 MiB, 6,573 with Node's 4 GiB default. The SDK's own default allows 1.7 MiB each (2,310), three to
+ * four times what a cached subscription took here (0.4–0.57 MiB of the worker's RSS at 5,574 and 6,000
+ * cached), and at its size 10,000 customers awaiting their authorization on two workers were replayed 0.9 times
+ * each on average before they answered (docs/capacity.md).
+ */
+export const cachedWorkflowsFor = (heapLimitMiB: number): number =>
+  Math.max(2, Math.floor((heapLimitMiB - MIB_BESIDES_THE_CACHE) / MIB_PER_CACHED_WORKFLOW));
+
 /** The worker's sizes (docs/capacity.md says how they were chosen). */
-export function workerTuningOf(config: Config): PayrunWorkerOptions['tuning'] {
+export function workerTuningOf(
+  config: Config,
+  heapLimitMiB = v8.getHeapStatistics().heap_size_limit / 2 ** 20,
+): PayrunWorkerOptions['tuning'] {
   return {
-    ...(config.WORKER_CACHED_WORKFLOWS !== undefined && {
-      maxCachedWorkflows: config.WORKER_CACHED_WORKFLOWS,
-    }),
+    maxCachedWorkflows: config.WORKER_CACHED_WORKFLOWS ?? cachedWorkflowsFor(heapLimitMiB),
     maxConcurrentWorkflowTaskExecutions: config.WORKER_WORKFLOW_TASK_SLOTS,
     maxConcurrentActivityTaskExecutions: config.WORKER_ACTIVITY_TASK_SLOTS,
     workflowTaskPollerBehavior: {

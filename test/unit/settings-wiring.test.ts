@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { rateLimitSettingsFrom } from '../../api/http/rate-limit-settings';
 import { apiSettingsFrom } from '../../api/settings';
 import { checkDecisionProof } from '../../activities/shared/decision-proofs';
-import { buildActivities, workerTuningOf } from '../../workers/build';
+import { buildActivities, cachedWorkflowsFor, workerTuningOf } from '../../workers/build';
 import { testCodecKeyring } from '../support/temporal';
 import { configSchema, loadConfig, type Config } from '../../platform/config';
 
@@ -277,7 +277,7 @@ describe('every setting reaches its process', () => {
     });
   });
 
-  it('the worker is sized from the configuration, and unset leaves the cache to the SDK', () => {
+  it('the worker is sized from the configuration; unset, its cache from the heap limit', () => {
     expect(
       workerTuningOf(
         loadConfig({
@@ -294,11 +294,16 @@ describe('every setting reaches its process', () => {
       // No more polls than slots to run what they bring.
       workflowTaskPollerBehavior: { type: 'simple-maximum', maximum: 8 },
     });
-    expect(workerTuningOf(loadConfig({}))).toEqual({
+    expect(workerTuningOf(loadConfig({}), 4144)).toEqual({
+      // Node's default heap limit on a host with 16 GiB or more: 10,000 waiting on two workers fit.
+      maxCachedWorkflows: 6573,
       maxConcurrentWorkflowTaskExecutions: 40,
       maxConcurrentActivityTaskExecutions: 100,
       workflowTaskPollerBehavior: { type: 'simple-maximum', maximum: 10 },
     });
+    // A small heap keeps a small cache, never fewer than the SDK's least.
+    expect(cachedWorkflowsFor(1024)).toBe(1373);
+    expect(cachedWorkflowsFor(128)).toBe(2);
     expect(() => loadConfig({ WORKER_CACHED_WORKFLOWS: '1' })).toThrow(
       /WORKER_CACHED_WORKFLOWS: must be at least 2/,
     );
