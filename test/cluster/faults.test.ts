@@ -176,9 +176,14 @@ describe('the production shape under hard faults', () => {
     const disbursementId = `kill-d-${randomUUID().slice(0, 8)}`;
     // The pay runs as a local activity inside a workflow task: nothing in the history says which worker holds
     // it, so only worker-1 runs while it pays. The gateway moves the money and never answers: the worker dies
-    // after the call and before any record of its answer, in Temporal or in the database.
+    // after the call and before any record of its answer, in Temporal or in the database. Its notification
+    // is lost too: arriving before the survivor's retry, it would settle the payout without the pay being
+    // sent again (paid once all the same, but not the path under test; one CI run took it).
     await t.cluster.kill('worker-2');
-    await t.sandbox('PUT', '/faults', { operation: 'disbursement.pay', hang: true, times: 1 });
+    await t.sandbox('PUT', '/faults', [
+      { operation: 'disbursement.pay', hang: true, times: 1 },
+      { operation: 'disbursement.pay', orderIdPrefix: disbursementId, ipn: { drop: true } },
+    ]);
     const created = await t.api(maker, 'POST', '/v1/disbursements', {
       disbursementId,
       amount: 150_000,
@@ -205,6 +210,9 @@ describe('the production shape under hard faults', () => {
     expect(await paidAtGateway()).toEqual([
       expect.objectContaining({ kind: 'disbursement', amount: 150_000, outcome: 'succeeded' }),
     ]);
+    // The notification was sent and lost: only the pay sent again could settle it.
+    const rules = await t.sandbox<{ orderIdPrefix?: string; applied: number }[]>('GET', '/faults');
+    expect(rules.find((rule) => rule.orderIdPrefix === disbursementId)?.applied).toBeGreaterThan(0);
     // It was the path under test: the pay ran in a workflow task (its marker), never as a queued activity,
     // and the task that recorded its answer was the survivor's.
     const history = await t.temporal.workflow
