@@ -30,6 +30,13 @@ export function localActivityName(event: HistoryEvent): string | undefined {
 }
 
 /**
+ * The activity type an event started, queued (ActivityTaskScheduled) or local (its marker); undefined for any
+ * other event. A step that moved into a workflow task is found the same way in older and newer histories.
+ */
+export const activityTypeOf = (event: HistoryEvent): string | undefined =>
+  event.activityTaskScheduledEventAttributes?.activityType?.name ?? localActivityName(event);
+
+/**
  * The result a local activity's marker carries (its `result` payloads, still encoded by the payload codec, as
  * an ActivityTaskCompleted event's are); undefined for any other event.
  */

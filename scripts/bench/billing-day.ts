@@ -94,7 +94,8 @@ export async function createSubscriptions(
  * backlog and time it.
  */
 async function untilEveryLinkIssued(stack: BenchStack, ids: readonly string[], since: number) {
-  for (let reported = Date.now(); ;) {
+  let reported = Date.now();
+  for (;;) {
     const waiting = Number(
       (
         await stack

@@ -9,7 +9,7 @@ import type { Client } from '@temporalio/client';
 import { afterEach, describe, expect, it } from 'vitest';
 import { paymentWorkflowId, refundWorkflowId } from '../../contracts/payments';
 import { captureHistory } from '../support/history-capture';
-import { localActivityName } from '../../platform/local-activity-markers';
+import { activityTypeOf } from '../../platform/local-activity-markers';
 import { recordReadsDuring } from '../support/record-reads';
 import { createTimeSkippingEnv } from '../support/temporal';
 import { eventually } from '../support/wait';
@@ -51,11 +51,7 @@ async function historyOf(client: Client, paymentId: string) {
   return {
     updatesAccepted: events.filter((event) => event.workflowExecutionUpdateAcceptedEventAttributes).length,
     // Queued (runs from before the create moved into the first workflow task) or local: either is one call.
-    creates: events.filter(
-      (event) =>
-        event.activityTaskScheduledEventAttributes?.activityType?.name === 'createPayment' ||
-        localActivityName(event) === 'createPayment',
-    ).length,
+    creates: events.filter((event) => activityTypeOf(event) === 'createPayment').length,
   };
 }
 

@@ -4,7 +4,7 @@ import { dayOfGmt7, instantOf } from '../../contracts/subscriptions';
 import { call, type SubscriptionFixture } from './stack';
 import { eventually } from '../support/wait';
 import { freshId } from '../support/ids';
-import { localActivityName } from '../../platform/local-activity-markers';
+import { activityTypeOf } from '../../platform/local-activity-markers';
 
 /** A fixed monthly subscription of 30,000 VND, no first payment, its first cycle due on `nextPaymentDate`. */
 export const fixedMonthly = (nextPaymentDate: string) => ({
@@ -97,7 +97,7 @@ export function subscriptionSteps(t: SubscriptionFixture) {
   async function activitiesOf(workflowId: string) {
     const history = await t.env.client.workflow.getHandle(workflowId).fetchHistory();
     return (history.events ?? []).flatMap((event) => {
-      const name = event.activityTaskScheduledEventAttributes?.activityType?.name ?? localActivityName(event);
+      const name = activityTypeOf(event);
       return name ? [name] : [];
     });
   }

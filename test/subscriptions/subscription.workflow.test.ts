@@ -35,7 +35,7 @@ import {
   type Sub,
 } from './subscription-fixtures';
 import { captureHistory } from '../support/history-capture';
-import { isLocalActivity, localActivityName } from '../../platform/local-activity-markers';
+import { activityTypeOf, isLocalActivity } from '../../platform/local-activity-markers';
 import { inTurn, losingFirst, refusal, useWorkflowHarness } from '../support/workflow-harness';
 
 const h = useWorkflowHarness();
@@ -135,9 +135,7 @@ describe('subscription: authorization', () => {
     // a marker, never a queued activity.
     const { events } = await run.handle.fetchHistory();
     const checks = (events ?? []).filter(
-      (event) =>
-        localActivityName(event) === 'checkSubscriptionAuthorization' ||
-        event.activityTaskScheduledEventAttributes?.activityType?.name === 'checkSubscriptionAuthorization',
+      (event) => activityTypeOf(event) === 'checkSubscriptionAuthorization',
     );
     expect(checks.map((event) => (isLocalActivity(event) ? 'local' : 'queued'))).toEqual(['local', 'local']);
     if (code === 7002)
