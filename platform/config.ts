@@ -223,6 +223,14 @@ export const configSchema = z.object({
     .positive('must be above 0')
     .default(10)
     .describe('Most workflow-task polls a worker keeps open at once (at most WORKER_WORKFLOW_TASK_SLOTS)'),
+  WORKER_NON_STICKY_POLL_SHARE: z.coerce
+    .number()
+    .gt(0, 'must be above 0')
+    .max(1, 'must be at most 1')
+    .default(0.2)
+    .describe(
+      "Share of a worker's workflow-task polls kept on the queue every worker takes new workflows from; the rest wait on its own (sticky) queue for cached workflows (docs/capacity.md)",
+    ),
   SUBSCRIPTION_RETRY_DELAY_HOURS: z.coerce
     .number()
     .positive()

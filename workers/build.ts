@@ -108,6 +108,7 @@ export function workerTuningOf(
     maxCachedWorkflows: config.WORKER_CACHED_WORKFLOWS ?? cachedWorkflowsFor(heapLimitMiB),
     maxConcurrentWorkflowTaskExecutions: config.WORKER_WORKFLOW_TASK_SLOTS,
     maxConcurrentActivityTaskExecutions: config.WORKER_ACTIVITY_TASK_SLOTS,
+    nonStickyToStickyPollRatio: config.WORKER_NON_STICKY_POLL_SHARE,
     workflowTaskPollerBehavior: {
       type: 'simple-maximum',
       maximum: Math.min(config.WORKER_WORKFLOW_TASK_POLLERS, config.WORKER_WORKFLOW_TASK_SLOTS),

@@ -28,6 +28,7 @@ export interface PayrunWorkerOptions {
     | 'maxConcurrentActivityTaskExecutions'
     | 'maxConcurrentWorkflowTaskExecutions'
     | 'workflowTaskPollerBehavior'
+    | 'nonStickyToStickyPollRatio'
   >;
   /**
    * Calls per second of each operation with a queue of its own (GATEWAY_RATE_LIMITS). The Temporal

@@ -46,6 +46,7 @@ export const WORKER_SETTINGS = [
   'WORKER_WORKFLOW_TASK_SLOTS',
   'WORKER_ACTIVITY_TASK_SLOTS',
   'WORKER_WORKFLOW_TASK_POLLERS',
+  'WORKER_NON_STICKY_POLL_SHARE',
 ] as const;
 export type WorkerSetting = (typeof WORKER_SETTINGS)[number];
 

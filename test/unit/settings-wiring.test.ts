@@ -107,6 +107,7 @@ const PROOFS: Record<keyof Config, string> = {
   WORKER_WORKFLOW_TASK_SLOTS: 'test/unit/settings-wiring.test.ts',
   WORKER_ACTIVITY_TASK_SLOTS: 'test/unit/settings-wiring.test.ts',
   WORKER_WORKFLOW_TASK_POLLERS: 'test/unit/settings-wiring.test.ts',
+  WORKER_NON_STICKY_POLL_SHARE: 'test/unit/settings-wiring.test.ts',
 };
 
 describe('every setting reaches its process', () => {
@@ -285,12 +286,14 @@ describe('every setting reaches its process', () => {
           WORKER_WORKFLOW_TASK_SLOTS: '8',
           WORKER_ACTIVITY_TASK_SLOTS: '64',
           WORKER_WORKFLOW_TASK_POLLERS: '12',
+          WORKER_NON_STICKY_POLL_SHARE: '0.5',
         }),
       ),
     ).toEqual({
       maxCachedWorkflows: 5000,
       maxConcurrentWorkflowTaskExecutions: 8,
       maxConcurrentActivityTaskExecutions: 64,
+      nonStickyToStickyPollRatio: 0.5,
       // No more polls than slots to run what they bring.
       workflowTaskPollerBehavior: { type: 'simple-maximum', maximum: 8 },
     });
@@ -299,6 +302,7 @@ describe('every setting reaches its process', () => {
       maxCachedWorkflows: 6573,
       maxConcurrentWorkflowTaskExecutions: 40,
       maxConcurrentActivityTaskExecutions: 100,
+      nonStickyToStickyPollRatio: 0.2,
       workflowTaskPollerBehavior: { type: 'simple-maximum', maximum: 10 },
     });
     // A small heap keeps a small cache, never fewer than the SDK's least.
@@ -306,6 +310,12 @@ describe('every setting reaches its process', () => {
     expect(cachedWorkflowsFor(128)).toBe(2);
     expect(() => loadConfig({ WORKER_CACHED_WORKFLOWS: '1' })).toThrow(
       /WORKER_CACHED_WORKFLOWS: must be at least 2/,
+    );
+    expect(() => loadConfig({ WORKER_NON_STICKY_POLL_SHARE: '0' })).toThrow(
+      /WORKER_NON_STICKY_POLL_SHARE: must be above 0/,
+    );
+    expect(() => loadConfig({ WORKER_NON_STICKY_POLL_SHARE: '1.5' })).toThrow(
+      /WORKER_NON_STICKY_POLL_SHARE: must be at most 1/,
     );
   });
 
