@@ -51,6 +51,8 @@ export interface ActivityDependencies {
   autoResumeFunded?: boolean;
   /** BILLING_RUN_SIGNALS_SUCCESS (benchmark comparison only). */
   billingRunSignalsSuccess?: boolean;
+  /** BILLING_RUN_PARALLEL_CHUNKS: the chunks each billing run charges side by side. */
+  billingRunParallelChunks?: number;
   /** GATEWAY_RATE_LIMITS' `subscription.pay`: the billing run's chunks space their charges at it. */
   subscriptionPayPerSecond?: number;
   /** Notices to subscribers (SMTP_URL); absent, each notice is recorded failed (docs/when-paged.md). */

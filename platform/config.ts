@@ -185,6 +185,15 @@ export const configSchema = z.object({
     .describe(
       'Benchmark comparison only (npm run bench -- payments --previous): a payment create or a refund reads its record every 50 ms for the gateway answer, as before update-with-start',
     ),
+  BILLING_RUN_PARALLEL_CHUNKS: z.coerce
+    .number()
+    .int('must be a whole number')
+    .min(1, 'must be at least 1')
+    .max(32, 'must be at most 32')
+    .optional()
+    .describe(
+      "Chunks of 200 charges a billing run charges side by side, each taken by whichever worker polls first; unset: 2, one per worker of the deployed shape. Read by the workers when they start a day's run (docs/subscriptions.md)",
+    ),
   BILLING_RUN_SIGNALS_SUCCESS: optionalText
     .pipe(z.enum(['true', 'false'], { error: 'true or false' }).optional())
     .transform((value) => value === 'true')

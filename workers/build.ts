@@ -41,6 +41,7 @@ export function buildActivities(config: Config, services: WorkerServices): Activ
     decisionKey,
     autoResumeFunded: config.PAYOUT_AUTO_RESUME_FUNDED,
     billingRunSignalsSuccess: config.BILLING_RUN_SIGNALS_SUCCESS,
+    billingRunParallelChunks: config.BILLING_RUN_PARALLEL_CHUNKS,
     subscriptionPayPerSecond: config.GATEWAY_RATE_LIMITS['subscription.pay'],
     approvalPolicy: config.APPROVAL_POLICY,
     notices: config.SMTP_URL

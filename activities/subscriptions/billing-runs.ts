@@ -39,23 +39,32 @@ import { chargeSubscriptionCycle, type SubscriptionActivityDependencies } from '
 
 type Deps = SubscriptionActivityDependencies;
 
-export async function handOverCycle({ db }: Deps, input: HandOver): Promise<void> {
+export async function handOverCycle(deps: Deps, input: HandOver): Promise<void> {
   const { taskQueue } = Context.current().info;
-  await handOver(db, input, taskQueue);
-  await startDaysRun(input.dueDate, input.runStartsInMs, input.billingHourGmt7);
+  await handOver(deps.db, input, taskQueue);
+  await startDaysRun(deps, input.dueDate, input.runStartsInMs, input.billingHourGmt7);
 }
 
 /**
  * The due day's run, started at the billing hour (now, when that has passed). Started already: it picks
  * this cycle up on its next search. Closed already: a run of the same id starts again for the late ones.
  */
-async function startDaysRun(day: string, delay: number, billingHourGmt7: number | undefined) {
+async function startDaysRun(
+  deps: Pick<Deps, 'billingRunParallelChunks'>,
+  day: string,
+  delay: number,
+  billingHourGmt7: number | undefined,
+) {
   const { client, info } = Context.current();
+  const sizes = {
+    ...DEFAULT_BILLING_RUN,
+    parallelChunks: deps.billingRunParallelChunks ?? DEFAULT_BILLING_RUN.parallelChunks,
+  };
   try {
     await client.workflow.start('billingRun', {
       workflowId: billingRunWorkflowId(day, info.taskQueue),
       taskQueue: info.taskQueue,
-      args: [{ day, ...DEFAULT_BILLING_RUN, ...(billingHourGmt7 !== undefined && { billingHourGmt7 }) }],
+      args: [{ day, ...sizes, ...(billingHourGmt7 !== undefined && { billingHourGmt7 }) }],
       ...(delay > 0 && { startDelay: delay }),
     });
   } catch (error) {
@@ -113,12 +122,15 @@ export async function chargeHandedChunk(deps: Deps, input: ChargeChunk): Promise
   const doneBefore = Number(context.info.heartbeatDetails ?? 0);
   // Held: nothing claimed; each workflow charges after its grace through its own hold check.
   if (await holdStopping(deps.db, 'charge')) return { charged: 0, skipped: 0, held: true };
-  const nextRuns = nextDaysRuns(input);
+  const nextRuns = nextDaysRuns(deps, input);
   const finished = input.cycles.map((_, index) => index < doneBefore);
   let mark = doneBefore;
   const outcome: ChunkOutcome = { charged: doneBefore, skipped: 0, held: false };
   let next = doneBefore;
-  const paced = pacer(deps.subscriptionPayPerSecond);
+  // The chunks of a round share the limit, so the run as a whole keeps it.
+  const paced = pacer(
+    deps.subscriptionPayPerSecond && deps.subscriptionPayPerSecond / (input.chunksAtOnce ?? 1),
+  );
   const worker = async () => {
     for (let index = next++; index < input.cycles.length; index = next++) {
       await paced(() => context.heartbeat(mark));
@@ -136,7 +148,7 @@ export async function chargeHandedChunk(deps: Deps, input: ChargeChunk): Promise
 
 /**
  * Spaces the chunk's charges at `perSecond`, evenly (no burst), whichever of its concurrent charges asks next.
- * A run's chunks follow one another, so this is the run's rate; two days' runs at once would each have it.
+ * The chunks side by side each get their share, so the run keeps the rate; two days' runs at once would each have it.
  * `alive` is called before a wait, so that a slow rate never looks like a lost worker.
  */
 function pacer(perSecond: number | undefined): (alive: () => void) => Promise<void> {
@@ -160,7 +172,7 @@ function pacer(perSecond: number | undefined): (alive: () => void) => Promise<vo
  * before the workflow is told, so a chunk retried after a crash (which starts after the last cycle told)
  * starts it again; a day whose run is never started still has each workflow's fallback after its grace.
  */
-function nextDaysRuns(chunk: ChargeChunk) {
+function nextDaysRuns(deps: Deps, chunk: ChargeChunk) {
   const started = new Map<string, Promise<void>>();
   const hour = chunk.billingHourGmt7 ?? DEFAULT_SUBSCRIPTION_TIMING.billingHourGmt7;
   // The delay is counted on the Temporal server's clock (the one its timers keep, and a test server's
@@ -171,7 +183,7 @@ function nextDaysRuns(chunk: ChargeChunk) {
   return (day: string) => {
     let starting = started.get(day);
     if (!starting) {
-      starting = startDaysRun(day, instantOf(day, hour) - serverNow(), hour);
+      starting = startDaysRun(deps, day, instantOf(day, hour) - serverNow(), hour);
       // A failed start is tried again by the next success, or fails the chunk attempt there.
       starting.catch(() => started.delete(day));
       started.set(day, starting);

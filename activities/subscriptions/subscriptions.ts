@@ -95,6 +95,8 @@ export interface SubscriptionActivityDependencies {
    * before each workflow read it at the end of its grace.
    */
   billingRunSignalsSuccess?: boolean;
+  /** BILLING_RUN_PARALLEL_CHUNKS: the chunks each billing run this worker starts charges side by side. */
+  billingRunParallelChunks?: number;
   /**
    * The workers' `subscription.pay` limit (GATEWAY_RATE_LIMITS), calls per second: the billing run's chunks
    * call the gateway from their own activity, outside that operation's rate-limited queue, so they space

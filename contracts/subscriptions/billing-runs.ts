@@ -22,6 +22,11 @@ export interface BillingRunInput {
    * DEFAULT_SUBSCRIPTION_TIMING's.
    */
   billingHourGmt7?: number;
+  /**
+   * Chunks charged side by side, each a queued activity that any worker may take (no eager dispatch back to
+   * the run's own worker). Absent in runs started before it: one chunk after another.
+   */
+  parallelChunks?: number;
   /** Carried by continue-as-new: the chunks charged by earlier runs of this workflow. */
   chunksDone?: number;
   charged?: number;
@@ -47,6 +52,8 @@ export interface ChargeChunk {
   chunk: number;
   cycles: HandedCycle[];
   concurrency: number;
+  /** Chunks of the run charging beside this one (itself included): each spaces its charges at its share. */
+  chunksAtOnce?: number;
   /** The run's billing hour: the next cycles' day's run starts at it (BillingRunInput). */
   billingHourGmt7?: number;
 }
@@ -112,5 +119,9 @@ export interface BillingRunActivities {
   chargeHandedChunk(input: ChargeChunk): Promise<ChunkOutcome>;
 }
 
-/** Chunks of 200 charged 32 at once: the gateway client's own pool, one chunk's heartbeat well inside a minute. */
-export const DEFAULT_BILLING_RUN = { chunkSize: 200, concurrency: 32 } as const;
+/**
+ * Chunks of 200 charged 32 at once: the gateway client's own pool, one chunk's heartbeat well inside a minute.
+ * Two chunks side by side, so the two workers of the deployed shape both charge (BILLING_RUN_PARALLEL_CHUNKS
+ * sets it for more workers).
+ */
+export const DEFAULT_BILLING_RUN = { chunkSize: 200, concurrency: 32, parallelChunks: 2 } as const;

@@ -26,13 +26,18 @@ import type { BenchStack } from './harness';
 import { parseGatewayRateLimits } from '../../platform/gateway-rate-limits';
 import { billingRunQueueOf, createSubscriptions, inParallel, printBillingRunCost } from './billing-day';
 import { peakRssLines } from './process-memory';
+import { activityTypeOf, isLocalActivity } from '../../platform/local-activity-markers';
 
 const COUNT = Number(process.env.BENCH_SUBSCRIPTIONS ?? 1000);
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-/** The brought-forward run's chunk size and charges at once: the defaults, or BENCH_RUN_* to try others. */
+/**
+ * The brought-forward run's chunk size, charges at once and chunks side by side: the defaults (the last as the
+ * workers read BILLING_RUN_PARALLEL_CHUNKS), or BENCH_RUN_* to try others.
+ */
 const RUN_SIZES = {
   chunkSize: Number(process.env.BENCH_RUN_CHUNK_SIZE ?? DEFAULT_BILLING_RUN.chunkSize),
   concurrency: Number(process.env.BENCH_RUN_CONCURRENCY ?? DEFAULT_BILLING_RUN.concurrency),
+  parallelChunks: Number(process.env.BILLING_RUN_PARALLEL_CHUNKS || DEFAULT_BILLING_RUN.parallelChunks),
 };
 
 /** How many of `ids` have this cycle recorded succeeded; throws when one of them left `active`. */
@@ -203,9 +208,8 @@ async function historyEvents(stack: BenchStack, workflowId: string): Promise<His
 }
 
 function graceEventsIn(events: HistoryEvent[]): HistoryEvent[] | undefined {
-  const read = events.findIndex(
-    (event) => event.activityTaskScheduledEventAttributes?.activityType?.name === SETTLE,
-  );
+  // Queued before the read moved into the workflow task its timer wakes; a local activity's marker since.
+  const read = events.findIndex((event) => activityTypeOf(event) === SETTLE);
   if (read < 0) return undefined;
   const waits = events.findIndex((event, index) => index > read && event.timerStartedEventAttributes);
   if (waits < 0) return undefined;
@@ -236,13 +240,15 @@ async function printGraceCost(stack: BenchStack, workflowId: string) {
     );
     return;
   }
-  const names = events.map((event) =>
-    (proto.temporal.api.enums.v1.EventType[event.eventType ?? 0] ?? String(event.eventType))
+  const names = events.map((event) => {
+    const name = (proto.temporal.api.enums.v1.EventType[event.eventType ?? 0] ?? String(event.eventType))
       .replace(/^EVENT_TYPE_/, '')
-      .toLowerCase(),
-  );
+      .toLowerCase();
+    const activity = isLocalActivity(event) ? activityTypeOf(event) : undefined;
+    return activity ? `${name} (${activity}, local)` : name;
+  });
   const tasks = events.filter((event) => event.workflowTaskCompletedEventAttributes).length;
-  const activities = events.filter((event) => event.activityTaskScheduledEventAttributes).length;
+  const activities = events.filter((event) => activityTypeOf(event) !== undefined).length;
   console.log(
     `  each workflow at its grace, after the window (set-up's cycle 1, ${workflowId}): ${events.length} events, ${tasks} workflow tasks, ${activities} activity: ${names.join(', ')}`,
   );
@@ -299,7 +305,7 @@ export const activeBillingDay = {
     const tag = `a${randomUUID().slice(0, 6)}`;
     const ids = Array.from({ length: COUNT }, (_, i) => `${tag}-${i}`);
     console.log(
-      `active-billing-day: ${COUNT} active subscriptions whose cycle 2 falls due on one day (its run brought forward: chunks of ${RUN_SIZES.chunkSize}, ${RUN_SIZES.concurrency} at once), GATEWAY_RATE_LIMITS=${process.env.GATEWAY_RATE_LIMITS || 'none'}`,
+      `active-billing-day: ${COUNT} active subscriptions whose cycle 2 falls due on one day (its run brought forward: chunks of ${RUN_SIZES.chunkSize}, ${RUN_SIZES.concurrency} charges at once in each, ${RUN_SIZES.parallelChunks} chunks side by side), GATEWAY_RATE_LIMITS=${process.env.GATEWAY_RATE_LIMITS || 'none'}`,
     );
     const { day, ids: handedIds } = await onboard(stack, ids);
     return async () => measure(stack, day, handedIds);

@@ -47,6 +47,7 @@ export const WORKER_SETTINGS = [
   'WORKER_ACTIVITY_TASK_SLOTS',
   'WORKER_WORKFLOW_TASK_POLLERS',
   'WORKER_NON_STICKY_POLL_SHARE',
+  'BILLING_RUN_PARALLEL_CHUNKS',
 ] as const;
 export type WorkerSetting = (typeof WORKER_SETTINGS)[number];
 

@@ -68,6 +68,7 @@ export function useSubscriptionStack(
       ...(options.notices && { notices: lazyChannel(options.notices) }),
       // A worker setting, as workers/build.ts passes it.
       billingRunSignalsSuccess: config.BILLING_RUN_SIGNALS_SUCCESS,
+      billingRunParallelChunks: config.BILLING_RUN_PARALLEL_CHUNKS,
       // The workers' own limit, as workers/build.ts passes it with their queues' rates.
       subscriptionPayPerSecond: options.workers?.operationRateLimits?.['subscription.pay'],
     },

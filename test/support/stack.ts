@@ -79,6 +79,7 @@ export interface StackOptions<K extends string> {
       | 'autoResumeFunded'
       | 'approvalPolicy'
       | 'billingRunSignalsSuccess'
+      | 'billingRunParallelChunks'
       | 'subscriptionPayPerSecond'
     >
   >;

@@ -53,6 +53,7 @@ const PROOFS: Record<keyof Config, string> = {
   PAYMENT_RESULT_WAIT_HOURS: 'test/unit/settings-wiring.test.ts',
   PAYMENT_ANSWER_BY_POLLING: 'test/unit/settings-wiring.test.ts',
   BILLING_RUN_SIGNALS_SUCCESS: 'test/subscriptions/billing-run-signals-success.test.ts',
+  BILLING_RUN_PARALLEL_CHUNKS: 'test/subscriptions/billing-run-parallel-chunks.test.ts',
   PAYOUT_GATEWAY_ATTEMPT_SECONDS: 'test/unit/settings-wiring.test.ts',
   REMITTANCE_QUOTE_TTL_SECONDS: 'test/unit/settings-wiring.test.ts',
   WORKER_METRICS_PORT: CLUSTER,
