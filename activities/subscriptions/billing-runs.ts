@@ -132,10 +132,15 @@ export async function chargeHandedChunk(deps: Deps, input: ChargeChunk): Promise
     deps.subscriptionPayPerSecond && deps.subscriptionPayPerSecond / (input.chunksAtOnce ?? 1),
   );
   const worker = async () => {
-    for (let index = next++; index < input.cycles.length; index = next++) {
+    for (let index = next++; index < input.cycles.length && !outcome.held; index = next++) {
       await paced(() => context.heartbeat(mark));
       const done = await chargeHanded(deps, input, input.cycles[index]!, nextRuns);
-      if (done) outcome.charged += 1;
+      if (done === 'held') {
+        // Held since the chunk began: no lane claims another cycle; those left go to their workflows' hold checks.
+        outcome.held = true;
+        break;
+      }
+      if (done === 'charged') outcome.charged += 1;
       else outcome.skipped += 1;
       finished[index] = true;
       while (mark < finished.length && finished[mark]) mark += 1;
@@ -192,20 +197,26 @@ function nextDaysRuns(deps: Deps, chunk: ChargeChunk) {
   };
 }
 
-/** One handed-over cycle: claimed (or found claimed by this run), charged, its workflow told. */
+/**
+ * One handed-over cycle: claimed (or found claimed by this run), charged, its workflow told. `held`: a charge
+ * hold stops it before its claim (a cycle claimed already may have been sent: it goes on).
+ */
 async function chargeHanded(
   deps: Deps,
   chunk: ChargeChunk,
   handed: HandedCycle,
   startRunOf: (day: string) => Promise<void>,
-): Promise<boolean> {
+): Promise<'charged' | 'skipped' | 'held'> {
   const { db } = deps;
   const orderId = chargeOrderId(handed.subscriptionId, handed.cycle, 0);
   const before = await requireSubscription(db, handed.subscriptionId);
   const nextPaymentDate = nextDateOf(before, handed.cycle);
   const recorded = await getCharge(db, orderId);
-  if (recorded && recorded.billing_run_id !== chunk.runId) return false; // another run's, or the workflow's
+  if (recorded && recorded.billing_run_id !== chunk.runId) return 'skipped'; // another run's, or the workflow's
   if (!recorded) {
+    // The worker's view of holds is at most HOLD_STATE_MAX_AGE_MS old: a hold confirmed while the chunk
+    // charges stops its next claims within that, not at the next chunk.
+    if (await holdStopping(db, 'charge')) return 'held';
     const claimed = await claimHandedCycle(db, {
       order_id: orderId,
       subscription_id: handed.subscriptionId,
@@ -219,7 +230,7 @@ async function chargeHanded(
       billing_run_id: chunk.runId,
       billing_chunk: chunk.chunk,
     });
-    if (!claimed) return false; // taken back, paused or cancelled before the run reached it
+    if (!claimed) return 'skipped'; // taken back, paused or cancelled before the run reached it
   }
   // The workflow's own charge path from here: a `submitted` row is sent again as the same order, a
   // recorded answer is answered again, and success moves the next cycle (and its hand-over) with it.
@@ -234,13 +245,13 @@ async function chargeHanded(
     frequency: before.frequency,
     nextCycleOnSuccess: handed.cycle + 1,
   });
-  if (!paid) return false;
+  if (!paid) return 'skipped';
   const notice = await noticeOf(deps, chunk, handed, paid);
   if (notice.handedNext) await startRunOf(notice.handedNext.dueDate);
   // A success is read from the row when the workflow's grace ends (settleHandedCycle); a failure or a
   // pending answer is told now, for the retry, the gateway's pause and the follow-up run from the workflow.
   if (notice.outcome !== 'succeeded' || deps.billingRunSignalsSuccess) await tellWorkflow(notice);
-  return true;
+  return 'charged';
 }
 
 /**

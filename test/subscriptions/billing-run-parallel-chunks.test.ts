@@ -1,7 +1,7 @@
 /**
  * A billing run's chunks side by side (BILLING_RUN_PARALLEL_CHUNKS): each round's chunks are scheduled in one
- * workflow task, hold no cycle twice, and every cycle is charged once; the setting reaches the runs the workers
- * start. (That they skip eager dispatch is not in the history; the benchmark's CPU per worker shows it.)
+ * workflow task, hold no cycle twice, and every cycle is charged once; a charge hold stops a chunk's next claim;
+ * the setting reaches the runs the workers start. (That they skip eager dispatch is not in the history; the benchmark's CPU per worker shows it.)
  */
 import { describe, expect, it } from 'vitest';
 import { defaultPayloadConverter } from '@temporalio/common';
@@ -16,6 +16,8 @@ import {
 import { createTimeSkippingEnv, testDataConverter } from '../support/temporal';
 import { captureHistory } from '../support/history-capture';
 import { useSubscriptionStack } from './stack';
+import { eventually } from '../support/wait';
+import { proposeOrConfirmHold } from '../../db/holds/holds';
 import { fixedMonthly, subscriptionSteps } from './steps';
 
 const t = useSubscriptionStack(createTimeSkippingEnv, {
@@ -40,6 +42,19 @@ async function runInput(day: string): Promise<BillingRunInput> {
   return defaultPayloadConverter.fromPayload<BillingRunInput>(payload!);
 }
 
+/**
+ * The day's run, started before any hand-over with its own sizes, to begin at the cycle's hour; the
+ * hand-overs then find it started and leave it as it is.
+ */
+async function startRunAtItsHour(day: string, sizes: Omit<BillingRunInput, 'day'>) {
+  return t.env.client.workflow.start('billingRun', {
+    workflowId: billingRunWorkflowId(day, t.taskQueue),
+    taskQueue: t.taskQueue,
+    args: [{ day, ...sizes } satisfies BillingRunInput],
+    startDelay: instantOf(day, DEFAULT_SUBSCRIPTION_TIMING.billingHourGmt7) - (await t.env.currentTimeMs()),
+  });
+}
+
 const chunkSchedules = (events: HistoryEvent[]) =>
   events.flatMap((event) => {
     const scheduled = event.activityTaskScheduledEventAttributes;
@@ -49,14 +64,8 @@ const chunkSchedules = (events: HistoryEvent[]) =>
 describe('a billing run charges its chunks side by side', () => {
   it('schedules a round of chunks in one task, each cycle in one chunk and charged once', async () => {
     const due = addDays(await today(), 2);
-    // The day's run, started before any hand-over with chunks of 2 (so 5 cycles are 3 chunks), 2 at once; the
-    // hand-overs then find it started and leave it as it is.
-    await t.env.client.workflow.start('billingRun', {
-      workflowId: billingRunWorkflowId(due, t.taskQueue),
-      taskQueue: t.taskQueue,
-      args: [{ day: due, chunkSize: 2, concurrency: 1, parallelChunks: 2 } satisfies BillingRunInput],
-      startDelay: instantOf(due, DEFAULT_SUBSCRIPTION_TIMING.billingHourGmt7) - (await t.env.currentTimeMs()),
-    });
+    // Chunks of 2, so 5 cycles are 3 chunks, 2 at once.
+    await startRunAtItsHour(due, { chunkSize: 2, concurrency: 1, parallelChunks: 2 });
     const ids: string[] = [];
     for (let i = 0; i < 5; i++) ids.push((await subscribe(fixedMonthly(due))).subscriptionId);
     await skipTo(due);
@@ -94,5 +103,26 @@ describe('a billing run charges its chunks side by side', () => {
     await skipTo(due);
     await until(subscriptionId, (s) => s.nextCycle === 2, 'cycle 1 charged');
     expect(await runInput(due)).toMatchObject({ day: due, chunkSize: 200, parallelChunks: 3 });
+  });
+
+  // Last in the file: the hold stays on.
+  it('a charge hold confirmed while a chunk charges stops its next claims, not only the next chunk', async () => {
+    const due = addDays(await today(), 2);
+    const run = await startRunAtItsHour(due, { chunkSize: 4, concurrency: 1, parallelChunks: 1 });
+    const ids: string[] = [];
+    for (let i = 0; i < 4; i++) ids.push((await subscribe(fixedMonthly(due))).subscriptionId);
+    // The chunk's first charge takes 3 s at the gateway: the hold is confirmed while it is in flight.
+    t.sandbox.admin.setFaults({ operation: 'subscription.pay', latencyMs: 3000, times: 1 });
+    const skipping = skipTo(due);
+    const claimed = () =>
+      t.db('subscription_charges').whereIn('subscription_id', ids).where({ billing_run_id: run.workflowId });
+    await eventually(async () => expect(await claimed()).toHaveLength(1));
+    await proposeOrConfirmHold(t.db, { kind: 'charge', reason: 'test', by: { keyId: 'admin-a', name: 'A' } });
+    await proposeOrConfirmHold(t.db, { kind: 'charge', reason: 'test', by: { keyId: 'admin-b', name: 'B' } });
+    await skipping;
+    // The charge in flight went on; no other cycle was claimed: those wait for their workflows' own hold checks.
+    expect(await run.result()).toMatchObject({ chunks: 1, charged: 1 });
+    expect(await claimed()).toEqual([expect.objectContaining({ status: 'succeeded' })]);
+    expect(ids.flatMap((id) => ledgerOf(id))).toHaveLength(1);
   });
 });
