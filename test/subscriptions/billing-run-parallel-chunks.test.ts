@@ -22,6 +22,8 @@ import { fixedMonthly, subscriptionSteps } from './steps';
 
 const t = useSubscriptionStack(createTimeSkippingEnv, {
   environment: { SUBSCRIPTION_BILLING_PATH: 'run', BILLING_RUN_PARALLEL_CHUNKS: '3' },
+  // The hold below stops charges for every row of its database: a database of this file's own.
+  scratchDatabase: 'parallel_chunks',
 });
 const { today, skipTo, until, subscribe, ledgerOf } = subscriptionSteps(t);
 
@@ -105,7 +107,7 @@ describe('a billing run charges its chunks side by side', () => {
     expect(await runInput(due)).toMatchObject({ day: due, chunkSize: 200, parallelChunks: 3 });
   });
 
-  // Last in the file: the hold stays on.
+  // Last in the file: the hold stays on (in this file's own database).
   it('a charge hold confirmed while a chunk charges stops its next claims, not only the next chunk', async () => {
     const due = addDays(await today(), 2);
     const run = await startRunAtItsHour(due, { chunkSize: 4, concurrency: 1, parallelChunks: 1 });

@@ -4,6 +4,7 @@
  * subscription IPN channel, and a worker that can be stopped and started again.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
+import { useScratchDatabase } from '../support/database';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { subscriptionSettingsFrom, type SubscriptionSettings } from '../../api/subscriptions/settings';
 import { loadConfig } from '../../platform/config';
@@ -39,8 +40,11 @@ export function useSubscriptionStack(
      * worker on the time-skipping server, which holds a stopped worker's sticky tasks without timing them out.
      */
     workerCache?: number;
+    /** A database of the file's own, named after this label: for a file that places a hold (every file's rows obey one). */
+    scratchDatabase?: string;
   } = {},
 ): SubscriptionFixture {
+  const database = options.scratchDatabase ? useScratchDatabase(options.scratchDatabase) : undefined;
   const taskQueue = `subscriptions-${randomUUID()}`;
   const config = loadConfig(options.environment ?? {});
   const fromConfig = subscriptionSettingsFrom(config, taskQueue);
@@ -77,6 +81,7 @@ export function useSubscriptionStack(
       viewerKey: { name: 'viewer', roles: ['viewer'] },
     },
     workerTuning: { maxCachedWorkflows: options.workerCache ?? 2 },
+    ...(database && { database }),
     ...(options.sandbox && { sandbox: options.sandbox }),
     ...options.workers,
   });

@@ -227,12 +227,16 @@ export type StackFixture<K extends string = never> = { env: TestWorkflowEnvironm
  */
 export function useStack<K extends string>(
   createEnv: () => Promise<TestWorkflowEnvironment>,
-  options: StackOptions<K> & { hookTimeoutMs?: number },
+  options: StackOptions<K> & {
+    hookTimeoutMs?: number;
+    /** A database of the file's own (useScratchDatabase), for files that hold what every file's rows obey. */
+    database?: { db: Db };
+  },
 ): StackFixture<K> {
   const fixture = {} as StackFixture<K>;
   beforeAll(async () => {
     fixture.env = await createEnv();
-    fixture.db = connectTestDatabase();
+    fixture.db = options.database?.db ?? connectTestDatabase();
     Object.assign(fixture, await startStack(fixture.env, fixture.db, options));
   }, options.hookTimeoutMs);
   afterAll(async () => {
