@@ -1,6 +1,6 @@
 import type { Request, RequestHandler } from 'express';
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { findActiveApiKey, touchApiKey, type ApiKeyRow } from '../../db/shared/api-keys';
+import { findActiveApiKey, touchApiKey, useIsWorthRecording, type ApiKeyRow } from '../../db/shared/api-keys';
 import type { Db } from '../../db/shared/knex';
 import { findPerson } from '../../db/identity/people';
 import { useSession } from '../../db/identity/sessions';
@@ -49,7 +49,7 @@ export function authenticate(db: Db, limits?: RateLimits): RequestHandler {
     limits?.perKey(row.key_id);
     res.locals.principal = principal;
     // Attribution, not security: a failed write here must not refuse the request.
-    touchApiKey(db, row.key_id).catch(() => {});
+    if (useIsWorthRecording(row.last_used_at, new Date())) touchApiKey(db, row.key_id).catch(() => {});
     next();
   };
 }

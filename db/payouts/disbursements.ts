@@ -70,6 +70,17 @@ export async function findDisbursementByOrderId(
   return db('disbursements').where({ order_id: orderId }).first();
 }
 
+type StatusWrite = Parameters<typeof recordDisbursementStatus>[1];
+
+/** The columns a status write sets: the status, what the gateway said with it, and when. */
+const statusPatch = (db: Db | Knex.Transaction, input: StatusWrite) => ({
+  status: input.status,
+  ...(input.resultCode !== undefined ? { result_code: input.resultCode } : {}),
+  ...(input.message !== undefined ? { message: input.message } : {}),
+  ...(input.transId !== undefined ? { trans_id: input.transId } : {}),
+  updated_at: db.fn.now(),
+});
+
 /** The one way a disbursement's status changes: forward only, with the event its arrival causes. */
 export async function recordDisbursementStatus(
   db: Db | Knex.Transaction,
@@ -87,13 +98,7 @@ export async function recordDisbursementStatus(
     db,
     'disbursements',
     { disbursement_id: input.disbursementId },
-    {
-      status: input.status,
-      ...(input.resultCode !== undefined ? { result_code: input.resultCode } : {}),
-      ...(input.message !== undefined ? { message: input.message } : {}),
-      ...(input.transId !== undefined ? { trans_id: input.transId } : {}),
-      updated_at: db.fn.now(),
-    },
+    statusPatch(db, input),
     async (trx, before, after) => {
       const type = EVENTS[after.status];
       if (type && before.status !== after.status)
@@ -107,23 +112,31 @@ export async function recordDisbursementStatus(
  * Writes a status only while the record is in one of `from` (the status the write moves it on from):
  * false, and nothing written, otherwise. Activities that record their own step use it, so an attempt that
  * runs again after an earlier one recorded the answer never takes the record back or repeats its event.
+ *
+ * The condition is the UPDATE's own WHERE, so the check and the write are one statement: a concurrent
+ * writer's move is waited for and then seen (PostgreSQL re-reads the row it waited on), and a step
+ * without an event (checking_wallet, checking_balance, paying) costs one round trip, no transaction. A
+ * step with an event writes it in the same transaction as the move, and only when this write made it.
  */
 export async function advanceDisbursementStatus(
   db: Db,
-  input: Parameters<typeof recordDisbursementStatus>[1],
+  input: StatusWrite,
   from: readonly DisbursementRow['status'][],
 ): Promise<boolean> {
-  return db.transaction(async (trx) => {
-    const row = (await trx('disbursements')
+  // A record never moves to where it is (the table has no loops), so `from` without `to` loses nothing
+  // and makes every write that happens a change of status.
+  const movable = from.filter((status) => status !== input.status);
+  const move = (trx: Db | Knex.Transaction) =>
+    trx('disbursements')
       .where({ disbursement_id: input.disbursementId })
-      .forUpdate()
-      .first('status')) as Pick<DisbursementRow, 'status'> | undefined;
-    if (!row || !from.includes(row.status)) return false;
-    await recordDisbursementStatus(
-      trx,
-      input,
-      (before, to) => before === to || from.includes(before as DisbursementRow['status']),
-    );
+      .whereIn('status', movable)
+      .update(statusPatch(db, input));
+  const type = EVENTS[input.status];
+  if (!type) return (await move(db)) > 0;
+  return db.transaction(async (trx) => {
+    const [after] = (await move(trx).returning('*')) as DisbursementRow[];
+    if (!after) return false;
+    await recordEvent(trx, type, after.disbursement_id, disbursementSnapshot(after));
     return true;
   });
 }

@@ -73,6 +73,17 @@ export async function findActiveApiKey(db: Db, key: string): Promise<ApiKeyRow |
   return rest as ApiKeyRow;
 }
 
+/**
+ * How fine `last_used_at` is: a key's use is written when the last written use is older than this. Every
+ * request of a busy key wrote the same row before, one more statement per request and a row lock that
+ * concurrent requests of the key queued on; "last used" to the minute is what the key list needs.
+ */
+export const LAST_USED_RESOLUTION_MS = 60_000;
+
+/** Whether a request with this key should write its use (see LAST_USED_RESOLUTION_MS). */
+export const useIsWorthRecording = (lastUsedAt: Date | null, now: Date): boolean =>
+  lastUsedAt === null || now.getTime() - new Date(lastUsedAt).getTime() >= LAST_USED_RESOLUTION_MS;
+
 export async function touchApiKey(db: Db, keyId: string): Promise<void> {
   await db('api_keys').where({ key_id: keyId }).update({ last_used_at: db.fn.now() });
 }

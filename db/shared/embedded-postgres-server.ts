@@ -32,6 +32,11 @@ export interface EmbeddedPostgresOptions {
   persistent: boolean;
   /** PostgreSQL's `max_connections`; unset: its default, 100. */
   maxConnections?: number;
+  /**
+   * Benchmarks only: load pg_stat_statements, so a run can say which statements its items cost (the
+   * extension counts every statement of every database; it needs a start of its own to load).
+   */
+  statementStatistics?: boolean;
   onLog?: (line: string) => void;
 }
 
@@ -100,9 +105,12 @@ async function startInThisProcess(
     password: PASSWORD,
     persistent: options.persistent,
     createPostgresUser: true,
-    ...(options.maxConnections !== undefined && {
-      postgresFlags: ['-c', `max_connections=${options.maxConnections}`],
-    }),
+    postgresFlags: [
+      ...(options.maxConnections !== undefined ? ['-c', `max_connections=${options.maxConnections}`] : []),
+      ...(options.statementStatistics
+        ? ['-c', 'shared_preload_libraries=pg_stat_statements', '-c', 'pg_stat_statements.track=all']
+        : []),
+    ],
     onLog: (message) => options.onLog(String(message).trim()),
     onError: (message) => options.onLog(String(message).trim()),
   });

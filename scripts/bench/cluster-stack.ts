@@ -14,7 +14,7 @@ import { buildActivities } from '../../workers/build';
 import { startClusterOnFreePorts } from '../cluster/cluster';
 import { sandboxAdminClient } from '../cluster/sandbox-admin';
 import { BENCH_SANDBOX_TIMING, listenApi, summarizeHistory, type BenchStack } from './harness';
-import { queryCounter, transactionsOf, workflowCacheCounters } from './costs';
+import { queryCounter, resetStatements, statementsOf, transactionsOf, workflowCacheCounters } from './costs';
 import { PAYRUN_DATABASE } from '../cluster/cluster';
 import { TEMPORAL_DATABASES } from '../cluster/temporal-server';
 import { workerSettingsFrom } from '../cluster/environment';
@@ -30,6 +30,7 @@ export async function startClusterBenchStack(
   switches: Record<string, string> = {},
 ): Promise<BenchStack> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'payrun-bench-cluster-'));
+  const statementsShown = Number(process.env.BENCH_STATEMENTS ?? 0);
   const workerSizes = workerSettingsFrom(process.env);
   const cluster = await startClusterOnFreePorts({
     dataDir,
@@ -42,6 +43,7 @@ export async function startClusterBenchStack(
       cpuProfileDir: process.env.BENCH_CPU_PROFILE,
     }),
     ...(process.env.BENCH_RELAY_PROCESS === 'true' && { relayProcess: true }),
+    ...(statementsShown > 0 && { statementStatistics: true }),
     ...(process.env.BENCH_TASK_QUEUE_PARTITIONS && {
       taskQueuePartitions: Number(process.env.BENCH_TASK_QUEUE_PARTITIONS),
     }),
@@ -124,6 +126,13 @@ export async function startClusterBenchStack(
         },
       },
       settleMs: STATISTICS_SETTLE_MS,
+      ...(statementsShown > 0 && {
+        statements: {
+          top: statementsShown,
+          reset: () => resetStatements(db),
+          read: () => statementsOf(db),
+        },
+      }),
     },
     // In the bench process, not a process of the cluster's own: its figures share a core with the load.
     startApi: async (settings) => {

@@ -31,9 +31,26 @@ export interface DatabaseCounters {
   read(): Promise<Record<string, number>>;
 }
 
+/** One normalized statement's work in the window (pg_stat_statements), by the database it ran in. */
+export interface StatementCost {
+  database: string;
+  query: string;
+  calls: number;
+  /** Time the server spent executing it, in ms, summed over its calls. */
+  totalMs: number;
+}
+
+/** pg_stat_statements, where the PostgreSQL loaded it (`BENCH_STATEMENTS=<n>`, the n busiest printed). */
+export interface StatementCounters {
+  top: number;
+  reset(): Promise<void>;
+  read(): Promise<StatementCost[]>;
+}
+
 export interface CostProbe {
   temporal: Client;
   database: DatabaseCounters;
+  statements?: StatementCounters;
   /** The worker processes' own counters (the SDK's workflow cache), where their /metrics can be read. */
   workers?: DatabaseCounters;
   /** CPU seconds by process (scripts/bench/process-cpu.ts), read at the window's end, before the settle. */
@@ -91,6 +108,30 @@ interface WorkflowCost {
   activities: number;
   /** Of them, local activities (run inside a workflow task: a marker, no activity task of their own). */
   localActivities: number;
+}
+
+/**
+ * The statements every database ran since the last reset, most called first. The extension is created
+ * where `db` connects, and its view then shows every database of the server.
+ */
+export async function statementsOf(db: Db): Promise<StatementCost[]> {
+  await db.raw('create extension if not exists pg_stat_statements');
+  const { rows } = (await db.raw(
+    `select d.datname as database, s.query, s.calls, s.total_exec_time as total_ms
+       from pg_stat_statements s join pg_database d on d.oid = s.dbid
+      order by s.calls desc`,
+  )) as { rows: Array<{ database: string; query: string; calls: string; total_ms: number }> };
+  return rows.map((row) => ({
+    database: row.database,
+    query: row.query,
+    calls: Number(row.calls),
+    totalMs: Number(row.total_ms),
+  }));
+}
+
+export async function resetStatements(db: Db): Promise<void> {
+  await db.raw('create extension if not exists pg_stat_statements');
+  await db.raw('select pg_stat_statements_reset()');
 }
 
 /** Histories fetched at most; above it a random sample stands for all (and the figures say so). */
@@ -158,6 +199,8 @@ export interface Measured {
   workers?: Record<string, number>;
   /** CPU seconds each process spent in the window, and the window's length (Linux only). */
   cpu?: { seconds: Record<string, number>; windowSeconds: number };
+  /** The statements the window ran, and how many of them to print (`BENCH_STATEMENTS`). */
+  statements?: { top: number; rows: StatementCost[] };
 }
 
 /**
@@ -176,12 +219,15 @@ export async function measureCosts(
   const before = await probe.database.read();
   const workersBefore = await probe.workers?.read();
   const cpuBefore = await probe.cpu?.read();
+  await probe.statements?.reset();
   const items = (await run()) ?? undefined;
   const cpuAfter = await probe.cpu?.read();
   const windowSeconds = (Date.now() - windowStart.getTime()) / 1000;
   if (settleMs) await new Promise((resolve) => setTimeout(resolve, settleMs));
   const after = await probe.database.read();
   const workersAfter = await probe.workers?.read();
+  // Read before the histories are fetched, whose reads are the benchmark's, not the design's.
+  const statements = probe.statements && { top: probe.statements.top, rows: await probe.statements.read() };
   const inWindow = await workflowCostsSince(probe.temporal, since);
   const groups = [{ total: inWindow.started, costs: inWindow.costs }];
   if (items?.running) {
@@ -230,6 +276,7 @@ export async function measureCosts(
       Object.keys(cpuAfter).length > 0 && {
         cpu: { seconds: grown(cpuAfter, cpuBefore), windowSeconds },
       }),
+    ...(statements && { statements }),
   };
 }
 
@@ -268,6 +315,34 @@ export function costLines(label: string, measured: Measured): string[] {
         .join(', ')} (the SDK's counters on every worker's /metrics)`,
     );
   if (measured.cpu) lines.push(...cpuLines(measured.cpu, divisor));
+  if (measured.statements) lines.push(...statementLines(measured.statements, divisor));
+  return lines;
+}
+
+/** Longest statement text printed: enough to tell which table and which operation. */
+const STATEMENT_TEXT = 140;
+
+/**
+ * Each database's statements per item (calls and the server's execution time), its busiest `top` by calls:
+ * where a database's transactions per item come from. BEGIN and COMMIT count as statements of their own.
+ */
+function statementLines(statements: NonNullable<Measured['statements']>, divisor: number): string[] {
+  const lines = ["    Statements per item (pg_stat_statements; the benchmark's own reads included):"];
+  const databases = [...new Set(statements.rows.map((row) => row.database))].sort();
+  for (const database of databases) {
+    const rows = statements.rows.filter((row) => row.database === database);
+    const calls = rows.reduce((sum, row) => sum + row.calls, 0);
+    const ms = rows.reduce((sum, row) => sum + row.totalMs, 0);
+    lines.push(
+      `      ${database}: ${fixed(calls / divisor)} statements, ${(ms / divisor).toFixed(2)} ms executing, in ${rows.length} kinds`,
+    );
+    for (const row of rows.slice(0, statements.top)) {
+      const text = row.query.replace(/\s+/g, ' ').slice(0, STATEMENT_TEXT);
+      lines.push(
+        `        ${fixed(row.calls / divisor)} × ${(row.totalMs / Math.max(row.calls, 1)).toFixed(3)} ms  ${text}`,
+      );
+    }
+  }
   return lines;
 }
 

@@ -161,6 +161,8 @@ export interface ClusterOptions {
    * (a worker's main thread, and its workflow thread, where every new workflow evaluates the bundle).
    */
   cpuProfileDir?: string;
+  /** Benchmarks only: the embedded PostgreSQL loads pg_stat_statements (`BENCH_STATEMENTS`). */
+  statementStatistics?: boolean;
   /** Rehearsals only: webhook endpoints may be http://127.0.0.1 (WEBHOOK_ALLOW_LOOPBACK_HTTP). */
   loopbackWebhooks?: boolean;
   log?: (line: string) => void;
@@ -241,6 +243,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
         port: ports.postgres,
         persistent: true,
         maxConnections: connectionsFor(options.workers),
+        ...(options.statementStatistics && { statementStatistics: true }),
       });
       const pidFile = path.join(dataDir, 'postgres', 'postmaster.pid');
       const pid = Number(fs.readFileSync(pidFile, 'utf8').split('\n')[0]);

@@ -60,6 +60,28 @@ describe('advanceDisbursementStatus', () => {
     expect(await eventsOf(id)).toEqual(['disbursement.succeeded']);
   });
 
+  it('two attempts recording the same answer at once: one moves the record, one event', async () => {
+    const id = await queuedDisbursement();
+    await advance(id, 'paying');
+    const moved = await Promise.all([advance(id, 'succeeded', 0), advance(id, 'succeeded', 0)]);
+    expect(moved.filter(Boolean)).toHaveLength(1);
+    expect(await eventsOf(id)).toEqual(['disbursement.succeeded']);
+  });
+
+  it('a step without an event is one statement: no transaction around it', async () => {
+    const id = await queuedDisbursement();
+    const sent: string[] = [];
+    const listen = (query: { sql: string }) => sent.push(query.sql);
+    db.on('query', listen);
+    try {
+      expect(await advance(id, 'paying')).toBe(true);
+    } finally {
+      db.off('query', listen);
+    }
+    expect(sent).toHaveLength(1);
+    expect(sent[0]).toMatch(/^update "disbursements"/);
+  });
+
   it('never skips the table: a failed record is not made succeeded', async () => {
     const id = await queuedDisbursement();
     await advance(id, 'paying');
