@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { clusterEnvironment, DEFAULT_API_TUNABLES } from '../../scripts/cluster/environment';
-import { serverDynamicConfig } from '../../scripts/cluster/temporal-server';
+import { serverDynamicConfig, SQL_PLUGIN } from '../../scripts/cluster/temporal-server';
 import { apiSettingsFrom } from '../../api/settings';
 import { loadConfig, type Config } from '../../platform/config';
 import { buildActivities, operationRateLimitsOf, workerTuningOf } from '../../workers/build';
@@ -119,5 +119,10 @@ describe("the Temporal server's dynamic config", () => {
     const mounted = temporal.volumes?.find((volume) => volume.startsWith('./temporal-dynamicconfig.yaml:'));
     expect(mounted?.split(':')[1]).toBe(temporal.environment?.DYNAMIC_CONFIG_FILE_PATH);
     expect(fs.readFileSync('temporal-dynamicconfig.yaml', 'utf8')).toBe(serverDynamicConfig());
+  });
+
+  it('stores through the same PostgreSQL driver in docker-compose.yml as in npm run cluster', () => {
+    const temporal = compose.services.temporal as { environment?: Record<string, string> };
+    expect(temporal.environment?.DB).toBe(SQL_PLUGIN);
   });
 });
