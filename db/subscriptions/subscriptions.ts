@@ -176,16 +176,23 @@ export async function updateSubscription(
   mayMove: MayMove,
 ): Promise<void> {
   const { reported_amounts, ...columns } = update;
+  const patch = {
+    ...columns,
+    // jsonb written as JSON text, as the other jsonb columns are.
+    ...(reported_amounts !== undefined ? { reported_amounts: JSON.stringify(reported_amounts) } : {}),
+    updated_at: db.fn.now(),
+  };
+  // No status in the write: no move to check and no event to record, so one UPDATE (which takes the row's
+  // lock itself) does what the read-then-write transaction did, in one round trip instead of four.
+  if (update.status === undefined) {
+    await db('subscriptions').where({ subscription_id: subscriptionId }).update(patch);
+    return;
+  }
   await updateRecordingEvents<SubscriptionRow>(
     db,
     'subscriptions',
     { subscription_id: subscriptionId },
-    {
-      ...columns,
-      // jsonb written as JSON text, as the other jsonb columns are.
-      ...(reported_amounts !== undefined ? { reported_amounts: JSON.stringify(reported_amounts) } : {}),
-      updated_at: db.fn.now(),
-    },
+    patch,
     async (trx, before, after) => {
       const type = subscriptionEventOf(before.status, after.status);
       if (type) await recordEvent(trx, type, after.subscription_id, subscriptionSnapshot(after));

@@ -214,10 +214,11 @@ describe('the production shape under hard faults', () => {
     const rules = await t.sandbox<{ orderIdPrefix?: string; applied: number }[]>('GET', '/faults');
     expect(rules.find((rule) => rule.orderIdPrefix === disbursementId)?.applied).toBeGreaterThan(0);
     // It was the path under test: the pay ran in a workflow task (its marker), never as a queued activity,
-    // and the task that recorded its answer was the survivor's.
-    const history = await t.temporal.workflow
-      .getHandle(disbursementWorkflowId(disbursementId))
-      .fetchHistory();
+    // and the task that recorded its answer was the survivor's. The activity records its answer before
+    // that task completes: the history is read once the workflow has ended, not when the record says so.
+    const handle = t.temporal.workflow.getHandle(disbursementWorkflowId(disbursementId));
+    await eventually(async () => expect((await handle.describe()).status.name).toBe('COMPLETED'));
+    const history = await handle.fetchHistory();
     const events = history.events ?? [];
     expect(events.some((event) => event.activityTaskScheduledEventAttributes)).toBe(false);
     const marker = events.find((event) => localActivityName(event) === 'disburse');

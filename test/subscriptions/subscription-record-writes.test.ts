@@ -1,0 +1,75 @@
+/**
+ * A subscription's record writes (db/subscriptions/subscriptions.ts, updateSubscription): a write without
+ * a status is one UPDATE, no transaction around it; a write that moves the status keeps the forward-only
+ * check and records the move's event once.
+ */
+import { randomUUID } from 'node:crypto';
+import { afterAll, describe, expect, it } from 'vitest';
+import { insertSubscription, updateSubscription } from '../../db/subscriptions/subscriptions';
+import { canTransition, type SubscriptionStatus } from '../../contracts/subscriptions';
+import { connectTestDatabase } from '../support/database';
+
+const db = connectTestDatabase();
+afterAll(() => db.destroy());
+
+const forwardOnly = (from: string, to: string) =>
+  canTransition(from as SubscriptionStatus, to as SubscriptionStatus);
+
+async function authorizingSubscription(): Promise<string> {
+  const id = `srw-${randomUUID().slice(0, 12)}`;
+  await insertSubscription(db, {
+    subscription_id: id,
+    workflow_id: `subscription/${id}`,
+    partner_client_id: 'client-1',
+    name: 'Gym',
+    partner_subs_id: null,
+    subs_owner: null,
+    type: 'FIXED',
+    frequency: 'MONTHLY',
+    order_info: 'Gym membership',
+    requested_next_payment_date: null,
+    expiry_date: '2027-12-31',
+    status: 'authorizing',
+    created_by_key: 'test',
+    created_by: 'test',
+    recurring_amount: 100_000,
+    initial_amount: 0,
+  });
+  return id;
+}
+
+const rowOf = (id: string) => db('subscriptions').where({ subscription_id: id }).first();
+const eventsOf = async (id: string) =>
+  (await db('events').where({ object_id: id }).select('type')).map((row: { type: string }) => row.type);
+
+describe('a subscription record write', () => {
+  it('without a status is one statement, and writes its columns', async () => {
+    const id = await authorizingSubscription();
+    const sent: string[] = [];
+    const listen = (query: { sql: string }) => sent.push(query.sql);
+    db.on('query', listen);
+    try {
+      await updateSubscription(
+        db,
+        id,
+        { pay_url: 'https://pay.example/x', start_result_code: 0 },
+        forwardOnly,
+      );
+    } finally {
+      db.off('query', listen);
+    }
+    expect(sent).toHaveLength(1);
+    expect(sent[0]).toMatch(/^update "subscriptions"/);
+    expect(await rowOf(id)).toMatchObject({ pay_url: 'https://pay.example/x', start_result_code: 0 });
+    expect(await eventsOf(id)).toEqual([]);
+  });
+
+  it('that moves the status records its event once, and never moves it back', async () => {
+    const id = await authorizingSubscription();
+    await updateSubscription(db, id, { status: 'active' }, forwardOnly);
+    await updateSubscription(db, id, { status: 'active' }, forwardOnly);
+    await updateSubscription(db, id, { status: 'authorizing' }, forwardOnly);
+    expect((await rowOf(id)).status).toBe('active');
+    expect(await eventsOf(id)).toEqual(['subscription.authorized']);
+  });
+});
