@@ -33,6 +33,7 @@ import * as notificationInbox from './20261127_0032_notification_inbox';
 import * as planPriceChangeRuns from './20261127_0034_plan_price_change_runs';
 import * as billingRuns from './20261127_0035_billing_runs';
 import * as billingRunScope from './20261127_0036_billing_run_scope';
+import * as approvalDayTotals from './20261130_0037_approval_day_totals';
 
 export interface Migration {
   name: string;
@@ -76,4 +77,5 @@ export const migrations: Migration[] = [
   { name: '20261127_0034_plan_price_change_runs', ...planPriceChangeRuns },
   { name: '20261127_0035_billing_runs', ...billingRuns },
   { name: '20261127_0036_billing_run_scope', ...billingRunScope },
+  { name: '20261130_0037_approval_day_totals', ...approvalDayTotals },
 ];

@@ -84,16 +84,17 @@ export async function requestApproval(
     `approvals:${request.kind}`,
   ]);
   const person = personKey(request.requestedBy.name);
-  const [sums] = (await trx('approvals')
+  // The day's running totals (two rows), not a sum over the day's requests: the lock is held for as
+  // long as this read takes, and a sum grew with every request of the day.
+  const totals = (await trx('approval_day_totals')
     .where({ kind: request.kind })
     .whereRaw(`requested_day = ${TODAY}`)
-    .whereNotIn('status', ['rejected', 'expired'])
-    .select(
-      trx.raw('coalesce(sum(amount), 0)::bigint as merchant'),
-      trx.raw('coalesce(sum(amount) filter (where requested_by_person = ?), 0)::bigint as maker', [person]),
-    )) as Array<{ merchant: string; maker: string }>;
-  const maker = Number(sums!.maker);
-  const merchant = Number(sums!.merchant);
+    .where((scopes) => scopes.where({ scope: 'merchant', person: '' }).orWhere({ scope: 'maker', person }))
+    .select('scope', 'amount')) as Array<{ scope: 'merchant' | 'maker'; amount: string }>;
+  const totalOf = (scope: 'merchant' | 'maker') =>
+    Number(totals.find((row) => row.scope === scope)?.amount ?? 0);
+  const maker = totalOf('maker');
+  const merchant = totalOf('merchant');
   if (maker + request.amount > caps.perMakerDailyVnd)
     return { cap: 'perMakerDailyVnd', limitVnd: caps.perMakerDailyVnd, requestedTodayVnd: maker };
   if (merchant + request.amount > caps.perMerchantDailyVnd)
@@ -120,8 +121,31 @@ export async function requestApproval(
       decided_at: waits ? null : trx.fn.now(),
     })
     .returning('*')) as ApprovalRow[];
+  await addToDayTotals(trx, row!.approval_id, Number(row!.amount));
   if (waits) await recordEvent(trx, 'approval.requested', row!.approval_id, approvalSnapshot(row!, []));
   return undefined;
+}
+
+/** Statuses whose requests the daily caps do not count. */
+const NOT_COUNTED: readonly ApprovalStatus[] = ['rejected', 'expired'];
+
+/**
+ * Moves the merchant's and the maker's totals of the approval's kind and day by `amount` (negative: a
+ * request that no longer counts). An atomic increment, so a writer that does not hold the kind's lock (a
+ * rejection) never loses another's change; the day is read from the approval's row, never through a
+ * JavaScript Date.
+ */
+async function addToDayTotals(trx: Knex.Transaction, approvalId: string, amount: number): Promise<void> {
+  await trx.raw(
+    `insert into approval_day_totals (kind, requested_day, scope, person, amount)
+     select a.kind, a.requested_day, s.scope, s.person, ?::bigint
+       from approvals a
+      cross join lateral (values ('merchant', ''), ('maker', a.requested_by_person)) as s(scope, person)
+      where a.approval_id = ?
+     on conflict (kind, requested_day, scope, person)
+     do update set amount = approval_day_totals.amount + excluded.amount`,
+    [amount, approvalId],
+  );
 }
 
 export async function findApproval(db: Db, approvalId: string): Promise<ApprovalRow | undefined> {
@@ -185,6 +209,9 @@ async function settle(
     .where({ approval_id: before.approval_id })
     .update({ status, status_reason: reason, decided_at: trx.fn.now() })
     .returning('*')) as ApprovalRow[];
+  // A request that no longer counts against the day's caps gives its amount back.
+  if (NOT_COUNTED.includes(status) && !NOT_COUNTED.includes(before.status))
+    await addToDayTotals(trx, before.approval_id, -Number(before.amount));
   const type = EVENTS[status];
   if (!type) return;
   const approvedBy = (await decisionsOn(trx, before.approval_id))
