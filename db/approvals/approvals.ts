@@ -89,7 +89,7 @@ export async function requestApproval(
   const totals = (await trx('approval_day_totals')
     .where({ kind: request.kind })
     .whereRaw(`requested_day = ${TODAY}`)
-    .where((scopes) => scopes.where({ scope: 'merchant', person: '' }).orWhere({ scope: 'maker', person }))
+    .whereRaw(`((scope = 'merchant' and person = '') or (scope = 'maker' and person = ?))`, [person])
     .select('scope', 'amount')) as Array<{ scope: 'merchant' | 'maker'; amount: string }>;
   const totalOf = (scope: 'merchant' | 'maker') =>
     Number(totals.find((row) => row.scope === scope)?.amount ?? 0);
