@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { advanceDisbursementStatus } from '../../db/payouts/disbursements';
 import { statusesBefore, type DisbursementStatus } from '../../contracts/payouts';
-import { connectTestDatabase } from '../support/database';
+import { connectTestDatabase, statementsSentBy } from '../support/database';
 
 const db = connectTestDatabase();
 afterAll(() => db.destroy());
@@ -70,14 +70,11 @@ describe('advanceDisbursementStatus', () => {
 
   it('a step without an event is one statement: no transaction around it', async () => {
     const id = await queuedDisbursement();
-    const sent: string[] = [];
-    const listen = (query: { sql: string }) => sent.push(query.sql);
-    db.on('query', listen);
-    try {
-      expect(await advance(id, 'paying')).toBe(true);
-    } finally {
-      db.off('query', listen);
-    }
+    let moved: boolean | undefined;
+    const sent = await statementsSentBy(db, async () => {
+      moved = await advance(id, 'paying');
+    });
+    expect(moved).toBe(true);
     expect(sent).toHaveLength(1);
     expect(sent[0]).toMatch(/^update "disbursements"/);
   });

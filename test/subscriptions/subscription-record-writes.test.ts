@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { insertSubscription, updateSubscription } from '../../db/subscriptions/subscriptions';
 import { canTransition, type SubscriptionStatus } from '../../contracts/subscriptions';
-import { connectTestDatabase } from '../support/database';
+import { connectTestDatabase, statementsSentBy } from '../support/database';
 
 const db = connectTestDatabase();
 afterAll(() => db.destroy());
@@ -45,19 +45,9 @@ const eventsOf = async (id: string) =>
 describe('a subscription record write', () => {
   it('without a status is one statement, and writes its columns', async () => {
     const id = await authorizingSubscription();
-    const sent: string[] = [];
-    const listen = (query: { sql: string }) => sent.push(query.sql);
-    db.on('query', listen);
-    try {
-      await updateSubscription(
-        db,
-        id,
-        { pay_url: 'https://pay.example/x', start_result_code: 0 },
-        forwardOnly,
-      );
-    } finally {
-      db.off('query', listen);
-    }
+    const sent = await statementsSentBy(db, () =>
+      updateSubscription(db, id, { pay_url: 'https://pay.example/x', start_result_code: 0 }, forwardOnly),
+    );
     expect(sent).toHaveLength(1);
     expect(sent[0]).toMatch(/^update "subscriptions"/);
     expect(await rowOf(id)).toMatchObject({ pay_url: 'https://pay.example/x', start_result_code: 0 });

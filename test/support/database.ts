@@ -36,3 +36,16 @@ export function useScratchDatabase(label: string): { db: Db } {
   });
   return fixture;
 }
+
+/** The SQL `db` sends while `work` runs, in order: what a write costs in round trips. */
+export async function statementsSentBy(db: Db, work: () => Promise<unknown>): Promise<string[]> {
+  const sent: string[] = [];
+  const listen = (query: { sql: string }) => sent.push(query.sql);
+  db.on('query', listen);
+  try {
+    await work();
+  } finally {
+    db.off('query', listen);
+  }
+  return sent;
+}
