@@ -49,6 +49,9 @@ const PAYMENT_MOVES: Readonly<Record<PaymentStatus, readonly PaymentStatus[]>> =
   cancelled: [],
   authorization_expired: [],
 };
+/** Every status a payment's record can hold. */
+export const PAYMENT_STATUSES = Object.keys(PAYMENT_MOVES) as readonly PaymentStatus[];
+
 export const canMovePayment = (from: string, to: string) =>
   from === to || (PAYMENT_MOVES[from as PaymentStatus]?.includes(to as PaymentStatus) ?? false);
 

@@ -8,6 +8,7 @@ import { isoOrNull } from '../shared/values';
 import { applyListFilter, pageOf, type ListFilter } from '../shared/list-filter';
 import {
   FINAL_REFUND_STATUSES,
+  PAYMENT_STATUSES,
   type PaymentRequestType,
   type PaymentStatus,
   type RefundItemStatus,
@@ -151,16 +152,30 @@ export async function updatePayment(
   mayMove: MayMove,
 ) {
   const { promotions, card_payment_info, ...rest } = patch;
+  const columns = {
+    ...rest,
+    ...(promotions !== undefined ? { promotions: JSON.stringify(promotions) } : {}),
+    ...(card_payment_info !== undefined ? { card_payment_info: JSON.stringify(card_payment_info) } : {}),
+    updated_at: db.fn.now(),
+  };
+  const to = patch.status;
+  if (to === undefined || !PAYMENT_EVENTS[to]) {
+    // No event can follow this write: the forward-only rule is the UPDATE's own WHERE, so it is one
+    // statement (a concurrent writer's move is waited for and then seen), not a locked read and a write.
+    const movable = to === undefined ? undefined : PAYMENT_STATUSES.filter((from) => mayMove(from, to));
+    await db('payments')
+      .where({ payment_id: paymentId })
+      .modify((write) => {
+        if (movable) write.whereIn('status', movable);
+      })
+      .update(columns);
+    return;
+  }
   await updateRecordingEvents<PaymentRow>(
     db,
     'payments',
     { payment_id: paymentId },
-    {
-      ...rest,
-      ...(promotions !== undefined ? { promotions: JSON.stringify(promotions) } : {}),
-      ...(card_payment_info !== undefined ? { card_payment_info: JSON.stringify(card_payment_info) } : {}),
-      updated_at: db.fn.now(),
-    },
+    columns,
     async (trx, before, after) => {
       const type = PAYMENT_EVENTS[after.status];
       if (type && before.status !== after.status)
