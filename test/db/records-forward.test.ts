@@ -11,16 +11,13 @@ import { setRunStatus } from '../../db/payouts/runs';
 import { insertSubscription, upsertCharge, type ChargeRecord } from '../../db/subscriptions/subscriptions';
 import { canMovePayment } from '../../contracts/payments';
 import { canMoveRun } from '../../contracts/payouts';
-import { connectTestDatabase } from '../support/database';
+import { connectTestDatabase, eventTypesOf } from '../support/database';
 import { freshId } from '../support/ids';
 
 const db = connectTestDatabase();
 afterAll(() => db.destroy());
 
-const eventsOf = async (id: string) =>
-  (await db('events').where({ object_id: id }).orderBy('position').select('type')).map(
-    (row: { type: string }) => row.type,
-  );
+const eventsOf = (id: string) => eventTypesOf(db, id);
 
 describe('a subscription charge', () => {
   async function subscription() {

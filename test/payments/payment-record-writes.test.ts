@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { insertPayment, updatePayment } from '../../db/payments/payments';
 import { canMovePayment } from '../../contracts/payments';
-import { connectTestDatabase, statementsSentBy } from '../support/database';
+import { connectTestDatabase, eventTypesOf, statementsSentBy } from '../support/database';
 
 const db = connectTestDatabase();
 afterAll(() => db.destroy());
@@ -29,8 +29,7 @@ async function createdPayment(): Promise<string> {
 }
 
 const rowOf = (id: string) => db('payments').where({ payment_id: id }).first();
-const eventsOf = async (id: string) =>
-  (await db('events').where({ object_id: id }).select('type')).map((row: { type: string }) => row.type);
+const eventsOf = (id: string) => eventTypesOf(db, id);
 
 describe('a payment record write', () => {
   it('that no event follows is one statement', async () => {

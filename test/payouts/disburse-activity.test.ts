@@ -8,7 +8,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createDisbursementActivities } from '../../activities/payouts/disbursements';
 import { codeOf, GatewayTransportError } from '../../gateway';
 import type { DisbursementInput, DisbursementReceiver } from '../../contracts/payouts';
-import { connectTestDatabase } from '../support/database';
+import { connectTestDatabase, eventTypesOf } from '../support/database';
 import { useTestGateway, wallet } from '../sandbox/support';
 import { freshId } from '../support/ids';
 
@@ -51,8 +51,7 @@ const walletOf = (lastFour: string): DisbursementReceiver => ({
 const recordOf = (id: string) =>
   db('disbursements').where({ disbursement_id: id }).first('status', 'result_code', 'trans_id');
 const paidTo = (orderId: string) => gw.sandbox.admin.ledger().filter((entry) => entry.orderId === orderId);
-const eventsOf = async (id: string) =>
-  (await db('events').where({ object_id: id }).select('type')).map((row: { type: string }) => row.type);
+const eventsOf = (id: string) => eventTypesOf(db, id);
 
 describe('disburse: one activity for the whole payout', () => {
   it('checks the wallet and the balance, pays, and records each step and the answer', async () => {

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { advanceDisbursementStatus } from '../../db/payouts/disbursements';
 import { statusesBefore, type DisbursementStatus } from '../../contracts/payouts';
-import { connectTestDatabase, statementsSentBy } from '../support/database';
+import { connectTestDatabase, eventTypesOf, statementsSentBy } from '../support/database';
 
 const db = connectTestDatabase();
 afterAll(() => db.destroy());
@@ -36,8 +36,7 @@ const statusOf = async (id: string) =>
     status: string;
     result_code: number | null;
   };
-const eventsOf = async (id: string) =>
-  (await db('events').where({ object_id: id }).select('type')).map((row: { type: string }) => row.type);
+const eventsOf = (id: string) => eventTypesOf(db, id);
 
 describe('advanceDisbursementStatus', () => {
   it('moves a record forward, step by step, with one event for the outcome', async () => {

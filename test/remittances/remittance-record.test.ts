@@ -6,7 +6,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { insertRemittance, updateRemittance } from '../../db/remittances/remittances';
 import { canMoveRemittance, remittanceOrderIds } from '../../contracts/remittances';
-import { connectTestDatabase } from '../support/database';
+import { connectTestDatabase, eventTypesOf } from '../support/database';
 import { freshId } from '../support/ids';
 
 const db = connectTestDatabase();
@@ -44,10 +44,7 @@ const move = (id: string, status: Parameters<typeof updateRemittance>[2]['status
   updateRemittance(db, id, { status }, canMoveRemittance);
 const statusOf = async (id: string) =>
   (await db('remittances').where({ remittance_id: id }).first('status')).status as string;
-const eventsOf = async (id: string) =>
-  (await db('events').where({ object_id: id }).orderBy('position').select('type')).map(
-    (row: { type: string }) => row.type,
-  );
+const eventsOf = (id: string) => eventTypesOf(db, id);
 
 describe('a remittance record', () => {
   it('walks the whole way a workflow takes it, emitting each event once', async () => {

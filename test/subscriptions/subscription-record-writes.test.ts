@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { insertSubscription, updateSubscription } from '../../db/subscriptions/subscriptions';
 import { canTransition, type SubscriptionStatus } from '../../contracts/subscriptions';
-import { connectTestDatabase, statementsSentBy } from '../support/database';
+import { connectTestDatabase, eventTypesOf, statementsSentBy } from '../support/database';
 
 const db = connectTestDatabase();
 afterAll(() => db.destroy());
@@ -39,8 +39,7 @@ async function authorizingSubscription(): Promise<string> {
 }
 
 const rowOf = (id: string) => db('subscriptions').where({ subscription_id: id }).first();
-const eventsOf = async (id: string) =>
-  (await db('events').where({ object_id: id }).select('type')).map((row: { type: string }) => row.type);
+const eventsOf = (id: string) => eventTypesOf(db, id);
 
 describe('a subscription record write', () => {
   it('without a status is one statement, and writes its columns', async () => {

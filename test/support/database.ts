@@ -49,3 +49,14 @@ export async function statementsSentBy(db: Db, work: () => Promise<unknown>): Pr
   }
   return sent;
 }
+
+/** The types of the events recorded about one object, in the order they were recorded. */
+export async function eventTypesOf(db: Db, objectId: string): Promise<string[]> {
+  const rows = (await db('events')
+    .where({ object_id: objectId })
+    .orderBy('position')
+    .select('type')) as Array<{
+    type: string;
+  }>;
+  return rows.map((row) => row.type);
+}
