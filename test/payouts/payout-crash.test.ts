@@ -39,8 +39,10 @@ for (const point of crashPoints) {
     await fixture.stack.stopWorker();
     await fixture.stack.startWorker();
 
+    // The stopped worker's page read is retried after its heartbeat timeout (1 minute): skip time in steps
+    // large enough that a loaded machine reaches it within the wait (2-second steps took over 30 s in CI).
     const run = await waitForRunStatus(fixture.db, runId, ['reconciled', 'needs_attention'], {
-      whileWaiting: () => fixture.env.sleep('2 seconds'),
+      whileWaiting: () => fixture.env.sleep('10 seconds'),
     });
     expect(run.status, String(run.status_reason)).toBe('reconciled');
     const movements = fixture.stack.sandbox.admin.ledger().filter((entry) => entry.orderId.startsWith(runId));
