@@ -115,6 +115,26 @@ export async function updateRecordingEvents<Row>(
 }
 
 /**
+ * A write that no event follows, forward only by its own WHERE: made only while the row's status is one of
+ * `from` (unset: whatever it is). One statement, no transaction: PostgreSQL re-reads a row it waited on, so
+ * a concurrent writer's move is seen before this one is made. The builder, to await (rows written) or to
+ * extend (`returning`) inside a transaction that also records an event.
+ */
+export const updateWhileStatusIn = (
+  db: Db | Knex.Transaction,
+  table: string,
+  where: Record<string, unknown>,
+  from: readonly string[] | undefined,
+  patch: Record<string, unknown>,
+) =>
+  db(table)
+    .where(where)
+    .modify((write) => {
+      if (from) write.whereIn('status', from);
+    })
+    .update(patch);
+
+/**
  * A record's status moved to `to`, with the rest of `patch`, and the events `onChange` records: made only
  * when `mayMove` lets the record go from the status it has into `to`. Staying put is no move (mayMove says
  * so), so a repeated call changes nothing and emits nothing. The write is made only from the status just

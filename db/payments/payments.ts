@@ -3,7 +3,7 @@ import type { Knex } from 'knex';
 import type { Db } from '../shared/knex';
 import { insertOwningOrderIds, reserveOrderIds } from '../shared/gateway-order-ids';
 import type { EventType, PaymentSnapshot, RefundSnapshot } from '../../platform/event-catalogue';
-import { recordEvent, updateRecordingEvents, type MayMove } from '../events/events';
+import { recordEvent, updateRecordingEvents, updateWhileStatusIn, type MayMove } from '../events/events';
 import { isoOrNull } from '../shared/values';
 import { applyListFilter, pageOf, type ListFilter } from '../shared/list-filter';
 import {
@@ -163,12 +163,7 @@ export async function updatePayment(
     // No event can follow this write: the forward-only rule is the UPDATE's own WHERE, so it is one
     // statement (a concurrent writer's move is waited for and then seen), not a locked read and a write.
     const movable = to === undefined ? undefined : PAYMENT_STATUSES.filter((from) => mayMove(from, to));
-    await db('payments')
-      .where({ payment_id: paymentId })
-      .modify((write) => {
-        if (movable) write.whereIn('status', movable);
-      })
-      .update(columns);
+    await updateWhileStatusIn(db, 'payments', { payment_id: paymentId }, movable, columns);
     return;
   }
   await updateRecordingEvents<PaymentRow>(

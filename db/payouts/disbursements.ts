@@ -4,7 +4,7 @@ import { insertOwningOrderIds } from '../shared/gateway-order-ids';
 import { applyListFilter, pageOf, type ListFilter } from '../shared/list-filter';
 import type { DisbursementStatus } from '../../contracts/payouts';
 import type { DisbursementSnapshot, EventType } from '../../platform/event-catalogue';
-import { recordEvent, updateRecordingEvents, type MayMove } from '../events/events';
+import { recordEvent, updateRecordingEvents, updateWhileStatusIn, type MayMove } from '../events/events';
 
 export interface DisbursementRow {
   disbursement_id: string;
@@ -127,10 +127,13 @@ export async function advanceDisbursementStatus(
   // and makes every write that happens a change of status.
   const movable = from.filter((status) => status !== input.status);
   const move = (trx: Db | Knex.Transaction) =>
-    trx('disbursements')
-      .where({ disbursement_id: input.disbursementId })
-      .whereIn('status', movable)
-      .update(statusPatch(db, input));
+    updateWhileStatusIn(
+      trx,
+      'disbursements',
+      { disbursement_id: input.disbursementId },
+      movable,
+      statusPatch(db, input),
+    );
   const type = EVENTS[input.status];
   if (!type) return (await move(db)) > 0;
   return db.transaction(async (trx) => {

@@ -7,7 +7,7 @@ import type {
   SubscriptionChargeSnapshot,
   SubscriptionSnapshot,
 } from '../../platform/event-catalogue';
-import { recordEvent, updateRecordingEvents, type MayMove } from '../events/events';
+import { recordEvent, updateRecordingEvents, updateWhileStatusIn, type MayMove } from '../events/events';
 import {
   chargeMayMove,
   type ChargeStatus,
@@ -185,7 +185,7 @@ export async function updateSubscription(
   // No status in the write: no move to check and no event to record, so one UPDATE (which takes the row's
   // lock itself) does what the read-then-write transaction did, in one round trip instead of four.
   if (update.status === undefined) {
-    await db('subscriptions').where({ subscription_id: subscriptionId }).update(patch);
+    await updateWhileStatusIn(db, 'subscriptions', { subscription_id: subscriptionId }, undefined, patch);
     return;
   }
   await updateRecordingEvents<SubscriptionRow>(

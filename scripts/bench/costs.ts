@@ -111,11 +111,10 @@ interface WorkflowCost {
 }
 
 /**
- * The statements every database ran since the last reset, most called first. The extension is created
- * where `db` connects, and its view then shows every database of the server.
+ * The statements every database ran since the last reset (`resetStatements`, which creates the extension
+ * where `db` connects; its view shows every database of the server), most called first.
  */
 export async function statementsOf(db: Db): Promise<StatementCost[]> {
-  await db.raw('create extension if not exists pg_stat_statements');
   const { rows } = (await db.raw(
     `select d.datname as database, s.query, s.calls, s.total_exec_time as total_ms
        from pg_stat_statements s join pg_database d on d.oid = s.dbid
