@@ -1,3 +1,4 @@
+import { readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { DataConverter } from '@temporalio/common';
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
@@ -10,6 +11,30 @@ import {
 } from '../contracts/shared';
 
 export const workflowsPath = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
+
+const projectFile = (relative: string): string => fileURLToPath(new URL(`../${relative}`, import.meta.url));
+
+/**
+ * Modules the workflow thread evaluates once, at its start, instead of once for each new workflow. The SDK
+ * gives every workflow its own copy of the bundle's modules (their module state is the workflow's), which
+ * cost 1.3 ms of the workflow thread per new workflow here, contracts two thirds of the modules. The
+ * contracts and the gateway's limits and result codes hold no state (a test reads them for module-level
+ * bindings); the SDK deep-freezes what they export, so a workflow that mutated one would fail loudly, not
+ * leak into another workflow.
+ */
+export const PRELOADED_WORKFLOW_MODULES: readonly string[] = [
+  ...readdirSync(projectFile('contracts'), { withFileTypes: true })
+    .filter((entry) => entry.isDirectory())
+    .map((entry) => projectFile(`contracts/${entry.name}/index.ts`)),
+  projectFile('gateway/limits.ts'),
+  projectFile('gateway/result-codes.ts'),
+];
+
+/** What every bundle of payrun's workflows is built from: the worker's own and the tests' prebuilt ones. */
+export const workflowBundleOptions = {
+  workflowsPath,
+  preloadModules: [...PRELOADED_WORKFLOW_MODULES],
+};
 
 export interface PayrunWorkerOptions {
   connection: NativeConnection;
@@ -98,7 +123,9 @@ export async function createPayrunWorker(options: PayrunWorkerOptions): Promise<
     activities: options.activities,
     dataConverter: options.dataConverter,
     ...options.tuning,
-    ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : { workflowsPath }),
+    ...(options.workflowBundle
+      ? { workflowBundle: options.workflowBundle }
+      : { workflowsPath, bundlerOptions: { preloadModules: workflowBundleOptions.preloadModules } }),
   });
   const operationWorkers: Worker[] = [];
   for (const operation of QUEUED_OPERATIONS) {

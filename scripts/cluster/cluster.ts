@@ -158,7 +158,7 @@ export interface ClusterOptions {
   relayProcess?: boolean;
   /**
    * Benchmarks only: the API and each worker write V8 CPU profiles of their threads here when they stop
-   * (a worker's main thread, and its workflow thread, where every new workflow evaluates the bundle).
+   * (a worker's main thread, and its workflow thread, where every new workflow evaluates the workflows' modules).
    */
   cpuProfileDir?: string;
   /** Benchmarks only: the embedded PostgreSQL loads pg_stat_statements (`BENCH_STATEMENTS`). */

@@ -17,7 +17,7 @@ import { migrateLatest } from '../../db/shared/migrator';
 import { createDatabaseIfMissing } from '../../scripts/stack';
 import { freePort } from '../../scripts/cluster/readiness';
 import { resolveDevServer, resolveTestServer } from '../../scripts/temporal-binaries';
-import { workflowsPath } from '../../workers/worker';
+import { workflowBundleOptions } from '../../workers/worker';
 import { PAYRUN_SEARCH_ATTRIBUTES } from '../../contracts/shared';
 
 declare module 'vitest' {
@@ -89,7 +89,7 @@ export default async function setup(project: TestProject) {
   cleanups.push(() => devEnv.teardown());
   const devServerAddress = `127.0.0.1:${devServerPort}`;
 
-  const { code } = await bundleWorkflowCode({ workflowsPath, logger: new DefaultLogger('WARN') });
+  const { code } = await bundleWorkflowCode({ ...workflowBundleOptions, logger: new DefaultLogger('WARN') });
   const workflowBundlePath = path.join(scratch, 'workflow-bundle.js');
   fs.writeFileSync(workflowBundlePath, code);
 

@@ -9,13 +9,13 @@ import path from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { bundleWorkflowCode, DefaultLogger } from '@temporalio/worker';
 import { resolveTestServer } from '../../scripts/temporal-binaries';
-import { workflowsPath } from '../../workers/worker';
+import { workflowBundleOptions } from '../../workers/worker';
 
 export default async function setup(project: TestProject) {
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'payrun-workflows-'));
   const [testServer, { code }] = await Promise.all([
     resolveTestServer({ build: true, log: (line) => console.log(`[setup] ${line}`) }),
-    bundleWorkflowCode({ workflowsPath, logger: new DefaultLogger('WARN') }),
+    bundleWorkflowCode({ ...workflowBundleOptions, logger: new DefaultLogger('WARN') }),
   ]);
   const workflowBundlePath = path.join(scratch, 'workflow-bundle.js');
   fs.writeFileSync(workflowBundlePath, code);
