@@ -79,27 +79,6 @@ export async function requestApproval(
   request: NewApproval,
   caps: Pick<KindPolicy, 'perMakerDailyVnd' | 'perMerchantDailyVnd'>,
 ): Promise<CapBreach | undefined> {
-  // One lock per kind and day: requests of one kind take turns between reading the sums and writing theirs.
-  await trx.raw(`select pg_advisory_xact_lock(hashtext(?), hashtext((${TODAY})::text))`, [
-    `approvals:${request.kind}`,
-  ]);
-  const person = personKey(request.requestedBy.name);
-  // The day's running totals (two rows), not a sum over the day's requests: the lock is held for as
-  // long as this read takes, and a sum grew with every request of the day.
-  const totals = (await trx('approval_day_totals')
-    .where({ kind: request.kind })
-    .whereRaw(`requested_day = ${TODAY}`)
-    .whereRaw(`((scope = 'merchant' and person = '') or (scope = 'maker' and person = ?))`, [person])
-    .select('scope', 'amount')) as Array<{ scope: 'merchant' | 'maker'; amount: string }>;
-  const totalOf = (scope: 'merchant' | 'maker') =>
-    Number(totals.find((row) => row.scope === scope)?.amount ?? 0);
-  const maker = totalOf('maker');
-  const merchant = totalOf('merchant');
-  if (maker + request.amount > caps.perMakerDailyVnd)
-    return { cap: 'perMakerDailyVnd', limitVnd: caps.perMakerDailyVnd, requestedTodayVnd: maker };
-  if (merchant + request.amount > caps.perMerchantDailyVnd)
-    return { cap: 'perMerchantDailyVnd', limitVnd: caps.perMerchantDailyVnd, requestedTodayVnd: merchant };
-
   const waits = request.requiredApprovers > 0;
   const [row] = (await trx('approvals')
     .insert({
@@ -115,37 +94,77 @@ export async function requestApproval(
       approver_roles: request.roles,
       requested_by_key: request.requestedBy.keyId,
       requested_by: request.requestedBy.name,
-      requested_by_person: person,
+      requested_by_person: personKey(request.requestedBy.name),
       requested_day: trx.raw(TODAY),
       expires_at: request.expiresAt,
       decided_at: waits ? null : trx.fn.now(),
     })
     .returning('*')) as ApprovalRow[];
-  await addToDayTotals(trx, row!.approval_id, Number(row!.amount));
+  // The check is the increment: it locks the day's two total rows until the caller's transaction ends, so
+  // requests of one kind take turns from here to their commit, and no sooner (the item and this row are
+  // written before). A request that does not fit takes its amount and its row back.
+  const amount = Number(row!.amount);
+  const after = await addToDayTotals(trx, row!.approval_id, amount);
+  const breach = capBreachOf(after, amount, caps);
+  if (breach) {
+    await addToDayTotals(trx, row!.approval_id, -amount);
+    await trx('approvals').where({ approval_id: row!.approval_id }).delete();
+    return breach;
+  }
   if (waits) await recordEvent(trx, 'approval.requested', row!.approval_id, approvalSnapshot(row!, []));
+  return undefined;
+}
+
+/** The cap the day's totals, with `amount` already added, are over (the maker's first, as it is the smaller). */
+function capBreachOf(
+  after: DayTotals,
+  amount: number,
+  caps: Pick<KindPolicy, 'perMakerDailyVnd' | 'perMerchantDailyVnd'>,
+): CapBreach | undefined {
+  if (after.maker > caps.perMakerDailyVnd)
+    return {
+      cap: 'perMakerDailyVnd',
+      limitVnd: caps.perMakerDailyVnd,
+      requestedTodayVnd: after.maker - amount,
+    };
+  if (after.merchant > caps.perMerchantDailyVnd)
+    return {
+      cap: 'perMerchantDailyVnd',
+      limitVnd: caps.perMerchantDailyVnd,
+      requestedTodayVnd: after.merchant - amount,
+    };
   return undefined;
 }
 
 /** Statuses whose requests the daily caps do not count. */
 const NOT_COUNTED: readonly ApprovalStatus[] = ['rejected', 'expired'];
 
+interface DayTotals {
+  merchant: number;
+  maker: number;
+}
+
 /**
  * Moves the merchant's and the maker's totals of the approval's kind and day by `amount` (negative: a
- * request that no longer counts). An atomic increment, so a writer that does not hold the kind's lock (a
- * rejection) never loses another's change; the day is read from the approval's row, never through a
- * JavaScript Date.
+ * request that no longer counts) and answers them as they are now. An atomic increment, so concurrent
+ * writers never lose each other's change, and always merchant then maker, one statement, so two writers lock
+ * the rows in the same order; the day is read from the approval's row, never through a JavaScript Date.
  */
-async function addToDayTotals(trx: Knex.Transaction, approvalId: string, amount: number): Promise<void> {
-  await trx.raw(
+async function addToDayTotals(trx: Knex.Transaction, approvalId: string, amount: number): Promise<DayTotals> {
+  const { rows } = (await trx.raw(
     `insert into approval_day_totals (kind, requested_day, scope, person, amount)
      select a.kind, a.requested_day, s.scope, s.person, ?::bigint
        from approvals a
       cross join lateral (values ('merchant', ''), ('maker', a.requested_by_person)) as s(scope, person)
       where a.approval_id = ?
      on conflict (kind, requested_day, scope, person)
-     do update set amount = approval_day_totals.amount + excluded.amount`,
+     do update set amount = approval_day_totals.amount + excluded.amount
+     returning scope, amount`,
     [amount, approvalId],
-  );
+  )) as { rows: Array<{ scope: 'merchant' | 'maker'; amount: string }> };
+  const totalOf = (scope: 'merchant' | 'maker') =>
+    Number(rows.find((row) => row.scope === scope)?.amount ?? 0);
+  return { merchant: totalOf('merchant'), maker: totalOf('maker') };
 }
 
 export async function findApproval(db: Db, approvalId: string): Promise<ApprovalRow | undefined> {

@@ -12,7 +12,7 @@ import {
   type CapBreach,
 } from '../../db/approvals/approvals';
 import * as dayTotals from '../../migrations/20261130_0037_approval_day_totals';
-import { useScratchDatabase } from '../support/database';
+import { statementsSentBy, useScratchDatabase } from '../support/database';
 
 const scratch = useScratchDatabase('day_totals');
 const CAPS = { perMakerDailyVnd: 30_000_000, perMerchantDailyVnd: 50_000_000 };
@@ -93,12 +93,33 @@ describe("the day's approval totals", () => {
     expect(await scratch.db('approvals').where({ approval_id: over.approvalId })).toEqual([]);
   });
 
+  it('check a request by adding it: no lock and no read of the totals before', async () => {
+    const sent = await statementsSentBy(scratch.db, () => request('Erin', 1_000_000));
+    expect(sent.filter((sql) => /advisory|select .* from "approval_day_totals"/i.test(sql))).toEqual([]);
+    expect(await totals()).toMatchObject({ 'maker:erin': 1_000_000 });
+  });
+
+  it('let no two requests at once both take the room only one of them fits in', async () => {
+    const { 'merchant:': merchant = 0, 'maker:dana': dana = 0 } = await totals();
+    const room = Math.min(CAPS.perMakerDailyVnd - dana, CAPS.perMerchantDailyVnd - merchant);
+    const amount = 4_000_000;
+    const answers = await Promise.all(Array.from({ length: 10 }, () => request('Dana', amount)));
+    const fitted = answers.filter((answer) => !answer.breach);
+    expect(fitted).toHaveLength(Math.floor(room / amount));
+    expect(fitted.length).toBeLessThan(10);
+    expect(await totals()).toMatchObject({
+      'maker:dana': dana + fitted.length * amount,
+      'merchant:': merchant + fitted.length * amount,
+    });
+    expect(await scratch.db('approvals').where({ requested_by_person: 'dana' })).toHaveLength(fitted.length);
+  });
+
   it('start, in the migration, from the requests that still count', async () => {
     // A total given back to nothing stays as a row of 0; the migration writes no row for it.
     const counted = (all: Record<string, number>) =>
       Object.fromEntries(Object.entries(all).filter(([, amount]) => amount !== 0));
     const before = counted(await totals());
-    expect(Object.keys(before)).toHaveLength(3);
+    expect(Object.keys(before)).toEqual(expect.arrayContaining(['merchant:', 'maker:alice', 'maker:carol']));
     await dayTotals.down(scratch.db);
     await dayTotals.up(scratch.db);
     expect(await totals()).toEqual(before);
