@@ -120,7 +120,9 @@ export async function insertOwningOrderIds(
   } catch (error) {
     // The record did not exist before this call, so the orderIds it holds were reserved by it: both go.
     if (error instanceof OrderIdTaken) {
-      await db(table).where({ [key]: row[key] }).delete();
+      await db(table)
+        .where({ [key]: row[key] })
+        .delete();
       await db('gateway_order_ids')
         .whereIn(
           ['order_id', 'kind', 'object_id'],
