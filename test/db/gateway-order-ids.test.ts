@@ -13,7 +13,7 @@ import {
   reserveOrderIds,
 } from '../../db/shared/gateway-order-ids';
 import { withFreshId } from '../../api/order-ids';
-import { connectTestDatabase, statementsSentBy } from '../support/database';
+import { connectTestDatabase, disbursementRecord, statementsSentBy } from '../support/database';
 
 const db = connectTestDatabase();
 afterAll(() => db.destroy());
@@ -69,21 +69,9 @@ describe('gateway orderIds: one owner each, across kinds', () => {
   });
 
   it("a record inserted in its caller's transaction: no savepoint of its own, and a refused orderId takes the record back", async () => {
-    const row = (id: string) => ({
-      disbursement_id: id,
-      order_id: id,
-      workflow_id: `disbursement/${id}`,
-      request_type: 'disburseToBank',
-      amount: 250_000,
-      receiver_label: 'bank VCB ••0123',
-      description: 'payout',
-      status: 'queued',
-      created_by_key: 'test',
-      created_by: 'test',
-    });
     const fine = fresh();
     const sent = await statementsSentBy(db, () =>
-      db.transaction((trx) => insertDisbursement(trx, row(fine))),
+      db.transaction((trx) => insertDisbursement(trx, disbursementRecord(fine))),
     );
     expect(sent.filter((sql) => /savepoint/i.test(sql))).toEqual([]);
     expect(await orderIdOwner(db, `${fine}-chk`)).toMatchObject({ kind: 'disbursement', objectId: fine });
@@ -92,7 +80,7 @@ describe('gateway orderIds: one owner each, across kinds', () => {
     const refused = fresh();
     await reserveOrderIds(db, [{ orderId: `${refused}-chk`, kind: 'payment', objectId: refused }]);
     await db.transaction(async (trx) => {
-      await refusal(() => insertDisbursement(trx, row(refused)));
+      await refusal(() => insertDisbursement(trx, disbursementRecord(refused)));
     });
     expect(await db('disbursements').where({ disbursement_id: refused }).first()).toBeUndefined();
     expect(await orderIdOwner(db, refused)).toBeUndefined();

@@ -7,25 +7,14 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { advanceDisbursementStatus } from '../../db/payouts/disbursements';
 import { statusesBefore, type DisbursementStatus } from '../../contracts/payouts';
-import { connectTestDatabase, eventTypesOf, statementsSentBy } from '../support/database';
+import { connectTestDatabase, disbursementRecord, eventTypesOf, statementsSentBy } from '../support/database';
 
 const db = connectTestDatabase();
 afterAll(() => db.destroy());
 
 async function queuedDisbursement(): Promise<string> {
   const id = `adv-${randomUUID()}`;
-  await db('disbursements').insert({
-    disbursement_id: id,
-    order_id: id,
-    workflow_id: `disbursement/${id}`,
-    request_type: 'disburseToBank',
-    amount: 250_000,
-    receiver_label: 'bank VCB ••0123',
-    description: 'payout',
-    status: 'queued',
-    created_by_key: 'test',
-    created_by: 'test',
-  });
+  await db('disbursements').insert(disbursementRecord(id));
   return id;
 }
 

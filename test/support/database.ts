@@ -60,3 +60,21 @@ export async function eventTypesOf(db: Db, objectId: string): Promise<string[]> 
   }>;
   return rows.map((row) => row.type);
 }
+
+/** A disbursement's record as the API writes it, queued for its first step: `fields` change any of it. */
+export const disbursementRecord = (
+  disbursementId: string,
+  fields: Readonly<Record<string, unknown>> = {},
+) => ({
+  disbursement_id: disbursementId,
+  order_id: disbursementId,
+  workflow_id: `disbursement/${disbursementId}`,
+  request_type: 'disburseToBank',
+  amount: 250_000,
+  receiver_label: 'bank VCB ••0123',
+  description: 'payout',
+  status: 'queued',
+  created_by_key: 'test',
+  created_by: 'test',
+  ...fields,
+});

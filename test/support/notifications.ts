@@ -9,22 +9,20 @@ import type { Db } from '../../db/shared/knex';
 import { buildNotification } from '../../gateway';
 import { testMerchant } from './settings';
 import { freshId } from './ids';
+import { disbursementRecord } from './database';
 
 /** A disbursement record and a workflow that only listens, to count the signals it gets. */
 export async function listeningDisbursement(db: Db, temporal: Client, amount = 50_000) {
   const disbursementId = freshId('dsb-', 8);
   const workflowId = `disbursement/${disbursementId}`;
-  await db('disbursements').insert({
-    disbursement_id: disbursementId,
-    order_id: disbursementId,
-    workflow_id: workflowId,
-    request_type: 'disburseToWallet',
-    amount,
-    receiver_label: 'wallet ****5678',
-    status: 'awaiting_result',
-    created_by_key: 'k',
-    created_by: 'u',
-  });
+  await db('disbursements').insert(
+    disbursementRecord(disbursementId, {
+      request_type: 'disburseToWallet',
+      amount,
+      receiver_label: 'wallet ****5678',
+      status: 'awaiting_result',
+    }),
+  );
   await temporal.workflow.start('disbursement', {
     taskQueue: `nobody-${randomUUID()}`,
     workflowId,
