@@ -115,7 +115,7 @@ export async function requestApproval(
   return undefined;
 }
 
-/** The cap the day's totals, with `amount` already added, are over (the maker's first, as it is the smaller). */
+/** The cap the day's totals, with `amount` already added, are over: the maker's checked first, as before. */
 function capBreachOf(
   after: DayTotals,
   amount: number,
