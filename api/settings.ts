@@ -57,6 +57,7 @@ export function apiSettingsFrom(config: Config): ApiSettings {
     payments: {
       ...defaultPaymentSettings(taskQueue, hoursAsDuration(config.PAYMENT_RESULT_WAIT_HOURS)),
       ...(config.PAYMENT_ANSWER_BY_POLLING && { answerBy: 'polling' as const }),
+      ...(config.STEPS_AS_QUEUED_ACTIVITIES && { queuedSteps: true }),
     },
     savedMethods: defaultSavedMethodSettings(taskQueue, String(payouts.timing.gatewayAttemptTimeout)),
     customers: customerSettingsFrom(config),

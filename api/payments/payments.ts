@@ -57,6 +57,8 @@ export interface PaymentSettings {
    * before it, kept only so the payments benchmark can compare (PAYMENT_ANSWER_BY_POLLING).
    */
   answerBy?: 'update' | 'polling';
+  /** Benchmark comparison only (STEPS_AS_QUEUED_ACTIVITIES): PaymentInput.queuedSteps. */
+  queuedSteps?: boolean;
 }
 
 /** `resultWait`: PAYMENT_RESULT_WAIT_HOURS (platform/config.ts). */
@@ -122,16 +124,22 @@ async function waitWhile<T>(read: () => Promise<T>, busy: (value: T) => boolean,
 
 type PaymentWorkflow = StartableWorkflows['payment'];
 
+export const paymentWorkflowInput = (
+  settings: PaymentSettings,
+  input: Pick<NewPayment, 'paymentId' | 'requestType' | 'autoCapture' | 'paymentCode'>,
+): PaymentInput => ({
+  paymentId: input.paymentId,
+  requestType: input.requestType,
+  autoCapture: input.autoCapture,
+  timing: settings.payment,
+  ...(input.paymentCode !== undefined ? { paymentCode: input.paymentCode } : {}),
+  ...(settings.queuedSteps && { queuedSteps: true as const }),
+});
+
 export async function createPayment(deps: PaymentDeps, input: NewPayment) {
   const { db, temporal, settings } = deps;
   const workflowId = paymentWorkflowId(input.paymentId);
-  const workflowInput: PaymentInput = {
-    paymentId: input.paymentId,
-    requestType: input.requestType,
-    autoCapture: input.autoCapture,
-    timing: settings.payment,
-    ...(input.paymentCode !== undefined ? { paymentCode: input.paymentCode } : {}),
-  };
+  const workflowInput = paymentWorkflowInput(settings, input);
   const startOptions: WorkflowStartOptions<PaymentWorkflow> = {
     taskQueue: settings.taskQueue,
     workflowId,

@@ -25,7 +25,8 @@ export function payoutSettingsFrom(
       ipnTimeout: `${config.DISBURSEMENT_IPN_TIMEOUT_SECONDS} seconds`,
       resultWait: hoursAsDuration(config.DISBURSEMENT_RESULT_WAIT_HOURS),
       // pay's server-side rate limit counts queued activities only: with a limit, pay stays on its queue.
-      inWorkflowTask: config.GATEWAY_RATE_LIMITS['disbursement.pay'] === undefined,
+      inWorkflowTask:
+        config.GATEWAY_RATE_LIMITS['disbursement.pay'] === undefined && !config.STEPS_AS_QUEUED_ACTIVITIES,
     },
   };
 }

@@ -6,6 +6,8 @@ export interface SubscriptionSettings {
   timing: SubscriptionTiming;
   /** How long POST /v1/subscriptions waits for the gateway's links before answering without them. */
   linksWaitMs?: number;
+  /** Benchmark comparison only (STEPS_AS_QUEUED_ACTIVITIES): SubscriptionInput.queuedSteps. */
+  queuedSteps?: boolean;
 }
 
 export function subscriptionSettingsFrom(config: Config, taskQueue: string): SubscriptionSettings {
@@ -19,6 +21,7 @@ export function subscriptionSettingsFrom(config: Config, taskQueue: string): Sub
         billingRunGrace: `${config.SUBSCRIPTION_RUN_GRACE_MINUTES} minutes`,
       }),
     },
+    ...(config.STEPS_AS_QUEUED_ACTIVITIES && { queuedSteps: true }),
   };
 }
 

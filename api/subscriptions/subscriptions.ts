@@ -67,14 +67,12 @@ export interface NewSubscriptionRequest {
   };
 }
 
-export async function createSubscription(
-  deps: SubscriptionDeps,
-  input: NewSubscriptionRequest & { principal: Principal; create?: CreateRequest },
-) {
-  const { db, temporal, settings } = deps;
+export const subscriptionWorkflowInput = (
+  settings: SubscriptionSettings,
+  input: Pick<NewSubscriptionRequest, 'subscriptionId' | 'amount' | 'subscriptionInfo'>,
+): SubscriptionInput => {
   const info = input.subscriptionInfo;
-  const workflowId = subscriptionWorkflowId(input.subscriptionId);
-  const workflowInput: SubscriptionInput = {
+  return {
     subscriptionId: input.subscriptionId,
     type: info.type,
     recurringAmount: info.recurringAmount,
@@ -83,7 +81,18 @@ export async function createSubscription(
     ...(info.nextPaymentDate ? { nextPaymentDate: info.nextPaymentDate } : {}),
     ...(info.expiryDate ? { expiryDate: info.expiryDate } : {}),
     timing: settings.timing,
+    ...(settings.queuedSteps && { queuedSteps: true as const }),
   };
+};
+
+export async function createSubscription(
+  deps: SubscriptionDeps,
+  input: NewSubscriptionRequest & { principal: Principal; create?: CreateRequest },
+) {
+  const { db, temporal, settings } = deps;
+  const info = input.subscriptionInfo;
+  const workflowId = subscriptionWorkflowId(input.subscriptionId);
+  const workflowInput = subscriptionWorkflowInput(settings, input);
   // The workflow asks the gateway for the customer's links; the answer carries them once they are recorded.
   const deadline = Date.now() + (settings.linksWaitMs ?? 15_000);
   let answered = false;

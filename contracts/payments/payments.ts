@@ -78,6 +78,11 @@ export interface PaymentInput {
   /** POS only: the scanned code, sent RSA-encrypted by the gateway client; never stored in a table. */
   paymentCode?: string;
   timing: PaymentTiming;
+  /**
+   * Benchmark comparison only (STEPS_AS_QUEUED_ACTIVITIES): the create and the result's write run as queued
+   * activities, the design before they ran in the workflow task that decides them. Absent in production.
+   */
+  queuedSteps?: true;
 }
 
 /** What a notification (or api/query, or a POS answer) says about the payment. */

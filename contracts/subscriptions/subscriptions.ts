@@ -165,6 +165,12 @@ export interface SubscriptionInput {
   timing: SubscriptionTiming;
   /** Set by continue-as-new. */
   state?: SubscriptionState;
+  /**
+   * Benchmark comparison only (STEPS_AS_QUEUED_ACTIVITIES): the onboarding's calls and records, the
+   * authorization's checks, the hand-over and the reading of the run's word run as queued activities, the
+   * design before they ran in the workflow task that decides them. Absent in production.
+   */
+  queuedSteps?: true;
 }
 
 export interface SubscriptionView {

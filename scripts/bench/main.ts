@@ -52,12 +52,20 @@ const suites: Record<string, Bench> = {
  */
 const previousDesigns: Record<string, { switches: Record<string, string>; what: string }> = {
   payments: {
-    switches: { PAYMENT_ANSWER_BY_POLLING: 'true' },
-    what: 'the create call reads the record every 50 ms (PAYMENT_ANSWER_BY_POLLING)',
+    switches: { PAYMENT_ANSWER_BY_POLLING: 'true', STEPS_AS_QUEUED_ACTIVITIES: 'true' },
+    what: 'the create call reads the record every 50 ms (PAYMENT_ANSWER_BY_POLLING); the create and the result are queued activities (STEPS_AS_QUEUED_ACTIVITIES)',
+  },
+  disbursements: {
+    switches: { STEPS_AS_QUEUED_ACTIVITIES: 'true' },
+    what: "the payout (check, balance, pay) is a queued activity on disbursement.pay's queue, not made in the first workflow task (STEPS_AS_QUEUED_ACTIVITIES)",
+  },
+  subscriptions: {
+    switches: { STEPS_AS_QUEUED_ACTIVITIES: 'true' },
+    what: "the onboarding's calls and records, the hand-over and the reading of the run's word are queued activities (STEPS_AS_QUEUED_ACTIVITIES)",
   },
   'billing-day': {
-    switches: { SUBSCRIPTION_BILLING_PATH: 'self' },
-    what: 'each subscription charges itself, no billing run (SUBSCRIPTION_BILLING_PATH=self)',
+    switches: { SUBSCRIPTION_BILLING_PATH: 'self', STEPS_AS_QUEUED_ACTIVITIES: 'true' },
+    what: 'each subscription charges itself, no billing run (SUBSCRIPTION_BILLING_PATH=self), its onboarding in queued activities (STEPS_AS_QUEUED_ACTIVITIES)',
   },
   'active-billing-day': {
     switches: { BILLING_RUN_SIGNALS_SUCCESS: 'true' },

@@ -13,6 +13,7 @@ import {
   type PaymentStatus,
 } from '../../contracts/payments';
 import { payment } from '../../workflows/payments/payment';
+import { activityTypeOf, isLocalActivity } from '../../platform/local-activity-markers';
 import { captureHistory } from '../support/history-capture';
 import { eventually } from '../support/wait';
 import {
@@ -229,6 +230,37 @@ describe('payment: waiting for the outcome', () => {
     expect(run.calls('queryPayment')).toHaveLength(1);
     expect(run.inputs('recordPaymentResult')[0]!.notice.source).toBe('ipn');
     await captureHistory(h.env.client, run.workflowId, 'notified-while-asking');
+  });
+});
+
+describe('payment: where its steps run', () => {
+  /** How each create and result write ran: in the workflow task (local) or as a queued activity. */
+  async function stepsOf(run: Run<typeof payment>) {
+    const { events } = await run.handle.fetchHistory();
+    return (events ?? []).flatMap((event) => {
+      const type = activityTypeOf(event);
+      return type ? [`${type} ${isLocalActivity(event) ? 'local' : 'queued'}`] : [];
+    });
+  }
+
+  async function paidRun(options: Partial<PaymentInput>) {
+    const run = await pay({ createPayment: awaitingCustomer }, options);
+    await eventually(async () =>
+      expect(await run.handle.query(paymentStatusQuery)).toBe('awaiting_customer'),
+    );
+    await run.handle.signal(paymentResultSignal, ipn(0));
+    expect(await run.result()).toMatchObject({ status: 'succeeded', resultCode: 0 });
+    return run;
+  }
+
+  it('the create and the result are written in the workflow tasks that decide them', async () => {
+    expect(await stepsOf(await paidRun({}))).toEqual(['createPayment local', 'recordPaymentResult local']);
+  });
+
+  it('queuedSteps (STEPS_AS_QUEUED_ACTIVITIES, the benchmark comparison): both are queued activities, as before', async () => {
+    const run = await paidRun({ queuedSteps: true });
+    expect(await stepsOf(run)).toEqual(['createPayment queued', 'recordPaymentResult queued']);
+    expect(statusesOf(run)).toEqual(['succeeded']);
   });
 });
 

@@ -16,6 +16,7 @@ import {
   reactivationSignal,
   SUBSCRIPTION_REFUSED,
   subscriptionViewQuery,
+  type SubscriptionInput,
 } from '../../contracts/subscriptions';
 import { eventually } from '../support/wait';
 import {
@@ -36,7 +37,7 @@ import {
 } from './subscription-fixtures';
 import { captureHistory } from '../support/history-capture';
 import { activityTypeOf, isLocalActivity } from '../../platform/local-activity-markers';
-import { inTurn, losingFirst, refusal, useWorkflowHarness } from '../support/workflow-harness';
+import { inTurn, losingFirst, ok, refusal, useWorkflowHarness } from '../support/workflow-harness';
 
 const h = useWorkflowHarness();
 
@@ -174,6 +175,68 @@ describe('subscription: authorization', () => {
       status: 'not_authorized',
       statusReason: 'subscription/create failed: 2001 answer 2001',
     });
+  });
+});
+
+describe('subscription: where its steps run', () => {
+  /** Each step up to the cycle's own charge: in the workflow task that decided it (local), or queued. */
+  async function stepsBeforeTheCharge(run: Sub) {
+    const { events } = await run.handle.fetchHistory();
+    const steps = (events ?? []).flatMap((event) => {
+      const type = activityTypeOf(event);
+      return type ? [{ type, where: isLocalActivity(event) ? 'local' : 'queued' }] : [];
+    });
+    return steps.slice(
+      0,
+      steps.findIndex((step) => step.type === 'chargeSubscriptionCycle'),
+    );
+  }
+
+  /** Handed to the billing run, which does not charge it: the workflow reads that at its grace and charges. */
+  async function handedAndChargedByItself(input: Partial<SubscriptionInput>) {
+    const { run, due } = await active(
+      { handOverCycle: ok, settleHandedCycle: async () => undefined },
+      { timing: { ...timing, billingRunGrace: '2 hours' }, ...input },
+      2,
+    );
+    await skipTo(instantOf(due(1), 9) + 120 * MINUTE);
+    await eventually(() => expect(run.calls('chargeSubscriptionCycle')).toHaveLength(1), {
+      between: () => h.skip(MINUTE),
+    });
+    return stepsBeforeTheCharge(run);
+  }
+
+  const onboardingAndHandOver = [
+    'startSubscriptionAuthorization',
+    'activateSubscription',
+    'handOverCycle',
+    'settleHandedCycle',
+  ];
+
+  it("the onboarding, the hand-over and the reading of the run's word run in the workflow tasks that decide them", async () => {
+    const steps = await handedAndChargedByItself({});
+    expect(steps.map((step) => step.type)).toEqual(expect.arrayContaining(onboardingAndHandOver));
+    expect(new Set(steps.map((step) => step.where))).toEqual(new Set(['local']));
+  });
+
+  it('queuedSteps (STEPS_AS_QUEUED_ACTIVITIES, the benchmark comparison): every one of them is a queued activity, as before', async () => {
+    const steps = await handedAndChargedByItself({ queuedSteps: true });
+    expect(steps.map((step) => step.type)).toEqual(expect.arrayContaining(onboardingAndHandOver));
+    expect(new Set(steps.map((step) => step.where))).toEqual(new Set(['queued']));
+  });
+
+  it('queuedSteps: an authorization found by checking (no notification) is checked by a queued activity too', async () => {
+    const { run } = await subscribe(
+      { checkSubscriptionAuthorization: async () => ({ ...answer(0), transId: 'tq' }) },
+      { queuedSteps: true },
+      1,
+    );
+    await eventually(() => expect(statuses(run)).toContain('active'), { between: () => h.skip(MINUTE) });
+    const { events } = await run.handle.fetchHistory();
+    const checks = (events ?? []).filter(
+      (event) => activityTypeOf(event) === 'checkSubscriptionAuthorization',
+    );
+    expect(checks.map((event) => (isLocalActivity(event) ? 'local' : 'queued'))).toEqual(['queued']);
   });
 });
 

@@ -7,6 +7,8 @@ import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { rateLimitSettingsFrom } from '../../api/http/rate-limit-settings';
 import { apiSettingsFrom } from '../../api/settings';
+import { paymentWorkflowInput } from '../../api/payments/payments';
+import { subscriptionWorkflowInput } from '../../api/subscriptions/subscriptions';
 import { checkDecisionProof } from '../../activities/shared/decision-proofs';
 import { buildActivities, cachedWorkflowsFor, workerTuningOf } from '../../workers/build';
 import { testCodecKeyring } from '../support/temporal';
@@ -52,6 +54,7 @@ const PROOFS: Record<keyof Config, string> = {
   REMITTANCE_IPN_TIMEOUT_SECONDS: 'test/unit/settings-wiring.test.ts',
   PAYMENT_RESULT_WAIT_HOURS: 'test/unit/settings-wiring.test.ts',
   PAYMENT_ANSWER_BY_POLLING: 'test/unit/settings-wiring.test.ts',
+  STEPS_AS_QUEUED_ACTIVITIES: 'test/unit/settings-wiring.test.ts',
   BILLING_RUN_SIGNALS_SUCCESS: 'test/subscriptions/billing-run-signals-success.test.ts',
   BILLING_RUN_PARALLEL_CHUNKS: 'test/subscriptions/billing-run-parallel-chunks.test.ts',
   PAYOUT_GATEWAY_ATTEMPT_SECONDS: 'test/unit/settings-wiring.test.ts',
@@ -257,6 +260,40 @@ describe('every setting reaches its process', () => {
     expect(settingsWith('true')).toBe('polling');
     expect(settingsWith('false')).toBeUndefined();
     expect(settingsWith()).toBeUndefined();
+  });
+
+  it('STEPS_AS_QUEUED_ACTIVITIES has new payments, disbursements and subscriptions queue the steps now made in their workflow tasks, for the benchmark (the workflows: test/payments/payment.workflow.test.ts, test/subscriptions/subscription.workflow.test.ts, test/payouts/disbursement.workflow.test.ts)', () => {
+    const settingsWith = (value?: string) =>
+      apiSettingsFrom(
+        loadConfig({
+          CUSTOMER_KEY_SECRET: 'a'.repeat(32),
+          DECISION_SIGNING_KEY: 'd'.repeat(32),
+          ...(value !== undefined && { STEPS_AS_QUEUED_ACTIVITIES: value }),
+        }),
+      );
+    const payment = { paymentId: 'p1', requestType: 'captureWallet' as const, autoCapture: true };
+    const subscription = {
+      subscriptionId: 's1',
+      amount: 0,
+      subscriptionInfo: {
+        name: 'n',
+        type: 'FIXED' as const,
+        recurringAmount: 50_000,
+        frequency: 'MONTHLY' as const,
+      },
+    };
+    const queued = settingsWith('true');
+    expect(paymentWorkflowInput(queued.payments, payment).queuedSteps).toBe(true);
+    expect(subscriptionWorkflowInput(queued.subscriptions, subscription).queuedSteps).toBe(true);
+    expect(queued.payouts.disbursement.inWorkflowTask).toBe(false);
+    for (const settings of [settingsWith('false'), settingsWith()]) {
+      expect(paymentWorkflowInput(settings.payments, payment)).not.toHaveProperty('queuedSteps');
+      expect(subscriptionWorkflowInput(settings.subscriptions, subscription)).not.toHaveProperty(
+        'queuedSteps',
+      );
+      expect(settings.payouts.disbursement.inWorkflowTask).toBe(true);
+    }
+    expect(() => settingsWith('yes')).toThrow(/STEPS_AS_QUEUED_ACTIVITIES: true or false/);
   });
 
   it('rate limits are built from the configuration (the behaviour: test/api/rate-limits.test.ts)', () => {

@@ -58,14 +58,14 @@ export async function payment(input: PaymentInput): Promise<PaymentResult> {
     return afterDecision(run, await record(run, await completedAtOnce(run, created.notice)));
   const heard = await hearResult(run);
   if (heard.decided !== undefined)
-    return afterDecision(run, await record(run, heard.decided, resultRecords()));
+    return afterDecision(run, await record(run, heard.decided, resultRecords(run)));
   const expired = await expire(run, heard.lastAsked);
   // The order may still be payable: a customer who pays after payrun stopped waiting is heard (the
   // notification, or the query), and recorded, for ASK_AFTER_ATTENTION.for. Runs from before ended here.
   if (!patched('payment-hears-late-results')) return expired;
   const late = await hearLateResult(run);
   if (late === undefined) return expired;
-  return afterDecision(run, await record(run, late, resultRecords()));
+  return afterDecision(run, await record(run, late, resultRecords(run)));
 }
 
 /**
@@ -75,7 +75,7 @@ export async function payment(input: PaymentInput): Promise<PaymentResult> {
  */
 async function create(run: Run) {
   const request = { paymentId: run.id, paymentCode: run.input.paymentCode };
-  if (patched('payment-create-in-first-task'))
+  if (!run.input.queuedSteps && patched('payment-create-in-first-task'))
     return gatewayLocallyOf<PaymentActivities>(run.timing.gatewayAttemptTimeout).createPayment(request);
   return run.gateway.createPayment(request);
 }
@@ -289,7 +289,8 @@ async function record(run: Run, notice: PaymentNotice, writer = records): Promis
  * meanwhile has the server refuse that completion; the fault matrix's POS cells (answer lost, hang) then
  * answered the create 500.
  */
-const resultRecords = () => (patched('payment-result-in-workflow-task') ? recordsInTask : records);
+const resultRecords = (run: Run) =>
+  !run.input.queuedSteps && patched('payment-result-in-workflow-task') ? recordsInTask : records;
 
 const hold = (run: Run) => run.timing.authorizationHold ?? '7 days';
 

@@ -91,7 +91,7 @@ async function billSubscription(input: SubscriptionInput): Promise<SubscriptionV
     // The onboarding's gateway calls and the activation's records run in the workflow task that decides
     // them (local activities): two workflow tasks and three queued activities fewer per subscription.
     // Runs that began authorizing before the patch replay with queued activities.
-    run.onboardInTasks = patched('onboarding-in-workflow-tasks');
+    run.onboardInTasks = !input.queuedSteps && patched('onboarding-in-workflow-tasks');
     const authorization = await authorize(run);
     if (!authorization || !(await activate(run, authorization))) return view(run);
   }
@@ -484,7 +484,7 @@ async function customersAnswer(run: Run): Promise<AuthorizationResult> {
  * locally from then on.
  */
 const checkingGateway = (run: Run): Gateway =>
-  patched('authorization-check-in-workflow-task')
+  !run.input.queuedSteps && patched('authorization-check-in-workflow-task')
     ? gatewayLocallyOf<SubscriptionActivities>(run.timing.gatewayAttemptTimeout)
     : run.gateway;
 
@@ -818,7 +818,8 @@ const handable = ({ input, state }: Run) =>
  * claimed), so a task lost with its worker writes it again harmlessly. Runs that handed a cycle over
  * before the patch replay with the queued write.
  */
-const handOverRecords = () => (patched('hand-over-in-workflow-task') ? recordsInTask : records);
+const handOverRecords = (run: Run) =>
+  !run.input.queuedSteps && patched('hand-over-in-workflow-task') ? recordsInTask : records;
 
 /**
  * The cycle handed to the day's billing run, and its word on the first attempt waited for (one signal);
@@ -840,7 +841,7 @@ async function leaveToBillingRun(
     return undefined;
   }
   if (state.handedCycle !== cycle) {
-    await handOverRecords().handOverCycle({
+    await handOverRecords(run).handOverCycle({
       subscriptionId: run.id,
       cycle,
       amount: state.authorizedAmount ?? run.input.recurringAmount,
@@ -875,7 +876,8 @@ async function settleWithRun(run: Run, cycle: number): Promise<BillingRunCharge 
   // Read in the task the grace timer wakes, as a local activity (patch run-word-read-in-workflow-task): the
   // cycle then costs the workflow one task after its window, not two. Repeatable: it reads the row, and
   // otherwise takes the hand-over back, which a second time changes nothing.
-  const reader = patched('run-word-read-in-workflow-task') ? recordsInTask : records;
+  const reader =
+    !run.input.queuedSteps && patched('run-word-read-in-workflow-task') ? recordsInTask : records;
   const notice = await reader.settleHandedCycle({ subscriptionId: run.id, cycle });
   run.successReadLate = notice !== undefined;
   return notice;
