@@ -33,7 +33,7 @@ export const ipnsRelayed = new Counter({
   name: 'payrun_ipn_relayed_total',
   help:
     'Stored notifications the relay took from the inbox, by kind and outcome (signalled; workflow_gone: ' +
-    'finished, counted as delivered; failed: tried again after the relay interval; unlocated: after the lease)',
+    'finished or its record final, counted as delivered; failed: tried again after the relay interval; unlocated: after the lease)',
   labelNames: ['kind', 'outcome'] as const,
   registers: [metricsRegistry],
 });

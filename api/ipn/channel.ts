@@ -55,6 +55,13 @@ export interface Located {
    * stopped waiting). Records move forward only, so news that changes nothing is a no-op.
    */
   afterFinish?(notice: Notice): Promise<void>;
+  /**
+   * payrun's record says the workflow is done with the order: it returns as soon as it records this, so a
+   * signal would find it gone (or, landing before its last task completes, only cost it another task).
+   * The notice goes where a finished workflow's goes (`afterFinish`), without a call to Temporal. Set only
+   * where the workflow's code bears this out for every status it covers.
+   */
+  finished?: boolean;
 }
 
 export interface NotificationChannel {

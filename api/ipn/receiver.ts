@@ -92,6 +92,13 @@ export async function deliver(
     await delivery.record(notice);
     return 'signalled';
   }
+  const about = { kind: notice.kind, orderId: notice.orderId, workflowId: target.workflowId };
+  if (target.finished) {
+    await target.afterFinish?.(notice);
+    // The usual end of a disbursement's notification (its result came with the pay call): not news.
+    log.debug(about, 'Notification for an order whose record is final: its news recorded, delivered');
+    return 'workflow_gone';
+  }
   try {
     await temporal.workflow
       .getHandle(target.workflowId)
@@ -100,10 +107,7 @@ export async function deliver(
   } catch (error) {
     if ((error as Error).name !== 'WorkflowNotFoundError') throw error;
     await target.afterFinish?.(notice);
-    log.info(
-      { kind: notice.kind, orderId: notice.orderId, workflowId: target.workflowId },
-      'Notification for a workflow that has finished: its news recorded, delivered',
-    );
+    log.info(about, 'Notification for a workflow that has finished: its news recorded, delivered');
     return 'workflow_gone';
   }
 }

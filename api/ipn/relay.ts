@@ -166,8 +166,9 @@ export function createNotificationRelay(deps: RelayDependencies): NotificationRe
       return 'failed';
     }
     const waitedMs = Date.now() - row.received_at.getTime();
-    // Every notification passes here: only the unusual is worth an info line.
-    (outcome === 'workflow_gone' || waitedMs > settings.claimLeaseSeconds * 1000 ? log.info : log.debug).call(
+    // Every notification passes here: only the unusual is worth an info line (a finished workflow has
+    // deliver's own).
+    (waitedMs > settings.claimLeaseSeconds * 1000 ? log.info : log.debug).call(
       log,
       { ...about, waitedSeconds: Math.round(waitedMs / 1000), outcome },
       'Relayed a stored notification',

@@ -2,7 +2,11 @@ import { outcomeOf } from '../../gateway';
 import { findDisbursementByOrderId } from '../../db/payouts/disbursements';
 import { findBatchByOrderId } from '../../db/payouts/runs';
 import { ipnPaths } from '../../platform/ipn-paths';
-import { batchNotificationSignal, disbursementResultSignal } from '../../contracts/payouts';
+import {
+  batchNotificationSignal,
+  disbursementResultSignal,
+  isFinalDisbursementStatus,
+} from '../../contracts/payouts';
 import { resultOf, sends, type NotificationChannel } from '../ipn/channel';
 
 /** The gateway's batch notifications: creation validated (batch created), then the payment result. */
@@ -36,6 +40,9 @@ export const disbursementNotifications: NotificationChannel = {
       workflowId: row.workflow_id,
       expectedAmount: Number(row.amount),
       delivery: sends(disbursementResultSignal, resultOf),
+      // Its workflow returns once it records a final status (workflows/payouts/disbursement.ts), which
+      // with a result in pay's answer is before the gateway's notification of it arrives.
+      finished: isFinalDisbursementStatus(row.status),
     };
   },
 };

@@ -39,6 +39,10 @@ const TRANSITIONS: Readonly<Record<DisbursementStatus, readonly DisbursementStat
   expired: [],
 };
 
+/** A status nothing follows (a record's `queued` is before any): the workflow returns once it records one. */
+export const isFinalDisbursementStatus = (status: DisbursementStatus | 'queued'): boolean =>
+  status !== 'queued' && TRANSITIONS[status]?.length === 0;
+
 /** The next status, or an error naming the forbidden move. */
 export function disbursementTransition(from: DisbursementStatus, to: DisbursementStatus): DisbursementStatus {
   if (from !== to && !TRANSITIONS[from].includes(to))

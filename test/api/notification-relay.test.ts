@@ -269,7 +269,26 @@ describe('rows the relay finds', () => {
     expect(row.signalled_at).not.toBeNull();
     const said = logLines.slice(before).map((line) => JSON.parse(line) as Record<string, unknown>);
     expect(said).toContainEqual(
-      expect.objectContaining({ orderId: order!.orderId, outcome: 'workflow_gone' }),
+      expect.objectContaining({
+        orderId: order!.orderId,
+        msg: expect.stringContaining('a workflow that has finished'),
+      }),
     );
+  });
+
+  it('delivers the result of a disbursement whose record is final without signalling its workflow', async () => {
+    const [order] = await abandoned(1);
+    // As when pay's own answer was final: the workflow recorded it and returns in that same task.
+    await scratch.db('disbursements').where({ order_id: order!.orderId }).update({ status: 'succeeded' });
+    expect(await anotherApiProcess().sweep()).toEqual({
+      signalled: 0,
+      workflow_gone: 1,
+      failed: 0,
+      unlocated: 0,
+    });
+    const [row] = await scratch.db('ipn_notifications').where({ order_id: order!.orderId });
+    expect(row.signalled_at).not.toBeNull();
+    // The workflow (still listening here) was not called: no signal in its history.
+    expect(await signalsOf(order!.workflowId)).toBe(0);
   });
 });

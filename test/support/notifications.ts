@@ -20,7 +20,8 @@ export async function listeningDisbursement(db: Db, temporal: Client, amount = 5
       request_type: 'disburseToWallet',
       amount,
       receiver_label: 'wallet ****5678',
-      status: 'awaiting_result',
+      // Waiting for the gateway's result, as a payout answered 7000 is.
+      status: 'pending',
     }),
   );
   await temporal.workflow.start('disbursement', {
