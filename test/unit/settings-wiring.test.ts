@@ -20,6 +20,16 @@ import { configSchema, loadConfig, type Config } from '../../platform/config';
  */
 const CLUSTER = 'scripts/cluster/environment.ts';
 
+/** The API's settings with the keys it requires and one variable set (or left unset). */
+const apiSettingsWith = (name: keyof Config, value?: string) =>
+  apiSettingsFrom(
+    loadConfig({
+      CUSTOMER_KEY_SECRET: 'a'.repeat(32),
+      DECISION_SIGNING_KEY: 'd'.repeat(32),
+      ...(value !== undefined && { [name]: value }),
+    }),
+  );
+
 const PROOFS: Record<keyof Config, string> = {
   DATABASE_URL: CLUSTER,
   PAYRUN_DATA_DIR: 'test/e2e/dev-stack.test.ts',
@@ -250,27 +260,14 @@ describe('every setting reaches its process', () => {
 
   it('PAYMENT_ANSWER_BY_POLLING selects the old wait of a payment create, for the benchmark (the behaviour: test/payments/create-answer.test.ts)', () => {
     const settingsWith = (value?: string) =>
-      apiSettingsFrom(
-        loadConfig({
-          CUSTOMER_KEY_SECRET: 'a'.repeat(32),
-          DECISION_SIGNING_KEY: 'd'.repeat(32),
-          ...(value !== undefined && { PAYMENT_ANSWER_BY_POLLING: value }),
-        }),
-      ).payments.answerBy;
+      apiSettingsWith('PAYMENT_ANSWER_BY_POLLING', value).payments.answerBy;
     expect(settingsWith('true')).toBe('polling');
     expect(settingsWith('false')).toBeUndefined();
     expect(settingsWith()).toBeUndefined();
   });
 
   it('STEPS_AS_QUEUED_ACTIVITIES has new payments, disbursements and subscriptions queue the steps now made in their workflow tasks, for the benchmark (the workflows: test/payments/payment.workflow.test.ts, test/subscriptions/subscription.workflow.test.ts, test/payouts/disbursement.workflow.test.ts)', () => {
-    const settingsWith = (value?: string) =>
-      apiSettingsFrom(
-        loadConfig({
-          CUSTOMER_KEY_SECRET: 'a'.repeat(32),
-          DECISION_SIGNING_KEY: 'd'.repeat(32),
-          ...(value !== undefined && { STEPS_AS_QUEUED_ACTIVITIES: value }),
-        }),
-      );
+    const settingsWith = (value?: string) => apiSettingsWith('STEPS_AS_QUEUED_ACTIVITIES', value);
     const payment = { paymentId: 'p1', requestType: 'captureWallet' as const, autoCapture: true };
     const subscription = {
       subscriptionId: 's1',
