@@ -38,6 +38,15 @@ export const ipnsRelayed = new Counter({
   registers: [metricsRegistry],
 });
 
+export const ipnsDisagreeing = new Counter({
+  name: 'payrun_ipn_disagreeing_total',
+  help:
+    "Notifications whose result contradicts the order's final record (paid against not paid), by kind: " +
+    'the record is kept and a warning logged; each needs an operator',
+  labelNames: ['kind'] as const,
+  registers: [metricsRegistry],
+});
+
 export const oldestUnsignalledIpn = new Gauge({
   name: 'payrun_ipn_oldest_unsignalled_seconds',
   help: 'Age of the oldest stored notification not signalled yet, as of the relay’s last sweep (0: none)',

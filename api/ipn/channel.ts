@@ -62,6 +62,11 @@ export interface Located {
    * where the workflow's code bears this out for every status it covers.
    */
   finished?: boolean;
+  /**
+   * With `finished`: how the notice contradicts the final record about the money (paid against not paid),
+   * or undefined when it does not. The record stands; the contradiction is a warning for an operator.
+   */
+  disagreement?(notice: Notice): string | undefined;
 }
 
 export interface NotificationChannel {

@@ -38,7 +38,7 @@ import {
 import type { Db } from '../../db/shared/knex';
 import { storableJson } from '../../db/shared/storable-text';
 import type { Logger } from '../../platform/logger';
-import { ipnsReceived } from '../../platform/metrics';
+import { ipnsDisagreeing, ipnsReceived } from '../../platform/metrics';
 import { ApiError } from '../http/errors';
 import type { RateLimits } from '../http/rate-limits';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../http/json-depth';
@@ -95,8 +95,18 @@ export async function deliver(
   const about = { kind: notice.kind, orderId: notice.orderId, workflowId: target.workflowId };
   if (target.finished) {
     await target.afterFinish?.(notice);
-    // The usual end of a disbursement's notification (its result came with the pay call): not news.
-    log.debug(about, 'Notification for an order whose record is final: its news recorded, delivered');
+    const disagreement = target.disagreement?.(notice);
+    if (disagreement) {
+      ipnsDisagreeing.inc({ kind: notice.kind });
+      log.warn(
+        { ...about, resultCode: notice.resultCode, transId: notice.transId },
+        `A notification contradicts the order's final record: ${disagreement}. The record is kept; ` +
+          "check the order with the gateway (its query) and the stored notification's signed fields",
+      );
+    } else {
+      // The usual end of a disbursement's notification (its result came with the pay call): not news.
+      log.debug(about, 'Notification for an order whose record is final: its news recorded, delivered');
+    }
     return 'workflow_gone';
   }
   try {

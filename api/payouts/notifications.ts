@@ -1,4 +1,4 @@
-import { outcomeOf } from '../../gateway';
+import { isUndecided, outcomeOf } from '../../gateway';
 import { findDisbursementByOrderId } from '../../db/payouts/disbursements';
 import { findBatchByOrderId } from '../../db/payouts/runs';
 import { ipnPaths } from '../../platform/ipn-paths';
@@ -43,6 +43,14 @@ export const disbursementNotifications: NotificationChannel = {
       // Its workflow returns once it records a final status (workflows/payouts/disbursement.ts), which
       // with a result in pay's answer is before the gateway's notification of it arrives.
       finished: isFinalDisbursementStatus(row.status),
+      disagreement: ({ resultCode }) => {
+        const said = outcomeOf(resultCode);
+        if (row.status === 'succeeded' && said !== 'succeeded' && !isUndecided(said))
+          return `recorded succeeded, the gateway notifies ${resultCode} (not paid)`;
+        if (row.status !== 'succeeded' && said === 'succeeded')
+          return `recorded ${row.status} (nothing paid), the gateway notifies 0 (paid)`;
+        return undefined;
+      },
     };
   },
 };

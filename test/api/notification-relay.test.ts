@@ -15,6 +15,7 @@
  * the relay signals) is test/api/notification-inbox.test.ts.
  */
 import { randomUUID } from 'node:crypto';
+import { codeOf } from '../../gateway';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
@@ -202,8 +203,8 @@ describe('rows the relay finds', () => {
   };
 
   /** Posts the gateway's signed result for the order to an API process; a dead one never answers. */
-  function notify(api: RunningApi, orderId: string) {
-    const body = payoutResult(orderId);
+  function notify(api: RunningApi, orderId: string, fields: Record<string, unknown> = {}) {
+    const body = payoutResult(orderId, fields);
     return fetch(`${api.baseUrl}${ipnPaths.disbursement}`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -213,9 +214,9 @@ describe('rows the relay finds', () => {
   }
 
   /** Notifications stored and claimed by the dead process, whose claims have lapsed. */
-  async function abandoned(count: number) {
+  async function abandoned(count: number, fields: Record<string, unknown> = {}) {
     const orders = await Promise.all(Array.from({ length: count }, () => listening()));
-    await Promise.all(orders.map(({ orderId }) => notify(dead, orderId)));
+    await Promise.all(orders.map(({ orderId }) => notify(dead, orderId, fields)));
     await eventually(async () => {
       const rows = await scratch
         .db('ipn_notifications')
@@ -276,10 +277,18 @@ describe('rows the relay finds', () => {
     );
   });
 
+  const disagreeing = () => metric('payrun_ipn_disagreeing_total', '{kind="disbursement.result"}');
+  const warningsAbout = (orderId: string, from: number) =>
+    logLines
+      .slice(from)
+      .map((line) => JSON.parse(line) as Record<string, unknown>)
+      .filter((line) => line.orderId === orderId && line.level === 40);
+
   it('delivers the result of a disbursement whose record is final without signalling its workflow', async () => {
     const [order] = await abandoned(1);
     // As when pay's own answer was final: the workflow recorded it and returns in that same task.
     await scratch.db('disbursements').where({ order_id: order!.orderId }).update({ status: 'succeeded' });
+    const [counted, before] = [await disagreeing(), logLines.length];
     expect(await anotherApiProcess().sweep()).toEqual({
       signalled: 0,
       workflow_gone: 1,
@@ -290,5 +299,28 @@ describe('rows the relay finds', () => {
     expect(row.signalled_at).not.toBeNull();
     // The workflow (still listening here) was not called: no signal in its history.
     expect(await signalsOf(order!.workflowId)).toBe(0);
+    // The notification agrees with the record: nothing to warn about.
+    expect(await disagreeing()).toBe(counted);
+    expect(warningsAbout(order!.orderId, before)).toEqual([]);
   });
+
+  it.each([
+    ['succeeded', codeOf('declined'), 'recorded succeeded'],
+    ['failed', 0, 'recorded failed (nothing paid)'],
+  ])(
+    'a notification that contradicts the final record (%s, notified %i) is counted and warned about; the record stands',
+    async (status, resultCode, said) => {
+      const [order] = await abandoned(1, { resultCode });
+      await scratch.db('disbursements').where({ order_id: order!.orderId }).update({ status });
+      const [counted, before] = [await disagreeing(), logLines.length];
+      expect((await anotherApiProcess().sweep()).workflow_gone).toBe(1);
+      expect(await disagreeing()).toBe(counted + 1);
+      expect(warningsAbout(order!.orderId, before)).toEqual([
+        expect.objectContaining({ resultCode, msg: expect.stringContaining(said) }),
+      ]);
+      const [record] = await scratch.db('disbursements').where({ order_id: order!.orderId });
+      expect(record.status).toBe(status);
+      expect(await signalsOf(order!.workflowId)).toBe(0);
+    },
+  );
 });
