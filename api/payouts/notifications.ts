@@ -48,7 +48,7 @@ export const disbursementNotifications: NotificationChannel = {
         if (row.status === 'succeeded' && said !== 'succeeded' && !isUndecided(said))
           return `recorded succeeded, the gateway notifies ${resultCode} (not paid)`;
         if (row.status !== 'succeeded' && said === 'succeeded')
-          return `recorded ${row.status} (nothing paid), the gateway notifies 0 (paid)`;
+          return `recorded ${row.status} (nothing paid), the gateway notifies ${resultCode} (paid)`;
         return undefined;
       },
     };
