@@ -13,7 +13,7 @@ import {
   type PaymentStatus,
 } from '../../contracts/payments';
 import { payment } from '../../workflows/payments/payment';
-import { activityTypeOf, isLocalActivity } from '../../platform/local-activity-markers';
+import { stepsOf } from '../support/history-steps';
 import { captureHistory } from '../support/history-capture';
 import { eventually } from '../support/wait';
 import {
@@ -235,13 +235,8 @@ describe('payment: waiting for the outcome', () => {
 
 describe('payment: where its steps run', () => {
   /** How each create and result write ran: in the workflow task (local) or as a queued activity. */
-  async function stepsOf(run: Run<typeof payment>) {
-    const { events } = await run.handle.fetchHistory();
-    return (events ?? []).flatMap((event) => {
-      const type = activityTypeOf(event);
-      return type ? [`${type} ${isLocalActivity(event) ? 'local' : 'queued'}`] : [];
-    });
-  }
+  const stepsOfRun = async (run: Run<typeof payment>) =>
+    (await stepsOf(run.handle)).map(({ type, where }) => `${type} ${where}`);
 
   async function paidRun(options: Partial<PaymentInput>) {
     const run = await pay({ createPayment: awaitingCustomer }, options);
@@ -254,12 +249,12 @@ describe('payment: where its steps run', () => {
   }
 
   it('the create and the result are written in the workflow tasks that decide them', async () => {
-    expect(await stepsOf(await paidRun({}))).toEqual(['createPayment local', 'recordPaymentResult local']);
+    expect(await stepsOfRun(await paidRun({}))).toEqual(['createPayment local', 'recordPaymentResult local']);
   });
 
   it('queuedSteps (STEPS_AS_QUEUED_ACTIVITIES, the benchmark comparison): both are queued activities, as before', async () => {
     const run = await paidRun({ queuedSteps: true });
-    expect(await stepsOf(run)).toEqual(['createPayment queued', 'recordPaymentResult queued']);
+    expect(await stepsOfRun(run)).toEqual(['createPayment queued', 'recordPaymentResult queued']);
     expect(statusesOf(run)).toEqual(['succeeded']);
   });
 });

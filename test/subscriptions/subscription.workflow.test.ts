@@ -36,7 +36,7 @@ import {
   type Sub,
 } from './subscription-fixtures';
 import { captureHistory } from '../support/history-capture';
-import { activityTypeOf, isLocalActivity } from '../../platform/local-activity-markers';
+import { placesOf, stepsOf } from '../support/history-steps';
 import { inTurn, losingFirst, ok, refusal, useWorkflowHarness } from '../support/workflow-harness';
 
 const h = useWorkflowHarness();
@@ -134,11 +134,7 @@ describe('subscription: authorization', () => {
     expect(run.inputs('activateSubscription')).toEqual([{ subscriptionId, callbackToken: undefined }]);
     // Each check ran in the workflow task its timer woke (patch 'authorization-check-in-workflow-task'):
     // a marker, never a queued activity.
-    const { events } = await run.handle.fetchHistory();
-    const checks = (events ?? []).filter(
-      (event) => activityTypeOf(event) === 'checkSubscriptionAuthorization',
-    );
-    expect(checks.map((event) => (isLocalActivity(event) ? 'local' : 'queued'))).toEqual(['local', 'local']);
+    expect(await placesOf(run.handle, 'checkSubscriptionAuthorization')).toEqual(['local', 'local']);
     if (code === 7002)
       await captureHistory(h.env.client, run.workflowId, 'authorization-checked-in-workflow-task', {
         stillOpen: true,
@@ -181,11 +177,7 @@ describe('subscription: authorization', () => {
 describe('subscription: where its steps run', () => {
   /** Each step up to the cycle's own charge: in the workflow task that decided it (local), or queued. */
   async function stepsBeforeTheCharge(run: Sub) {
-    const { events } = await run.handle.fetchHistory();
-    const steps = (events ?? []).flatMap((event) => {
-      const type = activityTypeOf(event);
-      return type ? [{ type, where: isLocalActivity(event) ? 'local' : 'queued' }] : [];
-    });
+    const steps = await stepsOf(run.handle);
     return steps.slice(
       0,
       steps.findIndex((step) => step.type === 'chargeSubscriptionCycle'),
@@ -232,11 +224,7 @@ describe('subscription: where its steps run', () => {
       1,
     );
     await eventually(() => expect(statuses(run)).toContain('active'), { between: () => h.skip(MINUTE) });
-    const { events } = await run.handle.fetchHistory();
-    const checks = (events ?? []).filter(
-      (event) => activityTypeOf(event) === 'checkSubscriptionAuthorization',
-    );
-    expect(checks.map((event) => (isLocalActivity(event) ? 'local' : 'queued'))).toEqual(['queued']);
+    expect(await placesOf(run.handle, 'checkSubscriptionAuthorization')).toEqual(['queued']);
   });
 });
 
