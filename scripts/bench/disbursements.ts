@@ -16,7 +16,7 @@ import { describeRun, timedInParallel, type Timed } from './load';
 import { peakRssLines } from './process-memory';
 
 const COUNT = Number(process.env.BENCH_DISBURSEMENTS ?? 10_000);
-const IN_FLIGHT = 32;
+const IN_FLIGHT = Number(process.env.BENCH_IN_FLIGHT ?? 32);
 const DONE_WAIT_MS = 30 * 60_000;
 /** Receivers whose last four digits are never a sandbox scenario (1007, 7000, …): every payout can succeed. */
 export const benchWalletOf = (index: number) => `09${String(index).padStart(6, '0')}55`;

@@ -16,7 +16,7 @@ import { describeRun, timedInParallel } from './load';
 import { peakRssLines } from './process-memory';
 
 const COUNT = Number(process.env.BENCH_PAYMENTS ?? 1000);
-const IN_FLIGHT = 32;
+const IN_FLIGHT = Number(process.env.BENCH_IN_FLIGHT ?? 32);
 /** No amount scenario of the sandbox ends in 5000: the customer simply pays. */
 const AMOUNT = 25_000;
 const DONE_WAIT_MS = 120_000;
