@@ -22,6 +22,7 @@ import {
 import { BENCH_TASK_QUEUE, type BenchStack } from './harness';
 import { loadConfig } from '../../platform/config';
 import { peakRssLines } from './process-memory';
+import { post } from './load';
 
 const COUNT = Number(process.env.BENCH_SUBSCRIPTIONS ?? 1000);
 const IN_FLIGHT = 32;
@@ -62,10 +63,9 @@ export async function createSubscriptions(
   const began = performance.now();
   let created = 0;
   await inParallel(ids.length, async (i) => {
-    const response = await fetch(`${stack.apiUrl}/v1/subscriptions`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-      body: JSON.stringify({
+    const response = await post(
+      `${stack.apiUrl}/v1/subscriptions`,
+      JSON.stringify({
         subscriptionId: ids[i],
         partnerClientId: `bench${i}`,
         amount: 0,
@@ -77,8 +77,9 @@ export async function createSubscriptions(
           nextPaymentDate: firstDate,
         },
       }),
-    });
-    if (response.status !== 201) throw new Error(`create ${i}: ${response.status} ${await response.text()}`);
+      { authorization: `Bearer ${key}` },
+    );
+    if (response.status !== 201) throw new Error(`create ${i}: ${response.status} ${response.text}`);
     created += 1;
     if (created % Math.max(1, Math.round(ids.length / 10)) === 0 && created < ids.length) {
       const minutes = (performance.now() - began) / 60_000;

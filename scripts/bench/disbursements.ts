@@ -12,7 +12,7 @@ import type { AddressInfo } from 'node:net';
 import { createGatewayClient } from '../../gateway';
 import { disbursementWorkflowId } from '../../contracts/payouts';
 import type { BenchStack } from './harness';
-import { describeRun, timedInParallel, type Timed } from './load';
+import { describeRun, post, timedInParallel, type Timed } from './load';
 import { peakRssLines } from './process-memory';
 
 const COUNT = Number(process.env.BENCH_DISBURSEMENTS ?? 10_000);
@@ -31,17 +31,16 @@ export async function benchDisbursements(stack: BenchStack): Promise<void> {
 
   const started = performance.now();
   const created = await timedInParallel(COUNT, IN_FLIGHT, async (i) => {
-    const response = await fetch(`${stack.apiUrl}/v1/disbursements`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${stack.makerKey}`, 'content-type': 'application/json' },
-      body: JSON.stringify({
+    const response = await post(
+      `${stack.apiUrl}/v1/disbursements`,
+      JSON.stringify({
         disbursementId: ids[i],
         amount: amountOf(i),
         wallet: { walletId: benchWalletOf(i), walletName: `Receiver ${i}` },
       }),
-    });
-    if (response.status >= 300) throw new Error(`create ${i}: ${response.status} ${await response.text()}`);
-    await response.arrayBuffer();
+      { authorization: `Bearer ${stack.makerKey}` },
+    );
+    if (response.status >= 300) throw new Error(`create ${i}: ${response.status} ${response.text}`);
   });
   const outcomes = await terminalWithin(stack, ids, DONE_WAIT_MS);
   const endToEnd: Timed = { seconds: (performance.now() - started) / 1000, latenciesMs: created.latenciesMs };

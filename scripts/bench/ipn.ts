@@ -24,13 +24,12 @@
  * duration.
  */
 import { randomUUID } from 'node:crypto';
-import http from 'node:http';
 import { buildNotification, parseNotification } from '../../gateway';
 import { ipnPaths } from '../../platform/ipn-paths';
 import { metricsRegistry } from '../../platform/metrics';
 import { paymentWorkflowId } from '../../contracts/payments';
 import type { BenchStack } from './harness';
-import { describeRun, percentile, timedInParallel, type Timed } from './load';
+import { describeRun, percentile, post, timedInParallel, type Timed } from './load';
 import { peakRssLines } from './process-memory';
 
 const COUNT = Number(process.env.BENCH_IPNS ?? 1000);
@@ -74,32 +73,6 @@ interface Sent extends Timed {
   statuses: Map<number | 'error', number>;
 }
 
-/**
- * One POST on a keep-alive connection of node:http, the answer's status. The open loop's client: it shares
- * the machine with payrun, and Node's `fetch` costs several times its CPU per request (a loopback POST and
- * its 204, client and server in one process: 0.21–0.25 ms with `fetch`, 0.04–0.05 ms with this).
- */
-const openLoopAgent = new http.Agent({ keepAlive: true, maxSockets: Infinity });
-function post(url: string, body: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const request = http.request(
-      url,
-      {
-        method: 'POST',
-        agent: openLoopAgent,
-        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
-      },
-      (response) => {
-        response.on('error', reject);
-        response.on('end', () => resolve(response.statusCode ?? 0));
-        response.resume();
-      },
-    );
-    request.on('error', reject);
-    request.end(body);
-  });
-}
-
 /** Open loop: notification i is due at i/rate seconds and sent then, whatever is still unanswered. */
 async function openLoop(url: string, bodies: readonly string[], rate: number): Promise<Sent> {
   const latenciesMs = new Array<number>(bodies.length);
@@ -113,6 +86,7 @@ async function openLoop(url: string, bodies: readonly string[], rate: number): P
     if (wait >= 1) await new Promise((resolve) => setTimeout(resolve, wait));
     inFlight.push(
       post(`${url}${ipnPaths.payment}`, bodies[i]!)
+        .then((answer) => answer.status)
         .then((status) => {
           latenciesMs[i] = performance.now() - due;
           count(status);

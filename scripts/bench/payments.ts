@@ -12,7 +12,7 @@ import { ipnPaths, paymentReturnPath } from '../../platform/ipn-paths';
 import { paymentWorkflowId } from '../../contracts/payments';
 import type { BenchStack } from './harness';
 import type { BenchItems } from './costs';
-import { describeRun, timedInParallel } from './load';
+import { describeRun, post, timedInParallel } from './load';
 import { peakRssLines } from './process-memory';
 
 const COUNT = Number(process.env.BENCH_PAYMENTS ?? 1000);
@@ -30,21 +30,15 @@ export async function benchPayments(stack: BenchStack): Promise<BenchItems> {
 
   const statuses = new Map<number, number>();
   const created = await timedInParallel(COUNT, IN_FLIGHT, async (i) => {
-    const response = await fetch(`${stack.apiUrl}/v1/payments`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${stack.paymentsKey}`, 'content-type': 'application/json' },
-      body: JSON.stringify({
-        paymentId: ids[i],
-        requestType: 'captureWallet',
-        amount: AMOUNT,
-        orderInfo: 'Bench',
-      }),
-    });
+    const response = await post(
+      `${stack.apiUrl}/v1/payments`,
+      JSON.stringify({ paymentId: ids[i], requestType: 'captureWallet', amount: AMOUNT, orderInfo: 'Bench' }),
+      { authorization: `Bearer ${stack.paymentsKey}` },
+    );
     statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
     // 202 (no gateway answer within the create call's wait) is slow, not wrong: counted, not thrown.
     if (response.status !== 201 && response.status !== 202)
-      throw new Error(`create ${i}: ${response.status} ${await response.text()}`);
-    await response.arrayBuffer();
+      throw new Error(`create ${i}: ${response.status} ${response.text}`);
   });
   const answered201 = statuses.get(201) ?? 0;
 

@@ -9,6 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { createApiKey } from '../../db/shared/api-keys';
 import { addDays, dayOfGmt7 } from '../../contracts/subscriptions';
 import type { BenchStack } from './harness';
+import { post } from './load';
 
 const COUNT = Number(process.env.BENCH_SUBSCRIPTIONS ?? 1000);
 
@@ -24,10 +25,9 @@ export async function benchSubscriptions(stack: BenchStack): Promise<void> {
   await Promise.all(
     Array.from({ length: concurrency }, async () => {
       for (let i = next++; i < COUNT; i = next++) {
-        const response = await fetch(`${stack.apiUrl}/v1/subscriptions`, {
-          method: 'POST',
-          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-          body: JSON.stringify({
+        const response = await post(
+          `${stack.apiUrl}/v1/subscriptions`,
+          JSON.stringify({
             subscriptionId: `b${tag}-${i}`,
             partnerClientId: `bench${i}`,
             amount: 0,
@@ -39,9 +39,9 @@ export async function benchSubscriptions(stack: BenchStack): Promise<void> {
               nextPaymentDate: firstDate,
             },
           }),
-        });
-        if (response.status !== 201)
-          throw new Error(`create ${i}: ${response.status} ${await response.text()}`);
+          { authorization: `Bearer ${key}` },
+        );
+        if (response.status !== 201) throw new Error(`create ${i}: ${response.status} ${response.text}`);
       }
     }),
   );
