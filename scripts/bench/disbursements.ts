@@ -20,13 +20,23 @@ const IN_FLIGHT = Number(process.env.BENCH_IN_FLIGHT ?? 32);
 const DONE_WAIT_MS = 30 * 60_000;
 /** Receivers whose last four digits are never a sandbox scenario (1007, 7000, …): every payout can succeed. */
 export const benchWalletOf = (index: number) => `09${String(index).padStart(6, '0')}55`;
+/**
+ * BENCH_PENDING_EVERY=<n>: every n-th receiver's wallet ends in 7000, which the sandbox answers pending and
+ * settles by notification (after its pendingSettleMs): the path a payout takes when the gateway cannot say at
+ * once, exercised under the same load. Unset: every payout is answered at once.
+ */
+const PENDING_EVERY = Number(process.env.BENCH_PENDING_EVERY ?? 0);
+const answeredLater = (index: number) => PENDING_EVERY > 0 && index % PENDING_EVERY === 0;
+const receiverWalletOf = (index: number) =>
+  answeredLater(index) ? `09${String(index % 10_000).padStart(4, '0')}7000` : benchWalletOf(index);
 const amountOf = (index: number) => 10_000 + (index % 90_000);
 
 export async function benchDisbursements(stack: BenchStack): Promise<void> {
   const tag = `d${randomUUID().slice(0, 6)}`;
   const ids = Array.from({ length: COUNT }, (_, i) => `${tag}-${i}`);
   console.log(
-    `disbursements: ${COUNT} single wallet disbursements through the API, ${IN_FLIGHT} created at once`,
+    `disbursements: ${COUNT} single wallet disbursements through the API, ${IN_FLIGHT} created at once` +
+      (PENDING_EVERY > 0 ? `, every ${PENDING_EVERY}th answered pending and settled by notification` : ''),
   );
 
   const started = performance.now();
@@ -36,7 +46,7 @@ export async function benchDisbursements(stack: BenchStack): Promise<void> {
       JSON.stringify({
         disbursementId: ids[i],
         amount: amountOf(i),
-        wallet: { walletId: benchWalletOf(i), walletName: `Receiver ${i}` },
+        wallet: { walletId: receiverWalletOf(i), walletName: `Receiver ${i}` },
       }),
       { authorization: `Bearer ${stack.makerKey}` },
     );
@@ -54,6 +64,11 @@ export async function benchDisbursements(stack: BenchStack): Promise<void> {
   if (succeeded !== COUNT)
     console.log(`  outcomes: ${[...outcomes].map(([status, n]) => `${status} ×${n}`).join(', ')}`);
   console.log(`  ${await recordedLatencies(stack, ids)}`);
+  const later = ids.filter((_, i) => answeredLater(i));
+  if (later.length > 0)
+    console.log(
+      `  of which the ${later.length} answered pending first: ${await recordedLatencies(stack, later)}`,
+    );
   for (const line of await slowestStory(stack, ids)) console.log(line);
   console.log(
     `  floor (checkWallet + balance + pay signed and sent directly with the gateway client, ${IN_FLIGHT} at once): ${describeRun(COUNT, floor, 'payouts')}`,

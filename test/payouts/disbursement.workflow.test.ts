@@ -9,6 +9,7 @@ import {
   type DisbursementInput,
 } from '../../contracts/payouts';
 import { captureHistory } from '../support/history-capture';
+import { placesOf } from '../support/history-steps';
 import { localActivityName } from '../../platform/local-activity-markers';
 import {
   gatewayRejected,
@@ -140,6 +141,41 @@ describe('a pending payout (7000/7002) waits for the notification', () => {
     await run.handle.signal(disbursementResultSignal, { resultCode: 99, message: 'late duplicate' });
     expect(await run.result()).toEqual({ status, resultCode: code, message: 'final' });
     expect(statuses()).toEqual([status]);
+  });
+
+  it.each([
+    [true, 'local', 2],
+    [false, 'queued', 4],
+  ] as const)(
+    'paid in the workflow task: %s; the notified outcome is written %s; %i workflow tasks in all',
+    async (inTask, where, tasks) => {
+      const { run, statuses } = await disburse(
+        wallet,
+        { disburse: pending },
+        inTask ? { disburseInWorkflowTask: true } : {},
+      );
+      await run.reached('disburse');
+      await expect.poll(() => run.handle.query(disbursementStatusQuery)).toBe('pending');
+      await run.handle.signal(disbursementResultSignal, { resultCode: 0, message: 'final', transId: 't9' });
+      expect(await run.result()).toEqual({ status: 'succeeded', resultCode: 0, message: 'final' });
+      expect(statuses()).toEqual(['succeeded']);
+      expect(await placesOf(run.handle, 'recordDisbursement')).toEqual([where]);
+      const events = await run.events();
+      expect(events.filter((kind) => kind === 'workflowTaskCompleted')).toHaveLength(tasks);
+      if (inTask)
+        await captureHistory(h.env.client, run.workflowId, 'pending-result-written-in-workflow-task');
+    },
+  );
+
+  it('paid in the workflow task, no notification and the gateway still pending: needs_attention is written locally too', async () => {
+    const { run, statuses } = await disburse(
+      wallet,
+      { disburse: pending, queryDisbursementResult: async () => ({ state: 'pending' as const }) },
+      { disburseInWorkflowTask: true, ipnTimeout: '1 minute', resultWait: '1 hour' },
+    );
+    expect(await run.result()).toMatchObject({ status: 'needs_attention', resultCode: 7000 });
+    expect(statuses()).toEqual(['needs_attention']);
+    expect(await placesOf(run.handle, 'recordDisbursement')).toEqual(['local']);
   });
 
   it.each([7000, 7002])(
