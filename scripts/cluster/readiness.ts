@@ -59,6 +59,16 @@ function ephemeralLow(): number {
 const chosen = new Set<number>();
 
 /**
+ * Ports the Fetch standard blocks ("bad ports", those above 1023): Node's `fetch` refuses them before
+ * connecting ("bad port"), so a service on one is out of reach of every client that uses it, openid-client
+ * and the tests among them. 10080 is inside the range these helpers choose from.
+ */
+export const FETCH_BLOCKED_PORTS: ReadonlySet<number> = new Set([
+  1719, 1720, 1723, 2049, 3659, 4045, 4190, 5060, 5061, 6000, 6566, 6665, 6666, 6667, 6668, 6669, 6679, 6697,
+  10080,
+]);
+
+/**
  * A port free right now and outside the ephemeral range, so only another listener can take it before
  * it is bound. Ports handed out earlier by this process are not handed out again.
  */
@@ -84,7 +94,7 @@ export async function freePortRunBetween(
   for (let attempt = 0; attempt < 200; attempt++) {
     const base = low + Math.floor(Math.random() * (high - low - count));
     const run = Array.from({ length: count }, (_, i) => base + i);
-    if (run.some((port) => taken.has(port))) continue;
+    if (run.some((port) => taken.has(port) || FETCH_BLOCKED_PORTS.has(port))) continue;
     if ((await Promise.all(run.map((port) => portIsFree(port)))).every(Boolean)) {
       for (const port of run) taken.add(port);
       return run;

@@ -4,7 +4,13 @@
  */
 import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { freePort, freePortRun, portIsFree } from '../../scripts/cluster/readiness';
+import {
+  FETCH_BLOCKED_PORTS,
+  freePort,
+  freePortBetween,
+  freePortRun,
+  portIsFree,
+} from '../../scripts/cluster/readiness';
 
 const [ephemeralLow, ephemeralHigh] = fs
   .readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8')
@@ -20,6 +26,15 @@ describe('free ports', () => {
     expect(ports.filter(ephemeral)).toEqual([]);
     expect(new Set(ports).size).toBe(ports.length);
     for (const port of ports) expect(await portIsFree(port)).toBe(true);
+  });
+
+  it("are never one that fetch refuses (10080 is in the range): a provider there was out of reach, 'bad port'", async () => {
+    expect(await portIsFree(10080)).toBe(true);
+    await expect(freePortBetween(10080, 10081)).rejects.toThrow(/No 1 free consecutive ports/);
+    const refused = (await fetch('http://127.0.0.1:10080/').catch((error: unknown) => error)) as Error;
+    expect((refused.cause as Error | undefined)?.message).toBe('bad port');
+    const near = await freePortBetween(10079, 10082);
+    expect(FETCH_BLOCKED_PORTS.has(near)).toBe(false);
   });
 
   it('come as a consecutive run for workers that serve metrics on base + index, apart from the others', async () => {
