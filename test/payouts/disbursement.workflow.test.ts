@@ -167,6 +167,29 @@ describe('a pending payout (7000/7002) waits for the notification', () => {
     },
   );
 
+  it('paid in the workflow task, a write of the notified outcome that fails is written again, the same, and the payout succeeds once', async () => {
+    let writes = 0;
+    const { run, statuses } = await disburse(
+      wallet,
+      {
+        disburse: pending,
+        recordDisbursement: async () => {
+          if (++writes === 1) throw new Error('the database connection dropped');
+        },
+      },
+      { disburseInWorkflowTask: true },
+    );
+    await run.reached('disburse');
+    await expect.poll(() => run.handle.query(disbursementStatusQuery)).toBe('pending');
+    await run.handle.signal(disbursementResultSignal, { resultCode: 0, message: 'final', transId: 't9' });
+    expect(await run.result()).toEqual({ status: 'succeeded', resultCode: 0, message: 'final' });
+    const [first, second] = run.inputs('recordDisbursement');
+    expect(statuses()).toEqual(['succeeded', 'succeeded']);
+    expect(second).toEqual(first);
+    expect(run.calls('disburse')).toHaveLength(1);
+    expect(await placesOf(run.handle, 'recordDisbursement')).toEqual(['local']);
+  });
+
   it('paid in the workflow task, no notification and the gateway still pending: needs_attention is written locally too', async () => {
     const { run, statuses } = await disburse(
       wallet,
