@@ -7,6 +7,7 @@ import { createPayeeActivities } from './payees/payees';
 import { createBalanceWatchActivities } from './payouts/balance-watch';
 import { createRecurringRunActivities } from './payouts/recurring-runs';
 import { createDisbursementActivities } from './payouts/disbursements';
+import { createDisbursementDeskActivities } from './payouts/disbursement-desk';
 import { createPaymentActivities } from './payments/payments';
 import { createPayoutActivities } from './payouts/batches';
 import { createRemittanceActivities } from './remittances/remittances';
@@ -88,6 +89,11 @@ export function createActivities(deps: ActivityDependencies) {
     ...createDisbursementActivities({
       ...deps,
       disbursementIpnUrl: `${deps.publicBaseUrl}${ipnPaths.disbursement}`,
+    }),
+    ...createDisbursementDeskActivities({
+      ...deps,
+      disbursementIpnUrl: `${deps.publicBaseUrl}${ipnPaths.disbursement}`,
+      keyring: deps.merchantSecrets.keyring,
     }),
     ...createPaymentActivities({
       ...deps,

@@ -8,7 +8,7 @@ import { createCodecRouter } from './codec-router';
 import { consoleRoutes, type ConsoleSettings } from './console/routes';
 import type { Db } from '../db/shared/knex';
 import type { Logger } from '../platform/logger';
-import { CONFIG_DEFAULTS } from '../platform/config';
+import { CONFIG_DEFAULTS, ConfigError } from '../platform/config';
 import { ApiError, errorHandler } from './http/errors';
 import { observeRequests } from './http/observability';
 import { securityHeaders } from './http/security-headers';
@@ -28,6 +28,7 @@ import { payoutScheduleRoutes } from './payouts/schedule-routes';
 import { remittanceNotifications } from './remittances/notifications';
 import { remittanceRoutes } from './remittances/routes';
 import { disbursementRoutes } from './payouts/disbursement-routes';
+import { disbursementDesk, type DisbursementDesk } from './payouts/disbursement-desk';
 import { approvalRoutes } from './approvals/routes';
 import { holdRoutes } from './holds/routes';
 import { reportRoutes } from './reports/routes';
@@ -67,6 +68,11 @@ export interface ApiDependencies extends ApiSettings {
   jsonLimit?: string;
   /** The merchant's credentials: notifications are verified with them. */
   merchant: SigningKeys & { partnerCode: string };
+  /**
+   * The payload codec's keyring: seals what a record holds in a workflow input's stead (a desk payout's
+   * receiver, DISBURSEMENT_DESK). Required when the desk is on; the API refuses to start without it.
+   */
+  keyring?: CodecKeyring;
   /** Serves /codec/decode for the Temporal UI and CLI (and refuses /codec/encode to everyone). */
   codec?: {
     codec: PayloadCodec;
@@ -169,6 +175,26 @@ export function notificationRelay(deps: ApiDependencies): NotificationRelay {
 }
 
 /** Every route the API serves, in one list: mounting, OpenAPI and the access tests all read it. */
+/** The disbursement desk when DISBURSEMENT_DESK is on (api/payouts/disbursement-desk.ts). */
+function deskOf(deps: ApiDependencies): DisbursementDesk | undefined {
+  const { disbursement, taskQueue, timing } = deps.payouts;
+  if (!disbursement.desk) return undefined;
+  if (!deps.keyring)
+    throw new ConfigError(
+      'DISBURSEMENT_DESK: the desk seals receivers with the payload codec keyring, which is not configured',
+    );
+  return disbursementDesk(
+    deps.temporal,
+    taskQueue,
+    {
+      gatewayAttemptTimeout: String(timing.gatewayAttemptTimeout),
+      resultWait: disbursement.resultWait,
+      ipnTimeout: disbursement.ipnTimeout,
+    },
+    deps.keyring,
+  );
+}
+
 export function apiRoutes(deps: ApiDependencies, limits?: RateLimits): AnyRoute[] {
   const routes: AnyRoute[] = [];
   const docs = {
@@ -209,6 +235,7 @@ export function apiRoutes(deps: ApiDependencies, limits?: RateLimits): AnyRoute[
       taskQueue: deps.payouts.taskQueue,
       gatewayAttemptTimeout: String(deps.payouts.timing.gatewayAttemptTimeout),
       ...deps.payouts.disbursement,
+      desk: deskOf(deps),
       approvalPolicies,
     }),
   );

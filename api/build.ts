@@ -67,6 +67,7 @@ function apiDependenciesFrom(config: Config, services: ApiServices): ApiDependen
     temporal: services.temporal,
     logger: services.logger,
     merchant: services.merchant,
+    keyring: services.keyring,
     ...apiSettingsFrom(config),
     rateLimits: rateLimitSettingsFrom(config),
     ...(config.TRUSTED_PROXIES !== undefined && { trustedProxies: config.TRUSTED_PROXIES }),

@@ -164,6 +164,12 @@ export const configSchema = z.object({
   DISBURSEMENT_RESULT_WAIT_HOURS: hours(24).describe(
     'How long a single disbursement waits for its final result before an operator is told (needs_attention; payrun asks on)',
   ),
+  DISBURSEMENT_DESK: optionalText
+    .pipe(z.enum(['true', 'false'], { error: 'true or false' }).optional())
+    .transform((value) => value !== 'false')
+    .describe(
+      'Single disbursements that need no approvers are paid in chunks by one long-lived workflow (the disbursement desk) instead of a workflow each; one the gateway does not settle at once goes on in a workflow of its own. false: a workflow for each, as before. Off while disbursement.pay has a rate limit (docs/payout-runs.md)',
+    ),
   PAYOUT_GATEWAY_ATTEMPT_SECONDS: z.coerce
     .number()
     .int()

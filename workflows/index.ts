@@ -4,6 +4,7 @@ export { payoutRun } from './payouts/payout-run';
 export { payoutBatch } from './payouts/payout-batch';
 export { remittance, remittanceQuote } from './remittances/remittance';
 export { disbursement } from './payouts/disbursement';
+export { disbursementDesk } from './payouts/disbursement-desk';
 export { payment } from './payments/payment';
 export { refund } from './payments/refund';
 export { terminalSettlement } from './payments/terminal-settlement';

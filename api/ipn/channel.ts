@@ -63,6 +63,12 @@ export interface Located {
    */
   finished?: boolean;
   /**
+   * No workflow takes this order's notices yet, but one may (a disbursement the desk is paying, which it hands
+   * to a workflow of its own when the gateway does not settle it at once): the notice stays in the inbox and
+   * is tried again after the relay's interval, by which time the record is final or names that workflow.
+   */
+  notYet?: string;
+  /**
    * With `finished`: how the notice contradicts the final record about the money (paid against not paid),
    * or undefined when it does not. The record stands; the contradiction is a warning for an operator.
    */

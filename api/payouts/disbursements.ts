@@ -5,6 +5,7 @@ import { WorkflowIdReusePolicy } from '@temporalio/common';
 import type { Db } from '../../db/shared/knex';
 import type { ListFilter } from '../../db/shared/list-filter';
 import {
+  disbursementDeskWorkflowId,
   disbursementWorkflowId,
   type DisbursementInput,
   type DisbursementReceiver,
@@ -19,6 +20,8 @@ import { startWorkflow } from '../workflow-starts';
 import { requirementFor } from '../../contracts/approvals';
 import { approvalRequestOf, requestApprovalIn } from '../approvals/approvals';
 import type { ApprovalPolicyReader } from '../approvals/policy-reader';
+import { sealDeskReceiver } from '../../db/payouts/disbursement-desk';
+import type { DisbursementDesk } from './disbursement-desk';
 
 export interface DisbursementDeps {
   db: Db;
@@ -32,6 +35,8 @@ export interface DisbursementDeps {
   inWorkflowTask: boolean;
   /** The approval policy in effect when an item is created (api/approvals/policy-reader.ts). */
   approvalPolicies: ApprovalPolicyReader;
+  /** DISBURSEMENT_DESK: payouts that need no approvers are queued for the desk, not given a workflow each. */
+  desk?: DisbursementDesk;
 }
 
 /** What an operator may see of a receiver: the kind and the last four digits (the masking every list uses). */
@@ -59,6 +64,8 @@ export async function createDisbursement(
   // Read once: the state the record starts in and the requirement recorded with it follow one policy.
   const approvalPolicy = await deps.approvalPolicies.policyAt(new Date());
   const waitsForApprovers = requirementFor(approvalPolicy, 'disbursement', input.amount).approvers > 0;
+  // A payout held for approvers waits in a workflow of its own; the desk takes the rest when it is on.
+  const desk = waitsForApprovers ? undefined : deps.desk;
   await createOrResume({
     // The record, its orderIds and its approval (within the day's caps) together, or none of them.
     insert: () =>
@@ -68,6 +75,11 @@ export async function createDisbursement(
           // The gateway orderId is the merchant's own disbursement id: one id, one payout, ever.
           order_id: input.disbursementId,
           workflow_id: workflowId,
+          // A desk payout's record names the desk until a workflow of its own (workflow_id) takes it over.
+          ...(desk && {
+            desk_id: disbursementDeskWorkflowId(deps.taskQueue),
+            desk_receiver: sealDeskReceiver(input.receiver, desk.keyring, input.disbursementId),
+          }),
           request_type: input.receiver.kind === 'wallet' ? 'disburseToWallet' : 'disburseToBank',
           amount: input.amount,
           receiver_label: receiverLabelText,
@@ -96,7 +108,15 @@ export async function createDisbursement(
         `Disbursement ${input.disbursementId} already exists; a payout id is paid once.`,
       ),
     // The workflow's input is read back from the records, so a resumed create starts what the first recorded.
-    start: async () => {
+    start: async (adopted) => {
+      // A resumed create follows the record the first attempt made, whatever the policy says now.
+      const queuedForDesk = adopted
+        ? Boolean((await findDisbursement(db, input.disbursementId))?.desk_id)
+        : desk !== undefined;
+      if (queuedForDesk) {
+        if (!deps.desk) throw new Error('A disbursement queued for the desk needs DISBURSEMENT_DESK on');
+        return deps.desk.ensureRunning();
+      }
       const workflowInput: DisbursementInput = {
         disbursementId: input.disbursementId,
         amount: input.amount,
@@ -137,7 +157,10 @@ export async function disbursementView(db: Db, disbursementId: string) {
     createdBy: row.created_by,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
-    workflowId: row.workflow_id,
+    // Where to look in the Temporal UI: the desk while it holds the payout (settled there included).
+    workflowId: row.desk_id ?? row.workflow_id,
+    // The desk's chunk that claimed it (DISBURSEMENT_DESK): its result in the desk's history names this payout.
+    deskChunk: row.desk_chunk ?? null,
   };
 }
 

@@ -72,7 +72,7 @@ export interface PayoutSettings {
   timing: PayoutTiming;
   taskQueue: string;
   /** A single disbursement's waits: for its notification before asking, for its final result before an operator is told. */
-  disbursement: { ipnTimeout: string; resultWait: string; inWorkflowTask: boolean };
+  disbursement: { ipnTimeout: string; resultWait: string; inWorkflowTask: boolean; desk: boolean };
   /** PAYEE_CHANGED_WINDOW_DAYS: a row's payee changed this recently is flagged `changed` to the approver. */
   payeeChangedWindowDays?: number;
   /** BALANCE_WATCH_INTERVAL: seconds between two readings of the balance watcher. */

@@ -27,6 +27,11 @@ export function payoutSettingsFrom(
       // pay's server-side rate limit counts queued activities only: with a limit, pay stays on its queue.
       inWorkflowTask:
         config.GATEWAY_RATE_LIMITS['disbursement.pay'] === undefined && !config.STEPS_AS_QUEUED_ACTIVITIES,
+      // The desk pays in an activity of its own, where pay's queue (and its rate limit) is not used.
+      desk:
+        config.DISBURSEMENT_DESK &&
+        config.GATEWAY_RATE_LIMITS['disbursement.pay'] === undefined &&
+        !config.STEPS_AS_QUEUED_ACTIVITIES,
     },
   };
 }

@@ -6,6 +6,7 @@
  */
 import type { BindingInput, BindingResult, SavedMethodDeletionInput } from '../saved-methods/bindings';
 import type { DisbursementInput, DisbursementResult } from '../payouts/disbursements';
+import type { DisbursementDeskInput } from '../payouts/disbursement-desk';
 import type { PaymentInput, PaymentResult } from '../payments/payments';
 import type { PayoutBatchInput, PayoutBatchResult, PayoutRunInput, RunStatus } from '../payouts/runs';
 import type { RefundInput, RefundOutcome } from '../payments/refunds';
@@ -26,6 +27,7 @@ export interface StartableWorkflows {
   payoutRun: (input: PayoutRunInput) => Promise<RunStatus>;
   payoutBatch: (input: PayoutBatchInput) => Promise<PayoutBatchResult>;
   disbursement: (input: DisbursementInput) => Promise<DisbursementResult>;
+  disbursementDesk: (input: DisbursementDeskInput) => Promise<never>;
   remittance: (input: RemittanceInput) => Promise<RemittanceStatus>;
   remittanceQuote: (input: { baseCurrency: BaseCurrency }) => Promise<{ rate: number }>;
   payment: (input: PaymentInput) => Promise<PaymentResult>;

@@ -22,6 +22,10 @@ export interface DisbursementRow {
   created_by: string;
   created_at: Date;
   updated_at: Date;
+  /** The desk's chunk that claimed it (migration 0038); null for a payout with a workflow of its own from the start. */
+  desk_chunk?: string | null;
+  /** The desk that holds it (migration 0038) until it is settled there or a workflow of its own takes it over. */
+  desk_id?: string | null;
 }
 
 const EVENTS: Partial<Record<DisbursementRow['status'], EventType & `disbursement.${string}`>> = {

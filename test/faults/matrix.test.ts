@@ -137,7 +137,7 @@ beforeAll(async () => {
           pendingMaxInterval: seconds(2),
           pendingGiveUpAfter: seconds(20),
         },
-        disbursement: { ipnTimeout: seconds(1), resultWait: seconds(15), inWorkflowTask: true },
+        disbursement: { ipnTimeout: seconds(1), resultWait: seconds(15), inWorkflowTask: true, desk: false },
       },
       remittance: {
         ...base.remittance,

@@ -18,7 +18,7 @@ export const testPayoutSettings = (taskQueue = 'payrun-test'): PayoutSettings & 
     pendingMaxInterval: '10 seconds',
     pendingGiveUpAfter: '1 hour',
   },
-  disbursement: { ipnTimeout: '5 seconds', resultWait: '1 day', inWorkflowTask: true },
+  disbursement: { ipnTimeout: '5 seconds', resultWait: '1 day', inWorkflowTask: true, desk: false },
 });
 
 /** The secret test APIs key the PayrunCustomer search attribute with. */

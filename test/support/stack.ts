@@ -133,6 +133,7 @@ export async function startStack<K extends string>(
     ),
     logger,
     merchant: testMerchant,
+    keyring: testCodecKeyring,
     ...testApiSettings(taskQueue, options.app),
     ...(now && { now }),
     ...(options.identity && { identity: options.identity }),

@@ -61,6 +61,7 @@ const PROOFS: Record<keyof Config, string> = {
   PAYOUT_IPN_TIMEOUT_SECONDS: 'test/unit/settings-wiring.test.ts',
   DISBURSEMENT_IPN_TIMEOUT_SECONDS: 'test/unit/settings-wiring.test.ts',
   DISBURSEMENT_RESULT_WAIT_HOURS: 'test/unit/settings-wiring.test.ts',
+  DISBURSEMENT_DESK: 'test/payouts/disbursement-desk.test.ts',
   REMITTANCE_IPN_TIMEOUT_SECONDS: 'test/unit/settings-wiring.test.ts',
   PAYMENT_RESULT_WAIT_HOURS: 'test/unit/settings-wiring.test.ts',
   PAYMENT_ANSWER_BY_POLLING: 'test/unit/settings-wiring.test.ts',
@@ -242,6 +243,7 @@ describe('every setting reaches its process', () => {
       ipnTimeout: '120 seconds',
       resultWait: '1 day',
       inWorkflowTask: true,
+      desk: true,
     });
     expect(settings.remittance.timing.ipnTimeout).toBe('120 seconds');
     expect(settings.payments.payment.resultWait).toBe('1 day');

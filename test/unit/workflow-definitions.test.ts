@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import * as workflows from '../../workflows';
 import {
   disbursementWorkflowId,
+  disbursementDeskWorkflowId,
   merchantBalanceWorkflowId,
   payoutBatchWorkflowId,
   payoutRunWorkflowId,
@@ -37,6 +38,7 @@ const ID_OF: Record<StartableWorkflowName, (id: string) => string> = {
   payoutRun: payoutRunWorkflowId,
   payoutBatch: payoutBatchWorkflowId,
   disbursement: disbursementWorkflowId,
+  disbursementDesk: disbursementDeskWorkflowId,
   remittance: remittanceWorkflowId,
   remittanceQuote: remittanceQuoteWorkflowId,
   payment: paymentWorkflowId,

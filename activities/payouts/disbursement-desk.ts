@@ -1,0 +1,168 @@
+/**
+ * The disbursement desk's chunk: it claims queued desk payouts and makes each with `disburse`, the same
+ * activity code a payout's own workflow runs, `concurrency` at once, for `chunkMs`. A payout the gateway
+ * settles at once (paid, refused, balance short) ends here, written on its record and named in the chunk's
+ * result. Every other one is handed to a workflow of its own, started with the input the API would have
+ * given it: answered pending (it waits for the notification and asks), held (it waits for the release), or a
+ * gateway call that failed (it retries with the workflow's profile). That workflow's `disburse` reads the
+ * record first, so it sends nothing the chunk already sent.
+ *
+ * Paid at most once: a payout's orderId and pay requestId are derived from its id. A chunk retried after its
+ * worker was lost takes back the payouts it had claimed and left unsettled; `disburse` resumes each from its
+ * record, and a pay sent before the crash is answered 40 and settled by api/query (gateway/README.md,
+ * assumption 21), never sent as a second payment.
+ */
+import { Context } from '@temporalio/activity';
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
+import { WorkflowIdReusePolicy } from '@temporalio/common';
+import {
+  deskChunkId,
+  disbursementWorkflowId,
+  type DeskChunk,
+  type DeskChunkOutcome,
+  type DisbursementDeskActivities,
+  type DisbursementInput,
+} from '../../contracts/payouts';
+import { kindOf, payrunKind, payrunOrderId } from '../../contracts/shared';
+import { disbursementHoldKind } from '../../contracts/holds';
+import {
+  claimDeskDisbursements,
+  handOverDeskDisbursement,
+  openDeskReceiver,
+  unsettledOfChunk,
+  type DeskDisbursementRow,
+} from '../../db/payouts/disbursement-desk';
+import type { CodecKeyring } from '../../platform/payload-codec';
+import { bindActivities } from '../shared/bind';
+import { holdStopping } from '../holds/holds';
+import { disburse, type DisbursementActivityDeps } from './disbursements';
+
+export interface DisbursementDeskDeps extends DisbursementActivityDeps {
+  /** Opens the receivers the API sealed on the desk's records (the payload codec keyring). */
+  keyring: CodecKeyring;
+}
+
+export const createDisbursementDeskActivities = (deps: DisbursementDeskDeps): DisbursementDeskActivities =>
+  bindActivities(deps, { payDeskChunk });
+
+/** How long an idle chunk waits before it looks for new payouts again, doubling up to the longest. */
+const IDLE_WAIT_MS = { first: 20, longest: 500 } as const;
+
+/** The statuses in which nothing has been sent to pay yet: a hold still stops these. */
+const BEFORE_PAY: ReadonlyArray<DeskDisbursementRow['status']> = [
+  'queued',
+  'checking_wallet',
+  'checking_balance',
+];
+
+export async function payDeskChunk(deps: DisbursementDeskDeps, input: DeskChunk): Promise<DeskChunkOutcome> {
+  const context = Context.current();
+  const chunkId = deskChunkId(input.deskWorkflowId, input.chunk);
+  const outcome: DeskChunkOutcome = { chunk: input.chunk, succeeded: [], failed: [], handedOver: [] };
+  const endsAt = Date.now() + input.chunkMs;
+  const inFlight = new Set<Promise<void>>();
+  let failure: unknown;
+  const start = (row: DeskDisbursementRow) => {
+    const paying: Promise<void> = payOne(deps, input, row, outcome)
+      .catch((error: unknown) => {
+        failure ??= error;
+      })
+      .finally(() => inFlight.delete(paying));
+    inFlight.add(paying);
+  };
+  const stopping = () => failure !== undefined || context.cancellationSignal.aborted;
+  // A retried attempt first takes back what the one before it claimed and left.
+  const leftBefore = context.info.attempt > 1 ? await unsettledOfChunk(deps.db, chunkId) : [];
+  let idleMs: number = IDLE_WAIT_MS.first;
+  while (!stopping() && (leftBefore.length > 0 || Date.now() < endsAt)) {
+    const room = input.concurrency - inFlight.size;
+    if (room > 0) {
+      const rows =
+        leftBefore.length > 0
+          ? leftBefore.splice(0, room)
+          : await claimDeskDisbursements(deps.db, { deskWorkflowId: input.deskWorkflowId, chunkId }, room);
+      rows.forEach(start);
+      if (rows.length > 0) {
+        idleMs = IDLE_WAIT_MS.first;
+        context.heartbeat(outcomeCounts(outcome));
+        continue;
+      }
+    }
+    context.heartbeat(outcomeCounts(outcome));
+    const waited = inFlight.size === 0;
+    await Promise.race([...inFlight, context.sleep(idleMs).catch(() => undefined)]);
+    if (waited) idleMs = Math.min(idleMs * 2, IDLE_WAIT_MS.longest);
+  }
+  // The payouts under way end before the chunk does, so no two attempts of it ever pay the same one at once.
+  await Promise.all(inFlight);
+  if (failure !== undefined) throw failure;
+  return outcome;
+}
+
+const outcomeCounts = (outcome: DeskChunkOutcome) => ({
+  succeeded: outcome.succeeded.length,
+  failed: outcome.failed.length,
+  handedOver: outcome.handedOver.length,
+});
+
+/** One payout, settled here or handed over; throws only when even the hand-over failed (the chunk is retried). */
+async function payOne(
+  deps: DisbursementDeskDeps,
+  chunk: DeskChunk,
+  row: DeskDisbursementRow,
+  outcome: DeskChunkOutcome,
+): Promise<void> {
+  const payout: DisbursementInput = {
+    disbursementId: row.disbursement_id,
+    amount: Number(row.amount),
+    description: row.description,
+    receiver: openDeskReceiver(row, deps.keyring),
+    ...chunk.timing,
+    disburseInWorkflowTask: true,
+  };
+  const held =
+    BEFORE_PAY.includes(row.status) &&
+    (await holdStopping(deps.db, disbursementHoldKind(payout.receiver.kind)));
+  if (!held) {
+    // Anything but a final answer (a call that kept failing, a hold met inside) goes on in the workflow.
+    const answer = await disburse(deps, payout).catch((error: unknown) => {
+      Context.current().log.warn('A desk payout goes on in a workflow of its own after an error', {
+        disbursementId: payout.disbursementId,
+        error: (error as Error).message,
+      });
+      return undefined;
+    });
+    if (answer?.outcome === 'succeeded' || answer?.outcome === 'failed') {
+      outcome[answer.outcome].push(payout.disbursementId);
+      return;
+    }
+  }
+  await handOver(deps, row, payout);
+  outcome.handedOver.push(payout.disbursementId);
+}
+
+/**
+ * The payout's own workflow, started before its record names it: a crash between the two leaves a record
+ * the retried chunk hands over again (the start then finds the workflow), and a notification that arrives
+ * meanwhile waits in the inbox (api/payouts/notifications.ts) instead of reaching the desk.
+ */
+async function handOver(deps: DisbursementDeskDeps, row: DeskDisbursementRow, payout: DisbursementInput) {
+  const { client, info } = Context.current();
+  const workflowId = disbursementWorkflowId(payout.disbursementId);
+  try {
+    await client.workflow.start('disbursement', {
+      taskQueue: info.taskQueue,
+      workflowId,
+      args: [payout],
+      workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+      staticSummary: `Disbursement ${payout.disbursementId}: ${payout.amount} VND to ${row.receiver_label} (from the desk)`,
+      typedSearchAttributes: [
+        { key: payrunKind, value: kindOf('disbursement') },
+        { key: payrunOrderId, value: payout.disbursementId },
+      ],
+    });
+  } catch (error) {
+    if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+  }
+  await handOverDeskDisbursement(deps.db, payout.disbursementId);
+}

@@ -1,0 +1,78 @@
+/** The disbursement desk's queue (migration 0038): claimed by chunks, handed to workflows of their own. */
+import type { Db } from '../shared/knex';
+import type { DisbursementReceiver } from '../../contracts/payouts';
+import type { CodecKeyring } from '../../platform/payload-codec';
+import { openSecret, sealSecret } from '../../platform/sealed-secrets';
+import type { DisbursementRow } from './disbursements';
+
+export interface DeskDisbursementRow extends DisbursementRow {
+  desk_receiver: string;
+  desk_id: string;
+}
+
+const UNSETTLED: ReadonlyArray<DisbursementRow['status']> = [
+  'queued',
+  'checking_wallet',
+  'checking_balance',
+  'paying',
+  'pending',
+];
+
+/**
+ * Up to `limit` payouts queued for this desk that no chunk holds, oldest first, now held by `chunkId`. SKIP LOCKED: chunks
+ * side by side never wait on each other's claims and never take the same payout.
+ */
+export async function claimDeskDisbursements(
+  db: Db,
+  desk: { deskWorkflowId: string; chunkId: string },
+  limit: number,
+): Promise<DeskDisbursementRow[]> {
+  const { rows } = await db.raw<{ rows: DeskDisbursementRow[] }>(
+    `update disbursements set desk_chunk = ?
+      where disbursement_id in (
+        select disbursement_id from disbursements
+         where desk_id = ? and desk_chunk is null and status = 'queued'
+         order by created_at
+         limit ? for update skip locked)
+      returning *`,
+    [desk.chunkId, desk.deskWorkflowId, limit],
+  );
+  return rows.sort((a, b) => a.created_at.getTime() - b.created_at.getTime());
+}
+
+/**
+ * What an earlier attempt of the chunk claimed and left unsettled and not handed over: a retried chunk
+ * (its worker lost) takes these again first, and `disburse` resumes each from its record.
+ */
+export async function unsettledOfChunk(db: Db, chunkId: string): Promise<DeskDisbursementRow[]> {
+  return db('disbursements')
+    .where({ desk_chunk: chunkId })
+    .whereNotNull('desk_id')
+    .whereIn('status', UNSETTLED)
+    .orderBy('created_at');
+}
+
+/**
+ * The desk lets go: the payout's own workflow (its record's workflow_id) takes its notifications from now on,
+ * and the console links to it.
+ */
+export async function handOverDeskDisbursement(db: Db, disbursementId: string): Promise<void> {
+  await db('disbursements').where({ disbursement_id: disbursementId }).update({ desk_id: null });
+}
+
+/**
+ * A desk payout's receiver at rest: no workflow input holds it, so its record does, sealed with the payload
+ * codec's keyring (the protection that input has in Temporal). The context ties it to its own record.
+ */
+const receiverContext = (disbursementId: string) => `disbursement-receiver/${disbursementId}`;
+
+export const sealDeskReceiver = (
+  receiver: DisbursementReceiver,
+  keyring: CodecKeyring,
+  disbursementId: string,
+) => sealSecret(JSON.stringify(receiver), keyring, receiverContext(disbursementId));
+
+export const openDeskReceiver = (row: DeskDisbursementRow, keyring: CodecKeyring): DisbursementReceiver =>
+  JSON.parse(
+    openSecret(row.desk_receiver, keyring, receiverContext(row.disbursement_id)),
+  ) as DisbursementReceiver;

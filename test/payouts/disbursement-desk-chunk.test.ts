@@ -1,0 +1,183 @@
+/**
+ * The desk's chunk (`payDeskChunk`) against the sandbox and a database of this file's own (a hold stops every
+ * payout of its kind in a database, so it must not reach other files' rows). What matters is the attempt that
+ * runs again after its worker was lost: it takes back what it had claimed, pays nothing twice, and a payout it
+ * must not make now (held) goes to a workflow of its own without a gateway call.
+ */
+import { randomUUID } from 'node:crypto';
+import { MockActivityEnvironment } from '@temporalio/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { createDisbursementDeskActivities } from '../../activities/payouts/disbursement-desk';
+import {
+  deskChunkId,
+  disbursementWorkflowId,
+  type DeskChunk,
+  type DeskChunkOutcome,
+  type DisbursementReceiver,
+} from '../../contracts/payouts';
+import { sealDeskReceiver } from '../../db/payouts/disbursement-desk';
+import { requestIdFor } from '../../gateway/ids';
+import { useScratchDatabase } from '../support/database';
+import { connectDevServer, testCodecKeyring } from '../support/temporal';
+import { useTestGateway, wallet } from '../sandbox/support';
+import { disbursementNotifications } from '../../api/payouts/notifications';
+import { deliver } from '../../api/ipn/receiver';
+import type { Client } from '@temporalio/client';
+import type { VerifiedNotification } from '../../gateway';
+import { createLogger } from '../../platform/logger';
+
+const scratch = useScratchDatabase('desk_chunk');
+const { gw, ipn } = useTestGateway({ balances: { VND: 1_000_000_000 } });
+let temporal: TestWorkflowEnvironment;
+beforeAll(async () => {
+  temporal = await connectDevServer();
+});
+afterAll(() => temporal?.teardown());
+
+const deskWorkflowId = `disbursement-desk/chunk-test-${randomUUID()}`;
+const taskQueue = `desk-chunk-${randomUUID()}`;
+const receiver: DisbursementReceiver = { kind: 'wallet', ...wallet('5678'), personalId: null };
+const bankReceiver: DisbursementReceiver = {
+  kind: 'bank',
+  bankAccountNo: '0123456789',
+  bankAccountHolderName: 'TRAN THI C',
+  bankCode: 'VCB',
+};
+
+const activities = () =>
+  createDisbursementDeskActivities({
+    db: scratch.db,
+    gateway: gw.client,
+    disbursementIpnUrl: ipn.url('/disbursement'),
+    keyring: testCodecKeyring,
+  });
+
+const chunkOf = (chunk: number): DeskChunk => ({
+  deskWorkflowId,
+  chunk,
+  timing: { gatewayAttemptTimeout: '10 seconds', resultWait: '1 day', ipnTimeout: '1 minute' },
+  concurrency: 4,
+  // Only what an earlier attempt left: the chunk claims nothing new once its time is up.
+  chunkMs: 0,
+});
+
+/** A desk payout as the API queues it, optionally already claimed by `chunk` and moved to `status`. */
+async function queued(options: { chunk?: number; status?: string; receiver?: DisbursementReceiver } = {}) {
+  const id = `dc_${randomUUID().replaceAll('-', '').slice(0, 12)}`;
+  await scratch.db('disbursements').insert({
+    disbursement_id: id,
+    order_id: id,
+    workflow_id: disbursementWorkflowId(id),
+    desk_id: deskWorkflowId,
+    desk_receiver: sealDeskReceiver(options.receiver ?? receiver, testCodecKeyring, id),
+    ...(options.chunk !== undefined && { desk_chunk: deskChunkId(deskWorkflowId, options.chunk) }),
+    request_type: 'disburseToWallet',
+    amount: 250_000,
+    receiver_label: 'wallet ****5678',
+    description: 'payout',
+    status: options.status ?? 'queued',
+    created_by_key: 'test',
+    created_by: 'test',
+  });
+  return id;
+}
+
+/** Runs the chunk as attempt `attempt` of its activity, with a Temporal client for its hand-overs. */
+const runChunk = (chunk: DeskChunk, attempt: number): Promise<DeskChunkOutcome> =>
+  new MockActivityEnvironment({ attempt, taskQueue }, { client: temporal.client }).run(
+    activities().payDeskChunk,
+    chunk,
+  );
+
+const recordOf = (id: string) =>
+  scratch.db('disbursements').where({ disbursement_id: id }).first('status', 'desk_id', 'trans_id');
+const paidTo = (orderId: string) =>
+  gw.sandbox.admin.ledger().filter((entry) => entry.orderId === orderId && entry.outcome === 'succeeded');
+
+describe("the desk's chunk", () => {
+  // First: each worker reads the holds at most every few seconds, and this one has not read them yet.
+  it('hands a payout of a held kind to a workflow of its own without calling the gateway', async () => {
+    const id = await queued({ chunk: 4, receiver: bankReceiver });
+    await scratch.db('holds').insert({
+      hold_id: `hold-${randomUUID()}`,
+      kind: 'bank_disbursement',
+      status: 'held',
+      reason: 'test',
+      proposed_by_key: 'a',
+      proposed_by: 'a',
+    });
+    const calls = gw.sandbox.admin.ledger().length;
+    const outcome = await runChunk(chunkOf(4), 2);
+    expect(outcome.handedOver).toEqual([id]);
+    expect(gw.sandbox.admin.ledger()).toHaveLength(calls);
+    expect(await recordOf(id)).toMatchObject({ status: 'queued', desk_id: null });
+    const own = temporal.client.workflow.getHandle(disbursementWorkflowId(id));
+    expect((await own.describe()).status.name).toBe('RUNNING');
+    await own.terminate('test over: no worker polls its queue');
+  });
+  it('a retried attempt settles a payout whose pay was sent before the crash, paying it once', async () => {
+    const id = await queued({ chunk: 1, status: 'paying' });
+    // The attempt before the crash: pay sent with the payout's own ids, its answer lost.
+    const sent = await gw.client.call('disbursement.pay', {
+      orderId: id,
+      requestId: requestIdFor(id, 'pay'),
+      amount: 250_000,
+      requestType: 'disburseToWallet',
+      disbursementMethod: {
+        walletId: receiver.kind === 'wallet' ? receiver.walletId : '',
+        walletName: 'x',
+        personalId: null,
+      },
+      orderInfo: 'payout',
+      ipnUrl: ipn.url('/disbursement'),
+      extraData: '',
+    });
+    expect(sent.resultCode).toBe(0);
+
+    const outcome = await runChunk(chunkOf(1), 2);
+    expect(outcome.succeeded).toEqual([id]);
+    expect(await recordOf(id)).toMatchObject({ status: 'succeeded', desk_id: deskWorkflowId });
+    expect(paidTo(id)).toHaveLength(1);
+  });
+
+  it("a retried attempt pays what it had claimed and not yet paid, and leaves other chunks' payouts alone", async () => {
+    const mine = await queued({ chunk: 2 });
+    const anothers = await queued({ chunk: 3 });
+    const outcome = await runChunk(chunkOf(2), 2);
+    expect(outcome.succeeded).toEqual([mine]);
+    expect(paidTo(mine)).toHaveLength(1);
+    expect(paidTo(anothers)).toEqual([]);
+    expect(await recordOf(anothers)).toMatchObject({ status: 'queued' });
+  });
+
+  it('keeps a notification in the inbox while the desk holds its payout, and delivers it once it is handed over', async () => {
+    const id = await queued({ chunk: 5, status: 'paying' });
+    const notification = {
+      kind: 'disbursement.result',
+      fields: { orderId: id, resultCode: 0, message: 'Successful.', transId: 4242, amount: 250_000 },
+    } as unknown as VerifiedNotification<'disbursement.result'>;
+    const signalled: string[] = [];
+    const temporal = {
+      workflow: {
+        getHandle: (workflowId: string) => ({
+          signal: async () => {
+            signalled.push(workflowId);
+          },
+        }),
+      },
+    } as unknown as Client;
+    const log = createLogger('silent');
+
+    const held = await disbursementNotifications.locate(scratch.db, id);
+    expect(held?.notYet).toContain(id);
+    await expect(deliver(held!, temporal, notification, log)).rejects.toThrow(/Not delivered yet/);
+    expect(signalled).toEqual([]);
+
+    await scratch.db('disbursements').where({ disbursement_id: id }).update({ desk_id: null });
+    const handedOver = await disbursementNotifications.locate(scratch.db, id);
+    expect(handedOver?.notYet).toBeUndefined();
+    expect(await deliver(handedOver!, temporal, notification, log)).toBe('signalled');
+    expect(signalled).toEqual([disbursementWorkflowId(id)]);
+  });
+});
