@@ -12,6 +12,7 @@ import type { AddressInfo } from 'node:net';
 import { createGatewayClient } from '../../gateway';
 import { disbursementWorkflowId } from '../../contracts/payouts';
 import type { BenchStack } from './harness';
+import type { BenchItems } from './costs';
 import { describeRun, post, timedInParallel, type Timed } from './load';
 import { peakRssLines } from './process-memory';
 
@@ -31,7 +32,7 @@ const receiverWalletOf = (index: number) =>
   answeredLater(index) ? `09${String(index % 10_000).padStart(4, '0')}7000` : benchWalletOf(index);
 const amountOf = (index: number) => 10_000 + (index % 90_000);
 
-export async function benchDisbursements(stack: BenchStack): Promise<void> {
+export async function benchDisbursements(stack: BenchStack): Promise<BenchItems> {
   const tag = `d${randomUUID().slice(0, 6)}`;
   const ids = Array.from({ length: COUNT }, (_, i) => `${tag}-${i}`);
   console.log(
@@ -74,14 +75,7 @@ export async function benchDisbursements(stack: BenchStack): Promise<void> {
     `  floor (checkWallet + balance + pay signed and sent directly with the gateway client, ${IN_FLIGHT} at once): ${describeRun(COUNT, floor, 'payouts')}`,
   );
   console.log(`  ratio floor / payrun: ${(COUNT / floor.seconds / rate).toFixed(1)}×`);
-  const history = await stack.history(disbursementWorkflowId(ids[0]!));
-  console.log(
-    `  one disbursement's history: ${history.events} events, ${history.workflowTasks} workflow tasks, activities: ${Object.entries(
-      history.activities,
-    )
-      .map(([name, times]) => `${name} ×${times}`)
-      .join(', ')}`,
-  );
+  for (const line of await historyLines(stack, ids)) console.log(line);
   for (const line of peakRssLines(stack.processes())) console.log(line);
 
   const wanted = new Set(ids);
@@ -92,6 +86,8 @@ export async function benchDisbursements(stack: BenchStack): Promise<void> {
   console.log(
     `  sandbox ledger: ${paid.length} payouts, ${distinct} distinct orders (each paid at most once: ${distinct === paid.length}; expected ${COUNT})`,
   );
+  // Per payout, whether each had a workflow or the desk made them (one workflow for all).
+  return { count: COUNT, noun: 'disbursement' };
 }
 
 /** The three operations a wallet disbursement makes, without the API, the database or Temporal. */
@@ -187,8 +183,16 @@ async function slowestStory(stack: BenchStack, ids: string[]): Promise<string[]>
     .db('disbursements')
     .whereIn('disbursement_id', ids)
     .orderByRaw('updated_at - created_at desc')
-    .first('disbursement_id', 'order_id', 'created_at', 'updated_at', 'status')) as
-    | { disbursement_id: string; order_id: string; created_at: Date; updated_at: Date; status: string }
+    .first('disbursement_id', 'order_id', 'created_at', 'updated_at', 'status', 'desk_id', 'desk_chunk')) as
+    | {
+        disbursement_id: string;
+        order_id: string;
+        created_at: Date;
+        updated_at: Date;
+        status: string;
+        desk_id: string | null;
+        desk_chunk: string | null;
+      }
     | undefined;
   if (!slowest) return [];
   const since = (at: Date | string | null | undefined) =>
@@ -205,6 +209,11 @@ async function slowestStory(stack: BenchStack, ids: string[]): Promise<string[]>
     received_at: Date;
     signalled_at: Date | null;
   }>;
+  // A payout the desk settled has no workflow of its own: its chunk is where it was made.
+  if (slowest.desk_id)
+    return [
+      `  slowest: ${slowest.disbursement_id} (${slowest.status}) recorded ${since(slowest.updated_at)} after its record, by the desk's chunk ${slowest.desk_chunk}`,
+    ];
   const history = await stack.costs.temporal.workflow.getHandle(workflowId).fetchHistory();
   const events = (history.events ?? []).map((event) => {
     const type = Object.keys(event)
@@ -229,4 +238,35 @@ async function slowestStory(stack: BenchStack, ids: string[]): Promise<string[]>
     `    notifications: ${notifications.map((n) => `${n.kind} ${n.result_code} received ${since(n.received_at)}, signalled ${since(n.signalled_at)}`).join('; ') || 'none'}`,
     `    history: ${events.join(', ')}`,
   ];
+}
+
+/** One disbursement's history, or, for payouts the desk made, the desk's: what Temporal wrote for them. */
+async function historyLines(stack: BenchStack, ids: string[]): Promise<string[]> {
+  const activities = (history: { activities: Record<string, number> }) =>
+    Object.entries(history.activities)
+      .map(([name, times]) => `${name} ×${times}`)
+      .join(', ');
+  const rows = (await stack.db('disbursements').whereIn('disbursement_id', ids).select('desk_id')) as Array<{
+    desk_id: string | null;
+  }>;
+  const atDesk = rows.filter((row) => row.desk_id);
+  const lines: string[] = [];
+  for (const desk of new Set(atDesk.map((row) => row.desk_id!))) {
+    const history = await stack.history(desk);
+    lines.push(
+      `  the desk's history (${desk}, its current run): ${history.events} events, ${history.workflowTasks} workflow tasks, activities: ${activities(history)}; ${atDesk.length} of the ${ids.length} payouts settled there`,
+    );
+  }
+  const own = (await stack
+    .db('disbursements')
+    .whereIn('disbursement_id', ids)
+    .whereNull('desk_id')
+    .first('workflow_id')) as { workflow_id: string } | undefined;
+  if (own) {
+    const history = await stack.history(own.workflow_id);
+    lines.push(
+      `  one disbursement's own history (${rows.length - atDesk.length} had one): ${history.events} events, ${history.workflowTasks} workflow tasks, activities: ${activities(history)}`,
+    );
+  }
+  return lines;
 }

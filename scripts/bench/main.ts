@@ -56,8 +56,8 @@ const previousDesigns: Record<string, { switches: Record<string, string>; what: 
     what: 'the create call reads the record every 50 ms (PAYMENT_ANSWER_BY_POLLING); the create and the result are queued activities (STEPS_AS_QUEUED_ACTIVITIES)',
   },
   disbursements: {
-    switches: { STEPS_AS_QUEUED_ACTIVITIES: 'true' },
-    what: "the payout (check, balance, pay) is a queued activity on disbursement.pay's queue, not made in the first workflow task (STEPS_AS_QUEUED_ACTIVITIES)",
+    switches: { DISBURSEMENT_DESK: 'false' },
+    what: 'a workflow for each payout, the payout made in its first workflow task (DISBURSEMENT_DESK=false)',
   },
   subscriptions: {
     switches: { STEPS_AS_QUEUED_ACTIVITIES: 'true' },
