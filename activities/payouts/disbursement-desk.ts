@@ -34,6 +34,7 @@ import {
 } from '../../db/payouts/disbursement-desk';
 import type { CodecKeyring } from '../../platform/payload-codec';
 import { bindActivities } from '../shared/bind';
+import { freeNotificationsOf } from '../../db/shared/ipn-notifications';
 import { holdStopping } from '../holds/holds';
 import { disburse, type DisbursementActivityDeps } from './disbursements';
 
@@ -165,4 +166,6 @@ async function handOver(deps: DisbursementDeskDeps, row: DeskDisbursementRow, pa
     if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
   }
   await handOverDeskDisbursement(deps.db, payout.disbursementId);
+  // Its notification, if it came while the desk held it, is signalled now rather than after the relay's interval.
+  await freeNotificationsOf(deps.db, row.order_id);
 }

@@ -122,6 +122,20 @@ export async function announceInboxCommits(db: Db): Promise<void> {
   await db.raw('select pg_notify(?, ?)', [INBOX_CHANNEL, '']);
 }
 
+/**
+ * An order's unsignalled notifications that a relay put off (their claim lapses later) are free now, and the
+ * relays are woken: what kept them (a disbursement the desk held) has ended. A claim still being signalled may
+ * be signalled twice, which decision 3 makes harmless.
+ */
+export async function freeNotificationsOf(db: Db, orderId: string): Promise<void> {
+  const freed = await db('ipn_notifications')
+    .where({ order_id: orderId })
+    .whereNull('signalled_at')
+    .whereNotNull('signal_claimed_until')
+    .update({ signal_claimed_until: null });
+  if (freed > 0) await announceInboxCommits(db);
+}
+
 /** The claimer could not signal (and will say so): the next copy, or the relay, may take it at once. */
 export async function releaseNotificationClaim(db: Db, dedupeKey: string): Promise<void> {
   await db('ipn_notifications').where({ dedupe_key: dedupeKey }).update({ signal_claimed_until: null });
