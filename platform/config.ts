@@ -195,7 +195,7 @@ export const configSchema = z.object({
     .pipe(z.enum(['true', 'false'], { error: 'true or false' }).optional())
     .transform((value) => value === 'true')
     .describe(
-      "Benchmark comparison only (npm run bench -- payments|disbursements|subscriptions|billing-day --previous): new payments, disbursements and subscriptions run the steps now made in the workflow task that decides them (a payment's create and result, a disbursement's payout, a subscription's onboarding, hand-over and reading of the run's word) as queued activities, as before",
+      "Benchmark comparison only (npm run bench -- payments|subscriptions|billing-day --previous): new payments, disbursements and subscriptions run the steps now made in the workflow task that decides them (a payment's create and result, a disbursement's payout, a subscription's onboarding, hand-over and reading of the run's word) as queued activities, as before",
     ),
   BILLING_RUN_PARALLEL_CHUNKS: z.coerce
     .number()
