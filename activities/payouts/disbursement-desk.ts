@@ -22,6 +22,7 @@ import {
   type DeskChunkOutcome,
   type DisbursementDeskActivities,
   type DisbursementInput,
+  type DisbursementReceiver,
 } from '../../contracts/payouts';
 import { kindOf, payrunKind, payrunOrderId } from '../../contracts/shared';
 import { disbursementHoldKind } from '../../contracts/holds';
@@ -29,6 +30,7 @@ import {
   claimDeskDisbursements,
   handOverDeskDisbursement,
   openDeskReceiver,
+  releaseDeskClaims,
   unsettledOfChunk,
   type DeskDisbursementRow,
 } from '../../db/payouts/disbursement-desk';
@@ -59,7 +61,13 @@ const BEFORE_PAY: ReadonlyArray<DeskDisbursementRow['status']> = [
 export async function payDeskChunk(deps: DisbursementDeskDeps, input: DeskChunk): Promise<DeskChunkOutcome> {
   const context = Context.current();
   const chunkId = deskChunkId(input.deskWorkflowId, input.chunk);
-  const outcome: DeskChunkOutcome = { chunk: input.chunk, succeeded: [], failed: [], handedOver: [] };
+  const outcome: DeskChunkOutcome = {
+    chunk: input.chunk,
+    succeeded: [],
+    failed: [],
+    handedOver: [],
+    notOpened: [],
+  };
   const endsAt = Date.now() + input.chunkMs;
   const inFlight = new Set<Promise<void>>();
   let failure: unknown;
@@ -96,6 +104,8 @@ export async function payDeskChunk(deps: DisbursementDeskDeps, input: DeskChunk)
   }
   // The payouts under way end before the chunk does, so no two attempts of it ever pay the same one at once.
   await Promise.all(inFlight);
+  // Released only now: released at once, the oldest such payout would be claimed again on the next claim.
+  await releaseDeskClaims(deps.db, outcome.notOpened);
   if (failure !== undefined) throw failure;
   return outcome;
 }
@@ -113,11 +123,16 @@ async function payOne(
   row: DeskDisbursementRow,
   outcome: DeskChunkOutcome,
 ): Promise<void> {
+  const receiver = openedReceiver(deps, row);
+  if (!receiver) {
+    outcome.notOpened.push(row.disbursement_id);
+    return;
+  }
   const payout: DisbursementInput = {
     disbursementId: row.disbursement_id,
     amount: Number(row.amount),
     description: row.description,
-    receiver: openDeskReceiver(row, deps.keyring),
+    receiver,
     ...chunk.timing,
     disburseInWorkflowTask: true,
   };
@@ -140,6 +155,22 @@ async function payOne(
   }
   await handOver(deps, row, payout);
   outcome.handedOver.push(payout.disbursementId);
+}
+
+/** The receiver the API sealed, or nothing (said in the log) when this worker's keyring cannot open it. */
+function openedReceiver(
+  deps: DisbursementDeskDeps,
+  row: DeskDisbursementRow,
+): DisbursementReceiver | undefined {
+  try {
+    return openDeskReceiver(row, deps.keyring);
+  } catch (error) {
+    Context.current().log.error(
+      "A desk payout's receiver does not open with this worker's keyring: it stays queued (docs/when-paged.md)",
+      { disbursementId: row.disbursement_id, error: (error as Error).message },
+    );
+    return undefined;
+  }
 }
 
 /**

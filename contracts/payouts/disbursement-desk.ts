@@ -45,14 +45,19 @@ export interface DeskChunk {
 }
 
 /**
- * What one chunk did, by disbursement id: the payouts it settled, and those it handed to a workflow of their
- * own (answered pending, held, or a gateway call that kept failing), which go on there.
+ * What one chunk did, by disbursement id: the payouts it settled, those it handed to a workflow of their own
+ * (answered pending, held, or a gateway call that kept failing), which go on there, and those it could not read.
  */
 export interface DeskChunkOutcome {
   chunk: number;
   succeeded: string[];
   failed: string[];
   handedOver: string[];
+  /**
+   * Payouts whose sealed receiver this worker's keyring cannot open (its key was removed): nothing was sent,
+   * they stay queued and the next chunk tries again (docs/when-paged.md).
+   */
+  notOpened: string[];
 }
 
 export interface DisbursementDeskActivities {

@@ -52,6 +52,15 @@ export async function unsettledOfChunk(db: Db, chunkId: string): Promise<DeskDis
     .orderBy('created_at');
 }
 
+/** Payouts a chunk claimed and could not make (their receiver did not open): queued again for a later chunk. */
+export async function releaseDeskClaims(db: Db, disbursementIds: readonly string[]): Promise<void> {
+  if (disbursementIds.length === 0) return;
+  await db('disbursements')
+    .whereIn('disbursement_id', disbursementIds)
+    .where({ status: 'queued' })
+    .update({ desk_chunk: null });
+}
+
 /**
  * The desk lets go: the payout's own workflow (its record's workflow_id) takes its notifications from now on,
  * and the console links to it.

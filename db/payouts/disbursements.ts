@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import type { Db } from '../shared/knex';
 import { insertOwningOrderIds } from '../shared/gateway-order-ids';
 import { applyListFilter, pageOf, type ListFilter } from '../shared/list-filter';
-import type { DisbursementStatus } from '../../contracts/payouts';
+import { isFinalDisbursementStatus, type DisbursementStatus } from '../../contracts/payouts';
 import type { DisbursementSnapshot, EventType } from '../../platform/event-catalogue';
 import { recordEvent, updateRecordingEvents, updateWhileStatusIn, type MayMove } from '../events/events';
 
@@ -79,6 +79,8 @@ type StatusWrite = Parameters<typeof recordDisbursementStatus>[1];
 /** The columns a status write sets: the status, what the gateway said with it, and when. */
 const statusPatch = (db: Db | Knex.Transaction, input: StatusWrite) => ({
   status: input.status,
+  // A desk payout's sealed receiver is needed until its outcome is known, and kept no longer (migration 0038).
+  ...(isFinalDisbursementStatus(input.status) ? { desk_receiver: null } : {}),
   ...(input.resultCode !== undefined ? { result_code: input.resultCode } : {}),
   ...(input.message !== undefined ? { message: input.message } : {}),
   ...(input.transId !== undefined ? { trans_id: input.transId } : {}),

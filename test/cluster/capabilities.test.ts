@@ -116,7 +116,13 @@ describe('every capability on the production shape, through the API', () => {
       expect(await entriesOf(disbursementId)).toEqual([
         expect.objectContaining({ kind: 'disbursement', amount: body.amount, outcome: 'succeeded' }),
       ]);
-      await expectRanOnWorkers(disbursementWorkflowId(disbursementId));
+      // The cluster's default: the desk paid it, in a chunk on one of the workers; no workflow of its own.
+      expect(done.workflowId, kind).toMatch(/^disbursement-desk\//);
+      expect(done.deskChunk, kind).toMatch(new RegExp(`^${done.workflowId}#\\d+$`));
+      await expectRanOnWorkers(done.workflowId);
+      expect(await t.workerIdentities(disbursementWorkflowId(disbursementId)).catch(() => 'none')).toBe(
+        'none',
+      );
     }
   });
 

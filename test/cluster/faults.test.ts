@@ -11,7 +11,6 @@ import { describe, expect, it } from 'vitest';
 import { temporal } from '@temporalio/proto';
 import { billingRunWorkflowId, subscriptionWorkflowId } from '../../contracts/subscriptions';
 import { disbursementWorkflowId } from '../../contracts/payouts';
-import { localActivityName } from '../../platform/local-activity-markers';
 import { loadConfig } from '../../platform/config';
 import { payoutFile } from '../support/payout-stack';
 import { eventually } from '../support/wait';
@@ -171,14 +170,13 @@ describe('the production shape under hard faults', () => {
     await t.cluster.restart(victim);
   }, 300_000);
 
-  it('a worker SIGKILLed while its workflow task pays a disbursement: paid once, by the other worker', async () => {
+  it("a worker SIGKILLed while the desk's chunk pays a disbursement: paid once, by the other worker", async () => {
     const maker = await t.key(['payouts-maker']);
     const disbursementId = `kill-d-${randomUUID().slice(0, 8)}`;
-    // The pay runs as a local activity inside a workflow task: nothing in the history says which worker holds
-    // it, so only worker-1 runs while it pays. The gateway moves the money and never answers: the worker dies
-    // after the call and before any record of its answer, in Temporal or in the database. Its notification
-    // is lost too: arriving before the survivor's retry, it would settle the payout without the pay being
-    // sent again (paid once all the same, but not the path under test; one CI run took it).
+    // The cluster's default path: the disbursement desk pays it in a chunk activity. Only worker-1 runs while it
+    // pays. The gateway moves the money and never answers: the worker dies after the call and before any
+    // record of its answer. Its notification is lost too: arriving before the survivor's retry, it would settle
+    // the payout without the pay being sent again (paid once all the same, but not the path under test).
     await t.cluster.kill('worker-2');
     await t.sandbox('PUT', '/faults', [
       { operation: 'disbursement.pay', hang: true, times: 1 },
@@ -198,6 +196,8 @@ describe('the production shape under hard faults', () => {
     await t.cluster.restart('worker-2');
     const survivorIdentity = t.identityOf('worker-2');
 
+    // The chunk's heartbeat stops with its worker; 30 s later Temporal gives the chunk to the survivor, which
+    // takes back the payouts it had claimed and sends pay again with the same ids (answered 40, settled by query).
     const done = await eventually(
       async () => {
         const view = await t.api(maker, 'GET', `/v1/disbursements/${disbursementId}`);
@@ -207,28 +207,30 @@ describe('the production shape under hard faults', () => {
       { timeout: RUN_TIMEOUT },
     );
     expect(done).toMatchObject({ resultCode: 0, amount: 150_000 });
+    expect(done.workflowId).toMatch(/^disbursement-desk\//);
     expect(await paidAtGateway()).toEqual([
       expect.objectContaining({ kind: 'disbursement', amount: 150_000, outcome: 'succeeded' }),
     ]);
     // The notification was sent and lost: only the pay sent again could settle it.
     const rules = await t.sandbox<{ orderIdPrefix?: string; applied: number }[]>('GET', '/faults');
     expect(rules.find((rule) => rule.orderIdPrefix === disbursementId)?.applied).toBeGreaterThan(0);
-    // It was the path under test: the pay ran in a workflow task (its marker), never as a queued activity,
-    // and the task that recorded its answer was the survivor's. The activity records its answer before
-    // that task completes: the history is read once the workflow has ended, not when the record says so.
-    const handle = t.temporal.workflow.getHandle(disbursementWorkflowId(disbursementId));
-    await eventually(async () => expect((await handle.describe()).status.name).toBe('COMPLETED'));
-    const history = await handle.fetchHistory();
-    const events = history.events ?? [];
-    expect(events.some((event) => event.activityTaskScheduledEventAttributes)).toBe(false);
-    const marker = events.find((event) => localActivityName(event) === 'disburse');
-    expect(marker, 'the disburse marker').toBeDefined();
-    const recordedBy = events.find(
-      (event) =>
-        Number(event.eventId) === Number(marker!.markerRecordedEventAttributes!.workflowTaskCompletedEventId),
-    )?.workflowTaskCompletedEventAttributes?.identity;
-    expect(recordedBy).toBe(survivorIdentity);
-    expect(recordedBy).not.toBe(victimIdentity);
+    // It was the path under test: no workflow of its own, and a chunk ran a second attempt, on the survivor
+    // (a retried activity's started event is written with its last attempt, when that attempt ends).
+    expect(await t.workerIdentities(disbursementWorkflowId(disbursementId)).catch(() => 'none')).toBe('none');
+    await eventually(
+      async () => {
+        const desk = await t.temporal.workflow.getHandle(done.workflowId).fetchHistory();
+        const retried = (desk.events ?? [])
+          .map((event) => event.activityTaskStartedEventAttributes)
+          .filter((started) => Number(started?.attempt) > 1);
+        expect(retried.length, 'a chunk attempted again').toBeGreaterThan(0);
+        for (const started of retried) {
+          expect(started?.identity).toBe(survivorIdentity);
+          expect(started?.identity).not.toBe(victimIdentity);
+        }
+      },
+      { timeout: 90_000 },
+    );
     await t.cluster.restart('worker-1');
   }, 300_000);
 

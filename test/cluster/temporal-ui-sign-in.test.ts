@@ -1,7 +1,7 @@
 /**
  * In the deployed shape an engineer signs in to the Temporal UI through payrun's provider and reads a
  * disbursement's workflow decoded, masked for their role by payrun's codec: the viewer sees the receiver's
- * wallet as `****5678`, an admin sees it whole. The cluster is what `npm run cluster` runs; the browser is
+ * wallet as `****7000`, an admin sees it whole. The cluster is what `npm run cluster` runs; the browser is
  * Chromium. Screenshots: test-output/screenshots/temporal-ui-decoded-<role>.png (viewer, admin).
  */
 import { randomUUID } from 'node:crypto';
@@ -15,7 +15,12 @@ import { useCluster } from './cluster-fixture';
 
 const CHROMIUM = '/usr/bin/chromium';
 const SHOTS = 'test-output/screenshots';
-const WALLET = '0912345678';
+/**
+ * A wallet the sandbox answers pending (it ends in 7000): the disbursement desk hands such a payout to a workflow
+ * of its own, whose input (the receiver) is what the UI decodes. One settled at once has no workflow, and its
+ * receiver never reaches Temporal (docs/payout-runs.md, "The disbursement desk").
+ */
+const WALLET = '0912347000';
 
 const t = useCluster({ workers: 1 });
 let browser: Browser;
@@ -134,7 +139,7 @@ describe('the Temporal UI of the cluster signs in through the provider and decod
 
     const viewer = await openWorkflowAs('lan.viewer', workflowId);
     const workflowUrl = `${t.cluster.urls.ui}${workflowPathOf(workflowId)}`;
-    await waitForDecoded(viewer, '****5678', workflowUrl);
+    await waitForDecoded(viewer, '****7000', workflowUrl);
     expect(await viewer.content()).not.toContain(WALLET);
     await viewer.screenshot({ path: path.join(SHOTS, 'temporal-ui-decoded-viewer.png'), fullPage: true });
 

@@ -100,7 +100,8 @@ const walletOf = (ctx: CellContext, ending: string) => `09${pad(ctx.n, 5)}${endi
 
 const disbursement: Flow = {
   name: 'disbursement',
-  workflows: ['disbursement'],
+  // The desk pays it; one it cannot settle at once goes on in its own workflow.
+  workflows: ['disbursementDesk', 'disbursement'],
   operations: {
     'disbursement.verify': 'creates-nothing',
     'disbursement.balance': 'creates-nothing',
@@ -129,6 +130,8 @@ const disbursement: Flow = {
         ? found
         : undefined;
     });
+    // Every cell's payout goes through the desk (settled there, or handed to its own workflow from it).
+    if (!record.desk_chunk) throw new Error(`${id} was not taken by the disbursement desk`);
     const entries = ours(ctx, id).filter((entry) => entry.kind === 'disbursement');
     return {
       recorded: readingOf(text(record.status)),

@@ -137,7 +137,8 @@ beforeAll(async () => {
           pendingMaxInterval: seconds(2),
           pendingGiveUpAfter: seconds(20),
         },
-        disbursement: { ipnTimeout: seconds(1), resultWait: seconds(15), inWorkflowTask: true, desk: false },
+        // Single disbursements take the production default, the desk: every fault meets its chunk and its hand-over.
+        disbursement: { ipnTimeout: seconds(1), resultWait: seconds(15), inWorkflowTask: true, desk: true },
       },
       remittance: {
         ...base.remittance,

@@ -4,7 +4,7 @@
  * runs again after its worker was lost: it takes back what it had claimed, pays nothing twice, and a payout it
  * must not make now (held) goes to a workflow of its own without a gateway call.
  */
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
@@ -26,6 +26,7 @@ import { deliver } from '../../api/ipn/receiver';
 import type { Client } from '@temporalio/client';
 import type { VerifiedNotification } from '../../gateway';
 import { createLogger } from '../../platform/logger';
+import type { CodecKeyring } from '../../platform/payload-codec';
 
 const scratch = useScratchDatabase('desk_chunk');
 const { gw, ipn } = useTestGateway({ balances: { VND: 1_000_000_000 } });
@@ -63,14 +64,16 @@ const chunkOf = (chunk: number): DeskChunk => ({
 });
 
 /** A desk payout as the API queues it, optionally already claimed by `chunk` and moved to `status`. */
-async function queued(options: { chunk?: number; status?: string; receiver?: DisbursementReceiver } = {}) {
+async function queued(
+  options: { chunk?: number; status?: string; receiver?: DisbursementReceiver; keyring?: CodecKeyring } = {},
+) {
   const id = `dc_${randomUUID().replaceAll('-', '').slice(0, 12)}`;
   await scratch.db('disbursements').insert({
     disbursement_id: id,
     order_id: id,
     workflow_id: disbursementWorkflowId(id),
     desk_id: deskWorkflowId,
-    desk_receiver: sealDeskReceiver(options.receiver ?? receiver, testCodecKeyring, id),
+    desk_receiver: sealDeskReceiver(options.receiver ?? receiver, options.keyring ?? testCodecKeyring, id),
     ...(options.chunk !== undefined && { desk_chunk: deskChunkId(deskWorkflowId, options.chunk) }),
     request_type: 'disburseToWallet',
     amount: 250_000,
@@ -91,7 +94,10 @@ const runChunk = (chunk: DeskChunk, attempt: number): Promise<DeskChunkOutcome> 
   );
 
 const recordOf = (id: string) =>
-  scratch.db('disbursements').where({ disbursement_id: id }).first('status', 'desk_id', 'trans_id');
+  scratch
+    .db('disbursements')
+    .where({ disbursement_id: id })
+    .first('status', 'desk_id', 'desk_chunk', 'trans_id', 'desk_receiver');
 const paidTo = (orderId: string) =>
   gw.sandbox.admin.ledger().filter((entry) => entry.orderId === orderId && entry.outcome === 'succeeded');
 
@@ -137,7 +143,12 @@ describe("the desk's chunk", () => {
 
     const outcome = await runChunk(chunkOf(1), 2);
     expect(outcome.succeeded).toEqual([id]);
-    expect(await recordOf(id)).toMatchObject({ status: 'succeeded', desk_id: deskWorkflowId });
+    // Settled: the sealed receiver is no longer kept.
+    expect(await recordOf(id)).toMatchObject({
+      status: 'succeeded',
+      desk_id: deskWorkflowId,
+      desk_receiver: null,
+    });
     expect(paidTo(id)).toHaveLength(1);
   });
 
@@ -179,5 +190,23 @@ describe("the desk's chunk", () => {
     expect(handedOver?.notYet).toBeUndefined();
     expect(await deliver(handedOver!, temporal, notification, log)).toBe('signalled');
     expect(signalled).toEqual([disbursementWorkflowId(id)]);
+  });
+
+  it('leaves a payout whose receiver its keyring cannot open queued for a later chunk, and pays the others', async () => {
+    const removedKey: CodecKeyring = {
+      currentKeyId: 'removed',
+      keys: new Map([['removed', randomBytes(32)]]),
+    };
+    const unreadable = await queued({ chunk: 6, keyring: removedKey });
+    const readable = await queued({ chunk: 6 });
+    const outcome = await runChunk(chunkOf(6), 2);
+    expect(outcome.notOpened).toEqual([unreadable]);
+    expect(outcome.succeeded).toEqual([readable]);
+    expect(await recordOf(unreadable)).toMatchObject({
+      status: 'queued',
+      desk_id: deskWorkflowId,
+      desk_chunk: null,
+    });
+    expect(paidTo(unreadable)).toEqual([]);
   });
 });
