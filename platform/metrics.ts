@@ -33,7 +33,8 @@ export const ipnsRelayed = new Counter({
   name: 'payrun_ipn_relayed_total',
   help:
     'Stored notifications the relay took from the inbox, by kind and outcome (signalled; workflow_gone: ' +
-    'finished or its record final, counted as delivered; failed: tried again after the relay interval; unlocated: after the lease)',
+    'finished or its record final, counted as delivered; failed: tried again after the relay interval; unlocated: after the lease; ' +
+    'waiting: no workflow takes it yet, a disbursement the desk holds, tried again after the interval)',
   labelNames: ['kind', 'outcome'] as const,
   registers: [metricsRegistry],
 });

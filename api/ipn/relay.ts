@@ -59,7 +59,11 @@ export interface RelayDependencies {
   settings: NotificationSettings;
 }
 
-export type RelayOutcome = 'signalled' | 'workflow_gone' | 'failed' | 'unlocated';
+/**
+ * `waiting`: no workflow takes the order's notices yet (a disbursement the desk holds, `Located.notYet`): tried
+ * again after the interval, like `failed`, but nothing is wrong.
+ */
+export type RelayOutcome = 'signalled' | 'workflow_gone' | 'failed' | 'unlocated' | 'waiting';
 
 export interface NotificationRelay {
   /** One pass over what is due now, until nothing claimable is left; how many rows ended each way. */
@@ -158,6 +162,10 @@ export function createNotificationRelay(deps: RelayDependencies): NotificationRe
       log.error(about, 'No channel locates the order of a stored notification; tried again after the lease');
       return 'unlocated';
     }
+    if (target.notYet) {
+      log.debug({ ...about, why: target.notYet }, 'A stored notification waits: no workflow takes it yet');
+      return 'waiting';
+    }
     let outcome: 'signalled' | 'workflow_gone';
     try {
       outcome = await withinLease(deliver(target, temporal, notification, log));
@@ -202,7 +210,7 @@ export function createNotificationRelay(deps: RelayDependencies): NotificationRe
           const outcome = await relay(row);
           note(outcome, [row.id]);
           ipnsRelayed.inc({ kind: row.kind, outcome });
-          if (outcome === 'failed' || outcome === 'unlocated') {
+          if (outcome === 'failed' || outcome === 'unlocated' || outcome === 'waiting') {
             untried.push(...queue.slice(index + 1).map((later) => later.id));
             break;
           }
@@ -247,7 +255,13 @@ export function createNotificationRelay(deps: RelayDependencies): NotificationRe
   }
 
   async function sweep(): Promise<Record<RelayOutcome, number>> {
-    const counts: Record<RelayOutcome, number> = { signalled: 0, workflow_gone: 0, failed: 0, unlocated: 0 };
+    const counts: Record<RelayOutcome, number> = {
+      signalled: 0,
+      workflow_gone: 0,
+      failed: 0,
+      unlocated: 0,
+      waiting: 0,
+    };
     for (;;) {
       const burst = await burstIsOn();
       const rows = await claimOldestPerObject(db, {
@@ -265,10 +279,11 @@ export function createNotificationRelay(deps: RelayDependencies): NotificationRe
         ...(ended.get('signalled') ?? []),
         ...(ended.get('workflow_gone') ?? []),
       ]);
-      // A failed signal (Temporal unreachable) and the rows queued behind it: again after the interval.
+      // A failed signal (Temporal unreachable), one no workflow takes yet, and the rows queued behind them:
+      // again after the interval.
       await retryNotificationsAfter(
         db,
-        [...(ended.get('failed') ?? []), ...untried],
+        [...(ended.get('failed') ?? []), ...(ended.get('waiting') ?? []), ...untried],
         settings.relayIntervalMs / 1000,
       );
       // Rows stored meanwhile, and more objects than one batch holds, are for the next round; a round that

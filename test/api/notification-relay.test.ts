@@ -142,7 +142,13 @@ describe('the notification relay', () => {
     // Another API process: while the claim holds, its relay leaves the row alone (the claimer may yet
     // signal); the oldest unsignalled notification shows its age.
     const relay = anotherApiProcess();
-    expect(await relay.sweep()).toEqual({ signalled: 0, workflow_gone: 0, failed: 0, unlocated: 0 });
+    expect(await relay.sweep()).toEqual({
+      signalled: 0,
+      workflow_gone: 0,
+      failed: 0,
+      unlocated: 0,
+      waiting: 0,
+    });
     expect(await metric('payrun_ipn_oldest_unsignalled_seconds')).toBeGreaterThan(0);
     const relayedBefore = await metric(
       'payrun_ipn_relayed_total',
@@ -294,6 +300,7 @@ describe('rows the relay finds', () => {
       workflow_gone: 1,
       failed: 0,
       unlocated: 0,
+      waiting: 0,
     });
     const [row] = await scratch.db('ipn_notifications').where({ order_id: order!.orderId });
     expect(row.signalled_at).not.toBeNull();

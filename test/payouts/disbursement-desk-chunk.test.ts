@@ -16,15 +16,17 @@ import {
   type DeskChunkOutcome,
   type DisbursementReceiver,
 } from '../../contracts/payouts';
-import { sealDeskReceiver } from '../../db/payouts/disbursement-desk';
+import { handOverDeskDisbursement, sealDeskReceiver } from '../../db/payouts/disbursement-desk';
 import { requestIdFor } from '../../gateway/ids';
 import { useScratchDatabase } from '../support/database';
 import { connectDevServer, testCodecKeyring } from '../support/temporal';
 import { useTestGateway, wallet } from '../sandbox/support';
 import { disbursementNotifications } from '../../api/payouts/notifications';
-import { deliver } from '../../api/ipn/receiver';
+import { createNotificationRelay } from '../../api/ipn/relay';
+import { apiSettingsFrom } from '../../api/settings';
+import { loadConfig } from '../../platform/config';
+import { freeNotificationsOf, storeNotification } from '../../db/shared/ipn-notifications';
 import type { Client } from '@temporalio/client';
-import type { VerifiedNotification } from '../../gateway';
 import { createLogger } from '../../platform/logger';
 import type { CodecKeyring } from '../../platform/payload-codec';
 
@@ -162,12 +164,18 @@ describe("the desk's chunk", () => {
     expect(await recordOf(anothers)).toMatchObject({ status: 'queued' });
   });
 
-  it('keeps a notification in the inbox while the desk holds its payout, and delivers it once it is handed over', async () => {
+  it('keeps a notification in the inbox while the desk holds its payout, and signals it as soon as it is handed over', async () => {
     const id = await queued({ chunk: 5, status: 'paying' });
-    const notification = {
+    await storeNotification(scratch.db, {
       kind: 'disbursement.result',
-      fields: { orderId: id, resultCode: 0, message: 'Successful.', transId: 4242, amount: 250_000 },
-    } as unknown as VerifiedNotification<'disbursement.result'>;
+      orderId: id,
+      dedupeKey: `desk-test-${id}`,
+      resultCode: 0,
+      signedFields: { orderId: id, resultCode: 0, message: 'Successful.', transId: 4242, amount: 250_000 },
+      unverifiedFields: {},
+      workflowId: disbursementWorkflowId(id),
+      normalisedFields: [],
+    });
     const signalled: string[] = [];
     const temporal = {
       workflow: {
@@ -178,17 +186,29 @@ describe("the desk's chunk", () => {
         }),
       },
     } as unknown as Client;
-    const log = createLogger('silent');
+    // A long interval: a row put off waits for it unless the hand-over frees it.
+    const settings = apiSettingsFrom(
+      loadConfig({
+        CUSTOMER_KEY_SECRET: 'a'.repeat(32),
+        DECISION_SIGNING_KEY: 'd'.repeat(32),
+        IPN_RELAY_INTERVAL_SECONDS: '120',
+      }),
+    ).notifications;
+    const relay = createNotificationRelay({
+      db: scratch.db,
+      temporal,
+      logger: createLogger('silent'),
+      channels: [disbursementNotifications],
+      settings,
+    });
 
-    const held = await disbursementNotifications.locate(scratch.db, id);
-    expect(held?.notYet).toContain(id);
-    await expect(deliver(held!, temporal, notification, log)).rejects.toThrow(/Not delivered yet/);
+    expect(await relay.sweep()).toMatchObject({ waiting: 1, signalled: 0, failed: 0 });
     expect(signalled).toEqual([]);
+    expect(await relay.sweep()).toMatchObject({ waiting: 0, signalled: 0 });
 
-    await scratch.db('disbursements').where({ disbursement_id: id }).update({ desk_id: null });
-    const handedOver = await disbursementNotifications.locate(scratch.db, id);
-    expect(handedOver?.notYet).toBeUndefined();
-    expect(await deliver(handedOver!, temporal, notification, log)).toBe('signalled');
+    await handOverDeskDisbursement(scratch.db, id);
+    await freeNotificationsOf(scratch.db, id);
+    expect(await relay.sweep()).toMatchObject({ signalled: 1, waiting: 0 });
     expect(signalled).toEqual([disbursementWorkflowId(id)]);
   });
 
