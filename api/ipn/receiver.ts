@@ -109,7 +109,7 @@ export async function deliver(
     }
     return 'workflow_gone';
   }
-  if (target.notYet) throw new Error(`Not delivered yet: ${target.notYet}`);
+  if (target.notYet && !target.finished) throw new Error(`Not delivered yet: ${target.notYet}`);
   try {
     await temporal.workflow
       .getHandle(target.workflowId)

@@ -162,7 +162,7 @@ export function createNotificationRelay(deps: RelayDependencies): NotificationRe
       log.error(about, 'No channel locates the order of a stored notification; tried again after the lease');
       return 'unlocated';
     }
-    if (target.notYet) {
+    if (target.notYet && !target.finished) {
       log.debug({ ...about, why: target.notYet }, 'A stored notification waits: no workflow takes it yet');
       return 'waiting';
     }

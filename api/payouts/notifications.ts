@@ -43,9 +43,11 @@ export const disbursementNotifications: NotificationChannel = {
       // Its workflow returns once it records a final status (workflows/payouts/disbursement.ts), which
       // with a result in pay's answer is before the gateway's notification of it arrives.
       finished: isFinalDisbursementStatus(row.status),
-      ...(row.desk_id && {
-        notYet: `the desk is paying disbursement ${row.disbursement_id} (${row.status}); it settles it or hands it to a workflow of its own`,
-      }),
+      // A payout the desk settled keeps its desk_id: its record is final, so the notice is news for the record only.
+      ...(row.desk_id &&
+        !isFinalDisbursementStatus(row.status) && {
+          notYet: `the desk is paying disbursement ${row.disbursement_id} (${row.status}); it settles it or hands it to a workflow of its own`,
+        }),
       disagreement: ({ resultCode }) => {
         const said = outcomeOf(resultCode);
         if (row.status === 'succeeded' && said !== 'succeeded' && !isUndecided(said))

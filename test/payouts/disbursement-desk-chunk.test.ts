@@ -210,6 +210,27 @@ describe("the desk's chunk", () => {
     await freeNotificationsOf(scratch.db, id);
     expect(await relay.sweep()).toMatchObject({ signalled: 1, waiting: 0 });
     expect(signalled).toEqual([disbursementWorkflowId(id)]);
+
+    // A payout the desk settled keeps its desk_id: its notification is delivered to the record, no signal.
+    const settled = await queued({ chunk: 5, status: 'succeeded' });
+    await storeNotification(scratch.db, {
+      kind: 'disbursement.result',
+      orderId: settled,
+      dedupeKey: `desk-test-${settled}`,
+      resultCode: 0,
+      signedFields: {
+        orderId: settled,
+        resultCode: 0,
+        message: 'Successful.',
+        transId: 4343,
+        amount: 250_000,
+      },
+      unverifiedFields: {},
+      workflowId: disbursementWorkflowId(settled),
+      normalisedFields: [],
+    });
+    expect(await relay.sweep()).toMatchObject({ workflow_gone: 1, waiting: 0, signalled: 0 });
+    expect(signalled).toEqual([disbursementWorkflowId(id)]);
   });
 
   it('leaves a payout whose receiver its keyring cannot open queued for a later chunk, and pays the others', async () => {

@@ -83,6 +83,14 @@ describe('the disbursement desk', () => {
       expect(paid(id)).toHaveLength(1);
       expect(await hasOwnWorkflow(id)).toBe(false);
     }
+    // Their notifications (the sandbox sends one for every pay) are delivered: none is left in the inbox.
+    await eventually(async () => {
+      const waiting = await fixture
+        .db('ipn_notifications')
+        .whereIn('order_id', ids)
+        .whereNull('signalled_at');
+      expect(waiting).toEqual([]);
+    });
     expect(await finalView(refused)).toMatchObject({ status: 'failed', resultCode: 1007 });
     expect(paid(refused)).toEqual([]);
     expect(await hasOwnWorkflow(refused)).toBe(false);
