@@ -95,6 +95,19 @@ const runChunk = (chunk: DeskChunk, attempt: number): Promise<DeskChunkOutcome> 
     chunk,
   );
 
+/** The gateway's paid result of a desk payout, as the receiver stores it for the relay. */
+const storeResult = (id: string, transId: number) =>
+  storeNotification(scratch.db, {
+    kind: 'disbursement.result',
+    orderId: id,
+    dedupeKey: `desk-test-${id}`,
+    resultCode: 0,
+    signedFields: { orderId: id, resultCode: 0, message: 'Successful.', transId, amount: 250_000 },
+    unverifiedFields: {},
+    workflowId: disbursementWorkflowId(id),
+    normalisedFields: [],
+  });
+
 const recordOf = (id: string) =>
   scratch
     .db('disbursements')
@@ -166,16 +179,7 @@ describe("the desk's chunk", () => {
 
   it('keeps a notification in the inbox while the desk holds its payout, and signals it as soon as it is handed over', async () => {
     const id = await queued({ chunk: 5, status: 'paying' });
-    await storeNotification(scratch.db, {
-      kind: 'disbursement.result',
-      orderId: id,
-      dedupeKey: `desk-test-${id}`,
-      resultCode: 0,
-      signedFields: { orderId: id, resultCode: 0, message: 'Successful.', transId: 4242, amount: 250_000 },
-      unverifiedFields: {},
-      workflowId: disbursementWorkflowId(id),
-      normalisedFields: [],
-    });
+    await storeResult(id, 4242);
     const signalled: string[] = [];
     const temporal = {
       workflow: {
@@ -213,22 +217,7 @@ describe("the desk's chunk", () => {
 
     // A payout the desk settled keeps its desk_id: its notification is delivered to the record, no signal.
     const settled = await queued({ chunk: 5, status: 'succeeded' });
-    await storeNotification(scratch.db, {
-      kind: 'disbursement.result',
-      orderId: settled,
-      dedupeKey: `desk-test-${settled}`,
-      resultCode: 0,
-      signedFields: {
-        orderId: settled,
-        resultCode: 0,
-        message: 'Successful.',
-        transId: 4343,
-        amount: 250_000,
-      },
-      unverifiedFields: {},
-      workflowId: disbursementWorkflowId(settled),
-      normalisedFields: [],
-    });
+    await storeResult(settled, 4343);
     expect(await relay.sweep()).toMatchObject({ workflow_gone: 1, waiting: 0, signalled: 0 });
     expect(signalled).toEqual([disbursementWorkflowId(id)]);
   });

@@ -15,6 +15,7 @@ import { useStack } from '../support/stack';
 import { connectDevServer } from '../support/temporal';
 import { eventually } from '../support/wait';
 import { captureHistory } from '../support/history-capture';
+import { gatewaySaw, TEST_APPROVAL_POLICY } from '../support/approvals';
 
 const taskQueue = `desk-${randomUUID()}`;
 const deskId = disbursementDeskWorkflowId(taskQueue);
@@ -26,7 +27,11 @@ const fixture = useStack(connectDevServer, {
     approverKey: { name: 'approver', roles: ['payouts-approver'] },
   },
   sandbox: { balances: { VND: 100_000_000_000 } },
-  app: { payouts: { ...payouts, disbursement: { ...payouts.disbursement, desk: true } } },
+  app: {
+    payouts: { ...payouts, disbursement: { ...payouts.disbursement, desk: true } },
+    // Free below 1,000,000 VND, one approver from there.
+    approvals: { policy: TEST_APPROVAL_POLICY },
+  },
 });
 
 const wallet = (walletId: string) => ({ walletId, walletName: 'Nguyen Van B', personalId: null });
@@ -108,6 +113,19 @@ describe('the disbursement desk', () => {
     expect(paid(id)).toHaveLength(1);
     const own = await fixture.env.client.workflow.getHandle(disbursementWorkflowId(id)).result();
     expect(own).toMatchObject({ status: 'succeeded' });
+  });
+
+  it('leaves a payout that needs an approver to a workflow of its own, which waits and sends nothing', async () => {
+    const id = await disburse('0912345678', 2_000_000);
+    const waiting = await eventually(async () => {
+      const body = await view(id);
+      expect(body.status).toBe('awaiting_approval');
+      return body;
+    });
+    expect(waiting).toMatchObject({ workflowId: disbursementWorkflowId(id), deskChunk: null });
+    expect(await hasOwnWorkflow(id)).toBe(true);
+    expect(gatewaySaw(fixture.sandbox, id)).toEqual({ movements: [], calls: [] });
+    await fixture.env.client.workflow.getHandle(disbursementWorkflowId(id)).terminate('test over');
   });
 
   it('is on unless turned off or pay has a rate limit', () => {
