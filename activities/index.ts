@@ -8,6 +8,7 @@ import { createBalanceWatchActivities } from './payouts/balance-watch';
 import { createRecurringRunActivities } from './payouts/recurring-runs';
 import { createDisbursementActivities } from './payouts/disbursements';
 import { createDisbursementDeskActivities } from './payouts/disbursement-desk';
+import { createPaymentDeskActivities } from './payments/payment-desk';
 import { createPaymentActivities } from './payments/payments';
 import { createPayoutActivities } from './payouts/batches';
 import { createRemittanceActivities } from './remittances/remittances';
@@ -62,6 +63,12 @@ export interface ActivityDependencies {
 
 /** All activities, built from their dependencies so tests can hand in their own. */
 export function createActivities(deps: ActivityDependencies) {
+  const paymentDeps = {
+    ...deps,
+    paymentIpnUrl: `${deps.publicBaseUrl}${ipnPaths.payment}`,
+    cardPaymentIpnUrl: `${deps.publicBaseUrl}${ipnPaths.paymentCard}`,
+    paymentReturnUrl: `${deps.publicBaseUrl}${paymentReturnPath}`,
+  };
   return {
     ...createStackCheckActivities(deps),
     ...createDecisionActivities(deps),
@@ -95,12 +102,8 @@ export function createActivities(deps: ActivityDependencies) {
       disbursementIpnUrl: `${deps.publicBaseUrl}${ipnPaths.disbursement}`,
       keyring: deps.merchantSecrets.keyring,
     }),
-    ...createPaymentActivities({
-      ...deps,
-      paymentIpnUrl: `${deps.publicBaseUrl}${ipnPaths.payment}`,
-      cardPaymentIpnUrl: `${deps.publicBaseUrl}${ipnPaths.paymentCard}`,
-      paymentReturnUrl: `${deps.publicBaseUrl}${paymentReturnPath}`,
-    }),
+    ...createPaymentActivities(paymentDeps),
+    ...createPaymentDeskActivities(paymentDeps),
     ...createSavedMethodActivities({
       ...deps,
       savedMethodIpnUrl: `${deps.publicBaseUrl}${ipnPaths.savedMethods}`,

@@ -44,6 +44,7 @@ import { dunningRoutes } from './subscriptions/dunning-routes';
 import { devMailRoutes, type DevMailbox } from './subscriptions/dev-mail-routes';
 import { createNoticeRequestRelay } from './subscriptions/notice-requests';
 import { paymentRoutes } from './payments/routes';
+import { paymentAnswersOf, paymentDesk } from './payments/payment-desk';
 import { cardPaymentNotifications, paymentNotifications } from './payments/notifications';
 import { savedMethodRoutes } from './saved-methods/routes';
 import { savedMethodNotifications, unbindNotifications } from './saved-methods/notifications';
@@ -167,9 +168,16 @@ export function notificationRelay(deps: ApiDependencies): NotificationRelay {
       relay.start();
       noticeRequests.start();
       keyOwners?.start();
+      // The payment desk's answers are heard on the same start and stop.
+      if (deps.payments.desk) paymentAnswersOf(deps.db).start(deps.logger);
     },
     stop: async () => {
-      await Promise.all([relay.stop(), noticeRequests.stop(), keyOwners?.stop()]);
+      await Promise.all([
+        relay.stop(),
+        noticeRequests.stop(),
+        keyOwners?.stop(),
+        deps.payments.desk && paymentAnswersOf(deps.db).stop(),
+      ]);
     },
   };
 }
@@ -309,6 +317,9 @@ export function apiRoutes(deps: ApiDependencies, limits?: RateLimits): AnyRoute[
         temporal: deps.temporal,
         settings: deps.payments,
         approvalPolicies,
+        ...(deps.payments.desk && {
+          desk: paymentDesk(deps.temporal, deps.db, deps.payments.taskQueue, deps.payments.payment),
+        }),
       },
       deps.merchant,
     ),

@@ -58,6 +58,8 @@ export function apiSettingsFrom(config: Config): ApiSettings {
       ...defaultPaymentSettings(taskQueue, hoursAsDuration(config.PAYMENT_RESULT_WAIT_HOURS)),
       ...(config.PAYMENT_ANSWER_BY_POLLING && { answerBy: 'polling' as const }),
       ...(config.STEPS_AS_QUEUED_ACTIVITIES && { queuedSteps: true }),
+      // The design before it (the benchmark's comparisons) keeps a workflow for each payment.
+      desk: config.PAYMENT_DESK && !config.PAYMENT_ANSWER_BY_POLLING && !config.STEPS_AS_QUEUED_ACTIVITIES,
     },
     savedMethods: defaultSavedMethodSettings(taskQueue, String(payouts.timing.gatewayAttemptTimeout)),
     customers: customerSettingsFrom(config),

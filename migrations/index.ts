@@ -35,6 +35,7 @@ import * as billingRuns from './20261127_0035_billing_runs';
 import * as billingRunScope from './20261127_0036_billing_run_scope';
 import * as approvalDayTotals from './20261130_0037_approval_day_totals';
 import * as disbursementDesk from './20261130_0038_disbursement_desk';
+import * as paymentDesk from './20261130_0039_payment_desk';
 
 export interface Migration {
   name: string;
@@ -80,4 +81,5 @@ export const migrations: Migration[] = [
   { name: '20261127_0036_billing_run_scope', ...billingRunScope },
   { name: '20261130_0037_approval_day_totals', ...approvalDayTotals },
   { name: '20261130_0038_disbursement_desk', ...disbursementDesk },
+  { name: '20261130_0039_payment_desk', ...paymentDesk },
 ];

@@ -185,6 +185,12 @@ export const configSchema = z.object({
   PAYMENT_RESULT_WAIT_HOURS: hours(24).describe(
     'How long a payment waits for a final result before it is expired (payrun listens on)',
   ),
+  PAYMENT_DESK: optionalText
+    .pipe(z.enum(['true', 'false'], { error: 'true or false' }).optional())
+    .transform((value) => value !== 'false')
+    .describe(
+      'One-time payments captured at once (every requestType but POS, autoCapture on) are created in chunks by one long-lived workflow (the payment desk) and their notification is recorded without a workflow; one whose create keeps failing, or whose result has not come within its notification wait, goes on in a workflow of its own. false: a workflow for each, as before (docs/payments.md)',
+    ),
   PAYMENT_ANSWER_BY_POLLING: optionalText
     .pipe(z.enum(['true', 'false'], { error: 'true or false' }).optional())
     .transform((value) => value === 'true')

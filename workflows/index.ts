@@ -6,6 +6,7 @@ export { remittance, remittanceQuote } from './remittances/remittance';
 export { disbursement } from './payouts/disbursement';
 export { disbursementDesk } from './payouts/disbursement-desk';
 export { payment } from './payments/payment';
+export { paymentDesk } from './payments/payment-desk';
 export { refund } from './payments/refund';
 export { terminalSettlement } from './payments/terminal-settlement';
 export { subscription } from './subscriptions/subscription';

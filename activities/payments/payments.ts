@@ -21,6 +21,7 @@ import {
   requireRefund,
   requireTerminalSettlement,
   updatePayment,
+  paymentResultPatch,
   type PaymentRow,
   type RefundItem,
   type RefundRow,
@@ -258,18 +259,9 @@ export async function recordPaymentStatus({ db }: PaymentActivityDependencies, i
 }
 
 export async function recordPaymentResult({ db }: PaymentActivityDependencies, input: PaymentResultRecord) {
-  const { notice } = input;
   await recordPayment(db, input.paymentId, {
-    status: input.status,
+    ...paymentResultPatch(input.status, input.notice),
     ...(input.holdExpiresAt !== undefined ? { hold_expires_at: new Date(input.holdExpiresAt) } : {}),
-    result_code: notice.resultCode,
-    result_message: notice.message,
-    ...(notice.transId !== undefined ? { trans_id: notice.transId } : {}),
-    ...(notice.payType !== undefined ? { pay_type: notice.payType } : {}),
-    ...(notice.paymentOption !== undefined ? { payment_option: notice.paymentOption } : {}),
-    ...(notice.promotions !== undefined ? { promotions: notice.promotions } : {}),
-    ...(notice.cardPaymentInfo !== undefined ? { card_payment_info: notice.cardPaymentInfo } : {}),
-    completed_at: new Date(),
   });
 }
 

@@ -38,6 +38,7 @@ import type { CodecKeyring } from '../../platform/payload-codec';
 import { bindActivities } from '../shared/bind';
 import { freeNotificationsOf } from '../../db/shared/ipn-notifications';
 import { holdStopping } from '../holds/holds';
+import { runDeskChunk } from '../shared/desk-chunk';
 import { disburse, type DisbursementActivityDeps } from './disbursements';
 
 export interface DisbursementDeskDeps extends DisbursementActivityDeps {
@@ -68,45 +69,19 @@ export async function payDeskChunk(deps: DisbursementDeskDeps, input: DeskChunk)
     handedOver: [],
     notOpened: [],
   };
-  const endsAt = Date.now() + input.chunkMs;
-  const inFlight = new Set<Promise<void>>();
-  let failure: unknown;
-  const start = (row: DeskDisbursementRow) => {
-    const paying: Promise<void> = payOne(deps, input, row, outcome)
-      .catch((error: unknown) => {
-        failure ??= error;
-      })
-      .finally(() => inFlight.delete(paying));
-    inFlight.add(paying);
-  };
-  const stopping = () => failure !== undefined || context.cancellationSignal.aborted;
-  // A retried attempt first takes back what the one before it claimed and left.
-  const leftBefore = context.info.attempt > 1 ? await unsettledOfChunk(deps.db, chunkId) : [];
-  let idleMs: number = IDLE_WAIT_MS.first;
-  while (!stopping() && (leftBefore.length > 0 || Date.now() < endsAt)) {
-    const room = input.concurrency - inFlight.size;
-    if (room > 0) {
-      const rows =
-        leftBefore.length > 0
-          ? leftBefore.splice(0, room)
-          : await claimDeskDisbursements(deps.db, { deskWorkflowId: input.deskWorkflowId, chunkId }, room);
-      rows.forEach(start);
-      if (rows.length > 0) {
-        idleMs = IDLE_WAIT_MS.first;
-        context.heartbeat(outcomeCounts(outcome));
-        continue;
-      }
-    }
-    context.heartbeat(outcomeCounts(outcome));
-    const waited = inFlight.size === 0;
-    await Promise.race([...inFlight, context.sleep(idleMs).catch(() => undefined)]);
-    if (waited) idleMs = Math.min(idleMs * 2, IDLE_WAIT_MS.longest);
-  }
-  // The payouts under way end before the chunk does, so no two attempts of it ever pay the same one at once.
-  await Promise.all(inFlight);
-  // Released only now: released at once, the oldest such payout would be claimed again on the next claim.
-  await releaseDeskClaims(deps.db, outcome.notOpened);
-  if (failure !== undefined) throw failure;
+  await runDeskChunk<DeskDisbursementRow>({
+    concurrency: input.concurrency,
+    chunkMs: input.chunkMs,
+    idleWaitMs: IDLE_WAIT_MS,
+    // A retried attempt first takes back what the one before it claimed and left.
+    takenBack: context.info.attempt > 1 ? await unsettledOfChunk(deps.db, chunkId) : [],
+    claim: (room) => claimDeskDisbursements(deps.db, { deskWorkflowId: input.deskWorkflowId, chunkId }, room),
+    handle: (row) => payOne(deps, input, row, outcome),
+    progress: () => outcomeCounts(outcome),
+  }).finally(
+    // Released only at the end: released at once, the oldest such payout would be claimed again on the next claim.
+    () => releaseDeskClaims(deps.db, outcome.notOpened),
+  );
   return outcome;
 }
 

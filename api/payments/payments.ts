@@ -29,6 +29,7 @@ import {
   type PaymentRequestType,
   type PaymentTiming,
   refundWorkflowId,
+  takenByPaymentDesk,
   type RefundInput,
   type RefundTiming,
   terminalSettlementWorkflowId,
@@ -44,6 +45,7 @@ import { requirementFor } from '../../contracts/approvals';
 import { approvalRequestOf, requestApprovalIn } from '../approvals/approvals';
 import type { ApprovalPolicyReader } from '../approvals/policy-reader';
 import { reservingOrderIds } from '../order-ids';
+import type { PaymentDesk } from './payment-desk';
 
 export interface PaymentSettings {
   taskQueue: string;
@@ -59,6 +61,11 @@ export interface PaymentSettings {
   answerBy?: 'update' | 'polling';
   /** Benchmark comparison only (STEPS_AS_QUEUED_ACTIVITIES): PaymentInput.queuedSteps. */
   queuedSteps?: boolean;
+  /**
+   * PAYMENT_DESK: payments the desk takes (`takenByPaymentDesk`) are created in chunks by one long-lived workflow
+   * and have no workflow of their own until they need one (docs/payments.md, "The payment desk").
+   */
+  desk?: boolean;
 }
 
 /** `resultWait`: PAYMENT_RESULT_WAIT_HOURS (platform/config.ts). */
@@ -88,6 +95,8 @@ export interface PaymentDeps {
   settings: PaymentSettings;
   /** The approval policy in effect when an item is created (api/approvals/policy-reader.ts). */
   approvalPolicies: ApprovalPolicyReader;
+  /** The payment desk when `settings.desk` is on (api/payments/payment-desk.ts). */
+  desk?: PaymentDesk;
 }
 
 /** The smallest refund of this payment (a domestic card payment has a higher floor). */
@@ -149,42 +158,63 @@ export async function createPayment(deps: PaymentDeps, input: NewPayment) {
     typedSearchAttributes: [{ key: payrunOrderId, value: input.paymentId }],
   };
   const polling = settings.answerBy === 'polling';
-  await createOrResume({
-    insert: () =>
-      insertPayment(db, {
-        payment_id: input.paymentId,
-        // The gateway orderId is the merchant's own payment id: one id, one order, ever.
-        order_id: input.paymentId,
-        workflow_id: workflowId,
-        request_type: input.requestType,
-        amount: input.amount,
-        status: 'created',
-        auto_capture: input.autoCapture,
-        order_info: input.orderInfo,
-        extra_data: input.extraData,
-        request_details: JSON.stringify(input.details),
-        store_id: input.storeId ?? null,
-        serial_number: input.serialNumber ?? null,
-        instrument_type: input.instrumentType ?? null,
-        created_by_key: input.principal.keyId,
-        created_by: input.principal.name,
-      }),
-    createdByKeyOf: async () => (await findPayment(db, input.paymentId))?.created_by_key,
-    request: input,
-    exists: () =>
-      conflict('payment_exists', `Payment ${input.paymentId} already exists; a payment id is used once.`),
-    // The customer needs the links from the gateway's answer: wait for it (bounded by answerWaitMs).
-    start: () =>
-      polling
-        ? startWorkflow(temporal, 'payment', startOptions)
-        : startAwaitingAnswer(
-            temporal,
-            'payment',
-            startOptions,
-            paymentAnsweredUpdate,
-            Date.now() + settings.answerWaitMs,
-          ),
-  });
+  const startItsWorkflow = () =>
+    polling
+      ? startWorkflow(temporal, 'payment', startOptions)
+      : startAwaitingAnswer(
+          temporal,
+          'payment',
+          startOptions,
+          paymentAnsweredUpdate,
+          Date.now() + settings.answerWaitMs,
+        );
+  // The desk's answer is waited for from before the insert commits, so no announcement can come before the wait.
+  const desk = deps.desk?.answers.listening() ? deps.desk : undefined;
+  const queued = desk !== undefined && takenByPaymentDesk(input);
+  if (queued) await desk.ensureRunning();
+  const wait = desk?.answers.waitFor(input.paymentId, settings.answerWaitMs);
+  try {
+    await createOrResume({
+      insert: () =>
+        insertPayment(db, {
+          payment_id: input.paymentId,
+          // The gateway orderId is the merchant's own payment id: one id, one order, ever.
+          order_id: input.paymentId,
+          workflow_id: workflowId,
+          request_type: input.requestType,
+          amount: input.amount,
+          status: 'created',
+          auto_capture: input.autoCapture,
+          order_info: input.orderInfo,
+          extra_data: input.extraData,
+          request_details: JSON.stringify(input.details),
+          store_id: input.storeId ?? null,
+          serial_number: input.serialNumber ?? null,
+          instrument_type: input.instrumentType ?? null,
+          created_by_key: input.principal.keyId,
+          created_by: input.principal.name,
+          ...(queued ? { desk_id: desk.deskWorkflowId } : {}),
+        }),
+      createdByKeyOf: async () => (await findPayment(db, input.paymentId))?.created_by_key,
+      request: input,
+      exists: () =>
+        conflict('payment_exists', `Payment ${input.paymentId} already exists; a payment id is used once.`),
+      // The customer needs the links from the gateway's answer: wait for it (bounded by answerWaitMs).
+      start: async (adopted) => {
+        const held = adopted ? await heldByDesk(db, input.paymentId) : queued ? 'create' : undefined;
+        if (held === 'answered') return;
+        if (held === 'create') {
+          // Not answered within the bound: the record answers as it is (202 while `created`).
+          if (wait === undefined || !(await wait.answered)) return;
+          // Still on the desk: answered there. Not: handed to its own workflow, which answers as below.
+          if ((await heldByDesk(db, input.paymentId)) !== undefined) return;
+        }
+        return startItsWorkflow();
+      },
+    });
+  } finally {
+    wait?.cancel();
+  }
   const row = polling
     ? await waitWhile(
         () => findPayment(db, input.paymentId),
@@ -193,6 +223,17 @@ export async function createPayment(deps: PaymentDeps, input: NewPayment) {
       )
     : await findPayment(db, input.paymentId);
   return { status: row?.status === 'created' ? 202 : 201, body: paymentView(row!) };
+}
+
+/**
+ * What the desk holds of a payment: its create still to make, or the payment after its create was answered; nothing
+ * once its own workflow took it over (or it never was the desk's). A payment the desk holds must never get a
+ * workflow from here: that workflow would send its create again.
+ */
+async function heldByDesk(db: Db, paymentId: string): Promise<'create' | 'answered' | undefined> {
+  const row = await findPayment(db, paymentId);
+  if (row === undefined || row.desk_id === null) return undefined;
+  return row.status === 'created' ? 'create' : 'answered';
 }
 
 export function paymentView(row: PaymentRow) {
@@ -235,7 +276,10 @@ export function paymentView(row: PaymentRow) {
     createdAt: row.created_at,
     updatedAt: row.updated_at,
     completedAt: row.completed_at,
-    workflowId: row.workflow_id,
+    // Where to look in the Temporal UI: the payment desk while it holds the payment (paid there included).
+    workflowId: row.desk_id ?? row.workflow_id,
+    // The desk's chunk that made its create (PAYMENT_DESK): its result in the desk's history names this payment.
+    deskChunk: row.desk_chunk ?? null,
   };
 }
 

@@ -1,8 +1,6 @@
 /**
  * The API's side of the disbursement desk (DISBURSEMENT_DESK; docs/payout-runs.md): a payout queued for the desk
- * needs the desk running. Starting it costs a call to Temporal, so a process that saw it running skips
- * the call for a while; the desk never ends on its own (it continues as new), so "running a moment ago" is
- * a safe reading, and a desk an operator terminated is started again by the next create after the pause.
+ * needs the desk running (api/desk-starter.ts says how often that is checked).
  */
 import type { Client } from '@temporalio/client';
 import { WorkflowIdConflictPolicy } from '@temporalio/common';
@@ -13,9 +11,7 @@ import {
 } from '../../contracts/payouts';
 import type { CodecKeyring } from '../../platform/payload-codec';
 import { startWorkflow } from '../workflow-starts';
-
-/** How long a process trusts that the desk it saw is still running. */
-const DESK_SEEN_FOR_MS = 10_000;
+import { deskStarter } from '../desk-starter';
 
 export interface DisbursementDesk {
   /** Seals each desk payout's receiver on its record. */
@@ -30,27 +26,16 @@ export function disbursementDesk(
   timing: DeskPayoutTiming,
   keyring: CodecKeyring,
 ): DisbursementDesk {
-  let seenUntil = 0;
-  let starting: Promise<void> | undefined;
-  const start = async () => {
-    // USE_EXISTING: a running desk answers as started; nothing is added to its history.
-    await startWorkflow(temporal, 'disbursementDesk', {
-      taskQueue,
-      workflowId: disbursementDeskWorkflowId(taskQueue),
-      args: [{ timing, ...DEFAULT_DISBURSEMENT_DESK }],
-      workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
-      staticSummary: 'Single disbursements answered at once, paid in chunks (docs/payout-runs.md)',
-    });
-    seenUntil = Date.now() + DESK_SEEN_FOR_MS;
-  };
   return {
     keyring,
-    async ensureRunning() {
-      if (Date.now() < seenUntil) return;
-      starting ??= start().finally(() => {
-        starting = undefined;
-      });
-      await starting;
-    },
+    ensureRunning: deskStarter(() =>
+      startWorkflow(temporal, 'disbursementDesk', {
+        taskQueue,
+        workflowId: disbursementDeskWorkflowId(taskQueue),
+        args: [{ timing, ...DEFAULT_DISBURSEMENT_DESK }],
+        workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
+        staticSummary: 'Single disbursements answered at once, paid in chunks (docs/payout-runs.md)',
+      }),
+    ),
   };
 }

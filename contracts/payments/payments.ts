@@ -83,6 +83,11 @@ export interface PaymentInput {
    * activities, the design before they ran in the workflow task that decides them. Absent in production.
    */
   queuedSteps?: true;
+  /**
+   * The payment desk made the create and held the payment while it waited (docs/payments.md, "The payment
+   * desk"): the workflow starts at the wait for the result, from the status the record had. Absent otherwise.
+   */
+  answered?: 'awaiting_customer' | 'pending';
 }
 
 /** What a notification (or api/query, or a POS answer) says about the payment. */

@@ -8,6 +8,7 @@ import type { BindingInput, BindingResult, SavedMethodDeletionInput } from '../s
 import type { DisbursementInput, DisbursementResult } from '../payouts/disbursements';
 import type { DisbursementDeskInput } from '../payouts/disbursement-desk';
 import type { PaymentInput, PaymentResult } from '../payments/payments';
+import type { PaymentDeskInput } from '../payments/payment-desk';
 import type { PayoutBatchInput, PayoutBatchResult, PayoutRunInput, RunStatus } from '../payouts/runs';
 import type { RefundInput, RefundOutcome } from '../payments/refunds';
 import type { BaseCurrency, RemittanceInput, RemittanceStatus } from '../remittances/remittances';
@@ -31,6 +32,7 @@ export interface StartableWorkflows {
   remittance: (input: RemittanceInput) => Promise<RemittanceStatus>;
   remittanceQuote: (input: { baseCurrency: BaseCurrency }) => Promise<{ rate: number }>;
   payment: (input: PaymentInput) => Promise<PaymentResult>;
+  paymentDesk: (input: PaymentDeskInput) => Promise<never>;
   refund: (input: RefundInput) => Promise<RefundOutcome>;
   terminalSettlement: (input: TerminalSettlementInput) => Promise<TerminalSettlementResult>;
   subscription: (input: SubscriptionInput) => Promise<SubscriptionView>;

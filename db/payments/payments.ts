@@ -9,6 +9,7 @@ import { applyListFilter, pageOf, type ListFilter } from '../shared/list-filter'
 import {
   FINAL_REFUND_STATUSES,
   PAYMENT_STATUSES,
+  type PaymentNotice,
   type PaymentRequestType,
   type PaymentStatus,
   type RefundItemStatus,
@@ -56,6 +57,10 @@ export interface PaymentRow {
   confirm_result_code: number | null;
   confirm_message: string | null;
   confirmed_at: Date | null;
+  /** The payment desk that holds it (no workflow of its own yet; migration 0039), or null. */
+  desk_id: string | null;
+  /** The desk's chunk that made its create. */
+  desk_chunk: string | null;
 }
 
 export interface RefundItem {
@@ -179,6 +184,22 @@ export async function updatePayment(
     { column: 'status', mayMove },
   );
 }
+
+/**
+ * What a final result writes on the record, whoever heard it: the payment's workflow, the relay for a payment
+ * the desk holds, or a notification after the workflow ended. Only the gateway's signed word is in `notice`.
+ */
+export const paymentResultPatch = (status: PaymentStatus, notice: PaymentNotice) => ({
+  status,
+  result_code: notice.resultCode,
+  result_message: notice.message,
+  ...(notice.transId !== undefined ? { trans_id: notice.transId } : {}),
+  ...(notice.payType !== undefined ? { pay_type: notice.payType } : {}),
+  ...(notice.paymentOption !== undefined ? { payment_option: notice.paymentOption } : {}),
+  ...(notice.promotions !== undefined ? { promotions: notice.promotions } : {}),
+  ...(notice.cardPaymentInfo !== undefined ? { card_payment_info: notice.cardPaymentInfo } : {}),
+  completed_at: new Date(),
+});
 
 /** Why a refund cannot be reserved. */
 export type RefundRefusal =

@@ -15,6 +15,7 @@ import type { BenchStack } from './harness';
 import type { BenchItems } from './costs';
 import { describeRun, post, timedInParallel, type Timed } from './load';
 import { peakRssLines } from './process-memory';
+import { deskHistoryLines } from './desk-history';
 
 const COUNT = Number(process.env.BENCH_DISBURSEMENTS ?? 10_000);
 const IN_FLIGHT = Number(process.env.BENCH_IN_FLIGHT ?? 32);
@@ -75,7 +76,12 @@ export async function benchDisbursements(stack: BenchStack): Promise<BenchItems>
     `  floor (checkWallet + balance + pay signed and sent directly with the gateway client, ${IN_FLIGHT} at once): ${describeRun(COUNT, floor, 'payouts')}`,
   );
   console.log(`  ratio floor / payrun: ${(COUNT / floor.seconds / rate).toFixed(1)}×`);
-  for (const line of await historyLines(stack, ids)) console.log(line);
+  for (const line of await deskHistoryLines(
+    stack,
+    { table: 'disbursements', idColumn: 'disbursement_id', noun: 'payout' },
+    ids,
+  ))
+    console.log(line);
   for (const line of peakRssLines(stack.processes())) console.log(line);
 
   const wanted = new Set(ids);
@@ -238,35 +244,4 @@ async function slowestStory(stack: BenchStack, ids: string[]): Promise<string[]>
     `    notifications: ${notifications.map((n) => `${n.kind} ${n.result_code} received ${since(n.received_at)}, signalled ${since(n.signalled_at)}`).join('; ') || 'none'}`,
     `    history: ${events.join(', ')}`,
   ];
-}
-
-/** One disbursement's history, or, for payouts the desk made, the desk's: what Temporal wrote for them. */
-async function historyLines(stack: BenchStack, ids: string[]): Promise<string[]> {
-  const activities = (history: { activities: Record<string, number> }) =>
-    Object.entries(history.activities)
-      .map(([name, times]) => `${name} ×${times}`)
-      .join(', ');
-  const rows = (await stack.db('disbursements').whereIn('disbursement_id', ids).select('desk_id')) as Array<{
-    desk_id: string | null;
-  }>;
-  const atDesk = rows.filter((row) => row.desk_id);
-  const lines: string[] = [];
-  for (const desk of new Set(atDesk.map((row) => row.desk_id!))) {
-    const history = await stack.history(desk);
-    lines.push(
-      `  the desk's history (${desk}, its current run): ${history.events} events, ${history.workflowTasks} workflow tasks, activities: ${activities(history)}; ${atDesk.length} of the ${ids.length} payouts settled there`,
-    );
-  }
-  const own = (await stack
-    .db('disbursements')
-    .whereIn('disbursement_id', ids)
-    .whereNull('desk_id')
-    .first('workflow_id')) as { workflow_id: string } | undefined;
-  if (own) {
-    const history = await stack.history(own.workflow_id);
-    lines.push(
-      `  one disbursement's own history (${rows.length - atDesk.length} had one): ${history.events} events, ${history.workflowTasks} workflow tasks, activities: ${activities(history)}`,
-    );
-  }
-  return lines;
 }

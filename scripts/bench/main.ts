@@ -52,8 +52,8 @@ const suites: Record<string, Bench> = {
  */
 const previousDesigns: Record<string, { switches: Record<string, string>; what: string }> = {
   payments: {
-    switches: { PAYMENT_ANSWER_BY_POLLING: 'true', STEPS_AS_QUEUED_ACTIVITIES: 'true' },
-    what: 'the create call reads the record every 50 ms (PAYMENT_ANSWER_BY_POLLING); the create and the result are queued activities (STEPS_AS_QUEUED_ACTIVITIES)',
+    switches: { PAYMENT_DESK: 'false' },
+    what: 'a workflow for each payment, its create made in its first workflow task and its result signalled to it (PAYMENT_DESK=false)',
   },
   disbursements: {
     switches: { DISBURSEMENT_DESK: 'false' },

@@ -54,6 +54,8 @@ export const testApiSettings = (
     ...settings,
     notifications: { ...settings.notifications, relayScope: `test-${randomUUID()}` },
     payouts: testPayoutSettings(taskQueue),
+    // The payment workflow's own tests run without the desk; test/payments/payment-desk.test.ts turns it on.
+    payments: { ...settings.payments, desk: false },
     ...overrides,
   };
 };

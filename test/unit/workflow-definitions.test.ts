@@ -7,7 +7,12 @@ import {
   payoutBatchWorkflowId,
   payoutRunWorkflowId,
 } from '../../contracts/payouts';
-import { paymentWorkflowId, refundWorkflowId, terminalSettlementWorkflowId } from '../../contracts/payments';
+import {
+  paymentDeskWorkflowId,
+  paymentWorkflowId,
+  refundWorkflowId,
+  terminalSettlementWorkflowId,
+} from '../../contracts/payments';
 import { remittanceQuoteWorkflowId, remittanceWorkflowId } from '../../contracts/remittances';
 import {
   savedMethodBindingWorkflowId,
@@ -39,6 +44,7 @@ const ID_OF: Record<StartableWorkflowName, (id: string) => string> = {
   payoutBatch: payoutBatchWorkflowId,
   disbursement: disbursementWorkflowId,
   disbursementDesk: disbursementDeskWorkflowId,
+  paymentDesk: paymentDeskWorkflowId,
   remittance: remittanceWorkflowId,
   remittanceQuote: remittanceQuoteWorkflowId,
   payment: paymentWorkflowId,

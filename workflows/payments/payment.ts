@@ -49,13 +49,19 @@ export async function payment(input: PaymentInput): Promise<PaymentResult> {
   answerWhenRecorded(run);
   acceptDecisions(run);
   listenForResult(run);
-  const created = await create(run);
-  run.status = created.status;
-  // The activity writes the record itself only when it has no result to hand over (links, or pending);
-  // a result (a refusal, a POS success, a query's answer) is written by `record` below.
-  if (created.notice === undefined) run.recorded = true;
-  if (created.notice && isFinalPaymentCode(created.notice.resultCode))
-    return afterDecision(run, await record(run, await completedAtOnce(run, created.notice)));
+  // The payment desk made the create and held the payment until now: the wait for the result goes on here.
+  if (input.answered !== undefined) {
+    run.status = input.answered;
+    run.recorded = true;
+  } else {
+    const created = await create(run);
+    run.status = created.status;
+    // The activity writes the record itself only when it has no result to hand over (links, or pending);
+    // a result (a refusal, a POS success, a query's answer) is written by `record` below.
+    if (created.notice === undefined) run.recorded = true;
+    if (created.notice && isFinalPaymentCode(created.notice.resultCode))
+      return afterDecision(run, await record(run, await completedAtOnce(run, created.notice)));
+  }
   const heard = await hearResult(run);
   if (heard.decided !== undefined)
     return afterDecision(run, await record(run, heard.decided, resultRecords(run)));

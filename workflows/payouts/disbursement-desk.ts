@@ -8,8 +8,9 @@
  * Every activity below is part of stored histories: moving a call breaks their replay
  * (docs/workflow-versioning.md).
  */
-import { continueAsNew, proxyActivities, workflowInfo } from '@temporalio/workflow';
+import { proxyActivities } from '@temporalio/workflow';
 import type { DisbursementDeskActivities, DisbursementDeskInput } from '../../contracts/payouts';
+import { runDeskRounds } from '../shared/desk-rounds';
 
 /**
  * A chunk runs for its `chunkMs` and the payouts under way at its end; its heartbeat says it is alive, and a
@@ -23,26 +24,14 @@ const desk = proxyActivities<DisbursementDeskActivities>({
   allowEagerDispatch: false,
 });
 
-/** Rounds of chunks before continue-as-new keeps the history small. */
-const ROUNDS_PER_RUN = 100;
-
 export async function disbursementDesk(input: DisbursementDeskInput): Promise<never> {
-  const { workflowId } = workflowInfo();
-  let chunk = input.chunksDone ?? 0;
-  const parallel = Math.max(1, input.parallelChunks);
-  for (let round = 0; round < ROUNDS_PER_RUN; round++) {
-    await Promise.all(
-      Array.from({ length: parallel }, (_, index) =>
-        desk.payDeskChunk({
-          deskWorkflowId: workflowId,
-          chunk: chunk + index + 1,
-          timing: input.timing,
-          concurrency: input.concurrency,
-          chunkMs: input.chunkMs,
-        }),
-      ),
-    );
-    chunk += parallel;
-  }
-  return continueAsNew<typeof disbursementDesk>({ ...input, chunksDone: chunk });
+  return runDeskRounds(input, (deskWorkflowId, chunk) =>
+    desk.payDeskChunk({
+      deskWorkflowId,
+      chunk,
+      timing: input.timing,
+      concurrency: input.concurrency,
+      chunkMs: input.chunkMs,
+    }),
+  );
 }

@@ -1,0 +1,89 @@
+/** The payment desk's queue (migration 0039): creates claimed by chunks, payments handed to workflows of their own. */
+import type { Db } from '../shared/knex';
+import type { PaymentRow } from './payments';
+
+export interface DeskPaymentRow extends PaymentRow {
+  desk_id: string;
+}
+
+/**
+ * Up to `limit` payments queued for this desk whose create no chunk has claimed, oldest first, now held by
+ * `chunkId`. SKIP LOCKED: chunks side by side never wait on each other's claims and never take the same one.
+ */
+export async function claimDeskPayments(
+  db: Db,
+  desk: { deskWorkflowId: string; chunkId: string },
+  limit: number,
+): Promise<DeskPaymentRow[]> {
+  const { rows } = await db.raw<{ rows: DeskPaymentRow[] }>(
+    `update payments set desk_chunk = ?
+      where payment_id in (
+        select payment_id from payments
+         where desk_id = ? and desk_chunk is null and status = 'created'
+         order by created_at
+         limit ? for update skip locked)
+      returning *`,
+    [desk.chunkId, desk.deskWorkflowId, limit],
+  );
+  return rows.sort((a, b) => a.created_at.getTime() - b.created_at.getTime());
+}
+
+/**
+ * What an earlier attempt of the chunk claimed and did not answer: a retried chunk (its worker lost) makes
+ * these creates again first; the gateway answers a create it already has 40, which `createPayment` settles.
+ */
+export const unansweredOfChunk = (db: Db, chunkId: string): Promise<DeskPaymentRow[]> =>
+  db('payments')
+    .where({ desk_chunk: chunkId, status: 'created' })
+    .whereNotNull('desk_id')
+    .orderBy('created_at');
+
+/**
+ * Payments the desk holds that have waited for their result since before `createdBefore`: their own workflow
+ * takes over the wait (it asks the gateway, with growing waits).
+ */
+export const overdueDeskPayments = (
+  db: Db,
+  deskWorkflowId: string,
+  createdBefore: Date,
+  limit: number,
+): Promise<DeskPaymentRow[]> =>
+  db('payments')
+    .where({ desk_id: deskWorkflowId })
+    .whereIn('status', ['awaiting_customer', 'pending'])
+    .where('created_at', '<', createdBefore)
+    .orderBy('created_at')
+    .limit(limit);
+
+/**
+ * The desk lets go: the payment's own workflow (its record's workflow_id) takes its notifications from now on,
+ * and the console links to it.
+ */
+export async function handOverDeskPayment(db: Db, paymentId: string): Promise<void> {
+  await db('payments').where({ payment_id: paymentId }).update({ desk_id: null });
+}
+
+/**
+ * The channel a chunk announces answered creates on (LISTEN/NOTIFY): the API process whose create call waits for
+ * one hears it. The payload is the answered payment ids, comma-separated (ids never hold a comma).
+ */
+export const PAYMENT_ANSWERED_CHANNEL = 'payrun_payment_answered';
+
+/** PostgreSQL bounds a payload under 8,000 bytes: ids go in groups that fit. */
+const PAYLOAD_LIMIT = 7_000;
+
+export async function announcePaymentsAnswered(db: Db, paymentIds: readonly string[]): Promise<void> {
+  let group: string[] = [];
+  let length = 0;
+  const send = async () => {
+    if (group.length > 0) await db.raw('select pg_notify(?, ?)', [PAYMENT_ANSWERED_CHANNEL, group.join(',')]);
+    group = [];
+    length = 0;
+  };
+  for (const id of paymentIds) {
+    if (length + id.length + 1 > PAYLOAD_LIMIT) await send();
+    group.push(id);
+    length += id.length + 1;
+  }
+  await send();
+}
