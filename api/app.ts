@@ -168,17 +168,22 @@ export function notificationRelay(deps: ApiDependencies): NotificationRelay {
       relay.start();
       noticeRequests.start();
       keyOwners?.start();
-      // The payment desk's answers are heard on the same start and stop.
-      if (deps.payments.desk) paymentAnswersOf(deps.db).start(deps.logger);
     },
     stop: async () => {
-      await Promise.all([
-        relay.stop(),
-        noticeRequests.stop(),
-        keyOwners?.stop(),
-        deps.payments.desk && paymentAnswersOf(deps.db).stop(),
-      ]);
+      await Promise.all([relay.stop(), noticeRequests.stop(), keyOwners?.stop()]);
     },
+  };
+}
+
+/**
+ * What an API process listens for beside its requests, started when it listens and stopped when it closes,
+ * whether or not it runs the relay: the payment desk's announcements of answered creates (PAYMENT_DESK).
+ */
+export function apiListeners(deps: ApiDependencies): { start(): void; stop(): Promise<void> } {
+  const answers = deps.payments.desk ? paymentAnswersOf(deps.db) : undefined;
+  return {
+    start: () => answers?.start(deps.logger),
+    stop: async () => answers?.stop(),
   };
 }
 

@@ -10,7 +10,7 @@ import type { Db } from '../db/shared/knex';
 import type { Config } from '../platform/config';
 import type { Logger } from '../platform/logger';
 import { AesGcmPayloadCodec, type CodecKeyring } from '../platform/payload-codec';
-import { createApp, notificationRelay, type ApiDependencies } from './app';
+import { apiListeners, createApp, notificationRelay, type ApiDependencies } from './app';
 import type { NotificationRelay } from './ipn/relay';
 import { rateLimitSettingsFrom } from './http/rate-limit-settings';
 import { apiSettingsFrom } from './settings';
@@ -39,11 +39,13 @@ export interface ApiProcess {
    * runs it unless API_RUNS_RELAY=false hands the work to relay processes.
    */
   relay: NotificationRelay;
+  /** Started when the process listens, stopped when it closes (`apiListeners`). */
+  listeners: ReturnType<typeof apiListeners>;
 }
 
 export function buildApi(config: Config, services: ApiServices): ApiProcess {
   const deps = apiDependenciesFrom(config, services);
-  return { app: createApp(deps), relay: notificationRelay(deps) };
+  return { app: createApp(deps), relay: notificationRelay(deps), listeners: apiListeners(deps) };
 }
 
 /**

@@ -7,7 +7,7 @@ async function main(): Promise<void> {
   const config = loadConfig();
   const services = await connectProcessServices(config, 'payrun-api');
   const log = services.logger;
-  const { app, relay } = buildApi(config, services);
+  const { app, relay, listeners } = buildApi(config, services);
   const server = app.listen(config.API_PORT, config.API_HOST, () => {
     log.info(
       {
@@ -17,6 +17,7 @@ async function main(): Promise<void> {
       },
       'API listening',
     );
+    listeners.start();
     // API_RUNS_RELAY=false: relay processes (api/relay-main.ts) signal what this one stores.
     if (config.API_RUNS_RELAY) relay.start();
   });
@@ -26,8 +27,7 @@ async function main(): Promise<void> {
   });
   const stop = () => {
     server.close(() => {
-      void relay
-        .stop()
+      void Promise.all([relay.stop(), listeners.stop()])
         .then(() => services.close())
         .then(() => process.exit(0));
     });

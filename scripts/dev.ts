@@ -120,7 +120,7 @@ async function main(): Promise<void> {
       ? { ...config, OIDC_ISSUER: identity.issuer, OIDC_CLIENT_SECRET: identity.clientSecret }
       : config;
 
-    const { app, relay } = buildApi(apiConfig, {
+    const { app, relay, listeners } = buildApi(apiConfig, {
       db,
       temporal: temporal.client,
       logger: log.child({ component: 'api' }),
@@ -143,6 +143,10 @@ async function main(): Promise<void> {
         listening.once('error', reject);
       });
       return { value: server, stop: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+    });
+    await parts.start("the API's listeners", async () => {
+      listeners.start();
+      return { value: listeners, stop: listeners.stop };
     });
     await parts.start('notification relay', async () => {
       relay.start();

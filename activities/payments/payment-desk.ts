@@ -56,13 +56,16 @@ export async function createDeskPayments(
   const outcome: PaymentDeskChunkOutcome = { chunk: input.chunk, answered: [], settled: [], handedOver: [] };
   const ipnTimeoutMs = durationMs(input.timing.ipnTimeout);
   let overdueAt = 0;
+  const handOverWhenDue = async () => {
+    if (Date.now() < overdueAt) return;
+    overdueAt = Date.now() + OVERDUE_EVERY_MS;
+    await handOverOverdue(deps, input, new Date(Date.now() - ipnTimeoutMs), outcome);
+  };
   const claim = async (room: number) => {
-    if (Date.now() >= overdueAt) {
-      overdueAt = Date.now() + OVERDUE_EVERY_MS;
-      await handOverOverdue(deps, input, new Date(Date.now() - ipnTimeoutMs), outcome);
-    }
+    await handOverWhenDue();
     return claimDeskPayments(deps.db, { deskWorkflowId: input.deskWorkflowId, chunkId }, room);
   };
+  await handOverWhenDue();
   await runDeskChunk<DeskPaymentRow>({
     concurrency: input.concurrency,
     chunkMs: input.chunkMs,
@@ -116,16 +119,21 @@ async function createOne(
   announceAnswered(deps.db, paymentId);
 }
 
-/** Payments whose notification has not come within `ipnTimeout`: their own workflow asks the gateway from now on. */
+/**
+ * Payments whose notification has not come within `ipnTimeout`, and creates claimed that long ago and never
+ * answered: their own workflow goes on from the record (db/payments/payment-desk.ts).
+ */
 async function handOverOverdue(
   deps: PaymentActivityDependencies,
   chunk: PaymentDeskChunk,
-  createdBefore: Date,
+  since: Date,
   outcome: PaymentDeskChunkOutcome,
 ): Promise<void> {
-  const overdue = await overdueDeskPayments(deps.db, chunk.deskWorkflowId, createdBefore, OVERDUE_AT_ONCE);
+  const overdue = await overdueDeskPayments(deps.db, chunk.deskWorkflowId, since, OVERDUE_AT_ONCE);
   for (const row of overdue) {
-    await handOver(deps, chunk, row, row.status === 'pending' ? 'pending' : 'awaiting_customer');
+    const answered =
+      row.status === 'created' ? undefined : row.status === 'pending' ? 'pending' : 'awaiting_customer';
+    await handOver(deps, chunk, row, answered);
     outcome.handedOver.push(row.payment_id);
   }
 }

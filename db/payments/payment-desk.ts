@@ -16,7 +16,7 @@ export async function claimDeskPayments(
   limit: number,
 ): Promise<DeskPaymentRow[]> {
   const { rows } = await db.raw<{ rows: DeskPaymentRow[] }>(
-    `update payments set desk_chunk = ?
+    `update payments set desk_chunk = ?, updated_at = now()
       where payment_id in (
         select payment_id from payments
          where desk_id = ? and desk_chunk is null and status = 'created'
@@ -39,19 +39,29 @@ export const unansweredOfChunk = (db: Db, chunkId: string): Promise<DeskPaymentR
     .orderBy('created_at');
 
 /**
- * Payments the desk holds that have waited for their result since before `createdBefore`: their own workflow
- * takes over the wait (it asks the gateway, with growing waits).
+ * Payments the desk holds, created before `since` and still waiting for their result, and creates a chunk
+ * claimed before then and never answered (its desk was terminated, say, so no retry of that chunk takes them back):
+ * their own workflow takes over (it asks the gateway with growing waits, or sends the create, answered 40 if
+ * the gateway has it).
  */
 export const overdueDeskPayments = (
   db: Db,
   deskWorkflowId: string,
-  createdBefore: Date,
+  since: Date,
   limit: number,
 ): Promise<DeskPaymentRow[]> =>
   db('payments')
     .where({ desk_id: deskWorkflowId })
-    .whereIn('status', ['awaiting_customer', 'pending'])
-    .where('created_at', '<', createdBefore)
+    .where((overdue) =>
+      overdue
+        .where((waiting) =>
+          waiting.whereIn('status', ['awaiting_customer', 'pending']).where('created_at', '<', since),
+        )
+        // Claimed (the claim sets updated_at) that long ago: a create in flight is never taken from its chunk.
+        .orWhere((stale) =>
+          stale.where({ status: 'created' }).whereNotNull('desk_chunk').where('updated_at', '<', since),
+        ),
+    )
     .orderBy('created_at')
     .limit(limit);
 

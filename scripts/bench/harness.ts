@@ -90,16 +90,17 @@ export async function listenApi(
   services: ApiServices,
   opened: Array<() => Promise<void>>,
 ): Promise<{ url: string; close(): Promise<void> }> {
-  const { app, relay } = buildApi(config, services);
+  const { app, relay, listeners } = buildApi(config, services);
   const server = app.listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
   relay.start();
+  listeners.start();
   let closed = false;
   const close = async () => {
     if (closed) return;
     closed = true;
     await new Promise((resolve) => server.close(resolve));
-    await relay.stop();
+    await Promise.all([relay.stop(), listeners.stop()]);
   };
   opened.push(close);
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close };
@@ -212,10 +213,11 @@ export async function startBenchStack(switches: Record<string, string> = {}): Pr
   const config = loadConfig(configInput);
   const extraApis: Array<() => Promise<void>> = [];
   const logger = createLogger('silent');
-  const { app, relay } = buildApi(config, { db, temporal: env.client, logger, merchant, keyring });
+  const { app, relay, listeners } = buildApi(config, { db, temporal: env.client, logger, merchant, keyring });
   const server = app.listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
   relay.start();
+  listeners.start();
   const apiUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const services = {
     db,
@@ -264,7 +266,7 @@ export async function startBenchStack(switches: Record<string, string> = {}): Pr
       worker.shutdown();
       await running;
       await new Promise((resolve) => server.close(resolve));
-      await relay.stop();
+      await Promise.all([relay.stop(), listeners.stop()]);
       await sandbox.close();
       await env.teardown();
       await db.destroy();

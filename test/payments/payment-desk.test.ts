@@ -8,6 +8,8 @@ import { randomUUID } from 'node:crypto';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { afterEach, describe, expect, it } from 'vitest';
 import { apiSettingsFrom } from '../../api/settings';
+import { createPayment } from '../../api/payments/payments';
+import { paymentDesk } from '../../api/payments/payment-desk';
 import { paymentDeskChunkId, paymentDeskWorkflowId, paymentWorkflowId } from '../../contracts/payments';
 import { loadConfig } from '../../platform/config';
 import { useStack } from '../support/stack';
@@ -19,6 +21,8 @@ import { call, testPaymentSettings, type PaymentFixture } from './payment-stack'
 const taskQueue = `payment-desk-${randomUUID()}`;
 const deskId = paymentDeskWorkflowId(taskQueue);
 const settings = testPaymentSettings(taskQueue);
+// A notification not heard within 3 s hands the payment to its own workflow, which asks the gateway.
+const deskSettings = { ...settings, payment: { ...settings.payment, ipnTimeout: '3 seconds' }, desk: true };
 const fixture: PaymentFixture = useStack(connectDevServer, {
   taskQueue,
   keys: {
@@ -26,8 +30,7 @@ const fixture: PaymentFixture = useStack(connectDevServer, {
     viewerKey: { name: 'viewer', roles: ['viewer'] },
   },
   app: {
-    // A notification not heard within 3 s hands the payment to its own workflow, which asks the gateway.
-    payments: { ...settings, payment: { ...settings.payment, ipnTimeout: '3 seconds' }, desk: true },
+    payments: deskSettings,
   },
 });
 
@@ -170,6 +173,38 @@ describe('the payment desk', () => {
     expect(await settled(id)).toMatchObject({ resultCode: 0 });
     expect(fixture.sandbox.admin.ledger().filter((entry) => entry.orderId === id)).toHaveLength(1);
     expect(paid(id)).toHaveLength(1);
+  });
+
+  it('finishes the retry of an interrupted create from the record the desk answered, with no workflow and no second create', async () => {
+    const id = newId();
+    expect((await create(id)).status).toBe(201);
+    const { created_by_key: keyId } = await fixture
+      .db('payments')
+      .where({ payment_id: id })
+      .first('created_by_key');
+    // The same request again after its first attempt's process died: it adopts the record (api/http/resumable.ts).
+    const deps = {
+      db: fixture.db,
+      temporal: fixture.env.client,
+      settings: deskSettings,
+      approvalPolicies: undefined as never,
+      desk: paymentDesk(fixture.env.client, fixture.db, taskQueue, deskSettings.payment),
+    };
+    const retried = await createPayment(deps, {
+      paymentId: id,
+      requestType: 'captureWallet',
+      amount: 150_000,
+      orderInfo: 'Tea',
+      extraData: '',
+      autoCapture: true,
+      details: {},
+      principal: { keyId, name: 'payments', roles: ['payments'] },
+      create: { requestKey: `retry-${id}`, resumed: true },
+    });
+    expect(retried.status).toBe(201);
+    expect(retried.body).toMatchObject({ status: 'awaiting_customer', workflowId: deskId });
+    expect(await hasOwnWorkflow(id)).toBe(false);
+    expect(creates(id)).toHaveLength(1);
   });
 
   it('leaves a payment that waits for a capture to a workflow of its own', async () => {

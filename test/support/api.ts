@@ -4,7 +4,7 @@ import type { Express } from 'express';
 import { createApiKey } from '../../db/shared/api-keys';
 import type { Db } from '../../db/shared/knex';
 import type { Role } from '../../api/auth/roles';
-import { createApp, notificationRelay, type ApiDependencies } from '../../api/app';
+import { apiListeners, createApp, notificationRelay, type ApiDependencies } from '../../api/app';
 
 export interface RunningApi {
   baseUrl: string;
@@ -22,18 +22,20 @@ export async function listen(app: Express): Promise<RunningApi> {
 }
 
 /**
- * An API process as production runs one: its routes and its notification relay, the only signaller of
- * the notifications its receivers store. Closing it stops the relay after the server.
+ * An API process as production runs one: its routes, what it listens for (`apiListeners`) and its notification
+ * relay, the only signaller of the notifications its receivers store. Closing it stops both after the server.
  */
 export async function serveApi(deps: ApiDependencies): Promise<RunningApi> {
   const running = await listen(createApp(deps));
   const relay = notificationRelay(deps);
+  const listeners = apiListeners(deps);
   relay.start();
+  listeners.start();
   return {
     baseUrl: running.baseUrl,
     async close() {
       await running.close();
-      await relay.stop();
+      await Promise.all([relay.stop(), listeners.stop()]);
     },
   };
 }
