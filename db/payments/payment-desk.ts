@@ -52,16 +52,16 @@ export const overdueDeskPayments = (
 ): Promise<DeskPaymentRow[]> =>
   db('payments')
     .where({ desk_id: deskWorkflowId })
-    .where((overdue) =>
-      overdue
-        .where((waiting) =>
-          waiting.whereIn('status', ['awaiting_customer', 'pending']).where('created_at', '<', since),
-        )
+    .where((overdue) => {
+      void overdue
+        .where((waiting) => {
+          void waiting.whereIn('status', ['awaiting_customer', 'pending']).where('created_at', '<', since);
+        })
         // Claimed (the claim sets updated_at) that long ago: a create in flight is never taken from its chunk.
-        .orWhere((stale) =>
-          stale.where({ status: 'created' }).whereNotNull('desk_chunk').where('updated_at', '<', since),
-        ),
-    )
+        .orWhere((stale) => {
+          void stale.where({ status: 'created' }).whereNotNull('desk_chunk').where('updated_at', '<', since);
+        });
+    })
     .orderBy('created_at')
     .limit(limit);
 
