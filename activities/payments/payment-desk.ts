@@ -91,7 +91,7 @@ async function createOne(
   outcome: PaymentDeskChunkOutcome,
 ): Promise<void> {
   const paymentId = row.payment_id;
-  const created = await createPayment(deps, { paymentId }).catch((error: unknown) => {
+  const created = await createPayment(deps, { paymentId }, row).catch((error: unknown) => {
     Context.current().log.warn('A desk payment goes on in a workflow of its own after an error', {
       paymentId,
       error: (error as Error).message,

@@ -154,8 +154,10 @@ const ask = <Op extends OperationName>(
 export async function createPayment(
   deps: PaymentActivityDependencies,
   input: { paymentId: string; paymentCode?: string },
+  /** The record as its caller just read it (the payment desk's claim returns it); read here otherwise. */
+  claimed?: PaymentRow,
 ): Promise<{ status: PaymentStatus; notice?: PaymentNotice }> {
-  const row = await requirePayment(deps.db, input.paymentId);
+  const row = claimed ?? (await requirePayment(deps.db, input.paymentId));
   const answer = await sendCreate(deps, row, input.paymentCode);
   if (!answer.accepted) {
     const notice: PaymentNotice = {

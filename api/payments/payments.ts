@@ -173,6 +173,8 @@ export async function createPayment(deps: PaymentDeps, input: NewPayment) {
   const queued = desk !== undefined && takenByPaymentDesk(input);
   if (queued) await desk.ensureRunning();
   const wait = desk?.answers.waitFor(input.paymentId, settings.answerWaitMs);
+  /** The record as the desk answered it, read once. */
+  let answered: PaymentRow | undefined;
   try {
     await createOrResume({
       insert: () =>
@@ -201,13 +203,21 @@ export async function createPayment(deps: PaymentDeps, input: NewPayment) {
         conflict('payment_exists', `Payment ${input.paymentId} already exists; a payment id is used once.`),
       // The customer needs the links from the gateway's answer: wait for it (bounded by answerWaitMs).
       start: async (adopted) => {
-        const held = adopted ? await heldByDesk(db, input.paymentId) : queued ? 'create' : undefined;
+        const held = adopted
+          ? heldByDesk(await findPayment(db, input.paymentId))
+          : queued
+            ? 'create'
+            : undefined;
         if (held === 'answered') return;
         if (held === 'create') {
           // Not answered within the bound: the record answers as it is (202 while `created`).
           if (wait === undefined || !(await wait.answered)) return;
           // Still on the desk: answered there. Not: handed to its own workflow, which answers as below.
-          if ((await heldByDesk(db, input.paymentId)) !== undefined) return;
+          const row = await findPayment(db, input.paymentId);
+          if (heldByDesk(row) !== undefined) {
+            answered = row;
+            return;
+          }
         }
         return startItsWorkflow();
       },
@@ -215,13 +225,15 @@ export async function createPayment(deps: PaymentDeps, input: NewPayment) {
   } finally {
     wait?.cancel();
   }
-  const row = polling
-    ? await waitWhile(
-        () => findPayment(db, input.paymentId),
-        (found) => found?.status === 'created',
-        settings.answerWaitMs,
-      )
-    : await findPayment(db, input.paymentId);
+  const row = answered
+    ? answered
+    : polling
+      ? await waitWhile(
+          () => findPayment(db, input.paymentId),
+          (found) => found?.status === 'created',
+          settings.answerWaitMs,
+        )
+      : await findPayment(db, input.paymentId);
   return { status: row?.status === 'created' ? 202 : 201, body: paymentView(row!) };
 }
 
@@ -230,8 +242,7 @@ export async function createPayment(deps: PaymentDeps, input: NewPayment) {
  * once its own workflow took it over (or it never was the desk's). A payment the desk holds must never get a
  * workflow from here: that workflow would send its create again.
  */
-async function heldByDesk(db: Db, paymentId: string): Promise<'create' | 'answered' | undefined> {
-  const row = await findPayment(db, paymentId);
+function heldByDesk(row: PaymentRow | undefined): 'create' | 'answered' | undefined {
   if (row === undefined || row.desk_id === null) return undefined;
   return row.status === 'created' ? 'create' : 'answered';
 }

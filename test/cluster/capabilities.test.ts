@@ -276,7 +276,12 @@ describe('every capability on the production shape, through the API', () => {
     expect(await entriesOf(paymentId)).toEqual([
       expect.objectContaining({ kind: 'payment', amount: 150_000, outcome: 'succeeded' }),
     ]);
-    await expectRanOnWorkers(paymentWorkflowId(paymentId));
+    // The cluster's default: the payment desk created it, in a chunk on one of the workers, and the relay
+    // recorded its result; no workflow of its own.
+    expect(paid.workflowId).toMatch(/^payment-desk\//);
+    expect(paid.deskChunk).toMatch(new RegExp(`^${paid.workflowId}#\\d+$`));
+    await expectRanOnWorkers(paid.workflowId);
+    expect(await t.workerIdentities(paymentWorkflowId(paymentId)).catch(() => 'none')).toBe('none');
   });
 
   it('settles a card terminal', async () => {

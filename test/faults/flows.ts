@@ -404,7 +404,8 @@ async function observePayment(ctx: CellContext, id: string, ends = paymentEnds):
 
 const paymentFlow = (type: PaymentType): Flow => ({
   name: `payment ${type}`,
-  workflows: ['payment'],
+  // The desk creates it; one whose create fails, or whose result does not come in time, goes on in its own workflow.
+  workflows: ['paymentDesk', 'payment'],
   // The query's cells, and the notification's, run on a wallet payment (list A) and a card one (list B):
   // every type asks and is told the same way.
   operations: {
@@ -428,7 +429,11 @@ const paymentFlow = (type: PaymentType): Flow => ({
         orderInfo: 'Fault matrix',
       });
     } else await createPayment(ctx, id, type);
-    return observePayment(ctx, id);
+    const observed = await observePayment(ctx, id);
+    // Every cell's payment but a POS goes through the desk (ended there, or handed to its own workflow from it).
+    if (type !== 'pos' && !(await row(ctx, 'payments', { payment_id: id }))?.desk_chunk)
+      throw new Error(`${id} was not taken by the payment desk`);
+    return observed;
   },
 });
 

@@ -167,6 +167,9 @@ beforeAll(async () => {
           giveUpAfter: seconds(15),
         },
         answerWaitMs: 15_000,
+        // One-time payments take the production default, the desk: every fault meets its chunk, the relay's
+        // write and, where the result does not come, the hand-over to the payment's own workflow.
+        desk: true,
       },
       subscriptions: {
         ...base.subscriptions,

@@ -23,19 +23,20 @@ export async function listen(app: Express): Promise<RunningApi> {
 
 /**
  * An API process as production runs one: its routes, what it listens for (`apiListeners`) and its notification
- * relay, the only signaller of the notifications its receivers store. Closing it stops both after the server.
+ * relay, the only signaller of the notifications its receivers store (`relay: false`: a process started with
+ * API_RUNS_RELAY=false, whose notifications another process's relay signals). Closing it stops them after the server.
  */
-export async function serveApi(deps: ApiDependencies): Promise<RunningApi> {
+export async function serveApi(deps: ApiDependencies, options: { relay?: boolean } = {}): Promise<RunningApi> {
   const running = await listen(createApp(deps));
-  const relay = notificationRelay(deps);
+  const relay = options.relay === false ? undefined : notificationRelay(deps);
   const listeners = apiListeners(deps);
-  relay.start();
+  relay?.start();
   listeners.start();
   return {
     baseUrl: running.baseUrl,
     async close() {
       await running.close();
-      await Promise.all([relay.stop(), listeners.stop()]);
+      await Promise.all([relay?.stop(), listeners.stop()]);
     },
   };
 }

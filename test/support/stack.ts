@@ -10,7 +10,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { NativeConnection } from '@temporalio/worker';
 import type { PayrunWorker as Worker } from '../../workers/worker';
 import { createActivities, type ActivityDependencies } from '../../activities';
-import { createApp, type ApiDependencies } from '../../api/app';
+import type { ApiDependencies } from '../../api/app';
 import type { Role } from '../../api/auth/roles';
 import type { Db } from '../../db/shared/knex';
 import type { GatewayClient } from '../../gateway';
@@ -20,7 +20,7 @@ import { generateSandboxKeyPair, startSandbox, type Sandbox, type SandboxOptions
 import type { PayrunWorkerOptions } from '../../workers/worker';
 import { createInstrumentedGateway } from '../../workers/gateway';
 import { durationMs } from '../../contracts/shared';
-import { listen, newKey, serveApi, type RunningApi } from './api';
+import { newKey, serveApi, type RunningApi } from './api';
 import { connectTestDatabase, useScratchDatabase } from './database';
 import { testApiSettings, TEST_DECISION_SIGNING_KEY, testMerchant } from './settings';
 import { createTestWorker, createTimeSkippingEnv, testCodecKeyring, testDataConverter } from './temporal';
@@ -138,7 +138,7 @@ export async function startStack<K extends string>(
     ...(now && { now }),
     ...(options.identity && { identity: options.identity }),
   };
-  const api = options.withoutRelay ? await listen(createApp(apiDeps)) : await serveApi(apiDeps);
+  const api = await serveApi(apiDeps, { relay: !options.withoutRelay });
   if (options.unbindToApi) sandbox.admin.setUnbindUrl(`${api.baseUrl}${ipnPaths.unbind}`);
   const real = createInstrumentedGateway(
     { baseUrl: sandbox.url, ...testMerchant, publicKey: keyPair.publicKeyPem },
