@@ -43,6 +43,7 @@ import {
 } from '../../db/shared/ipn-notifications';
 import type { Db } from '../../db/shared/knex';
 import { storableJson } from '../../db/shared/storable-text';
+import { listenOn, type ChannelListener } from '../../db/shared/listen';
 import type { Logger } from '../../platform/logger';
 import { ipnRelayGivingWay, ipnsRelayed, oldestUnsignalledIpn } from '../../platform/metrics';
 import { kindOf, type Located, type NotificationChannel } from './channel';
@@ -335,52 +336,28 @@ export function createNotificationRelay(deps: RelayDependencies): NotificationRe
     });
   };
 
-  /**
-   * Other API processes' commits, heard through LISTEN on a connection of the relay's own (outside the
-   * pool: a listening connection must stay open). A lost connection is opened again after an interval;
-   * meanwhile the interval's sweeps find what was missed.
-   */
-  type Listener = {
-    query(sql: string): Promise<unknown>;
-    on(event: string, handler: (...args: unknown[]) => void): void;
-    end(): Promise<void>;
-  };
-  let listener: Listener | undefined;
-  let relisten: NodeJS.Timeout | undefined;
-  const listen = async () => {
-    if (stopped) return;
-    let connection: Listener | undefined;
-    try {
-      connection = (await (
-        db.client as { acquireRawConnection(): Promise<Listener> }
-      ).acquireRawConnection()) as Listener;
-      const lost = (error?: unknown) => {
-        if (listener !== connection) return;
-        listener = undefined;
-        if (error) log.warn({ err: error }, 'The relay lost its LISTEN connection; listening again shortly');
-        void connection?.end().catch(() => undefined);
-        if (!stopped) relisten = setTimeout(() => void listen(), settings.relayIntervalMs).unref();
-      };
-      connection.on('notification', wake);
-      connection.on('error', lost);
-      connection.on('end', () => lost());
-      await connection.query(`listen ${INBOX_CHANNEL}`);
-      if (stopped) {
-        await connection.end();
-        return;
-      }
-      listener = connection;
-      // What was committed while nobody listened.
-      wake();
-    } catch (error) {
-      void connection?.end().catch(() => undefined);
-      log.warn(
-        { err: error },
-        'The relay could not LISTEN; sweeping on its interval, listening again shortly',
-      );
-      if (!stopped) relisten = setTimeout(() => void listen(), settings.relayIntervalMs).unref();
-    }
-  };
+  /** Other API processes' commits, heard through LISTEN; while it is lost the interval's sweeps find what was missed. */
+  let listener: ChannelListener | undefined;
+  const listen = () =>
+    listenOn(
+      db,
+      INBOX_CHANNEL,
+      {
+        notified: wake,
+        // What was committed while nobody listened.
+        opened: wake,
+        lost: (error, when) => {
+          if (when === 'opening')
+            log.warn(
+              { err: error },
+              'The relay could not LISTEN; sweeping on its interval, listening again shortly',
+            );
+          else if (error)
+            log.warn({ err: error }, 'The relay lost its LISTEN connection; listening again shortly');
+        },
+      },
+      settings.relayIntervalMs,
+    );
 
   let timer: NodeJS.Timeout | undefined;
   let unring: (() => void) | undefined;
@@ -391,18 +368,15 @@ export function createNotificationRelay(deps: RelayDependencies): NotificationRe
       unring = onInboxRing(db, wake);
       // The relay never keeps a process alive on its own: the server does, and stop() ends it.
       timer = setInterval(wake, settings.relayIntervalMs).unref();
-      void listen();
+      listener = listen();
       wake();
     },
     async stop() {
       stopped = true;
       clearInterval(timer);
       clearTimeout(recheck);
-      clearTimeout(relisten);
       unring?.();
-      const open = listener;
-      listener = undefined;
-      await open?.end().catch(() => undefined);
+      await listener?.stop();
       await sweeping;
     },
   };

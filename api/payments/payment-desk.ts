@@ -11,6 +11,7 @@ import type { Logger } from 'pino';
 import { DEFAULT_PAYMENT_DESK, paymentDeskWorkflowId, type PaymentTiming } from '../../contracts/payments';
 import { PAYMENT_ANSWERED_CHANNEL } from '../../db/payments/payment-desk';
 import type { Db } from '../../db/shared/knex';
+import { listenOn, type ChannelListener } from '../../db/shared/listen';
 import { startWorkflow } from '../workflow-starts';
 import { deskStarter } from '../desk-starter';
 
@@ -53,12 +54,6 @@ export interface PaymentAnswers {
   stop(): Promise<void>;
 }
 
-type Listener = {
-  query(sql: string): Promise<unknown>;
-  on(event: string, handler: (...args: unknown[]) => void): void;
-  end(): Promise<void>;
-};
-
 /** How long after a lost connection it listens again. */
 const RELISTEN_MS = 1_000;
 
@@ -76,17 +71,13 @@ export function paymentAnswersOf(db: Db): PaymentAnswers {
 
 function paymentAnswers(db: Db): PaymentAnswers {
   const waiting = new Map<string, Set<(answered: boolean) => void>>();
-  let connection: Listener | undefined;
-  let stopped = true;
-  let relisten: NodeJS.Timeout | undefined;
-  let log: Logger | undefined;
+  let listener: ChannelListener | undefined;
 
   const settleAll = (answered: boolean) => {
     for (const settles of waiting.values()) for (const settle of settles) settle(answered);
     waiting.clear();
   };
-  const heard = (message: unknown) => {
-    const payload = (message as { payload?: string }).payload ?? '';
+  const heard = (payload: string) => {
     for (const paymentId of payload.split(',')) {
       const settles = waiting.get(paymentId);
       if (!settles) continue;
@@ -94,44 +85,9 @@ function paymentAnswers(db: Db): PaymentAnswers {
       for (const settle of settles) settle(true);
     }
   };
-  const listen = async () => {
-    if (stopped) return;
-    let opened: Listener | undefined;
-    try {
-      opened = (await (
-        db.client as { acquireRawConnection(): Promise<Listener> }
-      ).acquireRawConnection()) as Listener;
-      const lost = (error?: unknown) => {
-        if (connection !== opened) return;
-        connection = undefined;
-        // Whatever was announced meanwhile is not heard: the waiting calls answer from their records now.
-        settleAll(false);
-        if (error)
-          log?.warn({ err: error }, 'The payment desk lost its LISTEN connection; listening again shortly');
-        void opened?.end().catch(() => undefined);
-        if (!stopped) relisten = setTimeout(() => void listen(), RELISTEN_MS).unref();
-      };
-      opened.on('notification', heard);
-      opened.on('error', lost);
-      opened.on('end', () => lost());
-      await opened.query(`listen ${PAYMENT_ANSWERED_CHANNEL}`);
-      if (stopped) {
-        await opened.end();
-        return;
-      }
-      connection = opened;
-    } catch (error) {
-      void opened?.end().catch(() => undefined);
-      log?.warn(
-        { err: error },
-        'The payment desk could not LISTEN; payments get workflows of their own meanwhile',
-      );
-      if (!stopped) relisten = setTimeout(() => void listen(), RELISTEN_MS).unref();
-    }
-  };
 
   return {
-    listening: () => connection !== undefined,
+    listening: () => listener?.listening() ?? false,
     waitFor(paymentId, ms) {
       let settle: (answered: boolean) => void = () => undefined;
       const answered = new Promise<boolean>((resolve) => {
@@ -150,18 +106,36 @@ function paymentAnswers(db: Db): PaymentAnswers {
       return { answered, cancel: () => settle(false) };
     },
     start(logger) {
-      if (!stopped) return;
-      stopped = false;
-      log = logger.child({ component: 'payment-desk' });
-      void listen();
+      if (listener) return;
+      const log = logger.child({ component: 'payment-desk' });
+      listener = listenOn(
+        db,
+        PAYMENT_ANSWERED_CHANNEL,
+        {
+          notified: heard,
+          lost: (error, when) => {
+            // Whatever was announced meanwhile is not heard: the waiting calls answer from their records now.
+            settleAll(false);
+            if (when === 'opening')
+              log.warn(
+                { err: error },
+                'The payment desk could not LISTEN; payments get workflows of their own meanwhile',
+              );
+            else if (error)
+              log.warn(
+                { err: error },
+                'The payment desk lost its LISTEN connection; listening again shortly',
+              );
+          },
+        },
+        RELISTEN_MS,
+      );
     },
     async stop() {
-      stopped = true;
-      clearTimeout(relisten);
+      const stopping = listener;
+      listener = undefined;
       settleAll(false);
-      const open = connection;
-      connection = undefined;
-      await open?.end().catch(() => undefined);
+      await stopping?.stop();
     },
   };
 }

@@ -1,32 +1,24 @@
 /** The payment desk's queue (migration 0039): creates claimed by chunks, payments handed to workflows of their own. */
 import type { Db } from '../shared/knex';
+import { claimQueued } from '../shared/desk-queue';
 import type { PaymentRow } from './payments';
 
 export interface DeskPaymentRow extends PaymentRow {
   desk_id: string;
 }
 
-/**
- * Up to `limit` payments queued for this desk whose create no chunk has claimed, oldest first, now held by
- * `chunkId`. SKIP LOCKED: chunks side by side never wait on each other's claims and never take the same one.
- */
-export async function claimDeskPayments(
+/** Up to `limit` of this desk's queued items no chunk holds, oldest first, now held by `chunkId` (db/shared/desk-queue.ts). */
+export const claimDeskPayments = (
   db: Db,
   desk: { deskWorkflowId: string; chunkId: string },
   limit: number,
-): Promise<DeskPaymentRow[]> {
-  const { rows } = await db.raw<{ rows: DeskPaymentRow[] }>(
-    `update payments set desk_chunk = ?, updated_at = now()
-      where payment_id in (
-        select payment_id from payments
-         where desk_id = ? and desk_chunk is null and status = 'created'
-         order by created_at
-         limit ? for update skip locked)
-      returning *`,
-    [desk.chunkId, desk.deskWorkflowId, limit],
+): Promise<DeskPaymentRow[]> =>
+  claimQueued<DeskPaymentRow>(
+    db,
+    { table: 'payments', idColumn: 'payment_id', queuedStatus: 'created' },
+    desk,
+    limit,
   );
-  return rows.sort((a, b) => a.created_at.getTime() - b.created_at.getTime());
-}
 
 /**
  * What an earlier attempt of the chunk claimed and did not answer: a retried chunk (its worker lost) makes

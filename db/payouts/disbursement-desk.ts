@@ -1,5 +1,6 @@
 /** The disbursement desk's queue (migration 0038): claimed by chunks, handed to workflows of their own. */
 import type { Db } from '../shared/knex';
+import { claimQueued } from '../shared/desk-queue';
 import type { DisbursementReceiver } from '../../contracts/payouts';
 import type { CodecKeyring } from '../../platform/payload-codec';
 import { openSecret, sealSecret } from '../../platform/sealed-secrets';
@@ -18,27 +19,18 @@ const UNSETTLED: ReadonlyArray<DisbursementRow['status']> = [
   'pending',
 ];
 
-/**
- * Up to `limit` payouts queued for this desk that no chunk holds, oldest first, now held by `chunkId`. SKIP LOCKED: chunks
- * side by side never wait on each other's claims and never take the same payout.
- */
-export async function claimDeskDisbursements(
+/** Up to `limit` of this desk's queued items no chunk holds, oldest first, now held by `chunkId` (db/shared/desk-queue.ts). */
+export const claimDeskDisbursements = (
   db: Db,
   desk: { deskWorkflowId: string; chunkId: string },
   limit: number,
-): Promise<DeskDisbursementRow[]> {
-  const { rows } = await db.raw<{ rows: DeskDisbursementRow[] }>(
-    `update disbursements set desk_chunk = ?
-      where disbursement_id in (
-        select disbursement_id from disbursements
-         where desk_id = ? and desk_chunk is null and status = 'queued'
-         order by created_at
-         limit ? for update skip locked)
-      returning *`,
-    [desk.chunkId, desk.deskWorkflowId, limit],
+): Promise<DeskDisbursementRow[]> =>
+  claimQueued<DeskDisbursementRow>(
+    db,
+    { table: 'disbursements', idColumn: 'disbursement_id', queuedStatus: 'queued' },
+    desk,
+    limit,
   );
-  return rows.sort((a, b) => a.created_at.getTime() - b.created_at.getTime());
-}
 
 /**
  * What an earlier attempt of the chunk claimed and left unsettled and not handed over: a retried chunk

@@ -8,7 +8,6 @@
 import { randomUUID } from 'node:crypto';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Client } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { createPaymentDeskActivities } from '../../activities/payments/payment-desk';
 import {
@@ -27,6 +26,7 @@ import { apiSettingsFrom } from '../../api/settings';
 import { loadConfig } from '../../platform/config';
 import { storeNotification } from '../../db/shared/ipn-notifications';
 import { createLogger } from '../../platform/logger';
+import { signalRecorder } from '../support/notifications';
 
 const scratch = useScratchDatabase('payment_desk_chunk');
 const { gw, ipn } = useTestGateway();
@@ -167,16 +167,7 @@ describe("the payment desk's chunk", () => {
       workflowId: paymentWorkflowId(id),
       normalisedFields: [],
     });
-    const signalled: string[] = [];
-    const notTemporal = {
-      workflow: {
-        getHandle: (workflowId: string) => ({
-          signal: async () => {
-            signalled.push(workflowId);
-          },
-        }),
-      },
-    } as unknown as Client;
+    const { temporal: notTemporal, signalled } = signalRecorder();
     const relay = createNotificationRelay({
       db: scratch.db,
       temporal: notTemporal,

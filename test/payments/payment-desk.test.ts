@@ -5,9 +5,9 @@
  * wait, goes on in a workflow of its own; every order is created once and paid at most once.
  */
 import { randomUUID } from 'node:crypto';
-import { WorkflowNotFoundError } from '@temporalio/client';
 import { afterEach, describe, expect, it } from 'vitest';
 import { apiSettingsFrom } from '../../api/settings';
+import { workflowExists } from '../../api/http/resumable';
 import { createPayment } from '../../api/payments/payments';
 import { paymentDesk } from '../../api/payments/payment-desk';
 import { paymentDeskChunkId, paymentDeskWorkflowId, paymentWorkflowId } from '../../contracts/payments';
@@ -68,15 +68,8 @@ const paid = (orderId: string) =>
     .ledger()
     .filter((entry) => entry.orderId === orderId && entry.outcome === 'succeeded');
 
-async function hasOwnWorkflow(paymentId: string): Promise<boolean> {
-  try {
-    await fixture.env.client.workflow.getHandle(paymentWorkflowId(paymentId)).describe();
-    return true;
-  } catch (error) {
-    if (error instanceof WorkflowNotFoundError) return false;
-    throw error;
-  }
-}
+const hasOwnWorkflow = (paymentId: string) =>
+  workflowExists(fixture.env.client, paymentWorkflowId(paymentId));
 
 describe('the payment desk', () => {
   it('creates payments in its chunks and records their results with no workflow of their own', async () => {

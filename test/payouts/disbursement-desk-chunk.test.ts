@@ -26,8 +26,8 @@ import { createNotificationRelay } from '../../api/ipn/relay';
 import { apiSettingsFrom } from '../../api/settings';
 import { loadConfig } from '../../platform/config';
 import { freeNotificationsOf, storeNotification } from '../../db/shared/ipn-notifications';
-import type { Client } from '@temporalio/client';
 import { createLogger } from '../../platform/logger';
+import { signalRecorder } from '../support/notifications';
 import type { CodecKeyring } from '../../platform/payload-codec';
 
 const scratch = useScratchDatabase('desk_chunk');
@@ -180,16 +180,7 @@ describe("the desk's chunk", () => {
   it('keeps a notification in the inbox while the desk holds its payout, and signals it as soon as it is handed over', async () => {
     const id = await queued({ chunk: 5, status: 'paying' });
     await storeResult(id, 4242);
-    const signalled: string[] = [];
-    const temporal = {
-      workflow: {
-        getHandle: (workflowId: string) => ({
-          signal: async () => {
-            signalled.push(workflowId);
-          },
-        }),
-      },
-    } as unknown as Client;
+    const { temporal, signalled } = signalRecorder();
     // A long interval: a row put off waits for it unless the hand-over frees it.
     const settings = apiSettingsFrom(
       loadConfig({

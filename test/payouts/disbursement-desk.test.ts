@@ -4,9 +4,9 @@
  * goes on in its own workflow and is settled by its notification; every order is paid at most once.
  */
 import { randomUUID } from 'node:crypto';
-import { WorkflowNotFoundError } from '@temporalio/client';
 import { describe, expect, it } from 'vitest';
 import { apiSettingsFrom } from '../../api/settings';
+import { workflowExists } from '../../api/http/resumable';
 import { deskChunkId, disbursementDeskWorkflowId, disbursementWorkflowId } from '../../contracts/payouts';
 import { loadConfig } from '../../platform/config';
 import { apiCall } from '../support/payout-stack';
@@ -64,15 +64,8 @@ const paid = (orderId: string) =>
     .ledger()
     .filter((entry) => entry.orderId === orderId && entry.outcome === 'succeeded');
 
-async function hasOwnWorkflow(disbursementId: string): Promise<boolean> {
-  try {
-    await fixture.env.client.workflow.getHandle(disbursementWorkflowId(disbursementId)).describe();
-    return true;
-  } catch (error) {
-    if (error instanceof WorkflowNotFoundError) return false;
-    throw error;
-  }
-}
+const hasOwnWorkflow = (disbursementId: string) =>
+  workflowExists(fixture.env.client, disbursementWorkflowId(disbursementId));
 
 describe('the disbursement desk', () => {
   it('pays payouts answered at once in its chunks, each once, with no workflow of their own', async () => {

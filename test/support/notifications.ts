@@ -87,3 +87,18 @@ export function signalsNeverSettle(
   });
   return new Proxy(client, { get: (target, name) => (name === 'workflow' ? workflow : bound(target, name)) });
 }
+
+/** A Temporal client that only records which workflows the relay signalled (the desks' chunk tests). */
+export function signalRecorder(): { temporal: Client; signalled: string[] } {
+  const signalled: string[] = [];
+  const temporal = {
+    workflow: {
+      getHandle: (workflowId: string) => ({
+        signal: async () => {
+          signalled.push(workflowId);
+        },
+      }),
+    },
+  } as unknown as Client;
+  return { temporal, signalled };
+}
