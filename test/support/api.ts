@@ -26,7 +26,10 @@ export async function listen(app: Express): Promise<RunningApi> {
  * relay, the only signaller of the notifications its receivers store (`relay: false`: a process started with
  * API_RUNS_RELAY=false, whose notifications another process's relay signals). Closing it stops them after the server.
  */
-export async function serveApi(deps: ApiDependencies, options: { relay?: boolean } = {}): Promise<RunningApi> {
+export async function serveApi(
+  deps: ApiDependencies,
+  options: { relay?: boolean } = {},
+): Promise<RunningApi> {
   const running = await listen(createApp(deps));
   const relay = options.relay === false ? undefined : notificationRelay(deps);
   const listeners = apiListeners(deps);
