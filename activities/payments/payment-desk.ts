@@ -31,7 +31,7 @@ import {
 import type { Db } from '../../db/shared/knex';
 import { freeNotificationsOf } from '../../db/shared/ipn-notifications';
 import { bindActivities } from '../shared/bind';
-import { runDeskChunk } from '../shared/desk-chunk';
+import { runDeskChunk, whenDue } from '../shared/desk-chunk';
 import { createPayment, recordPaymentResult, type PaymentActivityDependencies } from './payments';
 
 export const createPaymentDeskActivities = (deps: PaymentActivityDependencies): PaymentDeskActivities =>
@@ -55,12 +55,9 @@ export async function createDeskPayments(
   const chunkId = paymentDeskChunkId(input.deskWorkflowId, input.chunk);
   const outcome: PaymentDeskChunkOutcome = { chunk: input.chunk, answered: [], settled: [], handedOver: [] };
   const ipnTimeoutMs = durationMs(input.timing.ipnTimeout);
-  let overdueAt = 0;
-  const handOverWhenDue = async () => {
-    if (Date.now() < overdueAt) return;
-    overdueAt = Date.now() + OVERDUE_EVERY_MS;
-    await handOverOverdue(deps, input, new Date(Date.now() - ipnTimeoutMs), outcome);
-  };
+  const handOverWhenDue = whenDue(OVERDUE_EVERY_MS, () =>
+    handOverOverdue(deps, input, new Date(Date.now() - ipnTimeoutMs), outcome),
+  );
   const claim = async (room: number) => {
     await handOverWhenDue();
     return claimDeskPayments(deps.db, { deskWorkflowId: input.deskWorkflowId, chunkId }, room);

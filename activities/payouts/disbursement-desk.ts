@@ -31,6 +31,7 @@ import {
   handOverDeskDisbursement,
   openDeskReceiver,
   releaseDeskClaims,
+  staleDeskClaims,
   unsettledOfChunk,
   type DeskDisbursementRow,
 } from '../../db/payouts/disbursement-desk';
@@ -38,7 +39,7 @@ import type { CodecKeyring } from '../../platform/payload-codec';
 import { bindActivities } from '../shared/bind';
 import { freeNotificationsOf } from '../../db/shared/ipn-notifications';
 import { holdStopping } from '../holds/holds';
-import { runDeskChunk } from '../shared/desk-chunk';
+import { runDeskChunk, whenDue } from '../shared/desk-chunk';
 import { disburse, type DisbursementActivityDeps } from './disbursements';
 
 export interface DisbursementDeskDeps extends DisbursementActivityDeps {
@@ -69,13 +70,18 @@ export async function payDeskChunk(deps: DisbursementDeskDeps, input: DeskChunk)
     handedOver: [],
     notOpened: [],
   };
+  const handOverWhenDue = whenDue(STALE_EVERY_MS, () => handOverStale(deps, input, outcome));
+  await handOverWhenDue();
   await runDeskChunk<DeskDisbursementRow>({
     concurrency: input.concurrency,
     chunkMs: input.chunkMs,
     idleWaitMs: IDLE_WAIT_MS,
     // A retried attempt first takes back what the one before it claimed and left.
     takenBack: context.info.attempt > 1 ? await unsettledOfChunk(deps.db, chunkId) : [],
-    claim: (room) => claimDeskDisbursements(deps.db, { deskWorkflowId: input.deskWorkflowId, chunkId }, room),
+    claim: async (room) => {
+      await handOverWhenDue();
+      return claimDeskDisbursements(deps.db, { deskWorkflowId: input.deskWorkflowId, chunkId }, room);
+    },
     handle: (row) => payOne(deps, input, row, outcome),
     progress: () => outcomeCounts(outcome),
   }).finally(
@@ -103,14 +109,7 @@ async function payOne(
     outcome.notOpened.push(row.disbursement_id);
     return;
   }
-  const payout: DisbursementInput = {
-    disbursementId: row.disbursement_id,
-    amount: Number(row.amount),
-    description: row.description,
-    receiver,
-    ...chunk.timing,
-    disburseInWorkflowTask: true,
-  };
+  const payout = payoutOf(row, receiver, chunk);
   const held =
     BEFORE_PAY.includes(row.status) &&
     (await holdStopping(deps.db, disbursementHoldKind(payout.receiver.kind)));
@@ -130,6 +129,41 @@ async function payOne(
   }
   await handOver(deps, row, payout);
   outcome.handedOver.push(payout.disbursementId);
+}
+
+/** What the payout's own workflow gets, here or after a hand-over: the input the API would have given it. */
+const payoutOf = (
+  row: DeskDisbursementRow,
+  receiver: DisbursementReceiver,
+  chunk: DeskChunk,
+): DisbursementInput => ({
+  disbursementId: row.disbursement_id,
+  amount: Number(row.amount),
+  description: row.description,
+  receiver,
+  ...chunk.timing,
+  disburseInWorkflowTask: true,
+});
+
+/** How old a claim must be, untouched, before another chunk hands its payout over, and how often chunks look. */
+const STALE_CLAIM_MS = 10 * 60_000;
+const STALE_EVERY_MS = 5_000;
+const STALE_AT_ONCE = 50;
+
+/**
+ * Payouts a chunk claimed and left unsettled with nothing written for `STALE_CLAIM_MS` (its desk was terminated,
+ * so no retry of that chunk takes them back): each goes on in its own workflow, whose `disburse` reads the record
+ * first (a pay already sent is settled by api/query, never sent again). A chunk at work writes each step, and one
+ * whose worker is lost is retried within a minute, so no payout under way is ever this old.
+ */
+async function handOverStale(deps: DisbursementDeskDeps, chunk: DeskChunk, outcome: DeskChunkOutcome) {
+  const since = new Date(Date.now() - STALE_CLAIM_MS);
+  for (const row of await staleDeskClaims(deps.db, chunk.deskWorkflowId, since, STALE_AT_ONCE)) {
+    const receiver = openedReceiver(deps, row);
+    if (!receiver) continue;
+    await handOver(deps, row, payoutOf(row, receiver, chunk));
+    outcome.handedOver.push(row.disbursement_id);
+  }
 }
 
 /** The receiver the API sealed, or nothing (said in the log) when this worker's keyring cannot open it. */

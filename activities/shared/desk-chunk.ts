@@ -57,3 +57,13 @@ export async function runDeskChunk<Row>(loop: DeskChunkLoop<Row>): Promise<void>
   await Promise.all(inFlight);
   if (failure !== undefined) throw failure;
 }
+
+/** A task a chunk runs at its start and then at most every `everyMs`, between its claims (a desk's sweeps). */
+export function whenDue(everyMs: number, task: () => Promise<void>): () => Promise<void> {
+  let dueAt = 0;
+  return async () => {
+    if (Date.now() < dueAt) return;
+    dueAt = Date.now() + everyMs;
+    await task();
+  };
+}

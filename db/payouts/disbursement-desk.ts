@@ -44,6 +44,24 @@ export async function unsettledOfChunk(db: Db, chunkId: string): Promise<DeskDis
     .orderBy('created_at');
 }
 
+/**
+ * Payouts of this desk claimed by a chunk and left unsettled, with nothing written on them since `since`: a chunk
+ * nothing retries any more left them (its desk was terminated), and they go on in workflows of their own.
+ */
+export const staleDeskClaims = (
+  db: Db,
+  deskWorkflowId: string,
+  since: Date,
+  limit: number,
+): Promise<DeskDisbursementRow[]> =>
+  db('disbursements')
+    .where({ desk_id: deskWorkflowId })
+    .whereNotNull('desk_chunk')
+    .whereIn('status', UNSETTLED)
+    .where('updated_at', '<', since)
+    .orderBy('created_at')
+    .limit(limit);
+
 /** Payouts a chunk claimed and could not make (their receiver did not open): queued again for a later chunk. */
 export async function releaseDeskClaims(db: Db, disbursementIds: readonly string[]): Promise<void> {
   if (disbursementIds.length === 0) return;

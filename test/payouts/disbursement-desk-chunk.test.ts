@@ -67,7 +67,14 @@ const chunkOf = (chunk: number): DeskChunk => ({
 
 /** A desk payout as the API queues it, optionally already claimed by `chunk` and moved to `status`. */
 async function queued(
-  options: { chunk?: number; status?: string; receiver?: DisbursementReceiver; keyring?: CodecKeyring } = {},
+  options: {
+    chunk?: number;
+    status?: string;
+    receiver?: DisbursementReceiver;
+    keyring?: CodecKeyring;
+    /** When its record was last written (the claim, or a step). */
+    touchedAt?: Date;
+  } = {},
 ) {
   const id = `dc_${randomUUID().replaceAll('-', '').slice(0, 12)}`;
   await scratch.db('disbursements').insert({
@@ -84,6 +91,7 @@ async function queued(
     status: options.status ?? 'queued',
     created_by_key: 'test',
     created_by: 'test',
+    ...(options.touchedAt && { created_at: options.touchedAt, updated_at: options.touchedAt }),
   });
   return id;
 }
@@ -165,6 +173,22 @@ describe("the desk's chunk", () => {
       desk_receiver: null,
     });
     expect(paidTo(id)).toHaveLength(1);
+  });
+
+  it('hands a payout claimed long ago by a chunk nothing retries to its own workflow, sending nothing itself', async () => {
+    const id = await queued({ chunk: 90, status: 'paying', touchedAt: new Date(Date.now() - 15 * 60_000) });
+    const recent = await queued({ chunk: 91, status: 'paying' });
+    const calls = gw.sandbox.admin.requests().length;
+    const outcome = await runChunk(chunkOf(8), 1);
+    expect(outcome.handedOver).toEqual([id]);
+    expect(gw.sandbox.admin.requests()).toHaveLength(calls);
+    expect(await recordOf(id)).toMatchObject({ status: 'paying', desk_id: null });
+    // A claim written lately belongs to a chunk at work (or one about to be retried): left alone.
+    expect(await recordOf(recent)).toMatchObject({ desk_id: deskWorkflowId });
+    const own = temporal.client.workflow.getHandle(disbursementWorkflowId(id));
+    expect((await own.describe()).status.name).toBe('RUNNING');
+    await own.terminate('test over: no worker polls its queue');
+    await scratch.db('disbursements').where({ disbursement_id: recent }).update({ status: 'failed' });
   });
 
   it("a retried attempt pays what it had claimed and not yet paid, and leaves other chunks' payouts alone", async () => {
