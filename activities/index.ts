@@ -18,6 +18,7 @@ import { createSubscriptionActivities, type SubscriptionSecrets } from './subscr
 import { createPriceChangeActivities } from './subscriptions/price-changes';
 import { createPlanPriceChangeActivities } from './subscriptions/plan-price-changes';
 import { createBillingRunActivities } from './subscriptions/billing-runs';
+import { createSubscriptionDeskActivities } from './subscriptions/subscription-desk';
 import { createSavedMethodActivities } from './saved-methods/saved-methods';
 import { createWebhookActivities, type WebhookDeliverySettings } from './events/webhooks';
 import type { NoticeChannel } from '../platform/notice-channel';
@@ -78,6 +79,11 @@ export function createActivities(deps: ActivityDependencies) {
       remittanceIpnUrl: `${deps.publicBaseUrl}${ipnPaths.remittance}`,
     }),
     ...createSubscriptionActivities({
+      ...deps,
+      subscriptionIpnUrl: `${deps.publicBaseUrl}${ipnPaths.subscription}`,
+      secrets: deps.merchantSecrets,
+    }),
+    ...createSubscriptionDeskActivities({
       ...deps,
       subscriptionIpnUrl: `${deps.publicBaseUrl}${ipnPaths.subscription}`,
       secrets: deps.merchantSecrets,

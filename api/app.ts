@@ -45,6 +45,7 @@ import { devMailRoutes, type DevMailbox } from './subscriptions/dev-mail-routes'
 import { createNoticeRequestRelay } from './subscriptions/notice-requests';
 import { paymentRoutes } from './payments/routes';
 import { paymentAnswersOf, paymentDesk } from './payments/payment-desk';
+import { subscriptionAnswersOf, subscriptionDesk } from './subscriptions/subscription-desk';
 import { cardPaymentNotifications, paymentNotifications } from './payments/notifications';
 import { savedMethodRoutes } from './saved-methods/routes';
 import { savedMethodNotifications, unbindNotifications } from './saved-methods/notifications';
@@ -180,10 +181,15 @@ export function notificationRelay(deps: ApiDependencies): NotificationRelay {
  * whether or not it runs the relay: the payment desk's announcements of answered creates (PAYMENT_DESK).
  */
 export function apiListeners(deps: ApiDependencies): { start(): void; stop(): Promise<void> } {
-  const answers = deps.payments.desk ? paymentAnswersOf(deps.db) : undefined;
+  const answers = [
+    ...(deps.payments.desk ? [paymentAnswersOf(deps.db)] : []),
+    ...(deps.subscriptions.desk ? [subscriptionAnswersOf(deps.db)] : []),
+  ];
   return {
-    start: () => answers?.start(deps.logger),
-    stop: async () => answers?.stop(),
+    start: () => answers.forEach((each) => each.start(deps.logger)),
+    stop: async () => {
+      await Promise.all(answers.map((each) => each.stop()));
+    },
   };
 }
 
@@ -281,39 +287,24 @@ export function apiRoutes(deps: ApiDependencies, limits?: RateLimits): AnyRoute[
       approvalPolicies,
     }),
   );
-  routes.push(
-    ...subscriptionRoutes({
-      db: deps.db,
-      temporal: deps.temporal,
-      settings: deps.subscriptions,
-      customerKeyOf: deps.customers.keyOf,
+  const subscriptionDeps = {
+    db: deps.db,
+    temporal: deps.temporal,
+    settings: deps.subscriptions,
+    customerKeyOf: deps.customers.keyOf,
+    ...(deps.subscriptions.desk && {
+      desk: subscriptionDesk(
+        deps.temporal,
+        deps.db,
+        deps.subscriptions.taskQueue,
+        deps.subscriptions.timing.authorizationIpnWait,
+      ),
     }),
-  );
-  routes.push(
-    ...planRoutes({
-      db: deps.db,
-      temporal: deps.temporal,
-      settings: deps.subscriptions,
-      customerKeyOf: deps.customers.keyOf,
-      ...(deps.now && { now: deps.now }),
-    }),
-  );
-  routes.push(
-    ...planOverviewRoutes({
-      db: deps.db,
-      temporal: deps.temporal,
-      settings: deps.subscriptions,
-      customerKeyOf: deps.customers.keyOf,
-    }),
-  );
-  routes.push(
-    ...dunningRoutes({
-      db: deps.db,
-      temporal: deps.temporal,
-      settings: deps.subscriptions,
-      customerKeyOf: deps.customers.keyOf,
-    }),
-  );
+  };
+  routes.push(...subscriptionRoutes(subscriptionDeps));
+  routes.push(...planRoutes({ ...subscriptionDeps, ...(deps.now && { now: deps.now }) }));
+  routes.push(...planOverviewRoutes(subscriptionDeps));
+  routes.push(...dunningRoutes(subscriptionDeps));
   if (deps.devMailbox) routes.push(...devMailRoutes(deps.devMailbox));
   routes.push(
     ...paymentRoutes(

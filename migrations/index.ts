@@ -36,6 +36,7 @@ import * as billingRunScope from './20261127_0036_billing_run_scope';
 import * as approvalDayTotals from './20261130_0037_approval_day_totals';
 import * as disbursementDesk from './20261130_0038_disbursement_desk';
 import * as paymentDesk from './20261130_0039_payment_desk';
+import * as subscriptionDesk from './20261130_0040_subscription_desk';
 
 export interface Migration {
   name: string;
@@ -82,4 +83,5 @@ export const migrations: Migration[] = [
   { name: '20261130_0037_approval_day_totals', ...approvalDayTotals },
   { name: '20261130_0038_disbursement_desk', ...disbursementDesk },
   { name: '20261130_0039_payment_desk', ...paymentDesk },
+  { name: '20261130_0040_subscription_desk', ...subscriptionDesk },
 ];

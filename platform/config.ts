@@ -191,6 +191,12 @@ export const configSchema = z.object({
     .describe(
       'One-time payments captured at once (every requestType but POS, autoCapture on) are created in chunks by one long-lived workflow (the payment desk) and their notification is recorded without a workflow; one whose create keeps failing, or whose result has not come within its notification wait, goes on in a workflow of its own. false: a workflow for each, as before (docs/payments.md)',
     ),
+  SUBSCRIPTION_DESK: optionalText
+    .pipe(z.enum(['true', 'false'], { error: 'true or false' }).optional())
+    .transform((value) => value !== 'false')
+    .describe(
+      "New subscriptions' authorization starts are made in chunks by one long-lived workflow (the subscription desk), and each subscription's workflow starts at its customer's answer (or after its notification wait, to ask the gateway). false: the workflow starts at the create, as before (docs/subscriptions.md)",
+    ),
   PAYMENT_ANSWER_BY_POLLING: optionalText
     .pipe(z.enum(['true', 'false'], { error: 'true or false' }).optional())
     .transform((value) => value === 'true')

@@ -7,6 +7,7 @@ export { disbursement } from './payouts/disbursement';
 export { disbursementDesk } from './payouts/disbursement-desk';
 export { payment } from './payments/payment';
 export { paymentDesk } from './payments/payment-desk';
+export { subscriptionDesk } from './subscriptions/subscription-desk';
 export { refund } from './payments/refund';
 export { terminalSettlement } from './payments/terminal-settlement';
 export { subscription } from './subscriptions/subscription';

@@ -9,7 +9,7 @@
 import { Context } from '@temporalio/activity';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { WorkflowIdReusePolicy } from '@temporalio/common';
-import { durationMs, payrunOrderId } from '../../contracts/shared';
+import { durationMs, kindOf, payrunKind, payrunOrderId } from '../../contracts/shared';
 import {
   decidedStatus,
   isFinalPaymentCode,
@@ -28,9 +28,9 @@ import {
   unansweredOfChunk,
   type DeskPaymentRow,
 } from '../../db/payments/payment-desk';
-import type { Db } from '../../db/shared/knex';
 import { freeNotificationsOf } from '../../db/shared/ipn-notifications';
 import { bindActivities } from '../shared/bind';
+import { coalescedAnnouncer } from '../shared/desk-announcer';
 import { runDeskChunk, whenDue } from '../shared/desk-chunk';
 import { createPayment, recordPaymentResult, type PaymentActivityDependencies } from './payments';
 
@@ -46,6 +46,8 @@ const IDLE_WAIT_MS = { first: 10, longest: 100 } as const;
 /** How often a chunk looks for payments whose result is overdue, and how many it hands over at a time. */
 const OVERDUE_EVERY_MS = 5_000;
 const OVERDUE_AT_ONCE = 50;
+
+const announceAnswered = coalescedAnnouncer(announcePaymentsAnswered);
 
 export async function createDeskPayments(
   deps: PaymentActivityDependencies,
@@ -161,37 +163,14 @@ async function handOver(
       ],
       workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
       staticSummary: `Payment ${paymentId}: ${row.amount} VND by ${row.request_type} (from the desk)`,
-      typedSearchAttributes: [{ key: payrunOrderId, value: paymentId }],
+      typedSearchAttributes: [
+        { key: payrunKind, value: kindOf('payment') },
+        { key: payrunOrderId, value: paymentId },
+      ],
     });
   } catch (error) {
     if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
   }
   await handOverDeskPayment(deps.db, paymentId);
   await freeNotificationsOf(deps.db, row.order_id);
-}
-
-/**
- * Answers are announced one NOTIFY at a time per process, each naming every create answered since the last:
- * PostgreSQL serialises notifying commits (db/shared/ipn-notifications.ts), so one per payment would queue them.
- * A NOTIFY lost with its connection leaves the waiting create call to its own bound (it then answers 202).
- */
-const waitingToAnnounce = new WeakMap<Db, { ids: string[]; sending: boolean }>();
-
-function announceAnswered(db: Db, paymentId: string): void {
-  let state = waitingToAnnounce.get(db);
-  if (!state) {
-    state = { ids: [], sending: false };
-    waitingToAnnounce.set(db, state);
-  }
-  state.ids.push(paymentId);
-  if (state.sending) return;
-  state.sending = true;
-  const queue = state;
-  void (async () => {
-    while (queue.ids.length > 0) {
-      const ids = queue.ids.splice(0);
-      await announcePaymentsAnswered(db, ids).catch(() => undefined);
-    }
-    queue.sending = false;
-  })();
 }

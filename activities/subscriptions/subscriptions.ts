@@ -162,8 +162,10 @@ const chargeEvidence = (gateway: GatewayClient, orderId: string, amount: number)
 export async function startSubscriptionAuthorization(
   { db, gateway, subscriptionIpnUrl }: Deps,
   { subscriptionId }: { subscriptionId: string },
+  /** The record as the subscription desk claimed it (one read fewer); read here otherwise. */
+  claimed?: SubscriptionRow,
 ): Promise<AuthorizationStart> {
-  const row = await requireSubscription(db, subscriptionId);
+  const row = claimed ?? (await requireSubscription(db, subscriptionId));
   const info = {
     name: row.name,
     ...(row.partner_subs_id ? { partnerSubsId: row.partner_subs_id } : {}),

@@ -4,7 +4,8 @@
  * (`receiver.ts`) and the relay (`relay.ts`) do everything else: verification, the amount check, storage,
  * reading the result once into a `Notice`, signalling, and the acknowledgement.
  */
-import type { SignalDefinition } from '@temporalio/client';
+import type { SignalDefinition, WorkflowStartOptions } from '@temporalio/client';
+import type { StartableWorkflowName } from '../../contracts/shared';
 import { notificationSpecs, type OperationName, type VerifiedNotification } from '../../gateway';
 import type { NotificationKind } from '../../gateway/operations/types';
 import type { Db } from '../../db/shared/knex';
@@ -68,6 +69,12 @@ export interface Located {
    * is tried again after the relay's interval, by which time the record is final or names that workflow.
    */
   notYet?: string;
+  /**
+   * Its workflow may not exist yet (a subscription the subscription desk holds): the signal is sent with these
+   * options (signal-with-start), so it starts the workflow, or reaches it if it runs. A workflow that has
+   * finished under this id is never started again (REJECT_DUPLICATE): the notice goes to `afterFinish`.
+   */
+  startsWith?: { workflowType: StartableWorkflowName; options: Omit<WorkflowStartOptions, 'workflowId'> };
   /**
    * With `finished`: how the notice contradicts the final record about the money (paid against not paid),
    * or undefined when it does not. The record stands; the contradiction is a warning for an operator.

@@ -13,7 +13,14 @@
  * slow or down delays signals, never answers: the gateway's 2xx means the row is committed, and a
  * committed row is signalled in the end.
  */
-import type { Client } from '@temporalio/client';
+import {
+  WorkflowExecutionAlreadyStartedError,
+  type Client,
+  type WorkflowStartOptions,
+} from '@temporalio/client';
+import type { StartableWorkflowName, StartableWorkflows } from '../../contracts/shared';
+import { signalWithStartWorkflow } from '../workflow-starts';
+import { WorkflowIdReusePolicy } from '@temporalio/common';
 import {
   acknowledge,
   isGatewayError,
@@ -111,12 +118,24 @@ export async function deliver(
   }
   if (target.notYet && !target.finished) throw new Error(`Not delivered yet: ${target.notYet}`);
   try {
-    await temporal.workflow
-      .getHandle(target.workflowId)
-      .signal(delivery.signal, delivery.args(notice) as never);
+    if (target.startsWith)
+      await signalWithStartWorkflow(temporal, target.startsWith.workflowType, {
+        ...(target.startsWith.options as WorkflowStartOptions<StartableWorkflows[StartableWorkflowName]>),
+        workflowId: target.workflowId,
+        workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+        signal: delivery.signal,
+        signalArgs: [delivery.args(notice) as never],
+      });
+    else
+      await temporal.workflow
+        .getHandle(target.workflowId)
+        .signal(delivery.signal, delivery.args(notice) as never);
     return 'signalled';
   } catch (error) {
-    if ((error as Error).name !== 'WorkflowNotFoundError') throw error;
+    const gone =
+      (error as Error).name === 'WorkflowNotFoundError' ||
+      error instanceof WorkflowExecutionAlreadyStartedError;
+    if (!gone) throw error;
     await target.afterFinish?.(notice);
     log.info(about, 'Notification for a workflow that has finished: its news recorded, delivered');
     return 'workflow_gone';

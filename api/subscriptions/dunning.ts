@@ -24,6 +24,7 @@ import { noticesOf, setNoticeContact, noticeContactOf } from '../../db/subscript
 import { getSubscription } from '../../db/subscriptions/subscriptions';
 import { ApiError, conflict, notFound } from '../http/errors';
 import type { SubscriptionDeps } from './subscriptions';
+import { workflowOfSubscription } from './subscription-desk';
 
 /**
  * The schedule of every subscription that has none: one retry after SUBSCRIPTION_RETRY_DELAY_HOURS, no
@@ -120,9 +121,8 @@ export async function assignDunningSchedule(
   const before = await dunningScheduleIdOf(deps.db, subscriptionId);
   await setSubscriptionDunningSchedule(deps.db, subscriptionId, schedule ? scheduleId : null);
   try {
-    await deps.temporal.workflow
-      .getHandle(row.workflow_id)
-      .signal(dunningScheduleSignal, dunningScheduleSent(schedule));
+    const handle = await workflowOfSubscription(deps.temporal, deps.db, row);
+    await handle.signal(dunningScheduleSignal, dunningScheduleSent(schedule));
   } catch (error) {
     await setSubscriptionDunningSchedule(deps.db, subscriptionId, before);
     if ((error as Error).name === 'WorkflowNotFoundError')

@@ -3,6 +3,7 @@ import {
   chargeResultSignal,
   reactivationSignal,
   reauthorizationSignal,
+  subscriptionDeskStartOptions,
 } from '../../contracts/subscriptions';
 import { findSubscriptionByOrderId } from '../../db/subscriptions/subscriptions';
 import { ipnPaths } from '../../platform/ipn-paths';
@@ -21,9 +22,20 @@ export const subscriptionNotifications: NotificationChannel = {
     if (!found) return undefined;
     const { row, via, charge } = found;
     const workflowId = row.workflow_id;
+    // The subscription desk holds it (no workflow yet): the customer's answer starts its workflow.
+    const onDesk = row.desk_id !== null && row.desk_start !== null && row.status === 'authorizing';
     if (via === 'authorization')
       return {
         workflowId,
+        ...(onDesk &&
+          (row.start_result_code === null
+            ? { notYet: 'the subscription desk is making its start' }
+            : {
+                startsWith: {
+                  workflowType: 'subscription',
+                  options: subscriptionDeskStartOptions(row.desk_start!, workflowId, true),
+                },
+              })),
         expectedAmount: Number(row.initial_amount),
         delivery: sends(authorizationSignal, (notice) => ({
           resultCode: notice.resultCode,

@@ -34,6 +34,7 @@ import { certainlyNotStarted, startOnce, workflowNotStarted } from '../http/resu
 import { startWorkflow } from '../workflow-starts';
 import { requirePlan } from './plans';
 import type { SubscriptionDeps } from './subscriptions';
+import { workflowOfSubscription } from './subscription-desk';
 
 export interface PriceChangeRequest {
   newAmount: number;
@@ -126,18 +127,17 @@ export async function schedulePriceChange(
       created_by: principal.name,
     });
     try {
-      const accepted = await deps.temporal.workflow
-        .getHandle(row.workflow_id)
-        .executeUpdate(priceChangeUpdate, {
-          args: [
-            {
-              priceChangeId,
-              newAmount: request.newAmount,
-              effectiveDate: request.effectiveCycle,
-              ifNotReauthorized: request.ifNotReauthorized,
-            },
-          ],
-        });
+      const handle = await workflowOfSubscription(deps.temporal, deps.db, row);
+      const accepted = await handle.executeUpdate(priceChangeUpdate, {
+        args: [
+          {
+            priceChangeId,
+            newAmount: request.newAmount,
+            effectiveDate: request.effectiveCycle,
+            ifNotReauthorized: request.ifNotReauthorized,
+          },
+        ],
+      });
       results.push({
         ...preview,
         priceChangeId,

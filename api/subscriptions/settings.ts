@@ -8,6 +8,11 @@ export interface SubscriptionSettings {
   linksWaitMs?: number;
   /** Benchmark comparison only (STEPS_AS_QUEUED_ACTIVITIES): SubscriptionInput.queuedSteps. */
   queuedSteps?: boolean;
+  /**
+   * SUBSCRIPTION_DESK: new subscriptions' authorization starts are made in chunks by one long-lived workflow, and
+   * each subscription's workflow starts at its customer's answer (docs/subscriptions.md, "The subscription desk").
+   */
+  desk?: boolean;
 }
 
 export function subscriptionSettingsFrom(config: Config, taskQueue: string): SubscriptionSettings {
@@ -22,6 +27,8 @@ export function subscriptionSettingsFrom(config: Config, taskQueue: string): Sub
       }),
     },
     ...(config.STEPS_AS_QUEUED_ACTIVITIES && { queuedSteps: true }),
+    // The design before it (the benchmark's comparisons) starts each subscription's workflow at its create.
+    desk: config.SUBSCRIPTION_DESK && !config.STEPS_AS_QUEUED_ACTIVITIES,
   };
 }
 

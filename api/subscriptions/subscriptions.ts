@@ -22,6 +22,7 @@ import {
   reactivateUpdate,
   subscriptionStartAnsweredUpdate,
   subscriptionWorkflowId,
+  type SubscriptionDeskStart,
   type SubscriptionInput,
   type SubscriptionType,
 } from '../../contracts/subscriptions';
@@ -33,6 +34,7 @@ import { createOrResume, workflowExists } from '../http/resumable';
 import type { SubscriptionSettings } from './settings';
 import type { CustomerKeyOf } from '../../platform/customer-key';
 import { awaitAnswer, signalWithStartWorkflow, startAwaitingAnswer } from '../workflow-starts';
+import { workflowOfSubscription, type SubscriptionDesk } from './subscription-desk';
 
 export interface SubscriptionDeps {
   db: Db;
@@ -40,6 +42,8 @@ export interface SubscriptionDeps {
   settings: SubscriptionSettings;
   /** The PayrunCustomer search attribute's value: a keyed hash, never the partnerClientId. */
   customerKeyOf: CustomerKeyOf;
+  /** The subscription desk when `settings.desk` is on (api/subscriptions/subscription-desk.ts). */
+  desk?: SubscriptionDesk;
 }
 
 export interface NewSubscriptionRequest {
@@ -94,71 +98,98 @@ export async function createSubscription(
   const workflowId = subscriptionWorkflowId(input.subscriptionId);
   const workflowInput = subscriptionWorkflowInput(settings, input);
   // The workflow asks the gateway for the customer's links; the answer carries them once they are recorded.
-  const deadline = Date.now() + (settings.linksWaitMs ?? 15_000);
+  const linksWaitMs = settings.linksWaitMs ?? 15_000;
+  const deadline = Date.now() + linksWaitMs;
   let answered = false;
-  await createOrResume({
-    insert: () =>
-      insertSubscription(db, {
-        subscription_id: input.subscriptionId,
-        workflow_id: workflowId,
-        partner_client_id: input.partnerClientId,
-        name: info.name,
-        partner_subs_id: info.partnerSubsId ?? null,
-        subs_owner: info.subsOwner ?? null,
-        type: info.type,
-        recurring_amount: info.recurringAmount,
-        frequency: info.frequency,
-        initial_amount: input.amount,
-        ...(input.planId ? { plan_id: input.planId } : {}),
-        ...(input.dunningSchedule ? { dunning_schedule_id: input.dunningSchedule.dunningScheduleId } : {}),
-        order_info: input.orderInfo,
-        requested_next_payment_date: info.nextPaymentDate ?? null,
-        expiry_date: info.expiryDate ?? null,
-        status: 'authorizing',
-        created_by_key: input.principal.keyId,
-        created_by: input.principal.name,
-      }),
-    createdByKeyOf: async () => (await getSubscription(db, input.subscriptionId))?.created_by_key,
-    request: input,
-    exists: () => conflict('subscription_exists', `Subscription ${input.subscriptionId} already exists.`),
-    start: async (adopted) => {
-      const options = {
-        taskQueue: settings.taskQueue,
-        workflowId,
-        args: [workflowInput] as [SubscriptionInput],
-        workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
-        staticSummary: `Subscription ${input.subscriptionId}: ${info.type} ${info.recurringAmount} VND ${info.frequency}`,
-        typedSearchAttributes: [
-          { key: payrunOrderId, value: input.subscriptionId },
-          { key: payrunCustomer, value: deps.customerKeyOf(input.partnerClientId) },
-        ],
-      };
-      // A retry that adopts its interrupted attempt's record finds the workflow running, perhaps with a
-      // schedule an operator chose since (PUT …/dunning-schedule): signalling the plan's again would undo
-      // that choice. Only a workflow that never started gets the schedule, in the call that starts it.
-      if (adopted && input.dunningSchedule && (await workflowExists(temporal, workflowId))) {
-        answered = await awaitAnswer(temporal, workflowId, subscriptionStartAnsweredUpdate, deadline);
-        return;
-      }
-      // A signal-with-start cannot carry an update: the wait for the answer is a call of its own.
-      if (input.dunningSchedule) {
-        await signalWithStartWorkflow(temporal, 'subscription', {
-          ...options,
-          signal: dunningScheduleSignal,
-          signalArgs: [input.dunningSchedule],
-        });
-        answered = await awaitAnswer(temporal, workflowId, subscriptionStartAnsweredUpdate, deadline);
-        return;
-      }
-      answered = await startAwaitingAnswer(
-        temporal,
-        'subscription',
-        options,
-        subscriptionStartAnsweredUpdate,
-        deadline,
-      );
-    },
-  });
+  // The desk's answer is waited for from before the insert commits, so no announcement can come before the wait.
+  const desk = deps.desk?.answers.listening() ? deps.desk : undefined;
+  if (desk) await desk.ensureRunning();
+  const wait = desk?.answers.waitFor(input.subscriptionId, linksWaitMs);
+  const summary = `Subscription ${input.subscriptionId}: ${info.type} ${info.recurringAmount} VND ${info.frequency}`;
+  const deskStart: SubscriptionDeskStart | undefined = desk && {
+    taskQueue: settings.taskQueue,
+    input: { ...workflowInput, ...(input.dunningSchedule && { dunning: input.dunningSchedule }) },
+    summary,
+    customerKey: deps.customerKeyOf(input.partnerClientId),
+  };
+  try {
+    await createOrResume({
+      insert: () =>
+        insertSubscription(db, {
+          subscription_id: input.subscriptionId,
+          workflow_id: workflowId,
+          partner_client_id: input.partnerClientId,
+          name: info.name,
+          partner_subs_id: info.partnerSubsId ?? null,
+          subs_owner: info.subsOwner ?? null,
+          type: info.type,
+          recurring_amount: info.recurringAmount,
+          frequency: info.frequency,
+          initial_amount: input.amount,
+          ...(input.planId ? { plan_id: input.planId } : {}),
+          ...(input.dunningSchedule ? { dunning_schedule_id: input.dunningSchedule.dunningScheduleId } : {}),
+          order_info: input.orderInfo,
+          requested_next_payment_date: info.nextPaymentDate ?? null,
+          expiry_date: info.expiryDate ?? null,
+          status: 'authorizing',
+          created_by_key: input.principal.keyId,
+          created_by: input.principal.name,
+          ...(desk && deskStart && { desk_id: desk.deskWorkflowId, desk_start: JSON.stringify(deskStart) }),
+        }),
+      createdByKeyOf: async () => (await getSubscription(db, input.subscriptionId))?.created_by_key,
+      request: input,
+      exists: () => conflict('subscription_exists', `Subscription ${input.subscriptionId} already exists.`),
+      start: async (adopted) => {
+        // On the desk: its chunk makes the start; the call answers from the record once the desk announced it (or
+        // at the bound, without the links). A subscription the desk holds never gets a workflow from here.
+        const held = adopted
+          ? (await getSubscription(db, input.subscriptionId))?.desk_id != null
+          : desk !== undefined;
+        if (held) {
+          await wait?.answered;
+          answered = true;
+          return;
+        }
+        const options = {
+          taskQueue: settings.taskQueue,
+          workflowId,
+          args: [workflowInput] as [SubscriptionInput],
+          workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+          staticSummary: summary,
+          typedSearchAttributes: [
+            { key: payrunOrderId, value: input.subscriptionId },
+            { key: payrunCustomer, value: deps.customerKeyOf(input.partnerClientId) },
+          ],
+        };
+        // A retry that adopts its interrupted attempt's record finds the workflow running, perhaps with a
+        // schedule an operator chose since (PUT …/dunning-schedule): signalling the plan's again would undo
+        // that choice. Only a workflow that never started gets the schedule, in the call that starts it.
+        if (adopted && input.dunningSchedule && (await workflowExists(temporal, workflowId))) {
+          answered = await awaitAnswer(temporal, workflowId, subscriptionStartAnsweredUpdate, deadline);
+          return;
+        }
+        // A signal-with-start cannot carry an update: the wait for the answer is a call of its own.
+        if (input.dunningSchedule) {
+          await signalWithStartWorkflow(temporal, 'subscription', {
+            ...options,
+            signal: dunningScheduleSignal,
+            signalArgs: [input.dunningSchedule],
+          });
+          answered = await awaitAnswer(temporal, workflowId, subscriptionStartAnsweredUpdate, deadline);
+          return;
+        }
+        answered = await startAwaitingAnswer(
+          temporal,
+          'subscription',
+          options,
+          subscriptionStartAnsweredUpdate,
+          deadline,
+        );
+      },
+    });
+  } finally {
+    wait?.cancel();
+  }
   // The workflow asked the gateway for the customer's links and said when they were recorded: one read.
   // Without its word (late, or a worker without the update mid-deploy) the record is read until the
   // deadline, as before the update.
@@ -221,7 +252,10 @@ export function summary(row: SubscriptionRow) {
     createdBy: row.created_by,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
-    workflowId: row.workflow_id,
+    // Where to look in the Temporal UI: the subscription desk while it holds the subscription (no workflow yet).
+    workflowId: row.desk_id !== null && row.status === 'authorizing' ? row.desk_id : row.workflow_id,
+    // The desk's chunk that made its start (SUBSCRIPTION_DESK): its result in the desk's history names it.
+    deskChunk: row.desk_chunk ?? null,
   };
 }
 
@@ -292,7 +326,7 @@ export async function manageSubscription(
 ) {
   const row = await getSubscription(deps.db, subscriptionId);
   if (!row) throw notFound(`Subscription ${subscriptionId}`);
-  const handle = deps.temporal.workflow.getHandle(row.workflow_id);
+  const handle = await workflowOfSubscription(deps.temporal, deps.db, row);
   const definition = { pause: pauseUpdate, cancel: cancelUpdate, reactivate: reactivateUpdate }[action];
   const answer = await update(() => handle.executeUpdate(definition, { args: [request] }));
   return { subscriptionId, ...answer };
@@ -305,7 +339,7 @@ export async function reportCycleAmount(
 ) {
   const row = await getSubscription(deps.db, subscriptionId);
   if (!row) throw notFound(`Subscription ${subscriptionId}`);
-  const handle = deps.temporal.workflow.getHandle(row.workflow_id);
+  const handle = await workflowOfSubscription(deps.temporal, deps.db, row);
   const answer = await update(() => handle.executeUpdate(cycleAmountUpdate, { args: [body] }));
   return { subscriptionId, ...answer };
 }

@@ -16,6 +16,7 @@ import type { SubscriptionInput, SubscriptionView } from '../subscriptions/subsc
 import type { NoticeOutcome, NoticeRequest } from '../subscriptions/notices';
 import type { PlanPriceChangeInput, PlanPriceChangeProgress } from '../subscriptions/price-changes';
 import type { BillingRunInput, BillingRunSummary } from '../subscriptions/billing-runs';
+import type { SubscriptionDeskInput } from '../subscriptions/subscription-desk';
 import type { TerminalSettlementInput, TerminalSettlementResult } from '../payments/terminal-settlements';
 import type { SavedMethodPaymentInput, SavedMethodPaymentSnapshot } from '../saved-methods/payments';
 import type { WebhookEndpointInput, WebhookResendInput } from '../events/webhooks';
@@ -36,6 +37,7 @@ export interface StartableWorkflows {
   refund: (input: RefundInput) => Promise<RefundOutcome>;
   terminalSettlement: (input: TerminalSettlementInput) => Promise<TerminalSettlementResult>;
   subscription: (input: SubscriptionInput) => Promise<SubscriptionView>;
+  subscriptionDesk: (input: SubscriptionDeskInput) => Promise<never>;
   subscriptionNotice: (input: NoticeRequest) => Promise<NoticeOutcome>;
   planPriceChange: (input: PlanPriceChangeInput) => Promise<PlanPriceChangeProgress>;
   billingRun: (input: BillingRunInput) => Promise<BillingRunSummary>;

@@ -7,3 +7,4 @@ export * from './revenue';
 export * from './dunning';
 export * from './notices';
 export * from './billing-runs';
+export * from './subscription-desk';

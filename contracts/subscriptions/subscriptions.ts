@@ -171,6 +171,13 @@ export interface SubscriptionInput {
    * design before they ran in the workflow task that decides them. Absent in production.
    */
   queuedSteps?: true;
+  /**
+   * The subscription desk made the authorization's start and recorded its answer (docs/subscriptions.md, "The
+   * subscription desk"): the workflow begins at the customer's answer. Absent: the workflow makes the start.
+   */
+  startAnswered?: true;
+  /** The dunning schedule it follows from the start (a desk subscription's, which no signal brought). */
+  dunning?: DunningSchedule;
 }
 
 export interface SubscriptionView {

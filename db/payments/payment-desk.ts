@@ -1,6 +1,6 @@
 /** The payment desk's queue (migration 0039): creates claimed by chunks, payments handed to workflows of their own. */
 import type { Db } from '../shared/knex';
-import { claimQueued } from '../shared/desk-queue';
+import { announceIds, claimQueued } from '../shared/desk-queue';
 import type { PaymentRow } from './payments';
 
 export interface DeskPaymentRow extends PaymentRow {
@@ -71,21 +71,5 @@ export async function handOverDeskPayment(db: Db, paymentId: string): Promise<vo
  */
 export const PAYMENT_ANSWERED_CHANNEL = 'payrun_payment_answered';
 
-/** PostgreSQL bounds a payload under 8,000 bytes: ids go in groups that fit. */
-const PAYLOAD_LIMIT = 7_000;
-
-export async function announcePaymentsAnswered(db: Db, paymentIds: readonly string[]): Promise<void> {
-  let group: string[] = [];
-  let length = 0;
-  const send = async () => {
-    if (group.length > 0) await db.raw('select pg_notify(?, ?)', [PAYMENT_ANSWERED_CHANNEL, group.join(',')]);
-    group = [];
-    length = 0;
-  };
-  for (const id of paymentIds) {
-    if (length + id.length + 1 > PAYLOAD_LIMIT) await send();
-    group.push(id);
-    length += id.length + 1;
-  }
-  await send();
-}
+export const announcePaymentsAnswered = (db: Db, paymentIds: readonly string[]): Promise<void> =>
+  announceIds(db, PAYMENT_ANSWERED_CHANNEL, paymentIds);

@@ -12,6 +12,7 @@ import {
   chargeMayMove,
   type ChargeStatus,
   type Frequency,
+  type SubscriptionDeskStart,
   type SubscriptionStatus,
   type SubscriptionType,
 } from '../../contracts/subscriptions';
@@ -58,6 +59,10 @@ export interface SubscriptionRow {
   run_cycle: number | null;
   run_amount: string | null;
   run_due_date: string | null;
+  /** The subscription desk that made its start (migration 0040); null once a hand-over started its workflow. */
+  desk_id: string | null;
+  desk_chunk: string | null;
+  desk_start: SubscriptionDeskStart | null;
   created_by_key: string;
   created_by: string;
   created_at: Date;
@@ -107,6 +112,9 @@ export type NewSubscription = Pick<
   plan_id?: string | null;
   /** Written with the record, so the schedule a plan gives is never lost to a crash after the insert. */
   dunning_schedule_id?: string | null;
+  /** Queued for the subscription desk, with how its workflow is started later. */
+  desk_id?: string;
+  desk_start?: string;
 };
 
 /**

@@ -28,7 +28,7 @@ const CHROMIUM = '/usr/bin/chromium';
 const SHOTS = path.resolve('test-output/screenshots');
 const CHARTS = ['chart-revenue-mrr', 'chart-revenue-movement', 'chart-revenue-recovery'];
 const taskQueue = `billing-ui-${freshId('', 8)}`;
-const subscriptions = subscriptionSettingsFrom(loadConfig({}), taskQueue);
+const subscriptions = { ...subscriptionSettingsFrom(loadConfig({}), taskQueue), desk: false };
 
 /** People sign in through the provider (payrun's own, in this process); keys stay for the test's machines. */
 const people = useTestProvider();

@@ -50,6 +50,9 @@ export function useSubscriptionStack(
   const fromConfig = subscriptionSettingsFrom(config, taskQueue);
   const settings: SubscriptionSettings = {
     ...fromConfig,
+    // The desk's chunks run for seconds of real time, which the time-skipping server does not skip: these files
+    // run without it unless their environment names it (test/subscriptions/subscription-desk.test.ts runs it).
+    desk: fromConfig.desk === true && options.environment?.SUBSCRIPTION_DESK !== undefined,
     linksWaitMs: 10_000,
     timing: {
       ...fromConfig.timing,

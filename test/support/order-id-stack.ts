@@ -35,6 +35,7 @@ export function useOrderIdStack(
       payments: { ...testPaymentSettings(taskQueue), answerWaitMs: 2_000 },
       subscriptions: {
         ...subscriptions,
+        desk: false,
         linksWaitMs: 5_000,
         timing: {
           ...subscriptions.timing,

@@ -56,6 +56,8 @@ export const testApiSettings = (
     payouts: testPayoutSettings(taskQueue),
     // The payment workflow's own tests run without the desk; test/payments/payment-desk.test.ts turns it on.
     payments: { ...settings.payments, desk: false },
+    // As the subscription workflow's own tests: test/subscriptions/subscription-desk.test.ts turns it on.
+    subscriptions: { ...settings.subscriptions, desk: false },
     ...overrides,
   };
 };

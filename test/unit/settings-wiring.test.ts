@@ -63,6 +63,7 @@ const PROOFS: Record<keyof Config, string> = {
   DISBURSEMENT_RESULT_WAIT_HOURS: 'test/unit/settings-wiring.test.ts',
   DISBURSEMENT_DESK: 'test/payouts/disbursement-desk.test.ts',
   PAYMENT_DESK: 'test/payments/payment-desk.test.ts',
+  SUBSCRIPTION_DESK: 'test/subscriptions/subscription-desk.test.ts',
   REMITTANCE_IPN_TIMEOUT_SECONDS: 'test/unit/settings-wiring.test.ts',
   PAYMENT_RESULT_WAIT_HOURS: 'test/unit/settings-wiring.test.ts',
   PAYMENT_ANSWER_BY_POLLING: 'test/unit/settings-wiring.test.ts',

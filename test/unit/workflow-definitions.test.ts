@@ -24,6 +24,7 @@ import { stackCheckWorkflowId } from '../../contracts/shared';
 import {
   billingRunWorkflowId,
   planPriceChangeWorkflowId,
+  subscriptionDeskWorkflowId,
   subscriptionNoticeWorkflowId,
   subscriptionWorkflowId,
 } from '../../contracts/subscriptions';
@@ -51,6 +52,7 @@ const ID_OF: Record<StartableWorkflowName, (id: string) => string> = {
   refund: refundWorkflowId,
   terminalSettlement: terminalSettlementWorkflowId,
   subscription: subscriptionWorkflowId,
+  subscriptionDesk: subscriptionDeskWorkflowId,
   subscriptionNotice: subscriptionNoticeWorkflowId,
   planPriceChange: planPriceChangeWorkflowId,
   billingRun: (day) => billingRunWorkflowId(day, 'payrun'),

@@ -167,6 +167,7 @@ function openRun(input: SubscriptionInput): Run {
       failures: 0,
       manageSeq: 0,
       reportedAmounts: {},
+      ...(input.dunning && { dunning: input.dunning }),
     },
     gateway: gatewayOf<SubscriptionActivities>(timing.gatewayAttemptTimeout),
     chargeQueue: gatewayOnQueueOf<SubscriptionActivities>(
@@ -179,7 +180,7 @@ function openRun(input: SubscriptionInput): Run {
     busy: false,
     recordingAmounts: false,
     moving: 0,
-    startRecorded: input.state !== undefined,
+    startRecorded: input.state !== undefined || input.startAnswered === true,
   };
 }
 
@@ -406,19 +407,8 @@ async function recordReportedAmounts(run: Run) {
 
 /** The customer's authorization; undefined (recorded not_authorized) when there is none. */
 async function authorize(run: Run): Promise<AuthorizationResult | undefined> {
-  const started = await onboardingGateway(run).startSubscriptionAuthorization({ subscriptionId: run.id });
-  // The activity recorded the answer (links or refusal) before it returned.
-  run.startRecorded = true;
-  // 40/41: the order exists (its first answer was lost): the customer's answer is waited for as usual.
-  const alreadySubmitted = 'alreadySubmitted' in started && started.alreadySubmitted === true;
-  if (outcomeOf(started.resultCode) !== 'succeeded' && !alreadySubmitted) {
-    await move(
-      run,
-      'not_authorized',
-      `The gateway refused the subscription: ${started.resultCode} ${started.message}`,
-    );
-    return undefined;
-  }
+  // The subscription desk made the start and recorded its answer (a refusal never gets a workflow).
+  if (!run.input.startAnswered && !(await startAuthorization(run))) return undefined;
   // Nothing changes the status meanwhile: pause, cancel and reactivate refuse an authorizing subscription.
   const authorization = await customersAnswer(run);
   if (outcomeOf(authorization.resultCode) !== 'succeeded') {
@@ -430,6 +420,24 @@ async function authorize(run: Run): Promise<AuthorizationResult | undefined> {
     return undefined;
   }
   return authorization;
+}
+
+/** The authorization's start; false (recorded not_authorized) when the gateway refused it. */
+async function startAuthorization(run: Run): Promise<boolean> {
+  const started = await onboardingGateway(run).startSubscriptionAuthorization({ subscriptionId: run.id });
+  // The activity recorded the answer (links or refusal) before it returned.
+  run.startRecorded = true;
+  // 40/41: the order exists (its first answer was lost): the customer's answer is waited for as usual.
+  const alreadySubmitted = 'alreadySubmitted' in started && started.alreadySubmitted === true;
+  if (outcomeOf(started.resultCode) !== 'succeeded' && !alreadySubmitted) {
+    await move(
+      run,
+      'not_authorized',
+      `The gateway refused the subscription: ${started.resultCode} ${started.message}`,
+    );
+    return false;
+  }
+  return true;
 }
 
 /**
