@@ -60,8 +60,8 @@ const previousDesigns: Record<string, { switches: Record<string, string>; what: 
     what: 'a workflow for each payout, the payout made in its first workflow task (DISBURSEMENT_DESK=false)',
   },
   subscriptions: {
-    switches: { STEPS_AS_QUEUED_ACTIVITIES: 'true' },
-    what: "the onboarding's calls and records, the hand-over and the reading of the run's word are queued activities (STEPS_AS_QUEUED_ACTIVITIES)",
+    switches: { SUBSCRIPTION_DESK: 'false' },
+    what: "each subscription's workflow starts at its create and makes the authorization's start in its first workflow task (SUBSCRIPTION_DESK=false)",
   },
   'billing-day': {
     switches: { SUBSCRIPTION_BILLING_PATH: 'self', STEPS_AS_QUEUED_ACTIVITIES: 'true' },

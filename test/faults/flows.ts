@@ -593,8 +593,8 @@ async function chargeOfCycle1(ctx: CellContext, id: string) {
 
 const subscription: Flow = {
   name: 'subscription',
-  // Cycle 1 is a plain cycle: its workflow hands it to the day's billing run, which charges it.
-  workflows: ['subscription', 'billingRun'],
+  // The desk makes the start; cycle 1 is a plain cycle: its workflow hands it to the day's billing run.
+  workflows: ['subscriptionDesk', 'subscription', 'billingRun'],
   operations: {
     'subscription.start': 'moves-money',
     'tokenization.cbQuery': 'query',

@@ -173,6 +173,9 @@ beforeAll(async () => {
       },
       subscriptions: {
         ...base.subscriptions,
+        // New subscriptions take the production default, the desk: every fault on the start meets its chunk, and
+        // the customer's answer starts the workflow (or the hand-over does, after the 1 s wait).
+        desk: true,
         linksWaitMs: 15_000,
         timing: {
           ...base.subscriptions.timing,

@@ -74,16 +74,21 @@ export function signalsNeverSettle(
   };
   const workflow = new Proxy(client.workflow, {
     get: (target, name) =>
-      name === 'getHandle'
-        ? (workflowId: string, ...rest: unknown[]) => {
-            const handle = (target.getHandle as (...args: unknown[]) => object)(workflowId, ...rest);
-            return dies(workflowId)
-              ? new Proxy(handle, {
-                  get: (inner, key) => (key === 'signal' ? () => new Promise(() => {}) : bound(inner, key)),
-                })
-              : handle;
-          }
-        : bound(target, name),
+      name === 'signalWithStart'
+        ? (type: string, options: { workflowId: string }) =>
+            dies(options.workflowId)
+              ? new Promise(() => {})
+              : (target.signalWithStart as (...args: unknown[]) => unknown)(type, options)
+        : name === 'getHandle'
+          ? (workflowId: string, ...rest: unknown[]) => {
+              const handle = (target.getHandle as (...args: unknown[]) => object)(workflowId, ...rest);
+              return dies(workflowId)
+                ? new Proxy(handle, {
+                    get: (inner, key) => (key === 'signal' ? () => new Promise(() => {}) : bound(inner, key)),
+                  })
+                : handle;
+            }
+          : bound(target, name),
   });
   return new Proxy(client, { get: (target, name) => (name === 'workflow' ? workflow : bound(target, name)) });
 }
