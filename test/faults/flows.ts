@@ -620,6 +620,8 @@ const subscription: Flow = {
       ctx.cell.fault?.name === 'duplicate order' && ctx.cell.operation === 'subscription.start';
     await createSubscription(ctx, id, amount, !foreignStart);
     const { subscription: record, charge } = await chargeOfCycle1(ctx, id);
+    // Every cell's subscription goes through the desk (started there, or handed to its workflow from it).
+    if (!record?.desk_chunk) throw new Error(`${id} was not taken by the subscription desk`);
     const entries = ctx
       .ledger()
       .filter((entry) => entry.kind === 'subscription-charge' && entry.orderId.startsWith(`${id}-c1`))

@@ -9,18 +9,9 @@
  */
 import { proxyActivities } from '@temporalio/workflow';
 import type { PaymentDeskActivities, PaymentDeskInput } from '../../contracts/payments';
-import { runDeskRounds } from '../shared/desk-rounds';
+import { DESK_CHUNK_OPTIONS, runDeskRounds } from '../shared/desk-rounds';
 
-/**
- * Like the disbursement desk's chunks: alive by its heartbeat, retried after a lost worker (the retry makes again
- * the creates it left unanswered), not eager, so chunks side by side can run on different workers.
- */
-const desk = proxyActivities<PaymentDeskActivities>({
-  startToCloseTimeout: '30 minutes',
-  heartbeatTimeout: '30 seconds',
-  retry: { initialInterval: '1 second', maximumInterval: '30 seconds' },
-  allowEagerDispatch: false,
-});
+const desk = proxyActivities<PaymentDeskActivities>(DESK_CHUNK_OPTIONS);
 
 export async function paymentDesk(input: PaymentDeskInput): Promise<never> {
   return runDeskRounds(input, (deskWorkflowId, chunk) =>

@@ -10,19 +10,9 @@
  */
 import { proxyActivities } from '@temporalio/workflow';
 import type { DisbursementDeskActivities, DisbursementDeskInput } from '../../contracts/payouts';
-import { runDeskRounds } from '../shared/desk-rounds';
+import { DESK_CHUNK_OPTIONS, runDeskRounds } from '../shared/desk-rounds';
 
-/**
- * A chunk runs for its `chunkMs` and the payouts under way at its end; its heartbeat says it is alive, and a
- * retry after a lost worker takes back what it had claimed. Not eager: chunks side by side go through the
- * task queue, so each worker can take one (eager dispatch would hand them all to the worker that scheduled them).
- */
-const desk = proxyActivities<DisbursementDeskActivities>({
-  startToCloseTimeout: '30 minutes',
-  heartbeatTimeout: '30 seconds',
-  retry: { initialInterval: '1 second', maximumInterval: '30 seconds' },
-  allowEagerDispatch: false,
-});
+const desk = proxyActivities<DisbursementDeskActivities>(DESK_CHUNK_OPTIONS);
 
 export async function disbursementDesk(input: DisbursementDeskInput): Promise<never> {
   return runDeskRounds(input, (deskWorkflowId, chunk) =>

@@ -3,7 +3,20 @@
  * run before, then continue-as-new so the history stays small. Each chunk is one activity however many items it
  * handles; its result names them, and each item's record names its chunk.
  */
-import { continueAsNew, workflowInfo } from '@temporalio/workflow';
+import { continueAsNew, workflowInfo, type ActivityOptions } from '@temporalio/workflow';
+
+/**
+ * Every desk's chunk activity: it runs for its `chunkMs` and the items under way at its end; its heartbeat says it
+ * is alive, and a retry after a lost worker takes back what it had claimed. Not eager: chunks side by side go
+ * through the task queue, so each worker can take one (eager dispatch would hand them all to the worker that
+ * scheduled them).
+ */
+export const DESK_CHUNK_OPTIONS: ActivityOptions = {
+  startToCloseTimeout: '30 minutes',
+  heartbeatTimeout: '30 seconds',
+  retry: { initialInterval: '1 second', maximumInterval: '30 seconds' },
+  allowEagerDispatch: false,
+};
 
 /** Rounds of chunks before continue-as-new keeps the history small. */
 const ROUNDS_PER_RUN = 100;

@@ -9,15 +9,9 @@
  */
 import { proxyActivities } from '@temporalio/workflow';
 import type { SubscriptionDeskActivities, SubscriptionDeskInput } from '../../contracts/subscriptions';
-import { runDeskRounds } from '../shared/desk-rounds';
+import { DESK_CHUNK_OPTIONS, runDeskRounds } from '../shared/desk-rounds';
 
-/** As the other desks' chunks: alive by their heartbeat, retried after a lost worker, never eager. */
-const desk = proxyActivities<SubscriptionDeskActivities>({
-  startToCloseTimeout: '30 minutes',
-  heartbeatTimeout: '30 seconds',
-  retry: { initialInterval: '1 second', maximumInterval: '30 seconds' },
-  allowEagerDispatch: false,
-});
+const desk = proxyActivities<SubscriptionDeskActivities>(DESK_CHUNK_OPTIONS);
 
 export async function subscriptionDesk(input: SubscriptionDeskInput): Promise<never> {
   return runDeskRounds(input, (deskWorkflowId, chunk) =>
