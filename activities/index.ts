@@ -19,6 +19,7 @@ import { createPriceChangeActivities } from './subscriptions/price-changes';
 import { createPlanPriceChangeActivities } from './subscriptions/plan-price-changes';
 import { createBillingRunActivities } from './subscriptions/billing-runs';
 import { createSubscriptionDeskActivities } from './subscriptions/subscription-desk';
+import { createActivationActivities } from './subscriptions/activation';
 import { createSavedMethodActivities } from './saved-methods/saved-methods';
 import { createWebhookActivities, type WebhookDeliverySettings } from './events/webhooks';
 import type { NoticeChannel } from '../platform/notice-channel';
@@ -79,6 +80,11 @@ export function createActivities(deps: ActivityDependencies) {
       remittanceIpnUrl: `${deps.publicBaseUrl}${ipnPaths.remittance}`,
     }),
     ...createSubscriptionActivities({
+      ...deps,
+      subscriptionIpnUrl: `${deps.publicBaseUrl}${ipnPaths.subscription}`,
+      secrets: deps.merchantSecrets,
+    }),
+    ...createActivationActivities({
       ...deps,
       subscriptionIpnUrl: `${deps.publicBaseUrl}${ipnPaths.subscription}`,
       secrets: deps.merchantSecrets,

@@ -520,7 +520,10 @@ export async function recordSubscriptionCharge({ db }: Deps, input: ChargeRecord
 /** The subscription activities, bound to their dependencies for the worker. */
 export const createSubscriptionActivities = (
   deps: Deps,
-): Omit<SubscriptionActivities, keyof PriceChangeActivities | keyof BillingRunActivities> =>
+): Omit<
+  SubscriptionActivities,
+  keyof PriceChangeActivities | keyof BillingRunActivities | 'activateAndRecord'
+> =>
   bindActivities(deps, {
     startSubscriptionAuthorization,
     checkSubscriptionAuthorization,

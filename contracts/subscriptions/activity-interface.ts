@@ -27,7 +27,7 @@ export interface PriceChangeRecord {
   priceFlag?: string | null;
 }
 import type { NoticeOutcome, NoticeRequest } from './notices';
-import type { BillingRunActivities } from './billing-runs';
+import type { BillingRunActivities, HandOver } from './billing-runs';
 
 /** The gateway's answer, in its words. */
 export interface SubscriptionGatewayAnswer {
@@ -164,6 +164,19 @@ export interface SubscriptionActivities extends PriceChangeActivities, BillingRu
   activateSubscription(input: {
     subscriptionId: string;
     callbackToken?: string;
+  }): Promise<SubscriptionGatewayAnswer>;
+  /**
+   * The activation in one step (patch `activation-in-one-step`): subscription/create, then, when the gateway
+   * accepted it, the records the workflow decided before the call (the authorization's charge, the activation)
+   * and, when given, the hand-over of cycle 1 to its day's billing run. One local activity where there were
+   * three: each costs the workflow task a marker and an activation. Repeatable as each of those was.
+   */
+  activateAndRecord(input: {
+    subscriptionId: string;
+    callbackToken?: string;
+    authorizationCharge?: ChargeRecord;
+    activation: SubscriptionRecord;
+    handOver?: HandOver;
   }): Promise<SubscriptionGatewayAnswer>;
   /** subscription/pay for one attempt of one cycle; never sent twice for one order. */
   chargeSubscriptionCycle(input: CycleCharge): Promise<CycleChargeResult>;
