@@ -126,7 +126,7 @@ describe('the subscription desk', () => {
     await captureHistory(
       fixture.env.client,
       subscriptionWorkflowId(ids[0]!),
-      'started-by-the-customers-answer',
+      'born-on-the-desk-activated-by-the-customers-answer',
       {
         stillOpen: true,
       },

@@ -49,7 +49,7 @@ describe('subscription fallbacks', () => {
       const steps = await activitiesOf(active.workflowId);
       expect(steps).toContain('checkSubscriptionAuthorization');
       expect(steps.indexOf('checkSubscriptionAuthorization')).toBeLessThan(
-        steps.indexOf('activateSubscription'),
+        steps.indexOf('activateAndRecord'),
       );
       const ledger = ledgerOf(subscriptionId);
       expect(ledger).toHaveLength(1);

@@ -17,6 +17,7 @@ import { temporal } from '@temporalio/proto';
 import { createActivities, type Activities } from '../../activities';
 import { asActivityFailure } from '../../activities/shared/gateway-calls';
 import { classifyResult, GatewayResultError, GatewayTransportError, type OperationName } from '../../gateway';
+import { outcomeOf } from '../../gateway/result-codes';
 import { createTestWorker, createTimeSkippingEnv, testCodecKeyring } from './temporal';
 import { eventually } from './wait';
 import { freshId } from './ids';
@@ -249,7 +250,8 @@ export function useWorkflowHarness() {
           scheduledAt: info.isLocal ? await env.currentTimeMs() : info.currentAttemptScheduledTimestampMs,
           runId: info.workflowExecution?.runId ?? '',
         });
-        const fake = route.fakes[name] as ((...a: unknown[]) => Promise<unknown>) | undefined;
+        const fake = (route.fakes[name] ?? composedOf(name)) as
+          ((...a: unknown[]) => Promise<unknown>) | undefined;
         if (!fake)
           throw ApplicationFailure.nonRetryable(
             `The test gave no fake for ${name} (workflow ${workflowId})`,
@@ -259,6 +261,26 @@ export function useWorkflowHarness() {
       },
     ]),
   ) as Fakes;
+
+  /**
+   * An activity made of others (activities/subscriptions/activation.ts): without a fake of its own it calls the
+   * fakes of its parts, each logged as a call of its own, so a test states what the gateway and the records do.
+   */
+  const composedOf = (name: string): Fakes[keyof Fakes] | undefined =>
+    name === 'activateAndRecord'
+      ? ((async (input: Parameters<Activities['activateAndRecord']>[0]) => {
+          const answer = await dispatcher.activateSubscription!({
+            subscriptionId: input.subscriptionId,
+            callbackToken: input.callbackToken,
+          });
+          if (outcomeOf(answer.resultCode) !== 'succeeded') return answer;
+          if (input.authorizationCharge)
+            await dispatcher.recordSubscriptionCharge!(input.authorizationCharge);
+          await dispatcher.recordSubscription!(input.activation);
+          if (input.handOver) await dispatcher.handOverCycle!(input.handOver);
+          return answer;
+        }) as Fakes['activateAndRecord'])
+      : undefined;
 
   beforeAll(async () => {
     env = await createTimeSkippingEnv();

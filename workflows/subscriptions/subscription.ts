@@ -91,7 +91,7 @@ async function billSubscription(input: SubscriptionInput): Promise<SubscriptionV
     // The onboarding's gateway calls and the activation's records run in the workflow task that decides
     // them (local activities): two workflow tasks and three queued activities fewer per subscription.
     // Runs that began authorizing before the patch replay with queued activities.
-    run.onboardInTasks = !input.queuedSteps && patched('onboarding-in-workflow-tasks');
+    run.onboardInTasks = !input.queuedSteps && since(run, 'onboarding-in-workflow-tasks');
     const authorization = await authorize(run);
     if (!authorization || !(await activate(run, authorization))) return view(run);
   }
@@ -143,6 +143,41 @@ interface Run {
   startRecorded: boolean;
   /** Authorization and activation run as local activities (patch `onboarding-in-workflow-tasks`). */
   onboardInTasks?: boolean;
+}
+
+/**
+ * Whether this run takes the path the patch `id` added. A run born on the subscription desk (`startAnswered` in its
+ * input, since 2026-11-30, carried by continue-as-new) began after every patch listed here existed: it takes
+ * each new path without recording it, since a patch costs its run's history a marker and a TemporalChangeVersion
+ * upsert. A patch added after the desk is not in this list: it is `patched()` in every run.
+ */
+const PATCHES_BEFORE_THE_DESK: ReadonlySet<string> = new Set([
+  'activation-in-one-step',
+  'activation-one-record',
+  'authorization-check-in-workflow-task',
+  'authorization-checks-grow',
+  'billing-run-handover',
+  'billing-run-success-from-row',
+  'charge-on-operation-queue',
+  'dunning-after-pause',
+  'dunning-schedule',
+  'hand-over-in-workflow-task',
+  'notices-before-charge',
+  'onboarding-in-workflow-tasks',
+  'pending-charge-asks-past-unsettled-notice',
+  'price-change-amount',
+  'price-reauthorization-reminders',
+  'reactivation-asks-operator',
+  'record-reported-amounts',
+  'run-word-read-in-workflow-task',
+  'subscription-authorization-undecided',
+  'subscription-charge-records-billing',
+  'subscription-expired-before-retry',
+  'unsettled-charge-needs-attention',
+]);
+
+function since(run: Run, id: string): boolean {
+  return (run.input.startAnswered === true && PATCHES_BEFORE_THE_DESK.has(id)) || patched(id);
 }
 
 /** The onboarding's gateway calls: local activities since `onboarding-in-workflow-tasks`. */
@@ -382,7 +417,7 @@ async function takeCycleAmount(run: Run, { amount, cycle }: { amount: number; cy
   const target = cycle ?? run.state.nextCycle;
   run.state.reportedAmounts[String(target)] = amount;
   // The record shows the amount of the next charge (the console and the API read it there).
-  if (patched('record-reported-amounts')) await recordReportedAmounts(run);
+  if (since(run, 'record-reported-amounts')) await recordReportedAmounts(run);
   return { cycle: target, amount };
 }
 
@@ -445,11 +480,11 @@ async function startAuthorization(run: Run): Promise<boolean> {
  * Runs that queried before the patch took 7002 and 1000 for a refusal (not_authorized after one
  * query); they replay that path.
  */
-const stillAuthorizing = (answer: { resultCode: number; known?: false }) =>
+const stillAuthorizing = (run: Run, answer: { resultCode: number; known?: false }) =>
   // An answer that is no word about this authorization (a refused query): the customer may still act.
   answer.known === false ||
   answered(answer, 'pending', 'not_found') ||
-  (isUndecided(outcomeOf(answer.resultCode)) && patched('subscription-authorization-undecided'));
+  (isUndecided(outcomeOf(answer.resultCode)) && since(run, 'subscription-authorization-undecided'));
 
 /**
  * Checks with the gateway while a customer has not answered grow apart (2, 4, 8, 8… minutes with the default
@@ -476,7 +511,7 @@ async function customersAnswer(run: Run): Promise<AuthorizationResult> {
     {
       firstWait: timing.authorizationIpnWait,
       // Runs that started waiting before the patch keep their steady rhythm on replay.
-      ...(patched('authorization-checks-grow') && AUTHORIZATION_CHECKS_GROW),
+      ...(since(run, 'authorization-checks-grow') && AUTHORIZATION_CHECKS_GROW),
     },
   );
   return heard.decided!; // the schedule sets no limit: the wait ends only with an answer
@@ -492,7 +527,7 @@ async function customersAnswer(run: Run): Promise<AuthorizationResult> {
  * locally from then on.
  */
 const checkingGateway = (run: Run): Gateway =>
-  !run.input.queuedSteps && patched('authorization-check-in-workflow-task')
+  !run.input.queuedSteps && since(run, 'authorization-check-in-workflow-task')
     ? gatewayLocallyOf<SubscriptionActivities>(run.timing.gatewayAttemptTimeout)
     : run.gateway;
 
@@ -504,7 +539,7 @@ async function checkAuthorization(
 ): Promise<AuthorizationResult | undefined> {
   const checked = await checkingGateway(run).checkSubscriptionAuthorization({ subscriptionId: run.id });
   // Not an answer yet: still processing (7000/7002), the customer has not acted (1000), not found.
-  if (!stillAuthorizing(checked))
+  if (!stillAuthorizing(run, checked))
     return { resultCode: checked.resultCode, message: checked.message, transId: checked.transId };
   if (Date.now() >= giveUpAt)
     return {
@@ -518,7 +553,8 @@ async function checkAuthorization(
 /** subscription/create turns the authorization into a subscription; billing starts from its anchor. */
 async function activate(run: Run, authorization: AuthorizationResult): Promise<boolean> {
   // Runs that activated before the patch replay with the call and its records as local activities of their own.
-  if (run.onboardInTasks && patched('activation-in-one-step')) return activateInOneStep(run, authorization);
+  if (run.onboardInTasks && since(run, 'activation-in-one-step'))
+    return activateInOneStep(run, authorization);
   const activated = await onboardingGateway(run).activateSubscription({
     subscriptionId: run.id,
     callbackToken: authorization.callbackToken,
@@ -614,7 +650,9 @@ async function activateInOneStep(run: Run, authorization: AuthorizationResult): 
 
 /** The authorization's own payment (initialAmount) is cycle 0, with the subscription's orderId. */
 async function recordAuthorizationCharge(run: Run, authorization: AuthorizationResult, authorizedOn: string) {
-  await onboardingRecords(run).recordSubscriptionCharge(authorizationChargeOf(run, authorization, authorizedOn));
+  await onboardingRecords(run).recordSubscriptionCharge(
+    authorizationChargeOf(run, authorization, authorizedOn),
+  );
 }
 
 const authorizationChargeOf = (run: Run, authorization: AuthorizationResult, authorizedOn: string) => ({
@@ -631,7 +669,7 @@ const authorizationChargeOf = (run: Run, authorization: AuthorizationResult, aut
 
 async function recordActivation(run: Run) {
   const { state } = run;
-  if (patched('activation-one-record')) {
+  if (since(run, 'activation-one-record')) {
     // The anchor and the active status in one write: one activity (six history events) fewer per
     // subscription, which counts on a billing day (docs/performance.md).
     state.status = subscriptionTransition(state.status, 'active');
@@ -667,9 +705,9 @@ async function billCycles(run: Run): Promise<SubscriptionView> {
     // Still retrying here: the expiry came before the retry of the cycle. Before the patch the loop
     // spun without waiting (its workflow task failed, again on every retry), so no history goes on
     // from here and stuck runs take this path at their next task.
-    if (status(run) === 'retrying' && patched('subscription-expired-before-retry')) {
+    if (status(run) === 'retrying' && since(run, 'subscription-expired-before-retry')) {
       await expireBeforeRetry(run);
-    } else if (run.state.dunningPause && patched('dunning-after-pause')) {
+    } else if (run.state.dunningPause && since(run, 'dunning-after-pause')) {
       await followUpPause(run, run.state.dunningPause);
     } else if (status(run) === 'paused') {
       await waitWhilePaused(run);
@@ -726,7 +764,7 @@ async function waitWhilePaused(run: Run) {
 async function awaitReactivation(run: Run) {
   const waiting = () =>
     (status(run) === 'reactivating' || status(run) === 'needs_attention') && !run.reactivation;
-  if (status(run) === 'reactivating' && patched('reactivation-asks-operator'))
+  if (status(run) === 'reactivating' && since(run, 'reactivation-asks-operator'))
     await tellOperatorAfterWait(run, waiting);
   await sleepUntil(run, Number.POSITIVE_INFINITY, waiting);
   if (status(run) !== 'reactivating' && status(run) !== 'needs_attention') return; // cancelled meanwhile
@@ -789,15 +827,15 @@ async function billNextCycle(run: Run): Promise<boolean> {
   const chargeAt = instantOf(due, run.timing.billingHourGmt7);
   // Reminders of a price rise the customer has not authorized fall between cycles (runs without one never
   // come here, so their histories are unchanged).
-  if (run.state.priceChange?.reauthorizationOrderId && patched('price-reauthorization-reminders'))
+  if (run.state.priceChange?.reauthorizationOrderId && since(run, 'price-reauthorization-reminders'))
     await remindOfReauthorization(run, chargeAt);
   // Only subscriptions whose schedule asks for it: the default path (and every older history) is unchanged.
-  if (run.state.dunning?.noticeBeforeAttemptHours && patched('notices-before-charge'))
+  if (run.state.dunning?.noticeBeforeAttemptHours && since(run, 'notices-before-charge'))
     await noticeBeforeCharge(run, run.state.dunning, state.nextCycle, chargeAt);
   // Only subscriptions started with a billing-run grace come here (older histories never do); the patch
   // keeps any execution that ran this code before a later change on its recorded path.
   const fromRun =
-    run.timing.billingRunGrace && patched('billing-run-handover')
+    run.timing.billingRunGrace && since(run, 'billing-run-handover')
       ? await leaveToBillingRun(run, state.nextCycle, due, chargeAt)
       : undefined;
   if (!fromRun) {
@@ -892,7 +930,7 @@ const handable = ({ input, state }: Run) =>
  * before the patch replay with the queued write.
  */
 const handOverRecords = (run: Run) =>
-  !run.input.queuedSteps && patched('hand-over-in-workflow-task') ? recordsInTask : records;
+  !run.input.queuedSteps && since(run, 'hand-over-in-workflow-task') ? recordsInTask : records;
 
 /**
  * The cycle handed to the day's billing run, and its word on the first attempt waited for (one signal);
@@ -941,7 +979,7 @@ async function leaveToBillingRun(
  * when there is none. Older histories took it back without reading.
  */
 async function settleWithRun(run: Run, cycle: number): Promise<BillingRunCharge | undefined> {
-  if (!patched('billing-run-success-from-row')) {
+  if (!since(run, 'billing-run-success-from-row')) {
     await takeBackFromRun(run, cycle);
     return undefined;
   }
@@ -950,7 +988,7 @@ async function settleWithRun(run: Run, cycle: number): Promise<BillingRunCharge 
   // cycle then costs the workflow one task after its window, not two. Repeatable: it reads the row, and
   // otherwise takes the hand-over back, which a second time changes nothing.
   const reader =
-    !run.input.queuedSteps && patched('run-word-read-in-workflow-task') ? recordsInTask : records;
+    !run.input.queuedSteps && since(run, 'run-word-read-in-workflow-task') ? recordsInTask : records;
   const notice = await reader.settleHandedCycle({ subscriptionId: run.id, cycle });
   run.successReadLate = notice !== undefined;
   return notice;
@@ -979,7 +1017,7 @@ async function chargeCycle(run: Run, cycle: number, fromRun?: BillingRunCharge) 
   const dueDate = cycleDate(anchor(run), cycle);
   // Only a subscription with a price change pending takes this path: the others replay as before.
   const priced =
-    run.state.priceChange && patched('price-change-amount')
+    run.state.priceChange && since(run, 'price-change-amount')
       ? await amountUnderPriceChange(run, cycle, dueDate)
       : { amount: takeAmountOf(run, cycle) };
   const amount = priced.amount;
@@ -1024,10 +1062,10 @@ async function chargeOnce(run: Run, charge: CycleCharge, nextPaymentDate: string
   run.billedByCharge = undefined;
   try {
     // Runs recorded before the operation queues charged on the main queue and replay that way.
-    const charges = patched('charge-on-operation-queue') ? run.chargeQueue : run.gateway;
+    const charges = since(run, 'charge-on-operation-queue') ? run.chargeQueue : run.gateway;
     // A successful charge records the next cycle itself: one activity fewer per billed cycle. Runs
     // recorded before the patch write it with an activity of their own and replay that way.
-    const chargeRecordsBilling = patched('subscription-charge-records-billing');
+    const chargeRecordsBilling = since(run, 'subscription-charge-records-billing');
     const chargedOn = today();
     // Stopped before it is sent while charges are held; resumed as the same order when released.
     const paid = await whileHeld(
@@ -1062,7 +1100,8 @@ async function chargeOnce(run: Run, charge: CycleCharge, nextPaymentDate: string
  */
 async function settlePendingCharge(run: Run, charge: CycleCharge): Promise<number | undefined> {
   const orderId = chargeOrderId(run.id, charge.cycle, charge.attempt);
-  if (!patched('pending-charge-asks-past-unsettled-notice')) return settlePendingChargeUnpatched(run, charge);
+  if (!since(run, 'pending-charge-asks-past-unsettled-notice'))
+    return settlePendingChargeUnpatched(run, charge);
   const heard = await waitForNotificationOrAsk<SettledCharge>(
     () => {
       const result = run.chargeResults.get(orderId);
@@ -1077,7 +1116,7 @@ async function settlePendingCharge(run: Run, charge: CycleCharge): Promise<numbe
   if (heard.decided === undefined) {
     // Still unsettled: an operator checks it with the gateway; the charge's record says so (runs from
     // before the strict gateway left it pending).
-    if (patched('unsettled-charge-needs-attention'))
+    if (since(run, 'unsettled-charge-needs-attention'))
       await records.recordSubscriptionCharge({
         subscriptionId: run.id,
         ...charge,
@@ -1157,7 +1196,7 @@ async function retryAfter(
   if (outcome === 'insufficient_funds') {
     const schedule = run.state.dunning;
     // Subscriptions left on the default schedule (and every older history) take the path below unchanged.
-    if (schedule && patched('dunning-schedule'))
+    if (schedule && since(run, 'dunning-schedule'))
       return dunningRetry(run, schedule, { cycle, attempt, amount });
     return retryAfterInsufficientFunds(run, cycle, attempt);
   }
