@@ -204,7 +204,7 @@ export async function createSubscription(
           'gateway_refused',
           `The gateway refused the subscription: ${row.start_result_code} ${row.start_message ?? ''}`.trim(),
         );
-      return subscriptionView(db, input.subscriptionId);
+      return subscriptionView(db, input.subscriptionId, row);
     }
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
@@ -275,8 +275,9 @@ function chargedBy(charge: { billing_run_id: string | null; billing_chunk: numbe
   };
 }
 
-export async function subscriptionView(db: Db, subscriptionId: string) {
-  const row = await getSubscription(db, subscriptionId);
+/** `read`: the record as the caller has just read it (one read fewer). */
+export async function subscriptionView(db: Db, subscriptionId: string, read?: SubscriptionRow) {
+  const row = read ?? (await getSubscription(db, subscriptionId));
   if (!row) throw notFound(`Subscription ${subscriptionId}`);
   const charges = await chargesOf(db, subscriptionId);
   return {
