@@ -133,6 +133,8 @@ describe('a billing day through the billing run', () => {
     await captureHistory(t.env.client, workflowId, 'billing-run-success-read', { stillOpen: true });
     // The same since the hand-over is written in the task that decides it (patch hand-over-in-workflow-task).
     await captureHistory(t.env.client, workflowId, 'handed-over-in-workflow-task', { stillOpen: true });
+    // The same since the activation and the first hand-over are one local activity (patch activation-in-one-step).
+    await captureHistory(t.env.client, workflowId, 'activated-in-one-step', { stillOpen: true });
   });
 
   it('the next cycle, handed over by the run’s success, is charged by its own day’s run, not by the fallback', async () => {
