@@ -184,6 +184,8 @@ describe('every capability on the production shape, through the API', () => {
         view.charges?.some((charge: Body) => !['submitted', 'pending'].includes(charge.status)) ?? false,
     );
     expect(charged).toMatchObject({ status: 'active' });
+    // Its authorization was started by the subscription desk; the customer's answer started its workflow.
+    expect(charged.deskChunk).toMatch(/^subscription-desk\//);
     expect(charged.charges).toEqual([
       expect.objectContaining({ cycle: 1, dueDate: due, amount: 99_000, status: 'succeeded' }),
     ]);
