@@ -559,19 +559,26 @@ async function activate(run: Run, authorization: AuthorizationResult): Promise<b
     subscriptionId: run.id,
     callbackToken: authorization.callbackToken,
   });
-  if (outcomeOf(activated.resultCode) !== 'succeeded') {
-    await move(
-      run,
-      'not_authorized',
-      `subscription/create failed: ${activated.resultCode} ${activated.message}`,
-    );
-    return false;
-  }
+  if (await refusedActivation(run, activated)) return false;
   const authorizedOn = today();
   anchorBilling(run, authorizedOn);
   if (run.input.initialAmount >= SUBSCRIPTION_MIN_AMOUNT)
     await recordAuthorizationCharge(run, authorization, authorizedOn);
   await recordActivation(run);
+  return true;
+}
+
+/** subscription/create not accepted: the subscription ends not_authorized, with the gateway's answer. */
+async function refusedActivation(
+  run: Run,
+  activated: { resultCode: number; message?: string },
+): Promise<boolean> {
+  if (outcomeOf(activated.resultCode) === 'succeeded') return false;
+  await move(
+    run,
+    'not_authorized',
+    `subscription/create failed: ${activated.resultCode} ${activated.message}`,
+  );
   return true;
 }
 
@@ -635,14 +642,7 @@ async function activateInOneStep(run: Run, authorization: AuthorizationResult): 
     },
     ...(handOver && { handOver }),
   });
-  if (outcomeOf(activated.resultCode) !== 'succeeded') {
-    await move(
-      run,
-      'not_authorized',
-      `subscription/create failed: ${activated.resultCode} ${activated.message}`,
-    );
-    return false;
-  }
+  if (await refusedActivation(run, activated)) return false;
   Object.assign(state, active);
   if (handOver) state.handedCycle = 1;
   return true;
