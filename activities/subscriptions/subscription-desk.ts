@@ -9,7 +9,6 @@
  */
 import { Context } from '@temporalio/activity';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
-import { WorkflowIdReusePolicy } from '@temporalio/common';
 import { durationMs, kindOf, payrunKind } from '../../contracts/shared';
 import { isAlreadySubmitted, outcomeOf } from '../../gateway';
 import {
@@ -27,7 +26,6 @@ import {
   unansweredOfChunk,
   type DeskSubscriptionRow,
 } from '../../db/subscriptions/subscription-desk';
-import { freeNotificationsOf } from '../../db/shared/ipn-notifications';
 import { coalescedAnnouncer } from '../shared/desk-announcer';
 import { bindActivities } from '../shared/bind';
 import { runDeskChunk, whenDue } from '../shared/desk-chunk';
@@ -153,7 +151,6 @@ async function handOver(deps: Deps, row: DeskSubscriptionRow, startAnswered: boo
     const options = subscriptionDeskStartOptions(row.desk_start, row.workflow_id, startAnswered);
     await client.workflow.start('subscription', {
       ...options,
-      workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
       // The API's starts add the kind (api/workflow-starts.ts); a worker's start adds it here.
       typedSearchAttributes: [
         { key: payrunKind, value: kindOf('subscription') },
@@ -164,5 +161,4 @@ async function handOver(deps: Deps, row: DeskSubscriptionRow, startAnswered: boo
     if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
   }
   await handOverDeskSubscription(deps.db, row.subscription_id);
-  await freeNotificationsOf(deps.db, row.subscription_id);
 }

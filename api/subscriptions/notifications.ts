@@ -6,6 +6,7 @@ import {
   subscriptionDeskStartOptions,
 } from '../../contracts/subscriptions';
 import { findSubscriptionByOrderId } from '../../db/subscriptions/subscriptions';
+import { heldBySubscriptionDesk } from '../../db/subscriptions/subscription-desk';
 import { ipnPaths } from '../../platform/ipn-paths';
 import { sends, type Notice, type NotificationChannel } from '../ipn/channel';
 
@@ -23,7 +24,7 @@ export const subscriptionNotifications: NotificationChannel = {
     const { row, via, charge } = found;
     const workflowId = row.workflow_id;
     // The subscription desk holds it (no workflow yet): the customer's answer starts its workflow.
-    const onDesk = row.desk_id !== null && row.desk_start !== null && row.status === 'authorizing';
+    const onDesk = heldBySubscriptionDesk(row);
     if (via === 'authorization')
       return {
         workflowId,
@@ -33,7 +34,7 @@ export const subscriptionNotifications: NotificationChannel = {
             : {
                 startsWith: {
                   workflowType: 'subscription',
-                  options: subscriptionDeskStartOptions(row.desk_start!, workflowId, true),
+                  options: subscriptionDeskStartOptions(row.desk_start, workflowId, true),
                 },
               })),
         expectedAmount: Number(row.initial_amount),

@@ -6,7 +6,7 @@
  */
 import type { Client } from '@temporalio/client';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
-import { WorkflowIdConflictPolicy, WorkflowIdReusePolicy, type Duration } from '@temporalio/common';
+import { WorkflowIdConflictPolicy, type Duration } from '@temporalio/common';
 import {
   DEFAULT_SUBSCRIPTION_DESK,
   subscriptionDeskStartOptions,
@@ -15,10 +15,10 @@ import {
 import type { Db } from '../../db/shared/knex';
 import {
   handOverDeskSubscription,
+  heldBySubscriptionDesk,
   SUBSCRIPTION_ANSWERED_CHANNEL,
 } from '../../db/subscriptions/subscription-desk';
 import type { SubscriptionRow } from '../../db/subscriptions/subscriptions';
-import { freeNotificationsOf } from '../../db/shared/ipn-notifications';
 import { conflict } from '../http/errors';
 import { startWorkflow } from '../workflow-starts';
 import { deskStarter } from '../desk-starter';
@@ -66,22 +66,22 @@ export const subscriptionAnswersOf = (db: Db): DeskAnswers =>
  * not answered yet is not taken from it: the workflow would make it a second time.
  */
 export async function workflowOfSubscription(temporal: Client, db: Db, row: SubscriptionRow) {
-  if (row.desk_id !== null && row.desk_start !== null && row.status === 'authorizing') {
+  if (heldBySubscriptionDesk(row)) {
     if (row.start_result_code === null)
       throw conflict(
         'subscription_state',
         'The gateway has not answered this subscription’s start yet; try again in a few seconds.',
       );
     try {
-      await startWorkflow(temporal, 'subscription', {
-        ...subscriptionDeskStartOptions(row.desk_start, row.workflow_id, true),
-        workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
-      });
+      await startWorkflow(
+        temporal,
+        'subscription',
+        subscriptionDeskStartOptions(row.desk_start, row.workflow_id, true),
+      );
     } catch (error) {
       if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
     }
     await handOverDeskSubscription(db, row.subscription_id);
-    await freeNotificationsOf(db, row.subscription_id);
   }
   return temporal.workflow.getHandle(row.workflow_id);
 }

@@ -35,6 +35,7 @@ import type { SubscriptionSettings } from './settings';
 import type { CustomerKeyOf } from '../../platform/customer-key';
 import { awaitAnswer, signalWithStartWorkflow, startAwaitingAnswer } from '../workflow-starts';
 import { workflowOfSubscription, type SubscriptionDesk } from './subscription-desk';
+import { heldBySubscriptionDesk } from '../../db/subscriptions/subscription-desk';
 
 export interface SubscriptionDeps {
   db: Db;
@@ -253,7 +254,7 @@ export function summary(row: SubscriptionRow) {
     createdAt: row.created_at,
     updatedAt: row.updated_at,
     // Where to look in the Temporal UI: the subscription desk while it holds the subscription (no workflow yet).
-    workflowId: row.desk_id !== null && row.status === 'authorizing' ? row.desk_id : row.workflow_id,
+    workflowId: heldBySubscriptionDesk(row) ? row.desk_id : row.workflow_id,
     // The desk's chunk that made its start (SUBSCRIPTION_DESK): its result in the desk's history names it.
     deskChunk: row.desk_chunk ?? null,
   };

@@ -4,7 +4,7 @@
  * Its workflow then begins at the answer and keeps the whole life cycle (docs/subscriptions.md, "The
  * subscription desk"). Pure code: the API, activities, db/ and the workflows import it.
  */
-import type { Duration } from '@temporalio/common';
+import { WorkflowIdReusePolicy, type Duration } from '@temporalio/common';
 import { payrunCustomer, payrunOrderId } from '../shared/search-attributes';
 import type { SubscriptionInput } from './subscriptions';
 
@@ -67,7 +67,10 @@ export interface SubscriptionDeskStart {
   customerKey: string;
 }
 
-/** The options of a desk subscription's workflow start; `startAnswered` once the desk recorded the answer. */
+/**
+ * The options of a desk subscription's workflow start; `startAnswered` once the desk recorded the answer. Never a
+ * second run: a workflow that has finished under this id is not started again.
+ */
 export const subscriptionDeskStartOptions = (
   start: SubscriptionDeskStart,
   workflowId: string,
@@ -75,6 +78,7 @@ export const subscriptionDeskStartOptions = (
 ) => ({
   taskQueue: start.taskQueue,
   workflowId,
+  workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
   args: [{ ...start.input, ...(startAnswered && { startAnswered: true as const }) }] as [SubscriptionInput],
   staticSummary: `${start.summary} (from the desk)`,
   typedSearchAttributes: [

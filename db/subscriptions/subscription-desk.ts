@@ -1,11 +1,22 @@
 /** The subscription desk's queue (migration 0040): starts claimed by chunks, subscriptions handed to their workflow. */
 import type { Db } from '../shared/knex';
 import { announceIds, claimQueued } from '../shared/desk-queue';
+import { freeNotificationsOf } from '../shared/ipn-notifications';
+import type { SubscriptionDeskStart } from '../../contracts/subscriptions';
 import type { SubscriptionRow } from './subscriptions';
 
 export interface DeskSubscriptionRow extends SubscriptionRow {
   desk_id: string;
 }
+
+/**
+ * The desk holds it: no workflow yet, unless the customer's answer has just started one that has not activated the
+ * subscription (that start and every later one find the same workflow).
+ */
+export const heldBySubscriptionDesk = (
+  row: SubscriptionRow,
+): row is SubscriptionRow & { desk_id: string; desk_start: SubscriptionDeskStart } =>
+  row.desk_id !== null && row.desk_start !== null && row.status === 'authorizing';
 
 /** Up to `limit` of this desk's queued starts no chunk holds, oldest first, now held by `chunkId`. */
 export const claimDeskSubscriptions = (
@@ -60,9 +71,13 @@ export const overdueDeskSubscriptions = (
     .orderBy('created_at')
     .limit(limit);
 
-/** The desk lets go: its workflow (started before this write) takes everything from now on. */
+/**
+ * The desk lets go: its workflow (started before this write) takes everything from now on, and a notification
+ * that waited in the inbox while the start was under way is freed for the relay at once.
+ */
 export async function handOverDeskSubscription(db: Db, subscriptionId: string): Promise<void> {
   await db('subscriptions').where({ subscription_id: subscriptionId }).update({ desk_id: null });
+  await freeNotificationsOf(db, subscriptionId);
 }
 
 /** The channel a chunk announces answered starts on; the API process whose create call waits hears it. */

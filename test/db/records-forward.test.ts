@@ -11,7 +11,7 @@ import { setRunStatus } from '../../db/payouts/runs';
 import { insertSubscription, upsertCharge, type ChargeRecord } from '../../db/subscriptions/subscriptions';
 import { canMovePayment } from '../../contracts/payments';
 import { canMoveRun } from '../../contracts/payouts';
-import { connectTestDatabase, eventTypesOf } from '../support/database';
+import { connectTestDatabase, eventTypesOf, subscriptionRecord } from '../support/database';
 import { freshId } from '../support/ids';
 
 const db = connectTestDatabase();
@@ -22,24 +22,7 @@ const eventsOf = (id: string) => eventTypesOf(db, id);
 describe('a subscription charge', () => {
   async function subscription() {
     const id = freshId('fw_', 12);
-    await insertSubscription(db, {
-      subscription_id: id,
-      workflow_id: `subscription/${id}`,
-      partner_client_id: `${id}-member`,
-      name: 'Gym',
-      partner_subs_id: null,
-      subs_owner: null,
-      type: 'FIXED',
-      recurring_amount: 50_000,
-      frequency: 'MONTHLY',
-      initial_amount: 0,
-      order_info: 'Gym',
-      requested_next_payment_date: null,
-      expiry_date: null,
-      status: 'active',
-      created_by_key: 'test',
-      created_by: 'test',
-    });
+    await insertSubscription(db, subscriptionRecord(id, { recurring_amount: 50_000 }));
     return id;
   }
   const charge = (id: string, status: ChargeRecord['status']): ChargeRecord => ({

@@ -17,7 +17,7 @@ import { loadConfig } from '../../platform/config';
 import { startMailCatcher, type MailCatcher } from '../../platform/mail-catcher';
 import { smtpNoticeChannel } from '../../platform/notice-channel';
 import { buildActivities } from '../../workers/build';
-import { connectTestDatabase } from '../support/database';
+import { connectTestDatabase, subscriptionRecord } from '../support/database';
 import { freshId } from '../support/ids';
 import { testCodecKeyring } from '../support/temporal';
 import { eventually } from '../support/wait';
@@ -35,24 +35,15 @@ afterAll(async () => {
 
 async function subscriber(contact: { email: string | null; lang: 'vi' | 'en' }) {
   const subscriptionId = freshId('n', 10);
-  await insertSubscription(db, {
-    subscription_id: subscriptionId,
-    workflow_id: `subscription/${subscriptionId}`,
-    partner_client_id: 'c1',
-    name: 'Gym',
-    partner_subs_id: null,
-    subs_owner: null,
-    type: 'FIXED',
-    recurring_amount: 30_000,
-    frequency: 'MONTHLY',
-    initial_amount: 0,
-    order_info: '',
-    requested_next_payment_date: '2030-01-10',
-    expiry_date: null,
-    status: 'active',
-    created_by_key: 'k',
-    created_by: 'test',
-  });
+  await insertSubscription(
+    db,
+    subscriptionRecord(subscriptionId, {
+      partner_client_id: 'c1',
+      order_info: '',
+      requested_next_payment_date: '2030-01-10',
+      created_by_key: 'k',
+    }),
+  );
   await setNoticeContact(db, subscriptionId, contact);
   return subscriptionId;
 }

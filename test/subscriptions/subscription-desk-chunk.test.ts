@@ -20,7 +20,7 @@ import {
 } from '../../contracts/subscriptions';
 import { insertSubscription } from '../../db/subscriptions/subscriptions';
 import { requestIdFor } from '../../gateway/ids';
-import { useScratchDatabase } from '../support/database';
+import { subscriptionRecord, useScratchDatabase } from '../support/database';
 import { connectDevServer, testDataConverter } from '../support/temporal';
 import { useTestGateway } from '../sandbox/support';
 import { subscriptionNotifications } from '../../api/subscriptions/notifications';
@@ -76,26 +76,15 @@ async function queued(options: { chunk?: number; claimedAt?: Date } = {}) {
     summary: `Subscription ${id}`,
     customerKey: 'k',
   };
-  await insertSubscription(scratch.db, {
-    subscription_id: id,
-    workflow_id: subscriptionWorkflowId(id),
-    partner_client_id: `${id}-member`,
-    name: 'Gym',
-    partner_subs_id: null,
-    subs_owner: null,
-    type: 'FIXED',
-    recurring_amount: 30_000,
-    frequency: 'MONTHLY',
-    initial_amount: 0,
-    order_info: 'Gym',
-    requested_next_payment_date: '2030-01-01',
-    expiry_date: null,
-    status: 'authorizing',
-    created_by_key: 'test',
-    created_by: 'test',
-    desk_id: deskWorkflowId,
-    desk_start: JSON.stringify(start),
-  });
+  await insertSubscription(
+    scratch.db,
+    subscriptionRecord(id, {
+      requested_next_payment_date: '2030-01-01',
+      status: 'authorizing',
+      desk_id: deskWorkflowId,
+      desk_start: JSON.stringify(start),
+    }),
+  );
   if (options.chunk !== undefined)
     await scratch
       .db('subscriptions')

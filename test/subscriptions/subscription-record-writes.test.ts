@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { insertSubscription, updateSubscription } from '../../db/subscriptions/subscriptions';
 import { canTransition, type SubscriptionStatus } from '../../contracts/subscriptions';
-import { connectTestDatabase, eventTypesOf, statementsSentBy } from '../support/database';
+import { connectTestDatabase, eventTypesOf, statementsSentBy, subscriptionRecord } from '../support/database';
 
 const db = connectTestDatabase();
 afterAll(() => db.destroy());
@@ -17,24 +17,16 @@ const forwardOnly = (from: string, to: string) =>
 
 async function authorizingSubscription(): Promise<string> {
   const id = `srw-${randomUUID().slice(0, 12)}`;
-  await insertSubscription(db, {
-    subscription_id: id,
-    workflow_id: `subscription/${id}`,
-    partner_client_id: 'client-1',
-    name: 'Gym',
-    partner_subs_id: null,
-    subs_owner: null,
-    type: 'FIXED',
-    frequency: 'MONTHLY',
-    order_info: 'Gym membership',
-    requested_next_payment_date: null,
-    expiry_date: '2027-12-31',
-    status: 'authorizing',
-    created_by_key: 'test',
-    created_by: 'test',
-    recurring_amount: 100_000,
-    initial_amount: 0,
-  });
+  await insertSubscription(
+    db,
+    subscriptionRecord(id, {
+      partner_client_id: 'client-1',
+      order_info: 'Gym membership',
+      expiry_date: '2027-12-31',
+      status: 'authorizing',
+      recurring_amount: 100_000,
+    }),
+  );
   return id;
 }
 

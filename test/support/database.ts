@@ -3,6 +3,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, inject } from 'vitest';
 import { createDb, withDatabaseName, type Db } from '../../db/shared/knex';
 import { migrateLatest } from '../../db/shared/migrator';
+import type { NewSubscription } from '../../db/subscriptions/subscriptions';
 import { createDatabaseIfMissing } from '../../scripts/stack';
 
 /** The run's own database (created and migrated by the global setup, dropped after the run). */
@@ -74,6 +75,30 @@ export const disbursementRecord = (
   receiver_label: 'bank VCB ••0123',
   description: 'payout',
   status: 'queued',
+  created_by_key: 'test',
+  created_by: 'test',
+  ...fields,
+});
+
+/** A subscription's record as the API writes it (a FIXED monthly gym subscription): `fields` change any of it. */
+export const subscriptionRecord = (
+  subscriptionId: string,
+  fields: Partial<NewSubscription> = {},
+): NewSubscription => ({
+  subscription_id: subscriptionId,
+  workflow_id: `subscription/${subscriptionId}`,
+  partner_client_id: `${subscriptionId}-member`,
+  name: 'Gym',
+  partner_subs_id: null,
+  subs_owner: null,
+  type: 'FIXED',
+  recurring_amount: 30_000,
+  frequency: 'MONTHLY',
+  initial_amount: 0,
+  order_info: 'Gym',
+  requested_next_payment_date: null,
+  expiry_date: null,
+  status: 'active',
   created_by_key: 'test',
   created_by: 'test',
   ...fields,
