@@ -21,6 +21,7 @@ import {
   type BillingRunCharge,
   type ChargeChunk,
   type ChunkOutcome,
+  type CycleCharge,
   type CycleChargeResult,
   type HandedCycle,
   type HandOver,
@@ -35,7 +36,11 @@ import {
 } from '../../db/subscriptions/subscriptions';
 import { holdStopping } from '../holds/holds';
 import { bindActivities } from '../shared/bind';
-import { chargeSubscriptionCycle, type SubscriptionActivityDependencies } from './subscriptions';
+import {
+  chargeClaimedCycle,
+  chargeSubscriptionCycle,
+  type SubscriptionActivityDependencies,
+} from './subscriptions';
 
 type Deps = SubscriptionActivityDependencies;
 
@@ -209,44 +214,54 @@ async function chargeHanded(
 ): Promise<'charged' | 'skipped' | 'held'> {
   const { db } = deps;
   const orderId = chargeOrderId(handed.subscriptionId, handed.cycle, 0);
-  const before = await requireSubscription(db, handed.subscriptionId);
-  const nextPaymentDate = nextDateOf(before, handed.cycle);
-  const recorded = await getCharge(db, orderId);
-  if (recorded && recorded.billing_run_id !== chunk.runId) return 'skipped'; // another run's, or the workflow's
-  if (!recorded) {
-    // The worker's view of holds is at most HOLD_STATE_MAX_AGE_MS old: a hold confirmed while the chunk
-    // charges stops its next claims within that, not at the next chunk.
-    if (await holdStopping(db, 'charge')) return 'held';
-    const claimed = await claimHandedCycle(db, {
-      order_id: orderId,
-      subscription_id: handed.subscriptionId,
-      cycle: handed.cycle,
-      attempt: 0,
-      due_date: handed.dueDate,
-      amount: handed.amount,
-      status: 'submitted',
-      request_id: requestIdFor(orderId, 'pay'),
-      next_payment_date_sent: nextPaymentDate,
-      billing_run_id: chunk.runId,
-      billing_chunk: chunk.chunk,
-    });
-    if (!claimed) return 'skipped'; // taken back, paused or cancelled before the run reached it
+  // The worker's view of holds is at most HOLD_STATE_MAX_AGE_MS old: a hold confirmed while the chunk
+  // charges stops its next claims within that, not at the next chunk.
+  if (await holdStopping(db, 'charge')) {
+    const recorded = await getCharge(db, orderId);
+    if (!recorded) return 'held';
+    if (recorded.billing_run_id !== chunk.runId) return 'skipped';
   }
-  // The workflow's own charge path from here: a `submitted` row is sent again as the same order, a
-  // recorded answer is answered again, and success moves the next cycle (and its hand-over) with it.
-  const paid = await chargeOwnPath(deps, {
+  const claim = await claimHandedCycle(db, { ...handed, orderId }, (row) => ({
+    order_id: orderId,
+    subscription_id: handed.subscriptionId,
+    cycle: handed.cycle,
+    attempt: 0,
+    due_date: handed.dueDate,
+    amount: handed.amount,
+    status: 'submitted',
+    request_id: requestIdFor(orderId, 'pay'),
+    next_payment_date_sent: nextDateOf(row, handed.cycle),
+    billing_run_id: chunk.runId,
+    billing_chunk: chunk.chunk,
+  }));
+  // Another run's order, or the workflow's; or taken back, paused or cancelled before the run reached it.
+  if (!claim.subscription || (!claim.claimed && claim.recorded?.billing_run_id !== chunk.runId))
+    return 'skipped';
+  const row = claim.subscription;
+  const charge: CycleCharge = {
     subscriptionId: handed.subscriptionId,
     cycle: handed.cycle,
     attempt: 0,
     amount: handed.amount,
     dueDate: handed.dueDate,
-    nextPaymentDate,
+    nextPaymentDate: claim.claimed
+      ? claim.charge.next_payment_date_sent!
+      : (claim.recorded?.next_payment_date_sent ?? nextDateOf(row, handed.cycle)),
     chargedOn: dayOfGmt7(Date.now()),
-    frequency: before.frequency,
+    frequency: row.frequency,
     nextCycleOnSuccess: handed.cycle + 1,
-  });
-  if (!paid) return 'skipped';
-  const notice = await noticeOf(deps, chunk, handed, paid);
+  };
+  // Claimed now: sent from the row the claim locked. Claimed by this run before (a retried chunk): the
+  // workflow's own charge path, where a `submitted` record is sent again as the same order and a recorded
+  // answer is answered again. Either way a success moves the next cycle (and its hand-over) with it.
+  const charged = claim.claimed
+    ? await chargeOwnPath(() => chargeClaimedCycle(deps, row, charge))
+    : await chargeOwnPath(async () => ({
+        result: await chargeSubscriptionCycle(deps, charge),
+        handedNext: undefined,
+      }));
+  if (!charged) return 'skipped';
+  const notice = await noticeOf(deps, chunk, handed, charged.result, charged.handedNext);
   if (notice.handedNext) await startRunOf(notice.handedNext.dueDate);
   // A success is read from the row when the workflow's grace ends (settleHandedCycle); a failure or a
   // pending answer is told now, for the retry, the gateway's pause and the follow-up run from the workflow.
@@ -260,12 +275,9 @@ async function chargeHanded(
  * records it where an operator sees it. Anything else (the gateway or the database away) fails the
  * attempt, and the retried chunk starts after its heartbeat.
  */
-async function chargeOwnPath(
-  deps: Deps,
-  charge: Parameters<typeof chargeSubscriptionCycle>[1],
-): Promise<CycleChargeResult | undefined> {
+async function chargeOwnPath<T>(charge: () => Promise<T>): Promise<T | undefined> {
   try {
-    return await chargeSubscriptionCycle(deps, charge);
+    return await charge();
   } catch (error) {
     if (error instanceof ApplicationFailure && error.nonRetryable) return undefined;
     throw error;
@@ -278,25 +290,38 @@ const nextDateOf = (row: SubscriptionRow, cycle: number) =>
     cycle + 1,
   );
 
-/** What the row says after the charge: whether the next cycle was recorded and handed over with it. */
+/**
+ * What the row says after the charge: whether the next cycle was recorded and handed over with it. The
+ * charge's own write says it when it recorded the next cycle (`handedNext` known); a charge not paid moved
+ * nothing; otherwise (an answer recorded earlier, a subscription no longer active) the row is read.
+ */
 async function noticeOf(
   { db }: Deps,
   chunk: Pick<ChargeChunk, 'runId' | 'chunk'>,
   handed: Pick<HandedCycle, 'subscriptionId' | 'cycle'>,
   paid: CycleChargeResult,
+  handedNext?: boolean,
 ): Promise<BillingRunCharge> {
+  const about = {
+    subscriptionId: handed.subscriptionId,
+    cycle: handed.cycle,
+    billingRunId: chunk.runId,
+    chunk: chunk.chunk,
+  };
+  if (paid.outcome !== 'succeeded') return { ...paid, ...about };
+  if (paid.billed && handedNext !== undefined) {
+    const next = { cycle: paid.billed.nextCycle, dueDate: paid.billed.nextPaymentDate };
+    return { ...paid, ...about, ...(handedNext && { handedNext: next }) };
+  }
   const after = await requireSubscription(db, handed.subscriptionId);
   const billed =
-    paid.outcome === 'succeeded' && Number(after.next_cycle) === handed.cycle + 1 && after.next_payment_date
+    Number(after.next_cycle) === handed.cycle + 1 && after.next_payment_date
       ? { nextCycle: handed.cycle + 1, nextPaymentDate: after.next_payment_date }
       : undefined;
   return {
     ...paid,
     ...(billed && { billed }),
-    subscriptionId: handed.subscriptionId,
-    cycle: handed.cycle,
-    billingRunId: chunk.runId,
-    chunk: chunk.chunk,
+    ...about,
     ...(billed &&
       after.run_cycle === handed.cycle + 1 &&
       after.run_due_date && { handedNext: { cycle: handed.cycle + 1, dueDate: after.run_due_date } }),

@@ -20,6 +20,7 @@ import { reserveManageOrderId } from '../../db/shared/gateway-order-ids';
 import type { Db } from '../../db/shared/knex';
 import {
   getCharge,
+  recordCharge,
   requireSubscription,
   updateSubscription,
   upsertCharge,
@@ -293,46 +294,79 @@ export async function activateSubscription(
  * re-sends the same order, and the gateway answers 40/41 instead of charging twice.
  */
 export async function chargeSubscriptionCycle(deps: Deps, input: CycleCharge): Promise<CycleChargeResult> {
-  const { db, gateway } = deps;
-  const orderId = chargeOrderId(input.subscriptionId, input.cycle, input.attempt);
+  const { db } = deps;
+  const charge = newChargeOf(input);
   // An attempt that runs again after an earlier one recorded the gateway's answer returns that answer:
   // records move forward only, and the charge is never sent twice.
-  const recorded = await getCharge(db, orderId);
+  const recorded = await getCharge(db, charge.order_id);
   if (recorded && recorded.status !== 'submitted') return recordedAnswer(recorded);
   // Only a charge never submitted stops for a hold: a `submitted` one may have been sent already.
   if (!recorded) await stopIfHeld(db, 'charge', input.releasedHold);
   const row = await requireSubscription(db, input.subscriptionId);
-  // Never more than the customer authorized: the gateway's ceiling (document 2) is the recurringAmount of
-  // the authorization behind the stored token, which the record keeps. Refused here, before anything is
-  // recorded or sent, whatever the workflow asked (a price change, a bug, a replayed old amount).
-  if (input.amount > Number(row.recurring_amount))
-    throw ApplicationFailure.nonRetryable(
-      `Cycle ${input.cycle} of ${input.subscriptionId}: ${input.amount} VND is above the ${row.recurring_amount} ` +
-        'VND the customer authorized; nothing was sent',
-      CHARGE_ABOVE_AUTHORIZED,
-    );
-  const token = tokenFrom(deps, row);
-  const requestId = requestIdFor(orderId, 'pay');
-  const charge: NewCharge = {
+  const token = authorizedToken(deps, row, input);
+  // The charge's orderId is reserved here, with its record: one another object owns stops it, unsent.
+  await upsertCharge(db, { ...charge, status: 'submitted' }).catch((error: unknown) => {
+    throw asActivityFailure(error);
+  });
+  return (await sendCharge(deps, row, token, charge, input)).result;
+}
+
+/**
+ * A cycle a billing run has just claimed (its charge recorded `submitted` under the row's lock, from
+ * `row` as locked): sent and answered as chargeSubscriptionCycle would, without reading again what the
+ * claim read. `handedNext`: the success also handed the next cycle over to the billing run.
+ */
+export async function chargeClaimedCycle(
+  deps: Deps,
+  row: SubscriptionRow,
+  input: CycleCharge,
+): Promise<{ result: CycleChargeResult; handedNext: boolean }> {
+  return sendCharge(deps, row, authorizedToken(deps, row, input), newChargeOf(input), input);
+}
+
+const newChargeOf = (input: CycleCharge): NewCharge => {
+  const orderId = chargeOrderId(input.subscriptionId, input.cycle, input.attempt);
+  return {
     order_id: orderId,
     subscription_id: input.subscriptionId,
     cycle: input.cycle,
     attempt: input.attempt,
     due_date: input.dueDate,
     amount: input.amount,
-    request_id: requestId,
+    request_id: requestIdFor(orderId, 'pay'),
     next_payment_date_sent: input.nextPaymentDate,
   };
-  // The charge's orderId is reserved here, with its record: one another object owns stops it, unsent.
-  await upsertCharge(db, { ...charge, status: 'submitted' }).catch((error: unknown) => {
-    throw asActivityFailure(error);
-  });
+};
+
+/**
+ * Never more than the customer authorized: the gateway's ceiling (document 2) is the recurringAmount of
+ * the authorization behind the stored token, which the record keeps. Refused here, before anything is
+ * sent, whatever the workflow asked (a price change, a bug, a replayed old amount).
+ */
+function authorizedToken(deps: Deps, row: SubscriptionRow, input: CycleCharge): StoredToken {
+  if (input.amount > Number(row.recurring_amount))
+    throw ApplicationFailure.nonRetryable(
+      `Cycle ${input.cycle} of ${input.subscriptionId}: ${input.amount} VND is above the ${row.recurring_amount} ` +
+        'VND the customer authorized; nothing was sent',
+      CHARGE_ABOVE_AUTHORIZED,
+    );
+  return tokenFrom(deps, row);
+}
+
+/** subscription/pay for a charge recorded `submitted`, and its answer recorded. */
+async function sendCharge(
+  { db, gateway }: Deps,
+  row: SubscriptionRow,
+  token: StoredToken,
+  charge: NewCharge,
+  input: CycleCharge,
+): Promise<{ result: CycleChargeResult; handedNext: boolean }> {
   const answer = await ask(
     gateway,
     'subscription.pay',
     {
-      orderId,
-      requestId,
+      orderId: charge.order_id,
+      requestId: charge.request_id!,
       amount: input.amount,
       token: { value: token.value, initialOrderId: token.initialOrderId },
       partnerClientId: row.partner_client_id,
@@ -342,7 +376,7 @@ export async function chargeSubscriptionCycle(deps: Deps, input: CycleCharge): P
     },
     { context: { recurringAmount: Number(row.recurring_amount) } },
   );
-  const settled = await settleChargeAnswer(gateway, orderId, input.amount, answer);
+  const settled = await settleChargeAnswer(gateway, charge.order_id, input.amount, answer);
   return recordChargeAnswer(db, charge, settled, input);
 }
 
@@ -398,13 +432,13 @@ async function recordChargeAnswer(
   charge: NewCharge,
   settled: ChargeAnswer,
   input: CycleCharge,
-): Promise<CycleChargeResult> {
+): Promise<{ result: CycleChargeResult; handedNext: boolean }> {
   const { outcome } = settled;
   const nextCycle =
     outcome === 'succeeded' && input.nextCycleOnSuccess !== undefined
       ? { next_cycle: input.nextCycleOnSuccess, next_payment_date: input.nextPaymentDate }
       : undefined;
-  const billed = await upsertCharge(
+  const { billed, handedNext } = await recordCharge(
     db,
     {
       ...charge,
@@ -419,13 +453,14 @@ async function recordChargeAnswer(
     },
     nextCycle,
   );
-  return {
+  const result = {
     ...settled,
     ...(billed &&
       nextCycle && {
         billed: { nextCycle: nextCycle.next_cycle, nextPaymentDate: nextCycle.next_payment_date },
       }),
   };
+  return { result, handedNext };
 }
 
 /**

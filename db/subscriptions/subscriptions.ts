@@ -287,37 +287,11 @@ export async function upsertCharge(
   charge: ChargeRecord,
   nextCycle?: { next_cycle: number; next_payment_date: string },
 ): Promise<boolean> {
-  return db.transaction(async (trx) => {
-    const subscription = await lockSubscription(trx, charge.subscription_id);
-    return (await writeCharge(trx, subscription, charge, nextCycle)).billed;
-  });
+  return (await recordCharge(db, charge, nextCycle)).billed;
 }
 
-/**
- * A billing run's claim of a handed-over cycle: its charge recorded `submitted` only while the row is
- * active and still hands over this cycle, under the row's lock, so a workflow's take-back (or a pause,
- * a cancel) and the claim never both win. False: not claimed, nothing written.
- */
-export async function claimHandedCycle(db: Db, charge: ChargeRecord): Promise<boolean> {
-  return db.transaction(async (trx) => {
-    const subscription = await lockSubscription(trx, charge.subscription_id);
-    if (
-      subscription?.status !== 'active' ||
-      subscription.run_cycle !== charge.cycle ||
-      // A hand-over left from before a pause is not the cycle the workflow bills next: never charged.
-      subscription.next_cycle !== charge.cycle
-    )
-      return false;
-    // Claimed already (another day's run found it too): one sender per order.
-    if (await trx('subscription_charges').where({ order_id: charge.order_id }).first('order_id'))
-      return false;
-    await writeCharge(trx, subscription, charge);
-    return true;
-  });
-}
-
-/** The outcome of a run's charge, with whether it also handed the next cycle over. */
-export async function recordRunCharge(
+/** upsertCharge's write, saying also whether a success handed the next cycle over to the billing run. */
+export async function recordCharge(
   db: Db,
   charge: ChargeRecord,
   nextCycle?: { next_cycle: number; next_payment_date: string },
@@ -325,6 +299,45 @@ export async function recordRunCharge(
   return db.transaction(async (trx) =>
     writeCharge(trx, await lockSubscription(trx, charge.subscription_id), charge, nextCycle),
   );
+}
+
+/** What a billing run's claim found under the subscription row's lock. */
+export type HandedClaim =
+  /** Recorded `submitted` now, for this run: the row as it was locked, to be charged from. */
+  | { claimed: true; subscription: SubscriptionRow; charge: ChargeRecord }
+  /** Not claimed, nothing written: the order has a record already (`recorded`), or the row no longer hands it over. */
+  | { claimed: false; subscription?: SubscriptionRow; recorded?: SubscriptionChargeRow };
+
+/**
+ * A billing run's claim of a handed-over cycle: its charge recorded `submitted` only while the row is
+ * active and still hands over this cycle, under the row's lock, so a workflow's take-back (or a pause,
+ * a cancel) and the claim never both win. `chargeOf` builds the record from the locked row. An order
+ * recorded already (this run's claim before a retry, another day's run, the workflow) is returned as it
+ * is: one sender per order.
+ */
+export async function claimHandedCycle(
+  db: Db,
+  handed: { subscriptionId: string; cycle: number; orderId: string },
+  chargeOf: (subscription: SubscriptionRow) => ChargeRecord,
+): Promise<HandedClaim> {
+  return db.transaction(async (trx) => {
+    const subscription = await lockSubscription(trx, handed.subscriptionId);
+    const recorded: SubscriptionChargeRow | undefined = await trx('subscription_charges')
+      .where({ order_id: handed.orderId })
+      .forUpdate()
+      .first();
+    if (recorded) return { claimed: false, ...(subscription && { subscription }), recorded };
+    if (
+      subscription?.status !== 'active' ||
+      subscription.run_cycle !== handed.cycle ||
+      // A hand-over left from before a pause is not the cycle the workflow bills next: never charged.
+      subscription.next_cycle !== handed.cycle
+    )
+      return { claimed: false };
+    const charge = chargeOf(subscription);
+    await writeCharge(trx, subscription, charge, undefined, { before: undefined });
+    return { claimed: true, subscription, charge };
+  });
 }
 
 /** The subscription row is the lock: every change to one subscription's billing passes through it. */
@@ -337,12 +350,13 @@ async function writeCharge(
   subscription: SubscriptionRow | undefined,
   charge: ChargeRecord,
   nextCycle?: { next_cycle: number; next_payment_date: string },
+  /** The charge's record as the caller read it under the lock already: not read again. */
+  known?: { before: Pick<SubscriptionChargeRow, 'status'> | undefined },
 ): Promise<{ billed: boolean; handedNext: boolean }> {
   const refused = { billed: false, handedNext: false };
-  const before: Pick<SubscriptionChargeRow, 'status'> | undefined = await trx('subscription_charges')
-    .where({ order_id: charge.order_id })
-    .forUpdate()
-    .first('status');
+  const before: Pick<SubscriptionChargeRow, 'status'> | undefined = known
+    ? known.before
+    : await trx('subscription_charges').where({ order_id: charge.order_id }).forUpdate().first('status');
   if (!chargeMayMove(before?.status, charge.status)) return refused;
   // A charge's orderId is the subscription's before the gateway hears of it (OrderIdTaken: another's).
   if (!before)
