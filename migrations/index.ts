@@ -37,6 +37,7 @@ import * as approvalDayTotals from './20261130_0037_approval_day_totals';
 import * as disbursementDesk from './20261130_0038_disbursement_desk';
 import * as paymentDesk from './20261130_0039_payment_desk';
 import * as subscriptionDesk from './20261130_0040_subscription_desk';
+import * as billingRunDays from './20261130_0041_billing_run_days';
 
 export interface Migration {
   name: string;
@@ -84,4 +85,5 @@ export const migrations: Migration[] = [
   { name: '20261130_0038_disbursement_desk', ...disbursementDesk },
   { name: '20261130_0039_payment_desk', ...paymentDesk },
   { name: '20261130_0040_subscription_desk', ...subscriptionDesk },
+  { name: '20261130_0041_billing_run_days', ...billingRunDays },
 ];

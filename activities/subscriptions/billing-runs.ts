@@ -27,7 +27,7 @@ import {
   type HandOver,
 } from '../../contracts/subscriptions';
 import { requestIdFor } from '../../gateway/ids';
-import { findHanded, handOver, takeBack } from '../../db/subscriptions/billing-runs';
+import { handOver, searchHanded, stopSearching, takeBack } from '../../db/subscriptions/billing-runs';
 import {
   claimHandedCycle,
   getCharge,
@@ -46,9 +46,17 @@ type Deps = SubscriptionActivityDependencies;
 
 export async function handOverCycle(deps: Deps, input: HandOver): Promise<void> {
   const { taskQueue } = Context.current().info;
-  await handOver(deps.db, input, taskQueue);
+  // The day's run searching still finds this hand-over: asking Temporal to start it would only be refused.
+  if (await handOver(deps.db, input, taskQueue)) return;
   await startDaysRun(deps, input.dueDate, input.runStartsInMs, input.billingHourGmt7);
 }
+
+/**
+ * How long a run's search speaks for it (billing_run_days): past this a hand-over starts the run again,
+ * which Temporal refuses while it runs. Longer than a round of chunks takes at 100 charges/s; bounds the
+ * hand-overs that wait for their workflow's grace when a run is terminated.
+ */
+export const RUN_SEARCH_LEASE_MS = 5 * 60_000;
 
 /**
  * The due day's run, started at the billing hour (now, when that has passed). Started already: it picks
@@ -114,7 +122,7 @@ export async function findHandedCycles(
   input: { day: string; limit: number },
 ): Promise<HandedCycle[]> {
   // The run's own queue: it charges only what workflows of its deployment handed over.
-  return findHanded(db, input.day, input.limit, Context.current().info.taskQueue);
+  return searchHanded(db, input.day, input.limit, Context.current().info.taskQueue, RUN_SEARCH_LEASE_MS);
 }
 
 /**
@@ -123,6 +131,16 @@ export async function findHandedCycles(
  * find their charge row and answer from it, or send the same order again.
  */
 export async function chargeHandedChunk(deps: Deps, input: ChargeChunk): Promise<ChunkOutcome> {
+  const outcome = await chargeChunk(deps, input);
+  // A round held, or charging nothing in any chunk, is the run's last, with no search after it: from here
+  // hand-overs start the run (Temporal refuses while it ends). A chunk charging nothing beside others that
+  // did only costs those hand-overs a refused start.
+  if (outcome.held || outcome.charged === 0)
+    await stopSearching(deps.db, input.day, Context.current().info.taskQueue);
+  return outcome;
+}
+
+async function chargeChunk(deps: Deps, input: ChargeChunk): Promise<ChunkOutcome> {
   const context = Context.current();
   const doneBefore = Number(context.info.heartbeatDetails ?? 0);
   // Held: nothing claimed; each workflow charges after its grace through its own hold check.

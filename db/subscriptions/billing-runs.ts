@@ -8,9 +8,22 @@ import { chargeOrderId, type HandedCycle } from '../../contracts/subscriptions';
  * attempt retried after the run already charged this cycle (and handed the next one over in its success)
  * changes nothing. The row's own condition is re-checked under its lock, so a success committing meanwhile
  * wins; without it the row would name the charged cycle again and the next one would go to the fallback.
+ *
+ * True when the due day's run will search again and so find this hand-over: its day row (billing_run_days)
+ * is read in the same statement, under a share lock. A search holding the row's lock waits for this
+ * statement to commit and then sees the hand-over; one that found nothing and let the row go was before it,
+ * and the row is then gone. False: the caller starts the run.
  */
-export async function handOver(db: Db, cycle: HandedCycle, scope: string): Promise<void> {
-  await db('subscriptions')
+export async function handOver(db: Db, cycle: HandedCycle, scope: string): Promise<boolean> {
+  const rows: { searching: boolean }[] = await db('subscriptions')
+    .with('searching_run', (run) =>
+      run
+        .from('billing_run_days')
+        .where({ run_scope: scope, day: cycle.dueDate })
+        .where('searching_until', '>', db.fn.now())
+        .forShare()
+        .select(db.raw('1')),
+    )
     .where({ subscription_id: cycle.subscriptionId })
     .where((row) => {
       row.whereNull('run_cycle').orWhere('run_cycle', '<=', cycle.cycle);
@@ -26,7 +39,9 @@ export async function handOver(db: Db, cycle: HandedCycle, scope: string): Promi
       run_amount: cycle.amount,
       run_due_date: cycle.dueDate,
       updated_at: db.fn.now(),
-    });
+    })
+    .returning(db.raw('exists (select 1 from searching_run) as searching'));
+  return rows[0]?.searching === true;
 }
 
 /**
@@ -71,4 +86,36 @@ export async function findHanded(db: Db, day: string, limit: number, scope: stri
     amount: Number(row.run_amount),
     dueDate: row.run_due_date,
   }));
+}
+
+/**
+ * The run's search for its next round, holding its day row's lock (see handOver): the row says the run will
+ * search again for `leaseMs`, and is let go, in the same transaction, when the search finds nothing and
+ * the run ends. A run that ends otherwise lets it go with `stopSearching`, or its lease runs out.
+ */
+export async function searchHanded(
+  db: Db,
+  day: string,
+  limit: number,
+  scope: string,
+  leaseMs: number,
+): Promise<HandedCycle[]> {
+  return db.transaction(async (trx) => {
+    await trx('billing_run_days')
+      .insert({
+        run_scope: scope,
+        day,
+        searching_until: trx.raw('now() + make_interval(secs => ?)', [leaseMs / 1000]),
+      })
+      .onConflict(['run_scope', 'day'])
+      .merge(['searching_until']);
+    const cycles = await findHanded(trx, day, limit, scope);
+    if (cycles.length === 0) await stopSearching(trx, day, scope);
+    return cycles;
+  });
+}
+
+/** The day's run will not search again: hand-overs start it. */
+export async function stopSearching(db: Db, day: string, scope: string): Promise<void> {
+  await db('billing_run_days').where({ run_scope: scope, day }).delete();
 }

@@ -29,7 +29,7 @@ afterAll(() => temporal?.teardown());
 function payingGateway(sent: string[]): GatewayClient {
   return {
     call: async (operation, fields) => {
-      sent.push(`${operation} ${(fields as { orderId: string }).orderId}`);
+      sent.push(`${operation} ${(fields as unknown as { orderId: string }).orderId}`);
       return {
         resultCode: 0,
         message: 'Successful.',
