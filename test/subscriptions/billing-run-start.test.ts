@@ -10,6 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBillingRunActivities } from '../../activities/subscriptions/billing-runs';
 import { billingRunWorkflowId, type HandedCycle, type HandOver } from '../../contracts/subscriptions';
 import { insertSubscription } from '../../db/subscriptions/subscriptions';
+import { handOver } from '../../db/subscriptions/billing-runs';
+import { eventually } from '../support/wait';
 import { subscriptionRecord, useScratchDatabase } from '../support/database';
 import { connectDevServer, testCodecKeyring } from '../support/temporal';
 
@@ -89,5 +91,41 @@ describe("a hand-over and the day's billing run", () => {
     await handedOver();
     expect(await runStatus()).toBe('RUNNING');
     await runOf().terminate('the test ends it');
+  });
+
+  it('a hand-over made while a search holds the day waits for it, and starts the run when that search found nothing', async () => {
+    const id = `rw${randomUUID().replaceAll('-', '').slice(0, 12)}`;
+    await insertSubscription(scratch.db, subscriptionRecord(id));
+    const scope = `lock-${randomUUID()}`;
+    const lockDay = '2031-07-10';
+    const searching = {
+      run_scope: scope,
+      day: lockDay,
+      searching_until: scratch.db.raw("now() + interval '5 minutes'"),
+    };
+    await scratch.db('billing_run_days').insert(searching);
+    // A search in flight: it holds the day's row, and will find nothing and let the row go.
+    const search = await scratch.db.transaction();
+    try {
+      await search('billing_run_days').where({ run_scope: scope, day: lockDay }).forUpdate().first();
+      const handing = handOver(
+        scratch.db,
+        { subscriptionId: id, cycle: 1, amount: 30_000, dueDate: lockDay },
+        scope,
+      );
+      await eventually(async () => {
+        const waiting = await scratch
+          .db('pg_stat_activity')
+          .where({ datname: scratch.db.raw('current_database()'), wait_event_type: 'Lock' })
+          .count<{ count: string }[]>('* as count');
+        expect(Number(waiting[0]!.count)).toBe(1);
+      });
+      await search('billing_run_days').where({ run_scope: scope, day: lockDay }).delete();
+      await search.commit();
+      // The row read before the search ended would have said "searching", and the hand-over would wait for its grace.
+      expect(await handing).toBe(false);
+    } finally {
+      if (!search.isCompleted()) await search.rollback();
+    }
   });
 });
