@@ -90,7 +90,8 @@ export interface IpnFaults {
   copies: number;
   reorder: boolean;
   delayMs: number;
-  forge?: ForgeryKind;
+  /** One forged variant per forge rule that applied, each sent whatever becomes of the genuine one. */
+  forgeries: ForgeryKind[];
 }
 
 const count = z.number().int().min(0);
@@ -288,7 +289,7 @@ export function createFaultLayer(): FaultLayer {
         copies: effects.reduce((most, effect) => Math.max(most, effect.copies ?? 1), 1),
         reorder: effects.some((effect) => effect.reorder === true),
         delayMs: effects.reduce((max, effect) => Math.max(max, effect.delayMs ?? 0), 0),
-        forge: effects.find((effect) => effect.forge !== undefined)?.forge,
+        forgeries: effects.flatMap((effect) => (effect.forge === undefined ? [] : [effect.forge])),
       };
     },
   };

@@ -206,14 +206,23 @@ export function createIpnDispatcher(deps: {
     }
   }
 
+  /** The forged variants, one after the other; `otherOrder` takes an order notified before this one. */
+  async function forge(delivery: Delivery, kinds: readonly ForgeryKind[]): Promise<void> {
+    for (const kind of kinds) await post(forgery(delivery, kind), 1);
+  }
+
   /**
-   * Sends one notification: a forged variant first when asked, then the genuine one (twice in a row
+   * Sends one notification: the forged variants first when asked, then the genuine one (twice in a row
    * for `duplicate`, or `copies` times at once), then whatever a reorder fault held back.
    */
-  async function deliver(delivery: Delivery, effects: IpnFaults): Promise<void> {
+  async function deliver(
+    delivery: Delivery,
+    effects: IpnFaults,
+    forgeries: readonly ForgeryKind[],
+  ): Promise<void> {
     const release = held;
     held = [];
-    if (effects.forge) await post(forgery(delivery, effects.forge), 1);
+    await forge(delivery, forgeries);
     lastOrderOf.set(delivery.notice.kind, String(delivery.body.orderId));
     await Promise.all(
       Array.from({ length: effects.copies }, (_, index) => post({ ...delivery, duplicate: index > 0 }, 1)),
@@ -243,6 +252,14 @@ export function createIpnDispatcher(deps: {
       }
       const identity = `${String(body.orderId)}:${String(body.requestId)}:${String(body.resultCode)}`;
       const effects = faults.forIpn(notice.kind, notice.source, identity, String(body.orderId));
+      let forgeries = effects.forgeries;
+      if (forgeries.length > 0 && (effects.drop || effects.reorder || effects.delayMs > 0)) {
+        // The forger is not the gateway: a genuine notification lost, held back or late does not stop it,
+        // and it comes at the usual time (a run that asked for a forgery sees one sent).
+        const kinds = forgeries;
+        scheduler.after(timing.ipnDelayMs, () => void forge(delivery, kinds));
+        forgeries = [];
+      }
       if (effects.drop) {
         record(delivery, 0, 'dropped');
         return;
@@ -251,7 +268,7 @@ export function createIpnDispatcher(deps: {
         held.push(delivery);
         return;
       }
-      scheduler.after(timing.ipnDelayMs + effects.delayMs, () => void deliver(delivery, effects));
+      scheduler.after(timing.ipnDelayMs + effects.delayMs, () => void deliver(delivery, effects, forgeries));
     },
     log: () => entries.map((entry) => ({ ...entry })),
     stop() {

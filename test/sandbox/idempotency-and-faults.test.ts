@@ -266,6 +266,42 @@ describe('IPN delivery and faults', () => {
     },
   );
 
+  it.each([
+    ['dropped', { drop: true }],
+    ['held back', { reorder: true }],
+    ['late', { delayMs: 60_000 }],
+  ] as const)(
+    'forge: the forgery is sent when the genuine notification is %s, one for each forge rule',
+    async (_fate, fate) => {
+      gw.sandbox.admin.setFaults([
+        { operation: 'disbursement.pay', ipn: fate, times: 1 },
+        { operation: 'disbursement.pay', ipn: { forge: 'amount' }, times: 1 },
+        { operation: 'disbursement.pay', ipn: { forge: 'foreignKey' }, times: 1 },
+      ]);
+      const request = pay();
+      await gw.client.call('disbursement.pay', request);
+      const forged = await ipn.waitForCount(() => true, 2);
+      for (const notification of forged)
+        expect(() => parseNotification('disbursement.result', notification.raw, keys)).toThrow();
+      await eventually(() =>
+        expect(
+          gw.sandbox.admin
+            .ipnLog()
+            .filter((entry) => entry.forged)
+            .map((entry) => [entry.orderId, entry.forged])
+            .sort(),
+        ).toEqual([
+          [request.orderId, 'amount'],
+          [request.orderId, 'foreignKey'],
+        ]),
+      );
+      // The genuine notification keeps its fate: nothing valid reached the merchant.
+      expect(
+        ipn.received.filter((notification) => notification.body.orderId === request.orderId),
+      ).toHaveLength(2);
+    },
+  );
+
   it('reorder: a held IPN arrives after the next one', async () => {
     gw.sandbox.admin.setFaults({ ipn: { reorder: true }, times: 1 });
     const first = pay('first');
