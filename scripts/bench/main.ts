@@ -1,6 +1,7 @@
 /**
- * `npm run bench -- [NAME …|all] [--shape dev|cluster|both] [--previous]`. Prints figures; never fails on
- * a duration. After each benchmark it prints what an item cost in writes (scripts/bench/costs.ts);
+ * `npm run bench -- [NAME …|all] [--shape dev|cluster|both] [--previous] [--repeat N]`. Prints figures; never
+ * fails on a duration. `--repeat N` runs each benchmark N times, each on a fresh stack, and prints the runs' spread
+ * (scripts/bench/repeat.ts). After each benchmark it prints what an item cost in writes (scripts/bench/costs.ts);
  * `--previous` runs each benchmark that has a comparison switch again on a stack of its own with the
  * switch set (the design before), and prints the same figures for it.
  * The dev shape is one process on the dev server; the cluster shape is `npm run cluster` (separate
@@ -21,7 +22,8 @@ import { benchSubscriptions } from './subscriptions';
 import { benchUploads } from './uploads';
 import { benchRateLimits } from './rate-limits';
 import { cpuCounters } from './process-cpu';
-import { costLines, measureCosts, type BenchItems } from './costs';
+import { costLines, measureCosts, type BenchItems, type Measured } from './costs';
+import { repeatsOf, spreadLines } from './repeat';
 
 /**
  * A benchmark whose set-up is not what it measures: `prepare` runs before the counters are read and
@@ -99,7 +101,7 @@ const startStack = (shape: 'dev' | 'cluster', switches: Record<string, string> =
   shape === 'cluster' ? startClusterBenchStack(undefined, switches) : startBenchStack(switches);
 
 /** One benchmark, then what its items cost. */
-async function runMeasured(stack: BenchStack, name: string, label: string): Promise<void> {
+async function runMeasured(stack: BenchStack, name: string, label: string): Promise<Measured> {
   const suite = suites[name]!;
   let run: () => Promise<void | BenchItems>;
   if (typeof suite === 'function') run = () => suite(stack);
@@ -110,15 +112,34 @@ async function runMeasured(stack: BenchStack, name: string, label: string): Prom
   const cpu = cpuCounters(() => stack.processes(), self);
   const measured = await measureCosts({ ...stack.costs, cpu }, run, stack.costs.settleMs);
   for (const line of costLines(label, measured)) console.log(line);
+  return measured;
 }
 
-async function runShape(shape: 'dev' | 'cluster', names: string[], previous: boolean): Promise<void> {
+/** Each run's figures by benchmark and design, for the spread printed after the last run. */
+type Runs = Map<string, { name: string; label: string; measured: Measured[] }>;
+function keep(runs: Runs, name: string, label: string, measured: Measured): void {
+  const key = `${label}/${name}`;
+  const kept = runs.get(key) ?? { name, label, measured: [] };
+  kept.measured.push(measured);
+  runs.set(key, kept);
+}
+
+async function runShape(
+  shape: 'dev' | 'cluster',
+  names: string[],
+  previous: boolean,
+  runs: Runs,
+  repeat: number,
+): Promise<void> {
   const shared = names.filter((name) => !ownStacks[name]);
   if (shared.length) {
     const stack = await startStack(shape);
-    console.log(`Shape: ${stack.shape}`);
+    console.log(
+      `Shape: ${stack.shape}${repeat > 1 ? `, run ${(runs.get(`this design/${shared[0]!}`)?.measured.length ?? 0) + 1} of ${repeat}` : ''}`,
+    );
     try {
-      for (const name of shared) await runMeasured(stack, name, 'this design');
+      for (const name of shared)
+        keep(runs, name, 'this design', await runMeasured(stack, name, 'this design'));
     } finally {
       await stack.close();
     }
@@ -132,7 +153,7 @@ async function runShape(shape: 'dev' | 'cluster', names: string[], previous: boo
         .join(' ')}`,
     );
     try {
-      await runMeasured(stack, name, 'this design');
+      keep(runs, name, 'this design', await runMeasured(stack, name, 'this design'));
     } finally {
       await stack.close();
     }
@@ -151,7 +172,7 @@ async function runShape(shape: 'dev' | 'cluster', names: string[], previous: boo
     const old = await startStack(shape, { ...ownStacks[name], ...design.switches });
     console.log(`Shape: ${old.shape}, previous design of ${name}: ${design.what}`);
     try {
-      await runMeasured(old, name, 'previous design');
+      keep(runs, name, 'previous design', await runMeasured(old, name, 'previous design'));
     } finally {
       await old.close();
     }
@@ -171,6 +192,7 @@ async function main(): Promise<number> {
     (arg, index) => !arg.startsWith('--') && index !== shapeValueAt && !/^\d+(\.\d+)?$/.test(arg),
   );
   const previous = args.includes('--previous');
+  const repeat = repeatsOf(args);
   const all = requested.length === 0 || requested.includes('all');
   const names = all ? [...Object.keys(suites), ...Object.keys(notYet)] : requested;
   const unknown = names.filter((name) => !suites[name] && !notYet[name]);
@@ -181,7 +203,14 @@ async function main(): Promise<number> {
   const missing = names.filter((name) => notYet[name]);
   for (const name of missing) console.log(`${name}: ${notYet[name]}`);
   const runnable = names.filter((name) => suites[name]);
-  for (const shape of shapes) if (runnable.length) await runShape(shape, runnable, previous);
+  for (const shape of shapes) {
+    if (!runnable.length) continue;
+    const runs: Runs = new Map();
+    for (let run = 0; run < repeat; run += 1) await runShape(shape, runnable, previous, runs, repeat);
+    if (repeat > 1)
+      for (const { name, label, measured } of runs.values())
+        for (const line of spreadLines(`${name}, ${shape}`, label, measured)) console.log(line);
+  }
   return missing.length ? EXIT_NOT_IMPLEMENTED : 0;
 }
 
