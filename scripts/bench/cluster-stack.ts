@@ -94,6 +94,7 @@ export async function startClusterBenchStack(
     processes: () => cluster.records().map(({ name, pid }) => ({ name, pid })),
     history: (workflowId) => summarizeHistory(temporal, workflowId),
     sealed: new Client({ connection, dataConverter: createDataConverter(workerKeyring) }),
+    temporalAddress: cluster.urls.temporal,
     costs: {
       temporal,
       workers: {

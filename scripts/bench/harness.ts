@@ -73,6 +73,8 @@ export interface BenchStack {
   history(workflowId: string): Promise<HistorySummary>;
   /** A Temporal client with payrun's data converter: what starts or signals a workflow as the API does. */
   sealed: Client;
+  /** The stack's Temporal frontend, for a benchmark that runs a worker of its own (`workflow-floor`). */
+  temporalAddress: string;
   /** What the writes-per-item figures read (scripts/bench/costs.ts); `settleMs`: wait before reading. */
   costs: CostProbe & { settleMs: number };
   /**
@@ -241,6 +243,7 @@ export async function startBenchStack(switches: Record<string, string> = {}): Pr
     processes: () => [{ name: 'payrun (API + worker + sandbox)', pid: process.pid }],
     history: (workflowId) => summarizeHistory(env.client, workflowId),
     sealed: env.client,
+    temporalAddress: env.address,
     costs: {
       temporal: env.client,
       database: {

@@ -21,6 +21,7 @@ import { benchPayouts } from './payouts';
 import { benchSubscriptions } from './subscriptions';
 import { benchUploads } from './uploads';
 import { benchRateLimits } from './rate-limits';
+import { workflowFloor } from './workflow-floor';
 import { cpuCounters } from './process-cpu';
 import { costLines, measureCosts, type BenchItems, type Measured } from './costs';
 import { repeatsOf, spreadLines } from './repeat';
@@ -46,6 +47,7 @@ const suites: Record<string, Bench> = {
   subscriptions: benchSubscriptions,
   uploads: benchUploads,
   'rate-limits': benchRateLimits,
+  'workflow-floor': workflowFloor,
 };
 
 /**
