@@ -252,14 +252,11 @@ export function createIpnDispatcher(deps: {
       }
       const identity = `${String(body.orderId)}:${String(body.requestId)}:${String(body.resultCode)}`;
       const effects = faults.forIpn(notice.kind, notice.source, identity, String(body.orderId));
-      let forgeries = effects.forgeries;
-      if (forgeries.length > 0 && (effects.drop || effects.reorder || effects.delayMs > 0)) {
-        // The forger is not the gateway: a genuine notification lost, held back or late does not stop it,
-        // and it comes at the usual time (a run that asked for a forgery sees one sent).
-        const kinds = forgeries;
-        scheduler.after(timing.ipnDelayMs, () => void forge(delivery, kinds));
-        forgeries = [];
-      }
+      // The forger is not the gateway: a genuine notification lost, held back or late does not stop it, and
+      // it comes at the usual time (a run that asked for a forgery sees one sent).
+      const forgesAlone = effects.drop || effects.reorder || effects.delayMs > 0;
+      if (forgesAlone && effects.forgeries.length > 0)
+        scheduler.after(timing.ipnDelayMs, () => void forge(delivery, effects.forgeries));
       if (effects.drop) {
         record(delivery, 0, 'dropped');
         return;
@@ -268,7 +265,10 @@ export function createIpnDispatcher(deps: {
         held.push(delivery);
         return;
       }
-      scheduler.after(timing.ipnDelayMs + effects.delayMs, () => void deliver(delivery, effects, forgeries));
+      scheduler.after(
+        timing.ipnDelayMs + effects.delayMs,
+        () => void deliver(delivery, effects, forgesAlone ? [] : effects.forgeries),
+      );
     },
     log: () => entries.map((entry) => ({ ...entry })),
     stop() {

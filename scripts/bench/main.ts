@@ -126,19 +126,18 @@ function keep(runs: Runs, name: string, label: string, measured: Measured): void
   runs.set(key, kept);
 }
 
+/** `runNote`: which of the `--repeat` runs this is ("" for a single run). */
 async function runShape(
   shape: 'dev' | 'cluster',
   names: string[],
   previous: boolean,
   runs: Runs,
-  repeat: number,
+  runNote: string,
 ): Promise<void> {
   const shared = names.filter((name) => !ownStacks[name]);
   if (shared.length) {
     const stack = await startStack(shape);
-    console.log(
-      `Shape: ${stack.shape}${repeat > 1 ? `, run ${(runs.get(`this design/${shared[0]!}`)?.measured.length ?? 0) + 1} of ${repeat}` : ''}`,
-    );
+    console.log(`Shape: ${stack.shape}${runNote}`);
     try {
       for (const name of shared)
         keep(runs, name, 'this design', await runMeasured(stack, name, 'this design'));
@@ -208,7 +207,8 @@ async function main(): Promise<number> {
   for (const shape of shapes) {
     if (!runnable.length) continue;
     const runs: Runs = new Map();
-    for (let run = 0; run < repeat; run += 1) await runShape(shape, runnable, previous, runs, repeat);
+    for (let run = 1; run <= repeat; run += 1)
+      await runShape(shape, runnable, previous, runs, repeat > 1 ? `, run ${run} of ${repeat}` : '');
     if (repeat > 1)
       for (const { name, label, measured } of runs.values())
         for (const line of spreadLines(`${name}, ${shape}`, label, measured)) console.log(line);
