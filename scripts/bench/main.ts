@@ -68,8 +68,12 @@ const previousDesigns: Record<string, { switches: Record<string, string>; what: 
     what: "each subscription's workflow starts at its create and makes the authorization's start in its first workflow task (SUBSCRIPTION_DESK=false)",
   },
   'billing-day': {
-    switches: { SUBSCRIPTION_BILLING_PATH: 'self', STEPS_AS_QUEUED_ACTIVITIES: 'true' },
-    what: 'each subscription charges itself, no billing run (SUBSCRIPTION_BILLING_PATH=self), its onboarding in queued activities (STEPS_AS_QUEUED_ACTIVITIES)',
+    switches: {
+      SUBSCRIPTION_BILLING_PATH: 'self',
+      STEPS_AS_QUEUED_ACTIVITIES: 'true',
+      SUBSCRIPTION_DESK: 'false',
+    },
+    what: 'each subscription charges itself, no billing run (SUBSCRIPTION_BILLING_PATH=self), its workflow started at the create (SUBSCRIPTION_DESK=false), its onboarding in queued activities (STEPS_AS_QUEUED_ACTIVITIES)',
   },
   'active-billing-day': {
     switches: { BILLING_RUN_SIGNALS_SUCCESS: 'true' },
@@ -114,6 +118,7 @@ async function runMeasured(stack: BenchStack, name: string, label: string): Prom
   const cpu = cpuCounters(() => stack.processes(), self);
   const measured = await measureCosts({ ...stack.costs, cpu }, run, stack.costs.settleMs);
   for (const line of costLines(label, measured)) console.log(line);
+  await measured.items?.afterwards?.();
   return measured;
 }
 
