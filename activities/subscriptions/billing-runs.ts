@@ -7,6 +7,7 @@
  */
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
+import type { SignalDefinition } from '@temporalio/common';
 import {
   billingRunWorkflowId,
   chargeOrderId,
@@ -16,6 +17,7 @@ import {
   DEFAULT_SUBSCRIPTION_TIMING,
   instantOf,
   billingRunChargeSignal,
+  billingRunHeldSignal,
   subscriptionWorkflowId,
   type BillingRunActivities,
   type BillingRunCharge,
@@ -27,7 +29,13 @@ import {
   type HandOver,
 } from '../../contracts/subscriptions';
 import { requestIdFor } from '../../gateway/ids';
-import { handOver, searchHanded, stopSearching, takeBack } from '../../db/subscriptions/billing-runs';
+import {
+  findHanded,
+  handOver,
+  searchHanded,
+  stopSearching,
+  takeBack,
+} from '../../db/subscriptions/billing-runs';
 import {
   claimHandedCycle,
   getCharge,
@@ -143,8 +151,11 @@ export async function chargeHandedChunk(deps: Deps, input: ChargeChunk): Promise
 async function chargeChunk(deps: Deps, input: ChargeChunk): Promise<ChunkOutcome> {
   const context = Context.current();
   const doneBefore = Number(context.info.heartbeatDetails ?? 0);
-  // Held: nothing claimed; each workflow charges after its grace through its own hold check.
-  if (await holdStopping(deps.db, 'charge')) return { charged: 0, skipped: 0, held: true };
+  // Held: nothing claimed; each workflow is told, and charges through its own hold check.
+  if (await holdStopping(deps.db, 'charge')) {
+    await tellHeldWorkflows(deps, input, () => context.heartbeat(doneBefore));
+    return { charged: 0, skipped: 0, held: true };
+  }
   const nextRuns = nextDaysRuns(deps, input);
   const finished = input.cycles.map((_, index) => index < doneBefore);
   let mark = doneBefore;
@@ -171,7 +182,41 @@ async function chargeChunk(deps: Deps, input: ChargeChunk): Promise<ChunkOutcome
     }
   };
   await Promise.all(Array.from({ length: Math.max(1, input.concurrency) }, worker));
+  if (outcome.held) await tellHeldWorkflows(deps, input, () => context.heartbeat(mark));
   return outcome;
+}
+
+/** Signals sent at once when a hold stops a run, and between two heartbeats. */
+const TELL_AT_ONCE = 16;
+const TELLS_PER_HEARTBEAT = 200;
+
+/**
+ * A charge hold stopped the run: every cycle of its day still handed over and unclaimed (this chunk's and
+ * the ones no chunk reached) is told, so that its workflow takes it back at once and stops at the hold
+ * itself, where GET /v1/holds lists and totals it and the release paces it. Left alone they would wait for
+ * their grace (three hours by default), held but not listed. Chunks held side by side each tell the same
+ * cycles: a second signal changes nothing. A retry tells again, for the same reason.
+ */
+async function tellHeldWorkflows(deps: Deps, chunk: ChargeChunk, beat: () => void): Promise<void> {
+  const cycles = await findHanded(
+    deps.db,
+    chunk.day,
+    Number.MAX_SAFE_INTEGER,
+    Context.current().info.taskQueue,
+  );
+  let next = 0;
+  const lane = async () => {
+    for (let index = next++; index < cycles.length; index = next++) {
+      if (index % TELLS_PER_HEARTBEAT === 0) beat();
+      const { subscriptionId, cycle } = cycles[index]!;
+      await signalUnlessEnded(subscriptionId, billingRunHeldSignal, {
+        subscriptionId,
+        cycle,
+        billingRunId: chunk.runId,
+      });
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(TELL_AT_ONCE, cycles.length) }, lane));
 }
 
 /**
@@ -346,11 +391,19 @@ async function noticeOf(
   };
 }
 
-/** One signal per charge not paid; a workflow that has ended meanwhile has nothing left to learn. */
-async function tellWorkflow(notice: BillingRunCharge) {
-  const handle = Context.current().client.workflow.getHandle(subscriptionWorkflowId(notice.subscriptionId));
+/** One signal per charge not paid. */
+const tellWorkflow = (notice: BillingRunCharge) =>
+  signalUnlessEnded(notice.subscriptionId, billingRunChargeSignal, notice);
+
+/** A workflow that has ended meanwhile has nothing left to learn. */
+async function signalUnlessEnded<Args extends unknown[]>(
+  subscriptionId: string,
+  signal: SignalDefinition<Args>,
+  ...args: Args
+): Promise<void> {
+  const handle = Context.current().client.workflow.getHandle(subscriptionWorkflowId(subscriptionId));
   try {
-    await handle.signal(billingRunChargeSignal, notice);
+    await handle.signal(signal, ...args);
   } catch (error) {
     if (!(error instanceof WorkflowNotFoundError)) throw error;
   }

@@ -63,7 +63,10 @@ export interface ChunkOutcome {
   charged: number;
   /** Cycles no longer handed over when the chunk reached them (paused, cancelled, taken back). */
   skipped: number;
-  /** Charges are held: nothing was claimed, the workflows charge after their grace, honouring the hold. */
+  /**
+   * Charges are held: nothing more was claimed, and the workflows of the day's unclaimed cycles were told to
+   * charge them themselves, honouring the hold.
+   */
   held: boolean;
 }
 
@@ -88,6 +91,18 @@ export interface BillingRunCharge {
 }
 
 export const billingRunChargeSignal = defineSignal<[BillingRunCharge]>('billingRunCharge');
+
+/**
+ * The run met a charge hold before claiming this cycle: the workflow takes it back at once and charges it
+ * itself, stopping at the hold, where the hold lists it and its release paces it.
+ */
+export interface BillingRunHeld {
+  subscriptionId: string;
+  cycle: number;
+  billingRunId: string;
+}
+
+export const billingRunHeldSignal = defineSignal<[BillingRunHeld]>('billingRunHeld');
 
 export interface HandOver {
   subscriptionId: string;

@@ -11,13 +11,14 @@ import {
   billingRunWorkflowId,
   DEFAULT_SUBSCRIPTION_TIMING,
   instantOf,
+  subscriptionWorkflowId,
   type BillingRunInput,
 } from '../../contracts/subscriptions';
 import { createTimeSkippingEnv, testDataConverter } from '../support/temporal';
 import { captureHistory } from '../support/history-capture';
 import { useSubscriptionStack } from './stack';
 import { eventually } from '../support/wait';
-import { proposeOrConfirmHold } from '../../db/holds/holds';
+import { holdsOverview, proposeOrConfirmHold } from '../../db/holds/holds';
 import { fixedMonthly, subscriptionSteps } from './steps';
 
 const t = useSubscriptionStack(createTimeSkippingEnv, {
@@ -122,9 +123,30 @@ describe('a billing run charges its chunks side by side', () => {
     await proposeOrConfirmHold(t.db, { kind: 'charge', reason: 'test', by: { keyId: 'admin-a', name: 'A' } });
     await proposeOrConfirmHold(t.db, { kind: 'charge', reason: 'test', by: { keyId: 'admin-b', name: 'B' } });
     await skipping;
-    // The charge in flight went on; no other cycle was claimed: those wait for their workflows' own hold checks.
+    // The charge in flight went on; no other cycle was claimed: those go to their workflows' own hold checks.
     expect(await run.result()).toMatchObject({ chunks: 1, charged: 1 });
     expect(await claimed()).toEqual([expect.objectContaining({ status: 'succeeded' })]);
     expect(ids.flatMap((id) => ledgerOf(id))).toHaveLength(1);
+
+    // The run told the other three at once: each stopped at the hold itself and is listed there with its
+    // amount, before its grace after the billing hour (three hours) could have ended its wait.
+    const [paid] = await claimed();
+    const others = ids.filter((id) => id !== paid!.subscription_id);
+    const listed = await eventually(async () => {
+      const items = await t.db('held_items').whereIn('workflow_id', others.map(subscriptionWorkflowId));
+      expect(items).toHaveLength(3);
+      return items;
+    });
+    const graceEnds = instantOf(due, DEFAULT_SUBSCRIPTION_TIMING.billingHourGmt7) + 3 * 3_600_000;
+    expect(await t.env.currentTimeMs()).toBeLessThan(graceEnds);
+    expect(listed.map((item) => Number(item.amount_vnd))).toEqual([30_000, 30_000, 30_000]);
+    expect((await holdsOverview(t.db)).find((hold) => hold.kind === 'charge')!.held).toEqual({
+      count: 3,
+      totalVnd: 90_000,
+    });
+    // Nothing of theirs was sent, and their hand-overs were taken back: no run charges them behind the hold.
+    expect(ids.flatMap((id) => ledgerOf(id))).toHaveLength(1);
+    const handed = await t.db('subscriptions').whereIn('subscription_id', others).whereNotNull('run_cycle');
+    expect(handed).toEqual([]);
   });
 });

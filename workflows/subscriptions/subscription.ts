@@ -35,6 +35,7 @@ import {
   type BillingAnchor,
   authorizationSignal,
   billingRunChargeSignal,
+  billingRunHeldSignal,
   type BillingRunCharge,
   cancelUpdate,
   chargeOrderId,
@@ -119,6 +120,8 @@ interface Run {
   readonly chargeResults: Map<string, ChargeNotice>;
   /** The billing run's word on each cycle handed over to it, by cycle. */
   readonly runCharges: Map<number, BillingRunCharge>;
+  /** Cycles the billing run left unclaimed because charges are held: taken back without waiting for the grace. */
+  readonly heldByRun: Set<number>;
   /** One gateway conversation at a time: manage calls wait for a charge to finish. */
   busy: boolean;
   /**
@@ -212,6 +215,7 @@ function openRun(input: SubscriptionInput): Run {
     expiryInstant: input.expiryDate ? instantOf(input.expiryDate, 0) : Number.POSITIVE_INFINITY,
     chargeResults: new Map(),
     runCharges: new Map(),
+    heldByRun: new Set(),
     busy: false,
     recordingAmounts: false,
     moving: 0,
@@ -290,6 +294,9 @@ function noteNotifications(run: Run) {
   });
   setHandler(reactivationSignal, (result) => {
     if (result.orderId === run.state.reactivationOrderId) run.reactivation ??= result;
+  });
+  setHandler(billingRunHeldSignal, ({ cycle }) => {
+    run.heldByRun.add(cycle);
   });
   setHandler(billingRunChargeSignal, (notice) => {
     run.runCharges.set(notice.cycle, notice);
@@ -964,7 +971,10 @@ async function leaveToBillingRun(
   }
   const heard = () => run.runCharges.get(cycle);
   const giveUpAt = Math.max(chargeAt, Date.now()) + durationMs(run.timing.billingRunGrace!);
-  await sleepUntil(run, giveUpAt, () => handable(run) && !heard());
+  // A run held before it claimed the cycle says so: the cycle is taken back now, not at the grace, and the
+  // workflow's own charge stops at the hold, listed there. Histories without that signal wait as before.
+  await sleepUntil(run, giveUpAt, () => handable(run) && !heard() && !run.heldByRun.has(cycle));
+  run.heldByRun.delete(cycle);
   const notice = heard() ?? (await settleWithRun(run, cycle));
   if (notice) {
     state.handedCycle = notice.handedNext?.cycle;
