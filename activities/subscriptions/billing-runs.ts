@@ -55,8 +55,17 @@ type Deps = SubscriptionActivityDependencies;
 export async function handOverCycle(deps: Deps, input: HandOver): Promise<void> {
   const { taskQueue } = Context.current().info;
   // The day's run searching still finds this hand-over: asking Temporal to start it would only be refused.
-  if (await handOver(deps.db, input, taskQueue)) return;
-  await startDaysRun(deps, input.dueDate, input.runStartsInMs, input.billingHourGmt7);
+  if (!(await handOver(deps.db, input, taskQueue)))
+    await startDaysRun(deps, input.dueDate, input.runStartsInMs, input.billingHourGmt7);
+  // A cycle due now while charges are held: no run claims it, and a held run that is ending refuses the start
+  // above. The workflow is told now, as the run tells the cycles it met, and stops at the hold where it is
+  // listed. A cycle due later is left to its day's run, which checks the hold then.
+  if (input.runStartsInMs <= 0 && (await holdStopping(deps.db, 'charge')))
+    await signalUnlessEnded(input.subscriptionId, billingRunHeldSignal, {
+      subscriptionId: input.subscriptionId,
+      cycle: input.cycle,
+      billingRunId: billingRunWorkflowId(input.dueDate, taskQueue),
+    });
 }
 
 /**

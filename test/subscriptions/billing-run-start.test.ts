@@ -8,7 +8,13 @@ import { randomUUID } from 'node:crypto';
 import { MockActivityEnvironment, type TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBillingRunActivities } from '../../activities/subscriptions/billing-runs';
-import { billingRunWorkflowId, type HandedCycle, type HandOver } from '../../contracts/subscriptions';
+import {
+  billingRunWorkflowId,
+  subscriptionWorkflowId,
+  type HandedCycle,
+  type HandOver,
+} from '../../contracts/subscriptions';
+import { proposeOrConfirmHold } from '../../db/holds/holds';
 import { insertSubscription } from '../../db/subscriptions/subscriptions';
 import { handOver } from '../../db/subscriptions/billing-runs';
 import { eventually } from '../support/wait';
@@ -128,4 +134,61 @@ describe("a hand-over and the day's billing run", () => {
       if (!search.isCompleted()) await search.rollback();
     }
   });
+
+  // Last in the file: the hold stays on (in this file's own database).
+  it("tells a cycle's workflow at once when it is handed over due while charges are held, and not one due later", async () => {
+    await proposeOrConfirmHold(scratch.db, { kind: 'charge', reason: 'test', by: { keyId: 'a', name: 'A' } });
+    await proposeOrConfirmHold(scratch.db, { kind: 'charge', reason: 'test', by: { keyId: 'b', name: 'B' } });
+    const handedWhileHeld = async (runStartsInMs: number) => {
+      const id = `rh${randomUUID().replaceAll('-', '').slice(0, 12)}`;
+      await insertSubscription(scratch.db, subscriptionRecord(id));
+      await scratch.db('subscriptions').where({ subscription_id: id }).update({ next_cycle: 1 });
+      // Its workflow, on a queue no worker polls: the signals it is sent stay in its history.
+      const workflow = await temporal.client.workflow.start('subscription', {
+        workflowId: subscriptionWorkflowId(id),
+        taskQueue,
+        args: [],
+      });
+      const handOver: HandOver = {
+        subscriptionId: id,
+        cycle: 1,
+        amount: 30_000,
+        dueDate: day,
+        runStartsInMs,
+      };
+      // The worker's view of holds may be up to a second old.
+      await eventually(async () => {
+        await env.run(activities().handOverCycle, handOver);
+        expect(await signalsOf(workflow.workflowId)).not.toEqual([]);
+      });
+      return workflow.workflowId;
+    };
+    expect(await signalsOf(await handedWhileHeld(0))).toContain('billingRunHeld');
+
+    const later = `rl${randomUUID().replaceAll('-', '').slice(0, 12)}`;
+    await insertSubscription(scratch.db, subscriptionRecord(later));
+    await scratch.db('subscriptions').where({ subscription_id: later }).update({ next_cycle: 1 });
+    const laterWorkflow = await temporal.client.workflow.start('subscription', {
+      workflowId: subscriptionWorkflowId(later),
+      taskQueue,
+      args: [],
+    });
+    await env.run(activities().handOverCycle, {
+      subscriptionId: later,
+      cycle: 1,
+      amount: 30_000,
+      dueDate: day,
+      runStartsInMs: 3_600_000,
+    });
+    expect(await signalsOf(laterWorkflow.workflowId)).toEqual([]);
+    await runOf().terminate('the test ends it');
+  });
 });
+
+async function signalsOf(workflowId: string): Promise<string[]> {
+  const history = await temporal.client.workflow.getHandle(workflowId).fetchHistory();
+  return (history.events ?? []).flatMap((event) => {
+    const name = event.workflowExecutionSignaledEventAttributes?.signalName;
+    return name ? [name] : [];
+  });
+}
