@@ -139,50 +139,39 @@ describe("a hand-over and the day's billing run", () => {
   it("tells a cycle's workflow at once when it is handed over due while charges are held, and not one due later", async () => {
     await proposeOrConfirmHold(scratch.db, { kind: 'charge', reason: 'test', by: { keyId: 'a', name: 'A' } });
     await proposeOrConfirmHold(scratch.db, { kind: 'charge', reason: 'test', by: { keyId: 'b', name: 'B' } });
-    const handedWhileHeld = async (runStartsInMs: number) => {
-      const id = `rh${randomUUID().replaceAll('-', '').slice(0, 12)}`;
-      await insertSubscription(scratch.db, subscriptionRecord(id));
-      await scratch.db('subscriptions').where({ subscription_id: id }).update({ next_cycle: 1 });
-      // Its workflow, on a queue no worker polls: the signals it is sent stay in its history.
-      const workflow = await temporal.client.workflow.start('subscription', {
-        workflowId: subscriptionWorkflowId(id),
-        taskQueue,
-        args: [],
-      });
-      const handOver: HandOver = {
-        subscriptionId: id,
-        cycle: 1,
-        amount: 30_000,
-        dueDate: day,
-        runStartsInMs,
-      };
-      // The worker's view of holds may be up to a second old.
-      await eventually(async () => {
-        await env.run(activities().handOverCycle, handOver);
-        expect(await signalsOf(workflow.workflowId)).not.toEqual([]);
-      });
-      return workflow.workflowId;
-    };
-    expect(await signalsOf(await handedWhileHeld(0))).toContain('billingRunHeld');
+    const due = await waitingSubscription();
+    // The worker's view of holds may be up to a second old.
+    await eventually(async () => {
+      await env.run(activities().handOverCycle, handOverOf(due.id, 0));
+      expect(await signalsOf(due.workflowId)).toContain('billingRunHeld');
+    });
 
-    const later = `rl${randomUUID().replaceAll('-', '').slice(0, 12)}`;
-    await insertSubscription(scratch.db, subscriptionRecord(later));
-    await scratch.db('subscriptions').where({ subscription_id: later }).update({ next_cycle: 1 });
-    const laterWorkflow = await temporal.client.workflow.start('subscription', {
-      workflowId: subscriptionWorkflowId(later),
-      taskQueue,
-      args: [],
-    });
-    await env.run(activities().handOverCycle, {
-      subscriptionId: later,
-      cycle: 1,
-      amount: 30_000,
-      dueDate: day,
-      runStartsInMs: 3_600_000,
-    });
-    expect(await signalsOf(laterWorkflow.workflowId)).toEqual([]);
+    const later = await waitingSubscription();
+    await env.run(activities().handOverCycle, handOverOf(later.id, 3_600_000));
+    expect(await signalsOf(later.workflowId)).toEqual([]);
     await runOf().terminate('the test ends it');
   });
+});
+
+/** An active subscription at cycle 1 and its workflow, on a queue no worker polls: the signals it is sent stay in its history. */
+async function waitingSubscription(): Promise<{ id: string; workflowId: string }> {
+  const id = `rh${randomUUID().replaceAll('-', '').slice(0, 12)}`;
+  await insertSubscription(scratch.db, subscriptionRecord(id));
+  await scratch.db('subscriptions').where({ subscription_id: id }).update({ next_cycle: 1 });
+  const workflow = await temporal.client.workflow.start('subscription', {
+    workflowId: subscriptionWorkflowId(id),
+    taskQueue,
+    args: [],
+  });
+  return { id, workflowId: workflow.workflowId };
+}
+
+const handOverOf = (subscriptionId: string, runStartsInMs: number): HandOver => ({
+  subscriptionId,
+  cycle: 1,
+  amount: 30_000,
+  dueDate: day,
+  runStartsInMs,
 });
 
 async function signalsOf(workflowId: string): Promise<string[]> {
