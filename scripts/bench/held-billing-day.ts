@@ -17,6 +17,32 @@ const COUNT = Number(process.env.BENCH_SUBSCRIPTIONS ?? 200);
 const RATE = Number(process.env.BENCH_RELEASE_RATE ?? 600);
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** How long after the hold every subscription should be charged or held. */
+const SETTLE_MS = 120_000;
+
+/** The subscriptions whose cycle 1 is neither charged nor held, with what their rows say. */
+async function neitherChargedNorHeld(stack: BenchStack, ids: string[]): Promise<string> {
+  const rows: Array<{ subscription_id: string; status: string; run_cycle: number | null }> = await stack
+    .db('subscriptions as s')
+    .whereIn('s.subscription_id', ids)
+    .whereNotExists(
+      stack
+        .db('subscription_charges as c')
+        .whereRaw('c.subscription_id = s.subscription_id')
+        .where({ 'c.cycle': 1, 'c.status': 'succeeded' }),
+    )
+    .whereNotExists(
+      stack.db('held_items as h').whereRaw("h.workflow_id = 'subscription/' || s.subscription_id"),
+    )
+    .select('s.subscription_id', 's.status', 's.run_cycle');
+  const named = rows
+    .slice(0, 10)
+    .map((row) => `${row.subscription_id} (${row.status}, handed over: ${row.run_cycle ?? 'no'})`);
+  return (
+    `${rows.length} subscription(s) neither charged nor held ${SETTLE_MS / 1000} s after the hold: ` +
+    `${named.join(', ')}${rows.length > 10 ? ', …' : ''}`
+  );
+}
 
 export async function benchHeldBillingDay(stack: BenchStack): Promise<void> {
   const suffix = randomUUID().slice(0, 6);
@@ -61,11 +87,14 @@ export async function benchHeldBillingDay(stack: BenchStack): Promise<void> {
   const chargedAtHold = await charged(ids);
   const effective = heldAt + HOLD_STATE_MAX_AGE_MS;
 
-  // Settled: every subscription is charged or held (nothing else is on its way).
+  // Settled: every subscription is charged or held (nothing else is on its way). A cycle neither, long after
+  // the hold, is one its workflow will only find held at the end of its grace: named, then the benchmark stops.
   let view = await chargeHold();
+  const settleBy = Date.now() + SETTLE_MS;
   for (;;) {
     view = await chargeHold();
     if ((await charged(ids)) + view.held.count >= COUNT) break;
+    if (Date.now() > settleBy) throw new Error(await neitherChargedNorHeld(stack, ids));
     await pause(250);
   }
   const chargesOf = async () =>
