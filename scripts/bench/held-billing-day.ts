@@ -10,6 +10,7 @@
 import { randomUUID } from 'node:crypto';
 import { createApiKey } from '../../db/shared/api-keys';
 import { HOLD_STATE_MAX_AGE_MS, type HoldView } from '../../contracts/holds';
+import { subscriptionWorkflowId } from '../../contracts/subscriptions';
 import { startBillingDay } from './billing-day';
 import type { BenchStack } from './harness';
 
@@ -22,7 +23,15 @@ const SETTLE_MS = 120_000;
 
 /** The subscriptions whose cycle 1 is neither charged nor held, with what their rows say. */
 async function neitherChargedNorHeld(stack: BenchStack, ids: string[]): Promise<string> {
-  const rows: Array<{ subscription_id: string; status: string; run_cycle: number | null }> = await stack
+  const held = new Set(
+    (
+      await stack
+        .db('held_items')
+        .whereIn('workflow_id', ids.map(subscriptionWorkflowId))
+        .select('workflow_id')
+    ).map((row: { workflow_id: string }) => row.workflow_id),
+  );
+  const uncharged: Array<{ subscription_id: string; status: string; run_cycle: number | null }> = await stack
     .db('subscriptions as s')
     .whereIn('s.subscription_id', ids)
     .whereNotExists(
@@ -31,10 +40,8 @@ async function neitherChargedNorHeld(stack: BenchStack, ids: string[]): Promise<
         .whereRaw('c.subscription_id = s.subscription_id')
         .where({ 'c.cycle': 1, 'c.status': 'succeeded' }),
     )
-    .whereNotExists(
-      stack.db('held_items as h').whereRaw("h.workflow_id = 'subscription/' || s.subscription_id"),
-    )
     .select('s.subscription_id', 's.status', 's.run_cycle');
+  const rows = uncharged.filter((row) => !held.has(subscriptionWorkflowId(row.subscription_id)));
   const named = rows
     .slice(0, 10)
     .map((row) => `${row.subscription_id} (${row.status}, handed over: ${row.run_cycle ?? 'no'})`);

@@ -13,9 +13,9 @@ import { IllegalStateError } from '@temporalio/common';
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import type { BenchItems } from './costs';
 import type { BenchStack } from './harness';
+import { IN_FLIGHT, inParallel } from './billing-day';
 
 const COUNT = Number(process.env.BENCH_WORKFLOWS ?? 1000);
-const AT_ONCE = 32;
 /** Started, workflow task scheduled, started and completed, timer started. */
 const FIRST_TASK_DONE = 5;
 
@@ -47,15 +47,13 @@ export const workflowFloor = {
     return async () => {
       const running = worker.run();
       const tag = randomUUID().slice(0, 8);
-      console.log(`workflow-floor: ${COUNT} workflows that set a timer and wait, ${AT_ONCE} started at once`);
-      const started = performance.now();
-      let next = 0;
-      await Promise.all(
-        Array.from({ length: AT_ONCE }, async () => {
-          for (let i = next++; i < COUNT; i = next++)
-            await client.workflow.start('waitingWorkflow', { taskQueue, workflowId: `floor-${tag}-${i}` });
-        }),
+      console.log(
+        `workflow-floor: ${COUNT} workflows that set a timer and wait, ${IN_FLIGHT} started at once`,
       );
+      const started = performance.now();
+      await inParallel(COUNT, async (i) => {
+        await client.workflow.start('waitingWorkflow', { taskQueue, workflowId: `floor-${tag}-${i}` });
+      });
       const startsMs = performance.now() - started;
       // Asking the server about each workflow would cost it more than the workflows do: the worker's own count
       // of cached workflows says when every first task ran, and the last one started confirms the server has
