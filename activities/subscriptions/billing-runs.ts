@@ -43,6 +43,7 @@ import {
   type SubscriptionRow,
 } from '../../db/subscriptions/subscriptions';
 import { holdStopping } from '../holds/holds';
+import { HOLD_STATE_MAX_AGE_MS } from '../../contracts/holds';
 import { bindActivities } from '../shared/bind';
 import {
   chargeClaimedCycle,
@@ -198,6 +199,12 @@ async function chargeChunk(deps: Deps, input: ChargeChunk): Promise<ChunkOutcome
 /** Signals sent at once when a hold stops a run, and between two heartbeats. */
 const TELL_AT_ONCE = 16;
 const TELLS_PER_HEARTBEAT = 200;
+/**
+ * How long after its first telling a held run looks again. A hand-over checks the hold through its worker's
+ * view, at most HOLD_STATE_MAX_AGE_MS old (plus one read), after writing its row: one that saw no hold wrote
+ * its row before every worker's view held it. The margin covers that read and the row's commit.
+ */
+export const HELD_RUN_LOOKS_AGAIN_MS = HOLD_STATE_MAX_AGE_MS + 1_000;
 
 /**
  * A charge hold stopped the run: every cycle of its day still handed over and unclaimed (this chunk's and
@@ -205,14 +212,28 @@ const TELLS_PER_HEARTBEAT = 200;
  * itself, where GET /v1/holds lists and totals it and the release paces it. Left alone they would wait for
  * their grace (three hours by default), held but not listed. Chunks held side by side each tell the same
  * cycles: a second signal changes nothing. A retry tells again, for the same reason.
+ *
+ * It looks twice. A hand-over made within a second of the hold, whose worker's view did not hold it yet,
+ * neither tells its own workflow nor came in time for the first search; the second search, once every
+ * worker's view holds it, finds that one. Hand-overs after that see the hold and tell their own workflow.
  */
 async function tellHeldWorkflows(deps: Deps, chunk: ChargeChunk, beat: () => void): Promise<void> {
-  const cycles = await findHanded(
-    deps.db,
-    chunk.day,
-    Number.MAX_SAFE_INTEGER,
-    Context.current().info.taskQueue,
-  );
+  const told = new Set<string>();
+  await tellHanded(deps, chunk, told, beat);
+  beat();
+  await Context.current().sleep(HELD_RUN_LOOKS_AGAIN_MS);
+  await tellHanded(deps, chunk, told, beat);
+}
+
+async function tellHanded(
+  deps: Deps,
+  chunk: ChargeChunk,
+  told: Set<string>,
+  beat: () => void,
+): Promise<void> {
+  const cycles = (
+    await findHanded(deps.db, chunk.day, Number.MAX_SAFE_INTEGER, Context.current().info.taskQueue)
+  ).filter(({ subscriptionId, cycle }) => !told.has(`${subscriptionId}/${cycle}`));
   let next = 0;
   const lane = async () => {
     for (let index = next++; index < cycles.length; index = next++) {
@@ -223,6 +244,7 @@ async function tellHeldWorkflows(deps: Deps, chunk: ChargeChunk, beat: () => voi
         cycle,
         billingRunId: chunk.runId,
       });
+      told.add(`${subscriptionId}/${cycle}`);
     }
   };
   await Promise.all(Array.from({ length: Math.min(TELL_AT_ONCE, cycles.length) }, lane));

@@ -151,6 +151,27 @@ describe("a hand-over and the day's billing run", () => {
     expect(await signalsOf(later.workflowId)).toEqual([]);
     await runOf().terminate('the test ends it');
   });
+
+  it('a held run looks again once every worker holds the hold, and tells a hand-over made in between', async () => {
+    const early = await waitingSubscription();
+    const late = await waitingSubscription();
+    await handOver(scratch.db, handedCycleOf(early.id), taskQueue);
+    const round = { day, runId: billingRunWorkflowId(day, taskQueue), chunk: 1, concurrency: 1 };
+    const chunk = env.run(activities().chargeHandedChunk, { ...round, cycles: [handedCycleOf(early.id)] });
+    await eventually(async () => expect(await signalsOf(early.workflowId)).toContain('billingRunHeld'));
+    // Written as a hand-over whose worker's view did not hold the hold yet: it tells no workflow itself.
+    await handOver(scratch.db, handedCycleOf(late.id), taskQueue);
+    expect(await chunk).toEqual({ charged: 0, skipped: 0, held: true });
+    expect(await signalsOf(late.workflowId)).toEqual(['billingRunHeld']);
+    expect(await signalsOf(early.workflowId)).toEqual(['billingRunHeld']);
+  });
+});
+
+const handedCycleOf = (subscriptionId: string): HandedCycle => ({
+  subscriptionId,
+  cycle: 1,
+  amount: 30_000,
+  dueDate: day,
 });
 
 /** An active subscription at cycle 1 and its workflow, on a queue no worker polls: the signals it is sent stay in its history. */
