@@ -148,5 +148,9 @@ describe('a billing run charges its chunks side by side', () => {
     expect(ids.flatMap((id) => ledgerOf(id))).toHaveLength(1);
     const handed = await t.db('subscriptions').whereIn('subscription_id', others).whereNotNull('run_cycle');
     expect(handed).toEqual([]);
+    await captureHistory(t.env.client, run.workflowId, 'held-round');
+    await captureHistory(t.env.client, subscriptionWorkflowId(others[0]!), 'billing-run-held-told-at-once', {
+      stillOpen: true,
+    });
   });
 });
