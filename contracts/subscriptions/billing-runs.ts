@@ -9,6 +9,13 @@ import { defineSignal } from '@temporalio/workflow';
 export const billingRunWorkflowId = (dueDate: string, taskQueue: string) =>
   `billing-run/${taskQueue}/${dueDate}`;
 
+/** The day a billing run's workflow id names (its last segment), or undefined for another id. */
+export function billingRunDayOf(workflowId: string): string | undefined {
+  if (!workflowId.startsWith('billing-run/')) return undefined;
+  const day = workflowId.slice(workflowId.lastIndexOf('/') + 1);
+  return /^\d{4}-\d{2}-\d{2}$/.test(day) ? day : undefined;
+}
+
 export interface BillingRunInput {
   /** Charges the cycles handed over whose date is this day or earlier (GMT+7, YYYY-MM-DD). */
   day: string;

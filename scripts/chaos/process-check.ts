@@ -3,6 +3,7 @@
  * subscription charged once for its cycle or paused with a reason, each workflow closed or waiting
  * for a reason the README documents.
  */
+import { billingRunDayOf, dayOfGmt7 } from '../../contracts/subscriptions';
 import type { Evidence } from './evidence';
 import type { Row } from './ledger-check';
 import type { Workload } from './workload';
@@ -23,7 +24,34 @@ const DOCUMENTED_WAITS: Record<string, Record<string, string>> = {
   webhookEndpoint: { active: 'webhook endpoint: delivers events until it is deleted (docs/events.md)' },
 };
 
-export function checkProcesses(workload: Workload, evidence: Evidence): ProcessCheck {
+/** Workflows that live as long as their task queue, whatever any record says. */
+const LIVE_WITH_THEIR_QUEUE: Record<string, string> = {
+  paymentDesk:
+    "payment desk: makes new payments' creates for as long as its queue is served (docs/payments.md)",
+  disbursementDesk:
+    'disbursement desk: pays single disbursements for as long as its queue is served (docs/payout-runs.md)',
+  subscriptionDesk:
+    "subscription desk: starts new subscriptions' authorizations for as long as its queue is served (docs/subscriptions.md)",
+};
+const LATER_BILLING_DAY =
+  "billing run: a later day's, started by a charge, waits for that day's billing hour (docs/subscriptions.md)";
+
+/** The documented reason `workflowId` may still be open, if there is one. */
+function documentedWait(
+  { workflowId, type }: Evidence['openWorkflows'][number],
+  recordStatus: string | undefined,
+  today: string,
+): string | undefined {
+  if (type === 'billingRun') {
+    // A due day's run ends once it found nothing more to charge: open past the workload, it is stuck.
+    const day = billingRunDayOf(workflowId);
+    return day !== undefined && day > today ? LATER_BILLING_DAY : undefined;
+  }
+  return LIVE_WITH_THEIR_QUEUE[type] ?? DOCUMENTED_WAITS[type]?.[recordStatus ?? ''];
+}
+
+/** `now` places the billing days: runs of a later day than its GMT+7 date are waiting, not stuck. */
+export function checkProcesses(workload: Workload, evidence: Evidence, now = Date.now()): ProcessCheck {
   const { records } = evidence;
   const str = (value: unknown) => (value === null || value === undefined ? '' : String(value));
 
@@ -60,8 +88,10 @@ export function checkProcesses(workload: Workload, evidence: Evidence): ProcessC
     documented: {} as Record<string, number>,
     undocumented: [] as string[],
   };
-  for (const { workflowId, type } of evidence.openWorkflows) {
-    const reason = DOCUMENTED_WAITS[type]?.[statusOf.get(workflowId) ?? ''];
+  const today = dayOfGmt7(now);
+  for (const open of evidence.openWorkflows) {
+    const { workflowId, type } = open;
+    const reason = documentedWait(open, statusOf.get(workflowId), today);
     if (reason) workflows.documented[reason] = (workflows.documented[reason] ?? 0) + 1;
     else
       workflows.undocumented.push(

@@ -211,4 +211,30 @@ describe('process check', () => {
       'payment/pay-1 (payment, record not read)',
     ]);
   });
+
+  it("accepts the desks and a later day's billing run, and not a run of a day that has come", () => {
+    // 2026-12-01 18:00 UTC is 2026-12-02 01:00 in GMT+7, the billing days' zone.
+    const now = Date.UTC(2026, 11, 1, 18);
+    const check = checkProcesses(
+      workload,
+      evidence(
+        [
+          { workflowId: 'payment-desk/payrun', type: 'paymentDesk' },
+          { workflowId: 'disbursement-desk/payrun', type: 'disbursementDesk' },
+          { workflowId: 'subscription-desk/payrun', type: 'subscriptionDesk' },
+          { workflowId: 'billing-run/payrun/2027-01-02', type: 'billingRun' },
+          { workflowId: 'billing-run/payrun/2026-12-02', type: 'billingRun' },
+          { workflowId: 'billing-run/payrun/2026-12-01', type: 'billingRun' },
+        ],
+        [],
+      ),
+      now,
+    );
+    expect(Object.keys(check.workflows.documented)).toHaveLength(4);
+    expect(Object.values(check.workflows.documented)).toEqual([1, 1, 1, 1]);
+    expect(check.workflows.undocumented).toEqual([
+      'billing-run/payrun/2026-12-02 (billingRun, record not read)',
+      'billing-run/payrun/2026-12-01 (billingRun, record not read)',
+    ]);
+  });
 });
