@@ -2,8 +2,9 @@
  * `npm run chaos` in small: the production shape with 3 workers, 200 payout rows, 20 subscriptions,
  * 10 saved-method payments (and a few disbursements, remittances and refunded payments), while a worker, the
  * API, the Temporal server and PostgreSQL are each killed once and the gateway misbehaves on a share of
- * calls and notifications. It decides like the harness: no money paid twice, none lost, no record that
- * disagrees with the gateway's ledger; every forged notification refused; every event recorded meanwhile
+ * calls and notifications. It checks what the harness prints: no money paid twice, none lost, no record that
+ * disagrees with the gateway's ledger; every run and subscription ended where it should, and no workflow left
+ * open without a documented reason; every forged notification refused; every event recorded meanwhile
  * delivered to a merchant's webhook endpoint.
  */
 import { describe, expect, it } from 'vitest';
@@ -34,6 +35,16 @@ describe('chaos, small: money survives hard faults on the production shape', () 
     expect(report.money.unexplainedMovements, table).toEqual([]);
     expect(report.verdict.moneySafe, table).toBe(true);
   }, 420_000);
+
+  it('ends every process where it should, and leaves open only workflows with a documented reason', () => {
+    const { runs, subscriptions, workflows } = report.processes;
+    const table = formatReport(report);
+    expect(runs.reconciled + runs.needsAttention.length, table).toBeGreaterThan(0);
+    expect(runs.other, table).toEqual([]);
+    expect(subscriptions.chargedOnce, table).toBeGreaterThan(0);
+    expect(subscriptions.other, table).toEqual([]);
+    expect(workflows.undocumented, table).toEqual([]);
+  });
 
   it('refuses every forged notification and stores every duplicated one once', () => {
     const { forged, duplicated, forgedStored } = report.notifications;
